@@ -1,0 +1,90 @@
+import Foundation
+
+/// Decides which modules `require` may load in a sandbox, and where their source comes from.
+public protocol LuaModuleResolver {
+  /// The module `name` (`"todo"`, `"lib.strings"`), or nil when it is not allowed or not there.
+  func source(ofModule name: String) throws -> LuaModuleSource?
+  /// Where `name` was looked for, for the "not found" message.
+  func searchDescription(for name: String) -> String
+}
+
+public struct LuaModuleSource: Equatable, Sendable {
+  public var code: String
+  /// How errors name the module: `todo.lua` gives `todo.lua:3: ...`.
+  public var chunkName: String
+
+  public init(code: String, chunkName: String) {
+    self.code = code
+    self.chunkName = chunkName
+  }
+}
+
+/// Modules given as source text, for embedded libraries and tests.
+public struct LuaModuleTable: LuaModuleResolver {
+  public var modules: [String: LuaModuleSource]
+
+  public init(_ modules: [String: String]) {
+    self.modules = modules.reduce(into: [:]) { result, entry in
+      result[entry.key] = LuaModuleSource(code: entry.value, chunkName: entry.key + ".lua")
+    }
+  }
+
+  public func source(ofModule name: String) -> LuaModuleSource? { modules[name] }
+
+  public func searchDescription(for name: String) -> String {
+    "the allowed modules are " + modules.keys.sorted().map { "'\($0)'" }.joined(separator: ", ")
+  }
+}
+
+/// Modules as files under directories: `a.b` is `a/b.lua` under the first directory that has
+/// it. Names are plain words joined by dots, so `..` cannot climb out, and a file whose real
+/// path (symlinks resolved) leaves its directory is refused.
+public struct LuaModuleDirectories: LuaModuleResolver {
+  public var directories: [URL]
+
+  public init(_ directories: [URL]) { self.directories = directories }
+
+  public func source(ofModule name: String) throws -> LuaModuleSource? {
+    guard let relative = Self.relativePath(of: name) else {
+      throw LuaModuleError.invalidName(name)
+    }
+    for directory in directories {
+      let root = directory.standardizedFileURL.resolvingSymlinksInPath()
+      let file = root.appendingPathComponent(relative).resolvingSymlinksInPath()
+      guard FileManager.default.fileExists(atPath: file.path) else { continue }
+      guard file.path.hasPrefix(root.path + "/") else { throw LuaModuleError.outside(name, file.path) }
+      let code = try String(contentsOf: file, encoding: .utf8)
+      return LuaModuleSource(code: code, chunkName: relative)
+    }
+    return nil
+  }
+
+  public func searchDescription(for name: String) -> String {
+    let relative = Self.relativePath(of: name) ?? name
+    return directories.map { "no file '\($0.appendingPathComponent(relative).path)'" }
+      .joined(separator: ", ")
+  }
+
+  /// `a.b` -> `a/b.lua`; nil unless each part is letters, digits, `_` or `-`.
+  static func relativePath(of name: String) -> String? {
+    let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+    let valid = parts.allSatisfy { part in
+      !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+    }
+    return valid ? parts.joined(separator: "/") + ".lua" : nil
+  }
+}
+
+public enum LuaModuleError: Error, CustomStringConvertible {
+  case invalidName(String)
+  case outside(String, String)
+
+  public var description: String {
+    switch self {
+    case let .invalidName(name):
+      "invalid module name '\(name)': use words of letters, digits, '_' or '-' joined by dots"
+    case let .outside(name, path):
+      "module '\(name)' resolves to \(path), outside the module directories"
+    }
+  }
+}

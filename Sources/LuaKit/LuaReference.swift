@@ -1,0 +1,57 @@
+import Synchronization
+
+/// A handle on a value that lives in a Lua VM: a function, a table kept in Lua, a coroutine.
+///
+/// The handle holds a slot in the VM's registry. Dropping the last copy of the handle gives the
+/// slot back: the slot number goes onto the VM's release queue (from any thread, hence the
+/// lock) and the VM frees it the next time it is entered, or all at once when it closes.
+public final class LuaReference: Hashable, Sendable, CustomStringConvertible {
+  let slot: Int32
+  let owner: LuaReleaseQueue
+  /// Lua's identity of the value (`lua_topointer`), so two handles on one table compare equal.
+  let identity: UInt
+  /// `function`, `table`, `userdata` or `thread`.
+  public let typeName: String
+
+  init(slot: Int32, owner: LuaReleaseQueue, identity: UInt, typeName: String) {
+    self.slot = slot
+    self.owner = owner
+    self.identity = identity
+    self.typeName = typeName
+  }
+
+  deinit { owner.release(slot) }
+
+  public static func == (lhs: LuaReference, rhs: LuaReference) -> Bool {
+    lhs.owner === rhs.owner && lhs.identity == rhs.identity
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(identity)
+  }
+
+  public var description: String {
+    "\(typeName): 0x\(String(identity, radix: 16))"
+  }
+}
+
+/// Registry slots whose handles were dropped, waiting for their VM to free them.
+final class LuaReleaseQueue: Sendable {
+  private let pending = Mutex<[Int32]>([])
+  private let hasPending = Atomic<Bool>(false)
+
+  func release(_ slot: Int32) {
+    pending.withLock { $0.append(slot) }
+    hasPending.store(true, ordering: .releasing)
+  }
+
+  /// The slots to free now; cheap when there are none (one atomic load).
+  func drain() -> [Int32] {
+    guard hasPending.load(ordering: .acquiring) else { return [] }
+    return pending.withLock { slots in
+      hasPending.store(false, ordering: .relaxed)
+      defer { slots.removeAll(keepingCapacity: true) }
+      return slots
+    }
+  }
+}

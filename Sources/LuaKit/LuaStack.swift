@@ -1,0 +1,90 @@
+import CLua
+import LuaSupport
+
+/// The raw layer: one Lua thread's stack, with the few operations the safe layer is built from.
+///
+/// Only LuaKit touches the stack, and only through this type. Table access here is raw
+/// (`lua_rawget`, `lua_rawset`, `lua_next`): metamethods would run Lua code that may raise,
+/// and a raise must never unwind through a Swift frame.
+struct LuaStack {
+  let L: OpaquePointer
+
+  init(_ L: OpaquePointer) { self.L = L }
+
+  var top: Int32 { lua_gettop(L) }
+
+  func setTop(_ index: Int32) { lua_settop(L, index) }
+
+  /// Runs `body` and puts the stack top back where it was, whatever `body` pushed or threw.
+  func guarded<Result, Failure: Error>(
+    _ body: () throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    let saved = lua_gettop(L)
+    defer { lua_settop(L, saved) }
+    return try body()
+  }
+
+  /// Makes room for `count` more slots; false only when the C stack limit is reached.
+  func reserve(_ count: Int32) -> Bool { lua_checkstack(L, count) != 0 }
+
+  func absolute(_ index: Int32) -> Int32 { lua_absindex(L, index) }
+
+  func type(at index: Int32) -> Int32 { lua_type(L, index) }
+
+  /// Lua's type name, with `integer` and `float` told apart.
+  func typeName(at index: Int32) -> String {
+    switch lua_type(L, index) {
+    case LUA_TNUMBER: return lua_isinteger(L, index) != 0 ? "integer" : "float"
+    case let type: return String(cString: lua_typename(L, type))
+    }
+  }
+
+  func push(_ string: String) {
+    var string = string
+    string.withUTF8 { buffer in
+      _ = lua_pushlstring(L, buffer.baseAddress.map { UnsafeRawPointer($0) }?
+        .assumingMemoryBound(to: CChar.self), buffer.count)
+    }
+  }
+
+  func push(bytes: UnsafeRawBufferPointer) {
+    _ = lua_pushlstring(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+  }
+
+  /// The bytes of the string at `index`, without copying. Call only when the value is a string:
+  /// `lua_tolstring` would otherwise convert a number in place.
+  func withBytes<R>(at index: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    var length = 0
+    let pointer = lua_tolstring(L, index, &length)
+    return try body(UnsafeRawBufferPointer(start: pointer, count: length))
+  }
+
+  /// The string at `index` as text, or nil when it is not valid UTF-8.
+  func string(at index: Int32) -> String? {
+    withBytes(at: index) { bytes in
+      String(validating: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+    }
+  }
+
+  /// `t[key]` without metamethods, for the table at `table`; pushes the value.
+  func rawGetField(_ table: Int32, _ key: String) -> Int32 {
+    push(key)
+    return lua_rawget(L, table < 0 ? table - 1 : table)
+  }
+
+  /// `t[key] = top` without metamethods; pops the value.
+  func rawSetField(_ table: Int32, _ key: String) {
+    let table = absolute(table)
+    push(key)
+    lua_rotate(L, -2, 1)
+    lua_rawset(L, table)
+  }
+
+  /// The message of the error value on top, whatever its type.
+  func errorMessage(at index: Int32) -> String {
+    if lua_type(L, index) == LUA_TSTRING {
+      return string(at: index) ?? String(decoding: withBytes(at: index) { Array($0) }, as: UTF8.self)
+    }
+    return "(error object is a \(typeName(at: index)) value)"
+  }
+}

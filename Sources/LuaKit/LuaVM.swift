@@ -1,0 +1,289 @@
+import CLua
+import LuaSupport
+
+/// One Lua 5.4 state, owned by Swift: the safe layer over the C API.
+///
+/// The VM belongs to one isolation domain at a time (it is not `Sendable`; hand it over with
+/// `sending`). Every call into Lua is protected and reports failures as `LuaError`; chunks load
+/// in text mode only; the state closes when the VM is released, which frees all Lua memory.
+public final class LuaVM {
+  let L: OpaquePointer
+  let releaseQueue = LuaReleaseQueue()
+  /// The metatable that marks tables made from Swift arrays (so `[]` stays an array).
+  private let arrayMarkerSlot: Int32
+  private let arrayMarkerIdentity: UnsafeRawPointer
+  /// `make_sandbox(print, find_module)`, from the bootstrap chunk.
+  private let sandboxFactorySlot: Int32
+
+  public init(limits: LuaLimits = LuaLimits()) throws(LuaError) {
+    guard let L = lk_newstate(limits.memory ?? 0) else { throw .memoryLimit(limit: 0) }
+    self.L = L
+    lua_createtable(L, 0, 2)
+    LuaStack(L).push("array")
+    lua_setfield(L, -2, "__name")
+    LuaStack(L).push("composable.array")
+    lua_setfield(L, -2, "__metatable")
+    arrayMarkerIdentity = lua_topointer(L, -1)!
+    arrayMarkerSlot = luaL_ref(L, LK_REGISTRYINDEX)
+    guard lk_loadtext(L, sandboxBootstrap, sandboxBootstrap.utf8.count, "=sandbox") == LUA_OK,
+      lk_pcall(L, 0, 1) == LUA_OK
+    else {
+      let message = LuaStack(L).errorMessage(at: -1)
+      lk_close(L)
+      throw .runtime(message: "the sandbox failed to start: \(message)", traceback: "")
+    }
+    sandboxFactorySlot = luaL_ref(L, LK_REGISTRYINDEX)
+    self.limits = limits
+    lk_set_owner(L, Unmanaged.passUnretained(self).toOpaque())
+    lk_set_memory_limit(L, limits.memory ?? 0)
+    lk_set_instruction_limit(L, Int64(limits.instructions ?? 0))
+  }
+
+  deinit { lk_close(L) }
+
+  /// The memory cap and the per-call instruction budget; both can change between calls.
+  public var limits: LuaLimits {
+    didSet {
+      lk_set_memory_limit(L, limits.memory ?? 0)
+      lk_set_instruction_limit(L, Int64(limits.instructions ?? 0))
+    }
+  }
+
+  /// Bytes of memory the Lua state holds now.
+  public var memoryInUse: Int { lk_memory_used(L) }
+
+  /// Runs a full garbage collection.
+  public func collectGarbage() {
+    drainReleases()
+    _ = lk_gc_collect(L)
+  }
+
+  var stack: LuaStack { LuaStack(L) }
+
+  /// Frees the registry slots of references that were dropped since the last entry.
+  func drainReleases() {
+    for slot in releaseQueue.drain() { luaL_unref(L, LK_REGISTRYINDEX, slot) }
+  }
+
+  // MARK: Loading
+
+  /// Compiles `source` (text only: bytecode is refused) into a function. `chunkName` is how
+  /// errors name the chunk: `counter.lua` gives `counter.lua:12: ...`. With a sandbox, the
+  /// chunk's globals are the sandbox's environment.
+  public func load(
+    _ source: String, chunkName: String, in sandbox: LuaSandbox? = nil
+  ) throws(LuaError) -> LuaReference {
+    drainReleases()
+    return try stack.guarded { () throws(LuaError) -> LuaReference in
+      var source = source
+      let status = source.withUTF8 { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { chars in
+          lk_loadtext(L, chars.baseAddress, chars.count, "@" + chunkName)
+        }
+      }
+      guard status == LUA_OK else {
+        let message = stack.errorMessage(at: -1)
+        if status == LUA_ERRSYNTAX {
+          throw .syntax(message: message, incompleteInput: message.hasSuffix("<eof>"))
+        }
+        throw .runtime(message: message, traceback: "")
+      }
+      if let sandbox {
+        try stack.push(sandbox.environment, in: self)
+        _ = lua_setupvalue(L, -2, 1)  // a main chunk's only upvalue is _ENV
+      }
+      return makeReference(at: -1, L)
+    }
+  }
+
+  /// Loads and runs `source`, returning what it returns.
+  @discardableResult
+  public func evaluate(
+    _ source: String, chunkName: String = "eval", in sandbox: LuaSandbox? = nil
+  ) throws(LuaError) -> [LuaValue] {
+    try call(load(source, chunkName: chunkName, in: sandbox))
+  }
+
+  // MARK: Calling
+
+  /// Calls a Lua function, protected, and returns snapshots of its results.
+  @discardableResult
+  public func call(_ function: LuaReference, _ arguments: LuaValue...) throws(LuaError) -> [LuaValue] {
+    try call(function, arguments: arguments.map(LuaArgument.value))
+  }
+
+  @discardableResult
+  public func call(
+    _ function: LuaReference, arguments: [LuaArgument]
+  ) throws(LuaError) -> [LuaValue] {
+    try invoke(function, arguments: arguments) { (first) throws(LuaError) -> [LuaValue] in
+      var results: [LuaValue] = []
+      for index in stride(from: first, through: stack.top, by: 1) {
+        do throws(LuaError) { results.append(try stack.value(at: index, in: self)) } catch {
+          throw error.rooted(at: "result #\(index - first + 1)")
+        }
+      }
+      return results
+    }
+  }
+
+  /// Calls a Lua function and decodes its first result straight from the Lua stack.
+  public func call<Result: Decodable>(
+    _ function: LuaReference, arguments: [LuaArgument], returning type: Result.Type,
+    resultName: String = "result"
+  ) throws(LuaError) -> Result {
+    try invoke(function, arguments: arguments, results: 1) { (_) throws(LuaError) -> Result in
+      try LuaDecoder().decode(type, at: -1, stack: stack, vm: self, rootName: resultName)
+    }
+  }
+
+  /// Pushes the function and arguments, calls under the limits, hands the index of the first
+  /// result (the rest follow it up to the top) to `read`, and restores the stack.
+  func invoke<Result>(
+    _ function: LuaReference, arguments: [LuaArgument], results: Int32 = LK_MULTRET,
+    read: (Int32) throws(LuaError) -> Result
+  ) throws(LuaError) -> Result {
+    drainReleases()
+    return try stack.guarded { () throws(LuaError) -> Result in
+      let base = stack.top
+      guard stack.reserve(Int32(arguments.count) + 2) else {
+        throw .runtime(message: "too many arguments (\(arguments.count))", traceback: "")
+      }
+      try stack.push(function, in: self)
+      for (position, argument) in arguments.enumerated() {
+        do throws(LuaError) { try argument.push(onto: stack, in: self) } catch {
+          throw error.under("argument #\(position + 1)")
+        }
+      }
+      try callProtected(arguments: Int32(arguments.count), results: results)
+      return try read(base + 1)
+    }
+  }
+
+  /// `lk_pcall` with its failure turned into a `LuaError`.
+  func callProtected(arguments: Int32, results: Int32) throws(LuaError) {
+    let status = lk_pcall(L, arguments, results)
+    guard status != LUA_OK else { return }
+    throw takeError(status: status)
+  }
+
+  /// The error of a failed call, from the message on top of the stack (which it pops).
+  func takeError(status: Int32) -> LuaError {
+    let report = stack.errorMessage(at: -1)
+    lk_pop(L, 1)
+    let (message, traceback) = LuaVM.splitTraceback(report)
+    switch lk_last_failure(L) {
+    case LK_FAILURE_INSTRUCTION_LIMIT:
+      return .instructionLimit(
+        limit: limits.instructions ?? 0, message: message, traceback: traceback)
+    case LK_FAILURE_MEMORY_LIMIT where status == LUA_ERRMEM:
+      _ = lk_gc_collect(L)  // what the failed call built is garbage now; start the next one clean
+      return .memoryLimit(limit: limits.memory ?? 0)
+    default:
+      return .runtime(message: message, traceback: traceback)
+    }
+  }
+
+  static func splitTraceback(_ report: String) -> (message: String, traceback: String) {
+    guard let range = report.range(of: "\nstack traceback:\n") else { return (report, "") }
+    return (String(report[..<range.lowerBound]), "stack traceback:\n" + report[range.upperBound...])
+  }
+
+  // MARK: Values
+
+  /// Keeps a Swift value in Lua and returns a handle on it.
+  public func reference(to value: LuaValue) throws(LuaError) -> LuaReference {
+    drainReleases()
+    return try stack.guarded { () throws(LuaError) -> LuaReference in
+      do throws(LuaError) { try stack.push(value, in: self) } catch { throw error.rooted(at: "value") }
+      return makeReference(at: -1, L)
+    }
+  }
+
+  /// A snapshot of the value behind a handle.
+  public func value(of reference: LuaReference) throws(LuaError) -> LuaValue {
+    try stack.guarded { () throws(LuaError) -> LuaValue in
+      do throws(LuaError) {
+        try stack.push(reference, in: self)
+        return try stack.value(at: -1, in: self)
+      } catch {
+        throw error.rooted(at: "value")
+      }
+    }
+  }
+
+  /// The trusted global environment (not a sandbox's): for host code, not feature code.
+  public func global(_ name: String) throws(LuaError) -> LuaValue {
+    try stack.guarded { () throws(LuaError) -> LuaValue in
+      lk_pushglobaltable(L)
+      _ = stack.rawGetField(-1, name)
+      do throws(LuaError) { return try stack.value(at: -1, in: self) } catch {
+        throw error.rooted(at: name)
+      }
+    }
+  }
+
+  public func setGlobal(_ name: String, _ value: LuaValue) throws(LuaError) {
+    try stack.guarded { () throws(LuaError) in
+      lk_pushglobaltable(L)
+      do throws(LuaError) { try stack.push(value, in: self) } catch { throw error.rooted(at: name) }
+      stack.rawSetField(-2, name)
+    }
+  }
+
+  /// A registry handle on the value at `index` of thread `thread` (the value stays put).
+  func makeReference(at index: Int32, _ thread: OpaquePointer) -> LuaReference {
+    let typeName = String(cString: lua_typename(thread, lua_type(thread, index)))
+    let identity = UInt(bitPattern: lua_topointer(thread, index))
+    lua_pushvalue(thread, index)
+    let slot = luaL_ref(thread, LK_REGISTRYINDEX)
+    return LuaReference(slot: slot, owner: releaseQueue, identity: identity, typeName: typeName)
+  }
+
+  // MARK: Arrays
+
+  func setArrayMarker(on index: Int32, _ thread: OpaquePointer) {
+    let table = lua_absindex(thread, index)
+    lua_rawgeti(thread, LK_REGISTRYINDEX, lua_Integer(arrayMarkerSlot))
+    lua_setmetatable(thread, table)
+  }
+
+  func hasArrayMarker(at index: Int32, _ thread: OpaquePointer) -> Bool {
+    guard lua_getmetatable(thread, index) != 0 else { return false }
+    defer { lk_pop(thread, 1) }
+    return lua_topointer(thread, -1) == arrayMarkerIdentity
+  }
+
+  // MARK: Sandboxes
+
+  /// A fresh environment for feature code: see `LuaSandbox`.
+  public func makeSandbox(
+    _ configuration: LuaSandbox.Configuration = .init()
+  ) throws(LuaError) -> LuaSandbox {
+    let print = configuration.print
+    let printFunction = function(named: "print") { arguments in
+      print(arguments.first?.stringValue ?? "")
+      return []
+    }
+    let modules = configuration.modules
+    let findModule = function(named: "require") { arguments -> [LuaValue] in
+      guard let name = arguments.first?.stringValue else { return [.nil, "module name must be a string"] }
+      guard let modules else {
+        return [.nil, .init("module '\(name)' not found: this sandbox allows no modules")]
+      }
+      guard let module = try modules.source(ofModule: name) else {
+        return [.nil, .init("module '\(name)' not found: \(modules.searchDescription(for: name))")]
+      }
+      return [.init(module.code), .init("@" + module.chunkName)]
+    }
+    drainReleases()
+    let environment = try stack.guarded { () throws(LuaError) -> LuaReference in
+      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(sandboxFactorySlot))
+      try stack.push(printFunction, in: self)
+      try stack.push(findModule, in: self)
+      try callProtected(arguments: 2, results: 1)
+      return makeReference(at: -1, L)
+    }
+    return LuaSandbox(environment: environment, configuration: configuration)
+  }
+}

@@ -1,0 +1,79 @@
+extension LuaValue: CustomStringConvertible {
+  /// The value as a Lua literal: `{ count = 1, tags = { "a", "b" } }`.
+  public var description: String {
+    switch self {
+    case .nil: return "nil"
+    case let .boolean(value): return String(value)
+    case let .integer(value): return String(value)
+    case let .number(value):
+      if value.isNaN { return "0/0" }
+      if value.isInfinite { return value > 0 ? "math.huge" : "-math.huge" }
+      // Lua prints integral floats as `1.0`; keep that so a float never reads as an integer.
+      return value == value.rounded() && abs(value) < 1e16 ? "\(Int(value)).0" : "\(value)"
+    case let .string(value): return LuaValue.quote(value)
+    case let .table(table): return LuaValue.describe(table)
+    case let .function(reference), let .other(reference): return reference.description
+    }
+  }
+
+  /// A Lua string literal: text when the bytes are UTF-8, decimal escapes for the rest.
+  static func quote(_ string: LuaString) -> String {
+    var result = "\""
+    if let text = string.string {
+      for scalar in text.unicodeScalars { result += escape(scalar.value) ?? String(scalar) }
+    } else {
+      for byte in string.bytes {
+        result += escape(UInt32(byte)) ?? (byte < 0x80 ? String(UnicodeScalar(byte)) : "\\\(byte)")
+      }
+    }
+    return result + "\""
+  }
+
+  private static func escape(_ code: UInt32) -> String? {
+    switch code {
+    case 0x22: "\\\""
+    case 0x5C: "\\\\"
+    case 0x0A: "\\n"
+    case 0x09: "\\t"
+    case 0..<0x20, 0x7F: "\\\(code)"
+    default: nil
+    }
+  }
+
+  static func describe(_ table: LuaTable) -> String {
+    if table.isEmpty { return "{}" }
+    if table.isSequence {
+      return "{ " + table.sequence.map(\.description).joined(separator: ", ") + " }"
+    }
+    let fields = table.sortedEntries.map { entry in
+      "\(LuaValue.describeKey(entry.key)) = \(entry.value.description)"
+    }
+    return "{ " + fields.joined(separator: ", ") + " }"
+  }
+
+  static func describeKey(_ key: LuaValue) -> String {
+    if case let .string(string) = key, let text = string.string, text.isLuaIdentifier { return text }
+    return "[\(key.description)]"
+  }
+}
+
+extension String {
+  /// A name Lua accepts after a dot: letters, digits and `_`, not starting with a digit, and
+  /// not a reserved word.
+  var isLuaIdentifier: Bool {
+    guard let first = utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+      return false
+    }
+    let valid = utf8.allSatisfy { byte in
+      (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+        || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+    }
+    return valid && !luaReservedWords.contains(self)
+  }
+}
+
+private let luaReservedWords: Set<String> = [
+  "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+  "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+]

@@ -1,0 +1,113 @@
+/// A Lua value as a Swift value: what Swift sees of state, actions and results.
+///
+/// Scalars and tables are copied out of Lua (a table becomes a `LuaTable` snapshot); functions,
+/// userdata and coroutines stay in Lua and are held by reference. Integers and floats stay
+/// distinct, as in Lua 5.4: `.integer(1) != .number(1.0)`.
+@dynamicMemberLookup
+public enum LuaValue: Hashable, Sendable {
+  case `nil`
+  case boolean(Bool)
+  case integer(Int)
+  case number(Double)
+  case string(LuaString)
+  case table(LuaTable)
+  case function(LuaReference)
+  /// userdata, light userdata or a coroutine
+  case other(LuaReference)
+
+  /// Lua's name for the type, as `type()` gives it, with `integer`/`float` told apart.
+  public var typeName: String {
+    switch self {
+    case .nil: return "nil"
+    case .boolean: return "boolean"
+    case .integer: return "integer"
+    case .number: return "float"
+    case .string: return "string"
+    case .table: return "table"
+    case .function: return "function"
+    case let .other(reference): return reference.typeName
+    }
+  }
+
+  // MARK: Reading
+
+  public var isNil: Bool { self == .nil }
+  public var boolValue: Bool? { if case let .boolean(value) = self { value } else { nil } }
+  public var intValue: Int? { if case let .integer(value) = self { value } else { nil } }
+  /// The number, integer or float.
+  public var doubleValue: Double? {
+    switch self {
+    case let .integer(value): Double(value)
+    case let .number(value): value
+    default: nil
+    }
+  }
+  /// The string as text; nil for other types and for bytes that are not UTF-8.
+  public var stringValue: String? { if case let .string(value) = self { value.string } else { nil } }
+  public var tableValue: LuaTable? { if case let .table(value) = self { value } else { nil } }
+
+  /// Lua truthiness: everything but nil and false.
+  public var isTruthy: Bool {
+    switch self {
+    case .nil, .boolean(false): false
+    default: true
+    }
+  }
+
+  // MARK: Indexing
+
+  /// `value.title`: the field of a table, `.nil` when absent or when this is not a table.
+  /// Setting a field of `.nil` makes it a table, so `state.user.name = "x"` builds as it goes.
+  public subscript(dynamicMember key: String) -> LuaValue {
+    get { self[.string(LuaString(key))] }
+    set { self[.string(LuaString(key))] = newValue }
+  }
+
+  public subscript(key: LuaValue) -> LuaValue {
+    get { tableValue?[key] ?? .nil }
+    set {
+      var table: LuaTable
+      switch self {
+      case let .table(existing): table = existing
+      case .nil: table = LuaTable()
+      default: preconditionFailure("cannot set the field \(key) of a \(typeName) value")
+      }
+      self = .nil  // keeps the table uniquely referenced while it changes
+      table[key] = newValue
+      self = .table(table)
+    }
+  }
+
+  /// `value[3]`: the element at a 1-based Lua index.
+  public subscript(index: Int) -> LuaValue {
+    get { self[.integer(index)] }
+    set { self[.integer(index)] = newValue }
+  }
+
+  // MARK: Keys
+
+  /// Lua stores a float key with an integral value as the integer key.
+  var normalizedKey: LuaValue {
+    if case let .number(value) = self, let integer = Int(exactly: value) { return .integer(integer) }
+    return self
+  }
+
+  static func keyOrder(_ lhs: LuaValue, _ rhs: LuaValue) -> Bool {
+    func rank(_ value: LuaValue) -> Int {
+      switch value {
+      case .integer, .number: 0
+      case .string: 1
+      case .boolean: 2
+      default: 3
+      }
+    }
+    let (left, right) = (rank(lhs), rank(rhs))
+    if left != right { return left < right }
+    switch (lhs, rhs) {
+    case let (.string(a), .string(b)): return a < b
+    case (.boolean(false), .boolean(true)): return true
+    case let (a, b) where left == 0: return a.doubleValue! < b.doubleValue!
+    default: return lhs.description < rhs.description
+    }
+  }
+}

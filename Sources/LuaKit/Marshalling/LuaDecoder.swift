@@ -1,0 +1,217 @@
+import CLua
+import Foundation
+import LuaSupport
+
+/// Decodes `Decodable` Swift values straight from the Lua stack, by the rules of `LuaEncoder`.
+///
+/// Beyond those rules, decoding checks what Lua cannot promise:
+/// - an integral float decodes into an integer type only when exact (`2.0` -> 2; `2.5` fails);
+///   an integer decodes into `Double`;
+/// - a string decodes into `String` only when it is valid UTF-8;
+/// - an array must have keys exactly 1...n: a hole or another key is an error;
+/// - an enum accepts `{ type = "case_name", ... }`, or the bare string `"case_name"`;
+/// - a table that contains itself is an error, as is nesting deeper than `maximumDepth`.
+///
+/// Errors name the path of the field: `state.todos[3].title: expected string, got boolean`.
+public struct LuaDecoder {
+  public var maximumDepth = 200
+
+  public init() {}
+
+  /// Decodes the value behind a handle.
+  public func decode<Value: Decodable>(
+    _ type: Value.Type, from reference: LuaReference, in vm: LuaVM, rootName: String = "value"
+  ) throws(LuaError) -> Value {
+    try vm.stack.guarded { () throws(LuaError) -> Value in
+      try vm.stack.push(reference, in: vm)
+      return try decode(type, at: -1, stack: vm.stack, vm: vm, rootName: rootName)
+    }
+  }
+
+  /// Decodes a Swift-side `LuaValue` (it goes through Lua, exactly as a value from Lua would).
+  public func decode<Value: Decodable>(
+    _ type: Value.Type, from value: LuaValue, in vm: LuaVM, rootName: String = "value"
+  ) throws(LuaError) -> Value {
+    try vm.stack.guarded { () throws(LuaError) -> Value in
+      try vm.stack.push(value, in: vm)
+      return try decode(type, at: -1, stack: vm.stack, vm: vm, rootName: rootName)
+    }
+  }
+
+  func decode<Value: Decodable>(
+    _ type: Value.Type, at index: Int32, stack: LuaStack, vm: LuaVM, rootName: String
+  ) throws(LuaError) -> Value {
+    let decoding = LuaDecoding(stack: stack, vm: vm, maximumDepth: maximumDepth)
+    do {
+      return try stack.guarded { try decoding.decode(type, at: stack.absolute(index)) }
+    } catch {
+      throw LuaDecoding.luaError(error).rooted(at: rootName)
+    }
+  }
+}
+
+/// The state of one decoding: the stack it reads and the tables on the current path.
+final class LuaDecoding {
+  let stack: LuaStack
+  let vm: LuaVM
+  let maximumDepth: Int
+  var visiting: [UnsafeRawPointer] = []
+
+  init(stack: LuaStack, vm: LuaVM, maximumDepth: Int) {
+    self.stack = stack
+    self.vm = vm
+    self.maximumDepth = maximumDepth
+  }
+
+  var L: OpaquePointer { stack.L }
+
+  func mismatch(_ expected: String, at index: Int32) -> LuaError {
+    var got = stack.typeName(at: index)
+    if lua_type(L, index) == LUA_TNUMBER, lua_isinteger(L, index) == 0 {
+      got += " \(lua_tonumberx(L, index, nil))"
+    }
+    return .conversion(path: "", message: "expected \(expected), got \(got)")
+  }
+
+  /// Decodes the value at the absolute `index`; leaves the stack as it found it.
+  func decode<Value: Decodable>(_ type: Value.Type, at index: Int32) throws -> Value {
+    if type == String.self { return try reinterpret(string(at: index), as: Value.self) }
+    if type == Int.self { return try reinterpret(integer(Int.self, at: index), as: Value.self) }
+    if type == Bool.self { return try reinterpret(bool(at: index), as: Value.self) }
+    if type == Double.self { return try reinterpret(double(at: index), as: Value.self) }
+    if type == Date.self {
+      return try reinterpret(Date(timeIntervalSince1970: double(at: index)), as: Value.self)
+    }
+    if type == Data.self { return try reinterpret(data(at: index), as: Value.self) }
+    if type == URL.self { return try reinterpret(url(at: index), as: Value.self) }
+    if type == UUID.self { return try reinterpret(uuid(at: index), as: Value.self) }
+    if type == LuaValue.self { return try reinterpret(stack.value(at: index, in: vm), as: Value.self) }
+    if let intKeyed = type as? any LuaIntKeyedDecodable.Type {
+      return try decodeIntKeyed(intKeyed, at: index) as! Value
+    }
+    return try decodeComposite(type, at: index)
+  }
+
+  private func decodeComposite<Value: Decodable>(_ type: Value.Type, at index: Int32) throws -> Value {
+    let top = stack.top
+    defer { stack.setTop(top) }
+    guard stack.reserve(8) else { throw LuaError.conversion(path: "", message: "nesting too deep") }
+    var entersTable = false
+    // A wrapper (Optional, a single-value type) decodes the same table again: not a cycle.
+    if lua_type(L, index) == LUA_TTABLE, let identity = lua_topointer(L, index),
+      visiting.last != identity
+    {
+      if visiting.contains(identity) {
+        throw LuaError.conversion(path: "", message: "cycle: the table contains itself")
+      }
+      if visiting.count >= maximumDepth {
+        throw LuaError.conversion(path: "", message: "nesting deeper than \(maximumDepth) levels")
+      }
+      visiting.append(identity)
+      entersTable = true
+    }
+    defer { if entersTable { visiting.removeLast() } }
+    let decoder = LuaValueDecoder(decoding: self, index: index, enumType: isEnumType(type) ? type : nil)
+    return try Value(from: decoder)
+  }
+
+  private func decodeIntKeyed(_ type: any LuaIntKeyedDecodable.Type, at index: Int32) throws -> Any {
+    guard lua_type(L, index) == LUA_TTABLE else { throw mismatch("table", at: index) }
+    var keys: [Int] = []
+    lua_pushnil(L)
+    while lua_next(L, index) != 0 {
+      lua_settop(L, -2)
+      guard lua_type(L, -1) == LUA_TNUMBER, lua_isinteger(L, -1) != 0 else {
+        let key = stack.typeName(at: -1)
+        lua_settop(L, -2)
+        throw LuaError.conversion(path: "", message: "expected integer keys, got a \(key) key")
+      }
+      keys.append(Int(lua_tointegerx(L, -1, nil)))
+    }
+    return try type.decodeEntries(keys: keys) { key, valueType in
+      let top = stack.top
+      defer { stack.setTop(top) }
+      lua_rawgeti(L, index, lua_Integer(key))
+      do { return try decode(valueType, at: stack.top) } catch {
+        throw LuaDecoding.luaError(error).under(LuaPath.component(index: key))
+      }
+    }
+  }
+
+  // MARK: Scalars
+
+  func string(at index: Int32) throws -> String {
+    guard lua_type(L, index) == LUA_TSTRING else { throw mismatch("string", at: index) }
+    guard let string = stack.string(at: index) else {
+      throw LuaError.conversion(path: "", message: "the string is not valid UTF-8")
+    }
+    return string
+  }
+
+  func integer<Integer: FixedWidthInteger>(_ type: Integer.Type, at index: Int32) throws -> Integer {
+    guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch("integer", at: index) }
+    let wide: lua_Integer
+    if lua_isinteger(L, index) != 0 {
+      wide = lua_tointegerx(L, index, nil)
+    } else {
+      guard let exact = lua_Integer(exactly: lua_tonumberx(L, index, nil)) else {
+        throw mismatch("integer", at: index)
+      }
+      wide = exact
+    }
+    guard let value = Integer(exactly: wide) else {
+      throw LuaError.conversion(path: "", message: "\(wide) is out of range for \(Integer.self)")
+    }
+    return value
+  }
+
+  func double(at index: Int32) throws -> Double {
+    guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch("number", at: index) }
+    return lua_tonumberx(L, index, nil)
+  }
+
+  func bool(at index: Int32) throws -> Bool {
+    guard lua_type(L, index) == LUA_TBOOLEAN else { throw mismatch("boolean", at: index) }
+    return lua_toboolean(L, index) != 0
+  }
+
+  func data(at index: Int32) throws -> Data {
+    guard lua_type(L, index) == LUA_TSTRING else { throw mismatch("string", at: index) }
+    return stack.withBytes(at: index) { Data($0) }
+  }
+
+  func url(at index: Int32) throws -> URL {
+    let text = try string(at: index)
+    guard let url = URL(string: text) else {
+      throw LuaError.conversion(path: "", message: "\(LuaValue(text)) is not a URL")
+    }
+    return url
+  }
+
+  func uuid(at index: Int32) throws -> UUID {
+    let text = try string(at: index)
+    guard let uuid = UUID(uuidString: text) else {
+      throw LuaError.conversion(path: "", message: "\(LuaValue(text)) is not a UUID")
+    }
+    return uuid
+  }
+
+  /// Any error thrown while decoding (by our code or a type's own `init(from:)`), as a
+  /// `LuaError`.
+  static func luaError(_ error: any Error) -> LuaError {
+    if let error = error as? LuaError { return error }
+    guard let error = error as? DecodingError else { return .conversion(path: "", message: "\(error)") }
+    switch error {
+    case let .typeMismatch(type, context):
+      return .conversion(path: "", message: "expected \(type): \(context.debugDescription)")
+    case let .valueNotFound(type, context):
+      return .conversion(path: "", message: "expected \(type): \(context.debugDescription)")
+    case let .keyNotFound(key, _):
+      return .conversion(path: LuaPath.component(key: key.stringValue), message: "missing")
+    case let .dataCorrupted(context):
+      return .conversion(path: "", message: context.debugDescription)
+    @unknown default:
+      return .conversion(path: "", message: "\(error)")
+    }
+  }
+}

@@ -1,0 +1,225 @@
+import CLua
+import Foundation
+import LuaSupport
+
+/// Encodes `Encodable` Swift values straight onto the Lua stack: no JSON, no strings between.
+///
+/// The rules (the decoder follows the same ones back):
+/// - `Int` (and the other integer types) -> integer; `Double`/`Float` -> float; `Bool` ->
+///   boolean; `String` -> string. A `UInt64` above `Int64.max` is an error.
+/// - `Optional.none` -> absent: the field is simply not set. `nil` inside an array is an
+///   error, because Lua arrays have no holes.
+/// - Arrays -> tables with keys 1...n, marked with the VM's array metatable so an empty array
+///   stays an array; dictionaries with `String` keys -> tables with string keys, and with
+///   `Int` keys -> tables with integer keys.
+/// - Structs -> tables with a field per property.
+/// - `Date` -> float seconds since 1970; `Data` -> string of its bytes; `URL` -> its absolute
+///   string; `UUID` -> its uppercase `uuidString`.
+/// - Enums with `Codable` synthesized -> the action shape: `{ type = "case_name", ... }` with
+///   labelled associated values as fields; a single unlabelled value is `value`, several are
+///   `_1`, `_2`, ... (Lua counts from 1). Enums with raw values encode as their raw value.
+/// - `LuaValue` -> itself.
+/// - A class graph with a cycle, or nesting deeper than `maximumDepth`, is an error.
+///
+/// Errors name the path of the field: `state.todos[3].title: ...`.
+public struct LuaEncoder {
+  /// Deeper nesting than this is refused (it is almost always a cycle through classes).
+  public var maximumDepth = 200
+
+  public init() {}
+
+  /// Encodes `value` into `vm` and returns a handle on the Lua value.
+  public func encode<Value: Encodable>(
+    _ value: Value, in vm: LuaVM, rootName: String = "value"
+  ) throws(LuaError) -> LuaReference {
+    vm.drainReleases()
+    return try vm.stack.guarded { () throws(LuaError) -> LuaReference in
+      try push(value, onto: vm.stack, vm: vm, rootName: rootName)
+      return vm.makeReference(at: -1, vm.L)
+    }
+  }
+
+  /// Pushes exactly one value, or throws with the stack as it was.
+  func push<Value: Encodable>(
+    _ value: Value, onto stack: LuaStack, vm: LuaVM, rootName: String
+  ) throws(LuaError) {
+    let base = stack.top
+    let encoding = LuaEncoding(stack: stack, vm: vm, maximumDepth: maximumDepth)
+    do {
+      try encoding.push(value)
+    } catch {
+      stack.setTop(base)
+      throw LuaEncoding.luaError(error).rooted(at: rootName)
+    }
+    stack.setTop(base + 1)
+  }
+}
+
+/// The state of one encoding: the stack it writes and the classes on the current path.
+final class LuaEncoding {
+  let stack: LuaStack
+  let vm: LuaVM
+  let maximumDepth: Int
+  var depth = 0
+  var objects: [ObjectIdentifier] = []
+
+  init(stack: LuaStack, vm: LuaVM, maximumDepth: Int) {
+    self.stack = stack
+    self.vm = vm
+    self.maximumDepth = maximumDepth
+  }
+
+  var L: OpaquePointer { stack.L }
+
+  /// Pushes one value for `value`.
+  func push<Value: Encodable>(_ value: Value) throws {
+    guard stack.reserve(8) else { throw LuaError.conversion(path: "", message: "nesting too deep") }
+    // Scalars first, by comparing metatypes (cheaper than casts): they are most of any state.
+    let type = Value.self
+    if type == String.self {
+      stack.push(reinterpret(value, as: String.self))
+    } else if type == Int.self {
+      lua_pushinteger(L, lua_Integer(reinterpret(value, as: Int.self)))
+    } else if type == Bool.self {
+      lua_pushboolean(L, reinterpret(value, as: Bool.self) ? 1 : 0)
+    } else if type == Double.self {
+      lua_pushnumber(L, reinterpret(value, as: Double.self))
+    } else if type == Date.self {
+      lua_pushnumber(L, reinterpret(value, as: Date.self).timeIntervalSince1970)
+    } else if type == Data.self {
+      reinterpret(value, as: Data.self).withUnsafeBytes { stack.push(bytes: $0) }
+    } else if type == URL.self {
+      stack.push(reinterpret(value, as: URL.self).absoluteString)
+    } else if type == UUID.self {
+      stack.push(reinterpret(value, as: UUID.self).uuidString)
+    } else if type == LuaValue.self {
+      try stack.push(reinterpret(value, as: LuaValue.self), in: vm)
+    } else if let dictionary = value as? any LuaIntKeyedEncodable {
+      try pushIntKeyed(dictionary)
+    } else {
+      try pushComposite(value)
+    }
+  }
+
+  private func pushIntKeyed(_ dictionary: any LuaIntKeyedEncodable) throws {
+    lua_createtable(L, 0, 0)
+    let table = stack.top
+    try dictionary.encodeEntries { key, value in
+      lua_pushinteger(L, lua_Integer(key))
+      do { try push(value) } catch { throw LuaEncoding.luaError(error).under(LuaPath.component(index: key)) }
+      lua_rawset(L, table)
+    }
+  }
+
+  private func pushComposite<Value: Encodable>(_ value: Value) throws {
+    depth += 1
+    defer { depth -= 1 }
+    if depth > maximumDepth {
+      throw LuaError.conversion(path: "", message: "nesting deeper than \(maximumDepth) levels")
+    }
+    var isObject = false
+    if Value.self is AnyClass || type(of: value as Any) is AnyClass {
+      let identity = ObjectIdentifier(value as AnyObject)
+      if objects.contains(identity) {
+        throw LuaError.conversion(path: "", message: "cycle: the object contains itself")
+      }
+      objects.append(identity)
+      isObject = true
+    }
+    defer { if isObject { objects.removeLast() } }
+    let base = stack.top
+    let encoder = LuaValueEncoder(encoding: self, base: base, isEnum: isEnumType(Value.self))
+    try value.encode(to: encoder)
+    if stack.top == base { lua_createtable(L, 0, 0) }  // encoded nothing: an empty table
+    stack.setTop(base + 1)
+  }
+
+  func pushInteger<Integer: BinaryInteger>(_ value: Integer) throws {
+    guard let integer = lua_Integer(exactly: value) else {
+      throw LuaError.conversion(path: "", message: "\(value) does not fit in a Lua integer")
+    }
+    lua_pushinteger(L, integer)
+  }
+
+  /// Any error thrown while encoding, as a `LuaError`.
+  static func luaError(_ error: any Error) -> LuaError {
+    if let error = error as? LuaError { return error }
+    if let error = error as? EncodingError, case let .invalidValue(_, context) = error {
+      return .conversion(path: "", message: context.debugDescription)
+    }
+    return .conversion(path: "", message: "\(error)")
+  }
+}
+
+/// `value` as the type it is known to be (the caller compared the metatypes).
+@inline(__always)
+func reinterpret<Value, Known>(_ value: Value, as known: Known.Type) -> Known {
+  withUnsafePointer(to: value) { $0.withMemoryRebound(to: Known.self, capacity: 1) { $0.pointee } }
+}
+
+/// The `Encoder` for one value; its result lands at `base + 1` on the stack.
+final class LuaValueEncoder: Encoder {
+  let encoding: LuaEncoding
+  let base: Int32
+  let isEnum: Bool
+  var codingPath: [any CodingKey] = []
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  init(encoding: LuaEncoding, base: Int32, isEnum: Bool) {
+    self.encoding = encoding
+    self.base = base
+    self.isEnum = isEnum
+  }
+
+  /// The table at `base + 1`, made on first use (a second container shares it).
+  private func table(array: Bool) -> Int32 {
+    let slot = base + 1
+    if encoding.stack.top < slot || lua_type(encoding.L, slot) != LUA_TTABLE {
+      encoding.stack.setTop(base)
+      lua_createtable(encoding.L, 0, 0)
+      if array { encoding.vm.setArrayMarker(on: -1, encoding.L) }
+    }
+    return slot
+  }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    KeyedEncodingContainer(
+      LuaKeyedEncodingContainer<Key>(encoding: encoding, table: table(array: false), isEnumRoot: isEnum))
+  }
+
+  func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    LuaUnkeyedEncodingContainer(encoding: encoding, table: table(array: true))
+  }
+
+  func singleValueContainer() -> any SingleValueEncodingContainer {
+    LuaSingleValueEncodingContainer(encoding: encoding, base: base)
+  }
+}
+
+struct LuaSingleValueEncodingContainer: SingleValueEncodingContainer {
+  let encoding: LuaEncoding
+  let base: Int32
+  var codingPath: [any CodingKey] { [] }
+
+  private func replacing(_ push: () throws -> Void) rethrows {
+    encoding.stack.setTop(base)
+    try push()
+  }
+
+  mutating func encodeNil() throws { replacing { lua_pushnil(encoding.L) } }
+  mutating func encode(_ value: Bool) throws { replacing { lua_pushboolean(encoding.L, value ? 1 : 0) } }
+  mutating func encode(_ value: String) throws { replacing { encoding.stack.push(value) } }
+  mutating func encode(_ value: Double) throws { replacing { lua_pushnumber(encoding.L, value) } }
+  mutating func encode(_ value: Float) throws { replacing { lua_pushnumber(encoding.L, Double(value)) } }
+  mutating func encode(_ value: Int) throws { try replacing { try encoding.pushInteger(value) } }
+  mutating func encode(_ value: Int8) throws { try replacing { try encoding.pushInteger(value) } }
+  mutating func encode(_ value: Int16) throws { try replacing { try encoding.pushInteger(value) } }
+  mutating func encode(_ value: Int32) throws { try replacing { try encoding.pushInteger(value) } }
+  mutating func encode(_ value: Int64) throws { try replacing { try encoding.pushInteger(value) } }
+  mutating func encode(_ value: UInt) throws { try replacing { try encoding.pushInteger(value) } }
+  mutating func encode(_ value: UInt8) throws { try replacing { try encoding.pushInteger(value) } }
+  mutating func encode(_ value: UInt16) throws { try replacing { try encoding.pushInteger(value) } }
+  mutating func encode(_ value: UInt32) throws { try replacing { try encoding.pushInteger(value) } }
+  mutating func encode(_ value: UInt64) throws { try replacing { try encoding.pushInteger(value) } }
+  mutating func encode<T: Encodable>(_ value: T) throws { try replacing { try encoding.push(value) } }
+}

@@ -1,0 +1,90 @@
+// The C half of the bridge: everything Swift cannot do itself, kept small.
+//
+// - `static inline` shims for the Lua API that is made of macros or variadics.
+// - `lk_newstate`/`lk_close`: a state whose allocator enforces a memory cap and whose count
+//   hook enforces an instruction budget, both only while Lua code runs under `lk_pcall`.
+// - `lk_pcall`: every call into Lua goes through it: protected, with a traceback handler.
+// - `lk_push_host_function`: a Lua C closure over a Swift function. The Swift function never
+//   raises; it returns a status and the C trampoline raises, so a longjmp never crosses a
+//   Swift frame.
+#ifndef LUA_SUPPORT_H
+#define LUA_SUPPORT_H
+
+#include <lua5.4/lua.h>
+#include <lua5.4/lualib.h>
+#include <lua5.4/lauxlib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+// MARK: - Macro shims
+
+static const int LK_REGISTRYINDEX = LUA_REGISTRYINDEX;
+static const int LK_MULTRET = LUA_MULTRET;
+static const int LK_NOREF = LUA_NOREF;
+static const int LK_REFNIL = LUA_REFNIL;
+static const lua_Integer LK_RIDX_GLOBALS = LUA_RIDX_GLOBALS;
+
+static inline void lk_pop(lua_State *L, int n) { lua_pop(L, n); }
+static inline void lk_newtable(lua_State *L) { lua_newtable(L); }
+static inline const char *lk_tostring(lua_State *L, int i) { return lua_tostring(L, i); }
+static inline int lk_isnoneornil(lua_State *L, int i) { return lua_isnoneornil(L, i); }
+static inline void lk_insert(lua_State *L, int i) { lua_insert(L, i); }
+static inline void lk_remove(lua_State *L, int i) { lua_remove(L, i); }
+static inline void lk_replace(lua_State *L, int i) { lua_replace(L, i); }
+static inline int lk_upvalueindex(int i) { return lua_upvalueindex(i); }
+static inline void lk_pushglobaltable(lua_State *L) { lua_pushglobaltable(L); }
+static inline int lk_gc_collect(lua_State *L) { return lua_gc(L, LUA_GCCOLLECT); }
+static inline int lk_gc_count_kb(lua_State *L) { return lua_gc(L, LUA_GCCOUNT); }
+static inline int lk_gc_count_b(lua_State *L) { return lua_gc(L, LUA_GCCOUNTB); }
+static inline void *lk_newuserdata(lua_State *L, size_t size) {
+  return lua_newuserdatauv(L, size, 0);
+}
+
+// MARK: - The state and its limits
+
+/// Why the last `lk_pcall` failed, beyond Lua's own status code.
+typedef enum {
+  LK_FAILURE_NONE = 0,
+  LK_FAILURE_INSTRUCTION_LIMIT = 1,
+  LK_FAILURE_MEMORY_LIMIT = 2,
+} lk_failure;
+
+/// A new state with the standard libraries open, a memory cap (0: none) enforced only while
+/// Lua code runs under `lk_pcall`, and an atpanic handler that names the bug and aborts.
+lua_State *lk_newstate(size_t memory_limit);
+/// Closes the state and frees the bookkeeping that lives beside it.
+void lk_close(lua_State *L);
+
+void lk_set_memory_limit(lua_State *L, size_t bytes);
+size_t lk_memory_limit(lua_State *L);
+size_t lk_memory_used(lua_State *L);
+/// Instructions one top-level `lk_pcall` may run (0: unlimited).
+void lk_set_instruction_limit(lua_State *L, int64_t instructions);
+int64_t lk_instruction_limit(lua_State *L);
+
+/// Calls the function below `nargs` arguments with a traceback message handler, under the
+/// limits. Returns Lua's status code; on error the message (with traceback) is on top.
+int lk_pcall(lua_State *L, int nargs, int nresults);
+/// The reason the most recent failed `lk_pcall` on this state failed.
+lk_failure lk_last_failure(lua_State *L);
+
+/// Loads a chunk in text mode only: bytecode is refused.
+int lk_loadtext(lua_State *L, const char *source, size_t length, const char *chunkname);
+
+// MARK: - Host functions
+
+/// A Swift function called from Lua. It returns the number of results it pushed, or -1 after
+/// pushing an error message, which the trampoline raises. It must never raise itself.
+typedef int (*lk_host_callback)(lua_State *L, void *context);
+/// Called once when the closure is collected (or the state closes), to release `context`.
+typedef void (*lk_host_release)(void *context);
+
+/// Pushes a Lua function that calls `callback(L, context)`.
+void lk_push_host_function(
+    lua_State *L, lk_host_callback callback, lk_host_release release, void *context);
+
+/// Whatever the host wants to reach from a callback (the owning VM), shared by all threads.
+void lk_set_owner(lua_State *L, void *owner);
+void *lk_owner(lua_State *L);
+
+#endif

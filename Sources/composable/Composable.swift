@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import LuaKit
+
+@main
+struct ComposableCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "composable",
+    abstract: "Runs Composable-Architecture features written in Lua.",
+    subcommands: [Eval.self]
+  )
+}
+
+/// `composable eval FILE`: runs a Lua file in the feature sandbox and prints what it returns.
+struct Eval: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Run a Lua file in the feature sandbox and print what it returns.")
+
+  @Argument(help: "The Lua file. Modules beside it can be required.")
+  var file: String
+
+  func run() throws {
+    let url = URL(fileURLWithPath: file)
+    guard let source = try? String(contentsOf: url, encoding: .utf8) else {
+      throw ValidationError("cannot read \(file): no such file, or not UTF-8 text")
+    }
+    let vm = try LuaVM()
+    let sandbox = try vm.makeSandbox(
+      .init(modules: LuaModuleDirectories([url.deletingLastPathComponent()])))
+    do {
+      let results = try vm.evaluate(source, chunkName: url.lastPathComponent, in: sandbox)
+      for result in results { print(result) }
+    } catch {
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode.failure
+    }
+  }
+}

@@ -1,0 +1,203 @@
+import CLua
+import Foundation
+import LuaSupport
+import Testing
+
+@testable import LuaKit
+
+@Suite struct LuaSandboxTests {
+  let vm: LuaVM
+  let sandbox: LuaSandbox
+  let printed: PrintedLines
+
+  final class PrintedLines: @unchecked Sendable { var lines: [String] = [] }
+
+  init() throws {
+    vm = try LuaVM()
+    let printed = PrintedLines()
+    self.printed = printed
+    sandbox = try vm.makeSandbox(.init(print: { printed.lines.append($0) }))
+  }
+
+  private func run(_ source: String) throws -> [LuaValue] {
+    try vm.evaluate(source, chunkName: "feature.lua", in: sandbox)
+  }
+
+  @Test(arguments: [
+    "io", "os", "debug", "package", "dofile", "loadfile", "collectgarbage", "loadstring",
+  ])
+  func removedGlobalsAreAbsent(name: String) throws {
+    #expect(try run("return \(name)") == [nil])
+    #expect(try run("return _G.\(name)") == [nil])
+    #expect(try run("return _ENV['\(name)']") == [nil])
+  }
+
+  @Test func theSafeLibraryIsThere() throws {
+    let results = try run("""
+      return string.format('%d-%s', 1, 'a'), table.concat({ 'x', 'y' }, ','), math.floor(2.5),
+        utf8.char(72), select('#', 1, 2), coroutine.isyieldable()
+      """)
+    #expect(results == ["1-a", "x,y", 2, "H", 2, false])
+  }
+
+  @Test func nondeterministicFunctionsAreAbsent() throws {
+    #expect(try run("return math.random, math.randomseed, os") == [nil, nil, nil])
+  }
+
+  @Test func stringDumpIsUnreachableEvenThroughStringValues() throws {
+    #expect(try run("return string.dump, ('').dump, ('x').dump") == [nil, nil, nil])
+  }
+
+  @Test func theStringMetatableIsHidden() throws {
+    #expect(try run("return getmetatable('')") == [false])
+    #expect(try vm.evaluate("return getmetatable('')") == [false])  // host code too
+  }
+
+  @Test func theGlobalsAreTheSandboxNotTheHost() throws {
+    try vm.setGlobal("secret", "host only")
+    #expect(try run("return secret, _G.secret, rawget(_G, 'secret')") == [nil, nil, nil])
+    #expect(try run("return getmetatable(_G), getmetatable(_ENV)") == [nil, nil])
+    #expect(try run("return load('return secret')()") == [nil])
+    #expect(try run("return _G == _ENV") == [true])
+  }
+
+  @Test func metatablesLeadNowhere() throws {
+    let results = try run("""
+      local found = {}
+      for _, value in ipairs({ '', 1, true, print, coroutine.create(print), {} }) do
+        local meta = getmetatable(value)
+        if meta ~= nil then found[#found + 1] = type(value) .. '=' .. tostring(meta) end
+      end
+      return table.concat(found, ',')
+      """)
+    #expect(results == ["string=false"])  // only strings have one, and it is hidden
+  }
+
+  @Test func bytecodeIsRefusedByLoad() throws {
+    let bytecode = try compiledBytecode("return 'pwned'")
+    let viaSandbox = try vm.call(
+      try vm.load("return load(...)", chunkName: "feature.lua", in: sandbox),
+      .string(LuaString(bytes: bytecode)))
+    #expect(viaSandbox == [nil, "attempt to load a binary chunk (mode is 't')"])
+    let forcedMode = try vm.call(
+      try vm.load("local code = ... return load(code, 'x', 'b')", chunkName: "feature.lua", in: sandbox),
+      .string(LuaString(bytes: bytecode)))
+    #expect(forcedMode == [nil, "attempt to load a binary chunk (mode is 't')"])
+  }
+
+  @Test func bytecodeIsRefusedByTheHostLoader() throws {
+    let bytecode = try compiledBytecode("return 1")
+    #expect {
+      try vm.load(String(decoding: bytecode, as: UTF8.self), chunkName: "evil")
+    } throws: { error in
+      guard case let .syntax(message, _) = error as? LuaError else { return false }
+      return message == "attempt to load a binary chunk (mode is 't')"
+    }
+  }
+
+  @Test func printGoesToTheHost() throws {
+    _ = try run("print('a', 1, nil, true) print()")
+    #expect(printed.lines == ["a\t1\tnil\ttrue", ""])
+  }
+
+  @Test func sandboxesDoNotShareGlobalsOrLibraries() throws {
+    let other = try vm.makeSandbox()
+    _ = try run("shared = 1 string.upper = nil")
+    #expect(try vm.evaluate("return shared, string.upper ~= nil", in: other) == [nil, true])
+    #expect(try vm.evaluate("return ('x'):upper()") == ["X"])
+  }
+
+  @Test func requireIsRefusedWhenNoModulesAreAllowed() throws {
+    #expect {
+      try run("require('json')")
+    } throws: { error in
+      (error as? LuaError)?.message
+        == "feature.lua:1: module 'json' not found: this sandbox allows no modules"
+    }
+  }
+
+  @Test func requireLoadsAllowedModulesOnceAndOnlyThose() throws {
+    let counter = PrintedLines()
+    let sandbox = try vm.makeSandbox(.init(
+      print: { counter.lines.append($0) },
+      modules: LuaModuleTable(["greeting": "print('loaded') return { text = 'hello' }"])))
+    let results = try vm.evaluate(
+      "return require('greeting').text, require('greeting') == require('greeting')",
+      chunkName: "feature.lua", in: sandbox)
+    #expect(results == ["hello", true])
+    #expect(counter.lines == ["loaded"])
+    #expect {
+      try vm.evaluate("require('os')", chunkName: "feature.lua", in: sandbox)
+    } throws: { error in
+      (error as? LuaError)?.message
+        == "feature.lua:1: module 'os' not found: the allowed modules are 'greeting'"
+    }
+  }
+
+  @Test func requireFindsSiblingFilesButNothingOutside() throws {
+    let root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("sandbox-\(UUID().uuidString)")
+    let features = root.appendingPathComponent("features")
+    try FileManager.default.createDirectory(
+      at: features.appendingPathComponent("lib"), withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    try "return { name = 'todo' }".write(
+      to: features.appendingPathComponent("todo.lua"), atomically: true, encoding: .utf8)
+    try "return 'strings'".write(
+      to: features.appendingPathComponent("lib/strings.lua"), atomically: true, encoding: .utf8)
+    try "return 'secret'".write(
+      to: root.appendingPathComponent("secret.lua"), atomically: true, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(
+      at: features.appendingPathComponent("link.lua"),
+      withDestinationURL: root.appendingPathComponent("secret.lua"))
+    let sandbox = try vm.makeSandbox(.init(modules: LuaModuleDirectories([features])))
+    func run(_ source: String) throws -> [LuaValue] {
+      try vm.evaluate(source, chunkName: "feature.lua", in: sandbox)
+    }
+    #expect(try run("return require('todo').name, require('lib.strings')") == ["todo", "strings"])
+    #expect {
+      try run("require('../secret')")
+    } throws: { error in
+      (error as? LuaError)?.message == "feature.lua:1: require: invalid module name '../secret': "
+        + "use words of letters, digits, '_' or '-' joined by dots"
+    }
+    #expect {
+      try run("require('link')")
+    } throws: { error in
+      (error as? LuaError)?.message.hasPrefix(
+        "feature.lua:1: require: module 'link' resolves to ") == true
+    }
+    #expect {
+      try run("require('missing')")
+    } throws: { error in
+      (error as? LuaError)?.message == "feature.lua:1: module 'missing' not found: no file '"
+        + features.appendingPathComponent("missing.lua").path + "'"
+    }
+  }
+
+  @Test func syntaxErrorsInRequiredModulesNameTheModuleFile() throws {
+    let sandbox = try vm.makeSandbox(.init(modules: LuaModuleTable(["broken": "return {"])))
+    #expect {
+      try vm.evaluate("require('broken')", chunkName: "feature.lua", in: sandbox)
+    } throws: { error in
+      (error as? LuaError)?.message == "feature.lua:1: broken.lua:1: unexpected symbol near <eof>"
+    }
+  }
+
+  /// Real Lua 5.4 bytecode, made with `lua_dump` on a separate, unsandboxed state.
+  private func compiledBytecode(_ source: String) throws -> [UInt8] {
+    let state = luaL_newstate()!
+    defer { lua_close(state) }
+    #expect(luaL_loadstring(state, source) == LUA_OK)
+    final class Buffer { var bytes: [UInt8] = [] }
+    let buffer = Buffer()
+    let writer: lua_Writer = { _, data, size, context in
+      let buffer = Unmanaged<Buffer>.fromOpaque(context!).takeUnretainedValue()
+      buffer.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size))
+      return 0
+    }
+    _ = lua_dump(state, writer, Unmanaged.passUnretained(buffer).toOpaque(), 0)
+    #expect(buffer.bytes.first == 0x1B)
+    return buffer.bytes
+  }
+}
