@@ -64,6 +64,10 @@ public struct LuaTable: Hashable, Sendable {
     entries.sorted { LuaValue.keyOrder($0.key, $1.key) }.map { (key: $0.key, value: $0.value) }
   }
 
+  public static func == (lhs: LuaTable, rhs: LuaTable) -> Bool { lhs.entries == rhs.entries }
+
+  public func hash(into hasher: inout Hasher) { hasher.combine(entries) }
+
   /// True when the keys are exactly 1...count (or the table is an empty array).
   public var isSequence: Bool {
     if entries.isEmpty { return kind == .array }

@@ -55,7 +55,8 @@ final class LuaDecoding {
   let stack: LuaStack
   let vm: LuaVM
   let maximumDepth: Int
-  var visiting: [UnsafeRawPointer] = []
+  /// The tables being decoded, outermost first, with the stack slot each one is in.
+  private var path: [(table: UnsafeRawPointer, slot: Int32)] = []
 
   init(stack: LuaStack, vm: LuaVM, maximumDepth: Int) {
     self.stack = stack
@@ -97,20 +98,22 @@ final class LuaDecoding {
     defer { stack.setTop(top) }
     guard stack.reserve(8) else { throw LuaError.conversion(path: "", message: "nesting too deep") }
     var entersTable = false
-    // A wrapper (Optional, a single-value type) decodes the same table again: not a cycle.
-    if lua_type(L, index) == LUA_TTABLE, let identity = lua_topointer(L, index),
-      visiting.last != identity
-    {
-      if visiting.contains(identity) {
-        throw LuaError.conversion(path: "", message: "cycle: the table contains itself")
+    if lua_type(L, index) == LUA_TTABLE, let table = lua_topointer(L, index) {
+      // A wrapper (Optional, a single-value type) decodes the same stack slot again: not a
+      // cycle. A cycle reaches a table of the path through a field, in a new slot.
+      let isWrapper = path.last.map { $0.table == table && $0.slot == index } ?? false
+      if !isWrapper {
+        if path.contains(where: { $0.table == table }) {
+          throw LuaError.conversion(path: "", message: "cycle: the table contains itself")
+        }
+        if path.count >= maximumDepth {
+          throw LuaError.conversion(path: "", message: "nesting deeper than \(maximumDepth) levels")
+        }
+        path.append((table, index))
+        entersTable = true
       }
-      if visiting.count >= maximumDepth {
-        throw LuaError.conversion(path: "", message: "nesting deeper than \(maximumDepth) levels")
-      }
-      visiting.append(identity)
-      entersTable = true
     }
-    defer { if entersTable { visiting.removeLast() } }
+    defer { if entersTable { path.removeLast() } }
     let decoder = LuaValueDecoder(decoding: self, index: index, enumType: isEnumType(type) ? type : nil)
     return try Value(from: decoder)
   }

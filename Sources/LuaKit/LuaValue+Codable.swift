@@ -1,0 +1,53 @@
+/// `LuaValue` in other coders (JSON, property lists). `LuaEncoder` and `LuaDecoder` do not use
+/// this: they move a `LuaValue` to and from the Lua stack as it is, references included.
+///
+/// Elsewhere: a sequence is an array, any other table an object with its keys as strings;
+/// functions and other references cannot leave Lua and fail to encode.
+extension LuaValue: Codable {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if container.decodeNil() {
+      self = .nil
+    } else if let flag = try? container.decode(Bool.self) {
+      self = .boolean(flag)
+    } else if let integer = try? container.decode(Int.self) {
+      self = .integer(integer)
+    } else if let number = try? container.decode(Double.self) {
+      self = .number(number)
+    } else if let string = try? container.decode(String.self) {
+      self = .string(LuaString(string))
+    } else if let array = try? container.decode([LuaValue].self) {
+      self = .table(LuaTable(array: array))
+    } else {
+      let map = try container.decode([String: LuaValue].self)
+      var table = LuaTable()
+      for (key, value) in map { table[key] = value }
+      self = .table(table)
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .nil: try container.encodeNil()
+    case let .boolean(flag): try container.encode(flag)
+    case let .integer(integer): try container.encode(integer)
+    case let .number(number): try container.encode(number)
+    case let .string(string): try container.encode(string.description)
+    case let .table(table):
+      if table.isSequence {
+        try container.encode(table.sequence)
+      } else {
+        var map: [String: LuaValue] = [:]
+        for (key, value) in table.entries {
+          map[key.stringValue ?? key.description] = value
+        }
+        try container.encode(map)
+      }
+    case let .function(reference), let .other(reference):
+      throw EncodingError.invalidValue(
+        self, .init(codingPath: encoder.codingPath,
+                    debugDescription: "\(reference) lives in Lua and cannot be encoded"))
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import Testing
+
+@testable import LuaKit
+
+@Suite struct LuaValueTests {
+  @Test func literals() {
+    let action: LuaValue = ["type": "increment", "id": 3, "ratio": 0.5, "ok": true, "none": nil]
+    #expect(action.type == "increment")
+    #expect(action.id == .integer(3))
+    #expect(action.ratio == .number(0.5))
+    #expect(action.ok == true)
+    #expect(action.none == .nil)
+    #expect(action.tableValue?.count == 4)  // nil is absence, as in Lua
+    let list: LuaValue = [1, "two", 3.0]
+    #expect(list[1] == 1)
+    #expect(list[2] == "two")
+    #expect(list.tableValue?.kind == .array)
+  }
+
+  @Test func dynamicMemberLookupReadsAndWritesNestedFields() {
+    var state: LuaValue = ["count": 0, "user": ["name": "ada"]]
+    state.count = 1
+    state.user.name = "grace"
+    state.settings.theme = "dark"  // a missing table is made on the way
+    #expect(state == ["count": 1, "user": ["name": "grace"], "settings": ["theme": "dark"]])
+    #expect(state.missing.deeper == .nil)
+  }
+
+  @Test func floatKeysWithIntegralValuesAreIntegerKeys() {
+    var table = LuaTable()
+    table[.number(2.0)] = "two"
+    #expect(table[.integer(2)] == "two")
+    #expect(table.entries.keys.first == .integer(2))
+  }
+
+  @Test func integerAndFloatAreDifferentValues() {
+    #expect(LuaValue.integer(1) != LuaValue.number(1.0))
+    #expect(LuaValue.integer(1).doubleValue == LuaValue.number(1.0).doubleValue)
+  }
+
+  @Test func descriptionsReadAsLua() {
+    let value: LuaValue = [
+      "count": 1, "ratio": 2.0, "name": "a \"quoted\"\nline", "list": [1, 2], "empty": [:],
+      "two words": true,
+    ]
+    #expect(value.description
+      == #"{ count = 1, empty = {}, list = { 1, 2 }, name = "a \"quoted\"\nline", ratio = 2.0, ["two words"] = true }"#)
+    #expect(LuaValue.string(LuaString(bytes: [0x61, 0xFF])).description == #""a\255""#)
+    #expect(LuaValue.number(.infinity).description == "math.huge")
+  }
+
+  @Test func truthinessIsLuas() {
+    #expect(!LuaValue.nil.isTruthy)
+    #expect(!LuaValue.boolean(false).isTruthy)
+    #expect(LuaValue.integer(0).isTruthy)
+    #expect(LuaValue.string("").isTruthy)
+  }
+
+  @Test func aSnapshotIsAValue() throws {
+    let vm = try LuaVM()
+    let function = try vm.load("local t = ... t.count = t.count + 1 return t", chunkName: "bump.lua")
+    let before: LuaValue = ["count": 1]
+    let after = try vm.call(function, before)[0]
+    #expect(before.count == 1)
+    #expect(after.count == 2)
+  }
+
+  @Test func typeNamesTellIntegersFromFloats() throws {
+    let vm = try LuaVM()
+    let values = try vm.evaluate("return nil, true, 1, 1.5, 's', {}, print, coroutine.create(print)")
+    #expect(values.map(\.typeName)
+      == ["nil", "boolean", "integer", "float", "string", "table", "function", "thread"])
+  }
+
+  @Test func luaValueEncodesToJSONForOtherCoders() throws {
+    let value: LuaValue = ["list": [1, 2.5, "x"], "flag": false]
+    let data = try JSONEncoder().encode(value)
+    #expect(try JSONDecoder().decode(LuaValue.self, from: data) == value)
+  }
+}
+
+import Foundation
