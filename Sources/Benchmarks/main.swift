@@ -1,1 +1,27 @@
-print("hi")
+import Foundation
+
+// `scripts/bench [NAME...]`: runs the groups whose figures start with one of the NAMEs (all
+// when none) and prints each figure as `name: value unit`.
+let groups = [
+  BenchmarkGroup(prefix: "marshal.todos10k", run: MarshalBenchmarks.run),
+  BenchmarkGroup(prefix: "lua.counter.floor", run: LuaFloorBenchmarks.run),
+]
+
+if CommandLine.arguments.dropFirst().first == "split" { try MarshalBenchmarks.split(); exit(0) }
+let filters = Array(CommandLine.arguments.dropFirst())
+let selected = groups.filter { group in
+  filters.isEmpty || filters.contains { group.prefix.hasPrefix($0) || $0.hasPrefix(group.prefix) }
+}
+if selected.isEmpty {
+  FileHandle.standardError.write(Data(
+    "bench: no benchmark matches \(filters.joined(separator: " ")); the groups are \(groups.map(\.prefix).joined(separator: ", "))\n".utf8))
+  exit(2)
+}
+for group in selected {
+  do {
+    for figure in try group.run() { print(figure.line) }
+  } catch {
+    FileHandle.standardError.write(Data("bench: \(group.prefix) failed: \(error)\n".utf8))
+    exit(1)
+  }
+}

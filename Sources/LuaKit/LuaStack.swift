@@ -1,4 +1,5 @@
 import CLua
+import Glibc
 import LuaSupport
 
 /// The raw layer: one Lua thread's stack, with the few operations the safe layer is built from.
@@ -61,15 +62,37 @@ struct LuaStack {
 
   /// The string at `index` as text, or nil when it is not valid UTF-8.
   func string(at index: Int32) -> String? {
-    withBytes(at: index) { bytes in
-      String(validating: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
-    }
+    withBytes(at: index) { UTF8Validation.string($0) }
   }
 
   /// `t[key]` without metamethods, for the table at `table`; pushes the value.
   func rawGetField(_ table: Int32, _ key: String) -> Int32 {
     push(key)
     return lua_rawget(L, table < 0 ? table - 1 : table)
+  }
+
+  /// `t[key]` for a table known to have no metamethods that could run code: one call, and Lua
+  /// interns the key through its cache of C strings.
+  func plainGetField(_ table: Int32, _ key: String) -> Int32 {
+    // A C string ends at the first NUL, so keys holding one take the general path.
+    let count = key.utf8.count
+    guard count < 40 else { return rawGetField(table, key) }
+    return key.withCString { strlen($0) == count ? lua_getfield(L, table, $0) : rawGetField(table, key) }
+  }
+
+  /// `t[key] = top` (popping it) for a table without metamethods; see `plainGetField`.
+  func plainSetField(_ table: Int32, _ key: String) {
+    let count = key.utf8.count
+    guard count < 40 else { return rawSetField(table, key) }
+    key.withCString { strlen($0) == count ? lua_setfield(L, table, $0) : rawSetField(table, key) }
+  }
+
+  /// True when indexing the table at `index` cannot run Lua code: it has no metatable, or
+  /// only the array marker (which has no metamethods).
+  func hasPlainIndexing(_ index: Int32, in vm: LuaVM) -> Bool {
+    guard lua_getmetatable(L, index) != 0 else { return true }
+    lua_settop(L, -2)
+    return vm.hasArrayMarker(at: index, L)
   }
 
   /// `t[key] = top` without metamethods; pops the value.

@@ -9,7 +9,7 @@ public struct LuaString: Hashable, Sendable, Comparable {
   public init(_ string: String) { self.bytes = Array(string.utf8) }
 
   /// The text, or nil when the bytes are not valid UTF-8.
-  public var string: String? { String(validating: bytes, as: UTF8.self) }
+  public var string: String? { bytes.withUnsafeBytes { UTF8Validation.string($0) } }
 
   public static func < (lhs: LuaString, rhs: LuaString) -> Bool {
     lhs.bytes.lexicographicallyPrecedes(rhs.bytes)

@@ -57,6 +57,20 @@ final class LuaDecoding {
   let maximumDepth: Int
   /// The tables being decoded, outermost first, with the stack slot each one is in.
   private var path: [(table: UnsafeRawPointer, slot: Int32)] = []
+  private var facts = LuaTypeFacts<any LuaDirectDecodable.Type>()
+  /// One decoder per nesting depth, reused: a value's decoder is done with before its next
+  /// sibling starts, and allocating one per struct costs more than decoding its fields.
+  private var decoders: [LuaValueDecoder] = []
+  private var depth = 0
+
+  private func borrowDecoder(index: Int32, enumType: Any.Type?) -> LuaValueDecoder {
+    if depth == decoders.count { decoders.append(LuaValueDecoder(decoding: self, index: 0, enumType: nil)) }
+    let decoder = decoders[depth]
+    depth += 1
+    decoder.index = index
+    decoder.enumType = enumType
+    return decoder
+  }
 
   init(stack: LuaStack, vm: LuaVM, maximumDepth: Int) {
     self.stack = stack
@@ -76,21 +90,81 @@ final class LuaDecoding {
 
   /// Decodes the value at the absolute `index`; leaves the stack as it found it.
   func decode<Value: Decodable>(_ type: Value.Type, at index: Int32) throws -> Value {
-    if type == String.self { return try reinterpret(string(at: index), as: Value.self) }
-    if type == Int.self { return try reinterpret(integer(Int.self, at: index), as: Value.self) }
-    if type == Bool.self { return try reinterpret(bool(at: index), as: Value.self) }
-    if type == Double.self { return try reinterpret(double(at: index), as: Value.self) }
+    if type == String.self { return try unsafeBitCast(string(at: index), to: Value.self) }
+    if type == Int.self { return try unsafeBitCast(integer(Int.self, at: index), to: Value.self) }
+    if type == Bool.self { return try unsafeBitCast(bool(at: index), to: Value.self) }
+    if type == Double.self { return try unsafeBitCast(double(at: index), to: Value.self) }
     if type == Date.self {
-      return try reinterpret(Date(timeIntervalSince1970: double(at: index)), as: Value.self)
+      return try unsafeBitCast(Date(timeIntervalSince1970: double(at: index)), to: Value.self)
     }
-    if type == Data.self { return try reinterpret(data(at: index), as: Value.self) }
-    if type == URL.self { return try reinterpret(url(at: index), as: Value.self) }
-    if type == UUID.self { return try reinterpret(uuid(at: index), as: Value.self) }
-    if type == LuaValue.self { return try reinterpret(stack.value(at: index, in: vm), as: Value.self) }
-    if let intKeyed = type as? any LuaIntKeyedDecodable.Type {
-      return try decodeIntKeyed(intKeyed, at: index) as! Value
+    if type == Data.self { return try unsafeBitCast(data(at: index), to: Value.self) }
+    if type == URL.self { return try unsafeBitCast(url(at: index), to: Value.self) }
+    if type == UUID.self { return try unsafeBitCast(uuid(at: index), to: Value.self) }
+    if type == LuaValue.self { return try unsafeBitCast(stack.value(at: index, in: vm), to: Value.self) }
+    if let direct = facts.direct(for: type, { type as? any LuaDirectDecodable.Type }) {
+      return try direct.decode(Value.self, from: self, at: index)
     }
     return try decodeComposite(type, at: index)
+  }
+
+  /// Element `position` of the array at `table`.
+  func decodeElement<Element: Decodable>(
+    _ type: Element.Type, at position: Int, of table: Int32
+  ) throws -> Element {
+    let top = stack.top
+    defer { stack.setTop(top) }
+    lua_rawgeti(L, table, lua_Integer(position))
+    do { return try decode(type, at: top + 1) } catch {
+      throw LuaDecoding.luaError(error).under(LuaPath.component(index: position))
+    }
+  }
+
+  /// The length of the array at `index`, after checking its keys are exactly 1...n.
+  func arrayCount(at index: Int32) throws -> Int {
+    guard lua_type(L, index) == LUA_TTABLE else { throw mismatch("array", at: index) }
+    let length = Int(lua_rawlen(L, index))
+    var entries = 0
+    lua_pushnil(L)
+    while lua_next(L, index) != 0 {
+      lua_settop(L, -2)
+      entries += 1
+      let isIndex = lua_type(L, -1) == LUA_TNUMBER && lua_isinteger(L, -1) != 0
+        && (1...max(length, 1)).contains(Int(lua_tointegerx(L, -1, nil)))
+      if !isIndex {
+        let key = try stack.value(at: -1, in: vm)
+        lua_settop(L, -2)
+        throw LuaError.conversion(
+          path: "", message: "expected an array (keys 1 to \(length)), found the key \(key)")
+      }
+    }
+    if entries != length {
+      for position in 1...length where lua_rawgeti(L, index, lua_Integer(position)) == LUA_TNIL {
+        lua_settop(L, -2)
+        throw LuaError.conversion(
+          path: "", message: "expected an array without holes, but [\(position)] is nil")
+      }
+    }
+    return length
+  }
+
+  /// Calls `body` with each integer key of the table at `table` and the slot of its value;
+  /// any other key is an error.
+  func forEachIntegerKey(of table: Int32, _ body: (Int, Int32) throws -> Void) throws {
+    guard lua_type(L, table) == LUA_TTABLE else { throw mismatch("table", at: table) }
+    let top = stack.top
+    defer { stack.setTop(top) }
+    lua_pushnil(L)
+    while lua_next(L, table) != 0 {
+      guard lua_type(L, -2) == LUA_TNUMBER, lua_isinteger(L, -2) != 0 else {
+        throw LuaError.conversion(
+          path: "", message: "expected integer keys, got a \(stack.typeName(at: -2)) key")
+      }
+      let key = Int(lua_tointegerx(L, -2, nil))
+      do { try body(key, stack.top) } catch {
+        throw LuaDecoding.luaError(error).under(LuaPath.component(index: key))
+      }
+      lua_settop(L, -2)
+    }
   }
 
   private func decodeComposite<Value: Decodable>(_ type: Value.Type, at index: Int32) throws -> Value {
@@ -114,31 +188,9 @@ final class LuaDecoding {
       }
     }
     defer { if entersTable { path.removeLast() } }
-    let decoder = LuaValueDecoder(decoding: self, index: index, enumType: isEnumType(type) ? type : nil)
+    let decoder = borrowDecoder(index: index, enumType: isEnumType(type) ? type : nil)
+    defer { depth -= 1 }
     return try Value(from: decoder)
-  }
-
-  private func decodeIntKeyed(_ type: any LuaIntKeyedDecodable.Type, at index: Int32) throws -> Any {
-    guard lua_type(L, index) == LUA_TTABLE else { throw mismatch("table", at: index) }
-    var keys: [Int] = []
-    lua_pushnil(L)
-    while lua_next(L, index) != 0 {
-      lua_settop(L, -2)
-      guard lua_type(L, -1) == LUA_TNUMBER, lua_isinteger(L, -1) != 0 else {
-        let key = stack.typeName(at: -1)
-        lua_settop(L, -2)
-        throw LuaError.conversion(path: "", message: "expected integer keys, got a \(key) key")
-      }
-      keys.append(Int(lua_tointegerx(L, -1, nil)))
-    }
-    return try type.decodeEntries(keys: keys) { key, valueType in
-      let top = stack.top
-      defer { stack.setTop(top) }
-      lua_rawgeti(L, index, lua_Integer(key))
-      do { return try decode(valueType, at: stack.top) } catch {
-        throw LuaDecoding.luaError(error).under(LuaPath.component(index: key))
-      }
-    }
   }
 
   // MARK: Scalars

@@ -4,9 +4,9 @@ import LuaSupport
 /// The `Decoder` for the value at `index`. `enumType` is set when decoding a Swift enum, whose
 /// keyed container reads the action shape.
 final class LuaValueDecoder: Decoder {
-  let decoding: LuaDecoding
-  let index: Int32
-  let enumType: Any.Type?
+  unowned(unsafe) let decoding: LuaDecoding
+  var index: Int32
+  var enumType: Any.Type?
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -19,7 +19,9 @@ final class LuaValueDecoder: Decoder {
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     guard let enumType else {
       guard lua_type(decoding.L, index) == LUA_TTABLE else { throw decoding.mismatch("table", at: index) }
-      return KeyedDecodingContainer(LuaKeyedDecodingContainer<Key>(decoding: decoding, table: index))
+      return KeyedDecodingContainer(LuaKeyedDecodingContainer<Key>(
+        decoding: decoding, table: index,
+        isPlain: decoding.stack.hasPlainIndexing(index, in: decoding.vm)))
     }
     let table: Int32?
     let caseName: String
@@ -64,10 +66,12 @@ final class LuaValueDecoder: Decoder {
 ///   unlabelled values (`_0`, `_1`) read `value` or `_1`, `_2`. `table` is nil for the bare
 ///   string form, which has no payload.
 struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  let decoding: LuaDecoding
+  unowned(unsafe) let decoding: LuaDecoding
   let table: Int32?
   var caseName: String? = nil
   var isPayload = false
+  /// No metamethods can run when indexing the table, so the cheaper `lua_getfield` is safe.
+  var isPlain = false
   var codingPath: [any CodingKey] { [] }
 
   private var L: OpaquePointer { decoding.L }
@@ -105,7 +109,9 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
       decoding.stack.rawGetField(table, "_\(position + 1)")
       return "_\(position + 1)"
     }
-    if decoding.stack.rawGetField(table, name) == LUA_TNIL, let integer = key.intValue {
+    let found = isPlain
+      ? decoding.stack.plainGetField(table, name) : decoding.stack.rawGetField(table, name)
+    if found == LUA_TNIL, let integer = key.intValue {
       lua_settop(L, -2)
       lua_rawgeti(L, table, lua_Integer(integer))
     }
@@ -122,19 +128,33 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   func decodeNil(forKey key: Key) throws -> Bool { !contains(key) }
 
   private func value<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+    try read(key) { try decoding.decode(type, at: $0) }
+  }
+
+  /// Pushes the field, reads it with `reader`, pops it; errors get the field's name.
+  @inline(__always)
+  private func read<T>(_ key: Key, _ reader: (Int32) throws -> T) throws -> T {
     let top = decoding.stack.top
     defer { decoding.stack.setTop(top) }
     let name = push(key)
-    do { return try decoding.decode(type, at: top + 1) } catch {
+    do { return try reader(top + 1) } catch {
       throw LuaDecoding.luaError(error).under(LuaPath.component(key: name))
     }
   }
 
-  func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try value(type, forKey: key) }
-  func decode(_ type: String.Type, forKey key: Key) throws -> String { try value(type, forKey: key) }
-  func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try value(type, forKey: key) }
+  func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+    try read(key) { try decoding.bool(at: $0) }
+  }
+  func decode(_ type: String.Type, forKey key: Key) throws -> String {
+    try read(key) { try decoding.string(at: $0) }
+  }
+  func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+    try read(key) { try decoding.double(at: $0) }
+  }
   func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try value(type, forKey: key) }
-  func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try value(type, forKey: key) }
+  func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+    try read(key) { try decoding.integer(Int.self, at: $0) }
+  }
   func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try value(type, forKey: key) }
   func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try value(type, forKey: key) }
   func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try value(type, forKey: key) }
@@ -183,7 +203,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
 /// Reads an array: a table whose keys are exactly 1...n.
 struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
-  let decoding: LuaDecoding
+  unowned(unsafe) let decoding: LuaDecoding
   let table: Int32
   let count: Int?
   private(set) var currentIndex = 0
@@ -191,33 +211,9 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
   var isAtEnd: Bool { currentIndex >= count! }
 
   init(decoding: LuaDecoding, table: Int32) throws {
-    let L = decoding.L
-    guard lua_type(L, table) == LUA_TTABLE else { throw decoding.mismatch("array", at: table) }
     self.decoding = decoding
     self.table = table
-    let length = Int(lua_rawlen(L, table))
-    self.count = length
-    var entries = 0
-    lua_pushnil(L)
-    while lua_next(L, table) != 0 {
-      lua_settop(L, -2)
-      entries += 1
-      let isIndex = lua_type(L, -1) == LUA_TNUMBER && lua_isinteger(L, -1) != 0
-        && (1...max(length, 1)).contains(Int(lua_tointegerx(L, -1, nil)))
-      if !isIndex {
-        let key = try decoding.stack.value(at: -1, in: decoding.vm)
-        lua_settop(L, -2)
-        throw LuaError.conversion(
-          path: "", message: "expected an array (keys 1 to \(length)), found the key \(key)")
-      }
-    }
-    if entries != length {
-      for index in 1...length where lua_rawgeti(L, table, lua_Integer(index)) == LUA_TNIL {
-        lua_settop(L, -2)
-        throw LuaError.conversion(
-          path: "", message: "expected an array without holes, but [\(index)] is nil")
-      }
-    }
+    self.count = try decoding.arrayCount(at: table)
   }
 
   private mutating func next<T: Decodable>(_ type: T.Type) throws -> T {
@@ -285,7 +281,7 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 }
 
 struct LuaSingleValueDecodingContainer: SingleValueDecodingContainer {
-  let decoding: LuaDecoding
+  unowned(unsafe) let decoding: LuaDecoding
   let index: Int32
   var codingPath: [any CodingKey] { [] }
 

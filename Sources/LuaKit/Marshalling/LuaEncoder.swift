@@ -62,6 +62,22 @@ final class LuaEncoding {
   let maximumDepth: Int
   var depth = 0
   var objects: [ObjectIdentifier] = []
+  var facts = LuaTypeFacts<any LuaDirectEncodable.Type>()
+  /// One encoder per nesting depth, reused (see `LuaDecoding`'s decoders).
+  private var encoders: [LuaValueEncoder] = []
+
+  /// How many fields the first value of each struct type had: later ones get a table of that
+  /// size at once instead of growing it field by field.
+  private var fieldCounts = LuaTypeFacts<Int32>()
+
+  private func borrowEncoder(base: Int32, isEnum: Bool, fieldCount: Int32) -> LuaValueEncoder {
+    while encoders.count < depth { encoders.append(LuaValueEncoder(encoding: self, base: 0, isEnum: false)) }
+    let encoder = encoders[depth - 1]
+    encoder.base = base
+    encoder.isEnum = isEnum
+    encoder.fieldCount = fieldCount
+    return encoder
+  }
 
   init(stack: LuaStack, vm: LuaVM, maximumDepth: Int) {
     self.stack = stack
@@ -73,52 +89,85 @@ final class LuaEncoding {
 
   /// Pushes one value for `value`.
   func push<Value: Encodable>(_ value: Value) throws {
-    guard stack.reserve(8) else { throw LuaError.conversion(path: "", message: "nesting too deep") }
     // Scalars first, by comparing metatypes (cheaper than casts): they are most of any state.
     let type = Value.self
     if type == String.self {
-      stack.push(reinterpret(value, as: String.self))
+      stack.push(unsafeBitCast(value, to: String.self))
     } else if type == Int.self {
-      lua_pushinteger(L, lua_Integer(reinterpret(value, as: Int.self)))
+      lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int.self)))
     } else if type == Bool.self {
-      lua_pushboolean(L, reinterpret(value, as: Bool.self) ? 1 : 0)
+      lua_pushboolean(L, unsafeBitCast(value, to: Bool.self) ? 1 : 0)
     } else if type == Double.self {
-      lua_pushnumber(L, reinterpret(value, as: Double.self))
+      lua_pushnumber(L, unsafeBitCast(value, to: Double.self))
     } else if type == Date.self {
-      lua_pushnumber(L, reinterpret(value, as: Date.self).timeIntervalSince1970)
+      lua_pushnumber(L, unsafeBitCast(value, to: Date.self).timeIntervalSince1970)
     } else if type == Data.self {
-      reinterpret(value, as: Data.self).withUnsafeBytes { stack.push(bytes: $0) }
+      unsafeBitCast(value, to: Data.self).withUnsafeBytes { stack.push(bytes: $0) }
     } else if type == URL.self {
-      stack.push(reinterpret(value, as: URL.self).absoluteString)
+      stack.push(unsafeBitCast(value, to: URL.self).absoluteString)
     } else if type == UUID.self {
-      stack.push(reinterpret(value, as: UUID.self).uuidString)
+      stack.push(unsafeBitCast(value, to: UUID.self).uuidString)
     } else if type == LuaValue.self {
-      try stack.push(reinterpret(value, as: LuaValue.self), in: vm)
-    } else if let dictionary = value as? any LuaIntKeyedEncodable {
-      try pushIntKeyed(dictionary)
+      try stack.push(unsafeBitCast(value, to: LuaValue.self), in: vm)
+    } else if let direct = facts.direct(for: type, { type as? any LuaDirectEncodable.Type }) {
+      var value = value
+      try direct.push(&value, into: self)
     } else {
       try pushComposite(value)
     }
   }
 
-  private func pushIntKeyed(_ dictionary: any LuaIntKeyedEncodable) throws {
-    lua_createtable(L, 0, 0)
-    let table = stack.top
-    try dictionary.encodeEntries { key, value in
-      lua_pushinteger(L, lua_Integer(key))
-      do { try push(value) } catch { throw LuaEncoding.luaError(error).under(LuaPath.component(index: key)) }
-      lua_rawset(L, table)
+  /// A new array table on top of the stack; returns its index.
+  func beginArray(count: Int) throws -> Int32 {
+    try reserveForNesting()
+    lua_createtable(L, Int32(clamping: count), 0)
+    vm.setArrayMarker(on: -1, L)
+    return stack.top
+  }
+
+  func pushElement<Element: Encodable>(_ element: Element, at position: Int, of table: Int32) throws {
+    do { try push(element) } catch {
+      throw LuaEncoding.luaError(error).under(LuaPath.component(index: position))
     }
+    if lua_type(L, -1) == LUA_TNIL {
+      throw LuaError.conversion(
+        path: LuaPath.component(index: position),
+        message: "nil cannot be an element of an array: Lua arrays have no holes")
+    }
+    lua_rawseti(L, table, lua_Integer(position))
+  }
+
+  /// A new map table on top of the stack; returns its index.
+  func beginMap(count: Int) throws -> Int32 {
+    try reserveForNesting()
+    lua_createtable(L, 0, Int32(clamping: count))
+    return stack.top
+  }
+
+  /// `table[key] = value` with an integer key, which stays an integer.
+  func pushEntry<Value: Encodable>(_ key: Int, _ value: Value, of table: Int32) throws {
+    lua_pushinteger(L, lua_Integer(key))
+    do { try push(value) } catch {
+      throw LuaEncoding.luaError(error).under(LuaPath.component(index: key))
+    }
+    lua_rawset(L, table)
+  }
+
+  /// Each level of nesting pushes a few slots (its table, a key, a value); Lua guarantees
+  /// only a handful, so every composite asks for more before it starts.
+  func reserveForNesting() throws {
+    guard stack.reserve(8) else { throw LuaError.conversion(path: "", message: "nesting too deep") }
   }
 
   private func pushComposite<Value: Encodable>(_ value: Value) throws {
+    try reserveForNesting()
     depth += 1
     defer { depth -= 1 }
     if depth > maximumDepth {
       throw LuaError.conversion(path: "", message: "nesting deeper than \(maximumDepth) levels")
     }
     var isObject = false
-    if Value.self is AnyClass || type(of: value as Any) is AnyClass {
+    if Value.self is AnyClass {
       let identity = ObjectIdentifier(value as AnyObject)
       if objects.contains(identity) {
         throw LuaError.conversion(path: "", message: "cycle: the object contains itself")
@@ -128,10 +177,24 @@ final class LuaEncoding {
     }
     defer { if isObject { objects.removeLast() } }
     let base = stack.top
-    let encoder = LuaValueEncoder(encoding: self, base: base, isEnum: isEnumType(Value.self))
+    let hint = fieldCounts.direct(for: Value.self) { nil }
+    let encoder = borrowEncoder(base: base, isEnum: isEnumType(Value.self), fieldCount: hint ?? 0)
     try value.encode(to: encoder)
     if stack.top == base { lua_createtable(L, 0, 0) }  // encoded nothing: an empty table
     stack.setTop(base + 1)
+    if hint == nil { fieldCounts.record(countFields(at: base + 1), for: Value.self) }
+  }
+
+  /// The number of fields of the table at `index` (0 for anything else).
+  private func countFields(at index: Int32) -> Int32 {
+    guard lua_type(L, index) == LUA_TTABLE else { return 0 }
+    var count: Int32 = 0
+    lua_pushnil(L)
+    while lua_next(L, index) != 0 {
+      count += 1
+      lua_settop(L, -2)
+    }
+    return count
   }
 
   func pushInteger<Integer: BinaryInteger>(_ value: Integer) throws {
@@ -151,17 +214,13 @@ final class LuaEncoding {
   }
 }
 
-/// `value` as the type it is known to be (the caller compared the metatypes).
-@inline(__always)
-func reinterpret<Value, Known>(_ value: Value, as known: Known.Type) -> Known {
-  withUnsafePointer(to: value) { $0.withMemoryRebound(to: Known.self, capacity: 1) { $0.pointee } }
-}
-
 /// The `Encoder` for one value; its result lands at `base + 1` on the stack.
 final class LuaValueEncoder: Encoder {
-  let encoding: LuaEncoding
-  let base: Int32
-  let isEnum: Bool
+  unowned(unsafe) let encoding: LuaEncoding
+  var base: Int32
+  var isEnum: Bool
+  /// The expected number of fields, to size the table.
+  var fieldCount: Int32 = 0
   var codingPath: [any CodingKey] = []
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -176,7 +235,7 @@ final class LuaValueEncoder: Encoder {
     let slot = base + 1
     if encoding.stack.top < slot || lua_type(encoding.L, slot) != LUA_TTABLE {
       encoding.stack.setTop(base)
-      lua_createtable(encoding.L, 0, 0)
+      lua_createtable(encoding.L, 0, array ? 0 : fieldCount)
       if array { encoding.vm.setArrayMarker(on: -1, encoding.L) }
     }
     return slot

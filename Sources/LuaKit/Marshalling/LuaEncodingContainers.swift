@@ -5,7 +5,7 @@ import LuaSupport
 /// case's nested container writes into the same table, after setting `type` to the case name:
 /// that is how a Swift enum becomes the action shape `{ type = "case_name", ... }`.
 struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-  let encoding: LuaEncoding
+  unowned(unsafe) let encoding: LuaEncoding
   let table: Int32
   /// The root container of an enum: its one nested container is the case's payload.
   let isEnumRoot: Bool
@@ -39,12 +39,11 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
   private func set(_ key: Key, _ push: () throws -> Void) throws {
     let name = fieldName(key)
-    encoding.stack.push(name)
     do { try push() } catch {
-      lua_settop(L, -2)
       throw LuaEncoding.luaError(error).under(LuaPath.component(key: name))
     }
-    lua_rawset(L, table)
+    // The tables made here have no metatable, so the cheaper `lua_setfield` sets raw.
+    encoding.stack.plainSetField(table, name)
   }
 
   mutating func encodeNil(forKey key: Key) throws {}  // absent, like Optional.none
@@ -117,7 +116,7 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
 /// Appends elements to the array at `table`.
 struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
-  let encoding: LuaEncoding
+  unowned(unsafe) let encoding: LuaEncoding
   let table: Int32
   private(set) var count = 0
   var codingPath: [any CodingKey] { [] }
@@ -191,7 +190,7 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
 /// An `Encoder` whose containers write into an existing table (for `superEncoder`).
 final class LuaTableEncoder: Encoder {
-  let encoding: LuaEncoding
+  unowned(unsafe) let encoding: LuaEncoding
   let table: Int32
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -218,7 +217,7 @@ final class LuaTableEncoder: Encoder {
 
 /// A single value written into `table.value` (only reachable through `superEncoder`).
 struct LuaFieldValueEncodingContainer: SingleValueEncodingContainer {
-  let encoding: LuaEncoding
+  unowned(unsafe) let encoding: LuaEncoding
   let table: Int32
   var codingPath: [any CodingKey] { [] }
 

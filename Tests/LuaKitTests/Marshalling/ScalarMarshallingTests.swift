@@ -94,3 +94,36 @@ import Testing
       == #"state: "nope" is not a UUID"#)
   }
 }
+
+@Suite struct UTF8ValidationTests {
+  @Test(arguments: [
+    ([0x61, 0x62], true),
+    ([0xC3, 0xA9], true),  // é
+    ([0xE2, 0x9C, 0x93], true),  // ✓
+    ([0xF0, 0x9F, 0x8D, 0x95], true),  // 🍕
+    ([0xC3], false),  // truncated
+    ([0xC0, 0xAF], false),  // overlong
+    ([0xE0, 0x80, 0xAF], false),  // overlong
+    ([0xED, 0xA0, 0x80], false),  // surrogate
+    ([0xF4, 0x90, 0x80, 0x80], false),  // past U+10FFFF
+    ([0xFF], false),
+    ([0x61, 0x61, 0x61, 0x61, 0x61, 0x61, 0x61, 0x61, 0x61, 0xE9], false),  // after the fast path
+  ] as [([UInt8], Bool)])
+  func agreesWithTheStandardLibrary(bytes: [UInt8], valid: Bool) {
+    let ours = bytes.withUnsafeBytes { UTF8Validation.isValid($0) }
+    #expect(ours == valid)
+    #expect(ours == (String(validating: bytes, as: UTF8.self) != nil))
+  }
+
+  @Test func agreesOnRandomBytes() {
+    var generator = RoundTripPropertyTests.SeededGenerator(state: 7)
+    for _ in 0..<20_000 {
+      let bytes = (0..<Int.random(in: 0..<12, using: &generator)).map { _ in
+        // Mostly bytes that make multibyte sequences, where the edge cases are.
+        UInt8.random(in: 0x70...0xFF, using: &generator)
+      }
+      let ours = bytes.withUnsafeBytes { UTF8Validation.isValid($0) }
+      #expect(ours == (String(validating: bytes, as: UTF8.self) != nil), "\(bytes)")
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import CLua
+import LuaSupport
+
+/// The floor for everything above it: a Lua counter reducer called from Swift through the raw
+/// C API, with a fresh action table each call. Nothing of ours is on this path.
+enum LuaFloorBenchmarks {
+  static let reducer = """
+    return function(state, action)
+      if action.type == "increment" then
+        state.count = state.count + 1
+      elseif action.type == "decrement" then
+        state.count = state.count - 1
+      end
+    end
+    """
+
+  static func run() throws -> [Figure] {
+    let L = luaL_newstate()!
+    defer { lua_close(L) }
+    luaL_openlibs(L)
+    guard luaL_loadstring(L, reducer) == LUA_OK, lua_pcallk(L, 0, 1, 0, 0, nil) == LUA_OK else {
+      throw BenchmarkError("the counter reducer did not load")
+    }
+    let reduce = luaL_ref(L, LK_REGISTRYINDEX)
+    lua_createtable(L, 0, 1)
+    lua_pushinteger(L, 0)
+    lua_setfield(L, -2, "count")
+    let state = luaL_ref(L, LK_REGISTRYINDEX)
+    let iterations = 2_000_000
+    let nanoseconds = try nanosecondsPerIteration(iterations: iterations) { count in
+      for _ in 0..<count {
+        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(reduce))
+        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(state))
+        lua_createtable(L, 0, 1)
+        lua_pushstring(L, "increment")
+        lua_setfield(L, -2, "type")
+        guard lua_pcallk(L, 2, 0, 0, 0, nil) == LUA_OK else { throw BenchmarkError("reduce failed") }
+      }
+    }
+    lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(state))
+    lua_getfield(L, -1, "count")
+    precondition(lua_tointegerx(L, -1, nil) > iterations, "the reducer did not count")
+    return [Figure(name: "lua.counter.floor_ns", value: nanoseconds, unit: "ns")]
+  }
+}
