@@ -30,7 +30,7 @@ enum MarshalBenchmarks {
     precondition(oursBack == state, "our round trip changed the state")
     precondition(jsonBack == state, "the JSON round trip changed the state")
     let (oursNanoseconds, jsonNanoseconds) = try interleavedNanoseconds(
-      iterations: 3, { try ours.roundTrip(times: $0) }, { try json.roundTrip(times: $0) })
+      iterations: 3, rounds: 15, { try ours.roundTrip(times: $0) }, { try json.roundTrip(times: $0) })
     return [
       Figure(name: "marshal.todos10k.ours_ms", value: oursNanoseconds / 1e6, unit: "ms"),
       Figure(name: "marshal.todos10k.json_ms", value: jsonNanoseconds / 1e6, unit: "ms"),
@@ -101,22 +101,31 @@ enum MarshalBenchmarks {
       return back
     }
   }
-
-  /// The two halves of our path, for profiling: `Benchmarks split`.
-  static func split() throws {
-    let vm = try LuaVM(limits: .unlimited)
-    let reference = try LuaEncoder().encode(state, in: vm, rootName: "state")
-    let (encode, decode) = try interleavedNanoseconds(iterations: 3, { count in
-      for _ in 0..<count { _ = try LuaEncoder().encode(state, in: vm, rootName: "state") }
-    }, { count in
-      for _ in 0..<count { _ = try LuaDecoder().decode(State.self, from: reference, in: vm) }
-    })
-    print("split encode \(encode / 1e6) ms decode \(decode / 1e6) ms")
-  }
 }
 
 struct BenchmarkError: Error, CustomStringConvertible {
   var description: String
   init(_ description: String) { self.description = description }
+}
+
+
+extension MarshalBenchmarks {
+  /// Each piece of both paths timed alone, to see where the time goes:
+  /// `.build/release/Benchmarks pieces`.
+  static func pieces() throws {
+    let json = try encoderForPieces.encode(state)
+    func time(_ name: String, _ body: () throws -> Void) rethrows {
+      let ns = try nanosecondsPerIteration(iterations: 5, rounds: 9) { n in for _ in 0..<n { try body() } }
+      print("\(name): \(String(format: "%.2f", ns / 1e6)) ms")
+    }
+    try time("JSONEncoder") { _ = try encoderForPieces.encode(state) }
+    try time("JSONDecoder") { _ = try JSONDecoder().decode(State.self, from: json) }
+    let vm = try LuaVM(limits: .unlimited)
+    let reference = try LuaEncoder().encode(state, in: vm, rootName: "state")
+    try time("LuaEncoder") { _ = try LuaEncoder().encode(state, in: vm, rootName: "state") }
+    try time("LuaDecoder") { _ = try LuaDecoder().decode(State.self, from: reference, in: vm) }
+  }
+
+  static let encoderForPieces = JSONEncoder()
 }
 

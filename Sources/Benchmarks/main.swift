@@ -7,7 +7,10 @@ let groups = [
   BenchmarkGroup(prefix: "lua.counter.floor", run: LuaFloorBenchmarks.run),
 ]
 
-if CommandLine.arguments.dropFirst().first == "split" { try MarshalBenchmarks.split(); exit(0) }
+if CommandLine.arguments.dropFirst().first == "pieces" {  // a diagnostic, not a figure
+  try MarshalBenchmarks.pieces()
+  exit(0)
+}
 let filters = Array(CommandLine.arguments.dropFirst())
 let selected = groups.filter { group in
   filters.isEmpty || filters.contains { group.prefix.hasPrefix($0) || $0.hasPrefix(group.prefix) }

@@ -62,9 +62,6 @@ lua_State *lk_newstate(size_t memory_limit) {
   }
   *(lk_info **)lua_getextraspace(L) = info;
   lua_atpanic(L, lk_panic);
-  // Most objects (action tables, effect descriptions, snapshots) die young: the generational
-  // collector handles that with far less work than the incremental one.
-  lua_gc(L, LUA_GCGEN, 0, 0);
   luaL_openlibs(L);
   // string.dump turns functions into bytecode; nothing here needs it, and string values reach
   // the real string table through their metatable, so it goes from the real table.

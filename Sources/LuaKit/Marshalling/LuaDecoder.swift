@@ -57,7 +57,17 @@ final class LuaDecoding {
   let maximumDepth: Int
   /// The tables being decoded, outermost first, with the stack slot each one is in.
   private var path: [(table: UnsafeRawPointer, slot: Int32)] = []
-  private var facts = LuaTypeFacts<any LuaDirectDecodable.Type>()
+  /// What the decoding needs to know about a type that is not a scalar, found once per type.
+  private var knownTypes: [(type: ObjectIdentifier, direct: (any LuaDirectDecodable.Type)?, isEnum: Bool)] = []
+
+  private func facts(for type: Any.Type) -> (direct: (any LuaDirectDecodable.Type)?, isEnum: Bool) {
+    let id = ObjectIdentifier(type)
+    for entry in knownTypes.reversed() where entry.type == id { return (entry.direct, entry.isEnum) }
+    let direct = type as? any LuaDirectDecodable.Type
+    let isEnum = isEnumType(type)
+    knownTypes.append((id, direct, isEnum))
+    return (direct, isEnum)
+  }
   /// One decoder per nesting depth, reused: a value's decoder is done with before its next
   /// sibling starts, and allocating one per struct costs more than decoding its fields.
   private var decoders: [LuaValueDecoder] = []
@@ -101,10 +111,9 @@ final class LuaDecoding {
     if type == URL.self { return try unsafeBitCast(url(at: index), to: Value.self) }
     if type == UUID.self { return try unsafeBitCast(uuid(at: index), to: Value.self) }
     if type == LuaValue.self { return try unsafeBitCast(stack.value(at: index, in: vm), to: Value.self) }
-    if let direct = facts.direct(for: type, { type as? any LuaDirectDecodable.Type }) {
-      return try direct.decode(Value.self, from: self, at: index)
-    }
-    return try decodeComposite(type, at: index)
+    let facts = facts(for: type)
+    if let direct = facts.direct { return try direct.decode(Value.self, from: self, at: index) }
+    return try decodeComposite(type, at: index, isEnum: facts.isEnum)
   }
 
   /// Element `position` of the array at `table`.
@@ -167,7 +176,9 @@ final class LuaDecoding {
     }
   }
 
-  private func decodeComposite<Value: Decodable>(_ type: Value.Type, at index: Int32) throws -> Value {
+  private func decodeComposite<Value: Decodable>(
+    _ type: Value.Type, at index: Int32, isEnum: Bool
+  ) throws -> Value {
     let top = stack.top
     defer { stack.setTop(top) }
     guard stack.reserve(8) else { throw LuaError.conversion(path: "", message: "nesting too deep") }
@@ -188,7 +199,7 @@ final class LuaDecoding {
       }
     }
     defer { if entersTable { path.removeLast() } }
-    let decoder = borrowDecoder(index: index, enumType: isEnumType(type) ? type : nil)
+    let decoder = borrowDecoder(index: index, enumType: isEnum ? type : nil)
     defer { depth -= 1 }
     return try Value(from: decoder)
   }

@@ -62,13 +62,8 @@ final class LuaEncoding {
   let maximumDepth: Int
   var depth = 0
   var objects: [ObjectIdentifier] = []
-  var facts = LuaTypeFacts<any LuaDirectEncodable.Type>()
   /// One encoder per nesting depth, reused (see `LuaDecoding`'s decoders).
   private var encoders: [LuaValueEncoder] = []
-
-  /// How many fields the first value of each struct type had: later ones get a table of that
-  /// size at once instead of growing it field by field.
-  private var fieldCounts = LuaTypeFacts<Int32>()
 
   private func borrowEncoder(base: Int32, isEnum: Bool, fieldCount: Int32) -> LuaValueEncoder {
     while encoders.count < depth { encoders.append(LuaValueEncoder(encoding: self, base: 0, isEnum: false)) }
@@ -109,11 +104,40 @@ final class LuaEncoding {
       stack.push(unsafeBitCast(value, to: UUID.self).uuidString)
     } else if type == LuaValue.self {
       try stack.push(unsafeBitCast(value, to: LuaValue.self), in: vm)
-    } else if let direct = facts.direct(for: type, { type as? any LuaDirectEncodable.Type }) {
-      var value = value
-      try direct.push(&value, into: self)
     } else {
-      try pushComposite(value)
+      let facts = facts(for: type)
+      if let direct = facts.direct {
+        var value = value
+        try direct.push(&value, into: self)
+      } else {
+        try pushComposite(value, facts: facts)
+      }
+    }
+  }
+
+  /// What the encoding needs to know about a type that is not a scalar.
+  struct TypeFacts {
+    var direct: (any LuaDirectEncodable.Type)?
+    var kind: LuaTypeKind
+    /// Fields of the last value of the type, to size the next one's table; 0 until known.
+    var fieldCount: Int32 = 0
+  }
+
+  /// A state has few distinct types: a short list searched from the most recent beats hashing.
+  private var knownTypes: [(type: ObjectIdentifier, facts: TypeFacts)] = []
+
+  private func facts(for type: Any.Type) -> TypeFacts {
+    let id = ObjectIdentifier(type)
+    for entry in knownTypes.reversed() where entry.type == id { return entry.facts }
+    let facts = TypeFacts(direct: type as? any LuaDirectEncodable.Type, kind: LuaTypeKind(type))
+    knownTypes.append((id, facts))
+    return facts
+  }
+
+  private func recordFieldCount(_ count: Int32, for type: Any.Type) {
+    let id = ObjectIdentifier(type)
+    if let index = knownTypes.lastIndex(where: { $0.type == id }) {
+      knownTypes[index].facts.fieldCount = count
     }
   }
 
@@ -159,30 +183,28 @@ final class LuaEncoding {
     guard stack.reserve(8) else { throw LuaError.conversion(path: "", message: "nesting too deep") }
   }
 
-  private func pushComposite<Value: Encodable>(_ value: Value) throws {
+  private func pushComposite<Value: Encodable>(_ value: Value, facts: TypeFacts) throws {
     try reserveForNesting()
     depth += 1
     defer { depth -= 1 }
     if depth > maximumDepth {
       throw LuaError.conversion(path: "", message: "nesting deeper than \(maximumDepth) levels")
     }
-    var isObject = false
-    if Value.self is AnyClass {
+    let isObject = facts.kind == .class
+    if isObject {
       let identity = ObjectIdentifier(value as AnyObject)
       if objects.contains(identity) {
         throw LuaError.conversion(path: "", message: "cycle: the object contains itself")
       }
       objects.append(identity)
-      isObject = true
     }
     defer { if isObject { objects.removeLast() } }
     let base = stack.top
-    let hint = fieldCounts.direct(for: Value.self) { nil }
-    let encoder = borrowEncoder(base: base, isEnum: isEnumType(Value.self), fieldCount: hint ?? 0)
+    let encoder = borrowEncoder(base: base, isEnum: facts.kind == .enum, fieldCount: facts.fieldCount)
     try value.encode(to: encoder)
     if stack.top == base { lua_createtable(L, 0, 0) }  // encoded nothing: an empty table
     stack.setTop(base + 1)
-    if hint == nil { fieldCounts.record(countFields(at: base + 1), for: Value.self) }
+    if facts.fieldCount == 0 { recordFieldCount(countFields(at: base + 1), for: Value.self) }
   }
 
   /// The number of fields of the table at `index` (0 for anything else).

@@ -1,11 +1,23 @@
 /// What the marshalling needs to know about a Swift type that `Codable` does not say.
 
-/// True for Swift enums (not `Optional`), read from the type's runtime metadata kind, whose
-/// values are part of Swift's stable ABI (`MetadataKind::Enum` is 0x201). Enums marshal to the
-/// action shape `{ type = "case_name", ... }`, which needs to know it is looking at one.
-func isEnumType(_ type: Any.Type) -> Bool {
-  unsafeBitCast(type, to: UnsafePointer<Int>.self).pointee == 0x201
+/// The kind of a Swift type, read from its runtime metadata, whose kind values are part of
+/// Swift's stable ABI (`MetadataKind`). Enums marshal to the action shape
+/// `{ type = "case_name", ... }`, which needs to know it is looking at one; classes are where
+/// cycles can come from. Reading one word is far cheaper than a dynamic cast.
+enum LuaTypeKind {
+  case `enum`, `class`, other
+
+  init(_ type: Any.Type) {
+    let kind = unsafeBitCast(type, to: UnsafePointer<Int>.self).pointee
+    switch kind {
+    case 0x201: self = .enum  // MetadataKind::Enum (Optional is 0x202)
+    case 0, 0x800...: self = .class  // MetadataKind::Class, or an isa pointer
+    default: self = .other
+    }
+  }
 }
+
+func isEnumType(_ type: Any.Type) -> Bool { LuaTypeKind(type) == .enum }
 
 /// Types the encoder writes itself instead of going through `Codable`'s containers: arrays
 /// (element by element, no boxed container per array) and dictionaries with `Int` keys (which
@@ -75,27 +87,6 @@ extension Dictionary: LuaDirectDecodable where Key == Int, Value: Decodable {
       result[key] = try decoding.decode(Value.self, at: slot)
     }
     return unsafeBitCast(result, to: Result.self)
-  }
-}
-
-/// Per-type facts, found once per encoding or decoding rather than once per value: looking up
-/// a protocol conformance costs more than encoding a small struct. A state has few distinct
-/// types, so a short list searched from the most recent beats hashing.
-struct LuaTypeFacts<Direct> {
-  private var known: [(type: ObjectIdentifier, fact: Direct?)] = []
-
-  mutating func direct(for type: Any.Type, _ lookUp: () -> Direct?) -> Direct? {
-    let id = ObjectIdentifier(type)
-    for entry in known.reversed() where entry.type == id { return entry.fact }
-    let fact = lookUp()
-    known.append((id, fact))
-    return fact
-  }
-
-  mutating func record(_ fact: Direct, for type: Any.Type) {
-    let id = ObjectIdentifier(type)
-    known.removeAll { $0.type == id }
-    known.append((id, fact))
   }
 }
 
