@@ -28,13 +28,16 @@ func nanosecondsPerIteration(
 }
 
 /// Nanoseconds per iteration of each body, timed in alternating rounds (a, b, a, b, ...) so
-/// that a noisy neighbour slows both sides alike; the median round of each.
+/// that a noisy neighbour slows both sides alike; the median round of each. Each round starts
+/// with one untimed iteration, for both sides alike, so that neither pays for the heap the
+/// other just left behind.
 func interleavedNanoseconds(
   iterations: Int, rounds: Int = 9, _ first: (Int) throws -> Void, _ second: (Int) throws -> Void
 ) rethrows -> (first: Double, second: Double) {
   try first(1)
   try second(1)
   func time(_ body: (Int) throws -> Void) rethrows -> Double {
+    try body(1)
     let start = DispatchTime.now().uptimeNanoseconds
     try body(iterations)
     return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(iterations)

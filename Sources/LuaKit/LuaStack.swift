@@ -41,10 +41,18 @@ struct LuaStack {
   }
 
   func push(_ string: String) {
-    var string = string
-    string.withUTF8 { buffer in
-      _ = lua_pushlstring(L, buffer.baseAddress.map { UnsafeRawPointer($0) }?
+    // Borrows the string's own bytes when it has them contiguously (native and small strings
+    // do); copying it into a `var` for `withUTF8` would cost a retain and a release.
+    let pushed: Void? = string.utf8.withContiguousStorageIfAvailable { buffer in
+      _ = lua_pushlstring(L, UnsafeRawPointer(buffer.baseAddress)?
         .assumingMemoryBound(to: CChar.self), buffer.count)
+    }
+    if pushed == nil {
+      var string = string
+      string.withUTF8 { buffer in
+        _ = lua_pushlstring(L, UnsafeRawPointer(buffer.baseAddress)?
+          .assumingMemoryBound(to: CChar.self), buffer.count)
+      }
     }
   }
 

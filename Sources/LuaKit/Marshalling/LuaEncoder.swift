@@ -87,7 +87,9 @@ final class LuaEncoding {
     // Scalars first, by comparing metatypes (cheaper than casts): they are most of any state.
     let type = Value.self
     if type == String.self {
-      stack.push(unsafeBitCast(value, to: String.self))
+      withUnsafePointer(to: value) { pointer in
+        pointer.withMemoryRebound(to: String.self, capacity: 1) { stack.push($0.pointee) }
+      }
     } else if type == Int.self {
       lua_pushinteger(L, lua_Integer(unsafeBitCast(value, to: Int.self)))
     } else if type == Bool.self {
