@@ -80,3 +80,13 @@ import Testing
 }
 
 import Foundation
+
+@Suite struct ReadmeExampleTests {
+  /// The `LuaValue` example of the README, word for word.
+  @Test func theValuesExampleReadsAsTheReadmeSays() {
+    var state: LuaValue = ["count": 0, "todos": []]
+    state.count = 1
+    state.todos[1] = ["title": "Buy milk", "done": false]
+    #expect(state.description == #"{ count = 1, todos = { { done = false, title = "Buy milk" } } }"#)
+  }
+}
