@@ -5,10 +5,16 @@ let package = Package(
   name: "ComposableLua",
   products: [
     .library(name: "LuaKit", targets: ["LuaKit"]),
+    .library(name: "Composable", targets: ["Composable"]),
     .executable(name: "composable", targets: ["composable"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.0.0"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.3.0"),
+    .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.0"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.4.0"),
   ],
   targets: [
     // Debian's liblua5.4 through pkg-config; `scripts/install-deps` installs it when missing.
@@ -21,15 +27,36 @@ let package = Package(
     // allocator and the trampoline that raises Lua errors on behalf of Swift functions.
     .target(name: "LuaSupport", dependencies: ["CLua"]),
     .target(name: "LuaKit", dependencies: ["LuaSupport", "CLua"]),
+    // The runtime: reducers, effects, the Store and the TestStore. Pure Swift, no Lua.
+    .target(
+      name: "Composable",
+      dependencies: [
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     .executableTarget(
       name: "composable",
       dependencies: ["LuaKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
     .executableTarget(
       name: "Benchmarks",
-      dependencies: ["LuaKit", "LuaSupport", "CLua"]
+      dependencies: ["LuaKit", "LuaSupport", "CLua", "Composable"]
     ),
     .testTarget(name: "LuaKitTests", dependencies: ["LuaKit", "LuaSupport", "CLua"]),
+    .testTarget(
+      name: "ComposableTests",
+      dependencies: [
+        "Composable",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        // Lets IssueReporting record failures into Swift Testing.
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,27 @@
+/// How a parent action holds a child action: embedding a child action into the parent's enum
+/// and extracting it back out. The closure-based stand-in for a case path, so that the runtime
+/// needs no macros (and no swift-syntax in every build).
+///
+/// ```swift
+/// let counter = ActionCase<AppAction, CounterAction>(
+///   embed: AppAction.counter,
+///   extract: { if case let .counter(action) = $0 { action } else { nil } }
+/// )
+/// ```
+public struct ActionCase<Root, Value>: Sendable {
+  public let embed: @Sendable (Value) -> Root
+  public let extract: @Sendable (Root) -> Value?
+
+  public init(embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?) {
+    self.embed = embed
+    self.extract = extract
+  }
+
+  /// `self` followed by `child`: embeds a grandchild action into the root in one step.
+  public func appending<Child>(_ child: ActionCase<Value, Child>) -> ActionCase<Root, Child> {
+    ActionCase<Root, Child>(
+      embed: { self.embed(child.embed($0)) },
+      extract: { self.extract($0).flatMap(child.extract) }
+    )
+  }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import IssueReporting
+
+/// Makes UUIDs: random ones live, predictable ones in tests.
+public struct UUIDGenerator: Sendable {
+  private let generate: @Sendable () -> UUID
+
+  public init(_ generate: @escaping @Sendable () -> UUID) { self.generate = generate }
+
+  public func callAsFunction() -> UUID { generate() }
+
+  public static let live = Self { UUID() }
+
+  /// 00000000-0000-0000-0000-000000000000, then ...0001, and so on.
+  public static var incrementing: Self {
+    let counter = LockedCounter()
+    return Self {
+      let value = counter.next()
+      return UUID(uuidString: String(format: "00000000-0000-0000-0000-%012llX", value))!
+    }
+  }
+
+  public static let unimplemented = Self {
+    reportIssue(
+      """
+      A test used "uuid" without providing it.
+
+      To fix, give the store a UUID generator, for instance with \
+      "dependencies: { $0.uuid = .incrementing }".
+      """)
+    return UUID(uuidString: "DEADBEEF-DEAD-BEEF-DEAD-BEEFDEADBEEF")!
+  }
+}
+
+final class LockedCounter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: UInt64 = 0
+
+  func next() -> UInt64 {
+    lock.lock()
+    defer { lock.unlock() }
+    defer { value += 1 }
+    return value
+  }
+}

@@ -1,0 +1,66 @@
+/// Work a reducer asks the store to do after it returns: feed an action back, run async work,
+/// cancel other work. Effects are values; the `Store` runs them.
+public struct Effect<Action: Sendable>: Sendable {
+  indirect enum Operation: Sendable {
+    case none
+    /// An action fed back to the store right after the current one.
+    case send(Action)
+    /// Async work; `Send` delivers its actions. Errors went to the catch handler already.
+    case run(TaskPriority?, @Sendable (Send<Action>) async -> Void)
+    case merge([Effect])
+    case concatenate([Effect])
+    case cancellable(EffectID, cancelInFlight: Bool, Effect)
+    case cancel(EffectID)
+    case throttle(EffectID, Throttle, Effect)
+  }
+
+  let operation: Operation
+
+  init(_ operation: Operation) { self.operation = operation }
+
+  /// No work.
+  public static var none: Self { Self(.none) }
+
+  /// Feeds `action` back into the store at once, reduced right after the current action.
+  public static func send(_ action: Action) -> Self { Self(.send(action)) }
+
+  /// Async work that sends actions back through `send`. An error thrown by `operation` goes to
+  /// `handler` (cancellation excepted); without a handler it is reported as an issue. It never
+  /// crashes the store.
+  public static func run(
+    priority: TaskPriority? = nil,
+    operation: @escaping @Sendable (Send<Action>) async throws -> Void,
+    catch handler: (@Sendable (any Error, Send<Action>) async -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) -> Self {
+    Self(.run(priority) { send in
+      do {
+        try await operation(send)
+      } catch is CancellationError {
+      } catch {
+        if let handler {
+          await handler(error, send)
+        } else {
+          reportUnhandledEffectError(
+            error, fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+      }
+    })
+  }
+
+  var isNone: Bool { if case .none = operation { true } else { false } }
+}
+
+/// Delivers actions from an effect to its store. Once the effect is cancelled it delivers
+/// nothing, so a cancelled effect cannot change state.
+public struct Send<Action: Sendable>: Sendable {
+  let deliver: @Sendable (Action) async -> Void
+
+  public init(_ deliver: @escaping @Sendable (Action) async -> Void) { self.deliver = deliver }
+
+  public func callAsFunction(_ action: Action) async {
+    guard !Task.isCancelled else { return }
+    await deliver(action)
+  }
+}

@@ -1,0 +1,11 @@
+/// The identifier of a cancellable effect: any hashable, sendable value.
+public struct EffectID: Hashable, @unchecked Sendable, CustomStringConvertible {
+  // The wrapped value is Sendable (the initializer requires it); AnyHashable just cannot say so.
+  private let base: AnyHashable
+
+  public init<ID: Hashable & Sendable>(_ id: ID) {
+    self.base = (id as? EffectID)?.base ?? AnyHashable(id)
+  }
+
+  public var description: String { "\(base)" }
+}

@@ -1,0 +1,23 @@
+import Clocks
+
+extension Effect {
+  /// Sends `action` every `interval` on `clock` until cancelled. Timers are tasks asleep on the
+  /// clock, not threads: hundreds of them in one store cost no thread each.
+  public static func timer(
+    every interval: Duration, clock: any Clock<Duration>, send action: Action
+  ) -> Self {
+    .run { send in
+      for await _ in clock.timer(interval: interval) {
+        await send(action)
+      }
+    }
+  }
+
+  /// Sends `action` once, after `delay` on `clock`.
+  public static func after(_ delay: Duration, clock: any Clock<Duration>, send action: Action) -> Self {
+    .run { send in
+      try await clock.sleep(for: delay)
+      await send(action)
+    }
+  }
+}

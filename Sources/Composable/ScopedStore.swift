@@ -1,0 +1,44 @@
+/// A view of a store limited to a child: the child's state, and child actions that reach the
+/// root store embedded in root actions. Scoping again composes the mapping once, so a store
+/// scoped ten levels deep still costs one closure chain and one root send.
+public struct ScopedStore<RootState: Sendable, RootAction: Sendable, State: Sendable, Action: Sendable>: Sendable {
+  public let root: Store<RootState, RootAction>
+  let toState: @Sendable (RootState) -> State
+  let toRootAction: @Sendable (Action) -> RootAction
+
+  @discardableResult
+  public func send(_ action: Action) async -> StoreTask {
+    await root.send(toRootAction(action))
+  }
+
+  /// Sends from code already running on the root store (`root.withIsolation`), without a hop.
+  @discardableResult
+  public func send(_ action: Action, isolation root: isolated Store<RootState, RootAction>) -> StoreTask {
+    root.send(toRootAction(action))
+  }
+
+  public var state: State {
+    get async { toState(await root.state) }
+  }
+
+  public func scope<ChildState: Sendable, ChildAction: Sendable>(
+    state: @escaping @Sendable (State) -> ChildState,
+    action: ActionCase<Action, ChildAction>
+  ) -> ScopedStore<RootState, RootAction, ChildState, ChildAction> {
+    let toState = self.toState
+    let toRootAction = self.toRootAction
+    let embed = action.embed
+    return ScopedStore<RootState, RootAction, ChildState, ChildAction>(
+      root: root, toState: { state(toState($0)) }, toRootAction: { toRootAction(embed($0)) })
+  }
+}
+
+extension Store {
+  /// A store limited to a child of this one.
+  public nonisolated func scope<ChildState: Sendable, ChildAction: Sendable>(
+    state: @escaping @Sendable (State) -> ChildState,
+    action: ActionCase<Action, ChildAction>
+  ) -> ScopedStore<State, Action, ChildState, ChildAction> {
+    ScopedStore(root: self, toState: state, toRootAction: action.embed)
+  }
+}

@@ -1,0 +1,275 @@
+import Clocks
+
+/// Runs a feature: holds its state, reduces actions, runs the effects the reducer returns.
+///
+/// Each store is an actor, so it has its own serial executor: many stores run on many cores,
+/// and no state is shared without isolation. `send` reduces at once (actions fed back by
+/// `Effect.send` are reduced right after, in order) and returns a handle on the effects it
+/// started. Actions from running effects come back in the order each effect sends them; a
+/// cancelled effect delivers nothing.
+public actor Store<State: Sendable, Action: Sendable> {
+  public private(set) var state: State
+  private let reducer: any Reducer<State, Action>
+  /// Hooks for the TestStore, which runs on this same store rather than a copy of it.
+  nonisolated let instrumentation: StoreInstrumentation<State, Action>?
+
+  private var queue: [(action: Action, fromEffect: Bool)] = []
+  private var isSending = false
+
+  private var nextToken = 0
+  private var running: [Int: RunningEffect] = [:]
+  private var tokensByID: [EffectID: Set<Int>] = [:]
+  private var throttles: [EffectID: ThrottleState] = [:]
+
+  private var nextObserver = 0
+  private var observers: [Int: @Sendable (State) -> Void] = [:]
+
+  public init(initialState: State, reducer: sending some Reducer<State, Action>) {
+    self.state = initialState
+    self.reducer = reducer
+    self.instrumentation = nil
+  }
+
+  /// A store whose reducer is built from dependencies: the live ones, changed by `dependencies`.
+  public init<R: Reducer<State, Action>>(
+    initialState: State,
+    dependencies: (inout DependencyValues) -> Void = { _ in },
+    reducer: (DependencyValues) -> sending R
+  ) {
+    var values = DependencyValues.live
+    dependencies(&values)
+    self.state = initialState
+    self.reducer = reducer(values)
+    self.instrumentation = nil
+  }
+
+  init(
+    initialState: State, reducer: sending any Reducer<State, Action>,
+    instrumentation: StoreInstrumentation<State, Action>
+  ) {
+    self.state = initialState
+    self.reducer = reducer
+    self.instrumentation = instrumentation
+  }
+
+  // MARK: Sending
+
+  /// Reduces `action` now, then any actions it fed back, and starts their effects.
+  @discardableResult
+  public func send(_ action: Action) -> StoreTask {
+    enqueue(action, fromEffect: false)
+  }
+
+  /// Runs `body` on this store's executor: several sends, or a read and a send, with no other
+  /// work in between.
+  public func withIsolation<Result: Sendable>(
+    _ body: @Sendable (isolated Store) throws -> Result
+  ) rethrows -> Result {
+    try body(self)
+  }
+
+  /// An action from a running effect. Dropped when that effect has been cancelled: the check
+  /// runs here, on the store, so a cancel and a delivery cannot cross.
+  func receive(_ action: Action) {
+    guard !Task.isCancelled else { return }
+    _ = enqueue(action, fromEffect: true)
+  }
+
+  private func enqueue(_ action: Action, fromEffect: Bool) -> StoreTask {
+    queue.append((action, fromEffect))
+    guard !isSending else { return StoreTask(tasks: []) }
+    isSending = true
+    var tasks: [Task<Void, Never>] = []
+    var index = 0
+    while index < queue.count {
+      let (action, fromEffect) = queue[index]
+      index += 1
+      let effect = reducer.reduce(into: &state, action: action)
+      instrumentation?.didReduce(action, fromEffect, state)
+      start(effect, ids: [], tasks: &tasks)
+    }
+    queue.removeAll(keepingCapacity: true)
+    isSending = false
+    if !observers.isEmpty {
+      for observer in observers.values { observer(state) }
+    }
+    return StoreTask(tasks: tasks)
+  }
+
+  // MARK: Effects
+
+  private struct RunningEffect {
+    let task: Task<Void, Never>
+    let ids: [EffectID]
+  }
+
+  private struct ThrottleState {
+    /// The clock all times of this id are measured on. `AnyClock` counts instants from its own
+    /// creation, and each throttled effect wraps the clock anew, so one wrapper is kept per id.
+    let clock: AnyClock<Duration>
+    var lastStart: AnyClock<Duration>.Instant?
+    var pending: Task<Void, Never>?
+  }
+
+  private func start(_ effect: Effect<Action>, ids: [EffectID], tasks: inout [Task<Void, Never>]) {
+    switch effect.operation {
+    case .none:
+      return
+    case let .send(action):
+      queue.append((action, true))
+    case let .merge(effects):
+      for effect in effects { start(effect, ids: ids, tasks: &tasks) }
+    case let .cancellable(id, cancelInFlight, effect):
+      if cancelInFlight { cancel(id) }
+      start(effect, ids: ids + [id], tasks: &tasks)
+    case let .cancel(id):
+      cancel(id)
+    case let .run(priority, work):
+      tasks.append(spawn(priority: priority, ids: ids, work))
+    case let .concatenate(effects):
+      tasks.append(spawn(priority: nil, ids: ids) { _ in await self.runInOrder(effects, ids: ids) })
+    case let .throttle(id, throttle, effect):
+      startThrottled(effect, id: id, throttle: throttle, ids: ids, tasks: &tasks)
+    }
+  }
+
+  private func spawn(
+    priority: TaskPriority?, ids: [EffectID], _ work: @escaping @Sendable (Send<Action>) async -> Void
+  ) -> Task<Void, Never> {
+    let token = nextToken
+    nextToken += 1
+    let send = Send<Action> { action in await self.receive(action) }
+    let task = Task(priority: priority) {
+      await work(send)
+      self.finished(token)
+    }
+    running[token] = RunningEffect(task: task, ids: ids)
+    for id in ids { tokensByID[id, default: []].insert(token) }
+    instrumentation?.effectStarted(token)
+    return task
+  }
+
+  private func finished(_ token: Int) {
+    guard let effect = running.removeValue(forKey: token) else { return }
+    for id in effect.ids {
+      tokensByID[id]?.remove(token)
+      if tokensByID[id]?.isEmpty == true { tokensByID[id] = nil }
+    }
+    instrumentation?.effectFinished(token)
+  }
+
+  private func cancel(_ id: EffectID) {
+    for token in tokensByID.removeValue(forKey: id) ?? [] { running[token]?.task.cancel() }
+    if let pending = throttles[id]?.pending {
+      pending.cancel()
+      throttles[id]?.pending = nil
+    }
+  }
+
+  /// Cancels every running effect; what they would still send is dropped.
+  public func cancelAllEffects() {
+    for effect in running.values { effect.task.cancel() }
+    for id in throttles.keys { throttles[id]?.pending?.cancel() }
+  }
+
+  /// How many effects are running now.
+  public var runningEffectCount: Int { running.count }
+
+  /// Runs `effects` one after another, each to completion, on behalf of one concatenation.
+  private func runInOrder(_ effects: [Effect<Action>], ids: [EffectID]) async {
+    for effect in effects {
+      if Task.isCancelled { return }
+      var tasks: [Task<Void, Never>] = []
+      start(effect, ids: ids, tasks: &tasks)
+      reduceQueued()
+      for task in tasks {
+        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+      }
+    }
+  }
+
+  /// Reduces actions queued outside a send (by effects started from a concatenation).
+  private func reduceQueued() {
+    guard !queue.isEmpty, !isSending else { return }
+    let (action, _) = queue.removeFirst()
+    _ = enqueue(action, fromEffect: true)
+  }
+
+  private func startThrottled(
+    _ effect: Effect<Action>, id: EffectID, throttle: Throttle, ids: [EffectID],
+    tasks: inout [Task<Void, Never>]
+  ) {
+    var gate = throttles[id] ?? ThrottleState(clock: throttle.clock)
+    let clock = gate.clock
+    let now = clock.now
+    if let last = gate.lastStart, last.duration(to: now) < throttle.interval {
+      // Inside the window: the effect waits for its end (the latest one, or the first).
+      if gate.pending != nil && !throttle.latest { return }
+      gate.pending?.cancel()
+      let deadline = last.advanced(by: throttle.interval)
+      gate.pending = spawn(priority: nil, ids: ids) { _ in
+        do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+        await self.startAfterThrottle(effect, id: id, ids: ids)
+      }
+      tasks.append(gate.pending!)
+    } else {
+      gate.pending?.cancel()
+      gate.pending = nil
+      gate.lastStart = now
+      start(effect, ids: ids + [id], tasks: &tasks)
+    }
+    throttles[id] = gate
+  }
+
+  private func startAfterThrottle(_ effect: Effect<Action>, id: EffectID, ids: [EffectID]) {
+    guard !Task.isCancelled, let clock = throttles[id]?.clock else { return }
+    throttles[id] = ThrottleState(clock: clock, lastStart: clock.now, pending: nil)
+    var tasks: [Task<Void, Never>] = []
+    start(effect, ids: ids + [id], tasks: &tasks)
+    reduceQueued()
+  }
+
+  // MARK: Observing
+
+  /// Calls `onChange` with the state after every send, until the returned token is cancelled.
+  @discardableResult
+  public func observe(_ onChange: @escaping @Sendable (State) -> Void) -> ObservationToken {
+    let id = nextObserver
+    nextObserver += 1
+    observers[id] = onChange
+    return ObservationToken { await self.stopObserving(id) }
+  }
+
+  private func stopObserving(_ id: Int) { observers[id] = nil }
+
+  /// The state after every send, from now on.
+  public var states: AsyncStream<State> {
+    let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: .bufferingNewest(64))
+    let token = observe { continuation.yield($0) }
+    continuation.onTermination = { _ in Task { await token.cancel() } }
+    return stream
+  }
+}
+
+/// Stops an observation.
+public struct ObservationToken: Sendable {
+  let stop: @Sendable () async -> Void
+  public func cancel() async { await stop() }
+}
+
+/// What the TestStore needs to see of a store at work.
+final class StoreInstrumentation<State, Action>: Sendable {
+  let didReduce: @Sendable (Action, _ fromEffect: Bool, State) -> Void
+  let effectStarted: @Sendable (Int) -> Void
+  let effectFinished: @Sendable (Int) -> Void
+
+  init(
+    didReduce: @escaping @Sendable (Action, Bool, State) -> Void,
+    effectStarted: @escaping @Sendable (Int) -> Void,
+    effectFinished: @escaping @Sendable (Int) -> Void
+  ) {
+    self.didReduce = didReduce
+    self.effectStarted = effectStarted
+    self.effectFinished = effectFinished
+  }
+}

@@ -1,0 +1,74 @@
+import Synchronization
+
+/// What a TestStore sees of its store, shared with the store's instrumentation. Behind a lock
+/// so that the TestStore can read it synchronously, even from its deinit.
+final class TestRecorder<State: Sendable, Action: Sendable>: Sendable {
+  struct Received: Sendable {
+    let action: Action
+    let state: State
+  }
+
+  private struct Contents: Sendable {
+    var received: [Received] = []
+    var stateAfterSend: State?
+    var inFlight: [Int: TestSourceLocation] = [:]
+    var location: TestSourceLocation
+  }
+
+  private let contents: Mutex<Contents>
+
+  init(location: TestSourceLocation) {
+    contents = Mutex(Contents(location: location))
+  }
+
+  /// The store reduced an action: one the test sent, or one an effect sent.
+  func didReduce(_ action: Action, fromEffect: Bool, state: State) {
+    contents.withLock {
+      if fromEffect {
+        $0.received.append(Received(action: action, state: state))
+      } else {
+        $0.stateAfterSend = state
+      }
+    }
+  }
+
+  func effectStarted(_ token: Int) {
+    contents.withLock { $0.inFlight[token] = $0.location }
+  }
+
+  func effectFinished(_ token: Int) {
+    contents.withLock { _ = $0.inFlight.removeValue(forKey: token) }
+  }
+
+  /// Where the test is now: effects started from here on are attributed to it.
+  func setLocation(_ location: TestSourceLocation) {
+    contents.withLock { $0.location = location }
+  }
+
+  func takeStateAfterSend() -> State? {
+    contents.withLock { contents in
+      let state = contents.stateAfterSend
+      contents.stateAfterSend = nil
+      return state
+    }
+  }
+
+  var received: [Received] { contents.withLock { $0.received } }
+
+  /// Removes and returns the first `count` received actions.
+  func removeReceived(_ count: Int) -> [Received] {
+    contents.withLock {
+      let taken = Array($0.received.prefix(count))
+      $0.received.removeFirst(min(count, $0.received.count))
+      return taken
+    }
+  }
+
+  var inFlight: [TestSourceLocation] {
+    contents.withLock { $0.inFlight.sorted { $0.key < $1.key }.compactMap(\.value) }
+  }
+
+  func forgetInFlight() {
+    contents.withLock { $0.inFlight.removeAll() }
+  }
+}

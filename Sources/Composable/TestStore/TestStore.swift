@@ -1,0 +1,395 @@
+import CustomDump
+import IssueReporting
+
+/// Drives a feature in a test, and checks everything it does.
+///
+/// Exhaustive by default, as in The Composable Architecture: every state change must be
+/// asserted (`send(action) { $0.count = 1 }`, where `$0` is the state before the action),
+/// every action an effect sends must be received (`receive`), and every effect must have
+/// finished by the end of the test. Failures are reported at the line of the call that found
+/// them, with a diff of expected (−) against actual (+).
+///
+/// The TestStore runs the feature on a real `Store`: the same code reduces actions and runs
+/// effects in tests as in the app.
+public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
+  /// The store under test.
+  public let store: Store<State, Action>
+  /// The state as the test has asserted it so far.
+  public private(set) var state: State
+  /// How long `receive` and `finish` wait for effects.
+  public var timeout: Duration = .seconds(1)
+  public var exhaustivity: Exhaustivity = .on
+  /// The dependencies the reducer was built with.
+  public let dependencies: DependencyValues
+
+  let recorder: TestRecorder<State, Action>
+  private var lastLocation: TestSourceLocation
+  private var finished = false
+
+  /// A TestStore over the reducer that `reducer` builds from the test dependencies, changed by
+  /// `dependencies`. A dependency the test does not provide fails the test when used.
+  public convenience init<R: Reducer<State, Action>>(
+    initialState: State,
+    reducer: (DependencyValues) -> sending R,
+    dependencies: (inout DependencyValues) -> Void = { _ in },
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) {
+    var values = DependencyValues.test
+    dependencies(&values)
+    self.init(
+      initialState: initialState, built: reducer(values), dependencies: values,
+      location: TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// A TestStore over a reducer that needs no dependencies.
+  public convenience init(
+    initialState: State, reducer: sending some Reducer<State, Action>,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) {
+    self.init(
+      initialState: initialState, built: reducer, dependencies: .test,
+      location: TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  private init(
+    initialState: State, built reducer: sending any Reducer<State, Action>,
+    dependencies: DependencyValues, location: TestSourceLocation
+  ) {
+    let recorder = TestRecorder<State, Action>(location: location)
+    self.recorder = recorder
+    self.dependencies = dependencies
+    self.state = initialState
+    self.lastLocation = location
+    self.store = Store(
+      initialState: initialState, reducer: reducer,
+      instrumentation: StoreInstrumentation(
+        didReduce: { recorder.didReduce($0, fromEffect: $1, state: $2) },
+        effectStarted: { recorder.effectStarted($0) },
+        effectFinished: { recorder.effectFinished($0) }))
+  }
+
+  deinit {
+    guard !finished else { return }
+    checkNothingLeft(at: lastLocation)
+    let store = self.store
+    Task { await store.cancelAllEffects() }
+  }
+
+  // MARK: Sending
+
+  /// Sends `action` and checks the state it leads to: `assert` changes the state before the
+  /// action into the state expected after it. Without `assert`, the state must not change.
+  @discardableResult
+  public func send(
+    _ action: Action,
+    assert updateExpectedState: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) async -> TestStoreTask {
+    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    lastLocation = location
+    let unhandled = recorder.removeReceived(recorder.received.count)
+    if !unhandled.isEmpty {
+      if exhaustivity == .on {
+        report(
+          """
+          Must handle \(count(unhandled.count, "received action")) before sending an action.
+
+          Unhandled actions:
+          \(list(unhandled.map(\.action)))
+
+          To fix, assert \(unhandled.count == 1 ? "it" : "them") with "store.receive" before \
+          this send, or skip \(unhandled.count == 1 ? "it" : "them") with \
+          "await store.skipReceivedActions()".
+          """, at: location)
+      }
+      skip(unhandled, at: location, showing: "received action")
+    }
+    recorder.setLocation(location)
+    let task = await store.send(action)
+    guard let actual = recorder.takeStateAfterSend() else {
+      report("The store did not reduce \(describe(action)).", at: location)
+      return TestStoreTask(task: task, store: self, location: location)
+    }
+    expectState(actual, updateExpectedState, at: location)
+    return TestStoreTask(task: task, store: self, location: location)
+  }
+
+  // MARK: Receiving
+
+  /// Waits for the next action an effect sends, checks it is `expected`, and checks the state
+  /// it leads to. With exhaustivity off, received actions before it are skipped.
+  public func receive(
+    _ expected: Action,
+    timeout: Duration? = nil,
+    assert updateExpectedState: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) async where Action: Equatable {
+    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await receive(
+      matching: { $0 == expected }, expected: expected, timeout: timeout,
+      updateExpectedState: updateExpectedState, location: location)
+  }
+
+  /// Waits for the next action an effect sends and checks it with `isMatch`.
+  public func receive(
+    where isMatch: @escaping (Action) -> Bool,
+    timeout: Duration? = nil,
+    assert updateExpectedState: ((inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) async {
+    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await receive(
+      matching: isMatch, expected: nil, timeout: timeout,
+      updateExpectedState: updateExpectedState, location: location)
+  }
+
+  private func receive(
+    matching isMatch: (Action) -> Bool, expected: Action?, timeout: Duration?,
+    updateExpectedState: ((inout State) throws -> Void)?, location: TestSourceLocation
+  ) async {
+    lastLocation = location
+    recorder.setLocation(location)
+    let timeout = timeout ?? self.timeout
+    let start = ContinuousClock.now
+    while true {
+      let received = recorder.received
+      if exhaustivity == .on, let first = received.first {
+        _ = recorder.removeReceived(1)
+        if !isMatch(first.action) {
+          let difference = expected.flatMap { diff($0, first.action, format: .proportional) }
+          report(
+            difference.map {
+              """
+              Received unexpected action.
+
+              \($0)
+
+              (Expected: −, Received: +)
+              """
+            } ?? "Received unexpected action: \(describe(first.action))", at: location)
+        }
+        expectState(first.state, updateExpectedState, at: location)
+        return
+      }
+      if let index = received.firstIndex(where: { isMatch($0.action) }) {
+        let taken = recorder.removeReceived(index + 1)
+        skip(Array(taken.dropLast()), at: location, showing: "received action")
+        expectState(taken.last!.state, updateExpectedState, at: location)
+        return
+      }
+      if ContinuousClock.now - start >= timeout {
+        report(
+          "Expected to receive an action, but received none after \(seconds(timeout)) seconds.",
+          at: location)
+        return
+      }
+      await Task.yield()
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+  }
+
+  // MARK: Finishing
+
+  /// Waits for every effect to finish, then checks that no received action was left unhandled.
+  public func finish(
+    timeout: Duration? = nil,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) async {
+    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    lastLocation = location
+    let timeout = timeout ?? self.timeout
+    let start = ContinuousClock.now
+    while !recorder.inFlight.isEmpty {
+      if ContinuousClock.now - start >= timeout {
+        if exhaustivity == .on {
+          report(
+            """
+            Expected effects to finish, but there are still effects in-flight after \
+            \(seconds(timeout)) seconds.
+            """, at: location)
+        }
+        break
+      }
+      await Task.yield()
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    checkNothingLeft(at: location)
+    finished = true
+  }
+
+  /// Drops the received actions not yet asserted, taking the state the last one led to.
+  public func skipReceivedActions(
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) async {
+    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    await Task.yield()
+    let skipped = recorder.removeReceived(recorder.received.count)
+    skip(skipped, at: location, showing: "received action", always: true)
+    if let last = skipped.last { state = last.state }
+  }
+
+  /// Cancels the effects still running, so the test need not wait for them.
+  public func skipInFlightEffects(
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
+    line: UInt = #line, column: UInt = #column
+  ) async {
+    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let running = recorder.inFlight.count
+    if running > 0, case .off(showSkippedAssertions: true) = exhaustivity {
+      report("Skipped \(count(running, "in-flight effect")).", at: location, severity: .warning)
+    }
+    await store.cancelAllEffects()
+    recorder.forgetInFlight()
+  }
+
+  // MARK: Checking
+
+  private func expectState(
+    _ actual: State, _ updateExpectedState: ((inout State) throws -> Void)?,
+    at location: TestSourceLocation
+  ) {
+    let previous = state
+    defer { state = actual }
+    var expected = previous
+    do {
+      try updateExpectedState?(&expected)
+    } catch {
+      report("Threw an error while updating the expected state: \(error)", at: location)
+      return
+    }
+    switch exhaustivity {
+    case .on:
+      guard expected != actual else { return }
+      let difference = diff(expected, actual, format: .proportional) ?? ""
+      if updateExpectedState == nil {
+        report(
+          """
+          State was not expected to change, but a change occurred.
+
+          \(difference)
+
+          (Expected: −, Actual: +)
+          """, at: location)
+      } else {
+        report(
+          """
+          A state change does not match expectation.
+
+          \(difference)
+
+          (Expected: −, Actual: +)
+          """, at: location)
+      }
+    case let .off(showSkipped):
+      // Only what the test changed is checked: applied to the actual state, it must change
+      // nothing.
+      var checked = actual
+      try? updateExpectedState?(&checked)
+      if checked != actual {
+        report(
+          """
+          A state change does not match expectation.
+
+          \(diff(checked, actual, format: .proportional) ?? "")
+
+          (Expected: −, Actual: +)
+          """, at: location)
+      } else if showSkipped, expected != actual {
+        report(
+          """
+          A state change was not asserted (skipped).
+
+          \(diff(expected, actual, format: .proportional) ?? "")
+
+          (Expected: −, Actual: +)
+          """, at: location, severity: .warning)
+      }
+    }
+  }
+
+  /// Reports received actions and effects left over at the end of a test.
+  private func checkNothingLeft(at location: TestSourceLocation) {
+    let unhandled = recorder.removeReceived(recorder.received.count)
+    if !unhandled.isEmpty {
+      if exhaustivity == .on {
+        report(
+          """
+          The store received \(count(unhandled.count, "unexpected action")).
+
+          Unhandled actions:
+          \(list(unhandled.map(\.action)))
+
+          To fix, assert \(unhandled.count == 1 ? "it" : "them") with "store.receive", skip \
+          \(unhandled.count == 1 ? "it" : "them") with "await store.skipReceivedActions()", or \
+          turn exhaustivity off with "store.exhaustivity = .off".
+          """, at: location)
+      } else {
+        skip(unhandled, at: location, showing: "received action")
+      }
+    }
+    for effectLocation in recorder.inFlight {
+      if exhaustivity == .on {
+        report(
+          """
+          An effect returned for this action is still running. It must complete before the \
+          end of the test.
+
+          To fix, wait for it to finish ("await store.finish()" or "await task.finish()"), \
+          cancel it from the feature, or skip it with "await store.skipInFlightEffects()".
+          """, at: effectLocation)
+      } else if case .off(showSkippedAssertions: true) = exhaustivity {
+        report("An effect was still running at the end of the test (skipped).",
+               at: effectLocation, severity: .warning)
+      }
+    }
+  }
+
+  private func skip(
+    _ skipped: [TestRecorder<State, Action>.Received], at location: TestSourceLocation,
+    showing noun: String, always: Bool = false
+  ) {
+    guard !skipped.isEmpty else { return }
+    if case .off(showSkippedAssertions: true) = exhaustivity {
+      report(
+        "Skipped \(count(skipped.count, noun)):\n\(list(skipped.map(\.action)))",
+        at: location, severity: .warning)
+    }
+    if let last = skipped.last { state = last.state }
+  }
+
+  func report(_ message: String, at location: TestSourceLocation, severity: IssueSeverity = .error) {
+    reportIssue(
+      message, severity: severity, fileID: location.fileID, filePath: location.filePath,
+      line: location.line, column: location.column)
+  }
+}
+
+private func describe<Value>(_ value: Value) -> String {
+  var text = ""
+  customDump(value, to: &text)
+  return text
+}
+
+private func list<Value>(_ values: [Value]) -> String {
+  values.map { "  • " + describe($0).replacingOccurrences(of: "\n", with: "\n    ") }
+    .joined(separator: "\n")
+}
+
+private func count(_ number: Int, _ noun: String) -> String {
+  "\(number) \(noun)\(number == 1 ? "" : "s")"
+}
+
+private func seconds(_ duration: Duration) -> String {
+  let (whole, attoseconds) = duration.components
+  let value = Double(whole) + Double(attoseconds) / 1e18
+  return String(format: "%.1f", value)
+}
+
+import Foundation
