@@ -139,9 +139,13 @@ public actor Store<State: Sendable, Action: Sendable> {
     let token = nextToken
     nextToken += 1
     let send = Send<Action> { action in await self.receive(action) }
-    let task = Task(priority: priority) {
+    let finish: @Sendable () async -> Void = { await self.finished(token) }
+    // The task captures no actor, so it is not isolated to this store: its work starts on the
+    // global executor at once instead of queueing behind the store. Unlike a detached task it
+    // inherits task-locals, so a test still sees issues reported from inside the effect.
+    let task = Task(priority: priority) { [work, send, finish] in
       await work(send)
-      self.finished(token)
+      await finish()
     }
     running[token] = RunningEffect(task: task, ids: ids)
     for id in ids { tokensByID[id, default: []].insert(token) }

@@ -109,12 +109,19 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     }
     recorder.setLocation(location)
     let task = await store.send(action)
+    await Self.letEffectsStart()
     guard let actual = recorder.takeStateAfterSend() else {
       report("The store did not reduce \(describe(action)).", at: location)
       return TestStoreTask(task: task, store: self, location: location)
     }
     expectState(actual, updateExpectedState, at: location)
     return TestStoreTask(task: task, store: self, location: location)
+  }
+
+  /// Gives the effects just started a chance to reach their first suspension (a clock's
+  /// sleep, say) before the test goes on to advance that clock.
+  static func letEffectsStart() async {
+    for _ in 0..<20 { await Task.yield() }
   }
 
   // MARK: Receiving
