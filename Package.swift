@@ -53,6 +53,7 @@ let package = Package(
         "Composable",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Logging", package: "swift-log"),
         // Lets IssueReporting record failures into Swift Testing.
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
