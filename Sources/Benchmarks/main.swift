@@ -5,12 +5,30 @@ import Foundation
 let groups = [
   BenchmarkGroup(prefix: "marshal.todos10k", run: MarshalBenchmarks.run),
   BenchmarkGroup(prefix: "lua.counter.floor", run: LuaFloorBenchmarks.run),
+  BenchmarkGroup(prefix: "store", run: { try runBlocking(StoreBenchmarks.run) }),
 ]
 
 if CommandLine.arguments.dropFirst().first == "pieces" {  // a diagnostic, not a figure
   try MarshalBenchmarks.pieces()
   exit(0)
 }
+/// Runs async benchmark code from this synchronous entry point.
+func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+  let result = LockedResult<T>()
+  let done = DispatchSemaphore(value: 0)
+  Task {
+    do { result.value = .success(try await body()) } catch { result.value = .failure(error) }
+    done.signal()
+  }
+  done.wait()
+  return try result.value!.get()
+}
+
+final class LockedResult<T: Sendable>: @unchecked Sendable {
+  // Written once by the task before it signals, read once after the wait.
+  var value: Result<T, any Error>?
+}
+
 let filters = Array(CommandLine.arguments.dropFirst())
 let selected = groups.filter { group in
   filters.isEmpty || filters.contains { group.prefix.hasPrefix($0) || $0.hasPrefix(group.prefix) }

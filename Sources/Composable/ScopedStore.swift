@@ -3,16 +3,29 @@
 /// scoped ten levels deep still costs one closure chain and one root send.
 public struct ScopedStore<RootState: Sendable, RootAction: Sendable, State: Sendable, Action: Sendable>: Sendable {
   public let root: Store<RootState, RootAction>
-  let toState: @Sendable (RootState) -> State
-  let toRootAction: @Sendable (Action) -> RootAction
+  @usableFromInline let toState: @Sendable (RootState) -> State
+  @usableFromInline let toRootAction: @Sendable (Action) -> RootAction
 
-  @discardableResult
+  // Inlinable, like the scoping below, so that the code using a scoped store specializes the
+  // composed mappings for its concrete types: unspecialized, every level of nesting pays for
+  // looking up generic metadata.
+  @usableFromInline
+  init(
+    root: Store<RootState, RootAction>, toState: @escaping @Sendable (RootState) -> State,
+    toRootAction: @escaping @Sendable (Action) -> RootAction
+  ) {
+    self.root = root
+    self.toState = toState
+    self.toRootAction = toRootAction
+  }
+
+  @inlinable @discardableResult
   public func send(_ action: Action) async -> StoreTask {
     await root.send(toRootAction(action))
   }
 
   /// Sends from code already running on the root store (`root.withIsolation`), without a hop.
-  @discardableResult
+  @inlinable @discardableResult
   public func send(_ action: Action, isolation root: isolated Store<RootState, RootAction>) -> StoreTask {
     root.send(toRootAction(action))
   }
@@ -21,6 +34,7 @@ public struct ScopedStore<RootState: Sendable, RootAction: Sendable, State: Send
     get async { toState(await root.state) }
   }
 
+  @inlinable
   public func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: @escaping @Sendable (State) -> ChildState,
     action: ActionCase<Action, ChildAction>
@@ -35,6 +49,7 @@ public struct ScopedStore<RootState: Sendable, RootAction: Sendable, State: Send
 
 extension Store {
   /// A store limited to a child of this one.
+  @inlinable
   public nonisolated func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: @escaping @Sendable (State) -> ChildState,
     action: ActionCase<Action, ChildAction>

@@ -76,24 +76,35 @@ public actor Store<State: Sendable, Action: Sendable> {
   }
 
   private func enqueue(_ action: Action, fromEffect: Bool) -> StoreTask {
-    queue.append((action, fromEffect))
-    guard !isSending else { return StoreTask(tasks: []) }
+    guard !isSending else {
+      queue.append((action, fromEffect))
+      return StoreTask(tasks: [])
+    }
     isSending = true
     var tasks: [Task<Void, Never>] = []
-    var index = 0
-    while index < queue.count {
-      let (action, fromEffect) = queue[index]
-      index += 1
-      let effect = reducer.reduce(into: &state, action: action)
-      instrumentation?.didReduce(action, fromEffect, state)
-      start(effect, ids: [], tasks: &tasks)
+    // The action itself goes straight to the reducer; the queue is only for the actions that
+    // `Effect.send` feeds back, which most sends have none of.
+    reduce(action, fromEffect: fromEffect, tasks: &tasks)
+    if !queue.isEmpty {
+      var index = 0
+      while index < queue.count {
+        let (action, fromEffect) = queue[index]
+        index += 1
+        reduce(action, fromEffect: fromEffect, tasks: &tasks)
+      }
+      queue.removeAll(keepingCapacity: true)
     }
-    queue.removeAll(keepingCapacity: true)
     isSending = false
     if !observers.isEmpty {
       for observer in observers.values { observer(state) }
     }
     return StoreTask(tasks: tasks)
+  }
+
+  private func reduce(_ action: Action, fromEffect: Bool, tasks: inout [Task<Void, Never>]) {
+    let effect = reducer.reduce(into: &state, action: action)
+    instrumentation?.didReduce(action, fromEffect, state)
+    if !effect.isNone { start(effect, ids: [], tasks: &tasks) }
   }
 
   // MARK: Effects
