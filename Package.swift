@@ -6,6 +6,7 @@ let package = Package(
   products: [
     .library(name: "LuaKit", targets: ["LuaKit"]),
     .library(name: "Composable", targets: ["Composable"]),
+    .library(name: "ComposableLua", targets: ["ComposableLua"]),
     .executable(name: "composable", targets: ["composable"]),
   ],
   dependencies: [
@@ -38,6 +39,14 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    // Lua features: loading, state kept in Lua, effects from Lua, on the Composable runtime.
+    .target(
+      name: "ComposableLua",
+      dependencies: [
+        "LuaKit", "Composable",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
     .executableTarget(
       name: "composable",
       dependencies: ["LuaKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -47,6 +56,14 @@ let package = Package(
       dependencies: ["LuaKit", "LuaSupport", "CLua", "Composable"]
     ),
     .testTarget(name: "LuaKitTests", dependencies: ["LuaKit", "LuaSupport", "CLua"]),
+    .testTarget(
+      name: "ComposableLuaTests",
+      dependencies: [
+        "ComposableLua", "Composable", "LuaKit",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]
+    ),
     .testTarget(
       name: "ComposableTests",
       dependencies: [

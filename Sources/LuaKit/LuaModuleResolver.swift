@@ -20,7 +20,7 @@ public struct LuaModuleSource: Equatable, Sendable {
 }
 
 /// Modules given as source text, for embedded libraries and tests.
-public struct LuaModuleTable: LuaModuleResolver {
+public struct LuaModuleTable: LuaModuleResolver, Sendable {
   public var modules: [String: LuaModuleSource]
 
   public init(_ modules: [String: String]) {
@@ -39,7 +39,7 @@ public struct LuaModuleTable: LuaModuleResolver {
 /// Modules as files under directories: `a.b` is `a/b.lua` under the first directory that has
 /// it. Names are plain words joined by dots, so `..` cannot climb out, and a file whose real
 /// path (symlinks resolved) leaves its directory is refused.
-public struct LuaModuleDirectories: LuaModuleResolver {
+public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
   public var directories: [URL]
 
   public init(_ directories: [URL]) { self.directories = directories }

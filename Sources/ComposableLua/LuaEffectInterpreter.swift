@@ -1,0 +1,125 @@
+import Composable
+import LuaKit
+
+/// Turns what a Lua reducer returned into an `Effect`, checking every field. Timers run on the
+/// store's clock.
+struct LuaEffectInterpreter {
+  let clock: any Clock<Duration>
+  let actionDescription: String
+
+  static let kinds = [
+    "none", "send", "merge", "concat", "after", "every", "cancellable", "cancel", "debounce",
+    "throttle",
+  ]
+
+  func effect(from value: LuaValue) throws(LuaFeatureError) -> Effect<LuaValue> {
+    try effect(from: value, at: "effect")
+  }
+
+  private func fail(_ path: String, _ message: String) -> LuaFeatureError {
+    .malformedEffect(action: actionDescription, path: path, message: message)
+  }
+
+  private func effect(from value: LuaValue, at path: String) throws(LuaFeatureError) -> Effect<LuaValue> {
+    if value == .nil { return .none }
+    guard let table = value.tableValue else {
+      throw fail(path, "expected an effect (a table made by composable.effect), got \(value.typeName)")
+    }
+    guard let kind = table["kind"].stringValue else {
+      throw fail(path + ".kind", "expected a string naming the kind of effect, got \(table["kind"].typeName)")
+    }
+    switch kind {
+    case "none":
+      return .none
+    case "send":
+      return .send(try action(table["action"], at: path + ".action"))
+    case "merge":
+      return .merge(try effects(table["effects"], at: path + ".effects"))
+    case "concat":
+      return .concatenate(try effects(table["effects"], at: path + ".effects"))
+    case "after":
+      return .after(
+        try duration(table["seconds"], at: path + ".seconds"), clock: clock,
+        send: try action(table["action"], at: path + ".action"))
+    case "every":
+      return .timer(
+        every: try duration(table["seconds"], at: path + ".seconds"), clock: clock,
+        send: try action(table["action"], at: path + ".action"))
+    case "cancellable":
+      let inner = try effect(from: table["effect"], at: path + ".effect")
+      return inner.cancellable(
+        id: try identifier(table["id"], at: path + ".id"),
+        cancelInFlight: table["cancel_in_flight"].boolValue ?? false)
+    case "cancel":
+      return .cancel(id: try identifier(table["id"], at: path + ".id"))
+    case "debounce":
+      let inner = try effect(from: table["effect"], at: path + ".effect")
+      return inner.debounce(
+        id: try identifier(table["id"], at: path + ".id"),
+        for: try duration(table["seconds"], at: path + ".seconds"), clock: clock)
+    case "throttle":
+      let inner = try effect(from: table["effect"], at: path + ".effect")
+      return inner.throttle(
+        id: try identifier(table["id"], at: path + ".id"),
+        for: try duration(table["seconds"], at: path + ".seconds"), clock: clock,
+        latest: table["latest"].boolValue ?? true)
+    default:
+      throw fail(
+        path + ".kind",
+        "unknown effect kind \(LuaValue(kind)); the kinds are "
+          + Self.kinds.joined(separator: ", "))
+    }
+  }
+
+  private func effects(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> [Effect<LuaValue>] {
+    guard let table = value.tableValue, table.isSequence || table.isEmpty else {
+      throw fail(path, "expected a list of effects, got \(value.typeName)")
+    }
+    var result: [Effect<LuaValue>] = []
+    for (offset, element) in table.sequence.enumerated() {
+      result.append(try effect(from: element, at: "\(path)[\(offset + 1)]"))
+    }
+    return result
+  }
+
+  private func action(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
+    do { return try LuaAction.normalize(value) } catch {
+      throw fail(path, error.message)
+    }
+  }
+
+  private func duration(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> Duration {
+    guard let seconds = value.doubleValue, seconds.isFinite, seconds >= 0 else {
+      throw fail(path, "expected a number of seconds (0 or more), got \(value.typeName)")
+    }
+    return .milliseconds(Int64((seconds * 1000).rounded()))
+  }
+
+  private func identifier(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
+    switch value {
+    case .string, .integer, .number, .boolean: return value
+    default: throw fail(path, "expected an id (a string, number or boolean), got \(value.typeName)")
+    }
+  }
+}
+
+/// The action shape: a table with a string `type`, or a bare string as shorthand.
+public enum LuaAction {
+  public struct Malformed: Error, Equatable {
+    public let message: String
+  }
+
+  /// The action as a table: `"increment"` becomes `{ type = "increment" }`.
+  public static func normalize(_ value: LuaValue) throws(Malformed) -> LuaValue {
+    switch value {
+    case .string: return ["type": value]
+    case let .table(table) where table["type"].stringValue != nil: return value
+    case let .table(table):
+      throw Malformed(
+        message: "expected an action with a string type field, got a table whose type is "
+          + table["type"].typeName)
+    default:
+      throw Malformed(message: "expected an action (a table with a type, or a string), got \(value.typeName)")
+    }
+  }
+}

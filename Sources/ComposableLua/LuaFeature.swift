@@ -1,0 +1,239 @@
+import Foundation
+import LuaKit
+
+/// A feature script loaded into its own Lua VM, with its state kept in Lua.
+///
+/// A feature is a Lua module with `reduce(state, action, env)`, and optionally
+/// `initial_state()` and `migrate(state)`. It runs in the sandbox, where `require` finds the
+/// built-in `composable` library and the modules beside the script, and nothing else.
+///
+/// Between actions the state lives in Lua: an action marshals only the action. Each action is
+/// a transaction: if the reducer raises, runs past its budget, or returns a malformed effect,
+/// every write it made is undone. Swift reads the state on demand (`state`, `decodeState`).
+///
+/// The VM is reached only under a lock, so a feature can be shared between the store that
+/// runs it and the code that reads its state.
+public final class LuaFeature: @unchecked Sendable {
+  private let lock = NSLock()
+  private let vm: LuaVM
+  private var sandbox: LuaSandbox
+  private var module: Module
+  private let stateReference: LuaReference
+  private let environment: LuaReference
+  private let transaction: Transaction
+  /// Where the script was loaded from, for messages and for reloading.
+  public private(set) var file: String
+
+  /// The parts of a loaded module.
+  private struct Module {
+    let reduce: LuaReference
+    let initialState: LuaReference?
+    let migrate: LuaReference?
+  }
+
+  /// The functions of the transaction chunk.
+  private struct Transaction {
+    let reduce: LuaReference
+    let rollback: LuaReference
+  }
+
+  /// Loads the feature at `url`. `state` replaces what `initial_state()` would give; `env` is
+  /// what the reducer finds in its `env` argument, beside the host's `env` functions.
+  public convenience init(
+    contentsOf url: URL, state: LuaValue? = nil, env: LuaValue = [:],
+    limits: LuaLimits = LuaLimits(), print: @escaping (String) -> Void = { Swift.print($0) }
+  ) throws(LuaFeatureError) {
+    guard let code = try? String(contentsOf: url, encoding: .utf8) else {
+      throw .load(file: url.path, message: "the file cannot be read (missing, or not UTF-8 text)")
+    }
+    try self.init(
+      source: code, file: url.lastPathComponent, directory: url.deletingLastPathComponent(),
+      state: state, env: env, limits: limits, print: print)
+  }
+
+  /// Loads a feature from source. `file` names it in errors; `directory` is where `require`
+  /// finds its sibling modules (none when nil).
+  public init(
+    source: String, file: String, directory: URL? = nil, state: LuaValue? = nil,
+    env: LuaValue = [:], limits: LuaLimits = LuaLimits(),
+    print: @escaping (String) -> Void = { Swift.print($0) }
+  ) throws(LuaFeatureError) {
+    do {
+      let vm = try LuaVM(limits: limits)
+      self.vm = vm
+      self.file = file
+      let transactionResults = try vm.evaluate(transactionSource, chunkName: "=transaction")
+      guard case let .function(reduce) = transactionResults[0],
+        case let .function(rollback) = transactionResults[2]
+      else { throw LuaFeatureError.load(file: file, message: "the transaction chunk failed") }
+      transaction = Transaction(reduce: reduce, rollback: rollback)
+      var resolvers: [any LuaModuleResolver] = [builtInModules]
+      if let directory { resolvers.append(LuaModuleDirectories([directory])) }
+      sandbox = try vm.makeSandbox(.init(print: print, modules: LuaModuleChain(resolvers: resolvers)))
+      module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
+      environment = try vm.reference(to: env.tableValue == nil ? [:] : env)
+      let initial: LuaValue
+      if let state {
+        initial = state
+      } else if let makeState = module.initialState {
+        initial = try Self.call(vm, makeState, file: file, what: "initial_state()").first ?? [:]
+      } else {
+        initial = [:]
+      }
+      guard initial.tableValue != nil else {
+        throw LuaFeatureError.load(
+          file: file, message: "the initial state must be a table, got \(initial.typeName)")
+      }
+      stateReference = try vm.reference(to: initial)
+    } catch let error as LuaFeatureError {
+      throw error
+    } catch let error as LuaError {
+      throw .load(file: file, message: error.description)
+    } catch {
+      throw .load(file: file, message: "\(error)")
+    }
+  }
+
+  private static func loadModule(
+    _ source: String, file: String, vm: LuaVM, sandbox: LuaSandbox
+  ) throws(LuaFeatureError) -> Module {
+    let results: [LuaValue]
+    do throws(LuaError) {
+      results = try vm.evaluate(source, chunkName: file, in: sandbox)
+    } catch {
+      throw .load(file: file, message: error.description)
+    }
+    guard let table = results.first?.tableValue else {
+      throw .load(
+        file: file,
+        message: "a feature must return a table with a reduce function, got "
+          + (results.first?.typeName ?? "nothing"))
+    }
+    guard case let .function(reduce) = table["reduce"] else {
+      let found = table["reduce"]
+      throw .load(
+        file: file,
+        message: found == .nil
+          ? "the returned table has no reduce function"
+          : "reduce must be a function, got \(found.typeName)")
+    }
+    func optionalFunction(_ name: String) throws(LuaFeatureError) -> LuaReference? {
+      switch table[name] {
+      case .nil: return nil
+      case let .function(function): return function
+      case let other:
+        throw .load(file: file, message: "\(name) must be a function, got \(other.typeName)")
+      }
+    }
+    return Module(
+      reduce: reduce, initialState: try optionalFunction("initial_state"),
+      migrate: try optionalFunction("migrate"))
+  }
+
+  private static func call(
+    _ vm: LuaVM, _ function: LuaReference, file: String, what: String
+  ) throws(LuaFeatureError) -> [LuaValue] {
+    do throws(LuaError) { return try vm.call(function) } catch {
+      throw .load(file: file, message: "\(what) failed: \(error)")
+    }
+  }
+
+  private func locked<Result, Failure: Error>(
+    _ body: () throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body()
+  }
+
+  // MARK: Reducing
+
+  /// Runs the reducer on `action` as a transaction. `interpret` turns what the reducer
+  /// returned into something the host runs; if the reducer or `interpret` fails, every write of
+  /// the action is undone and the error is thrown.
+  public func reduce<Interpreted>(
+    _ actionGiven: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
+  ) throws(LuaFeatureError) -> Interpreted {
+    let action: LuaValue
+    do { action = try LuaAction.normalize(actionGiven) } catch {
+      throw .conversion(.conversion(path: "action", message: error.message))
+    }
+    return try locked { () throws(LuaFeatureError) -> Interpreted in
+      let returned: LuaValue
+      do throws(LuaError) {
+        returned = try vm.call(
+          transaction.reduce,
+          arguments: [
+            .reference(module.reduce), .reference(stateReference), .value(action),
+            .reference(environment),
+          ]
+        ).first ?? .nil
+      } catch {
+        rollback()
+        throw .reduce(action: action.description, error: error)
+      }
+      do throws(LuaFeatureError) {
+        return try interpret(returned)
+      } catch {
+        rollback()
+        throw error
+      }
+    }
+  }
+
+  private func rollback() {
+    // A fresh top-level call: the budget is reset even if the reducer spent all of it.
+    _ = try? vm.call(transaction.rollback)
+  }
+
+  // MARK: Reading and writing the state
+
+  /// A snapshot of the state.
+  public func state() throws(LuaFeatureError) -> LuaValue {
+    try locked { () throws(LuaFeatureError) -> LuaValue in
+      do throws(LuaError) { return try vm.value(of: stateReference) } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
+  /// The state decoded into a Swift type.
+  public func decodeState<State: Decodable>(_ type: State.Type) throws(LuaFeatureError) -> State {
+    try locked { () throws(LuaFeatureError) -> State in
+      do throws(LuaError) {
+        return try LuaDecoder().decode(type, from: stateReference, in: vm, rootName: "state")
+      } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
+  // MARK: Hot swap
+
+  /// Replaces the reducer with the one in `source`, keeping the state. The new code loads in a
+  /// fresh sandbox; if it is broken, the error is thrown and the old reducer stays. A
+  /// `migrate(state)` in the new code runs once, as a transaction.
+  public func swap(toSource source: String, file: String? = nil) throws(LuaFeatureError) {
+    try locked { () throws(LuaFeatureError) in
+      let file = file ?? self.file
+      let fresh: LuaSandbox
+      do throws(LuaError) { fresh = try vm.makeSandbox(sandbox.configuration) } catch {
+        throw .load(file: file, message: error.description)
+      }
+      let loaded = try Self.loadModule(source, file: file, vm: vm, sandbox: fresh)
+      if let migrate = loaded.migrate {
+        do {
+          _ = try vm.call(
+            transaction.reduce,
+            arguments: [.reference(migrate), .reference(stateReference), .value(.nil), .value(.nil)])
+        } catch {
+          rollback()
+          throw .load(file: file, message: "migrate(state) failed: \(error)")
+        }
+      }
+      sandbox = fresh
+      module = loaded
+      self.file = file
+    }
+  }
+}

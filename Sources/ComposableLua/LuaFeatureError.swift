@@ -1,0 +1,31 @@
+import LuaKit
+
+/// What can go wrong with a Lua feature, each naming where: the file and line for script
+/// errors (with the Lua traceback), the field for a malformed effect or action.
+public enum LuaFeatureError: Error, Equatable, Sendable {
+  /// The script did not load: a syntax error, an error while it ran, or no `reduce`.
+  case load(file: String, message: String)
+  /// The reducer raised, ran past its instruction budget or its memory. The state was rolled
+  /// back to what it was before the action.
+  case reduce(action: String, error: LuaError)
+  /// The reducer returned something that is not an effect. The state was rolled back.
+  case malformedEffect(action: String, path: String, message: String)
+  /// A value could not be converted between Swift and Lua.
+  case conversion(LuaError)
+}
+
+extension LuaFeatureError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case let .load(file, message):
+      return "\(file) did not load: \(message)"
+    case let .reduce(action, error):
+      return "the reducer failed on \(action), and the state was rolled back: \(error)"
+    case let .malformedEffect(action, path, message):
+      return "the reducer returned a malformed effect for \(action), and the state was rolled "
+        + "back: \(path): \(message)"
+    case let .conversion(error):
+      return error.description
+    }
+  }
+}

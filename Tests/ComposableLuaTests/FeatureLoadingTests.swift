@@ -1,0 +1,67 @@
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+@Suite struct FeatureLoadingTests {
+  @Test func theCounterExampleLoadsWithItsInitialState() throws {
+    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("counter/counter.lua")))
+    #expect(try feature.state() == ["count": 0])
+  }
+
+  @Test func aSyntaxErrorNamesTheFileAndLine() {
+    let error = featureError { _ = try LuaFeature(source: "local M = {}\nfunction M.reduce(\nreturn M", file: "broken.lua") }
+    #expect(error == .load(
+      file: "broken.lua",
+      message: "syntax error: broken.lua:3: <name> or '...' expected near 'return'"))
+  }
+
+  @Test func anErrorWhileLoadingNamesTheFileAndLine() {
+    let error = featureError { _ = try LuaFeature(source: "local x = nil\nreturn x.y", file: "boom.lua") }
+    guard case let .load(file, message) = error else { Issue.record("expected a load error"); return }
+    #expect(file == "boom.lua")
+    #expect(message.hasPrefix("boom.lua:2: attempt to index a nil value (local 'x')"))
+  }
+
+  @Test func aFeatureWithoutReduceIsRefused() {
+    #expect(featureError { _ = try LuaFeature(source: "return {}", file: "empty.lua") }
+      == .load(file: "empty.lua", message: "the returned table has no reduce function"))
+    #expect(featureError { _ = try LuaFeature(source: "return { reduce = 42 }", file: "odd.lua") }
+      == .load(file: "odd.lua", message: "reduce must be a function, got integer"))
+    #expect(featureError { _ = try LuaFeature(source: "return 7", file: "seven.lua") }
+      == .load(file: "seven.lua", message: "a feature must return a table with a reduce function, got integer"))
+  }
+
+  @Test func aMissingFileIsAClearError() {
+    let error = featureError { _ = try LuaFeature(contentsOf: URL(fileURLWithPath: "/nowhere/x.lua")) }
+    #expect(error == .load(file: "/nowhere/x.lua", message: "the file cannot be read (missing, or not UTF-8 text)"))
+  }
+
+  @Test func siblingModulesAreFoundAndNothingOutside() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("feature-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try "return { step = 5 }".write(
+      to: directory.appendingPathComponent("settings.lua"), atomically: true, encoding: .utf8)
+    let source = """
+      local settings = require("settings")
+      local effect = require("composable.effect")
+      return {
+        initial_state = function() return { step = settings.step, has_effects = effect ~= nil } end,
+        reduce = function() end,
+      }
+      """
+    try source.write(to: directory.appendingPathComponent("main.lua"), atomically: true, encoding: .utf8)
+    let feature = try LuaFeature(contentsOf: directory.appendingPathComponent("main.lua"))
+    #expect(try feature.state() == ["step": 5, "has_effects": true])
+    let outside = "require('../settings') return { reduce = function() end }"
+    #expect(featureError { _ = try LuaFeature(source: outside, file: "x.lua", directory: directory) } != nil)
+  }
+
+  @Test func osTimeAndMathRandomAreNotReachable() throws {
+    let feature = try LuaFeature(
+      source: "return { initial_state = function() return { os = os == nil, random = math.random == nil } end, reduce = function() end }",
+      file: "deterministic.lua")
+    #expect(try feature.state() == ["os": true, "random": true])
+  }
+}

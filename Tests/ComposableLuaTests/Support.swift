@@ -1,0 +1,41 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+/// The repository's root, found from this file, so tests can load the examples.
+let repositoryRoot = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+func example(_ path: String) -> String {
+  repositoryRoot.appendingPathComponent("examples").appendingPathComponent(path).path
+}
+
+/// A TestStore over a feature given as source.
+func testStore(
+  _ source: String, file: String = "feature.lua", state: LuaValue? = nil,
+  limits: LuaLimits = LuaLimits(),
+  dependencies: (inout DependencyValues) -> Void = { _ in }
+) throws -> TestStore<LuaValue, LuaValue> {
+  let feature = try LuaFeature(source: source, file: file, state: state, limits: limits)
+  return TestStore(
+    initialState: try feature.state(),
+    reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
+    dependencies: dependencies)
+}
+
+/// The message of a known issue.
+func message(of issue: Issue) -> String {
+  issue.comments.map(\.rawValue).joined(separator: "\n")
+}
+
+/// The error a throwing call threw, if it was a `LuaFeatureError`.
+func featureError(_ body: () throws -> Void) -> LuaFeatureError? {
+  do {
+    try body()
+    return nil
+  } catch {
+    return error as? LuaFeatureError
+  }
+}

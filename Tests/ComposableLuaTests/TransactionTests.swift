@@ -1,0 +1,123 @@
+import Composable
+import ComposableLua
+import LuaKit
+import Testing
+
+@Suite struct TransactionTests {
+  static let source = """
+    local M = {}
+    function M.initial_state()
+      return { name = "a", count = 1, flag = false, items = { "x" }, nested = { deep = 1 } }
+    end
+    function M.reduce(state, action)
+      if action.type == "edit" then
+        state.name = "b"
+        state.count = 2
+        state.flag = true
+        table.insert(state.items, "y")
+        state.nested.deep = 2
+        if action.fail then error("failed half way") end
+      elseif action.type == "count" then
+        state.count = state.count + 1
+      elseif action.type == "spin" then
+        state.count = 99
+        while true do end
+      elseif action.type == "hog" then
+        state.count = 77
+        local t = {}
+        while true do t[#t + 1] = { 1, 2, 3 } end
+      end
+    end
+    return M
+    """
+
+  static let before: LuaValue = [
+    "name": "a", "count": 1, "flag": false, "items": ["x"], "nested": ["deep": 1],
+  ]
+
+  @Test func anErrorHalfWayLeavesTheStateExactlyAsItWas() throws {
+    let feature = try LuaFeature(source: Self.source, file: "edit.lua")
+    // Actions that succeeded before the failing one stay.
+    _ = try feature.reduce("count") { (_) throws(LuaFeatureError) in () }
+    _ = try feature.reduce("count") { (_) throws(LuaFeatureError) in () }
+    let error = featureError {
+      _ = try feature.reduce(["type": "edit", "fail": true]) { (_) throws(LuaFeatureError) in () }
+    }
+    guard case let .reduce(_, .runtime(message, traceback)) = error else {
+      Issue.record("expected a runtime error, got \(String(describing: error))")
+      return
+    }
+    #expect(message == "edit.lua:12: failed half way")
+    #expect(traceback.contains("edit.lua:12"))
+    var counted = Self.before
+    counted.count = 3
+    #expect(try feature.state() == counted)
+    // And the feature goes on working.
+    _ = try feature.reduce(["type": "edit"]) { (_) throws(LuaFeatureError) in () }
+    #expect(try feature.state() == [
+      "name": "b", "count": 2, "flag": true, "items": ["x", "y"], "nested": ["deep": 2],
+    ])
+  }
+
+  @Test func anInstructionBudgetAbortRollsBack() throws {
+    let feature = try LuaFeature(
+      source: Self.source, file: "spin.lua", limits: LuaLimits(memory: 16 << 20, instructions: 100_000))
+    let error = featureError { _ = try feature.reduce("spin") { (_) throws(LuaFeatureError) in () } }
+    guard case .reduce(_, .instructionLimit) = error else {
+      Issue.record("expected the instruction limit, got \(String(describing: error))")
+      return
+    }
+    #expect(try feature.state() == Self.before)
+  }
+
+  @Test func aMemoryCapAbortRollsBack() throws {
+    let feature = try LuaFeature(
+      source: Self.source, file: "hog.lua", limits: LuaLimits(memory: 8 << 20, instructions: nil))
+    let error = featureError { _ = try feature.reduce("hog") { (_) throws(LuaFeatureError) in () } }
+    guard case .reduce(_, .memoryLimit) = error else {
+      Issue.record("expected the memory limit, got \(String(describing: error))")
+      return
+    }
+    #expect(try feature.state() == Self.before)
+  }
+
+  @Test func inTheStoreAFailedActionIsReportedAndChangesNothing() async throws {
+    let store = try testStore(Self.source, file: "edit.lua")
+    await withKnownIssue {
+      await store.send(["type": "edit", "fail": true])
+    } matching: { issue in
+      message(of: issue).hasPrefix("""
+        the reducer failed on { fail = true, type = "edit" }, and the state was rolled back: \
+        edit.lua:12: failed half way
+        """)
+    }
+    await store.send("edit") {
+      $0.name = "b"
+      $0.count = 2
+      $0.flag = true
+      $0.items = ["x", "y"]
+      $0.nested.deep = 2
+    }
+  }
+
+  @Test func stateTablesKeepTheirIdentityAndSortWorks() throws {
+    let feature = try LuaFeature(source: """
+      return {
+        initial_state = function() return { list = { 3, 1, 2 }, copy = nil } end,
+        reduce = function(state, action)
+          table.sort(state.list)
+          state.same = state.list == state.list
+          state.copy = { inner = state.list }
+          local n = 0
+          for _, v in ipairs(state.list) do n = n + v end
+          for k, v in pairs(state) do if k == "list" then n = n + #v end end
+          state.sum = n
+        end,
+      }
+      """, file: "sort.lua")
+    _ = try feature.reduce("go") { (_) throws(LuaFeatureError) in () }
+    #expect(try feature.state() == [
+      "list": [1, 2, 3], "same": true, "copy": ["inner": [1, 2, 3]], "sum": 9,
+    ])
+  }
+}
