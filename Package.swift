@@ -53,7 +53,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "Benchmarks",
-      dependencies: ["LuaKit", "LuaSupport", "CLua", "Composable"]
+      dependencies: ["LuaKit", "LuaSupport", "CLua", "Composable", "ComposableLua"]
     ),
     .testTarget(name: "LuaKitTests", dependencies: ["LuaKit", "LuaSupport", "CLua"]),
     .testTarget(

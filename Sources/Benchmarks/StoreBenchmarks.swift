@@ -130,7 +130,7 @@ enum StoreBenchmarks {
   }
 
   /// Nanoseconds per iteration of `body`, which runs `iterations` times.
-  static func time(_ body: () -> Void) -> Double {
+  static func time(iterations: Int = iterations, _ body: () -> Void) -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     body()
     return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(iterations)

@@ -6,8 +6,13 @@ let groups = [
   BenchmarkGroup(prefix: "marshal.todos10k", run: MarshalBenchmarks.run),
   BenchmarkGroup(prefix: "lua.counter.floor", run: LuaFloorBenchmarks.run),
   BenchmarkGroup(prefix: "store", run: { try runBlocking(StoreBenchmarks.run) }),
+  BenchmarkGroup(prefix: "lua.", run: { try runBlocking(LuaFeatureBenchmarks.run) }),
 ]
 
+if CommandLine.arguments.dropFirst().first == "lua-pieces" {  // a diagnostic, not a figure
+  try LuaFeatureBenchmarks.pieces()
+  exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "pieces" {  // a diagnostic, not a figure
   try MarshalBenchmarks.pieces()
   exit(0)

@@ -5,7 +5,8 @@ import LuaKit
 /// store's clock.
 struct LuaEffectInterpreter {
   let clock: any Clock<Duration>
-  let actionDescription: String
+  /// The action the effect answers, described only when an error needs it.
+  let action: LuaValue
 
   static let kinds = [
     "none", "send", "merge", "concat", "after", "every", "cancellable", "cancel", "debounce",
@@ -13,11 +14,12 @@ struct LuaEffectInterpreter {
   ]
 
   func effect(from value: LuaValue) throws(LuaFeatureError) -> Effect<LuaValue> {
-    try effect(from: value, at: "effect")
+    if value == .nil { return .none }  // most actions: no effect, nothing to check
+    return try effect(from: value, at: "effect")
   }
 
   private func fail(_ path: String, _ message: String) -> LuaFeatureError {
-    .malformedEffect(action: actionDescription, path: path, message: message)
+    .malformedEffect(action: action.description, path: path, message: message)
   }
 
   private func effect(from value: LuaValue, at path: String) throws(LuaFeatureError) -> Effect<LuaValue> {
@@ -110,14 +112,16 @@ public enum LuaAction {
   }
 
   /// The action as a table: `"increment"` becomes `{ type = "increment" }`.
+  static let typeKey = LuaValue.string("type")
+
   public static func normalize(_ value: LuaValue) throws(Malformed) -> LuaValue {
     switch value {
-    case .string: return ["type": value]
-    case let .table(table) where table["type"].stringValue != nil: return value
+    case .string: return .table(LuaTable(entries: [typeKey: value]))
     case let .table(table):
+      if case .string = table[typeKey] { return value }
       throw Malformed(
         message: "expected an action with a string type field, got a table whose type is "
-          + table["type"].typeName)
+          + table[typeKey].typeName)
     default:
       throw Malformed(message: "expected an action (a table with a type, or a string), got \(value.typeName)")
     }

@@ -35,7 +35,12 @@ public final class LuaFeature: @unchecked Sendable {
   private struct Transaction {
     let reduce: LuaReference
     let rollback: LuaReference
+    /// stepper(reduce, state, env) -> step(action)
+    let stepper: LuaReference
   }
+
+  /// `step(action)`: the reducer with the state and env bound, remade when the code is swapped.
+  private var step: LuaReference
 
   /// Loads the feature at `url`. `state` replaces what `initial_state()` would give; `env` is
   /// what the reducer finds in its `env` argument, beside the host's `env` functions.
@@ -64,9 +69,10 @@ public final class LuaFeature: @unchecked Sendable {
       self.file = file
       let transactionResults = try vm.evaluate(transactionSource, chunkName: "=transaction")
       guard case let .function(reduce) = transactionResults[0],
-        case let .function(rollback) = transactionResults[2]
+        case let .function(rollback) = transactionResults[2],
+        case let .function(stepper) = transactionResults[5]
       else { throw LuaFeatureError.load(file: file, message: "the transaction chunk failed") }
-      transaction = Transaction(reduce: reduce, rollback: rollback)
+      transaction = Transaction(reduce: reduce, rollback: rollback, stepper: stepper)
       var resolvers: [any LuaModuleResolver] = [builtInModules]
       if let directory { resolvers.append(LuaModuleDirectories([directory])) }
       sandbox = try vm.makeSandbox(.init(print: print, modules: LuaModuleChain(resolvers: resolvers)))
@@ -85,6 +91,8 @@ public final class LuaFeature: @unchecked Sendable {
           file: file, message: "the initial state must be a table, got \(initial.typeName)")
       }
       stateReference = try vm.reference(to: initial)
+      step = try Self.makeStep(
+        vm: vm, stepper: stepper, reduce: module.reduce, state: stateReference, env: environment)
     } catch let error as LuaFeatureError {
       throw error
     } catch let error as LuaError {
@@ -130,6 +138,18 @@ public final class LuaFeature: @unchecked Sendable {
       migrate: try optionalFunction("migrate"))
   }
 
+  private static func makeStep(
+    vm: LuaVM, stepper: LuaReference, reduce: LuaReference, state: LuaReference,
+    env: LuaReference
+  ) throws(LuaError) -> LuaReference {
+    let results = try vm.call(
+      stepper, arguments: [.reference(reduce), .reference(state), .reference(env)])
+    guard case let .function(step) = results.first else {
+      throw .runtime(message: "the transaction chunk gave no step function", traceback: "")
+    }
+    return step
+  }
+
   private static func call(
     _ vm: LuaVM, _ function: LuaReference, file: String, what: String
   ) throws(LuaFeatureError) -> [LuaValue] {
@@ -161,13 +181,7 @@ public final class LuaFeature: @unchecked Sendable {
     return try locked { () throws(LuaFeatureError) -> Interpreted in
       let returned: LuaValue
       do throws(LuaError) {
-        returned = try vm.call(
-          transaction.reduce,
-          arguments: [
-            .reference(module.reduce), .reference(stateReference), .value(action),
-            .reference(environment),
-          ]
-        ).first ?? .nil
+        returned = try vm.call(step, with: action)
       } catch {
         rollback()
         throw .reduce(action: action.description, error: error)
@@ -230,6 +244,13 @@ public final class LuaFeature: @unchecked Sendable {
           rollback()
           throw .load(file: file, message: "migrate(state) failed: \(error)")
         }
+      }
+      do throws(LuaError) {
+        step = try Self.makeStep(
+          vm: vm, stepper: transaction.stepper, reduce: loaded.reduce, state: stateReference,
+          env: environment)
+      } catch {
+        throw .load(file: file, message: error.description)
       }
       sandbox = fresh
       module = loaded

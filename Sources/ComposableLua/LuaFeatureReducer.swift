@@ -29,8 +29,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
 
   public func reduce(into state: inout State, action: LuaValue) -> Effect<LuaValue> {
     do throws(LuaFeatureError) {
-      let interpreter = LuaEffectInterpreter(
-        clock: clock, actionDescription: ((try? LuaAction.normalize(action)) ?? action).description)
+      let interpreter = LuaEffectInterpreter(clock: clock, action: action)
       let effect = try feature.reduce(action) { (returned) throws(LuaFeatureError) in
         try interpreter.effect(from: returned)
       }
@@ -51,6 +50,8 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
 /// What an app's store holds of a Lua feature's state: a handle that reads it on demand.
 public struct LuaFeatureHandle: Sendable {
   public let feature: LuaFeature
+
+  public init(feature: LuaFeature) { self.feature = feature }
 
   public func snapshot() throws(LuaFeatureError) -> LuaValue { try feature.state() }
 

@@ -127,6 +127,22 @@ public final class LuaVM {
     }
   }
 
+  /// Calls `function` with one argument and returns its first result: the shape of a hot path
+  /// (a feature's step), with no arrays built per call.
+  public func call(_ function: LuaReference, with argument: LuaValue) throws(LuaError) -> LuaValue {
+    drainReleases()
+    return try stack.guarded { () throws(LuaError) -> LuaValue in
+      try stack.push(function, in: self)
+      do throws(LuaError) { try stack.push(argument, in: self) } catch {
+        throw error.rooted(at: "argument #1")
+      }
+      try callProtected(arguments: 1, results: 1)
+      do throws(LuaError) { return try stack.value(at: -1, in: self) } catch {
+        throw error.rooted(at: "result #1")
+      }
+    }
+  }
+
   /// Calls a Lua function and decodes its first result straight from the Lua stack.
   public func call<Result: Decodable>(
     _ function: LuaReference, arguments: [LuaArgument], returning type: Result.Type,

@@ -44,13 +44,19 @@ local function unwrap(value, seen)
   return value
 end
 
-meta.__index = function(proxy, key) return wrap(rawget(proxy, REAL)[key]) end
+meta.__index = function(proxy, key)
+  local value = rawget(proxy, REAL)[key]
+  if type(value) == "table" then return wrap(value) end
+  return value
+end
 
 meta.__newindex = function(proxy, key, value)
   local real = rawget(proxy, REAL)
-  journal[count + 1], journal[count + 2], journal[count + 3] = real, key, rawget(real, key)
-  count = count + 3
-  rawset(real, key, unwrap(value))
+  local n = count
+  journal[n + 1], journal[n + 2], journal[n + 3] = real, key, rawget(real, key)
+  count = n + 3
+  if type(value) == "table" then value = unwrap(value) end
+  rawset(real, key, value)
 end
 
 meta.__len = function(proxy) return #rawget(proxy, REAL) end
@@ -77,9 +83,18 @@ end
 -- The journal of the previous action is forgotten first: that action succeeded (a failed one
 -- was rolled back already), so a rollback now undoes this action and nothing before it.
 local function reduce(feature_reduce, state, action, env)
-  commit()
+  if count > 0 then commit() end
   return feature_reduce(wrap(state), action, env)
 end
 
-return reduce, commit, rollback, wrap, unwrap
+-- step(action): one action of one feature, its reducer, state and env bound once.
+local function stepper(feature_reduce, state, env)
+  local proxy = wrap(state)
+  return function(action)
+    if count > 0 then commit() end
+    return feature_reduce(proxy, action, env)
+  end
+end
+
+return reduce, commit, rollback, wrap, unwrap, stepper
 """#

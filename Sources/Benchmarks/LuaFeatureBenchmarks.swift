@@ -1,0 +1,120 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// Per action: the Lua counter through the Store, the Swift counter through the Store, and a
+/// toggle on a todos state of 10 and of 100,000 items (the cost must not grow with the state).
+enum LuaFeatureBenchmarks {
+  static let counter = """
+    return {
+      initial_state = function() return { count = 0 } end,
+      reduce = function(state, action)
+        if action.type == "increment" then
+          state.count = state.count + 1
+        elseif action.type == "decrement" then
+          state.count = state.count - 1
+        end
+      end,
+    }
+    """
+
+  /// Todos keyed by id for O(1) lookup, as `for_each` keeps them.
+  static let todos = """
+    return {
+      reduce = function(state, action)
+        if action.type == "toggle" then
+          local todo = state.todos[action.id]
+          todo.done = not todo.done
+        end
+      end,
+    }
+    """
+
+  static func todosState(count: Int) -> LuaValue {
+    var todos = LuaTable()
+    for id in 1...count {
+      todos[.integer(id)] = ["id": .integer(id), "title": .string(LuaString("Todo \(id)")), "done": false]
+    }
+    return ["todos": .table(todos)]
+  }
+
+  static let iterations = 200_000
+
+  static func run() async throws -> [Figure] {
+    let unlimited = LuaLimits(memory: nil, instructions: 10_000_000)
+    let counterFeature = try LuaFeature(source: counter, file: "counter.lua", limits: unlimited)
+    let luaStore = Store(
+      initialState: LuaFeatureHandle(feature: counterFeature),
+      reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: counterFeature, dependencies: .live))
+    let swiftStore = Store(initialState: 0, reducer: StoreBenchmarks.Counter())
+    let small = try LuaFeature(source: todos, file: "todos.lua", state: todosState(count: 10), limits: unlimited)
+    let large = try LuaFeature(source: todos, file: "todos.lua", state: todosState(count: 100_000), limits: unlimited)
+    let smallStore = Store(
+      initialState: LuaFeatureHandle(feature: small),
+      reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: small, dependencies: .live))
+    let largeStore = Store(
+      initialState: LuaFeatureHandle(feature: large),
+      reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: large, dependencies: .live))
+
+    let increment: LuaValue = ["type": "increment"]
+    var lua: [Double] = [], swift: [Double] = [], toggle10: [Double] = [], toggle100k: [Double] = []
+    var floor: [Double] = []
+    for _ in 0..<5 {
+      lua.append(await luaStore.withIsolation { store in
+        StoreBenchmarks.time(iterations: iterations) { for _ in 0..<iterations { store.send(increment) } }
+      })
+      swift.append(await swiftStore.withIsolation { store in
+        StoreBenchmarks.time(iterations: iterations) { for _ in 0..<iterations { store.send(.increment) } }
+      })
+      toggle10.append(await smallStore.withIsolation { store in
+        StoreBenchmarks.time(iterations: iterations) {
+          for index in 0..<iterations { store.send(["type": "toggle", "id": .integer(index % 10 + 1)]) }
+        }
+      })
+      toggle100k.append(await largeStore.withIsolation { store in
+        StoreBenchmarks.time(iterations: iterations) {
+          for index in 0..<iterations { store.send(["type": "toggle", "id": .integer(index % 100_000 + 1)]) }
+        }
+      })
+      floor.append(try LuaFloorBenchmarks.nanosecondsPerCall(iterations: iterations))
+    }
+    let count = try counterFeature.state().count.intValue ?? 0
+    precondition(count >= 5 * iterations, "the Lua counter did not count")
+    let (luaNanoseconds, floorNanoseconds) = (StoreBenchmarks.median(lua), StoreBenchmarks.median(floor))
+    let (small10, large100k) = (StoreBenchmarks.median(toggle10), StoreBenchmarks.median(toggle100k))
+    return [
+      Figure(name: "lua.counter.store_ns", value: luaNanoseconds, unit: "ns"),
+      Figure(name: "lua.counter.ratio_vs_floor", value: luaNanoseconds / floorNanoseconds, unit: "x"),
+      Figure(name: "swift.counter.store_ns", value: StoreBenchmarks.median(swift), unit: "ns"),
+      Figure(name: "lua.todos.toggle10_ns", value: small10, unit: "ns"),
+      Figure(name: "lua.todos.toggle100k_ns", value: large100k, unit: "ns"),
+      Figure(name: "lua.todos.ratio_100k_vs_10", value: large100k / small10, unit: "x"),
+    ]
+  }
+}
+
+extension LuaFeatureBenchmarks {
+  /// Each layer of a Lua send timed alone, to see where the time goes:
+  /// `.build/release/Benchmarks lua-pieces`.
+  static func pieces() throws {
+    let limits = LuaLimits(memory: nil, instructions: 10_000_000)
+    let feature = try LuaFeature(source: counter, file: "counter.lua", limits: limits)
+    let increment: LuaValue = ["type": "increment"]
+    let n = 200_000
+    func show(_ name: String, _ body: () throws -> Void) rethrows {
+      let start = DispatchTime.now().uptimeNanoseconds
+      for _ in 0..<n { try body() }
+      print("\(name): \(Double(DispatchTime.now().uptimeNanoseconds - start) / Double(n)) ns")
+    }
+    try show("LuaAction.normalize") { _ = try LuaAction.normalize(increment) }
+    try show("LuaFeature.reduce") { try feature.reduce(increment) { (_) throws(LuaFeatureError) in () } }
+    let vm = try LuaVM(limits: limits)
+    let noop = try vm.evaluate("return function(action) return nil end")[0]
+    guard case let .function(function) = noop else { return }
+    try show("vm.call(noop, with: action)") { _ = try vm.call(function, with: increment) }
+    let reducer = LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: .live)
+    var handle = LuaFeatureHandle(feature: feature)
+    show("LuaFeatureReducer.reduce") { _ = reducer.reduce(into: &handle, action: increment) }
+  }
+}
