@@ -44,6 +44,7 @@ let package = Package(
       name: "ComposableLua",
       dependencies: [
         "LuaKit", "Composable",
+        .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),

@@ -19,7 +19,9 @@ struct LuaEffectInterpreter {
   }
 
   private func fail(_ path: String, _ message: String) -> LuaFeatureError {
-    .malformedEffect(action: action.description, path: path, message: message)
+    .malformedEffect(
+      action: ((try? LuaAction.normalize(action)) ?? action).description, path: path,
+      message: message)
   }
 
   private func effect(from value: LuaValue, at path: String) throws(LuaFeatureError) -> Effect<LuaValue> {

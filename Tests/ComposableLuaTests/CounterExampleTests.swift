@@ -27,8 +27,16 @@ import Testing
     await withKnownIssue {
       await store.send("increment") { $0.count = 5 }
     } matching: { issue in
-      message(of: issue).hasPrefix("A state change does not match expectation.")
-        && message(of: issue).contains("5") && message(of: issue).contains("1")
+      message(of: issue) == """
+        A state change does not match expectation.
+
+        \u{2007} [
+        −   "count": 5
+        +   "count": 1
+        \u{2007} ]
+
+        (Expected: −, Actual: +)
+        """
     }
   }
 }
