@@ -50,7 +50,10 @@ let package = Package(
     ),
     .executableTarget(
       name: "composable",
-      dependencies: ["LuaKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+      dependencies: [
+        "LuaKit", "Composable", "ComposableLua",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
     ),
     .executableTarget(
       name: "Benchmarks",

@@ -3,11 +3,12 @@ import Foundation
 import LuaKit
 
 @main
-struct ComposableCommand: ParsableCommand {
+struct ComposableCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "composable",
     abstract: "Runs Composable-Architecture features written in Lua.",
-    subcommands: [Eval.self]
+    subcommands: [Run.self, Eval.self],
+    defaultSubcommand: Run.self
   )
 }
 
