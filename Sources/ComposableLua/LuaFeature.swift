@@ -1,3 +1,4 @@
+import Composable
 import Foundation
 import LuaKit
 
@@ -20,6 +21,7 @@ public final class LuaFeature: @unchecked Sendable {
   private var module: Module
   private let stateReference: LuaReference
   private let environment: LuaReference
+  private let hostEnvironment = LuaFeatureEnvironment()
   private let transaction: Transaction
   /// Where the script was loaded from, for messages and for reloading.
   public private(set) var file: String
@@ -77,7 +79,7 @@ public final class LuaFeature: @unchecked Sendable {
       if let directory { resolvers.append(LuaModuleDirectories([directory])) }
       sandbox = try vm.makeSandbox(.init(print: print, modules: LuaModuleChain(resolvers: resolvers)))
       module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
-      environment = try vm.reference(to: env.tableValue == nil ? [:] : env)
+      environment = try vm.reference(to: hostEnvironment.table(with: env, in: vm))
       let initial: LuaValue
       if let state {
         initial = state
@@ -164,6 +166,11 @@ public final class LuaFeature: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     return try body()
+  }
+
+  /// Makes `env.uuid()`, `env.now()` and `env.random()` answer from `dependencies`.
+  public func use(_ dependencies: DependencyValues) {
+    hostEnvironment.use(dependencies)
   }
 
   // MARK: Reducing

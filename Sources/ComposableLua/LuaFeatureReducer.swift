@@ -25,6 +25,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     self.readState = readState
     self.clock = dependencies.clock
     self.onError = onError
+    feature.use(dependencies)
   }
 
   public func reduce(into state: inout State, action: LuaValue) -> Effect<LuaValue> {

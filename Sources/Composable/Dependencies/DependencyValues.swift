@@ -11,24 +11,30 @@ public struct DependencyValues: Sendable {
   public var clock: any Clock<Duration>
   public var uuid: UUIDGenerator
   public var date: DateGenerator
+  /// Seeded randomness: system-seeded live, seed 0 in tests (override with `RandomSource(seed:)`).
+  public var random: RandomSource
   private var storage: [ObjectIdentifier: any Sendable] = [:]
   private let isTest: Bool
 
   /// The real world: the continuous clock, random UUIDs, the system date.
   public static var live: Self {
-    Self(clock: ContinuousClock(), uuid: .live, date: .live, isTest: false)
+    Self(clock: ContinuousClock(), uuid: .live, date: .live, random: .live, isTest: false)
   }
 
   /// For tests: every dependency fails the test when used until the test provides it.
   public static var test: Self {
     Self(clock: UnimplementedClock(name: "clock"), uuid: .unimplemented, date: .unimplemented,
-         isTest: true)
+         random: RandomSource(seed: 0), isTest: true)
   }
 
-  init(clock: any Clock<Duration>, uuid: UUIDGenerator, date: DateGenerator, isTest: Bool) {
+  init(
+    clock: any Clock<Duration>, uuid: UUIDGenerator, date: DateGenerator, random: RandomSource,
+    isTest: Bool
+  ) {
     self.clock = clock
     self.uuid = uuid
     self.date = date
+    self.random = random
     self.isTest = isTest
   }
 

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Random numbers from a seed: the same seed gives the same numbers on every machine, so a
+/// feature that rolls dice can still be tested exhaustively.
+public final class RandomSource: @unchecked Sendable {
+  private let lock = NSLock()
+  private var state: UInt64
+
+  public init(seed: UInt64) { self.state = seed }
+
+  /// Seeded from the system's randomness.
+  public static var live: RandomSource { RandomSource(seed: UInt64.random(in: .min ... .max)) }
+
+  /// SplitMix64: small, fast, and well spread.
+  public func next() -> UInt64 {
+    lock.lock()
+    defer { lock.unlock() }
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// A float in [0, 1).
+  public func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
+
+  /// An integer in `range`.
+  public func integer(in range: ClosedRange<Int>) -> Int {
+    let span = UInt64(bitPattern: Int64(range.upperBound &- range.lowerBound)) &+ 1
+    if span == 0 { return Int(bitPattern: UInt(next())) }  // the whole range of Int
+    return range.lowerBound &+ Int(truncatingIfNeeded: next() % span)
+  }
+}

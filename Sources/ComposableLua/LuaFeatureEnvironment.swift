@@ -1,0 +1,58 @@
+import Composable
+import Foundation
+import LuaKit
+
+/// The deterministic dependencies a reducer reaches through `env`: `env.uuid()`, `env.now()`
+/// and `env.random([m [, n]])` (as `math.random`, but seeded). They answer from the
+/// dependencies of the store that runs the feature, so tests control them; until a store
+/// takes the feature, the live ones.
+final class LuaFeatureEnvironment: @unchecked Sendable {
+  private let lock = NSLock()
+  private var dependencies = DependencyValues.live
+
+  func use(_ dependencies: DependencyValues) {
+    lock.lock()
+    defer { lock.unlock() }
+    self.dependencies = dependencies
+  }
+
+  private var current: DependencyValues {
+    lock.lock()
+    defer { lock.unlock() }
+    return dependencies
+  }
+
+  /// The `env` table: the host's values, then the functions (a host value of the same name
+  /// wins, so a test can replace one).
+  func table(with values: LuaValue, in vm: LuaVM) -> LuaValue {
+    var table = values.tableValue ?? LuaTable()
+    let functions: [(String, LuaVM.HostFunction)] = [
+      ("uuid", { [unowned self] _ in [.string(LuaString(self.current.uuid().uuidString))] }),
+      ("now", { [unowned self] _ in [.number(self.current.date.now.timeIntervalSince1970)] }),
+      ("random", { [unowned self] arguments in try self.random(arguments) }),
+    ]
+    for (name, body) in functions where table[name] == .nil {
+      table[name] = .function(vm.function(named: "env." + name, body))
+    }
+    return .table(table)
+  }
+
+  private func random(_ arguments: [LuaValue]) throws -> [LuaValue] {
+    let source = current.random
+    switch arguments.count {
+    case 0:
+      return [.number(source.unit())]
+    case 1, 2:
+      let bounds = arguments.count == 1 ? [.integer(1), arguments[0]] : arguments
+      guard let low = bounds[0].intValue, let high = bounds[1].intValue else {
+        throw LuaError.runtime(message: "bad argument to 'env.random' (integers expected)", traceback: "")
+      }
+      guard low <= high else {
+        throw LuaError.runtime(message: "bad argument to 'env.random' (interval is empty)", traceback: "")
+      }
+      return [.integer(source.integer(in: low...high))]
+    default:
+      throw LuaError.runtime(message: "wrong number of arguments to 'env.random'", traceback: "")
+    }
+  }
+}

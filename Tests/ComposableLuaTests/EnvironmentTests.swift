@@ -1,0 +1,71 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+@Suite struct EnvironmentTests {
+  static let source = """
+    return {
+      initial_state = function() return { items = {} } end,
+      reduce = function(state, action, env)
+        if action.type == "add" then
+          table.insert(state.items, {
+            id = env.uuid(), at = env.now(), roll = env.random(1, 6), greeting = env.greeting,
+          })
+        end
+      end,
+    }
+    """
+
+  @Test func testsControlUUIDsDatesAndRandomness() async throws {
+    let feature = try LuaFeature(source: Self.source, file: "env.lua", env: ["greeting": "hi"])
+    let store = TestStore(
+      initialState: try feature.state(),
+      reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
+      dependencies: {
+        $0.uuid = .incrementing
+        $0.date = .constant(Date(timeIntervalSince1970: 1_000))
+        $0.random = RandomSource(seed: 42)
+      })
+    let expectedRoll = RandomSource(seed: 42).integer(in: 1...6)
+    await store.send("add") {
+      $0.items = [[
+        "id": "00000000-0000-0000-0000-000000000000", "at": 1000.0,
+        "roll": .integer(expectedRoll), "greeting": "hi",
+      ]]
+    }
+  }
+
+  @Test func theSameSeedGivesTheSameRolls() throws {
+    func rolls() throws -> LuaValue {
+      let feature = try LuaFeature(source: """
+        return {
+          initial_state = function() return { rolls = {} } end,
+          reduce = function(state, action, env)
+            for i = 1, 5 do table.insert(state.rolls, env.random(6)) end
+            state.unit = env.random() < 1
+          end,
+        }
+        """, file: "dice.lua")
+      var dependencies = DependencyValues.test
+      dependencies.random = RandomSource(seed: 7)
+      feature.use(dependencies)
+      _ = try feature.reduce("roll") { (_) throws(LuaFeatureError) in () }
+      return try feature.state()
+    }
+    let first = try rolls()
+    #expect(try rolls() == first)
+    #expect(first.rolls.tableValue?.count == 5)
+    #expect(first.unit == true)
+  }
+
+  @Test func badArgumentsToRandomAreClearErrors() throws {
+    let feature = try LuaFeature(source: """
+      return { reduce = function(state, action, env) env.random(6, 1) end }
+      """, file: "bad.lua")
+    let error = featureError { _ = try feature.reduce("roll") { (_) throws(LuaFeatureError) in () } }
+    guard case let .reduce(_, luaError) = error else { Issue.record("expected a reduce error"); return }
+    #expect(luaError.message == "bad.lua:1: bad argument to 'env.random' (interval is empty)")
+  }
+}
