@@ -49,9 +49,203 @@ end
 return effect
 """#
 
-/// `composable`: the feature-side library. Composition helpers come with a later step.
+/// `composable`: composing reducers in Lua.
+///
+/// - `combine(r1, r2, ...)` runs reducers in order on the same state and action, merging their
+///   effects.
+/// - `scope{ state = "child", action = "child", reducer = Child }` runs `Child` on
+///   `state.child` for actions `{ type = "child", action = ... }`; its effects' actions come
+///   back wrapped the same way.
+/// - `if_let{ ... }` is `scope` for a child that may be absent: the child's effects are
+///   cancelled when it goes.
+/// - `for_each{ state = "todos", action = "todo", reducer = Todo }` runs `Todo` on the element
+///   with `id` for actions `{ type = "todo", id = ..., action = ... }`. Lookup by id is O(1) (an
+///   index kept beside the array, rebuilt only when stale); the effects of an element are
+///   cancelled when it is removed, checked only for elements that started effects. Put it after
+///   the parent in `combine` so it sees the parent's removals.
+/// - `on_change{ of = function(state) ... end, run = function(old, new, state, env) ... end,
+///   reducer = base }` runs `run` when `of(state)` changed.
+/// A reducer in all of these is a function `(state, action, env)` or a table with `reduce`.
 let composableLibrarySource = #"""
-local composable = {}
-composable.effect = require("composable.effect")
+local effect = require("composable.effect")
+
+local composable = { effect = effect }
+
+local function reducer_of(reducer, where)
+  if type(reducer) == "function" then return reducer end
+  if type(reducer) == "table" and type(reducer.reduce) == "function" then return reducer.reduce end
+  error(where .. ": reducer must be a function or a table with a reduce function, got "
+    .. type(reducer), 3)
+end
+
+local function field_of(spec, name, where)
+  local value = spec[name]
+  if type(value) ~= "string" then
+    error(where .. ": " .. name .. " must be a string, got " .. type(value), 3)
+  end
+  return value
+end
+
+-- An effect whose actions are passed through `wrap`, and whose cancellation ids through
+-- `rename` (so that children's ids cannot collide).
+local function map_effect(e, wrap)
+  if e == nil or e.kind == "none" then return e end
+  local kind = e.kind
+  if kind == "send" or kind == "after" or kind == "every" then
+    local mapped = {}
+    for k, v in pairs(e) do mapped[k] = v end
+    mapped.action = wrap(e.action)
+    return mapped
+  elseif kind == "merge" or kind == "concat" then
+    local effects = {}
+    for i, inner in ipairs(e.effects) do effects[i] = map_effect(inner, wrap) end
+    return { kind = kind, effects = effects }
+  elseif kind == "cancellable" or kind == "debounce" or kind == "throttle" then
+    local mapped = {}
+    for k, v in pairs(e) do mapped[k] = v end
+    mapped.effect = map_effect(e.effect, wrap)
+    return mapped
+  else
+    local mapped = {}
+    for k, v in pairs(e) do mapped[k] = v end
+    local wrappers = { wrap }
+    for i, w in ipairs(e.wrappers or {}) do wrappers[i + 1] = w end
+    mapped.wrappers = wrappers
+    return mapped
+  end
+end
+composable.map_effect = map_effect
+
+local function as_action(action)
+  if type(action) == "string" then return { type = action } end
+  return action
+end
+
+function composable.combine(...)
+  local reducers = {}
+  for i = 1, select("#", ...) do reducers[i] = reducer_of((select(i, ...)), "combine") end
+  return function(state, action, env)
+    local effects = {}
+    for _, reduce in ipairs(reducers) do
+      local e = reduce(state, action, env)
+      if e ~= nil and e.kind ~= "none" then effects[#effects + 1] = e end
+    end
+    if #effects == 0 then return nil end
+    if #effects == 1 then return effects[1] end
+    return { kind = "merge", effects = effects }
+  end
+end
+
+function composable.scope(spec)
+  local field = field_of(spec, "state", "scope")
+  local name = field_of(spec, "action", "scope")
+  local reduce = reducer_of(spec.reducer, "scope")
+  local function wrap(action) return { type = name, action = as_action(action) } end
+  return function(state, action, env)
+    if action.type ~= name then return nil end
+    local child = state[field]
+    if child == nil then error("scope: state." .. field .. " is nil", 2) end
+    return map_effect(reduce(child, as_action(action.action), env), wrap)
+  end
+end
+
+function composable.if_let(spec)
+  local field = field_of(spec, "state", "if_let")
+  local name = field_of(spec, "action", "if_let")
+  local reduce = reducer_of(spec.reducer, "if_let")
+  local id = "if_let:" .. field
+  local function wrap(action) return { type = name, action = as_action(action) } end
+  local has_effects = false
+  return function(state, action, env)
+    local result = nil
+    if action.type == name then
+      local child = state[field]
+      if child == nil then
+        error("if_let: a child action arrived while state." .. field .. " is nil", 2)
+      end
+      local e = reduce(child, as_action(action.action), env)
+      if e ~= nil and e.kind ~= "none" then
+        has_effects = true
+        result = effect.cancellable(map_effect(e, wrap), id)
+      end
+    end
+    if has_effects and state[field] == nil then
+      has_effects = false
+      if result == nil then return effect.cancel(id) end
+      return effect.merge(result, effect.cancel(id))
+    end
+    return result
+  end
+end
+
+function composable.for_each(spec)
+  local field = field_of(spec, "state", "for_each")
+  local name = field_of(spec, "action", "for_each")
+  local reduce = reducer_of(spec.reducer, "for_each")
+  local indexes = setmetatable({}, { __mode = "k" })  -- the array -> { id -> position }
+  local active = {}                                   -- ids whose effects may be running
+
+  local function find(elements, id)
+    local index = indexes[elements]
+    local position = index and index[id]
+    if position ~= nil then
+      local element = elements[position]
+      if element ~= nil and element.id == id then return element end
+    end
+    index = {}
+    for i, element in ipairs(elements) do index[element.id] = i end
+    indexes[elements] = index
+    position = index[id]
+    return position and elements[position]
+  end
+
+  local function effect_id(id) return "for_each:" .. field .. ":" .. tostring(id) end
+
+  return function(state, action, env)
+    local elements = state[field]
+    if elements == nil then error("for_each: state." .. field .. " is nil", 2) end
+    local effects = {}
+    if action.type == name then
+      local id = action.id
+      local element = find(elements, id)
+      if element == nil then
+        error("for_each: an action arrived for " .. field .. " element " .. tostring(id)
+          .. ", which is not there", 2)
+      end
+      local e = reduce(element, as_action(action.action), env)
+      if e ~= nil and e.kind ~= "none" then
+        active[id] = true
+        local function wrap(child) return { type = name, id = id, action = as_action(child) } end
+        effects[#effects + 1] = effect.cancellable(map_effect(e, wrap), effect_id(id))
+      end
+    end
+    for id in pairs(active) do
+      if find(elements, id) == nil then
+        active[id] = nil
+        effects[#effects + 1] = effect.cancel(effect_id(id))
+      end
+    end
+    if #effects == 0 then return nil end
+    if #effects == 1 then return effects[1] end
+    return { kind = "merge", effects = effects }
+  end
+end
+
+function composable.on_change(spec)
+  if type(spec.of) ~= "function" then error("on_change: of must be a function", 2) end
+  if type(spec.run) ~= "function" then error("on_change: run must be a function", 2) end
+  local reduce = reducer_of(spec.reducer, "on_change")
+  return function(state, action, env)
+    local old = spec.of(state)
+    local e = reduce(state, action, env)
+    local new = spec.of(state)
+    if old == new then return e end
+    local changed = spec.run(old, new, state, env)
+    if e == nil or e.kind == "none" then return changed end
+    if changed == nil or changed.kind == "none" then return e end
+    return effect.merge(e, changed)
+  end
+end
+
 return composable
 """#
