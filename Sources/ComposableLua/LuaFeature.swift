@@ -229,6 +229,49 @@ public final class LuaFeature: @unchecked Sendable {
     }
   }
 
+  /// Replaces the whole state with `value`, encoded (for tests that start from a given state).
+  public func replaceState<Value: Encodable>(with value: Value) throws(LuaFeatureError) {
+    let encoded = try luaValue(of: value, name: "state")
+    guard case let .table(table) = encoded else {
+      throw .conversion(.conversion(path: "state", message: "expected a table, got \(encoded.typeName)"))
+    }
+    try locked { () throws(LuaFeatureError) in
+      do throws(LuaError) {
+        // Fill the existing table, so the reducer's bound state stays the same table.
+        let fill = try vm.load(
+          "local state, new = ... for k in pairs(state) do state[k] = nil end "
+            + "for k, v in pairs(new) do state[k] = v end", chunkName: "=replace_state")
+        try vm.call(fill, arguments: [.reference(stateReference), .value(.table(table))])
+      } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
+  /// `value` as Lua sees it: encoded by `LuaEncoder` (an enum becomes the action shape).
+  public func luaValue<Value: Encodable>(of value: Value, name: String = "action") throws(LuaFeatureError) -> LuaValue {
+    try locked { () throws(LuaFeatureError) -> LuaValue in
+      do throws(LuaError) {
+        return try vm.value(of: LuaEncoder().encode(value, in: vm, rootName: name))
+      } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
+  /// A Lua value decoded into a Swift type, by `LuaDecoder`.
+  public func decode<Value: Decodable>(
+    _ type: Value.Type, from value: LuaValue, name: String = "action"
+  ) throws(LuaFeatureError) -> Value {
+    try locked { () throws(LuaFeatureError) -> Value in
+      do throws(LuaError) {
+        return try LuaDecoder().decode(type, from: value, in: vm, rootName: name)
+      } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
   // MARK: Hot swap
 
   /// Replaces the reducer with the one in `source`, keeping the state. The new code loads in a

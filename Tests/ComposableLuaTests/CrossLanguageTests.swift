@@ -1,0 +1,70 @@
+import Composable
+import ComposableLua
+import LuaKit
+import Synchronization
+import Testing
+
+@Suite struct CrossLanguageTests {
+  struct Parent: Equatable, Sendable {
+    var total = 0
+    var counter: LuaValue
+  }
+
+  enum ParentAction: Equatable, Sendable {
+    case reset
+    case counter(LuaValue)
+  }
+
+  static let counterCase = ActionCase<ParentAction, LuaValue>(
+    embed: ParentAction.counter, extract: { if case let .counter(action) = $0 { action } else { nil } })
+
+  @Test func aLuaFeatureIsTheChildOfASwiftReducer() async throws {
+    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("counter/counter.lua")))
+    let store = TestStore(
+      initialState: Parent(counter: try feature.state()),
+      reducer: { dependencies in
+        CombineReducers(
+          Scope(state: \Parent.counter, action: Self.counterCase) {
+            LuaFeatureReducer<LuaValue>(feature: feature, dependencies: dependencies)
+          },
+          Reduce<Parent, ParentAction> { state, action in
+            if case .counter = action { state.total += 1 }
+            if case .reset = action { state.total = 0 }
+            return .none
+          })
+      })
+    await store.send(.counter("increment")) {
+      $0.counter.count = 1
+      $0.total = 1
+    }
+    await store.send(.counter("increment")) {
+      $0.counter.count = 2
+      $0.total = 2
+    }
+    await store.send(.reset) { $0.total = 0 }
+  }
+
+  @Test func aSwiftHigherOrderReducerWrapsALuaFeature() async throws {
+    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("counter/counter.lua")))
+    let printed = Mutex<[String]>([])
+    let store = TestStore(
+      initialState: try feature.state(),
+      reducer: { dependencies in
+        LuaFeatureReducer<LuaValue>(feature: feature, dependencies: dependencies)
+          .printChanges(to: ChangePrinter { line in printed.withLock { $0.append(line) } })
+      })
+    await store.send("increment") { $0.count = 1 }
+    #expect(printed.withLock { $0 } == [
+      """
+      received action:
+        "increment"
+          [
+        -   "count": 0
+        +   "count": 1
+          ]
+      """
+    ])
+  }
+}
+
+import Foundation
