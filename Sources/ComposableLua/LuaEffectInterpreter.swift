@@ -4,13 +4,23 @@ import LuaKit
 /// Turns what a Lua reducer returned into an `Effect`, checking every field. Timers run on the
 /// store's clock.
 struct LuaEffectInterpreter {
-  let clock: any Clock<Duration>
+  let runner: LuaEffectRunner
+  var clock: any Clock<Duration> { runner.clock }
   /// The action the effect answers, described only when an error needs it.
-  let action: LuaValue
+  var action: LuaValue { runner.origin }
+
+  init(
+    feature: LuaFeature, dependencies: (clock: any Clock<Duration>, http: HTTPClient),
+    action: LuaValue, onError: @escaping @Sendable (LuaFeatureError) -> Void
+  ) {
+    runner = LuaEffectRunner(
+      feature: feature, clock: dependencies.clock, http: dependencies.http, onError: onError,
+      origin: action)
+  }
 
   static let kinds = [
     "none", "send", "merge", "concat", "after", "every", "cancellable", "cancel", "debounce",
-    "throttle",
+    "throttle", "run", "http",
   ]
 
   func effect(from value: LuaValue) throws(LuaFeatureError) -> Effect<LuaValue> {
@@ -67,6 +77,25 @@ struct LuaEffectInterpreter {
         id: try identifier(table["id"], at: path + ".id"),
         for: try duration(table["seconds"], at: path + ".seconds"), clock: clock,
         latest: table["latest"].boolValue ?? true)
+    case "run":
+      guard case let .function(body) = table["fn"] else {
+        throw fail(path + ".fn", "expected the function of effect.run, got \(table["fn"].typeName)")
+      }
+      let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
+      let runner = self.runner
+      return .run { send in await runner.run(body, wrappers: wrappers, send: send) }
+    case "http":
+      let request = table["request"]
+      guard let response = request["response"].stringValue else {
+        throw fail(
+          path + ".request.response",
+          "expected the type of the response action (a string), got \(request["response"].typeName)")
+      }
+      let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
+      let runner = self.runner
+      return .run { send in
+        await runner.request(request, responseType: response, wrappers: wrappers, send: send)
+      }
     default:
       throw fail(
         path + ".kind",
@@ -82,6 +111,20 @@ struct LuaEffectInterpreter {
     var result: [Effect<LuaValue>] = []
     for (offset, element) in table.sequence.enumerated() {
       result.append(try effect(from: element, at: "\(path)[\(offset + 1)]"))
+    }
+    return result
+  }
+
+  /// The action wrappers composition put on an effect (functions), outermost first.
+  private func wrappers(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> [LuaReference] {
+    guard value != .nil else { return [] }
+    guard let table = value.tableValue else { throw fail(path, "expected a list of functions") }
+    var result: [LuaReference] = []
+    for element in table.sequence {
+      guard case let .function(function) = element else {
+        throw fail(path, "expected a list of functions, got a \(element.typeName)")
+      }
+      result.append(function)
     }
     return result
   }

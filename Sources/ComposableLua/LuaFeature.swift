@@ -78,6 +78,7 @@ public final class LuaFeature: @unchecked Sendable {
       var resolvers: [any LuaModuleResolver] = [builtInModules]
       if let directory { resolvers.append(LuaModuleDirectories([directory])) }
       sandbox = try vm.makeSandbox(.init(print: print, modules: LuaModuleChain(resolvers: resolvers)))
+      try Self.installEffectGlobals(vm: vm, sandbox: sandbox)
       module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
       environment = try vm.reference(to: hostEnvironment.table(with: env, in: vm))
       let initial: LuaValue
@@ -102,6 +103,13 @@ public final class LuaFeature: @unchecked Sendable {
     } catch {
       throw .load(file: file, message: "\(error)")
     }
+  }
+
+  /// `sleep` and `http` for code inside `effect.run`.
+  private static func installEffectGlobals(vm: LuaVM, sandbox: LuaSandbox) throws(LuaError) {
+    try vm.evaluate(
+      "local effect = require('composable.effect') sleep = effect.sleep http = effect.http_client",
+      chunkName: "=effects", in: sandbox)
   }
 
   private static func loadModule(
@@ -229,6 +237,32 @@ public final class LuaFeature: @unchecked Sendable {
     }
   }
 
+  // MARK: Coroutines of effects
+
+  /// A coroutine that will run `function` (the body of an `effect.run`).
+  public func makeCoroutine(_ function: LuaReference) throws(LuaFeatureError) -> LuaReference {
+    try locked { () throws(LuaFeatureError) -> LuaReference in
+      do throws(LuaError) { return try vm.makeCoroutine(function) } catch { throw .conversion(error) }
+    }
+  }
+
+  /// Resumes an effect's coroutine with the result of what it last asked for.
+  public func resume(
+    _ coroutine: LuaReference, with arguments: [LuaValue] = []
+  ) throws(LuaError) -> LuaResumption {
+    try locked { () throws(LuaError) -> LuaResumption in try vm.resume(coroutine, with: arguments) }
+  }
+
+  /// `action` passed through the wrappers that composition put on an effect, innermost first.
+  public func wrap(_ action: LuaValue, with wrappers: [LuaReference]) throws(LuaError) -> LuaValue {
+    guard !wrappers.isEmpty else { return action }
+    return try locked { () throws(LuaError) -> LuaValue in
+      var action = action
+      for wrapper in wrappers.reversed() { action = try vm.call(wrapper, with: action) }
+      return action
+    }
+  }
+
   /// Replaces the whole state with `value`, encoded (for tests that start from a given state).
   public func replaceState<Value: Encodable>(with value: Value) throws(LuaFeatureError) {
     let encoded = try luaValue(of: value, name: "state")
@@ -281,7 +315,10 @@ public final class LuaFeature: @unchecked Sendable {
     try locked { () throws(LuaFeatureError) in
       let file = file ?? self.file
       let fresh: LuaSandbox
-      do throws(LuaError) { fresh = try vm.makeSandbox(sandbox.configuration) } catch {
+      do throws(LuaError) {
+        fresh = try vm.makeSandbox(sandbox.configuration)
+        try Self.installEffectGlobals(vm: vm, sandbox: fresh)
+      } catch {
         throw .load(file: file, message: error.description)
       }
       let loaded = try Self.loadModule(source, file: file, vm: vm, sandbox: fresh)

@@ -10,6 +10,7 @@ import LuaKit
 public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Codable & Sendable>: Reducer {
   public let feature: LuaFeature
   let clock: any Clock<Duration>
+  let http: HTTPClient
   let onError: @Sendable (LuaFeatureError) -> Void
 
   public init(
@@ -18,6 +19,7 @@ public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Coda
   ) {
     self.feature = feature
     self.clock = dependencies.clock
+    self.http = dependencies.http
     self.onError = onError
     feature.use(dependencies)
   }
@@ -25,7 +27,8 @@ public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Coda
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     do throws(LuaFeatureError) {
       let luaAction = try feature.luaValue(of: action)
-      let interpreter = LuaEffectInterpreter(clock: clock, action: luaAction)
+      let interpreter = LuaEffectInterpreter(
+        feature: feature, dependencies: (clock, http), action: luaAction, onError: onError)
       let effect = try feature.reduce(luaAction) { (returned) throws(LuaFeatureError) in
         try interpreter.effect(from: returned)
       }

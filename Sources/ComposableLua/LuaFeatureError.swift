@@ -10,6 +10,8 @@ public enum LuaFeatureError: Error, Equatable, Sendable {
   case reduce(action: String, error: LuaError)
   /// The reducer returned something that is not an effect. The state was rolled back.
   case malformedEffect(action: String, path: String, message: String)
+  /// An effect's own Lua code failed while it ran (in an `effect.run` coroutine).
+  case effect(action: String, error: LuaError)
   /// A value could not be converted between Swift and Lua.
   case conversion(LuaError)
 }
@@ -24,6 +26,8 @@ extension LuaFeatureError: CustomStringConvertible {
     case let .malformedEffect(action, path, message):
       return "the reducer returned a malformed effect for \(action), and the state was rolled "
         + "back: \(path): \(message)"
+    case let .effect(action, error):
+      return "an effect of \(action) failed: \(error)"
     case let .conversion(error):
       return error.description
     }

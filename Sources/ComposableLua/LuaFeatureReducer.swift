@@ -14,6 +14,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   public let feature: LuaFeature
   let readState: @Sendable (LuaFeature) throws(LuaFeatureError) -> State
   let clock: any Clock<Duration>
+  let http: HTTPClient
   let onError: @Sendable (LuaFeatureError) -> Void
 
   public init(
@@ -24,13 +25,15 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     self.feature = feature
     self.readState = readState
     self.clock = dependencies.clock
+    self.http = dependencies.http
     self.onError = onError
     feature.use(dependencies)
   }
 
   public func reduce(into state: inout State, action: LuaValue) -> Effect<LuaValue> {
     do throws(LuaFeatureError) {
-      let interpreter = LuaEffectInterpreter(clock: clock, action: action)
+      let interpreter = LuaEffectInterpreter(
+        feature: feature, dependencies: (clock, http), action: action, onError: onError)
       let effect = try feature.reduce(action) { (returned) throws(LuaFeatureError) in
         try interpreter.effect(from: returned)
       }

@@ -163,6 +163,33 @@ int lk_pcall(lua_State *L, int nargs, int nresults) {
 
 lk_failure lk_last_failure(lua_State *L) { return lk_info_of(L)->last_failure; }
 
+int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
+  lk_info *info = lk_info_of(L);
+  if (info->call_depth == 0) {
+    info->instructions_used = 0;
+    info->budget_exhausted = 0;
+    if (info->instruction_limit != 0)
+      lua_sethook(co, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
+  }
+  info->last_failure = LK_FAILURE_NONE;
+  int saved_enforce = info->enforce_memory;
+  info->enforce_memory = 1;
+  info->call_depth += 1;
+  int status = lua_resume(co, L, nargs, nresults);
+  info->call_depth -= 1;
+  info->enforce_memory = 0;
+  if (status != LUA_OK && status != LUA_YIELD) {
+    // The coroutine's stack is still there: describe the error with its traceback.
+    const char *message = lua_tostring(co, -1);
+    if (message == NULL) message = lua_pushfstring(co, "(error object is a %s value)", luaL_typename(co, -1));
+    luaL_traceback(L, co, message, 0);
+    if (info->budget_exhausted) info->last_failure = LK_FAILURE_INSTRUCTION_LIMIT;
+    else if (status == LUA_ERRMEM && info->memory_limit != 0) info->last_failure = LK_FAILURE_MEMORY_LIMIT;
+  }
+  info->enforce_memory = saved_enforce;
+  return status;
+}
+
 int lk_loadtext(lua_State *L, const char *source, size_t length, const char *chunkname) {
   return luaL_loadbufferx(L, source, length, chunkname, "t");
 }

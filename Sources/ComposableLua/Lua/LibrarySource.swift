@@ -42,9 +42,40 @@ function effect.throttle(inner, id, seconds, options)
   }
 end
 
+-- effect.http{ url = ..., method = "GET", headers = {}, body = "...", response = "type" }: the
+-- response arrives as { type = response, ok = true, status, headers, body, json } or
+-- { type = response, ok = false, error = "..." }.
 function effect.http(request)
+  if type(request) ~= "table" then
+    error("effect.http: expected a request table, got " .. type(request), 2)
+  end
   return { kind = "http", request = request }
 end
+
+-- effect.run(function(send) ... end): async work in a coroutine. Inside it, send(action)
+-- feeds an action back, sleep(seconds) waits on the store's clock, and http.get(url) or
+-- http.request{...} returns the response; each of them yields to the host.
+local yield = coroutine.yield
+
+local function send(action) yield({ op = "send", action = action }) end
+
+function effect.run(work)
+  if type(work) ~= "function" then
+    error("effect.run: expected a function, got " .. type(work), 2)
+  end
+  return { kind = "run", fn = function() return work(send) end }
+end
+
+function effect.sleep(seconds) yield({ op = "sleep", seconds = seconds }) end
+
+effect.http_client = {
+  request = function(request) return yield({ op = "http", request = request }) end,
+  get = function(url, options)
+    local request = { url = url, method = "GET" }
+    for k, v in pairs(options or {}) do request[k] = v end
+    return yield({ op = "http", request = request })
+  end,
+}
 
 return effect
 """#

@@ -68,6 +68,11 @@ int lk_pcall(lua_State *L, int nargs, int nresults);
 /// The reason the most recent failed `lk_pcall` on this state failed.
 lk_failure lk_last_failure(lua_State *L);
 
+/// Resumes coroutine `co` with the `nargs` values on its stack, under the limits. Returns Lua's
+/// status: LUA_YIELD or LUA_OK leave `*nresults` values on `co`; on an error the message, with
+/// the coroutine's traceback, is pushed onto `L`.
+int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults);
+
 /// Loads a chunk in text mode only: bytecode is refused.
 int lk_loadtext(lua_State *L, const char *source, size_t length, const char *chunkname);
 

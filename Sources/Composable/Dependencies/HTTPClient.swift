@@ -1,0 +1,81 @@
+import IssueReporting
+
+/// An HTTP request, as effects describe it.
+public struct HTTPRequest: Equatable, Sendable {
+  public var method: String
+  public var url: String
+  public var headers: [String: String]
+  public var body: [UInt8]?
+  /// Seconds before the request gives up; nil for the client's default.
+  public var timeout: Double?
+
+  public init(
+    method: String = "GET", url: String, headers: [String: String] = [:], body: [UInt8]? = nil,
+    timeout: Double? = nil
+  ) {
+    self.method = method
+    self.url = url
+    self.headers = headers
+    self.body = body
+    self.timeout = timeout
+  }
+}
+
+/// An HTTP response: any status, as the server sent it.
+public struct HTTPResponse: Equatable, Sendable {
+  public var status: Int
+  public var headers: [String: String]
+  public var body: [UInt8]
+
+  public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+  }
+
+  public init(status: Int, headers: [String: String] = [:], text: String) {
+    self.init(status: status, headers: headers, body: Array(text.utf8))
+  }
+}
+
+public struct HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// Performs HTTP requests for effects. Tests provide answers; the live client comes with the
+/// live effects (until then the live value fails every request with a message saying so, which
+/// reaches the feature as a failure action, never as a crash).
+public struct HTTPClient: Sendable {
+  public var perform: @Sendable (HTTPRequest) async throws -> HTTPResponse
+
+  public init(perform: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    self.perform = perform
+  }
+}
+
+extension HTTPClient: DependencyKey {
+  public static let liveValue = HTTPClient { request in
+    throw HTTPClientError(
+      "no live HTTP client is configured in this build, so \(request.method) \(request.url) "
+        + "was not sent")
+  }
+
+  public static let testValue = HTTPClient { request in
+    reportIssue(
+      """
+      A test used "http" without providing it: \(request.method) \(request.url)
+
+      To fix, give the store an HTTP client that answers, for instance with \
+      "dependencies: { $0.http = HTTPClient { request in HTTPResponse(status: 200, text: \\"...\\") } }".
+      """)
+    throw HTTPClientError("http is not provided in this test")
+  }
+}
+
+extension DependencyValues {
+  public var http: HTTPClient {
+    get { self[HTTPClient.self] }
+    set { self[HTTPClient.self] = newValue }
+  }
+}

@@ -1,0 +1,145 @@
+import Composable
+import Foundation
+import LuaKit
+
+/// Runs the async effects of a Lua feature: `effect.run` coroutines, whose `send`, `sleep` and
+/// `http` calls yield here, and `effect.http` requests. Results go back as actions; failures
+/// too (`ok = false`), or, for an error in the coroutine's own code, as a reported error.
+struct LuaEffectRunner: Sendable {
+  let feature: LuaFeature
+  let clock: any Clock<Duration>
+  let http: HTTPClient
+  let onError: @Sendable (LuaFeatureError) -> Void
+  /// The action whose reducer returned the effect, for messages.
+  let origin: LuaValue
+
+  private func fail(_ error: LuaError) {
+    onError(.effect(action: ((try? LuaAction.normalize(origin)) ?? origin).description, error: error))
+  }
+
+  /// Drives the coroutine of `body` until it returns, fails, or the effect is cancelled.
+  func run(_ body: LuaReference, wrappers: [LuaReference], send: Send<LuaValue>) async {
+    let coroutine: LuaReference
+    do { coroutine = try feature.makeCoroutine(body) } catch {
+      onError(error)
+      return
+    }
+    var arguments: [LuaValue] = []
+    while !Task.isCancelled {
+      let resumption: LuaResumption
+      do { resumption = try feature.resume(coroutine, with: arguments) } catch {
+        fail(error)
+        return
+      }
+      guard case let .yielded(values) = resumption else { return }
+      let request = values.first ?? .nil
+      arguments = []
+      switch request["op"].stringValue {
+      case "send":
+        do {
+          let action = try LuaAction.normalize(request["action"])
+          await send(try feature.wrap(action, with: wrappers))
+        } catch let error as LuaAction.Malformed {
+          fail(.conversion(path: "send(action)", message: error.message))
+          return
+        } catch {
+          fail(error as? LuaError ?? .runtime(message: "\(error)", traceback: ""))
+          return
+        }
+      case "sleep":
+        guard let seconds = request["seconds"].doubleValue, seconds.isFinite, seconds >= 0 else {
+          fail(.conversion(
+            path: "sleep(seconds)",
+            message: "expected a number of seconds (0 or more), got \(request["seconds"].typeName)"))
+          return
+        }
+        do { try await clock.sleep(for: .milliseconds(Int64((seconds * 1000).rounded()))) } catch {
+          return  // cancelled
+        }
+      case "http":
+        guard let response = await perform(request["request"]) else { return }
+        arguments = [response]
+      default:
+        fail(.runtime(
+          message: "an effect.run coroutine yielded \(request), which is not send, sleep or http",
+          traceback: ""))
+        return
+      }
+    }
+  }
+
+  /// `effect.http`: performs the request and sends the response as the `response` action.
+  func request(_ request: LuaValue, responseType: String, wrappers: [LuaReference], send: Send<LuaValue>) async {
+    guard var response = await perform(request) else { return }
+    response["type"] = .string(LuaString(responseType))
+    do { await send(try feature.wrap(response, with: wrappers)) } catch {
+      fail(error)
+    }
+  }
+
+  /// The response as a Lua table, or nil when the effect was cancelled.
+  func perform(_ value: LuaValue) async -> LuaValue? {
+    let request: HTTPRequest
+    do { request = try Self.request(from: value) } catch {
+      return ["ok": false, "error": .string(LuaString(error.description))]
+    }
+    do {
+      let response = try await http.perform(request)
+      if Task.isCancelled { return nil }
+      return Self.table(of: response)
+    } catch {
+      if Task.isCancelled || error is CancellationError { return nil }
+      return ["ok": false, "error": .string(LuaString("\(error)"))]
+    }
+  }
+
+  static func request(from value: LuaValue) throws(LuaError) -> HTTPRequest {
+    guard let table = value.tableValue else {
+      throw .conversion(path: "request", message: "expected a request table, got \(value.typeName)")
+    }
+    guard let url = table["url"].stringValue else {
+      throw .conversion(path: "request.url", message: "expected a string, got \(table["url"].typeName)")
+    }
+    var request = HTTPRequest(method: table["method"].stringValue ?? "GET", url: url)
+    if let headers = table["headers"].tableValue {
+      for (key, value) in headers.entries {
+        guard let name = key.stringValue, let text = value.stringValue else {
+          throw .conversion(path: "request.headers", message: "expected strings for names and values")
+        }
+        request.headers[name] = text
+      }
+    }
+    switch table["body"] {
+    case .nil: break
+    case let .string(body): request.body = body.bytes
+    case let other:
+      throw .conversion(path: "request.body", message: "expected a string, got \(other.typeName)")
+    }
+    request.timeout = table["timeout"].doubleValue
+    return request
+  }
+
+  /// `{ ok, status, headers, body, json }`; `ok` is false for a status outside 200...299 and
+  /// for a JSON body that does not parse.
+  static func table(of response: HTTPResponse) -> LuaValue {
+    var table = LuaTable()
+    let success = (200...299).contains(response.status)
+    table["ok"] = .boolean(success)
+    table["status"] = .integer(response.status)
+    var headers = LuaTable()
+    for (name, value) in response.headers { headers[name.lowercased()] = .string(LuaString(value)) }
+    table["headers"] = .table(headers)
+    table["body"] = .string(LuaString(bytes: response.body))
+    if !success { table["error"] = .string(LuaString("HTTP \(response.status)")) }
+    let contentType = response.headers.first { $0.key.lowercased() == "content-type" }?.value ?? ""
+    if contentType.lowercased().contains("json"), !response.body.isEmpty {
+      do {
+        table["json"] = try JSONDecoder().decode(LuaValue.self, from: Data(response.body))
+      } catch {
+        table["ok"] = false
+        table["error"] = "the body is not valid JSON"
+      }
+    }
+    return .table(table)
+  }
+}

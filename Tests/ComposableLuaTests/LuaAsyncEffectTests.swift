@@ -1,0 +1,120 @@
+import Clocks
+import Composable
+import ComposableLua
+import LuaKit
+import Synchronization
+import Testing
+
+@Suite struct LuaAsyncEffectTests {
+  static let source = """
+    local effect = require("composable.effect")
+    return {
+      initial_state = function() return { log = {} } end,
+      reduce = function(state, action)
+        local t = action.type
+        if t == "log" then
+          table.insert(state.log, action.text)
+        elseif t == "count_down" then
+          return effect.run(function(send)
+            for i = 3, 1, -1 do
+              send({ type = "log", text = tostring(i) })
+              sleep(1)
+            end
+            send({ type = "log", text = "go" })
+          end)
+        elseif t == "fetch" then
+          return effect.run(function(send)
+            local response = http.get("http://numbers.test/" .. action.n)
+            send({ type = "log", text = response.ok and response.body or ("failed: " .. response.error) })
+          end)
+        elseif t == "fetch_json" then
+          return effect.http{ url = "http://numbers.test/json", response = "fetched" }
+        elseif t == "fetched" then
+          table.insert(state.log, action.ok and action.json.fact or action.error)
+        elseif t == "broken_run" then
+          return effect.run(function(send) local x = nil; return x.y end)
+        end
+      end,
+    }
+    """
+
+  static let server = HTTPClient { request in
+    switch request.url {
+    case "http://numbers.test/json":
+      return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], text: #"{"fact": "42 is the answer"}"#)
+    case "http://numbers.test/7":
+      return HTTPResponse(status: 200, text: "7 is lucky")
+    default:
+      return HTTPResponse(status: 404, text: "not found")
+    }
+  }
+
+  @Test func runSendsAndSleepsOnTheStoresClock() async throws {
+    let clock = TestClock()
+    let store = try testStore(Self.source) { $0.clock = clock }
+    await store.send("count_down")
+    await store.receive(["type": "log", "text": "3"]) { $0.log = ["3"] }
+    await clock.advance(by: .seconds(1))
+    await store.receive(["type": "log", "text": "2"]) { $0.log = ["3", "2"] }
+    await clock.advance(by: .seconds(1))
+    await store.receive(["type": "log", "text": "1"]) { $0.log = ["3", "2", "1"] }
+    await clock.advance(by: .seconds(1))
+    await store.receive(["type": "log", "text": "go"]) { $0.log = ["3", "2", "1", "go"] }
+    await store.finish()
+  }
+
+  @Test func httpInsideRunReturnsTheResponse() async throws {
+    let store = try testStore(Self.source) { $0.http = Self.server }
+    await store.send(["type": "fetch", "n": 7])
+    await store.receive(["type": "log", "text": "7 is lucky"]) { $0.log = ["7 is lucky"] }
+    await store.send(["type": "fetch", "n": 8])
+    await store.receive(["type": "log", "text": "failed: HTTP 404"]) { $0.log = ["7 is lucky", "failed: HTTP 404"] }
+  }
+
+  @Test func httpEffectsAnswerWithAnActionAndDecodedJSON() async throws {
+    let store = try testStore(Self.source) { $0.http = Self.server }
+    await store.send("fetch_json")
+    await store.receive(where: { $0.type == "fetched" && $0.ok == true }) {
+      $0.log = ["42 is the answer"]
+    }
+  }
+
+  @Test func anErrorInsideRunIsReportedWithTheLine() async throws {
+    let store = try testStore(Self.source, file: "async.lua")
+    await withKnownIssue {
+      await store.send("broken_run")
+      await store.finish()
+    } matching: { issue in
+      message(of: issue).hasPrefix(
+        #"an effect of { type = "broken_run" } failed: async.lua:26: attempt to index a nil value (local 'x')"#)
+    }
+  }
+
+  @Test func anHTTPDependencyTheTestDidNotProvideIsNamed() async throws {
+    let store = try testStore(Self.source)
+    await withKnownIssue {
+      await store.send("fetch_json")
+      await store.receive(where: { $0.type == "fetched" }) { $0.log = ["http is not provided in this test"] }
+    } matching: { issue in
+      message(of: issue).hasPrefix(#"A test used "http" without providing it: GET http://numbers.test/json"#)
+    }
+  }
+
+  @Test func theCounterFetchesItsFactOverHTTPWhenConfigured() async throws {
+    let requests = Mutex<[String]>([])
+    let store = try TestStore(
+      feature: example("counter/counter.lua"), env: ["fact_url": "http://facts.test/"]
+    ) {
+      $0.http = HTTPClient { request in
+        requests.withLock { $0.append(request.url) }
+        return HTTPResponse(status: 200, text: "0 is the loneliest number")
+      }
+    }
+    await store.send("fact_button_tapped") { $0.is_loading = true }
+    await store.receive(where: { $0.type == "fact_response" }) {
+      $0.is_loading = nil
+      $0.fact = "0 is the loneliest number"
+    }
+    #expect(requests.withLock { $0 } == ["http://facts.test/0"])
+  }
+}
