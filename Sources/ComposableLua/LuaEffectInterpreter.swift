@@ -10,17 +10,17 @@ struct LuaEffectInterpreter {
   var action: LuaValue { runner.origin }
 
   init(
-    feature: LuaFeature, dependencies: (clock: any Clock<Duration>, http: HTTPClient),
-    action: LuaValue, onError: @escaping @Sendable (LuaFeatureError) -> Void
+    feature: LuaFeature, dependencies: DependencyValues, action: LuaValue,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) {
     runner = LuaEffectRunner(
-      feature: feature, clock: dependencies.clock, http: dependencies.http, onError: onError,
-      origin: action)
+      feature: feature, clock: dependencies.clock, http: dependencies.http,
+      files: dependencies.files, onError: onError, origin: action)
   }
 
   static let kinds = [
     "none", "send", "merge", "concat", "after", "every", "cancellable", "cancel", "debounce",
-    "throttle", "run", "http",
+    "throttle", "run", "http", "file",
   ]
 
   func effect(from value: LuaValue) throws(LuaFeatureError) -> Effect<LuaValue> {
@@ -95,6 +95,27 @@ struct LuaEffectInterpreter {
       let runner = self.runner
       return .run { send in
         await runner.request(request, responseType: response, wrappers: wrappers, send: send)
+      }
+    case "file":
+      let operation = table["operation"].stringValue ?? ""
+      guard ["read", "write", "append", "list", "remove"].contains(operation) else {
+        throw fail(path + ".operation", "expected read, write, append, list or remove, got \(table["operation"])")
+      }
+      let request = table["request"]
+      guard request["path"].stringValue != nil else {
+        throw fail(path + ".request.path", "expected a string, got \(request["path"].typeName)")
+      }
+      let response = request["response"].stringValue
+      if response == nil, operation == "read" || operation == "list" {
+        throw fail(
+          path + ".request.response",
+          "expected the type of the response action (a string), got \(request["response"].typeName)")
+      }
+      let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
+      let runner = self.runner
+      return .run { send in
+        await runner.fileOperation(
+          operation, request, responseType: response, wrappers: wrappers, send: send)
       }
     default:
       throw fail(

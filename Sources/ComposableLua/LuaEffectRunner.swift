@@ -9,6 +9,7 @@ struct LuaEffectRunner: Sendable {
   let feature: LuaFeature
   let clock: any Clock<Duration>
   let http: HTTPClient
+  let files: FileClient
   let onError: @Sendable (LuaFeatureError) -> Void
   /// The action whose reducer returned the effect, for messages.
   let origin: LuaValue
@@ -59,9 +60,13 @@ struct LuaEffectRunner: Sendable {
       case "http":
         guard let response = await perform(request["request"]) else { return }
         arguments = [response]
+      case "file":
+        guard let result = await file(request["operation"].stringValue ?? "", request["request"])
+        else { return }
+        arguments = [result]
       default:
         fail(.runtime(
-          message: "an effect.run coroutine yielded \(request), which is not send, sleep or http",
+          message: "an effect.run coroutine yielded \(request), which is not send, sleep, http or file",
           traceback: ""))
         return
       }
@@ -74,6 +79,50 @@ struct LuaEffectRunner: Sendable {
     response["type"] = .string(LuaString(responseType))
     do { await send(try feature.wrap(response, with: wrappers)) } catch {
       fail(error)
+    }
+  }
+
+  /// `effect.file.*`: performs the operation and sends the result as the `response` action,
+  /// if there is one.
+  func fileOperation(
+    _ operation: String, _ request: LuaValue, responseType: String?, wrappers: [LuaReference],
+    send: Send<LuaValue>
+  ) async {
+    guard var result = await file(operation, request), let responseType else { return }
+    result["type"] = .string(LuaString(responseType))
+    do { await send(try feature.wrap(result, with: wrappers)) } catch {
+      fail(error)
+    }
+  }
+
+  /// `{ ok = true, contents | entries }` or `{ ok = false, error }`; nil when cancelled.
+  func file(_ operation: String, _ request: LuaValue) async -> LuaValue? {
+    guard let path = request["path"].stringValue else {
+      return ["ok": false, "error": .string(LuaString(
+        "request.path: expected a string, got \(request["path"].typeName)"))]
+    }
+    func contents() throws -> [UInt8] {
+      guard case let .string(text) = request["contents"] else {
+        throw FileClientError("request.contents: expected a string, got \(request["contents"].typeName)")
+      }
+      return text.bytes
+    }
+    do {
+      var result: LuaValue = ["ok": true]
+      switch operation {
+      case "read": result["contents"] = .string(LuaString(bytes: try await files.read(path)))
+      case "write": try await files.write(path, try contents())
+      case "append": try await files.append(path, try contents())
+      case "list":
+        result["entries"] = .table(LuaTable(array: try await files.list(path).map { .string(LuaString($0)) }))
+      case "remove": try await files.remove(path)
+      default: throw FileClientError("unknown file operation \(LuaValue(operation))")
+      }
+      if Task.isCancelled { return nil }
+      return result
+    } catch {
+      if Task.isCancelled || error is CancellationError { return nil }
+      return ["ok": false, "error": .string(LuaString("\(error)"))]
     }
   }
 

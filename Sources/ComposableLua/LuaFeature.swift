@@ -105,10 +105,11 @@ public final class LuaFeature: @unchecked Sendable {
     }
   }
 
-  /// `sleep` and `http` for code inside `effect.run`.
+  /// `sleep`, `http` and `file` for code inside `effect.run`.
   private static func installEffectGlobals(vm: LuaVM, sandbox: LuaSandbox) throws(LuaError) {
     try vm.evaluate(
-      "local effect = require('composable.effect') sleep = effect.sleep http = effect.http_client",
+      "local effect = require('composable.effect') "
+        + "sleep = effect.sleep http = effect.http_client file = effect.file_client",
       chunkName: "=effects", in: sandbox)
   }
 

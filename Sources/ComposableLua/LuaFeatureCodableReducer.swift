@@ -10,7 +10,7 @@ import LuaKit
 public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Codable & Sendable>: Reducer {
   public let feature: LuaFeature
   let clock: any Clock<Duration>
-  let http: HTTPClient
+  let dependencies: DependencyValues
   let onError: @Sendable (LuaFeatureError) -> Void
 
   public init(
@@ -19,7 +19,7 @@ public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Coda
   ) {
     self.feature = feature
     self.clock = dependencies.clock
-    self.http = dependencies.http
+    self.dependencies = dependencies
     self.onError = onError
     feature.use(dependencies)
   }
@@ -28,7 +28,7 @@ public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Coda
     do throws(LuaFeatureError) {
       let luaAction = try feature.luaValue(of: action)
       let interpreter = LuaEffectInterpreter(
-        feature: feature, dependencies: (clock, http), action: luaAction, onError: onError)
+        feature: feature, dependencies: dependencies, action: luaAction, onError: onError)
       let effect = try feature.reduce(luaAction) { (returned) throws(LuaFeatureError) in
         try interpreter.effect(from: returned)
       }

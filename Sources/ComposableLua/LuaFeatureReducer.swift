@@ -14,7 +14,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   public let feature: LuaFeature
   let readState: @Sendable (LuaFeature) throws(LuaFeatureError) -> State
   let clock: any Clock<Duration>
-  let http: HTTPClient
+  let dependencies: DependencyValues
   let onError: @Sendable (LuaFeatureError) -> Void
 
   public init(
@@ -25,7 +25,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     self.feature = feature
     self.readState = readState
     self.clock = dependencies.clock
-    self.http = dependencies.http
+    self.dependencies = dependencies
     self.onError = onError
     feature.use(dependencies)
   }
@@ -33,7 +33,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   public func reduce(into state: inout State, action: LuaValue) -> Effect<LuaValue> {
     do throws(LuaFeatureError) {
       let interpreter = LuaEffectInterpreter(
-        feature: feature, dependencies: (clock, http), action: action, onError: onError)
+        feature: feature, dependencies: dependencies, action: action, onError: onError)
       let effect = try feature.reduce(action) { (returned) throws(LuaFeatureError) in
         try interpreter.effect(from: returned)
       }

@@ -87,7 +87,7 @@ import Testing
       message(of: issue) == """
         the reducer returned a malformed effect for { type = "bad_kind" }, and the state was \
         rolled back: effect.kind: unknown effect kind "telepathy"; the kinds are none, send, \
-        merge, concat, after, every, cancellable, cancel, debounce, throttle, run, http
+        merge, concat, after, every, cancellable, cancel, debounce, throttle, run, http, file
         """
     }
     await withKnownIssue {

@@ -68,6 +68,28 @@ end
 
 function effect.sleep(seconds) yield({ op = "sleep", seconds = seconds }) end
 
+-- effect.file.read{ path = "notes.txt", response = "loaded" } and write, append, list, remove:
+-- the result arrives as { type = response, ok = true, contents | entries } or
+-- { type = response, ok = false, error = "..." }. `response` may be left out of write, append
+-- and remove when nothing needs to know.
+effect.file = {}
+for _, operation in ipairs({ "read", "write", "append", "list", "remove" }) do
+  effect.file[operation] = function(request)
+    if type(request) ~= "table" then
+      error("effect.file." .. operation .. ": expected a request table, got " .. type(request), 2)
+    end
+    return { kind = "file", operation = operation, request = request }
+  end
+end
+
+-- file.read(path) and friends inside effect.run: each returns the result table.
+effect.file_client = {}
+for _, operation in ipairs({ "read", "write", "append", "list", "remove" }) do
+  effect.file_client[operation] = function(path, contents)
+    return yield({ op = "file", operation = operation, request = { path = path, contents = contents } })
+  end
+end
+
 effect.http_client = {
   request = function(request) return yield({ op = "http", request = request }) end,
   get = function(url, options)
