@@ -190,10 +190,7 @@ public final class LuaFeature: @unchecked Sendable {
   public func reduce<Interpreted>(
     _ actionGiven: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
-    let action: LuaValue
-    do { action = try LuaAction.normalize(actionGiven) } catch {
-      throw .conversion(.conversion(path: "action", message: error.message))
-    }
+    let action = actionGiven  // the step function checks and normalizes it, in Lua
     return try locked { () throws(LuaFeatureError) -> Interpreted in
       let returned: LuaValue
       do throws(LuaError) {

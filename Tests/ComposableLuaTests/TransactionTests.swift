@@ -121,3 +121,20 @@ import Testing
     ])
   }
 }
+
+@Suite struct MalformedActionTests {
+  @Test func anActionWithoutAStringTypeIsAClearError() throws {
+    let feature = try LuaFeature(source: TransactionTests.source, file: "edit.lua")
+    for (action, description) in [
+      (["kind": "edit"] as LuaValue, "a table whose type is nil"), (42, "number"),
+    ] {
+      let error = featureError { _ = try feature.reduce(action) { (_) throws(LuaFeatureError) in () } }
+      guard case let .reduce(_, .runtime(message, _)) = error else {
+        Issue.record("expected a reduce error, got \(String(describing: error))")
+        continue
+      }
+      #expect(message == "action: expected an action (a table with a string type, or a string), got \(description)")
+    }
+    #expect(try feature.state() == TransactionTests.before)
+  }
+}

@@ -92,6 +92,13 @@ local function stepper(feature_reduce, state, env)
   local proxy = wrap(state)
   return function(action)
     if count > 0 then commit() end
+    -- Checked here, where it costs one type() call, rather than in Swift.
+    if type(action) == "string" then
+      action = { type = action }
+    elseif type(action) ~= "table" or type(action.type) ~= "string" then
+      error("action: expected an action (a table with a string type, or a string), got "
+        .. (type(action) == "table" and "a table whose type is " .. type(action.type) or type(action)), 0)
+    end
     return feature_reduce(proxy, action, env)
   end
 end
