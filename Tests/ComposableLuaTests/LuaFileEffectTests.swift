@@ -82,3 +82,19 @@ import Testing
     }
   }
 }
+
+@Suite struct LuaLiveFileTests {
+  @Test func aFeatureSavesAndLoadsRealFiles() async throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("lua-files-\(UUID())")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let store = try testStore(LuaFileEffectTests.source) { $0.files = .live(root: root) }
+    await store.send(["type": "save", "text": "from lua"])
+    await store.receive(where: { $0.type == "saved" }) { $0.log = ["saved"] }
+    #expect(try String(contentsOf: root.appendingPathComponent("notes.txt"), encoding: .utf8) == "from lua")
+    await store.send("load")
+    await store.receive(where: { $0.type == "loaded" }) { $0.notes = "from lua" }
+  }
+}
+
+import Foundation

@@ -1,0 +1,103 @@
+import Composable
+import Foundation
+import Testing
+
+@Suite struct LiveFileClientTests {
+  let base: URL
+  let root: URL
+  let files: FileClient
+
+  init() throws {
+    base = FileManager.default.temporaryDirectory.appendingPathComponent("files-\(UUID().uuidString)")
+    root = base.appendingPathComponent("root")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    files = .live(root: root)
+  }
+
+  func cleanUp() { try? FileManager.default.removeItem(at: base) }
+
+  func message(_ body: () async throws -> Void) async -> String? {
+    do {
+      try await body()
+      return nil
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test func writeThenReadRoundTrips() async throws {
+    defer { cleanUp() }
+    try await files.write("notes.txt", Array("buy milk".utf8))
+    #expect(try await files.read("notes.txt") == Array("buy milk".utf8))
+    try await files.write("nested/deeper/list.txt", Array("x".utf8))
+    #expect(try await files.read("nested/deeper/list.txt") == Array("x".utf8))
+    try await files.write("empty.txt", [])
+    #expect(try await files.read("empty.txt") == [])
+  }
+
+  @Test func aWriteReplacesAtomicallyAndLeavesNoTemporaryFile() async throws {
+    defer { cleanUp() }
+    try await files.write("state.json", Array(#"{"count":1}"#.utf8))
+    try await files.write("state.json", Array(#"{"count":2}"#.utf8))
+    #expect(try await files.read("state.json") == Array(#"{"count":2}"#.utf8))
+    let everything = try FileManager.default.contentsOfDirectory(atPath: root.path)
+    #expect(everything == ["state.json"])
+  }
+
+  @Test func appendListAndRemove() async throws {
+    defer { cleanUp() }
+    try await files.append("log.txt", Array("a".utf8))
+    try await files.append("log.txt", Array("b".utf8))
+    #expect(try await files.read("log.txt") == Array("ab".utf8))
+    try await files.write("b.txt", [])
+    #expect(try await files.list(".") == ["b.txt", "log.txt"])
+    try await files.remove("b.txt")
+    #expect(try await files.list("") == ["log.txt"])
+    #expect(await message { _ = try await files.read("b.txt") } == "b.txt: no such file")
+    #expect(await message { try await files.remove("b.txt") } == "b.txt: No such file or directory")
+  }
+
+  @Test func escapesAreRefused() async throws {
+    defer { cleanUp() }
+    try "secret".write(to: base.appendingPathComponent("secret.txt"), atomically: true, encoding: .utf8)
+    #expect(await message { _ = try await files.read("../secret.txt") }
+      == "../secret.txt: '..' is refused; the path must stay under the root")
+    #expect(await message { try await files.write("a/../../secret.txt", []) }
+      == "a/../../secret.txt: '..' is refused; the path must stay under the root")
+    #expect(await message { _ = try await files.read("/etc/hostname") }
+      == "/etc/hostname: absolute paths are refused; give a path under the root")
+  }
+
+  @Test func symlinksLeadingOutsideAreRefused() async throws {
+    defer { cleanUp() }
+    let outside = base.appendingPathComponent("outside")
+    try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+    try "secret".write(to: outside.appendingPathComponent("secret.txt"), atomically: true, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(
+      at: root.appendingPathComponent("door"), withDestinationURL: outside)
+    try FileManager.default.createSymbolicLink(
+      at: root.appendingPathComponent("file-link.txt"),
+      withDestinationURL: outside.appendingPathComponent("secret.txt"))
+    let escaped = "it leads outside the root (through a symlink)"
+    #expect(await message { _ = try await files.read("door/secret.txt") } == "door/secret.txt: \(escaped)")
+    #expect(await message { try await files.write("door/new.txt", []) } == "door/new.txt: \(escaped)")
+    #expect(await message { _ = try await files.read("file-link.txt") } == "file-link.txt: \(escaped)")
+    #expect(await message { try await files.write("file-link.txt", []) } == "file-link.txt: \(escaped)")
+    #expect(!FileManager.default.fileExists(atPath: outside.appendingPathComponent("new.txt").path))
+    #expect(try String(contentsOf: outside.appendingPathComponent("secret.txt"), encoding: .utf8) == "secret")
+  }
+
+  @Test func aSymlinkInsideTheRootIsFine() async throws {
+    defer { cleanUp() }
+    try await files.write("real/data.txt", Array("ok".utf8))
+    try FileManager.default.createSymbolicLink(
+      at: root.appendingPathComponent("alias"), withDestinationURL: root.appendingPathComponent("real"))
+    #expect(try await files.read("alias/data.txt") == Array("ok".utf8))
+  }
+
+  @Test func readingADirectoryIsAClearError() async throws {
+    defer { cleanUp() }
+    try await files.write("folder/x.txt", [])
+    #expect(await message { _ = try await files.read("folder") } == "folder: is a directory")
+  }
+}
