@@ -43,9 +43,8 @@ public struct HTTPClientError: Error, Equatable, Sendable, CustomStringConvertib
   public init(_ description: String) { self.description = description }
 }
 
-/// Performs HTTP requests for effects. Tests provide answers; the live client comes with the
-/// live effects (until then the live value fails every request with a message saying so, which
-/// reaches the feature as a failure action, never as a crash).
+/// Performs HTTP requests for effects: over the network live (`HTTPClient.live()`), with
+/// answers the test gives in tests.
 public struct HTTPClient: Sendable {
   public var perform: @Sendable (HTTPRequest) async throws -> HTTPResponse
 
@@ -55,11 +54,7 @@ public struct HTTPClient: Sendable {
 }
 
 extension HTTPClient: DependencyKey {
-  public static let liveValue = HTTPClient { request in
-    throw HTTPClientError(
-      "no live HTTP client is configured in this build, so \(request.method) \(request.url) "
-        + "was not sent")
-  }
+  public static let liveValue = HTTPClient.live()
 
   public static let testValue = HTTPClient { request in
     reportIssue(

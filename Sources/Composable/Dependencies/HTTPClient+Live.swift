@@ -1,0 +1,57 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+extension HTTPClient {
+  /// Requests over the network with URLSession (FoundationNetworking on Linux: no build cost,
+  /// and it follows redirects). Cancelling the effect's task cancels the request. Every failure
+  /// is an error with a clear message, never a crash: a refused connection, a timeout, a body
+  /// over `maximumBodySize` bytes. A status outside 200...299 is a response, not an error: the
+  /// feature decides what it means.
+  public static func live(
+    session: URLSession = .shared, maximumBodySize: Int = 10 << 20, timeout: Double = 30
+  ) -> HTTPClient {
+    HTTPClient { request in
+      guard let url = URL(string: request.url), ["http", "https"].contains(url.scheme?.lowercased()) else {
+        throw HTTPClientError("\(request.url) is not an http or https URL")
+      }
+      var urlRequest = URLRequest(url: url)
+      urlRequest.httpMethod = request.method
+      for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+      if let body = request.body { urlRequest.httpBody = Data(body) }
+      let seconds = request.timeout ?? timeout
+      urlRequest.timeoutInterval = seconds
+      let data: Data
+      let response: URLResponse
+      do {
+        (data, response) = try await session.data(for: urlRequest)
+      } catch let error as URLError {
+        switch error.code {
+        case .cancelled: throw CancellationError()
+        case .timedOut:
+          throw HTTPClientError("\(request.method) \(request.url) timed out after \(seconds) seconds")
+        case .cannotConnectToHost:
+          throw HTTPClientError("\(request.method) \(request.url): the connection was refused")
+        default:
+          throw HTTPClientError("\(request.method) \(request.url) failed: \(error.localizedDescription)")
+        }
+      }
+      try Task.checkCancellation()
+      guard let http = response as? HTTPURLResponse else {
+        throw HTTPClientError("\(request.method) \(request.url): the response is not HTTP")
+      }
+      guard data.count <= maximumBodySize else {
+        throw HTTPClientError(
+          "\(request.method) \(request.url): the body of \(data.count) bytes is over the limit of "
+            + "\(maximumBodySize) bytes")
+      }
+      var headers: [String: String] = [:]
+      for (name, value) in http.allHeaderFields {
+        if let name = name as? String, let value = value as? String { headers[name] = value }
+      }
+      return HTTPResponse(status: http.statusCode, headers: headers, body: Array(data))
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import Composable
+import Foundation
+import Testing
+
+/// The live HTTP client against a real server on 127.0.0.1 (not a mock).
+@Suite struct LiveHTTPClientTests {
+  static func server() throws -> LocalHTTPServer {
+    try LocalHTTPServer { request in
+      switch request.path {
+      case "/hello": return .text("hello there")
+      case "/echo":
+        return LocalHTTPServer.Reply(
+          status: 200, headers: ["Content-Type": "application/json"], body: request.body)
+      case "/missing": return .text("no such thing", status: 404)
+      case "/broken": return .text("oops", status: 500)
+      case "/slow": return .text("finally", delay: 3)
+      case "/big": return LocalHTTPServer.Reply(body: Array(repeating: 65, count: 4096))
+      default: return .text("?", status: 400)
+      }
+    }
+  }
+
+  func message(_ body: () async throws -> Void) async -> String? {
+    do {
+      try await body()
+      return nil
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test func aGetReturnsStatusHeadersAndBody() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let response = try await HTTPClient.live().perform(HTTPRequest(url: server.url + "/hello"))
+    #expect(response.status == 200)
+    #expect(String(decoding: response.body, as: UTF8.self) == "hello there")
+    #expect(response.headers.first { $0.key.lowercased() == "content-type" }?.value == "text/plain")
+  }
+
+  @Test func aJSONBodyGoesAndComesBack() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let json = Array(#"{"todos":[],"meta":{}}"#.utf8)
+    let response = try await HTTPClient.live().perform(HTTPRequest(
+      method: "POST", url: server.url + "/echo", headers: ["Content-Type": "application/json"],
+      body: json))
+    #expect(response.body == json)
+    #expect(server.received.last?.method == "POST")
+    #expect(server.received.last?.headers["content-type"] == "application/json")
+  }
+
+  @Test func errorStatusesAreResponses() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    #expect(try await HTTPClient.live().perform(HTTPRequest(url: server.url + "/missing")).status == 404)
+    #expect(try await HTTPClient.live().perform(HTTPRequest(url: server.url + "/broken")).status == 500)
+  }
+
+  @Test func aRefusedConnectionIsAClearError() async throws {
+    let server = try Self.server()
+    let url = server.url + "/hello"
+    server.stop()
+    #expect(await message { _ = try await HTTPClient.live().perform(HTTPRequest(url: url)) }
+      == "GET \(url): the connection was refused")
+  }
+
+  @Test func aTimeoutIsAClearError() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let url = server.url + "/slow"
+    #expect(await message { _ = try await HTTPClient.live().perform(HTTPRequest(url: url, timeout: 0.3)) }
+      == "GET \(url) timed out after 0.3 seconds")
+  }
+
+  @Test func cancellingCancelsTheRequest() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let task = Task { try await HTTPClient.live().perform(HTTPRequest(url: server.url + "/slow")) }
+    try await Task.sleep(for: .milliseconds(300))
+    task.cancel()
+    let result = await task.result
+    #expect(throws: CancellationError.self) { try result.get() }
+    // The server sees the connection closed well before it would have answered.
+    let deadline = Date().addingTimeInterval(2)
+    while server.clientHangUps == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(server.clientHangUps == 1)
+  }
+
+  @Test func aBodyOverTheLimitIsAClearError() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let url = server.url + "/big"
+    #expect(await message { _ = try await HTTPClient.live(maximumBodySize: 1000).perform(HTTPRequest(url: url)) }
+      == "GET \(url): the body of 4096 bytes is over the limit of 1000 bytes")
+  }
+
+  @Test func aURLThatIsNotHTTPIsRefused() async throws {
+    #expect(await message { _ = try await HTTPClient.live().perform(HTTPRequest(url: "file:///etc/hostname")) }
+      == "file:///etc/hostname is not an http or https URL")
+  }
+}

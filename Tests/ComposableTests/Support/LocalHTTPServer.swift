@@ -1,0 +1,144 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A real HTTP/1.1 server on 127.0.0.1 and an ephemeral port, for tests of the live client.
+/// Each connection gets one reply from `handler`, after an optional delay during which the
+/// server watches for the client hanging up (so a test can see a cancelled request close).
+final class LocalHTTPServer: @unchecked Sendable {
+  struct Reply {
+    var status = 200
+    var headers: [String: String] = [:]
+    var body: [UInt8] = []
+    var delay: Double = 0
+
+    static func text(_ text: String, status: Int = 200, delay: Double = 0) -> Reply {
+      Reply(status: status, headers: ["Content-Type": "text/plain"], body: Array(text.utf8), delay: delay)
+    }
+  }
+
+  struct Request: Sendable {
+    let method: String
+    let path: String
+    let headers: [String: String]
+    let body: [UInt8]
+  }
+
+  let port: UInt16
+  private let listener: Int32
+  private let handler: @Sendable (Request) -> Reply
+  private let lock = NSLock()
+  private var hangUps = 0
+  private var requests: [Request] = []
+
+  var url: String { "http://127.0.0.1:\(port)" }
+
+  /// Connections the client closed before the reply was sent.
+  var clientHangUps: Int { lock.withLock { hangUps } }
+  var received: [Request] { lock.withLock { requests } }
+
+  init(handler: @escaping @Sendable (Request) -> Reply) throws {
+    self.handler = handler
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard listener >= 0 else { throw POSIXError(.EIO) }
+    self.listener = listener
+    var yes: Int32 = 1
+    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0, listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+    }
+    port = UInt16(bigEndian: address.sin_port)
+    let thread = Thread { [self] in acceptLoop() }
+    thread.start()
+  }
+
+  func stop() {
+    shutdown(listener, Int32(SHUT_RDWR))
+    close(listener)
+  }
+
+  private func acceptLoop() {
+    while true {
+      let connection = accept(listener, nil, nil)
+      guard connection >= 0 else { return }
+      Thread { [self] in serve(connection) }.start()
+    }
+  }
+
+  private func serve(_ connection: Int32) {
+    defer { close(connection) }
+    guard let request = readRequest(connection) else { return }
+    lock.withLock { requests.append(request) }
+    let reply = handler(request)
+    if reply.delay > 0, !waitWatchingForHangUp(connection, seconds: reply.delay) {
+      lock.withLock { hangUps += 1 }
+      return
+    }
+    var head = "HTTP/1.1 \(reply.status) Status\r\nContent-Length: \(reply.body.count)\r\nConnection: close\r\n"
+    for (name, value) in reply.headers { head += "\(name): \(value)\r\n" }
+    head += "\r\n"
+    let bytes = Array(head.utf8) + reply.body
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeBytes { send(connection, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+      guard written > 0 else { return }
+      offset += written
+    }
+  }
+
+  /// Waits, and returns false as soon as the client closes the connection.
+  private func waitWatchingForHangUp(_ connection: Int32, seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      var descriptor = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+      if poll(&descriptor, 1, 20) > 0 {
+        var byte: UInt8 = 0
+        if recv(connection, &byte, 1, Int32(MSG_PEEK)) <= 0 { return false }
+      }
+    }
+    return true
+  }
+
+  private func readRequest(_ connection: Int32) -> Request? {
+    var data: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var headerEnd: Int?
+    while headerEnd == nil {
+      let count = recv(connection, &buffer, buffer.count, 0)
+      guard count > 0 else { return nil }
+      data += buffer[0..<count]
+      headerEnd = data.indices.dropLast(3).first {
+        data[$0] == 13 && data[$0 + 1] == 10 && data[$0 + 2] == 13 && data[$0 + 3] == 10
+      }
+    }
+    let head = String(decoding: data[..<headerEnd!], as: UTF8.self).components(separatedBy: "\r\n")
+    let requestLine = head[0].split(separator: " ")
+    guard requestLine.count >= 2 else { return nil }
+    var headers: [String: String] = [:]
+    for line in head.dropFirst() {
+      guard let colon = line.firstIndex(of: ":") else { continue }
+      headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    var body = Array(data[(headerEnd! + 4)...])
+    let length = Int(headers["content-length"] ?? "0") ?? 0
+    while body.count < length {
+      let count = recv(connection, &buffer, buffer.count, 0)
+      guard count > 0 else { break }
+      body += buffer[0..<count]
+    }
+    return Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: body)
+  }
+}
