@@ -173,4 +173,3 @@ import Testing
   }
 }
 
-extension String: @retroactive @unchecked Sendable {}

@@ -55,11 +55,8 @@ import Testing
       get { metadata[key] }
       set { metadata[key] = newValue }
     }
-    func log(
-      level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-      file: String, function: String, line: UInt
-    ) {
-      lines.append("\(message)" + (metadata?["duration_us"] != nil ? " (timed)" : ""))
+    func log(event: LogEvent) {
+      lines.append("\(event.message)" + (event.metadata?["duration_us"] != nil ? " (timed)" : ""))
     }
   }
 

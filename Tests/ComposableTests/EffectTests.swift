@@ -97,4 +97,3 @@ import Testing
   }
 }
 
-extension Int: @retroactive @unchecked Sendable {}

@@ -1,0 +1,117 @@
+import Foundation
+import IssueReporting
+
+/// Keeps a state on disk: saves it when a change counts, and loads it back at start.
+///
+/// Saves go through a `FileClient` (atomic with `FileClient.live`: a crash mid-save leaves the
+/// previous file), are debounced on the clock and coalesced (a burst of changes is one write,
+/// of the latest state), and only happen when `isDuplicate(old, new)` says the change counts.
+extension Reducer where State: Encodable {
+  public func persisted(
+    to path: String,
+    files: FileClient,
+    clock: any Clock<Duration>,
+    debounce: Duration = .seconds(1),
+    ignoringDuplicates isDuplicate: @escaping @Sendable (State, State) -> Bool,
+    onSaveError: @escaping @Sendable (any Error) -> Void = { reportIssue("Saving the state failed: \($0)") }
+  ) -> Reduce<State, Action> {
+    Reduce { state, action in
+      let old = state
+      let effect = self.reduce(into: &state, action: action)
+      guard !isDuplicate(old, state) else { return effect }
+      let data: Data
+      do {
+        data = try PersistedState.encoder.encode(state)
+      } catch {
+        onSaveError(error)
+        return effect
+      }
+      let save = Effect<Action>.run { _ in
+        do { try await files.write(path, Array(data)) } catch is CancellationError {
+        } catch {
+          onSaveError(error)
+        }
+      }
+      return .merge(effect, save.debounce(id: PersistedState.SaveID(path: path), for: debounce, clock: clock))
+    }
+  }
+}
+
+extension Reducer where State: Encodable & Equatable {
+  /// Saves whenever the state changed.
+  public func persisted(
+    to path: String, files: FileClient, clock: any Clock<Duration>,
+    debounce: Duration = .seconds(1),
+    onSaveError: @escaping @Sendable (any Error) -> Void = { reportIssue("Saving the state failed: \($0)") }
+  ) -> Reduce<State, Action> {
+    persisted(
+      to: path, files: files, clock: clock, debounce: debounce, ignoringDuplicates: { $0 == $1 },
+      onSaveError: onSaveError)
+  }
+}
+
+/// Loading what `persisted` saved.
+public enum PersistedState {
+  struct SaveID: Hashable, Sendable { let path: String }
+
+  static let encoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return encoder
+  }()
+
+  /// What loading found.
+  public enum Loaded<State>: Sendable where State: Sendable {
+    /// The saved state.
+    case saved(State)
+    /// Nothing was saved yet.
+    case missing
+    /// The file could not be read as a state. It was moved to `movedTo`, so that nothing is
+    /// lost, and the reason is in `reason`.
+    case corrupt(reason: String, movedTo: String)
+
+    /// The saved state, or `initial` when there is none (a corrupt file was reported).
+    public func state(or initial: State) -> State {
+      if case let .saved(state) = self { return state }
+      return initial
+    }
+  }
+
+  /// Loads the state saved at `path`. A corrupt or unreadable file is reported, moved aside to
+  /// `path.corrupt-<time>`, and never silently replaced.
+  public static func load<State: Decodable & Sendable>(
+    _ type: State.Type, from path: String, files: FileClient,
+    now: Date = Date(), report: @Sendable (String) -> Void = { reportIssue($0) }
+  ) async -> Loaded<State> {
+    let bytes: [UInt8]
+    do {
+      bytes = try await files.read(path)
+    } catch {
+      if "\(error)".hasSuffix("no such file") { return .missing }
+      return await moveAside(path, reason: "it cannot be read: \(error)", bytes: nil, files: files, now: now, report: report)
+    }
+    do {
+      return .saved(try JSONDecoder().decode(type, from: Data(bytes)))
+    } catch {
+      return await moveAside(
+        path, reason: "it is not a saved \(State.self): \(error)", bytes: bytes, files: files, now: now,
+        report: report)
+    }
+  }
+
+  private static func moveAside<State>(
+    _ path: String, reason: String, bytes: [UInt8]?, files: FileClient, now: Date,
+    report: @Sendable (String) -> Void
+  ) async -> Loaded<State> {
+    let aside = "\(path).corrupt-\(Int(now.timeIntervalSince1970))"
+    do {
+      if let bytes { try await files.write(aside, bytes) }
+      try await files.remove(path)
+      report("The saved state at \(path) was not loaded, because \(reason). It was moved to \(aside); the feature starts from its initial state.")
+      return .corrupt(reason: reason, movedTo: aside)
+    } catch {
+      report("The saved state at \(path) was not loaded, because \(reason). Moving it aside failed too (\(error)); it was left where it is.")
+      return .corrupt(reason: reason, movedTo: path)
+    }
+  }
+}
