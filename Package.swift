@@ -48,10 +48,12 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
+    // A small real HTTP server on 127.0.0.1: the search example's, and the tests'.
+    .target(name: "LocalServer"),
     .executableTarget(
       name: "composable",
       dependencies: [
-        "LuaKit", "Composable", "ComposableLua",
+        "LuaKit", "Composable", "ComposableLua", "LocalServer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -63,7 +65,7 @@ let package = Package(
     .testTarget(
       name: "ComposableLuaTests",
       dependencies: [
-        "ComposableLua", "Composable", "LuaKit",
+        "ComposableLua", "Composable", "LuaKit", "LocalServer",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ]
@@ -71,7 +73,7 @@ let package = Package(
     .testTarget(
       name: "ComposableTests",
       dependencies: [
-        "Composable",
+        "Composable", "LocalServer",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Composable
 import Foundation
+import LocalServer
 import Testing
 
 /// The live HTTP client against a real server on 127.0.0.1 (not a mock).

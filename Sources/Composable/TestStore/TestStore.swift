@@ -72,6 +72,13 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
 
   deinit {
     guard !finished else { return }
+    // An effect that just sent its last action may not have marked itself finished yet: give
+    // such effects a moment. One that is really still running (asleep on a clock, say) is
+    // still running after it, and is reported.
+    if exhaustivity == .on, !recorder.inFlight.isEmpty {
+      let deadline = ContinuousClock.now + .milliseconds(200)
+      while !recorder.inFlight.isEmpty, ContinuousClock.now < deadline { usleep(1000) }
+    }
     checkNothingLeft(at: lastLocation)
     let store = self.store
     Task { await store.cancelAllEffects() }
@@ -119,7 +126,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   }
 
   /// Gives the effects just started a chance to reach their first suspension (a clock's
-  /// sleep, say) before the test goes on to advance that clock.
+  /// sleep, say) before the test goes on to advance that clock, and those that just sent
+  /// their last action a chance to finish.
   static func letEffectsStart() async {
     for _ in 0..<20 { await Task.yield() }
   }
@@ -181,12 +189,14 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
             } ?? "Received unexpected action: \(describe(first.action))", at: location)
         }
         expectState(first.state, updateExpectedState, at: location)
+        await Self.letEffectsStart()
         return
       }
       if let index = received.firstIndex(where: { isMatch($0.action) }) {
         let taken = recorder.removeReceived(index + 1)
         skip(Array(taken.dropLast()), at: location, showing: "received action")
         expectState(taken.last!.state, updateExpectedState, at: location)
+        await Self.letEffectsStart()
         return
       }
       if ContinuousClock.now - start >= timeout {

@@ -4,42 +4,58 @@ import Foundation
   import Glibc
 #endif
 
-/// A real HTTP/1.1 server on 127.0.0.1 and an ephemeral port, for tests of the live client.
-/// Each connection gets one reply from `handler`, after an optional delay during which the
-/// server watches for the client hanging up (so a test can see a cancelled request close).
-final class LocalHTTPServer: @unchecked Sendable {
-  struct Reply {
-    var status = 200
-    var headers: [String: String] = [:]
-    var body: [UInt8] = []
-    var delay: Double = 0
+/// A small real HTTP/1.1 server on 127.0.0.1, for tests and demos: the search example's
+/// server, and the server the live HTTP client is tested against. Each connection gets one
+/// reply from `handler`, after an optional delay during which the server watches for the
+/// client hanging up (so a test can see a cancelled request close its connection). One thread
+/// per connection: simple, and plenty for tests and a demo.
+public final class LocalHTTPServer: @unchecked Sendable {
+  public struct Reply: Sendable {
+    public var status = 200
+    public var headers: [String: String] = [:]
+    public var body: [UInt8] = []
+    /// Seconds to wait before answering.
+    public var delay: Double = 0
 
-    static func text(_ text: String, status: Int = 200, delay: Double = 0) -> Reply {
+    public init(status: Int = 200, headers: [String: String] = [:], body: [UInt8] = [], delay: Double = 0) {
+      self.status = status
+      self.headers = headers
+      self.body = body
+      self.delay = delay
+    }
+
+    public static func text(_ text: String, status: Int = 200, delay: Double = 0) -> Reply {
       Reply(status: status, headers: ["Content-Type": "text/plain"], body: Array(text.utf8), delay: delay)
+    }
+
+    public static func json(_ json: String, status: Int = 200, delay: Double = 0) -> Reply {
+      Reply(status: status, headers: ["Content-Type": "application/json"], body: Array(json.utf8), delay: delay)
     }
   }
 
-  struct Request: Sendable {
-    let method: String
-    let path: String
-    let headers: [String: String]
-    let body: [UInt8]
+  public struct Request: Sendable {
+    public let method: String
+    /// The path with its query, as sent: `/search?q=milk`.
+    public let path: String
+    public let headers: [String: String]
+    public let body: [UInt8]
   }
 
-  let port: UInt16
+  public let port: UInt16
   private let listener: Int32
   private let handler: @Sendable (Request) -> Reply
   private let lock = NSLock()
   private var hangUps = 0
   private var requests: [Request] = []
 
-  var url: String { "http://127.0.0.1:\(port)" }
+  public var url: String { "http://127.0.0.1:\(port)" }
 
   /// Connections the client closed before the reply was sent.
-  var clientHangUps: Int { lock.withLock { hangUps } }
-  var received: [Request] { lock.withLock { requests } }
+  public var clientHangUps: Int { lock.withLock { hangUps } }
+  public var received: [Request] { lock.withLock { requests } }
 
-  init(handler: @escaping @Sendable (Request) -> Reply) throws {
+  /// Listens on 127.0.0.1:`port` (0: any free port; read `port` for the one chosen).
+  public init(port: UInt16 = 0, handler: @escaping @Sendable (Request) -> Reply) throws {
     self.handler = handler
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard listener >= 0 else { throw POSIXError(.EIO) }
@@ -48,7 +64,7 @@ final class LocalHTTPServer: @unchecked Sendable {
     setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
+    address.sin_port = port.bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -60,12 +76,12 @@ final class LocalHTTPServer: @unchecked Sendable {
     _ = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
     }
-    port = UInt16(bigEndian: address.sin_port)
+    self.port = UInt16(bigEndian: address.sin_port)
     let thread = Thread { [self] in acceptLoop() }
     thread.start()
   }
 
-  func stop() {
+  public func stop() {
     shutdown(listener, Int32(SHUT_RDWR))
     close(listener)
   }
