@@ -70,15 +70,21 @@ import Testing
     let server = try Self.server()
     defer { server.stop() }
     let url = server.url + "/slow"
+    let started = ContinuousClock.now
     #expect(await message { _ = try await HTTPClient.live().perform(HTTPRequest(url: url, timeout: 0.3)) }
       == "GET \(url) timed out after 0.3 seconds")
+    let elapsed = ContinuousClock.now - started
+    #expect(elapsed >= .milliseconds(290))  // the timeout, not an immediate failure
+    #expect(elapsed < .milliseconds(2900))  // and not the server's 3-second answer
   }
 
   @Test func cancellingCancelsTheRequest() async throws {
     let server = try Self.server()
     defer { server.stop() }
     let task = Task { try await HTTPClient.live().perform(HTTPRequest(url: server.url + "/slow")) }
-    try await Task.sleep(for: .milliseconds(300))
+    // Cancel once the request is in flight: the server has it and is taking its time.
+    let sent = Date().addingTimeInterval(5)
+    while server.received.isEmpty, Date() < sent { try await Task.sleep(for: .milliseconds(10)) }
     task.cancel()
     let result = await task.result
     #expect(throws: CancellationError.self) { try result.get() }
@@ -94,6 +100,16 @@ import Testing
     let url = server.url + "/big"
     #expect(await message { _ = try await HTTPClient.live(maximumBodySize: 1000).perform(HTTPRequest(url: url)) }
       == "GET \(url): the body of 4096 bytes is over the limit of 1000 bytes")
+  }
+
+  @Test func cancellingBeforeTheRequestLeavesIsImmediate() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let started = ContinuousClock.now
+    let task = Task { try await HTTPClient.live().perform(HTTPRequest(url: server.url + "/slow")) }
+    task.cancel()
+    await #expect(throws: CancellationError.self) { try await task.value }
+    #expect(ContinuousClock.now - started < .seconds(2))  // not the 3 seconds of the slow reply
   }
 
   @Test func aURLThatIsNotHTTPIsRefused() async throws {

@@ -22,11 +22,22 @@ extension HTTPClient {
       for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
       if let body = request.body { urlRequest.httpBody = Data(body) }
       let seconds = request.timeout ?? timeout
-      urlRequest.timeoutInterval = seconds
+      // URLSession on Linux counts its timeout in whole seconds (0.3 becomes 0), so the
+      // timeout is kept here, precisely, and URLSession's is only a backstop.
+      urlRequest.timeoutInterval = seconds.rounded(.up) + 1
+      let prepared = urlRequest
       let data: Data
       let response: URLResponse
       do {
-        (data, response) = try await session.data(for: urlRequest)
+        (data, response) = try await withThrowingTaskGroup(of: (Data, URLResponse).self) { group in
+          group.addTask { try await perform(prepared, on: session) }
+          group.addTask {
+            try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+            throw URLError(.timedOut)
+          }
+          defer { group.cancelAll() }
+          return try await group.next()!
+        }
       } catch let error as URLError {
         switch error.code {
         case .cancelled: throw CancellationError()
@@ -53,5 +64,53 @@ extension HTTPClient {
       }
       return HTTPResponse(status: http.statusCode, headers: headers, body: Array(data))
     }
+  }
+
+  /// The request as a data task that a cancellation stops whenever it comes, even before the
+  /// task has started (the async `data(for:)` misses that race on Linux).
+  private static func perform(
+    _ request: URLRequest, on session: URLSession
+  ) async throws -> (Data, URLResponse) {
+    let box = CancellableDataTask()
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let task = session.dataTask(with: request) { data, response, error in
+          if let error {
+            continuation.resume(throwing: error)
+          } else if let response {
+            continuation.resume(returning: (data ?? Data(), response))
+          } else {
+            continuation.resume(throwing: URLError(.badServerResponse))
+          }
+        }
+        box.start(task)
+      }
+    } onCancel: {
+      box.cancel()
+    }
+  }
+}
+
+/// A data task and whether its request was cancelled, whichever happens first.
+private final class CancellableDataTask: @unchecked Sendable {
+  private let lock = NSLock()
+  private var task: URLSessionDataTask?
+  private var cancelled = false
+
+  func start(_ task: URLSessionDataTask) {
+    let cancelNow = lock.withLock { () -> Bool in
+      self.task = task
+      return cancelled
+    }
+    task.resume()
+    if cancelNow { task.cancel() }
+  }
+
+  func cancel() {
+    let task = lock.withLock { () -> URLSessionDataTask? in
+      cancelled = true
+      return self.task
+    }
+    task?.cancel()
   }
 }
