@@ -1,5 +1,6 @@
 import Composable
 import Foundation
+import IssueReporting
 import LuaKit
 
 /// A feature script loaded into its own Lua VM, with its state kept in Lua.
@@ -24,19 +25,40 @@ public final class LuaFeature: @unchecked Sendable {
   private let hostEnvironment = LuaFeatureEnvironment()
   private let transaction: Transaction
   /// Where the script was loaded from, for messages and for reloading.
-  public private(set) var file: String
+  public var file: String { locked { fileName } }
+  private var fileName: String
 
   /// The parts of a loaded module.
   private struct Module {
     let reduce: LuaReference
     let initialState: LuaReference?
     let migrate: LuaReference?
+    let persistence: Persistence?
   }
+
+  /// How the feature asked to be kept on disk (`Feature.persist = composable.persist{...}`).
+  public struct Persistence: Equatable, Sendable {
+    /// The file, relative to the host's data directory.
+    public var path: String
+    /// The state field to save, or nil for the whole state.
+    public var select: String?
+    /// Seconds of quiet before a save.
+    public var debounce: Double
+  }
+
+  /// The feature's persistence, if it asked for it.
+  public var persistence: Persistence? { locked { module.persistence } }
+
+  /// Whether the last action wrote to the state (known only for features that persist).
+  public var lastActionWrote: Bool { locked { wrote } }
+  private var wrote = false
 
   /// The functions of the transaction chunk.
   private struct Transaction {
     let reduce: LuaReference
     let rollback: LuaReference
+    /// written() -> whether the last action wrote to the state
+    let written: LuaReference
     /// stepper(reduce, state, env) -> step(action)
     let stepper: LuaReference
   }
@@ -68,13 +90,14 @@ public final class LuaFeature: @unchecked Sendable {
     do {
       let vm = try LuaVM(limits: limits)
       self.vm = vm
-      self.file = file
+      self.fileName = file
       let transactionResults = try vm.evaluate(transactionSource, chunkName: "=transaction")
       guard case let .function(reduce) = transactionResults[0],
         case let .function(rollback) = transactionResults[2],
-        case let .function(stepper) = transactionResults[5]
+        case let .function(stepper) = transactionResults[5],
+        case let .function(written) = transactionResults[6]
       else { throw LuaFeatureError.load(file: file, message: "the transaction chunk failed") }
-      transaction = Transaction(reduce: reduce, rollback: rollback, stepper: stepper)
+      transaction = Transaction(reduce: reduce, rollback: rollback, written: written, stepper: stepper)
       var resolvers: [any LuaModuleResolver] = [builtInModules]
       if let directory { resolvers.append(LuaModuleDirectories([directory])) }
       sandbox = try vm.makeSandbox(.init(print: print, modules: LuaModuleChain(resolvers: resolvers)))
@@ -144,9 +167,22 @@ public final class LuaFeature: @unchecked Sendable {
         throw .load(file: file, message: "\(name) must be a function, got \(other.typeName)")
       }
     }
+    var persistence: Persistence?
+    switch table["persist"] {
+    case .nil: break
+    case let .table(options):
+      guard let path = options["path"].stringValue else {
+        throw .load(file: file, message: "persist.path must be a string, got \(options["path"].typeName)")
+      }
+      persistence = Persistence(
+        path: path, select: options["select"].stringValue,
+        debounce: options["debounce"].doubleValue ?? 1)
+    case let other:
+      throw .load(file: file, message: "persist must be a table (composable.persist{...}), got \(other.typeName)")
+    }
     return Module(
       reduce: reduce, initialState: try optionalFunction("initial_state"),
-      migrate: try optionalFunction("migrate"))
+      migrate: try optionalFunction("migrate"), persistence: persistence)
   }
 
   private static func makeStep(
@@ -199,12 +235,17 @@ public final class LuaFeature: @unchecked Sendable {
         rollback()
         throw .reduce(action: action.description, error: error)
       }
+      let interpreted: Interpreted
       do throws(LuaFeatureError) {
-        return try interpret(returned)
+        interpreted = try interpret(returned)
       } catch {
         rollback()
         throw error
       }
+      if module.persistence != nil {
+        wrote = (try? vm.call(transaction.written).first?.boolValue) ?? true
+      }
+      return interpreted
     }
   }
 
@@ -233,6 +274,46 @@ public final class LuaFeature: @unchecked Sendable {
         throw .conversion(error)
       }
     }
+  }
+
+  // MARK: Persistence
+
+  /// What to save: the state, or its selected field, as JSON.
+  public func persistedJSON() throws(LuaFeatureError) -> [UInt8] {
+    let state = try self.state()
+    let selected = persistence?.select.map { state[LuaValue($0)] } ?? state
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    do { return Array(try encoder.encode(selected)) } catch {
+      throw .conversion(.conversion(path: "state", message: "cannot be saved as JSON: \(error)"))
+    }
+  }
+
+  /// Loads what the feature saved under `files`, if it persists and something was saved. A
+  /// corrupt file is reported, moved aside, and the state is left as it is.
+  @discardableResult
+  public func restorePersisted(
+    files: FileClient, report: @escaping @Sendable (String) -> Void = { reportIssue($0) }
+  ) async throws(LuaFeatureError) -> PersistedState.Loaded<LuaValue> {
+    guard let persistence else { return .missing }
+    let loaded = await PersistedState.load(LuaValue.self, from: persistence.path, files: files, report: report)
+    guard case let .saved(value) = loaded else { return loaded }
+    try locked { () throws(LuaFeatureError) in
+      do throws(LuaError) {
+        let fill = try vm.load(
+          "local state, field, value = ... "
+            + "if field then state[field] = value return end "
+            + "for k in pairs(state) do state[k] = nil end for k, v in pairs(value) do state[k] = v end",
+          chunkName: "=restore")
+        try vm.call(fill, arguments: [
+          .reference(stateReference), .value(persistence.select.map { LuaValue($0) } ?? .nil),
+          .value(value),
+        ])
+      } catch {
+        throw .conversion(error)
+      }
+    }
+    return loaded
   }
 
   // MARK: Coroutines of effects
@@ -311,7 +392,7 @@ public final class LuaFeature: @unchecked Sendable {
   /// `migrate(state)` in the new code runs once, as a transaction.
   public func swap(toSource source: String, file: String? = nil) throws(LuaFeatureError) {
     try locked { () throws(LuaFeatureError) in
-      let file = file ?? self.file
+      let file = file ?? self.fileName
       let fresh: LuaSandbox
       do throws(LuaError) {
         fresh = try vm.makeSandbox(sandbox.configuration)
@@ -339,7 +420,7 @@ public final class LuaFeature: @unchecked Sendable {
       }
       sandbox = fresh
       module = loaded
-      self.file = file
+      self.fileName = file
     }
   }
 }

@@ -38,11 +38,32 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
         try interpreter.effect(from: returned)
       }
       state = try readState(feature)
-      return effect
+      return .merge(effect, saveIfWritten())
     } catch {
       onError(error)
     }
     return .none
+  }
+
+  /// After an action that wrote to the state of a feature that persists: a save, debounced so
+  /// a burst of changes is one write of the latest state.
+  private func saveIfWritten() -> Effect<LuaValue> {
+    guard let persistence = feature.persistence, feature.lastActionWrote else { return .none }
+    let (feature, files, onError) = (self.feature, dependencies.files, self.onError)
+    return Effect<LuaValue>.run { _ in
+      do {
+        try await files.write(persistence.path, try feature.persistedJSON())
+      } catch let error as LuaFeatureError {
+        onError(error)
+      } catch is CancellationError {
+      } catch {
+        onError(.effect(
+          action: "saving the state", error: .runtime(message: "\(persistence.path): \(error)", traceback: "")))
+      }
+    }
+    .debounce(
+      id: "persist:" + persistence.path, for: .milliseconds(Int64(persistence.debounce * 1000)),
+      clock: clock)
   }
 
   /// Reports the error as an issue: a test fails, an app logs it. The state was rolled back.

@@ -20,18 +20,49 @@ struct Run: AsyncParsableCommand {
   @Option(help: "Seconds to wait for running effects when the input ends.")
   var wait: Double = 5
 
+  @Option(name: .customLong("env"), help: "A value for the feature's env, as NAME=VALUE (repeatable).")
+  var environment: [String] = []
+
+  @Option(help: "Where the feature's files are kept (default: ~/.local/share/composable/NAME).")
+  var data: String?
+
+  /// `--data`, or the XDG data directory for this feature.
+  var dataDirectory: URL {
+    if let data { return URL(fileURLWithPath: data) }
+    let base = ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+    let name = URL(fileURLWithPath: feature).deletingPathExtension().lastPathComponent
+    return base.appendingPathComponent("composable").appendingPathComponent(name)
+  }
+
   func run() async throws {
+    var env = LuaTable()
+    for entry in environment {
+      guard let equals = entry.firstIndex(of: "=") else {
+        throw ValidationError("--env \(entry): expected NAME=VALUE")
+      }
+      env[String(entry[..<equals])] = .string(LuaString(String(entry[entry.index(after: equals)...])))
+    }
     let loaded: LuaFeature
     do {
-      loaded = try LuaFeature(contentsOf: URL(fileURLWithPath: feature))
+      loaded = try LuaFeature(contentsOf: URL(fileURLWithPath: feature), env: .table(env))
     } catch {
       throw ValidationError("\(error)")
+    }
+    var dependencies = DependencyValues.live
+    if loaded.persistence != nil {
+      try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+      dependencies.files = .live(root: dataDirectory)
+      let restored = try await loaded.restorePersisted(files: dependencies.files) { message in
+        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+      }
+      if case .saved = restored { print("Restored from \(dataDirectory.path).") }
     }
     let initial = try loaded.state()
     print("\(loaded.file) loaded. State: \(initial)")
     print("Type actions, one per line: a word (increment) or a table ({ type = \"add\", n = 1 }).")
     let reducer = LuaFeatureReducer<LuaValue>(
-      feature: loaded, dependencies: .live,
+      feature: loaded, dependencies: dependencies,
       readState: { (feature) throws(LuaFeatureError) in try feature.state() },
       onError: { error in FileHandle.standardError.write(Data("error: \(error)\n".utf8)) }
     ).printChanges(to: ChangePrinter { print($0) })

@@ -12,7 +12,14 @@ import Testing
     try TestStore(feature: example("todos/todos.lua")) { [clock] in
       $0.clock = clock
       $0.uuid = .incrementing
+      $0.files = .inMemory()
     }
+  }
+
+  /// The list is saved a second after the last change: let that save finish.
+  func finishSaving(_ store: TestStore<LuaValue, LuaValue>) async {
+    await clock.advance(by: .seconds(1))
+    await store.finish()
   }
 
   static func id(_ n: Int) -> LuaValue {
@@ -36,6 +43,7 @@ import Testing
     await store.send(["type": "delete", "id": Self.id(1)]) {
       $0.todos = [["id": Self.id(0), "title": "oat milk", "done": false]]
     }
+    await finishSaving(store)
   }
 
   @Test func completedTodosSortToTheBottomASecondAfterTheLastToggle() async throws {
@@ -61,6 +69,7 @@ import Testing
         ["id": Self.id(1), "title": "b", "done": true],
       ]
     }
+    await finishSaving(store)
   }
 
   @Test func aBadEditIsRolledBack() async throws {
@@ -73,5 +82,6 @@ import Testing
     } matching: { issue in
       message(of: issue).contains("todo.lua:8: edited needs a title string")
     }
+    await finishSaving(store)
   }
 }

@@ -1,5 +1,6 @@
 -- A todos list: add, toggle, edit, delete, and completed todos sorted to the bottom one second
--- after the last toggle (a debounce, so a burst of toggles sorts once).
+-- after the last toggle (a debounce, so a burst of toggles sorts once). The list is kept in the
+-- host's data directory (todos.json) and comes back at the next start.
 local composable = require("composable")
 local effect = composable.effect
 local Todo = require("todo")
@@ -46,6 +47,8 @@ local function list(state, action, env)
     end
   end
 end
+
+Todos.persist = composable.persist{ path = "todos.json", select = "todos" }
 
 Todos.reduce = composable.combine(
   list,

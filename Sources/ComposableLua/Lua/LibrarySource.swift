@@ -118,6 +118,8 @@ return effect
 ///   the parent in `combine` so it sees the parent's removals.
 /// - `on_change{ of = function(state) ... end, run = function(old, new, state, env) ... end,
 ///   reducer = base }` runs `run` when `of(state)` changed.
+/// - `persist{ path = "todos.json", select = "todos" }`, set as the feature's `persist`, has the
+///   host save the state (or that field) after actions that change it, and restore it at start.
 /// A reducer in all of these is a function `(state, action, env)` or a table with `reduce`.
 let composableLibrarySource = #"""
 local effect = require("composable.effect")
@@ -282,6 +284,21 @@ function composable.for_each(spec)
     if #effects == 1 then return effects[1] end
     return { kind = "merge", effects = effects }
   end
+end
+
+-- Feature.persist = composable.persist{ path = "todos.json", select = "todos", debounce = 1 }:
+-- the host saves the state (or its `select` field) to `path` after actions that change it,
+-- debounced, and restores it at start.
+function composable.persist(spec)
+  if type(spec) ~= "table" then error("persist: expected a table, got " .. type(spec), 2) end
+  if type(spec.path) ~= "string" then error("persist: path must be a string, got " .. type(spec.path), 2) end
+  if spec.select ~= nil and type(spec.select) ~= "string" then
+    error("persist: select must be the name of a state field, got " .. type(spec.select), 2)
+  end
+  if spec.debounce ~= nil and type(spec.debounce) ~= "number" then
+    error("persist: debounce must be a number of seconds, got " .. type(spec.debounce), 2)
+  end
+  return { path = spec.path, select = spec.select, debounce = spec.debounce or 1 }
 end
 
 function composable.on_change(spec)

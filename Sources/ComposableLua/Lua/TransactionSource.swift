@@ -103,5 +103,8 @@ local function stepper(feature_reduce, state, env)
   end
 end
 
-return reduce, commit, rollback, wrap, unwrap, stepper
+-- written(): whether the last action wrote to the state (its journal is kept until the next).
+local function written() return count > 0 end
+
+return reduce, commit, rollback, wrap, unwrap, stepper, written
 """#

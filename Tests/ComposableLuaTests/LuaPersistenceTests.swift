@@ -1,0 +1,101 @@
+import Clocks
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+@Suite struct LuaPersistenceTests {
+  let clock = TestClock()
+
+  func todos(_ files: FileClient) throws -> (LuaFeature, TestStore<LuaValue, LuaValue>) {
+    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("todos/todos.lua")))
+    let store = TestStore(
+      initialState: try feature.state(),
+      reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
+      dependencies: { [clock] in
+        $0.clock = clock
+        $0.uuid = .incrementing
+        $0.files = files
+      })
+    return (feature, store)
+  }
+
+  static func saved(_ files: FileClient) async throws -> LuaValue {
+    try JSONDecoder().decode(LuaValue.self, from: Data(try await files.read("todos.json")))
+  }
+
+  @Test func theTodosExampleSavesItsListAfterChangesDebounced() async throws {
+    let files = FileClient.inMemory()
+    let (feature, store) = try todos(files)
+    #expect(feature.persistence?.path == "todos.json")
+    await store.send(["type": "add", "title": "milk"]) {
+      $0.todos = [["id": TodosExampleTests.id(0), "title": "milk", "done": false]]
+    }
+    await store.send(["type": "add", "title": "eggs"]) {
+      $0.todos = [
+        ["id": TodosExampleTests.id(1), "title": "eggs", "done": false],
+        ["id": TodosExampleTests.id(0), "title": "milk", "done": false],
+      ]
+    }
+    await clock.advance(by: .milliseconds(999))
+    #expect(try await files.list(".") == [])  // one write for the burst, after a quiet second
+    await clock.advance(by: .milliseconds(1))
+    await store.finish()
+    #expect(try await Self.saved(files) == [
+      ["done": false, "id": TodosExampleTests.id(1), "title": "eggs"],
+      ["done": false, "id": TodosExampleTests.id(0), "title": "milk"],
+    ])
+  }
+
+  @Test func anActionThatChangesNothingSavesNothing() async throws {
+    let files = FileClient.inMemory()
+    let (_, store) = try todos(files)
+    await store.send(["type": "delete", "id": "nothing"])
+    await clock.advance(by: .seconds(2))
+    await store.finish()
+    #expect(try await files.list(".") == [])
+  }
+
+  @Test func aNewStartRestoresTheSavedList() async throws {
+    let files = FileClient.inMemory([
+      "todos.json": #"[{"done":true,"id":"A","title":"saved"}]"#,
+    ])
+    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("todos/todos.lua")))
+    let loaded = try await feature.restorePersisted(files: files)
+    guard case .saved = loaded else { Issue.record("expected the saved list, got \(loaded)"); return }
+    #expect(try feature.state() == [
+      "todos": [["done": true, "id": "A", "title": "saved"]], "filter": "all",
+    ])
+  }
+
+  @Test func aCorruptFileIsMovedAsideAndTheStateKept() async throws {
+    let files = FileClient.inMemory(["todos.json": "[{ broken"])
+    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("todos/todos.lua")))
+    let reports = PersistReports()
+    let loaded = try await feature.restorePersisted(files: files) { reports.add($0) }
+    guard case let .corrupt(_, movedTo) = loaded else { Issue.record("expected corrupt, got \(loaded)"); return }
+    #expect(movedTo.hasPrefix("todos.json.corrupt-"))
+    #expect(try await files.list(".") == [movedTo])
+    #expect(reports.count == 1)
+    #expect(try feature.state() == ["todos": [:], "filter": "all"])
+  }
+
+  @Test func aBadPersistDeclarationIsALoadError() {
+    let error = featureError {
+      _ = try LuaFeature(source: """
+        local composable = require("composable")
+        return { reduce = function() end, persist = composable.persist{ path = 42 } }
+        """, file: "bad.lua")
+    }
+    guard case let .load(_, message) = error else { Issue.record("expected a load error"); return }
+    #expect(message.hasPrefix("bad.lua:2: persist: path must be a string, got number"))
+  }
+}
+
+final class PersistReports: @unchecked Sendable {
+  private let lock = NSLock()
+  private var messages: [String] = []
+  func add(_ message: String) { lock.withLock { messages.append(message) } }
+  var count: Int { lock.withLock { messages.count } }
+}
