@@ -98,15 +98,15 @@ struct LuaEffectInterpreter {
       }
     case "file":
       let operation = table["operation"].stringValue ?? ""
-      guard ["read", "write", "append", "list", "remove"].contains(operation) else {
-        throw fail(path + ".operation", "expected read, write, append, list or remove, got \(table["operation"])")
+      guard ["read", "write", "append", "list", "remove", "exists"].contains(operation) else {
+        throw fail(path + ".operation", "expected read, write, append, list, remove or exists, got \(table["operation"])")
       }
       let request = table["request"]
       guard request["path"].stringValue != nil else {
         throw fail(path + ".request.path", "expected a string, got \(request["path"].typeName)")
       }
       let response = request["response"].stringValue
-      if response == nil, operation == "read" || operation == "list" {
+      if response == nil, operation == "read" || operation == "list" || operation == "exists" {
         throw fail(
           path + ".request.response",
           "expected the type of the response action (a string), got \(request["response"].typeName)")

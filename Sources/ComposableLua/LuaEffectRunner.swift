@@ -116,6 +116,7 @@ struct LuaEffectRunner: Sendable {
       case "list":
         result["entries"] = .table(LuaTable(array: try await files.list(path).map { .string(LuaString($0)) }))
       case "remove": try await files.remove(path)
+      case "exists": result["exists"] = .boolean(try await files.exists(path))
       default: throw FileClientError("unknown file operation \(LuaValue(operation))")
       }
       if Task.isCancelled { return nil }
@@ -161,8 +162,19 @@ struct LuaEffectRunner: Sendable {
     switch table["body"] {
     case .nil: break
     case let .string(body): request.body = body.bytes
+    case let .table(body):
+      // A table goes as JSON.
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = .sortedKeys
+      guard let json = try? encoder.encode(LuaValue.table(body)) else {
+        throw .conversion(path: "request.body", message: "cannot be sent as JSON")
+      }
+      request.body = Array(json)
+      if !request.headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
+        request.headers["Content-Type"] = "application/json"
+      }
     case let other:
-      throw .conversion(path: "request.body", message: "expected a string, got \(other.typeName)")
+      throw .conversion(path: "request.body", message: "expected a string or a table, got \(other.typeName)")
     }
     request.timeout = table["timeout"].doubleValue
     return request

@@ -118,3 +118,39 @@ import Testing
     #expect(requests.withLock { $0 } == ["http://facts.test/0"])
   }
 }
+
+@Suite struct LuaHTTPBodyTests {
+  static let source = """
+    local effect = require("composable.effect")
+    return {
+      initial_state = function() return {} end,
+      reduce = function(state, action)
+        if action.type == "post" then
+          return effect.http{ url = "http://api.test/todos", method = "POST", body = { title = "milk", tags = {} }, response = "posted" }
+        elseif action.type == "posted" then
+          state.echo = action.json
+        end
+      end,
+    }
+    """
+
+  @Test func aTableBodyGoesAsJSONAndJSONComesBackByTheMarshallingRules() async throws {
+    let store = try testStore(Self.source) {
+      $0.http = HTTPClient { request in
+        #expect(request.headers["Content-Type"] == "application/json")
+        #expect(String(decoding: request.body ?? [], as: UTF8.self) == #"{"tags":{},"title":"milk"}"#)
+        return HTTPResponse(
+          status: 200, headers: ["Content-Type": "application/json"],
+          text: #"{"nothing": null, "list": [], "map": {}, "n": 3, "x": 1.5}"#)
+      }
+    }
+    await store.send("post")
+    await store.receive(where: { $0.type == "posted" }) {
+      $0.echo = ["list": [], "map": [:], "n": 3, "x": 1.5]
+    }
+    let echo = store.state.echo
+    #expect(echo.list.tableValue?.kind == .array)  // [] stays an array
+    #expect(echo.map.tableValue?.kind == .map)  // {} stays a map
+    #expect(echo.nothing == .nil)  // null is absent
+  }
+}

@@ -101,3 +101,16 @@ import Testing
     #expect(await message { _ = try await files.read("folder") } == "folder: is a directory")
   }
 }
+
+@Suite struct LiveFileExistsTests {
+  @Test func existsTellsWithoutReading() async throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("exists-\(UUID())")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let files = FileClient.live(root: root)
+    #expect(try await files.exists("a.txt") == false)
+    try await files.write("a.txt", [])
+    #expect(try await files.exists("a.txt") == true)
+    await #expect(throws: FileClientError.self) { _ = try await files.exists("../a.txt") }
+  }
+}

@@ -16,7 +16,8 @@ extension FileClient {
       write: { try files.write($0, $1) },
       append: { try files.append($0, $1) },
       list: { try files.list($0) },
-      remove: { try files.remove($0) })
+      remove: { try files.remove($0) },
+      exists: { try files.exists($0) })
   }
 }
 
@@ -108,6 +109,10 @@ struct LiveFiles: Sendable {
     } catch {
       throw FileClientError("\(path): \(reason(for: url))")
     }
+  }
+
+  func exists(_ path: String) throws -> Bool {
+    FileManager.default.fileExists(atPath: try resolve(path).path)
   }
 
   func remove(_ path: String) throws {

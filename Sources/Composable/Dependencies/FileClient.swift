@@ -15,19 +15,22 @@ public struct FileClient: Sendable {
   public var append: @Sendable (String, [UInt8]) async throws -> Void
   public var list: @Sendable (String) async throws -> [String]
   public var remove: @Sendable (String) async throws -> Void
+  public var exists: @Sendable (String) async throws -> Bool
 
   public init(
     read: @escaping @Sendable (String) async throws -> [UInt8],
     write: @escaping @Sendable (String, [UInt8]) async throws -> Void,
     append: @escaping @Sendable (String, [UInt8]) async throws -> Void,
     list: @escaping @Sendable (String) async throws -> [String],
-    remove: @escaping @Sendable (String) async throws -> Void
+    remove: @escaping @Sendable (String) async throws -> Void,
+    exists: @escaping @Sendable (String) async throws -> Bool
   ) {
     self.read = read
     self.write = write
     self.append = append
     self.list = list
     self.remove = remove
+    self.exists = exists
   }
 
   /// Files kept in memory: a real file system in miniature for tests, starting from `files`.
@@ -43,7 +46,8 @@ public struct FileClient: Sendable {
       list: { directory in storage.list(directory) },
       remove: { path in
         guard storage.remove(path) else { throw FileClientError("\(path): no such file") }
-      })
+      },
+      exists: { path in storage.get(path) != nil })
   }
 }
 
@@ -87,7 +91,8 @@ extension FileClient: DependencyKey {
       write: { path, _ in report("write", path); throw FileClientError("\(reason): write \(path)") },
       append: { path, _ in report("append", path); throw FileClientError("\(reason): append \(path)") },
       list: { report("list", $0); throw FileClientError("\(reason): list \($0)") },
-      remove: { report("remove", $0); throw FileClientError("\(reason): remove \($0)") })
+      remove: { report("remove", $0); throw FileClientError("\(reason): remove \($0)") },
+      exists: { report("exists", $0); throw FileClientError("\(reason): exists \($0)") })
   }
 }
 

@@ -10,10 +10,18 @@ extension HTTPClient {
   /// is an error with a clear message, never a crash: a refused connection, a timeout, a body
   /// over `maximumBodySize` bytes. A status outside 200...299 is a response, not an error: the
   /// feature decides what it means.
+  ///
+  /// Each client has its own session (ephemeral: no shared cookies or cache), so requests of one
+  /// client never wait for another's connections to 127.0.0.1 or any host.
   public static func live(
-    session: URLSession = .shared, maximumBodySize: Int = 10 << 20, timeout: Double = 30
+    session: URLSession? = nil, maximumBodySize: Int = 10 << 20, timeout: Double = 30
   ) -> HTTPClient {
-    HTTPClient { request in
+    let session = session ?? {
+      let configuration = URLSessionConfiguration.ephemeral
+      configuration.httpMaximumConnectionsPerHost = 64
+      return URLSession(configuration: configuration)
+    }()
+    return HTTPClient { request in
       guard let url = URL(string: request.url), ["http", "https"].contains(url.scheme?.lowercased()) else {
         throw HTTPClientError("\(request.url) is not an http or https URL")
       }

@@ -68,12 +68,12 @@ end
 
 function effect.sleep(seconds) yield({ op = "sleep", seconds = seconds }) end
 
--- effect.file.read{ path = "notes.txt", response = "loaded" } and write, append, list, remove:
--- the result arrives as { type = response, ok = true, contents | entries } or
+-- effect.file.read{ path = "notes.txt", response = "loaded" } and write, append, list, remove,
+-- exists: the result arrives as { type = response, ok = true, contents | entries | exists } or
 -- { type = response, ok = false, error = "..." }. `response` may be left out of write, append
 -- and remove when nothing needs to know.
 effect.file = {}
-for _, operation in ipairs({ "read", "write", "append", "list", "remove" }) do
+for _, operation in ipairs({ "read", "write", "append", "list", "remove", "exists" }) do
   effect.file[operation] = function(request)
     if type(request) ~= "table" then
       error("effect.file." .. operation .. ": expected a request table, got " .. type(request), 2)
@@ -84,7 +84,7 @@ end
 
 -- file.read(path) and friends inside effect.run: each returns the result table.
 effect.file_client = {}
-for _, operation in ipairs({ "read", "write", "append", "list", "remove" }) do
+for _, operation in ipairs({ "read", "write", "append", "list", "remove", "exists" }) do
   effect.file_client[operation] = function(path, contents)
     return yield({ op = "file", operation = operation, request = { path = path, contents = contents } })
   end
