@@ -151,6 +151,28 @@ struct LuaEffectRunner: Sendable {
       throw .conversion(path: "request.url", message: "expected a string, got \(table["url"].typeName)")
     }
     var request = HTTPRequest(method: table["method"].stringValue ?? "GET", url: url)
+    if let query = table["query"].tableValue {
+      // `query = { q = "two words" }`: appended to the URL, percent-encoded, in key order.
+      guard var components = URLComponents(string: url) else {
+        throw .conversion(path: "request.url", message: "\(LuaValue(url)) is not a URL")
+      }
+      var items = components.queryItems ?? []
+      for (key, value) in query.sortedEntries {
+        guard let name = key.stringValue else {
+          throw .conversion(path: "request.query", message: "expected string names, got a \(key.typeName)")
+        }
+        let text: String
+        switch value {
+        case let .string(string): text = string.description
+        case .integer, .number, .boolean: text = value.description
+        default:
+          throw .conversion(path: "request.query.\(name)", message: "expected a string or number, got \(value.typeName)")
+        }
+        items.append(URLQueryItem(name: name, value: text))
+      }
+      components.queryItems = items
+      request.url = components.string ?? url
+    }
     if let headers = table["headers"].tableValue {
       for (key, value) in headers.entries {
         guard let name = key.stringValue, let text = value.stringValue else {

@@ -31,6 +31,10 @@ import Testing
           return effect.http{ url = "http://numbers.test/json", response = "fetched" }
         elseif t == "fetched" then
           table.insert(state.log, action.ok and action.json.fact or action.error)
+        elseif t == "search" then
+          return effect.http{ url = "http://numbers.test/search", query = { q = "two words", page = 2 }, response = "fetched" }
+        elseif t == "bad_json" then
+          return effect.http{ url = "http://numbers.test/bad-json", response = "fetched" }
         elseif t == "broken_run" then
           return effect.run(function(send) local x = nil; return x.y end)
         end
@@ -44,6 +48,10 @@ import Testing
       return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], text: #"{"fact": "42 is the answer"}"#)
     case "http://numbers.test/7":
       return HTTPResponse(status: 200, text: "7 is lucky")
+    case "http://numbers.test/search?page=2&q=two%20words":
+      return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], text: #"{"fact": "found"}"#)
+    case "http://numbers.test/bad-json":
+      return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], text: "{ oops")
     default:
       return HTTPResponse(status: 404, text: "not found")
     }
@@ -79,6 +87,20 @@ import Testing
     }
   }
 
+  @Test func aQueryTableIsEncodedIntoTheURL() async throws {
+    let store = try testStore(Self.source) { $0.http = Self.server }
+    await store.send("search")
+    await store.receive(where: { $0.type == "fetched" && $0.ok == true }) { $0.log = ["found"] }
+  }
+
+  @Test func invalidJSONArrivesAsAFailureAction() async throws {
+    let store = try testStore(Self.source) { $0.http = Self.server }
+    await store.send("bad_json")
+    await store.receive(where: { $0.type == "fetched" && $0.ok == false && $0.status == 200 }) {
+      $0.log = ["the body is not valid JSON"]
+    }
+  }
+
   @Test func anErrorInsideRunIsReportedWithTheLine() async throws {
     let store = try testStore(Self.source, file: "async.lua")
     await withKnownIssue {
@@ -86,7 +108,7 @@ import Testing
       await store.finish()
     } matching: { issue in
       message(of: issue).hasPrefix(
-        #"an effect of { type = "broken_run" } failed: async.lua:26: attempt to index a nil value (local 'x')"#)
+        #"an effect of { type = "broken_run" } failed: async.lua:30: attempt to index a nil value (local 'x')"#)
     }
   }
 

@@ -16,6 +16,7 @@ import Testing
       case "/broken": return .text("oops", status: 500)
       case "/slow": return .text("finally", delay: 3)
       case "/big": return LocalHTTPServer.Reply(body: Array(repeating: 65, count: 4096))
+      case "/moved": return LocalHTTPServer.Reply(status: 302, headers: ["Location": "/hello"])
       default: return .text("?", status: 400)
       }
     }
@@ -49,6 +50,24 @@ import Testing
     #expect(response.body == json)
     #expect(server.received.last?.method == "POST")
     #expect(server.received.last?.headers["content-type"] == "application/json")
+  }
+
+  @Test func redirectsAreFollowed() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let response = try await HTTPClient.live().perform(HTTPRequest(url: server.url + "/moved"))
+    #expect(response.status == 200)
+    #expect(String(decoding: response.body, as: UTF8.self) == "hello there")
+    #expect(server.received.map(\.path) == ["/moved", "/hello"])
+  }
+
+  @Test func anEncodableBodyGoesAsJSON() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    struct Todo: Codable, Equatable { var title: String; var done: Bool }
+    let request = try HTTPRequest.json(url: server.url + "/echo", body: Todo(title: "milk", done: false))
+    let response = try await HTTPClient.live().perform(request)
+    #expect(try JSONDecoder().decode(Todo.self, from: Data(response.body)) == Todo(title: "milk", done: false))
   }
 
   @Test func errorStatusesAreResponses() async throws {

@@ -1,3 +1,4 @@
+import Foundation
 import IssueReporting
 
 /// An HTTP request, as effects describe it.
@@ -18,6 +19,17 @@ public struct HTTPRequest: Equatable, Sendable {
     self.headers = headers
     self.body = body
     self.timeout = timeout
+  }
+}
+
+extension HTTPRequest {
+  /// A request whose body is `body` as JSON, with the content type that says so.
+  public static func json<Body: Encodable>(
+    method: String = "POST", url: String, body: Body, headers: [String: String] = [:]
+  ) throws -> HTTPRequest {
+    var headers = headers
+    headers["Content-Type"] = "application/json"
+    return HTTPRequest(method: method, url: url, headers: headers, body: Array(try JSONEncoder().encode(body)))
   }
 }
 
