@@ -59,6 +59,16 @@ public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
     return nil
   }
 
+  /// The file module `name` would load from, if there is one.
+  public func fileURL(ofModule name: String) -> URL? {
+    guard let relative = Self.relativePath(of: name) else { return nil }
+    for directory in directories {
+      let file = directory.appendingPathComponent(relative)
+      if FileManager.default.fileExists(atPath: file.path) { return file }
+    }
+    return nil
+  }
+
   public func searchDescription(for name: String) -> String {
     let relative = Self.relativePath(of: name) ?? name
     return directories.map { "no file '\($0.appendingPathComponent(relative).path)'" }

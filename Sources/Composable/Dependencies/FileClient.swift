@@ -83,7 +83,7 @@ extension FileClient: DependencyKey {
       """)
   }
 
-  static func failing(
+  public static func failing(
     _ reason: String, report: @escaping @Sendable (String, String) -> Void = { _, _ in }
   ) -> FileClient {
     FileClient(

@@ -19,6 +19,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// How long `receive` and `finish` wait for effects.
   public var timeout: Duration = .seconds(1)
   public var exhaustivity: Exhaustivity = .on
+  /// How the "To fix" hints name the TestStore's methods: Swift's by default.
+  public var hints: TestStoreHints = .swift
   /// The dependencies the reducer was built with.
   public let dependencies: DependencyValues
 
@@ -71,7 +73,17 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   }
 
   deinit {
+    checkAtEnd()
+    let store = self.store
+    Task { await store.cancelAllEffects() }
+  }
+
+  /// What the TestStore checks when it goes away, done now: no received action left
+  /// unasserted, no effect still running (after a moment's grace for effects finishing).
+  /// For hosts that run tests themselves, such as the Lua test runner.
+  public func checkAtEnd() {
     guard !finished else { return }
+    finished = true
     // An effect that just sent its last action may not have marked itself finished yet: give
     // such effects a moment. One that is really still running (asleep on a clock, say) is
     // still running after it, and is reported.
@@ -80,8 +92,6 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       while !recorder.inFlight.isEmpty, ContinuousClock.now < deadline { usleep(1000) }
     }
     checkNothingLeft(at: lastLocation)
-    let store = self.store
-    Task { await store.cancelAllEffects() }
   }
 
   // MARK: Sending
@@ -107,9 +117,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
           Unhandled actions:
           \(list(unhandled.map(\.action)))
 
-          To fix, assert \(unhandled.count == 1 ? "it" : "them") with "store.receive" before \
+          To fix, assert \(unhandled.count == 1 ? "it" : "them") with "\(hints.receive)" before \
           this send, or skip \(unhandled.count == 1 ? "it" : "them") with \
-          "await store.skipReceivedActions()".
+          "\(hints.skipReceivedActions)".
           """, at: location)
       }
       skip(unhandled, at: location, showing: "received action")
@@ -343,9 +353,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
           Unhandled actions:
           \(list(unhandled.map(\.action)))
 
-          To fix, assert \(unhandled.count == 1 ? "it" : "them") with "store.receive", skip \
-          \(unhandled.count == 1 ? "it" : "them") with "await store.skipReceivedActions()", or \
-          turn exhaustivity off with "store.exhaustivity = .off".
+          To fix, assert \(unhandled.count == 1 ? "it" : "them") with "\(hints.receive)", skip \
+          \(unhandled.count == 1 ? "it" : "them") with "\(hints.skipReceivedActions)", or \
+          turn exhaustivity off with "\(hints.exhaustivityOff)".
           """, at: location)
       } else {
         skip(unhandled, at: location, showing: "received action")
@@ -358,8 +368,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
           An effect returned for this action is still running. It must complete before the \
           end of the test.
 
-          To fix, wait for it to finish ("await store.finish()" or "await task.finish()"), \
-          cancel it from the feature, or skip it with "await store.skipInFlightEffects()".
+          To fix, wait for it to finish (\(hints.finish)), cancel it from the feature, or skip \
+          it with "\(hints.skipInFlightEffects)".
           """, at: effectLocation)
       } else if case .off(showSkippedAssertions: true) = exhaustivity {
         report("An effect was still running at the end of the test (skipped).",

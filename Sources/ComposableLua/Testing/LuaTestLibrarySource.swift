@@ -1,0 +1,236 @@
+/// The trusted chunk behind Lua tests: the runner's `describe`/`it`, busted-style assertions,
+/// and `TestStore`, whose methods yield requests to the Swift host (which drives the real
+/// TestStore) with the test's file and line, taken with `debug.getinfo` here, outside the
+/// sandbox the tests run in.
+///
+/// It returns `install(env, describe_value)`: `install` puts the globals into a test's sandbox
+/// environment and returns the collected tests; `describe_value(v)` prints a value for messages.
+let luaTestLibrarySource = #"""
+local getinfo, yield, type, pairs, ipairs, tostring, error, select =
+  debug.getinfo, coroutine.yield, type, pairs, ipairs, tostring, error, select
+local concat, sort, format = table.concat, table.sort, string.format
+
+-- The place in the test file that called a library function: level 3 is the test's code.
+local function site(level)
+  local info = getinfo(level or 3, "Sl")
+  if info == nil then return "?", 0 end
+  return info.short_src, info.currentline
+end
+
+local function describe_value(value, indent)
+  indent = indent or ""
+  if type(value) == "string" then return format("%q", value) end
+  if type(value) ~= "table" then return tostring(value) end
+  local keys = {}
+  for k in pairs(value) do keys[#keys + 1] = k end
+  sort(keys, function(a, b)
+    if type(a) == type(b) and (type(a) == "number" or type(a) == "string") then return a < b end
+    return type(a) < type(b)
+  end)
+  if #keys == 0 then return "{}" end
+  local parts = {}
+  for _, k in ipairs(keys) do
+    local name = type(k) == "string" and k:match("^[%a_][%w_]*$") and k or "[" .. describe_value(k) .. "]"
+    parts[#parts + 1] = indent .. "  " .. name .. " = " .. describe_value(value[k], indent .. "  ")
+  end
+  return "{\n" .. concat(parts, ",\n") .. "\n" .. indent .. "}"
+end
+
+local function same(a, b, seen)
+  if a == b then return true end
+  if type(a) ~= "table" or type(b) ~= "table" then return false end
+  seen = seen or {}
+  if seen[a] == b then return true end
+  seen[a] = b
+  for k, v in pairs(a) do if not same(v, b[k], seen) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
+-- A failure raised by an assertion: a table, so the runner can tell it from a Lua error.
+local function fail(message, level)
+  local file, line = site(level or 4)
+  error({ assertion = true, file = file, line = line, message = message }, 0)
+end
+
+local assert = setmetatable({}, { __call = function(_, value, message, ...)
+  if not value then fail(message or "assertion failed!") end
+  return value, message, ...
+end })
+
+function assert.same(expected, actual, message)
+  if not same(expected, actual) then
+    fail((message and message .. "\n" or "") .. "Expected objects to be the same.\n"
+      .. "Passed in:\n" .. describe_value(actual) .. "\nExpected:\n" .. describe_value(expected))
+  end
+end
+
+function assert.equal(expected, actual, message)
+  if expected ~= actual then
+    fail((message and message .. "\n" or "") .. "Expected objects to be equal.\n"
+      .. "Passed in:\n" .. describe_value(actual) .. "\nExpected:\n" .. describe_value(expected))
+  end
+end
+
+function assert.truthy(value, message)
+  if not value then fail(message or ("Expected to be truthy, but value was:\n" .. describe_value(value))) end
+end
+
+function assert.falsy(value, message)
+  if value then fail(message or ("Expected to be falsy, but value was:\n" .. describe_value(value))) end
+end
+
+function assert.error(fn, pattern)
+  local ok, err = pcall(fn)
+  if ok then fail("Expected an error, but none was raised") end
+  if pattern ~= nil then
+    local text = type(err) == "table" and (err.message or tostring(err)) or tostring(err)
+    if not text:find(pattern) then
+      fail("Expected an error matching " .. format("%q", pattern) .. ", got:\n" .. text)
+    end
+  end
+end
+assert.has_error = assert.error
+assert.are = { same = assert.same, equal = assert.equal }
+assert.is_true = function(value, message) assert.equal(true, value, message) end
+assert.is_false = function(value, message) assert.equal(false, value, message) end
+assert.is_nil = function(value, message) assert.equal(nil, value, message) end
+
+-- TestStore: every method yields a request to the host with the caller's file and line.
+local feature_names = {}   -- module table -> the name it was required by
+local TestStore = {}
+TestStore.__index = function(store, key)
+  if key == "state" then
+    local file, line = site(3)
+    return yield({ op = "state", store = rawget(store, "id"), file = file, line = line })
+  end
+  return TestStore[key]
+end
+
+function TestStore.new(spec)
+  if type(spec) ~= "table" then error("TestStore.new: expected a table, got " .. type(spec), 2) end
+  local file, line = site(3)
+  local request = {}
+  for k, v in pairs(spec) do request[k] = v end
+  if type(spec.feature) == "table" then
+    request.feature = feature_names[spec.feature]
+    if request.feature == nil then
+      error("TestStore.new: feature must be a module loaded with require (it runs in a VM of its own)", 2)
+    end
+  elseif type(spec.feature) ~= "string" then
+    error("TestStore.new: feature must be a module (require(\"counter\")) or its name, got " .. type(spec.feature), 2)
+  end
+  local id = yield({ op = "new", spec = request, file = file, line = line })
+  return setmetatable({ id = id }, TestStore)
+end
+
+local function request(store, op, extra)
+  local file, line = site(4)
+  extra.op, extra.store, extra.file, extra.line = op, rawget(store, "id"), file, line
+  return yield(extra)
+end
+
+-- No tail calls here (`return request(...)`): a tail call drops the method's frame, and the
+-- caller's line would be looked up one level too far.
+function TestStore:send(action, update)
+  local result = request(self, "send", { action = action, update = update })
+  return result
+end
+function TestStore:receive(match, update)
+  local result = request(self, "receive", { match = match, update = update })
+  return result
+end
+function TestStore:advance(seconds)
+  local result = request(self, "advance", { seconds = seconds or 0 })
+  return result
+end
+function TestStore:finish()
+  local result = request(self, "finish", {})
+  return result
+end
+function TestStore:skip_received_actions()
+  local result = request(self, "skip_received_actions", {})
+  return result
+end
+function TestStore:skip_in_flight_effects()
+  local result = request(self, "skip_in_flight_effects", {})
+  return result
+end
+
+-- The runner: describe blocks run at once to collect; tests run later, one by one.
+local function install(env)
+  local real_require = env.require
+  env.require = function(name)
+    local module = real_require(name)
+    if type(module) == "table" then feature_names[module] = name end
+    return module
+  end
+  local tests, stack = {}, { { name = nil, before = {}, after = {} } }
+  local function full_name(name)
+    local parts = {}
+    for _, block in ipairs(stack) do if block.name then parts[#parts + 1] = block.name end end
+    parts[#parts + 1] = name
+    return concat(parts, " ")
+  end
+  local function hooks(kind)
+    local result = {}
+    for _, block in ipairs(stack) do for _, hook in ipairs(block[kind]) do result[#result + 1] = hook end end
+    return result
+  end
+  env.describe = function(name, body)
+    stack[#stack + 1] = { name = name, before = {}, after = {} }
+    body()
+    stack[#stack] = nil
+  end
+  env.context = env.describe
+  env.it = function(name, body)
+    local file, line = site(3)
+    tests[#tests + 1] = {
+      name = full_name(name), body = body, before = hooks("before"), after = hooks("after"),
+      file = file, line = line,
+    }
+  end
+  env.pending = function(name)
+    local file, line = site(3)
+    tests[#tests + 1] = { name = full_name(name), pending = true, file = file, line = line }
+  end
+  env.before_each = function(hook) local block = stack[#stack]; block.before[#block.before + 1] = hook end
+  env.after_each = function(hook) local block = stack[#stack]; block.after[#block.after + 1] = hook end
+  env.assert = assert
+  env.__composable_test = { TestStore = TestStore }
+  env.__composable_tests = tests
+  return tests
+end
+
+-- Runs one collected test: before_each hooks, the test, after_each hooks (always). Returns nil,
+-- or the failure: { message, file, line } for an assertion, { message, traceback } for an error.
+local traceback = debug.traceback
+local function capture(err)
+  if type(err) == "table" and err.assertion then return err end
+  return { message = tostring(err), traceback = traceback(nil, 2) }
+end
+
+local function run(test)
+  local ok, failure = xpcall(function()
+    for _, hook in ipairs(test.before) do hook() end
+    test.body()
+  end, capture)
+  local after_ok, after_failure = xpcall(function()
+    for _, hook in ipairs(test.after) do hook() end
+  end, capture)
+  if not ok then return failure end
+  if not after_ok then return after_failure end
+  return nil
+end
+
+-- apply(update, state): the state after the test's update function changed it.
+local function apply(update, state)
+  update(state)
+  return state
+end
+
+-- matches(predicate, action): a receive predicate's answer.
+local function matches(predicate, action) return predicate(action) == true end
+
+return install, run, describe_value, apply, matches
+"""#

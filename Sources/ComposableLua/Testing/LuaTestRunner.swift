@@ -1,0 +1,159 @@
+import Foundation
+
+/// Runs Lua tests: `*_test.lua` files with busted-style `describe`/`it`, whose `TestStore`s are
+/// the Swift TestStore underneath.
+///
+/// Each test runs in a fresh VM (the file is loaded again for it), so nothing leaks from one
+/// test to the next. Failures read `file:line: message`, at the line of the test's call.
+public struct LuaTestRunner: Sendable {
+  public init() {}
+
+  /// The `*_test.lua` files under `paths` (files or directories), sorted, skipping `fixtures`.
+  public func discover(_ paths: [String]) -> [URL] {
+    var found: [URL] = []
+    for path in paths {
+      let url = URL(fileURLWithPath: path)
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { continue }
+      if !isDirectory.boolValue {
+        found.append(url)
+        continue
+      }
+      let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
+      while let file = enumerator?.nextObject() as? URL {
+        if file.lastPathComponent == "fixtures" || file.lastPathComponent == ".build" {
+          enumerator?.skipDescendants()
+        } else if file.lastPathComponent.hasSuffix("_test.lua") {
+          found.append(file)
+        }
+      }
+    }
+    return found.map(\.standardizedFileURL).sorted { $0.path < $1.path }
+  }
+
+  /// Runs the tests of `file` whose names contain `filter` (all when nil).
+  public func run(
+    file: URL, filter: String? = nil, output: @escaping (String) -> Void = { print($0) }
+  ) async -> [LuaTestResult] {
+    let name = file.lastPathComponent
+    let collected: LuaTestSession
+    do {
+      collected = try LuaTestSession(file: file, displayName: name, output: { _ in })
+    } catch {
+      return [LuaTestResult(name: name, file: name, line: 0, outcome: .failed(["\(error)"]), seconds: 0)]
+    }
+    var results: [LuaTestResult] = []
+    for (index, test) in collected.tests.enumerated() {
+      let testName = test.name.stringValue ?? "test \(index + 1)"
+      if let filter, !testName.contains(filter) { continue }
+      let line = test.line.intValue ?? 0
+      if test.pending == true {
+        results.append(LuaTestResult(name: testName, file: name, line: line, outcome: .pending, seconds: 0))
+        continue
+      }
+      let start = ContinuousClock.now
+      let failures: [String]
+      do {
+        // A fresh VM for every test: the file is loaded again, and this test alone runs.
+        let session = try LuaTestSession(file: file, displayName: name, output: output)
+        failures = await session.runTest(index)
+      } catch {
+        failures = ["\(error)"]
+      }
+      let elapsed = ContinuousClock.now - start
+      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      results.append(LuaTestResult(
+        name: testName, file: name, line: line,
+        outcome: failures.isEmpty ? .passed : .failed(failures), seconds: seconds))
+    }
+    return results
+  }
+}
+
+/// How a run is reported.
+public enum LuaTestReport {
+  /// A readable report, ending with `N passed, N failed`.
+  public static func readable(_ results: [LuaTestResult]) -> String {
+    var lines: [String] = []
+    for result in results {
+      switch result.outcome {
+      case .passed: lines.append("✓ \(result.name)")
+      case .pending: lines.append("- \(result.name) (pending)")
+      case let .failed(failures):
+        lines.append("✗ \(result.name)")
+        for failure in failures {
+          lines.append(failure.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { "    " + $0 }.joined(separator: "\n"))
+        }
+      }
+    }
+    lines.append(summary(results))
+    return lines.joined(separator: "\n")
+  }
+
+  /// `N passed, N failed` (and `, N skipped` for pending tests).
+  public static func summary(_ results: [LuaTestResult]) -> String {
+    let passed = results.filter { $0.outcome == .passed }.count
+    let pending = results.filter { $0.outcome == .pending }.count
+    let failed = results.count - passed - pending
+    return "\(passed) passed, \(failed) failed" + (pending > 0 ? ", \(pending) skipped" : "")
+  }
+
+  /// Test Anything Protocol, version 13.
+  public static func tap(_ results: [LuaTestResult]) -> String {
+    var lines = ["TAP version 13", "1..\(results.count)"]
+    for (index, result) in results.enumerated() {
+      let number = index + 1
+      switch result.outcome {
+      case .passed: lines.append("ok \(number) - \(result.name)")
+      case .pending: lines.append("ok \(number) - \(result.name) # SKIP pending")
+      case let .failed(failures):
+        lines.append("not ok \(number) - \(result.name)")
+        lines.append("  ---")
+        lines.append("  message: |")
+        for failure in failures {
+          for line in failure.split(separator: "\n", omittingEmptySubsequences: false) {
+            lines.append("    " + line)
+          }
+        }
+        lines.append("  ...")
+      }
+    }
+    lines.append("# " + summary(results))
+    return lines.joined(separator: "\n")
+  }
+
+  /// JUnit XML, one `testsuite` per file.
+  public static func junit(_ results: [LuaTestResult]) -> String {
+    func escape(_ text: String) -> String {
+      text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+    var xml = [#"<?xml version="1.0" encoding="UTF-8"?>"#, "<testsuites>"]
+    var files: [String] = []
+    for result in results where !files.contains(result.file) { files.append(result.file) }
+    for file in files {
+      let suite = results.filter { $0.file == file }
+      let failures = suite.filter { if case .failed = $0.outcome { true } else { false } }.count
+      let skipped = suite.filter { $0.outcome == .pending }.count
+      let time = suite.reduce(0) { $0 + $1.seconds }
+      xml.append(
+        #"  <testsuite name="\#(escape(file))" tests="\#(suite.count)" failures="\#(failures)" skipped="\#(skipped)" time="\#(String(format: "%.4f", time))">"#)
+      for result in suite {
+        let open = #"    <testcase name="\#(escape(result.name))" classname="\#(escape(file))" time="\#(String(format: "%.4f", result.seconds))""#
+        switch result.outcome {
+        case .passed: xml.append(open + "/>")
+        case .pending: xml.append(open + "><skipped/></testcase>")
+        case let .failed(messages):
+          let text = messages.joined(separator: "\n\n")
+          xml.append(open + ">")
+          xml.append(#"      <failure message="\#(escape(messages.first?.split(separator: "\n").first.map(String.init) ?? ""))">\#(escape(text))</failure>"#)
+          xml.append("    </testcase>")
+        }
+      }
+      xml.append("  </testsuite>")
+    }
+    xml.append("</testsuites>")
+    return xml.joined(separator: "\n")
+  }
+}
