@@ -121,7 +121,7 @@ final class LuaTestSession: @unchecked Sendable {
 
   private func serve(_ request: LuaValue) async throws -> LuaValue {
     let op = request.op.stringValue ?? ""
-    if op == "new" { return try makeStore(request.spec) }
+    if op == "new" { return try await makeStore(request.spec) }
     guard let id = request.store.intValue, let store = stores[id] else {
       throw LuaTestError("\(op): not a TestStore made by TestStore.new")
     }
@@ -183,7 +183,7 @@ final class LuaTestSession: @unchecked Sendable {
     }
   }
 
-  private func makeStore(_ spec: LuaValue) throws -> LuaValue {
+  private func makeStore(_ spec: LuaValue) async throws -> LuaValue {
     guard let name = spec.feature.stringValue else { throw LuaTestError("TestStore.new: feature is missing") }
     guard let url = LuaModuleDirectories([directory]).fileURL(ofModule: name) else {
       throw LuaTestError("TestStore.new: no module \(LuaValue(name)) beside \(fileName)")
@@ -194,8 +194,12 @@ final class LuaTestSession: @unchecked Sendable {
     let clock = TestClock()
     var dependencies = DependencyValues.test
     dependencies.clock = clock
-    dependencies.http = try httpClient(spec.http)
+    dependencies.http = try httpClient(spec.http, clock: clock)
     dependencies.files = try fileClient(spec.files)
+    // A feature that persists starts from what its files hold, as it does in the host.
+    if feature.persistence != nil, spec.files != .nil {
+      try await feature.restorePersisted(files: dependencies.files)
+    }
     if let uuid = try uuidGenerator(spec.uuid) { dependencies.uuid = uuid }
     if let now = spec.now.doubleValue { dependencies.date = .constant(Date(timeIntervalSince1970: now)) }
     let store = TestStore(
@@ -208,8 +212,10 @@ final class LuaTestSession: @unchecked Sendable {
     return .integer(id)
   }
 
-  /// `http = function(request) return { status = 200, body = "..." } end`.
-  private func httpClient(_ value: LuaValue) throws -> HTTPClient {
+  /// `http = function(request) return { status = 200, body = "..." } end`; `json = {...}`
+  /// instead of `body` sends JSON, and `delay = seconds` answers after that long on the
+  /// store's test clock (a request in flight, for tests of cancellation).
+  private func httpClient(_ value: LuaValue, clock: TestClock<Duration>) throws -> HTTPClient {
     switch value {
     case .nil:
       return HTTPClient { request in
@@ -240,6 +246,9 @@ final class LuaTestSession: @unchecked Sendable {
         if reply.json != .nil {
           body = Array(try JSONEncoder().encode(reply.json))
           headers["Content-Type"] = headers["Content-Type"] ?? "application/json"
+        }
+        if let delay = reply.delay.doubleValue, delay > 0 {
+          try await clock.sleep(for: .milliseconds(Int64((delay * 1000).rounded())))
         }
         return HTTPResponse(status: status, headers: headers, body: body)
       }
