@@ -48,6 +48,9 @@ import Testing
       method: "POST", url: server.url + "/echo", headers: ["Content-Type": "application/json"],
       body: json))
     #expect(response.body == json)
+    // The server logs requests on its connection's thread: wait for the entry, then check it.
+    let logged = Date().addingTimeInterval(2)
+    while server.received.isEmpty, Date() < logged { try await Task.sleep(for: .milliseconds(5)) }
     #expect(server.received.last?.method == "POST")
     #expect(server.received.last?.headers["content-type"] == "application/json")
   }

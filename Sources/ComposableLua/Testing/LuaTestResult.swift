@@ -14,4 +14,12 @@ public struct LuaTestResult: Equatable, Sendable {
   public var line: Int
   public var outcome: Outcome
   public var seconds: Double
+
+  public init(name: String, file: String, line: Int, outcome: Outcome, seconds: Double) {
+    self.name = name
+    self.file = file
+    self.line = line
+    self.outcome = outcome
+    self.seconds = seconds
+  }
 }

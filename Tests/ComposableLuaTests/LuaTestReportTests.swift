@@ -1,0 +1,71 @@
+import ComposableLua
+import Foundation
+import Testing
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// The runner's reports: TAP that a TAP consumer reads, JUnit XML that an XML parser reads.
+@Suite struct LuaTestReportTests {
+  static func results() async -> [LuaTestResult] {
+    let runner = LuaTestRunner()
+    let passing = await runner.run(file: repositoryRoot.appendingPathComponent("examples/counter/counter_test.lua"), output: { _ in })
+    let failing = await runner.run(file: FailingLuaTestsTests.file, filter: "wrong state", output: { _ in })
+    return passing + failing + [LuaTestResult(name: "later", file: "x_test.lua", line: 1, outcome: .pending, seconds: 0)]
+  }
+
+  @Test func tapHasAPlanAndOneLinePerTest() async {
+    let results = await Self.results()
+    let lines = LuaTestReport.tap(results).split(separator: "\n").map(String.init)
+    #expect(lines[0] == "TAP version 13")
+    #expect(lines[1] == "1..\(results.count)")
+    let outcomes = lines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") }
+    #expect(outcomes.count == results.count)
+    #expect(outcomes.filter { $0.hasPrefix("not ok") } == ["not ok 4 - failing expects the wrong state"])
+    #expect(outcomes.last == "ok 5 - later # SKIP pending")
+    #expect(lines.last == "# 3 passed, 1 failed, 1 skipped")
+    // The failure's YAML block holds the message, indented under the test.
+    #expect(lines.contains("    failing_test.lua:8: A state change does not match expectation."))
+  }
+
+  final class JUnitCounter: NSObject, XMLParserDelegate {
+    var suites = 0, cases = 0, failures = 0, skipped = 0
+    var failureText = ""
+    var inFailure = false
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
+                qualifiedName: String?, attributes: [String: String] = [:]) {
+      switch name {
+      case "testsuite": suites += 1
+      case "testcase": cases += 1
+      case "failure": failures += 1; inFailure = true
+      case "skipped": skipped += 1
+      default: break
+      }
+    }
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+      if name == "failure" { inFailure = false }
+    }
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+      if inFailure { failureText += string }
+    }
+  }
+
+  @Test func junitParsesAsXML() async throws {
+    let xml = LuaTestReport.junit(await Self.results())
+    let counter = JUnitCounter()
+    let parser = XMLParser(data: Data(xml.utf8))
+    parser.delegate = counter
+    #expect(parser.parse(), "the JUnit report is not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "")")
+    #expect(counter.suites == 3)
+    #expect(counter.cases == 5)
+    #expect(counter.failures == 1)
+    #expect(counter.skipped == 1)
+    #expect(counter.failureText.contains(#""clicks": 2"#))  // quotes and < > escaped, and read back
+  }
+
+  @Test func theReadableReportEndsWithTheSummaryLine() async {
+    let report = LuaTestReport.readable(await Self.results())
+    #expect(report.split(separator: "\n").last == "3 passed, 1 failed, 1 skipped")
+  }
+}
