@@ -7,6 +7,7 @@ let groups = [
   BenchmarkGroup(prefix: "lua.counter.floor", run: LuaFloorBenchmarks.run),
   BenchmarkGroup(prefix: "store", run: { try runBlocking(StoreBenchmarks.run) }),
   BenchmarkGroup(prefix: "lua.", run: { try runBlocking(LuaFeatureBenchmarks.run) }),
+  BenchmarkGroup(prefix: "test.todos", run: LuaTestBenchmarks.run),
 ]
 
 if CommandLine.arguments.dropFirst().first == "lua-pieces" {  // a diagnostic, not a figure

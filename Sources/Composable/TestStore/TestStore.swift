@@ -135,6 +135,17 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     return TestStoreTask(task: task, store: self, location: location)
   }
 
+  /// Waits a little for effects: yields at first (most answers are microseconds away), then
+  /// sleeps a millisecond at a time, so a long wait does not spin.
+  static func pause(_ waits: inout Int) async {
+    waits += 1
+    if waits < 200 {
+      await Task.yield()
+    } else {
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+  }
+
   /// Gives the effects just started a chance to reach their first suspension (a clock's
   /// sleep, say) before the test goes on to advance that clock, and those that just sent
   /// their last action a chance to finish.
@@ -181,6 +192,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     recorder.setLocation(location)
     let timeout = timeout ?? self.timeout
     let start = ContinuousClock.now
+    var waits = 0
     while true {
       let received = recorder.received
       if exhaustivity == .on, let first = received.first {
@@ -215,8 +227,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
           at: location)
         return
       }
-      await Task.yield()
-      try? await Task.sleep(for: .milliseconds(1))
+      await Self.pause(&waits)
     }
   }
 
@@ -232,6 +243,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     lastLocation = location
     let timeout = timeout ?? self.timeout
     let start = ContinuousClock.now
+    var waits = 0
     while !recorder.inFlight.isEmpty {
       if ContinuousClock.now - start >= timeout {
         if exhaustivity == .on {
@@ -243,8 +255,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
         }
         break
       }
-      await Task.yield()
-      try? await Task.sleep(for: .milliseconds(1))
+      await Self.pause(&waits)
     }
     checkNothingLeft(at: location)
     finished = true

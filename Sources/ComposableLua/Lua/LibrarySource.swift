@@ -319,3 +319,12 @@ end
 
 return composable
 """#
+
+/// The Lua library's sources by module name, for tools that run features outside a host (the
+/// busted comparison in the benchmarks).
+public enum ComposableLuaLibrary {
+  public static let modules: [String: String] = [
+    "composable": composableLibrarySource,
+    "composable.effect": effectLibrarySource,
+  ]
+}

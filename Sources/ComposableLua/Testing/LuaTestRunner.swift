@@ -38,11 +38,15 @@ public struct LuaTestRunner: Sendable {
     let name = file.lastPathComponent
     let collected: LuaTestSession
     do {
-      collected = try LuaTestSession(file: file, displayName: name, output: { _ in })
+      collected = try LuaTestSession(file: file, displayName: name, output: output)
     } catch {
       return [LuaTestResult(name: name, file: name, line: 0, outcome: .failed(["\(error)"]), seconds: 0)]
     }
     var results: [LuaTestResult] = []
+    let firstRunnable = collected.tests.indices.first { index in
+      let test = collected.tests[index]
+      return test.pending != true && (filter.map { test.name.stringValue?.contains($0) == true } ?? true)
+    }
     for (index, test) in collected.tests.enumerated() {
       let testName = test.name.stringValue ?? "test \(index + 1)"
       if let filter, !testName.contains(filter) { continue }
@@ -54,8 +58,10 @@ public struct LuaTestRunner: Sendable {
       let start = ContinuousClock.now
       let failures: [String]
       do {
-        // A fresh VM for every test: the file is loaded again, and this test alone runs.
-        let session = try LuaTestSession(file: file, displayName: name, output: output)
+        // A fresh VM for every test: the file is loaded again, and this test alone runs. The
+        // session that collected the tests is fresh too, until its first test has run in it.
+        let session = index == firstRunnable
+          ? collected : try LuaTestSession(file: file, displayName: name, output: output)
         failures = await session.runTest(index)
       } catch {
         failures = ["\(error)"]

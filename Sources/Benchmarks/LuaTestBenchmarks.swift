@@ -1,0 +1,122 @@
+import ComposableLua
+import Foundation
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The todos feature's Lua tests through our runner and TestStore, beside the same assertions
+/// written as busted specs that call `reduce` directly (Debian's lua-busted), each timed as a
+/// whole run of its command.
+enum LuaTestBenchmarks {
+  /// The todos assertions as a busted user would write them: reducers called directly, effects
+  /// checked by hand.
+  static let spec = #"""
+    local Todos = require("todos")
+
+    local function id(n) return string.format("00000000-0000-0000-0000-%012X", n) end
+    local function env()
+      local next_id = 0
+      return { uuid = function() local value = id(next_id); next_id = next_id + 1; return value end }
+    end
+
+    describe("todos", function()
+      it("adds, edits and deletes", function()
+        local state, e = Todos.initial_state(), env()
+        Todos.reduce(state, { type = "add", title = "milk" }, e)
+        assert.same({ { id = id(0), title = "milk", done = false } }, state.todos)
+        Todos.reduce(state, { type = "todo", id = id(0), action = { type = "edited", title = "oat milk" } }, e)
+        assert.same("oat milk", state.todos[1].title)
+        Todos.reduce(state, { type = "delete", id = id(0) }, e)
+        assert.same({}, state.todos)
+      end)
+
+      it("sorts completed todos to the bottom after a toggle", function()
+        local state, e = Todos.initial_state(), env()
+        for _, title in ipairs({ "c", "b", "a" }) do Todos.reduce(state, { type = "add", title = title }, e) end
+        local effect = Todos.reduce(state, { type = "todo", id = id(2), action = "toggled" }, e)
+        assert.same("debounce", effect.kind)
+        assert.same(1, effect.seconds)
+        Todos.reduce(state, { type = "todo", id = id(1), action = "toggled" }, e)
+        Todos.reduce(state, { type = "sort" }, e)
+        assert.same({ "c", "a", "b" }, { state.todos[1].title, state.todos[2].title, state.todos[3].title })
+      end)
+
+      it("starts from a saved list", function()
+        local state, e = Todos.initial_state(), env()
+        state.todos = { { done = false, id = "A", title = "from last time" } }
+        Todos.reduce(state, { type = "todo", id = "A", action = "toggled" }, e)
+        assert.same(true, state.todos[1].done)
+      end)
+    end)
+    """#
+
+  static func run() throws -> [Figure] {
+    guard let busted = which("busted") else {
+      throw BenchmarkError("busted is missing: scripts/install-deps installs lua-busted")
+    }
+    let composable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("composable")
+    guard FileManager.default.isExecutableFile(atPath: composable.path) else {
+      throw BenchmarkError("build the composable product in release first (scripts/bench does)")
+    }
+    // The busted side: the spec, the feature's files, and the composable library as files.
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("busted-\(UUID())")
+    try FileManager.default.createDirectory(at: directory.appendingPathComponent("composable"), withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let examples = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("examples/todos")
+    for file in ["todos.lua", "todo.lua"] {
+      try FileManager.default.copyItem(at: examples.appendingPathComponent(file), to: directory.appendingPathComponent(file))
+    }
+    for (name, source) in ComposableLuaLibrary.modules {
+      try source.write(to: directory.appendingPathComponent(name.replacingOccurrences(of: ".", with: "/") + ".lua"), atomically: true, encoding: .utf8)
+    }
+    try spec.write(to: directory.appendingPathComponent("todos_spec.lua"), atomically: true, encoding: .utf8)
+
+    /// Milliseconds for one whole run, spawned with posix_spawn (Foundation's Process adds tens
+    /// of milliseconds of its own, which would blur the comparison).
+    func time(_ executable: String, _ arguments: [String], in folder: URL) throws -> Double {
+      let previous = FileManager.default.currentDirectoryPath
+      FileManager.default.changeCurrentDirectoryPath(folder.path)
+      defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+      var actions = posix_spawn_file_actions_t()
+      posix_spawn_file_actions_init(&actions)
+      defer { posix_spawn_file_actions_destroy(&actions) }
+      posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+      let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+      defer { argv.forEach { free($0) } }
+      let start = DispatchTime.now().uptimeNanoseconds
+      var pid: pid_t = 0
+      guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else {
+        throw BenchmarkError("\(executable) did not start")
+      }
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
+      let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+      guard status == 0 else {
+        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) failed (status \(status))")
+      }
+      return elapsed
+    }
+
+    var ours: [Double] = [], theirs: [Double] = []
+    for _ in 0..<7 {
+      ours.append(try time(composable.path, ["test", examples.path], in: examples))
+      theirs.append(try time(busted, ["--lpath=./?.lua", "todos_spec.lua"], in: directory))
+    }
+    let (oursMedian, bustedMedian) = (ours.sorted()[3], theirs.sorted()[3])
+    return [
+      Figure(name: "test.todos.ours_ms", value: oursMedian, unit: "ms"),
+      Figure(name: "test.todos.busted_ms", value: bustedMedian, unit: "ms"),
+      Figure(name: "test.todos.ratio_vs_busted", value: oursMedian / bustedMedian, unit: "x"),
+    ]
+  }
+
+  static func which(_ command: String) -> String? {
+    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+      let path = "\(directory)/\(command)"
+      if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    return nil
+  }
+}
