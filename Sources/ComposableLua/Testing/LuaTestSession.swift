@@ -289,8 +289,37 @@ final class LuaTestSession: @unchecked Sendable {
         files[name] = text
       }
       return .inMemory(files)
+    case let .function(answer):
+      // files = function(request) ... end, request = { operation, path, contents }: returns the
+      // contents for read, names for list, a boolean for exists; raises to fail the operation.
+      let call: @Sendable (String, String, [UInt8]?) async throws -> LuaValue = { [self] operation, path, contents in
+        var request = LuaTable()
+        request["operation"] = .string(LuaString(operation))
+        request["path"] = .string(LuaString(path))
+        if let contents { request["contents"] = .string(LuaString(bytes: contents)) }
+        do {
+          return try locked { try vm.call(answer, .table(request)).first ?? .nil }
+        } catch let error as LuaError {
+          throw FileClientError(error.message)
+        }
+      }
+      return FileClient(
+        read: { path in
+          guard case let .string(text) = try await call("read", path, nil) else {
+            throw FileClientError("\(path): no such file")
+          }
+          return text.bytes
+        },
+        write: { path, contents in _ = try await call("write", path, contents) },
+        append: { path, contents in _ = try await call("append", path, contents) },
+        list: { path in
+          (try await call("list", path, nil).tableValue?.sequence ?? []).compactMap(\.stringValue)
+        },
+        remove: { path in _ = try await call("remove", path, nil) },
+        exists: { path in try await call("exists", path, nil) == true })
     default:
-      throw LuaTestError("TestStore.new: files must be a fixture directory or a table, got \(value.typeName)")
+      throw LuaTestError(
+        "TestStore.new: files must be a fixture directory, a table or a function, got \(value.typeName)")
     }
   }
 
