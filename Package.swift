@@ -68,7 +68,9 @@ let package = Package(
         "ComposableLua", "Composable", "LuaKit", "LocalServer",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
-      ]
+      ],
+      // Lua test files and fixtures, read by path (and run by `swift test` through the runner).
+      exclude: ["fixtures", "lua"]
     ),
     .testTarget(
       name: "ComposableTests",
