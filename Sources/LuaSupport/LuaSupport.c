@@ -132,61 +132,62 @@ static int lk_traceback(lua_State *L) {
   return 1;
 }
 
-int lk_pcall(lua_State *L, int nargs, int nresults) {
+// Entering Lua from the host: at the top level the budget starts afresh (on `thread`, whose
+// hook counts it), and the memory cap applies until `lk_leave`.
+static int lk_enter(lua_State *L, lua_State *thread) {
   lk_info *info = lk_info_of(L);
-  int handler = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, lk_traceback);
-  lua_insert(L, handler);
   if (info->call_depth == 0) {
     info->instructions_used = 0;
     info->budget_exhausted = 0;
     if (info->instruction_limit != 0)
-      lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
+      lua_sethook(thread, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
   }
   info->last_failure = LK_FAILURE_NONE;
   int saved_enforce = info->enforce_memory;
   info->enforce_memory = 1;
   info->call_depth += 1;
-  int status = lua_pcall(L, nargs, nresults, handler);
+  return saved_enforce;
+}
+
+// Leaving Lua: notes why a failed call failed, beyond Lua's status code.
+static void lk_leave(lua_State *L, int status, int saved_enforce) {
+  lk_info *info = lk_info_of(L);
   info->call_depth -= 1;
   info->enforce_memory = saved_enforce;
-  lua_remove(L, handler);
-  if (status == LUA_OK) {
+  if (status == LUA_OK || status == LUA_YIELD) {
     info->last_failure = LK_FAILURE_NONE;
   } else if (info->budget_exhausted) {
     info->last_failure = LK_FAILURE_INSTRUCTION_LIMIT;
   } else if (status == LUA_ERRMEM && info->memory_limit != 0) {
     info->last_failure = LK_FAILURE_MEMORY_LIMIT;
   }
+}
+
+int lk_pcall(lua_State *L, int nargs, int nresults) {
+  int handler = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, lk_traceback);
+  lua_insert(L, handler);
+  int saved_enforce = lk_enter(L, L);
+  int status = lua_pcall(L, nargs, nresults, handler);
+  lk_leave(L, status, saved_enforce);
+  lua_remove(L, handler);
   return status;
 }
 
 lk_failure lk_last_failure(lua_State *L) { return lk_info_of(L)->last_failure; }
 
 int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
-  lk_info *info = lk_info_of(L);
-  if (info->call_depth == 0) {
-    info->instructions_used = 0;
-    info->budget_exhausted = 0;
-    if (info->instruction_limit != 0)
-      lua_sethook(co, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
-  }
-  info->last_failure = LK_FAILURE_NONE;
-  int saved_enforce = info->enforce_memory;
-  info->enforce_memory = 1;
-  info->call_depth += 1;
+  int saved_enforce = lk_enter(L, co);
   int status = lua_resume(co, L, nargs, nresults);
-  info->call_depth -= 1;
-  info->enforce_memory = 0;
   if (status != LUA_OK && status != LUA_YIELD) {
-    // The coroutine's stack is still there: describe the error with its traceback.
+    // The coroutine's stack is still there: describe the error with its traceback, without
+    // the memory cap (building the report must not fail for want of memory).
+    lk_info_of(L)->enforce_memory = 0;
     const char *message = lua_tostring(co, -1);
     if (message == NULL) message = lua_pushfstring(co, "(error object is a %s value)", luaL_typename(co, -1));
     luaL_traceback(L, co, message, 0);
-    if (info->budget_exhausted) info->last_failure = LK_FAILURE_INSTRUCTION_LIMIT;
-    else if (status == LUA_ERRMEM && info->memory_limit != 0) info->last_failure = LK_FAILURE_MEMORY_LIMIT;
   }
-  info->enforce_memory = saved_enforce;
+  lk_leave(L, status, saved_enforce);
   return status;
 }
 

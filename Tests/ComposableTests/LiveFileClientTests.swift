@@ -16,14 +16,6 @@ import Testing
 
   func cleanUp() { try? FileManager.default.removeItem(at: base) }
 
-  func message(_ body: () async throws -> Void) async -> String? {
-    do {
-      try await body()
-      return nil
-    } catch {
-      return "\(error)"
-    }
-  }
 
   @Test func writeThenReadRoundTrips() async throws {
     defer { cleanUp() }
@@ -53,18 +45,18 @@ import Testing
     #expect(try await files.list(".") == ["b.txt", "log.txt"])
     try await files.remove("b.txt")
     #expect(try await files.list("") == ["log.txt"])
-    #expect(await message { _ = try await files.read("b.txt") } == "b.txt: no such file")
-    #expect(await message { try await files.remove("b.txt") } == "b.txt: No such file or directory")
+    #expect(await errorMessage { _ = try await files.read("b.txt") } == "b.txt: no such file")
+    #expect(await errorMessage { try await files.remove("b.txt") } == "b.txt: No such file or directory")
   }
 
   @Test func escapesAreRefused() async throws {
     defer { cleanUp() }
     try "secret".write(to: base.appendingPathComponent("secret.txt"), atomically: true, encoding: .utf8)
-    #expect(await message { _ = try await files.read("../secret.txt") }
+    #expect(await errorMessage { _ = try await files.read("../secret.txt") }
       == "../secret.txt: '..' is refused; the path must stay under the root")
-    #expect(await message { try await files.write("a/../../secret.txt", []) }
+    #expect(await errorMessage { try await files.write("a/../../secret.txt", []) }
       == "a/../../secret.txt: '..' is refused; the path must stay under the root")
-    #expect(await message { _ = try await files.read("/etc/hostname") }
+    #expect(await errorMessage { _ = try await files.read("/etc/hostname") }
       == "/etc/hostname: absolute paths are refused; give a path under the root")
   }
 
@@ -79,10 +71,10 @@ import Testing
       at: root.appendingPathComponent("file-link.txt"),
       withDestinationURL: outside.appendingPathComponent("secret.txt"))
     let escaped = "it leads outside the root (through a symlink)"
-    #expect(await message { _ = try await files.read("door/secret.txt") } == "door/secret.txt: \(escaped)")
-    #expect(await message { try await files.write("door/new.txt", []) } == "door/new.txt: \(escaped)")
-    #expect(await message { _ = try await files.read("file-link.txt") } == "file-link.txt: \(escaped)")
-    #expect(await message { try await files.write("file-link.txt", []) } == "file-link.txt: \(escaped)")
+    #expect(await errorMessage { _ = try await files.read("door/secret.txt") } == "door/secret.txt: \(escaped)")
+    #expect(await errorMessage { try await files.write("door/new.txt", []) } == "door/new.txt: \(escaped)")
+    #expect(await errorMessage { _ = try await files.read("file-link.txt") } == "file-link.txt: \(escaped)")
+    #expect(await errorMessage { try await files.write("file-link.txt", []) } == "file-link.txt: \(escaped)")
     #expect(!FileManager.default.fileExists(atPath: outside.appendingPathComponent("new.txt").path))
     #expect(try String(contentsOf: outside.appendingPathComponent("secret.txt"), encoding: .utf8) == "secret")
   }
@@ -98,7 +90,7 @@ import Testing
   @Test func readingADirectoryIsAClearError() async throws {
     defer { cleanUp() }
     try await files.write("folder/x.txt", [])
-    #expect(await message { _ = try await files.read("folder") } == "folder: is a directory")
+    #expect(await errorMessage { _ = try await files.read("folder") } == "folder: is a directory")
   }
 }
 

@@ -22,14 +22,6 @@ import Testing
     }
   }
 
-  func message(_ body: () async throws -> Void) async -> String? {
-    do {
-      try await body()
-      return nil
-    } catch {
-      return "\(error)"
-    }
-  }
 
   @Test func aGetReturnsStatusHeadersAndBody() async throws {
     let server = try Self.server()
@@ -84,7 +76,7 @@ import Testing
     let server = try Self.server()
     let url = server.url + "/hello"
     server.stop()
-    #expect(await message { _ = try await HTTPClient.live().perform(HTTPRequest(url: url)) }
+    #expect(await errorMessage { _ = try await HTTPClient.live().perform(HTTPRequest(url: url)) }
       == "GET \(url): the connection was refused")
   }
 
@@ -93,7 +85,7 @@ import Testing
     defer { server.stop() }
     let url = server.url + "/slow"
     let started = ContinuousClock.now
-    #expect(await message { _ = try await HTTPClient.live().perform(HTTPRequest(url: url, timeout: 0.3)) }
+    #expect(await errorMessage { _ = try await HTTPClient.live().perform(HTTPRequest(url: url, timeout: 0.3)) }
       == "GET \(url) timed out after 0.3 seconds")
     let elapsed = ContinuousClock.now - started
     #expect(elapsed >= .milliseconds(290))  // the timeout, not an immediate failure
@@ -120,7 +112,7 @@ import Testing
     let server = try Self.server()
     defer { server.stop() }
     let url = server.url + "/big"
-    #expect(await message { _ = try await HTTPClient.live(maximumBodySize: 1000).perform(HTTPRequest(url: url)) }
+    #expect(await errorMessage { _ = try await HTTPClient.live(maximumBodySize: 1000).perform(HTTPRequest(url: url)) }
       == "GET \(url): the body of 4096 bytes is over the limit of 1000 bytes")
   }
 
@@ -135,7 +127,7 @@ import Testing
   }
 
   @Test func aURLThatIsNotHTTPIsRefused() async throws {
-    #expect(await message { _ = try await HTTPClient.live().perform(HTTPRequest(url: "file:///etc/hostname")) }
+    #expect(await errorMessage { _ = try await HTTPClient.live().perform(HTTPRequest(url: "file:///etc/hostname")) }
       == "file:///etc/hostname is not an http or https URL")
   }
 }
