@@ -24,8 +24,7 @@ struct LuaEffectInterpreter {
   ]
 
   func effect(from value: LuaValue) throws(LuaFeatureError) -> Effect<LuaValue> {
-    if value == .nil { return .none }  // most actions: no effect, nothing to check
-    return try effect(from: value, at: "effect")
+    try effect(from: value, at: "effect")
   }
 
   private func fail(_ path: String, _ message: String) -> LuaFeatureError {

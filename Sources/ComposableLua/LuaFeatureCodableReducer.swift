@@ -9,7 +9,6 @@ import LuaKit
 /// enum; one that does not decode is reported and dropped.
 public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Codable & Sendable>: Reducer {
   public let feature: LuaFeature
-  let clock: any Clock<Duration>
   let dependencies: DependencyValues
   let onError: @Sendable (LuaFeatureError) -> Void
 
@@ -18,7 +17,6 @@ public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Coda
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
   ) {
     self.feature = feature
-    self.clock = dependencies.clock
     self.dependencies = dependencies
     self.onError = onError
     feature.use(dependencies)
@@ -27,11 +25,7 @@ public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Coda
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     do throws(LuaFeatureError) {
       let luaAction = try feature.luaValue(of: action)
-      let interpreter = LuaEffectInterpreter(
-        feature: feature, dependencies: dependencies, action: luaAction, onError: onError)
-      let effect = try feature.reduce(luaAction) { (returned) throws(LuaFeatureError) in
-        try interpreter.effect(from: returned)
-      }
+      let effect = try feature.reduceToEffect(luaAction, dependencies: dependencies, onError: onError)
       state = try feature.decodeState(State.self)
       let feature = self.feature
       let onError = self.onError

@@ -13,7 +13,6 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
 
   public let feature: LuaFeature
   let readState: @Sendable (LuaFeature) throws(LuaFeatureError) -> State
-  let clock: any Clock<Duration>
   let dependencies: DependencyValues
   let onError: @Sendable (LuaFeatureError) -> Void
 
@@ -24,7 +23,6 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   ) {
     self.feature = feature
     self.readState = readState
-    self.clock = dependencies.clock
     self.dependencies = dependencies
     self.onError = onError
     feature.use(dependencies)
@@ -32,38 +30,13 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
 
   public func reduce(into state: inout State, action: LuaValue) -> Effect<LuaValue> {
     do throws(LuaFeatureError) {
-      let interpreter = LuaEffectInterpreter(
-        feature: feature, dependencies: dependencies, action: action, onError: onError)
-      let effect = try feature.reduce(action) { (returned) throws(LuaFeatureError) in
-        try interpreter.effect(from: returned)
-      }
+      let effect = try feature.reduceToEffect(action, dependencies: dependencies, onError: onError)
       state = try readState(feature)
-      return .merge(effect, saveIfWritten())
+      return effect
     } catch {
       onError(error)
     }
     return .none
-  }
-
-  /// After an action that wrote to the state of a feature that persists: a save, debounced so
-  /// a burst of changes is one write of the latest state.
-  private func saveIfWritten() -> Effect<LuaValue> {
-    guard let persistence = feature.persistence, feature.lastActionWrote else { return .none }
-    let (feature, files, onError) = (self.feature, dependencies.files, self.onError)
-    return Effect<LuaValue>.run { _ in
-      do {
-        try await files.write(persistence.path, try feature.persistedJSON())
-      } catch let error as LuaFeatureError {
-        onError(error)
-      } catch is CancellationError {
-      } catch {
-        onError(.effect(
-          action: "saving the state", error: .runtime(message: "\(persistence.path): \(error)", traceback: "")))
-      }
-    }
-    .debounce(
-      id: "persist:" + persistence.path, for: .milliseconds(Int64(persistence.debounce * 1000)),
-      clock: clock)
   }
 
   /// Reports the error as an issue: a test fails, an app logs it. The state was rolled back.

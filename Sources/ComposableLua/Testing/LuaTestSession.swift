@@ -21,7 +21,6 @@ final class LuaTestSession: @unchecked Sendable {
   private let runner: LuaReference
   private let apply: LuaReference
   private let matches: LuaReference
-  private let describe: LuaReference
 
   private var stores: [Int: LuaTestStore] = [:]
   let failures = LuaTestFailures()
@@ -35,11 +34,10 @@ final class LuaTestSession: @unchecked Sendable {
     vm = try LuaVM()
     let library = try vm.evaluate(luaTestLibrarySource, chunkName: "=composable.test")
     guard case let .function(install) = library[0], case let .function(runner) = library[1],
-      case let .function(describe) = library[2], case let .function(apply) = library[3],
+      case let .function(apply) = library[3],
       case let .function(matches) = library[4]
     else { throw LuaFeatureError.load(file: displayName, message: "the test library failed to load") }
     self.runner = runner
-    self.describe = describe
     self.apply = apply
     self.matches = matches
     let testModule = LuaModuleTable(["composable.test": "return __composable_test"])
@@ -85,7 +83,12 @@ final class LuaTestSession: @unchecked Sendable {
         site = (request.file.stringValue ?? fileName, request.line.intValue ?? 0)
         failures.site = site
         do {
-          arguments = [try await withIssueReporters([failures]) { try await serve(request) }]
+          // The site is also a task-local: effects started by this call inherit it, so an issue
+          // an effect reports later lands on the call that started it, not on whatever call is
+          // in flight by then.
+          arguments = [try await LuaTestFailures.$effectSite.withValue(site) {
+            try await withIssueReporters([failures]) { try await serve(request) }
+          }]
         } catch {
           failures.add("\(error)", at: site)
           arguments = [.nil]
@@ -366,6 +369,10 @@ final class LuaTestFailures: IssueReporter, @unchecked Sendable {
 
   var all: [String] { lock.withLock { failures } }
 
+  /// The Lua call whose work is running: set around each call, inherited by the effects it
+  /// starts.
+  @TaskLocal static var effectSite: (file: String, line: Int)?
+
   func add(_ message: String, at site: (file: String, line: Int)?) {
     lock.withLock {
       if let site { failures.append("\(site.file):\(site.line): \(message)") } else { failures.append(message) }
@@ -377,14 +384,14 @@ final class LuaTestFailures: IssueReporter, @unchecked Sendable {
     filePath: StaticString, line: UInt, column: UInt
   ) {
     guard severity == .error else { return }
-    add(message() ?? "Issue recorded", at: site)
+    add(message() ?? "Issue recorded", at: Self.effectSite ?? site)
   }
 
   func reportIssue(
     _ error: any Error, _ message: @autoclosure () -> String?, fileID: StaticString,
     filePath: StaticString, line: UInt, column: UInt
   ) {
-    add(message().map { "\($0): \(error)" } ?? "\(error)", at: site)
+    add(message().map { "\($0): \(error)" } ?? "\(error)", at: Self.effectSite ?? site)
   }
 
   func expectIssue(

@@ -1,0 +1,45 @@
+import Composable
+import LuaKit
+
+extension LuaFeature {
+  /// Reduces `action` and turns what the reducer returned into an `Effect` on `dependencies`,
+  /// with, for a feature that persists, the save of the state the action changed. Both the
+  /// `LuaValue` and the `Codable` reducers run features through here.
+  func reduceToEffect(
+    _ action: LuaValue, dependencies: DependencyValues,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void
+  ) throws(LuaFeatureError) -> Effect<LuaValue> {
+    let effect = try reduce(action) { (returned) throws(LuaFeatureError) -> Effect<LuaValue> in
+      // Most actions return nothing: no interpreter (and no copy of the dependencies) then.
+      guard returned != .nil else { return .none }
+      return try LuaEffectInterpreter(
+        feature: self, dependencies: dependencies, action: action, onError: onError
+      ).effect(from: returned)
+    }
+    return .merge(effect, saveIfWritten(dependencies: dependencies, onError: onError))
+  }
+
+  /// After an action that wrote to the state of a feature that persists: a save, debounced so
+  /// a burst of changes is one write of the latest state.
+  private func saveIfWritten(
+    dependencies: DependencyValues, onError: @escaping @Sendable (LuaFeatureError) -> Void
+  ) -> Effect<LuaValue> {
+    guard let persistence, lastActionWrote else { return .none }
+    let files = dependencies.files
+    return Effect<LuaValue>.run { [self] _ in
+      do {
+        try await files.write(persistence.path, try persistedJSON())
+      } catch let error as LuaFeatureError {
+        onError(error)
+      } catch is CancellationError {
+      } catch {
+        onError(.effect(
+          action: "saving the state",
+          error: .runtime(message: "\(persistence.path): \(error)", traceback: "")))
+      }
+    }
+    .debounce(
+      id: "persist:" + persistence.path, for: .milliseconds(Int64(persistence.debounce * 1000)),
+      clock: dependencies.clock)
+  }
+}
