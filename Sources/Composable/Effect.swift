@@ -1,7 +1,7 @@
 /// Work a reducer asks the store to do after it returns: feed an action back, run async work,
 /// cancel other work. Effects are values; the `Store` runs them.
 public struct Effect<Action: Sendable>: Sendable {
-  indirect enum Operation: Sendable {
+  @usableFromInline indirect enum Operation: Sendable {
     case none
     /// An action fed back to the store right after the current one.
     case send(Action)
@@ -14,7 +14,7 @@ public struct Effect<Action: Sendable>: Sendable {
     case throttle(EffectID, Throttle, Effect)
   }
 
-  let operation: Operation
+  @usableFromInline let operation: Operation
 
   init(_ operation: Operation) { self.operation = operation }
 
@@ -49,7 +49,7 @@ public struct Effect<Action: Sendable>: Sendable {
     })
   }
 
-  var isNone: Bool { if case .none = operation { true } else { false } }
+  @inlinable var isNone: Bool { if case .none = operation { true } else { false } }
 }
 
 /// Delivers actions from an effect to its store. Once the effect is cancelled it delivers

@@ -8,13 +8,24 @@ import Clocks
 /// started. Actions from running effects come back in the order each effect sends them; a
 /// cancelled effect delivers nothing.
 public actor Store<State: Sendable, Action: Sendable> {
-  public private(set) var state: State
-  private let reducer: any Reducer<State, Action>
+  // The send path is inlinable so that it is specialized in the module that sends, for the
+  // concrete State and Action: unspecialized, a send spent most of its time looking up
+  // generic metadata (the queue's tuple type, the observers' function type).
+  /// The current state.
+  public var state: State { currentState }
+  // The store's own flags and state skip the runtime's dynamic exclusivity checks: the actor
+  // already makes every access exclusive, and the checks were a quarter of a send.
+  @usableFromInline @exclusivity(unchecked) var currentState: State
+  @usableFromInline let reducer: any Reducer<State, Action>
   /// Hooks for the TestStore, which runs on this same store rather than a copy of it.
-  nonisolated let instrumentation: StoreInstrumentation<State, Action>?
+  @usableFromInline nonisolated let instrumentation: StoreInstrumentation<State, Action>?
 
-  private var queue: [(action: Action, fromEffect: Bool)] = []
-  private var isSending = false
+  private var queue: [(action: Action, fromEffect: Bool)] = [] {
+    didSet { hasQueued = !queue.isEmpty }
+  }
+  /// `!queue.isEmpty`, kept as a plain flag for the inlined send path.
+  @usableFromInline @exclusivity(unchecked) var hasQueued = false
+  @usableFromInline @exclusivity(unchecked) var isSending = false
 
   private var nextToken = 0
   private var running: [Int: RunningEffect] = [:]
@@ -22,10 +33,13 @@ public actor Store<State: Sendable, Action: Sendable> {
   private var throttles: [EffectID: ThrottleState] = [:]
 
   private var nextObserver = 0
-  private var observers: [Int: @Sendable (State) -> Void] = [:]
+  private var observers: [Int: @Sendable (State) -> Void] = [:] {
+    didSet { hasObservers = !observers.isEmpty }
+  }
+  @usableFromInline @exclusivity(unchecked) var hasObservers = false
 
   public init(initialState: State, reducer: sending some Reducer<State, Action>) {
-    self.state = initialState
+    self.currentState = initialState
     self.reducer = reducer
     self.instrumentation = nil
   }
@@ -38,7 +52,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   ) {
     var values = DependencyValues.live
     dependencies(&values)
-    self.state = initialState
+    self.currentState = initialState
     self.reducer = reducer(values)
     self.instrumentation = nil
   }
@@ -47,7 +61,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     initialState: State, reducer: sending any Reducer<State, Action>,
     instrumentation: StoreInstrumentation<State, Action>
   ) {
-    self.state = initialState
+    self.currentState = initialState
     self.reducer = reducer
     self.instrumentation = instrumentation
   }
@@ -55,7 +69,7 @@ public actor Store<State: Sendable, Action: Sendable> {
   // MARK: Sending
 
   /// Reduces `action` now, then any actions it fed back, and starts their effects.
-  @discardableResult
+  @discardableResult @inlinable
   public func send(_ action: Action) -> StoreTask {
     enqueue(action, fromEffect: false)
   }
@@ -75,9 +89,10 @@ public actor Store<State: Sendable, Action: Sendable> {
     _ = enqueue(action, fromEffect: true)
   }
 
-  private func enqueue(_ action: Action, fromEffect: Bool) -> StoreTask {
+  @inlinable
+  func enqueue(_ action: Action, fromEffect: Bool) -> StoreTask {
     guard !isSending else {
-      queue.append((action, fromEffect))
+      appendToQueue(action, fromEffect: fromEffect)
       return StoreTask(tasks: [])
     }
     isSending = true
@@ -85,26 +100,43 @@ public actor Store<State: Sendable, Action: Sendable> {
     // The action itself goes straight to the reducer; the queue is only for the actions that
     // `Effect.send` feeds back, which most sends have none of.
     reduce(action, fromEffect: fromEffect, tasks: &tasks)
-    if !queue.isEmpty {
-      var index = 0
-      while index < queue.count {
-        let (action, fromEffect) = queue[index]
-        index += 1
-        reduce(action, fromEffect: fromEffect, tasks: &tasks)
-      }
-      queue.removeAll(keepingCapacity: true)
-    }
+    if hasQueued { reduceQueue(tasks: &tasks) }
     isSending = false
-    if !observers.isEmpty {
-      for observer in observers.values { observer(state) }
-    }
+    if hasObservers { notifyObservers() }
     return StoreTask(tasks: tasks)
   }
 
-  private func reduce(_ action: Action, fromEffect: Bool, tasks: inout [Task<Void, Never>]) {
-    let effect = reducer.reduce(into: &state, action: action)
-    instrumentation?.didReduce(action, fromEffect, state)
-    if !effect.isNone { start(effect, ids: [], tasks: &tasks) }
+  @usableFromInline
+  func appendToQueue(_ action: Action, fromEffect: Bool) {
+    queue.append((action, fromEffect))
+  }
+
+  @usableFromInline
+  func reduceQueue(tasks: inout [Task<Void, Never>]) {
+    var index = 0
+    while index < queue.count {
+      let (action, fromEffect) = queue[index]
+      index += 1
+      reduce(action, fromEffect: fromEffect, tasks: &tasks)
+    }
+    queue.removeAll(keepingCapacity: true)
+  }
+
+  @usableFromInline
+  func notifyObservers() {
+    for observer in observers.values { observer(state) }
+  }
+
+  @inlinable
+  func reduce(_ action: Action, fromEffect: Bool, tasks: inout [Task<Void, Never>]) {
+    let effect = reducer.reduce(into: &currentState, action: action)
+    if let instrumentation { instrumentation.didReduce(action, fromEffect, state) }
+    if !effect.isNone { start(effect, tasks: &tasks) }
+  }
+
+  @usableFromInline
+  func start(_ effect: Effect<Action>, tasks: inout [Task<Void, Never>]) {
+    start(effect, ids: [], tasks: &tasks)
   }
 
   // MARK: Effects
@@ -273,8 +305,9 @@ public struct ObservationToken: Sendable {
 }
 
 /// What the TestStore needs to see of a store at work.
+@usableFromInline
 final class StoreInstrumentation<State, Action>: Sendable {
-  let didReduce: @Sendable (Action, _ fromEffect: Bool, State) -> Void
+  @usableFromInline let didReduce: @Sendable (Action, _ fromEffect: Bool, State) -> Void
   let effectStarted: @Sendable (Int) -> Void
   let effectFinished: @Sendable (Int) -> Void
 

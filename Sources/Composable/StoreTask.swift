@@ -1,6 +1,8 @@
 /// The effects one `send` started: cancel them, or wait for them to finish.
 public struct StoreTask: Sendable {
-  let tasks: [Task<Void, Never>]
+  @usableFromInline let tasks: [Task<Void, Never>]
+
+  @usableFromInline init(tasks: [Task<Void, Never>]) { self.tasks = tasks }
 
   /// Cancels the effects; what they would still send is dropped.
   public func cancel() {

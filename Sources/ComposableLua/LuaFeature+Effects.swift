@@ -9,22 +9,26 @@ extension LuaFeature {
     _ action: LuaValue, dependencies: DependencyValues,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) throws(LuaFeatureError) -> Effect<LuaValue> {
-    let effect = try reduce(action) { (returned) throws(LuaFeatureError) -> Effect<LuaValue> in
+    let (effect, wrote) = try reduceNotingWrites(action) {
+      (returned) throws(LuaFeatureError) -> Effect<LuaValue> in
       // Most actions return nothing: no interpreter (and no copy of the dependencies) then.
-      guard returned != .nil else { return .none }
-      return try LuaEffectInterpreter(
-        feature: self, dependencies: dependencies, action: action, onError: onError
-      ).effect(from: returned)
+      guard case .nil = returned else {
+        return try LuaEffectInterpreter(
+          feature: self, dependencies: dependencies, action: action, onError: onError
+        ).effect(from: returned)
+      }
+      return .none
     }
-    return .merge(effect, saveIfWritten(dependencies: dependencies, onError: onError))
+    guard wrote, let persistence else { return effect }
+    return .merge(effect, save(persistence, dependencies: dependencies, onError: onError))
   }
 
   /// After an action that wrote to the state of a feature that persists: a save, debounced so
   /// a burst of changes is one write of the latest state.
-  private func saveIfWritten(
-    dependencies: DependencyValues, onError: @escaping @Sendable (LuaFeatureError) -> Void
+  private func save(
+    _ persistence: Persistence, dependencies: DependencyValues,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) -> Effect<LuaValue> {
-    guard let persistence, lastActionWrote else { return .none }
     let files = dependencies.files
     return Effect<LuaValue>.run { [self] _ in
       do {

@@ -23,7 +23,8 @@ public final class LuaFeature: @unchecked Sendable {
   private let stateReference: LuaReference
   private let environment: LuaReference
   private let hostEnvironment = LuaFeatureEnvironment()
-  private let transaction: Transaction
+  /// What the reducer gets instead of the state: a proxy that journals its writes.
+  private let stateProxy: LuaReference
   /// Where the script was loaded from, for messages and for reloading.
   public var file: String { locked { fileName } }
   private var fileName: String
@@ -53,19 +54,6 @@ public final class LuaFeature: @unchecked Sendable {
   public var lastActionWrote: Bool { locked { wrote } }
   private var wrote = false
 
-  /// The functions of the transaction chunk.
-  private struct Transaction {
-    let reduce: LuaReference
-    let rollback: LuaReference
-    /// written() -> whether the last action wrote to the state
-    let written: LuaReference
-    /// stepper(reduce, state, env) -> step(action)
-    let stepper: LuaReference
-  }
-
-  /// `step(action)`: the reducer with the state and env bound, remade when the code is swapped.
-  private var step: LuaReference
-
   /// Loads the feature at `url`. `state` replaces what `initial_state()` would give; `env` is
   /// what the reducer finds in its `env` argument, beside the host's `env` functions.
   public convenience init(
@@ -91,13 +79,6 @@ public final class LuaFeature: @unchecked Sendable {
       let vm = try LuaVM(limits: limits)
       self.vm = vm
       self.fileName = file
-      let transactionResults = try vm.evaluate(transactionSource, chunkName: "=transaction")
-      guard case let .function(reduce) = transactionResults[0],
-        case let .function(rollback) = transactionResults[2],
-        case let .function(stepper) = transactionResults[5],
-        case let .function(written) = transactionResults[6]
-      else { throw LuaFeatureError.load(file: file, message: "the transaction chunk failed") }
-      transaction = Transaction(reduce: reduce, rollback: rollback, written: written, stepper: stepper)
       var resolvers: [any LuaModuleResolver] = [builtInModules]
       if let directory { resolvers.append(LuaModuleDirectories([directory])) }
       sandbox = try vm.makeSandbox(.init(print: print, modules: LuaModuleChain(resolvers: resolvers)))
@@ -117,8 +98,7 @@ public final class LuaFeature: @unchecked Sendable {
           file: file, message: "the initial state must be a table, got \(initial.typeName)")
       }
       stateReference = try vm.reference(to: initial)
-      step = try Self.makeStep(
-        vm: vm, stepper: stepper, reduce: module.reduce, state: stateReference, env: environment)
+      stateProxy = try vm.transactionalProxy(of: stateReference)
     } catch let error as LuaFeatureError {
       throw error
     } catch let error as LuaError {
@@ -185,18 +165,6 @@ public final class LuaFeature: @unchecked Sendable {
       migrate: try optionalFunction("migrate"), persistence: persistence)
   }
 
-  private static func makeStep(
-    vm: LuaVM, stepper: LuaReference, reduce: LuaReference, state: LuaReference,
-    env: LuaReference
-  ) throws(LuaError) -> LuaReference {
-    let results = try vm.call(
-      stepper, arguments: [.reference(reduce), .reference(state), .reference(env)])
-    guard case let .function(step) = results.first else {
-      throw .runtime(message: "the transaction chunk gave no step function", traceback: "")
-    }
-    return step
-  }
-
   private static func call(
     _ vm: LuaVM, _ function: LuaReference, file: String, what: String
   ) throws(LuaFeatureError) -> [LuaValue] {
@@ -224,35 +192,39 @@ public final class LuaFeature: @unchecked Sendable {
   /// returned into something the host runs; if the reducer or `interpret` fails, every write of
   /// the action is undone and the error is thrown.
   public func reduce<Interpreted>(
-    _ actionGiven: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
+    _ action: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
-    let action = actionGiven  // the step function checks and normalizes it, in Lua
-    return try locked { () throws(LuaFeatureError) -> Interpreted in
-      let returned: LuaValue
-      do throws(LuaError) {
-        returned = try vm.call(step, with: action)
-      } catch {
-        rollback()
-        throw .reduce(action: action.description, error: error)
-      }
-      let interpreted: Interpreted
-      do throws(LuaFeatureError) {
-        interpreted = try interpret(returned)
-      } catch {
-        rollback()
-        throw error
-      }
-      if module.persistence != nil {
-        wrote = (try? vm.call(transaction.written).first?.boolValue) ?? true
-      }
-      return interpreted
-    }
+    try reduceNotingWrites(action, interpret: interpret).interpreted
   }
 
-  private func rollback() {
-    // A fresh top-level call: the budget is reset even if the reducer spent all of it.
-    _ = try? vm.call(transaction.rollback)
+  /// `reduce`, and whether the action wrote to the state (known only for features that
+  /// persist, false for the others: nobody asks).
+  func reduceNotingWrites<Interpreted>(
+    _ action: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
+  ) throws(LuaFeatureError) -> (interpreted: Interpreted, wrote: Bool) {
+    lock.lock()
+    defer { lock.unlock() }
+    let returned: LuaValue
+    do throws(LuaError) {
+      returned = try vm.callTransaction(
+        module.reduce, state: stateProxy, action: action, context: environment)
+    } catch {
+      rollback()
+      throw .reduce(action: action.description, error: error)
+    }
+    let interpreted: Interpreted
+    do throws(LuaFeatureError) {
+      interpreted = try interpret(returned)
+    } catch {
+      rollback()
+      throw error
+    }
+    guard module.persistence != nil else { return (interpreted, false) }
+    wrote = vm.transactionWrote
+    return (interpreted, wrote)
   }
+
+  private func rollback() { vm.rollbackTransaction() }
 
   // MARK: Reading and writing the state
 
@@ -402,21 +374,12 @@ public final class LuaFeature: @unchecked Sendable {
       }
       let loaded = try Self.loadModule(source, file: file, vm: vm, sandbox: fresh)
       if let migrate = loaded.migrate {
-        do {
-          _ = try vm.call(
-            transaction.reduce,
-            arguments: [.reference(migrate), .reference(stateReference), .value(.nil), .value(.nil)])
+        do throws(LuaError) {
+          try vm.callTransaction(migrate, state: stateProxy)
         } catch {
           rollback()
           throw .load(file: file, message: "migrate(state) failed: \(error)")
         }
-      }
-      do throws(LuaError) {
-        step = try Self.makeStep(
-          vm: vm, stepper: transaction.stepper, reduce: loaded.reduce, state: stateReference,
-          env: environment)
-      } catch {
-        throw .load(file: file, message: error.description)
       }
       sandbox = fresh
       module = loaded

@@ -55,6 +55,11 @@ extension LuaStack {
     case LUA_TSTRING:
       return .string(LuaString(bytes: withBytes(at: index) { Array($0) }))
     case LUA_TTABLE:
+      // A reducer's state table handed back (in an action or an effect): read what it stands for.
+      if lk_push_proxied_table(L, index) != 0 {
+        defer { lk_pop(L, 1) }
+        return try value(at: absolute(-1), in: vm, visiting: &visiting)
+      }
       let identity = lua_topointer(L, index)!
       if visiting.contains(identity) {
         throw .conversion(path: "", message: "cycle: the table contains itself")

@@ -1,28 +1,12 @@
 #include "LuaSupport.h"
+#include "LuaSupportState.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-// Bookkeeping beside each state. A pointer to it lives in the state's extra space, which Lua
-// copies into every coroutine, so the hook and the trampoline reach it from any thread.
-typedef struct {
-  size_t memory_used;
-  size_t memory_limit;         // 0: no cap
-  int enforce_memory;          // the cap applies only while Lua code runs under lk_pcall
-  int64_t instruction_limit;   // 0: no budget
-  int64_t instructions_used;
-  int budget_exhausted;
-  int call_depth;              // nesting of lk_pcall; the budget is per top-level call
-  lk_failure last_failure;
-  void *owner;
-} lk_info;
-
 // The hook runs every `granularity` instructions: cheap, and precise enough for a budget.
 static const int lk_hook_granularity = 1000;
 
-static inline lk_info *lk_info_of(lua_State *L) {
-  return *(lk_info **)lua_getextraspace(L);
-}
 
 // MARK: - Capped allocator
 
@@ -63,6 +47,10 @@ lua_State *lk_newstate(size_t memory_limit) {
   *(lk_info **)lua_getextraspace(L) = info;
   lua_atpanic(L, lk_panic);
   luaL_openlibs(L);
+  // Generational collection: a feature's state is large and long-lived, and each action makes
+  // a little short-lived garbage (the action table). In incremental mode every cycle marks the
+  // whole state, so the cost per action grew with the state; young collections do not.
+  lua_gc(L, LUA_GCGEN, 0, 0);
   // string.dump turns functions into bytecode; nothing here needs it, and string values reach
   // the real string table through their metatable, so it goes from the real table.
   lua_getglobal(L, "string");

@@ -138,3 +138,59 @@ import Testing
     #expect(try feature.state() == TransactionTests.before)
   }
 }
+
+/// The edges of the proxies a reducer gets: state tables handed back to the host, values
+/// stored into the state that hold proxies deep inside or that contain themselves, and a
+/// removed key put back by a rollback.
+@Suite struct TransactionProxyTests {
+  static let source = """
+    return {
+      initial_state = function() return { todos = { { id = 1, title = "a" } }, extra = 1 } end,
+      reduce = function(state, action)
+        if action.type == "echo" then
+          return { kind = "send", action = { type = "echoed", todo = state.todos[1] } }
+        elseif action.type == "deep" then
+          local top = {}
+          local node = top
+          for _ = 1, 20 do node.next = {} node = node.next end
+          node.todos = state.todos
+          node.loop = top
+          state.deep = top
+          state.deepHoldsTheTable = (rawequal(node.todos, state.todos) == false)
+          node.loop = nil
+        elseif action.type == "remove_then_fail" then
+          state.extra = nil
+          for i = 1, 40 do state["k" .. i] = i end
+          error("no")
+        end
+      end,
+    }
+    """
+
+  @Test func aStateTableHandedBackReadsAsItsData() throws {
+    let feature = try LuaFeature(source: Self.source, file: "echo.lua")
+    let returned = try feature.reduce("echo") { (value) throws(LuaFeatureError) in value }
+    #expect(returned.action.todo == ["id": 1, "title": "a"])
+  }
+
+  @Test func aStoredValueHoldingAProxyDeepDownAndACycleIsStoredAsData() throws {
+    let feature = try LuaFeature(source: Self.source, file: "deep.lua")
+    _ = try feature.reduce("deep") { (_) throws(LuaFeatureError) in () }
+    var node = try feature.state().deep
+    for _ in 1...20 { node = node.next }
+    #expect(node.todos == [["id": 1, "title": "a"]])
+    // Inside the reducer `node.todos` was the real table, no longer a proxy of it.
+    #expect(try feature.state().deepHoldsTheTable == true)
+  }
+
+  @Test func aRollbackPutsBackARemovedKeyAfterTheTableGrew() throws {
+    let feature = try LuaFeature(source: Self.source, file: "remove.lua")
+    let before = try feature.state()
+    let error = featureError { _ = try feature.reduce("remove_then_fail") { (_) throws(LuaFeatureError) in () } }
+    guard case .reduce = error else {
+      Issue.record("expected a reduce error, got \(String(describing: error))")
+      return
+    }
+    #expect(try feature.state() == before)
+  }
+}

@@ -1,6 +1,7 @@
 import Clocks
 
 /// How a throttled effect is spaced: at most one start per `interval` for one id.
+@usableFromInline
 struct Throttle: Sendable {
   let interval: Duration
   let clock: AnyClock<Duration>

@@ -92,4 +92,25 @@ void lk_push_host_function(
 void lk_set_owner(lua_State *L, void *owner);
 void *lk_owner(lua_State *L);
 
+// MARK: - Transactions (Transaction.c)
+
+/// Pushes the transactional proxy of the table at `index`: reads go through to the table,
+/// writes are applied and journaled until the next `lk_transaction_pcall` forgets them.
+void lk_push_transactional_proxy(lua_State *L, int index);
+/// If the value at `index` is a transactional proxy, pushes the table it stands for and returns
+/// 1; otherwise pushes nothing and returns 0.
+int lk_push_proxied_table(lua_State *L, int index);
+/// `lk_pcall` that first forgets the journal of the previous transaction (it succeeded).
+int lk_transaction_pcall(lua_State *L, int nargs, int nresults);
+/// Undoes every write journaled since the last `lk_transaction_pcall`, newest first.
+/// Returns LUA_OK, or Lua's status if the undo itself failed (out of memory).
+int lk_transaction_rollback(lua_State *L);
+/// Forgets the journal: the writes stay.
+void lk_transaction_commit(lua_State *L);
+/// Whether the current transaction wrote anything.
+int lk_transaction_wrote(lua_State *L);
+/// Makes the value at `index` an action table: a string `s` becomes `{ type = s }`. Returns 0
+/// (leaving the value) if it is neither a string nor a table with a string `type`.
+int lk_normalize_action(lua_State *L, int index);
+
 #endif

@@ -1,0 +1,26 @@
+// What the C files of LuaSupport share about a state; not part of the public header.
+#ifndef LUA_SUPPORT_STATE_H
+#define LUA_SUPPORT_STATE_H
+
+#include "LuaSupport.h"
+
+// Bookkeeping beside each state. A pointer to it lives in the state's extra space, which Lua
+// copies into every coroutine, so the hook and the trampoline reach it from any thread.
+typedef struct {
+  size_t memory_used;
+  size_t memory_limit;         // 0: no cap
+  int enforce_memory;          // the cap applies only while Lua code runs under lk_pcall
+  int64_t instruction_limit;   // 0: no budget
+  int64_t instructions_used;
+  int budget_exhausted;
+  int call_depth;              // nesting of lk_pcall; the budget is per top-level call
+  lk_failure last_failure;
+  void *owner;
+  lua_Integer journal_length;  // entries (three slots each) in the transaction journal
+} lk_info;
+
+static inline lk_info *lk_info_of(lua_State *L) {
+  return *(lk_info **)lua_getextraspace(L);
+}
+
+#endif

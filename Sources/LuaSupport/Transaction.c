@@ -1,0 +1,281 @@
+// Transactions over a table, in C because they sit on the path of every read and write a
+// reducer makes (the same proxies in Lua cost five times the reducer itself).
+//
+// The reducer gets a proxy instead of the state: an empty table whose metamethods read
+// through to the real table (handing out proxies of nested tables, made once and cached) and
+// apply every write at once while journaling (table, key, old value). After a failed action
+// the host rolls the journal back, newest first; a good action's journal is forgotten when the
+// next one starts. The cost is what the reducer touches, never the size of the state.
+//
+// `rawget`, `rawset` and `next` on a proxy see the proxy, not the data. `pairs`, `ipairs`, `#`
+// and the `table` library go through metamethods and work.
+#include "LuaSupport.h"
+#include "LuaSupportState.h"
+
+static const char lk_real_key = 0;      // proxy[&lk_real_key]: the table the proxy stands for
+static const char lk_journal_key = 0;   // registry: the journal, three slots an entry
+static const char lk_proxies_key = 0;   // registry: table -> its proxy, weak keys
+static const char lk_metatable_key = 0; // registry: the proxies' metatable
+
+// The metamethods' upvalues.
+#define LK_JOURNAL lua_upvalueindex(1)
+#define LK_PROXIES lua_upvalueindex(2)
+#define LK_METATABLE lua_upvalueindex(3)
+#define LK_NEXT lua_upvalueindex(4)
+
+// Past this depth, storing a plain table tracks the tables it has seen, to stop at a cycle.
+static const int lk_unwrap_untracked_depth = 16;
+
+// Pushes the proxy of the table at `index`, from the cache or new. The cache holds a proxy as
+// long as its table lives, so a nested table is wrapped once, not once per action.
+static void lk_push_proxy_of(lua_State *L, int index, int proxies, int metatable) {
+  index = lua_absindex(L, index);
+  lua_pushvalue(L, index);
+  if (lua_rawget(L, proxies) == LUA_TTABLE) return;
+  lua_pop(L, 1);
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, index);
+  lua_rawsetp(L, -2, &lk_real_key);
+  lua_pushvalue(L, metatable);
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, index);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, proxies);
+}
+
+// __index(proxy, key): the real table's value, a nested table as its proxy.
+static int lk_proxy_index(lua_State *L) {
+  lua_rawgetp(L, 1, &lk_real_key);
+  lua_pushvalue(L, 2);
+  if (lua_gettable(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_PROXIES, LK_METATABLE);
+  return 1;
+}
+
+// Replaces the table at `index` by what the state must hold: a proxy by its table, and in a
+// plain table every proxy inside by its table. `seen` is 0 until the depth calls for one.
+static void lk_unwrap(lua_State *L, int index, int depth, int seen) {
+  if (lua_rawgetp(L, index, &lk_real_key) == LUA_TTABLE) {
+    lua_replace(L, index);
+    return;
+  }
+  lua_pop(L, 1);
+  int own_seen = 0;
+  if (depth >= lk_unwrap_untracked_depth) {
+    if (seen == 0) {
+      lua_newtable(L);
+      seen = lua_gettop(L);
+      own_seen = 1;
+    }
+    lua_pushvalue(L, index);
+    if (lua_rawget(L, seen) != LUA_TNIL) {
+      lua_pop(L, 1);
+      return;
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, index);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, seen);
+  }
+  luaL_checkstack(L, 4, "a value stored in the state is nested too deeply");
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      int value = lua_gettop(L);
+      lua_pushvalue(L, value);
+      lk_unwrap(L, value + 1, depth + 1, seen);
+      if (!lua_rawequal(L, value, value + 1)) {  // a proxy inside: store its table instead
+        lua_pushvalue(L, value - 1);
+        lua_pushvalue(L, value + 1);
+        lua_rawset(L, index);  // an existing key: allowed while traversing
+      }
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  if (own_seen) lua_remove(L, seen);
+}
+
+// __newindex(proxy, key, value): journal the old value, then write to the real table.
+static int lk_proxy_newindex(lua_State *L) {
+  lua_rawgetp(L, 1, &lk_real_key);  // 4
+  int key_type = lua_type(L, 2);
+  if (key_type == LUA_TNIL) return luaL_error(L, "index is nil");
+  if (key_type == LUA_TNUMBER && lua_tonumber(L, 2) != lua_tonumber(L, 2)) {
+    return luaL_error(L, "index is NaN");
+  }
+  lk_info *info = lk_info_of(L);
+  lua_Integer slot = info->journal_length * 3;
+  lua_pushvalue(L, 4);
+  lua_rawseti(L, LK_JOURNAL, slot + 1);
+  lua_pushvalue(L, 2);
+  lua_rawseti(L, LK_JOURNAL, slot + 2);
+  lua_pushvalue(L, 2);
+  lua_rawget(L, 4);
+  lua_rawseti(L, LK_JOURNAL, slot + 3);
+  info->journal_length += 1;
+  if (lua_type(L, 3) == LUA_TTABLE) lk_unwrap(L, 3, 0, 0);
+  lua_settop(L, 4);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 3);
+  lua_rawset(L, 4);
+  return 0;
+}
+
+static int lk_proxy_len(lua_State *L) {
+  lua_rawgetp(L, 1, &lk_real_key);
+  lua_pushinteger(L, luaL_len(L, -1));
+  return 1;
+}
+
+// The iterator `pairs` returns: the real table's next, nested tables as proxies.
+static int lk_proxy_next(lua_State *L) {
+  lua_rawgetp(L, 1, &lk_real_key);  // 3
+  lua_settop(L, 3);
+  lua_pushvalue(L, 2);
+  if (lua_next(L, 3) == 0) return 0;
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lk_push_proxy_of(L, -1, LK_PROXIES, LK_METATABLE);
+    lua_replace(L, -2);
+  }
+  return 2;
+}
+
+static int lk_proxy_pairs(lua_State *L) {
+  lua_pushvalue(L, LK_NEXT);
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
+// Pushes the metamethods' shared upvalues.
+static void lk_push_upvalues(lua_State *L, int journal, int proxies, int metatable) {
+  lua_pushvalue(L, journal);
+  lua_pushvalue(L, proxies);
+  lua_pushvalue(L, metatable);
+}
+
+static void lk_transactions_open(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key) == LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pop(L, 1);
+  lua_createtable(L, 48, 0);  // journal
+  int journal = lua_gettop(L);
+  lua_createtable(L, 0, 0);  // proxies, weak keys: a proxy lives as long as its table
+  int proxies = lua_gettop(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, proxies);
+  lua_createtable(L, 0, 5);  // the proxies' metatable
+  int metatable = lua_gettop(L);
+  lk_push_upvalues(L, journal, proxies, metatable);
+  lua_pushcclosure(L, lk_proxy_index, 3);
+  lua_setfield(L, metatable, "__index");
+  lk_push_upvalues(L, journal, proxies, metatable);
+  lua_pushcclosure(L, lk_proxy_newindex, 3);
+  lua_setfield(L, metatable, "__newindex");
+  lua_pushcfunction(L, lk_proxy_len);
+  lua_setfield(L, metatable, "__len");
+  lk_push_upvalues(L, journal, proxies, metatable);
+  lk_push_upvalues(L, journal, proxies, metatable);
+  lua_pushcclosure(L, lk_proxy_next, 3);
+  lua_pushcclosure(L, lk_proxy_pairs, 4);
+  lua_setfield(L, metatable, "__pairs");
+  lua_pushliteral(L, "composable.state");  // getmetatable/setmetatable cannot reach it
+  lua_setfield(L, metatable, "__metatable");
+  lua_pushvalue(L, journal);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
+  lua_pushvalue(L, proxies);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_proxies_key);
+  lua_pushvalue(L, metatable);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  lua_pop(L, 3);
+}
+
+void lk_push_transactional_proxy(lua_State *L, int index) {
+  index = lua_absindex(L, index);
+  lk_transactions_open(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_proxies_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  lk_push_proxy_of(L, index, lua_gettop(L) - 1, lua_gettop(L));
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+}
+
+int lk_push_proxied_table(lua_State *L, int index) {
+  if (lua_type(L, index) != LUA_TTABLE || !lua_getmetatable(L, index)) return 0;
+  lua_pop(L, 1);
+  if (lua_rawgetp(L, index, &lk_real_key) == LUA_TTABLE) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
+void lk_transaction_commit(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  if (info->journal_length == 0) return;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
+  for (lua_Integer slot = info->journal_length * 3; slot > 0; slot--) {
+    lua_pushnil(L);
+    lua_rawseti(L, -2, slot);
+  }
+  lua_pop(L, 1);
+  info->journal_length = 0;
+}
+
+static int lk_rollback_journal(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
+  int journal = lua_gettop(L);
+  for (lua_Integer slot = info->journal_length * 3; slot > 0; slot -= 3) {
+    lua_rawgeti(L, journal, slot - 2);
+    lua_rawgeti(L, journal, slot - 1);
+    lua_rawgeti(L, journal, slot);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
+int lk_transaction_rollback(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  if (info->journal_length == 0) return LUA_OK;
+  // Putting a removed key back may allocate: protected, and without the cap, so the undo
+  // does not fail for want of the memory the failed action used.
+  int saved_enforce = info->enforce_memory;
+  info->enforce_memory = 0;
+  lua_pushcfunction(L, lk_rollback_journal);
+  int status = lua_pcall(L, 0, 0, 0);
+  if (status != LUA_OK) lua_pop(L, 1);
+  info->enforce_memory = saved_enforce;
+  lk_transaction_commit(L);
+  return status;
+}
+
+int lk_transaction_wrote(lua_State *L) { return lk_info_of(L)->journal_length > 0; }
+
+int lk_transaction_pcall(lua_State *L, int nargs, int nresults) {
+  lk_transaction_commit(L);
+  return lk_pcall(L, nargs, nresults);
+}
+
+int lk_normalize_action(lua_State *L, int index) {
+  index = lua_absindex(L, index);
+  switch (lua_type(L, index)) {
+    case LUA_TSTRING:
+      lua_createtable(L, 0, 1);
+      lua_pushvalue(L, index);
+      lua_setfield(L, -2, "type");
+      lua_replace(L, index);
+      return 1;
+    case LUA_TTABLE: {
+      lua_pushliteral(L, "type");
+      int ok = lua_rawget(L, index) == LUA_TSTRING;
+      lua_pop(L, 1);
+      return ok;
+    }
+    default:
+      return 0;
+  }
+}
