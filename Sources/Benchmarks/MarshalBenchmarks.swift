@@ -114,7 +114,9 @@ extension MarshalBenchmarks {
   /// `.build/release/Benchmarks pieces`.
   static func pieces() throws {
     let json = try encoderForPieces.encode(state)
+    let only = ProcessInfo.processInfo.environment["PIECES"]
     func time(_ name: String, _ body: () throws -> Void) rethrows {
+      if let only, !name.hasPrefix(only) { return }
       let ns = try nanosecondsPerIteration(iterations: 5, rounds: 9) { n in for _ in 0..<n { try body() } }
       print("\(name): \(String(format: "%.2f", ns / 1e6)) ms")
     }
