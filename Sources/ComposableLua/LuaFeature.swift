@@ -50,10 +50,6 @@ public final class LuaFeature: @unchecked Sendable {
   /// The feature's persistence, if it asked for it.
   public var persistence: Persistence? { locked { module.persistence } }
 
-  /// Whether the last action wrote to the state (known only for features that persist).
-  public var lastActionWrote: Bool { locked { wrote } }
-  private var wrote = false
-
   /// Loads the feature at `url`. `state` replaces what `initial_state()` would give; `env` is
   /// what the reducer finds in its `env` argument, beside the host's `env` functions.
   public convenience init(
@@ -202,26 +198,24 @@ public final class LuaFeature: @unchecked Sendable {
   func reduceNotingWrites<Interpreted>(
     _ action: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> (interpreted: Interpreted, wrote: Bool) {
-    lock.lock()
-    defer { lock.unlock() }
-    let returned: LuaValue
-    do throws(LuaError) {
-      returned = try vm.callTransaction(
-        module.reduce, state: stateProxy, action: action, context: environment)
-    } catch {
-      rollback()
-      throw .reduce(action: action.description, error: error)
+    try locked { () throws(LuaFeatureError) -> (interpreted: Interpreted, wrote: Bool) in
+      let returned: LuaValue
+      do throws(LuaError) {
+        returned = try vm.callTransaction(
+          module.reduce, state: stateProxy, action: action, context: environment)
+      } catch {
+        rollback()
+        throw .reduce(action: action.description, error: error)
+      }
+      let interpreted: Interpreted
+      do throws(LuaFeatureError) {
+        interpreted = try interpret(returned)
+      } catch {
+        rollback()
+        throw error
+      }
+      return (interpreted, module.persistence != nil && vm.transactionWrote)
     }
-    let interpreted: Interpreted
-    do throws(LuaFeatureError) {
-      interpreted = try interpret(returned)
-    } catch {
-      rollback()
-      throw error
-    }
-    guard module.persistence != nil else { return (interpreted, false) }
-    wrote = vm.transactionWrote
-    return (interpreted, wrote)
   }
 
   private func rollback() { vm.rollbackTransaction() }

@@ -15,7 +15,8 @@ extension LuaVM {
     return try stack.guarded { () throws(LuaError) -> LuaReference in
       try stack.push(table, in: self)
       guard lua_type(L, -1) == LUA_TTABLE else {
-        throw .conversion(path: "state", message: "expected a table, got \(String(cString: lua_typename(L, lua_type(L, -1))))")
+        let found = String(cString: lua_typename(L, lua_type(L, -1)))
+        throw .conversion(path: "state", message: "expected a table, got \(found)")
       }
       lk_push_transactional_proxy(L, -1)
       return makeReference(at: -1, L)

@@ -7,7 +7,6 @@
 // The hook runs every `granularity` instructions: cheap, and precise enough for a budget.
 static const int lk_hook_granularity = 1000;
 
-
 // MARK: - Capped allocator
 
 static void *lk_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
