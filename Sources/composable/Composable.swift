@@ -15,6 +15,7 @@ struct ComposableCommand: AsyncParsableCommand {
 /// `composable eval FILE`: runs a Lua file in the feature sandbox and prints what it returns.
 struct Eval: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "eval",
     abstract: "Run a Lua file in the feature sandbox and print what it returns.")
 
   @Argument(help: "The Lua file. Modules beside it can be required.")

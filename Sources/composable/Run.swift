@@ -12,7 +12,7 @@ import LuaKit
 /// running effects (up to `--wait` seconds) so their actions are printed too.
 struct Run: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Run a Lua feature, reading actions line by line.")
+    commandName: "run", abstract: "Run a Lua feature, reading actions line by line.")
 
   @Argument(help: "The feature script.")
   var feature: String

@@ -81,13 +81,16 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// What the TestStore checks when it goes away, done now: no received action left
   /// unasserted, no effect still running (after a moment's grace for effects finishing).
   /// For hosts that run tests themselves, such as the Lua test runner.
+  ///
+  /// On a `SingleThreadExecutor`, settle it first (`letWorkRun()`): waiting here would block
+  /// the very thread the effects need.
   public func checkAtEnd() {
     guard !finished else { return }
     finished = true
     // An effect that just sent its last action may not have marked itself finished yet: give
     // such effects a moment. One that is really still running (asleep on a clock, say) is
     // still running after it, and is reported.
-    if exhaustivity == .on, !recorder.inFlight.isEmpty {
+    if SingleThreadExecutor.current == nil, exhaustivity == .on, !recorder.inFlight.isEmpty {
       let deadline = ContinuousClock.now + .milliseconds(200)
       while !recorder.inFlight.isEmpty, ContinuousClock.now < deadline { usleep(1000) }
     }
@@ -150,7 +153,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// sleep, say) before the test goes on to advance that clock, and those that just sent
   /// their last action a chance to finish.
   static func letEffectsStart() async {
-    for _ in 0..<20 { await Task.yield() }
+    await SingleThreadExecutor.letWorkRun()
   }
 
   // MARK: Receiving
@@ -267,7 +270,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     line: UInt = #line, column: UInt = #column
   ) async {
     let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    await Task.yield()
+    if let executor = SingleThreadExecutor.current {
+      await executor.settle()
+    } else {
+      await Task.yield()
+    }
     let skipped = recorder.removeReceived(recorder.received.count)
     skip(skipped, at: location, showing: "received action", always: true)
     if let last = skipped.last { state = last.state }

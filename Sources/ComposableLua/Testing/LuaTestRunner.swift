@@ -1,3 +1,4 @@
+import Composable
 import Foundation
 
 /// Runs Lua tests: `*_test.lua` files with busted-style `describe`/`it`, whose `TestStore`s are
@@ -32,8 +33,20 @@ public struct LuaTestRunner: Sendable {
   }
 
   /// Runs the tests of `file` whose names contain `filter` (all when nil).
+  ///
+  /// The tests run on a thread of their own (`SingleThreadExecutor`), with their stores and
+  /// effects: a TestStore then waits for exactly the work its calls started, and no `await`
+  /// pays for waking another thread.
   public func run(
-    file: URL, filter: String? = nil, output: @escaping (String) -> Void = { print($0) }
+    file: URL, filter: String? = nil, output: @escaping @Sendable (String) -> Void = { print($0) }
+  ) async -> [LuaTestResult] {
+    let executor = SingleThreadExecutor()
+    defer { executor.stop() }
+    return await executor.run { await runOnThisThread(file: file, filter: filter, output: output) }
+  }
+
+  private func runOnThisThread(
+    file: URL, filter: String?, output: @escaping @Sendable (String) -> Void
   ) async -> [LuaTestResult] {
     let name = file.lastPathComponent
     let collected: LuaTestSession

@@ -1,4 +1,3 @@
-import Clocks
 import Composable
 import Foundation
 import IssueReporting
@@ -113,6 +112,8 @@ final class LuaTestSession: @unchecked Sendable {
   /// The end of a test: each store checks, as a Swift TestStore does when it goes, that no
   /// action was left unreceived and no effect still runs.
   private func endStores() async {
+    // Effects that just sent their last action finish first; what still runs after is reported.
+    await SingleThreadExecutor.letWorkRun()
     for id in stores.keys.sorted() {
       guard let store = stores.removeValue(forKey: id) else { continue }
       failures.site = store.lastSite
@@ -194,7 +195,7 @@ final class LuaTestSession: @unchecked Sendable {
     // Careful: a bare `nil` here would be `LuaValue.nil`, which is a state, not its absence.
     let state: LuaValue? = spec.state == .nil ? Optional<LuaValue>.none : spec.state
     let feature = try LuaFeature(contentsOf: url, state: state, env: spec.env == .nil ? [:] : spec.env)
-    let clock = TestClock()
+    let clock = ManualClock()
     var dependencies = DependencyValues.test
     dependencies.clock = clock
     dependencies.http = try httpClient(spec.http, clock: clock)
@@ -218,7 +219,7 @@ final class LuaTestSession: @unchecked Sendable {
   /// `http = function(request) return { status = 200, body = "..." } end`; `json = {...}`
   /// instead of `body` sends JSON, and `delay = seconds` answers after that long on the
   /// store's test clock (a request in flight, for tests of cancellation).
-  private func httpClient(_ value: LuaValue, clock: TestClock<Duration>) throws -> HTTPClient {
+  private func httpClient(_ value: LuaValue, clock: ManualClock) throws -> HTTPClient {
     switch value {
     case .nil:
       return HTTPClient { request in
@@ -338,10 +339,10 @@ final class LuaTestSession: @unchecked Sendable {
 /// A store of a Lua test, with its clock and the last place the test used it.
 final class LuaTestStore {
   let store: TestStore<LuaValue, LuaValue>
-  let clock: TestClock<Duration>
+  let clock: ManualClock
   var lastSite: (file: String, line: Int)
 
-  init(store: TestStore<LuaValue, LuaValue>, clock: TestClock<Duration>, lastSite: (file: String, line: Int)) {
+  init(store: TestStore<LuaValue, LuaValue>, clock: ManualClock, lastSite: (file: String, line: Int)) {
     self.store = store
     self.clock = clock
     self.lastSite = lastSite

@@ -1,0 +1,98 @@
+import Foundation
+
+/// A clock whose time moves only when a test advances it, made for tests that run on a
+/// `SingleThreadExecutor`.
+///
+/// Like swift-clocks' `TestClock`, `advance(by:)` wakes the sleepers whose deadlines it passes,
+/// earliest first, each at its own deadline. Where `TestClock` yields to the global executor
+/// many times around each wake-up (hoping every effect has got to its next sleep by then),
+/// this clock settles the single-thread executor: it waits exactly until every job that can
+/// run has run. A sleep until now or later suspends until an advance reaches it.
+public final class ManualClock: Clock, @unchecked Sendable {
+  public struct Instant: InstantProtocol {
+    /// The time since the clock was made.
+    public let offset: Duration
+
+    public init(offset: Duration = .zero) { self.offset = offset }
+    public func advanced(by duration: Duration) -> Self { Self(offset: offset + duration) }
+    public func duration(to other: Self) -> Duration { other.offset - offset }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
+  }
+
+  private struct Sleeper {
+    let id: Int
+    let deadline: Instant
+    let continuation: CheckedContinuation<Void, any Error>
+  }
+
+  private let lock = NSLock()
+  private var current = Instant()
+  private var sleepers: [Sleeper] = []
+  private var nextID = 0
+
+  public init() {}
+
+  public var now: Instant { lock.withLock { current } }
+  public var minimumResolution: Duration { .zero }
+
+  /// How many sleeps are waiting for the clock.
+  public var sleeperCount: Int { lock.withLock { sleepers.count } }
+
+  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    try Task.checkCancellation()
+    let id = lock.withLock { () -> Int? in
+      guard deadline >= current else { return nil }
+      nextID += 1
+      return nextID
+    }
+    guard let id else { return }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        lock.withLock {
+          sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+        }
+        // A cancel that came before the sleeper was registered found nothing to resume.
+        if Task.isCancelled { wake(id, throwing: CancellationError()) }
+      }
+    } onCancel: {
+      wake(id, throwing: CancellationError())
+    }
+  }
+
+  /// Moves time forward by `duration`, waking each sleeper it passes at its deadline, and lets
+  /// the work each wake-up starts run before the next.
+  public func advance(by duration: Duration = .zero) async {
+    let target = now.advanced(by: duration)
+    await SingleThreadExecutor.letWorkRun()
+    while let next = takeSleeper(until: target) {
+      next.continuation.resume()
+      await SingleThreadExecutor.letWorkRun()
+    }
+    lock.withLock { if current < target { current = target } }
+  }
+
+  /// The earliest sleeper due by `target` (the first registered among equals), with the time
+  /// set to its deadline; nil when none is due.
+  private func takeSleeper(until target: Instant) -> Sleeper? {
+    lock.withLock {
+      var earliest: Int?
+      for index in sleepers.indices where sleepers[index].deadline <= target {
+        if earliest.map({ sleepers[index].deadline < sleepers[$0].deadline }) ?? true {
+          earliest = index
+        }
+      }
+      guard let earliest else { return nil }
+      let sleeper = sleepers.remove(at: earliest)
+      if current < sleeper.deadline { current = sleeper.deadline }
+      return sleeper
+    }
+  }
+
+  private func wake(_ id: Int, throwing error: any Error) {
+    let sleeper = lock.withLock { () -> Sleeper? in
+      guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+      return sleepers.remove(at: index)
+    }
+    sleeper?.continuation.resume(throwing: error)
+  }
+}
