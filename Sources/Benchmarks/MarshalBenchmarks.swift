@@ -126,6 +126,8 @@ extension MarshalBenchmarks {
     let reference = try LuaEncoder().encode(state, in: vm, rootName: "state")
     try time("LuaEncoder") { _ = try LuaEncoder().encode(state, in: vm, rootName: "state") }
     try time("LuaDecoder") { _ = try LuaDecoder().decode(State.self, from: reference, in: vm) }
+    let ours = try OursPath()
+    try time("LuaRoundTrip") { try ours.roundTrip() }
   }
 
   static let encoderForPieces = JSONEncoder()

@@ -58,15 +58,19 @@ final class LuaDecoding {
   /// The tables being decoded, outermost first, with the stack slot each one is in.
   private var path: [(table: UnsafeRawPointer, slot: Int32)] = []
   /// What the decoding needs to know about a type that is not a scalar, found once per type.
-  private var knownTypes: [(type: ObjectIdentifier, direct: (any LuaDirectDecodable.Type)?, isEnum: Bool)] = []
+  private var knownTypes: [(type: ObjectIdentifier, facts: TypeFacts)] = []
 
-  private func facts(for type: Any.Type) -> (direct: (any LuaDirectDecodable.Type)?, isEnum: Bool) {
+  struct TypeFacts {
+    var direct: (any LuaDirectDecodable.Type)?
+    var isEnum: Bool
+  }
+
+  private func facts(for type: Any.Type) -> TypeFacts {
     let id = ObjectIdentifier(type)
-    for entry in knownTypes.reversed() where entry.type == id { return (entry.direct, entry.isEnum) }
-    let direct = type as? any LuaDirectDecodable.Type
-    let isEnum = isEnumType(type)
-    knownTypes.append((id, direct, isEnum))
-    return (direct, isEnum)
+    for entry in knownTypes.reversed() where entry.type == id { return entry.facts }
+    let facts = TypeFacts(direct: type as? any LuaDirectDecodable.Type, isEnum: isEnumType(type))
+    knownTypes.append((id, facts))
+    return facts
   }
   /// One decoder per nesting depth, reused: a value's decoder is done with before its next
   /// sibling starts, and allocating one per struct costs more than decoding its fields.
@@ -126,6 +130,28 @@ final class LuaDecoding {
     do { return try decode(type, at: top + 1) } catch {
       throw LuaDecoding.luaError(error).under(LuaPath.component(index: position))
     }
+  }
+
+  /// The `count` elements of the array at `table`, each read by `read` from the top of the
+  /// stack. Inlined so that each scalar type gets a loop of its own.
+  @inline(__always)
+  func scalars<Scalar>(
+    _ count: Int, of table: Int32, _ read: (Int32) throws -> Scalar
+  ) throws -> [Scalar] {
+    var result: [Scalar] = []
+    result.reserveCapacity(count)
+    let top = stack.top
+    var position = 1
+    while position <= count {
+      lua_rawgeti(L, table, lua_Integer(position))
+      do { result.append(try read(top + 1)) } catch {
+        stack.setTop(top)
+        throw LuaDecoding.luaError(error).under(LuaPath.component(index: position))
+      }
+      lua_settop(L, top)
+      position += 1
+    }
+    return result
   }
 
   /// The length of the array at `index`, after checking its keys are exactly 1...n.

@@ -106,7 +106,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         if decoding.stack.rawGetField(table, "value") != LUA_TNIL { return "value" }
         lua_settop(L, -2)
       }
-      decoding.stack.rawGetField(table, "_\(position + 1)")
+      _ = decoding.stack.rawGetField(table, "_\(position + 1)")
       return "_\(position + 1)"
     }
     let found = isPlain

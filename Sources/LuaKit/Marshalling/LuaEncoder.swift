@@ -65,12 +65,12 @@ final class LuaEncoding {
   /// One encoder per nesting depth, reused (see `LuaDecoding`'s decoders).
   private var encoders: [LuaValueEncoder] = []
 
-  private func borrowEncoder(base: Int32, isEnum: Bool, fieldCount: Int32) -> LuaValueEncoder {
+  private func borrowEncoder(base: Int32, facts: TypeFacts) -> LuaValueEncoder {
     while encoders.count < depth { encoders.append(LuaValueEncoder(encoding: self, base: 0, isEnum: false)) }
     let encoder = encoders[depth - 1]
     encoder.base = base
-    encoder.isEnum = isEnum
-    encoder.fieldCount = fieldCount
+    encoder.isEnum = facts.kind == .enum
+    encoder.fieldCount = facts.fieldCount
     return encoder
   }
 
@@ -109,8 +109,7 @@ final class LuaEncoding {
     } else {
       let facts = facts(for: type)
       if let direct = facts.direct {
-        var value = value
-        try direct.push(&value, into: self)
+        try withUnsafePointer(to: value) { try direct.push(UnsafeRawPointer($0), into: self) }
       } else {
         try pushComposite(value, facts: facts)
       }
@@ -163,6 +162,19 @@ final class LuaEncoding {
     lua_rawseti(L, table, lua_Integer(position))
   }
 
+  /// An array of scalars, each pushed by `push`. Inlined so that each scalar type gets a loop
+  /// of its own.
+  @inline(__always)
+  func pushScalars<Scalar>(_ array: [Scalar], _ push: (Scalar) -> Void) throws {
+    let table = try beginArray(count: array.count)
+    var index = 0
+    while index < array.count {
+      push(array[index])
+      index += 1
+      lua_rawseti(L, table, lua_Integer(index))
+    }
+  }
+
   /// A new map table on top of the stack; returns its index.
   func beginMap(count: Int) throws -> Int32 {
     try reserveForNesting()
@@ -202,7 +214,7 @@ final class LuaEncoding {
     }
     defer { if isObject { objects.removeLast() } }
     let base = stack.top
-    let encoder = borrowEncoder(base: base, isEnum: facts.kind == .enum, fieldCount: facts.fieldCount)
+    let encoder = borrowEncoder(base: base, facts: facts)
     try value.encode(to: encoder)
     if stack.top == base { lua_createtable(L, 0, 0) }  // encoded nothing: an empty table
     stack.setTop(base + 1)

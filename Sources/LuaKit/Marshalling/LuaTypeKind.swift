@@ -1,3 +1,5 @@
+import CLua
+
 /// What the marshalling needs to know about a Swift type that `Codable` does not say.
 
 /// The kind of a Swift type, read from its runtime metadata, whose kind values are part of
@@ -33,6 +35,23 @@ protocol LuaDirectEncodable {
 
 extension Array: LuaDirectEncodable where Element: Encodable {
   static func push(_ value: UnsafeRawPointer, into encoding: LuaEncoding) throws {
+    // Arrays of scalars (tags, ids, ...) are common: for them a loop compiled for the element
+    // type spares a generic call and a metadata lookup per element.
+    if Element.self == String.self {
+      return try encoding.pushScalars(value.assumingMemoryBound(to: [String].self).pointee) {
+        encoding.stack.push($0)
+      }
+    }
+    if Element.self == Int.self {
+      return try encoding.pushScalars(value.assumingMemoryBound(to: [Int].self).pointee) {
+        lua_pushinteger(encoding.L, lua_Integer($0))
+      }
+    }
+    if Element.self == Double.self {
+      return try encoding.pushScalars(value.assumingMemoryBound(to: [Double].self).pointee) {
+        lua_pushnumber(encoding.L, $0)
+      }
+    }
     let array = value.assumingMemoryBound(to: Self.self).pointee
     let table = try encoding.beginArray(count: array.count)
     var index = 0
@@ -67,6 +86,19 @@ extension Array: LuaDirectDecodable where Element: Decodable {
     _ type: Result.Type, from decoding: LuaDecoding, at index: Int32
   ) throws -> Result {
     let count = try decoding.arrayCount(at: index)
+    // As in `push`: arrays of scalars through loops compiled for them.
+    if Element.self == String.self {
+      let strings = try decoding.scalars(count, of: index) { try decoding.string(at: $0) }
+      return unsafeBitCast(strings, to: Result.self)
+    }
+    if Element.self == Int.self {
+      let integers = try decoding.scalars(count, of: index) { try decoding.integer(Int.self, at: $0) }
+      return unsafeBitCast(integers, to: Result.self)
+    }
+    if Element.self == Double.self {
+      let doubles = try decoding.scalars(count, of: index) { try decoding.double(at: $0) }
+      return unsafeBitCast(doubles, to: Result.self)
+    }
     var result = Self()
     result.reserveCapacity(count)
     var position = 1

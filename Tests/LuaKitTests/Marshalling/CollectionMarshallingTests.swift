@@ -30,6 +30,27 @@ import Testing
       == #"state: expected an array (keys 1 to 2), found the key "x""#)
   }
 
+  /// Arrays of strings, integers and floats take loops of their own: the same rules hold.
+  @Test func arraysOfScalarsKeepTheirRules() throws {
+    let (integers, decodedIntegers) = try throughLua([3, -1, Int.max])
+    #expect(decodedIntegers == [3, -1, Int.max])
+    #expect(integers == [3, -1, .integer(Int.max)])
+    #expect(integers.tableValue?.kind == .array)
+    let (doubles, decodedDoubles) = try throughLua([0.5, -2.0, 1e300])
+    #expect(decodedDoubles == [0.5, -2.0, 1e300])
+    #expect(doubles == [0.5, -2.0, 1e300])
+    let (strings, decodedStrings) = try throughLua(["a", "", "ü"])
+    #expect(decodedStrings == ["a", "", "ü"])
+    #expect(strings.tableValue?.kind == .array)
+    #expect(try decodeLua([Int].self, "return { 1, 2.0 }") == [1, 2])
+    #expect(conversionError { _ = try decodeLua([Int].self, "return { 1, 2.5 }") }
+      == "state[2]: expected integer, got float 2.5")
+    #expect(conversionError { _ = try decodeLua([Double].self, "return { 1, 'x' }") }
+      == "state[2]: expected number, got string")
+    #expect(conversionError { _ = try decodeLua([String].self, "return { 'a', 'b', {} }") }
+      == "state[3]: expected string, got table")
+  }
+
   @Test func nilCannotBeAnArrayElement() throws {
     let vm = try LuaVM()
     let values: [Int?] = [1, nil, 3]
