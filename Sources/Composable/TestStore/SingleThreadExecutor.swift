@@ -21,14 +21,11 @@ public final class SingleThreadExecutor: TaskExecutor, @unchecked Sendable {
   private var stopped = false
   private var isWaiting = false
 
+  /// Starts the thread. It holds the executor until `stop()`: stop every executor you start.
   public init() {
     let thread = Thread { [self] in loop() }
     thread.name = "composable.test"
     thread.start()
-  }
-
-  deinit {
-    // The loop holds `self` until it ends, so by now it has: nothing left to release.
   }
 
   /// Runs `operation` on this executor's thread, with every task it starts preferring it too.
