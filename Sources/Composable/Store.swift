@@ -185,15 +185,15 @@ public actor Store<State: Sendable, Action: Sendable> {
     nextToken += 1
     let send = Send<Action> { action in await self.receive(action) }
     let finish: @Sendable () async -> Void = { await self.finished(token) }
-    // The task captures no actor, so it is not isolated to this store: its work starts on the
-    // global executor at once instead of queueing behind the store. Unlike a detached task it
-    // inherits task-locals, so a test still sees issues reported from inside the effect.
+    // The task captures no actor, so it is not isolated to this store: its work starts at once
+    // instead of queueing behind the store, on the global executor, or in a test on a
+    // single-thread executor on that one (so the test can tell when it has gone as far as it
+    // can). Unlike a detached task it inherits task-locals, so a test still sees issues
+    // reported from inside the effect.
     let operation: @Sendable () async -> Void = { [work, send, finish] in
       await work(send)
       await finish()
     }
-    // In a test on a single-thread executor the effect runs there too, so the test can tell
-    // when it has gone as far as it can.
     let task = SingleThreadExecutor.current.map {
       Task(executorPreference: $0, priority: priority, operation: operation)
     } ?? Task(priority: priority, operation: operation)

@@ -96,12 +96,12 @@ public final class SingleThreadExecutor: TaskExecutor, @unchecked Sendable {
 
 extension SingleThreadExecutor {
   /// Lets work just started run as far as it can: settles the current single-thread executor,
-  /// or, on the global executor (where that cannot be known), yields a number of times.
-  public static func letWorkRun() async {
+  /// or, on the global executor (where that cannot be known), yields `yields` times.
+  public static func letWorkRun(orYield yields: Int = 20) async {
     if let current {
       await current.settle()
     } else {
-      for _ in 0..<20 { await Task.yield() }
+      for _ in 0..<yields { await Task.yield() }
     }
   }
 }

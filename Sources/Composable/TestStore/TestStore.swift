@@ -270,11 +270,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     line: UInt = #line, column: UInt = #column
   ) async {
     let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    if let executor = SingleThreadExecutor.current {
-      await executor.settle()
-    } else {
-      await Task.yield()
-    }
+    await SingleThreadExecutor.letWorkRun(orYield: 1)
     let skipped = recorder.removeReceived(recorder.received.count)
     skip(skipped, at: location, showing: "received action", always: true)
     if let last = skipped.last { state = last.state }
