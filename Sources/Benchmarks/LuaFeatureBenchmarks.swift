@@ -95,26 +95,58 @@ enum LuaFeatureBenchmarks {
 }
 
 extension LuaFeatureBenchmarks {
-  /// Each layer of a Lua send timed alone, to see where the time goes:
-  /// `.build/release/Benchmarks lua-pieces`.
-  static func pieces() throws {
-    let limits = LuaLimits(memory: nil, instructions: 10_000_000)
+  /// Each layer of a Lua send timed alone, beside the floor, to see where the time goes:
+  /// `.build/release/Benchmarks lua-pieces`; `PIECES=<prefix>` times only the matching ones
+  /// (for perf).
+  static func pieces() async throws {
+    let only = ProcessInfo.processInfo.environment["PIECES"]
+    let budget = ProcessInfo.processInfo.environment["BUDGET"].flatMap { Int($0) } ?? 10_000_000
+    let limits = LuaLimits(memory: nil, instructions: budget == 0 ? nil : budget)
     let feature = try LuaFeature(source: counter, file: "counter.lua", limits: limits)
     let increment: LuaValue = ["type": "increment"]
-    let n = 200_000
-    func show(_ name: String, _ body: () throws -> Void) rethrows {
-      let start = DispatchTime.now().uptimeNanoseconds
-      for _ in 0..<n { try body() }
-      print("\(name): \(Double(DispatchTime.now().uptimeNanoseconds - start) / Double(n)) ns")
-    }
-    try show("LuaAction.normalize") { _ = try LuaAction.normalize(increment) }
-    try show("LuaFeature.reduce") { try feature.reduce(increment) { (_) throws(LuaFeatureError) in () } }
     let vm = try LuaVM(limits: limits)
     let noop = try vm.evaluate("return function(action) return nil end")[0]
     guard case let .function(function) = noop else { return }
-    try show("vm.call(noop, with: action)") { _ = try vm.call(function, with: increment) }
+    try showPiece(only, "vm.call(noop, with: action)") { _ = try vm.call(function, with: increment) }
+    try showPiece(only, "LuaFeature.reduce") { try feature.reduce(increment) { (_) throws(LuaFeatureError) in () } }
     let reducer = LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: .live)
     var handle = LuaFeatureHandle(feature: feature)
-    show("LuaFeatureReducer.reduce") { _ = reducer.reduce(into: &handle, action: increment) }
+    try showPiece(only, "LuaFeatureReducer.reduce") { _ = reducer.reduce(into: &handle, action: increment) }
+    for count in [10, 100_000] where only == nil || "toggle\(count)".hasPrefix(only!) {
+      let todos = try LuaFeature(
+        source: Self.todos, file: "todos.lua", state: todosState(count: count), limits: limits)
+      var index = 0
+      try showPiece(only, "toggle\(count)") {
+        index += 1
+        try todos.reduce(["type": "toggle", "id": .integer(index % count + 1)]) {
+          (_) throws(LuaFeatureError) in ()
+        }
+      }
+    }
+    let store = Store(initialState: handle, reducer: reducer)
+    if only == nil || "Store.send".hasPrefix(only!) {
+      try await store.withIsolation { store in
+        try showPiece(only, "Store.send") { store.send(increment) }
+      }
+    }
+  }
+
+  /// Times a piece in 7 rounds, each beside a run of the floor, and prints the medians of its
+  /// time and of its ratio to the floor (this host's speed swings between rounds).
+  private static func showPiece(
+    _ only: String?, _ name: String, _ body: () throws -> Void
+  ) throws {
+    if let only, !name.hasPrefix(only) { return }
+    let n = 100_000
+    var samples: [Double] = [], ratios: [Double] = []
+    for _ in 0..<7 {
+      let floor = try LuaFloorBenchmarks.nanosecondsPerCall(iterations: n)
+      let start = DispatchTime.now().uptimeNanoseconds
+      for _ in 0..<n { try body() }
+      samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / Double(n))
+      ratios.append(samples.last! / floor)
+    }
+    let ratio = String(format: "%.2f", StoreBenchmarks.median(ratios))
+    print("\(name): \(Int(StoreBenchmarks.median(samples))) ns, \(ratio)x the floor")
   }
 }

@@ -11,7 +11,7 @@ let groups = [
 ]
 
 if CommandLine.arguments.dropFirst().first == "lua-pieces" {  // a diagnostic, not a figure
-  try LuaFeatureBenchmarks.pieces()
+  try runBlocking(LuaFeatureBenchmarks.pieces)
   exit(0)
 }
 if CommandLine.arguments.dropFirst().first == "pieces" {  // a diagnostic, not a figure

@@ -9,7 +9,8 @@ extension LuaFeature {
     _ action: LuaValue, dependencies: DependencyValues,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) throws(LuaFeatureError) -> Effect<LuaValue> {
-    let (effect, wrote) = try reduceNotingWrites(action) {
+    var wrote = false
+    let effect = try reduce(action, wrote: &wrote) {
       (returned) throws(LuaFeatureError) -> Effect<LuaValue> in
       // Most actions return nothing: no interpreter (and no copy of the dependencies) then.
       guard case .nil = returned else {

@@ -190,32 +190,38 @@ public final class LuaFeature: @unchecked Sendable {
   public func reduce<Interpreted>(
     _ action: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
-    try reduceNotingWrites(action, interpret: interpret).interpreted
+    var wrote = false
+    return try reduce(action, wrote: &wrote, interpret: interpret)
   }
 
-  /// `reduce`, and whether the action wrote to the state (known only for features that
-  /// persist, false for the others: nobody asks).
-  func reduceNotingWrites<Interpreted>(
-    _ action: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
-  ) throws(LuaFeatureError) -> (interpreted: Interpreted, wrote: Bool) {
-    try locked { () throws(LuaFeatureError) -> (interpreted: Interpreted, wrote: Bool) in
-      let returned: LuaValue
-      do throws(LuaError) {
-        returned = try vm.callTransaction(
-          module.reduce, state: stateProxy, action: action, context: environment)
-      } catch {
-        rollback()
-        throw .reduce(action: action.description, error: error)
-      }
-      let interpreted: Interpreted
-      do throws(LuaFeatureError) {
-        interpreted = try interpret(returned)
-      } catch {
-        rollback()
-        throw error
-      }
-      return (interpreted, module.persistence != nil && vm.transactionWrote)
+  /// `reduce`, setting `wrote` to whether the action wrote to the state (known only for
+  /// features that persist, false for the others: nobody asks).
+  ///
+  /// The lock is taken by hand rather than through `locked`: on this path, once per action, a
+  /// generic closure returning a tuple cost a runtime metadata lookup per call.
+  func reduce<Interpreted>(
+    _ action: LuaValue, wrote: inout Bool,
+    interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
+  ) throws(LuaFeatureError) -> Interpreted {
+    lock.lock()
+    defer { lock.unlock() }
+    let returned: LuaValue
+    do throws(LuaError) {
+      returned = try vm.callTransaction(
+        module.reduce, state: stateProxy, action: action, context: environment)
+    } catch {
+      rollback()
+      throw .reduce(action: action.description, error: error)
     }
+    let interpreted: Interpreted
+    do throws(LuaFeatureError) {
+      interpreted = try interpret(returned)
+    } catch {
+      rollback()
+      throw error
+    }
+    wrote = module.persistence != nil && vm.transactionWrote
+    return interpreted
   }
 
   private func rollback() { vm.rollbackTransaction() }
@@ -266,10 +272,12 @@ public final class LuaFeature: @unchecked Sendable {
     guard case let .saved(value) = loaded else { return loaded }
     try locked { () throws(LuaFeatureError) in
       do throws(LuaError) {
+        // The one light userdata key is where the table keeps its proxy: it stays.
         let fill = try vm.load(
           "local state, field, value = ... "
             + "if field then state[field] = value return end "
-            + "for k in pairs(state) do state[k] = nil end for k, v in pairs(value) do state[k] = v end",
+            + "for k in pairs(state) do if type(k) ~= 'userdata' then state[k] = nil end end "
+            + "for k, v in pairs(value) do state[k] = v end",
           chunkName: "=restore")
         try vm.call(fill, arguments: [
           .reference(stateReference), .value(persistence.select.map { LuaValue($0) } ?? .nil),
@@ -316,9 +324,11 @@ public final class LuaFeature: @unchecked Sendable {
     }
     try locked { () throws(LuaFeatureError) in
       do throws(LuaError) {
-        // Fill the existing table, so the reducer's bound state stays the same table.
+        // Fill the existing table, so the reducer's bound state stays the same table. The one
+        // light userdata key is where the table keeps its proxy: it stays.
         let fill = try vm.load(
-          "local state, new = ... for k in pairs(state) do state[k] = nil end "
+          "local state, new = ... "
+            + "for k in pairs(state) do if type(k) ~= 'userdata' then state[k] = nil end end "
             + "for k, v in pairs(new) do state[k] = v end", chunkName: "=replace_state")
         try vm.call(fill, arguments: [.reference(stateReference), .value(.table(table))])
       } catch {

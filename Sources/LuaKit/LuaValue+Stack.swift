@@ -5,6 +5,12 @@ extension LuaStack {
   /// Pushes a Swift-side value. Arrays get the VM's array marker so they stay arrays when empty.
   func push(_ value: LuaValue, in vm: LuaVM) throws(LuaError) {
     guard reserve(4) else { throw .conversion(path: "", message: "nesting too deep") }
+    try pushReserved(value, in: vm)
+  }
+
+  /// `push`, once room is made: each table makes room for its key and value (the hot path of
+  /// an action is a table of scalars, one check for it all).
+  private func pushReserved(_ value: LuaValue, in vm: LuaVM) throws(LuaError) {
     switch value {
     case .nil: lua_pushnil(L)
     case let .boolean(flag): lua_pushboolean(L, flag ? 1 : 0)
@@ -14,12 +20,15 @@ extension LuaStack {
     case let .table(table):
       let sequenceCount = table.kind == .array ? table.count : 0
       lua_createtable(L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
+      guard reserve(3) else { throw .conversion(path: "", message: "nesting too deep") }
       for (key, element) in table.entries {
         if case let .number(number) = key, number.isNaN {
           throw .conversion(path: "", message: "a table key cannot be NaN")
         }
-        try push(key, in: vm)
-        do throws(LuaError) { try push(element, in: vm) } catch { throw error.under(LuaPath.component(key)) }
+        try pushReserved(key, in: vm)
+        do throws(LuaError) { try pushReserved(element, in: vm) } catch {
+          throw error.under(LuaPath.component(key))
+        }
         lua_rawset(L, -3)
       }
       if table.kind == .array { vm.setArrayMarker(on: -1, L) }
@@ -69,7 +78,7 @@ extension LuaStack {
       defer { visiting.removeLast() }
       var table = LuaTable(kind: vm.hasArrayMarker(at: index, L) ? .array : .map)
       lua_pushnil(L)
-      while lua_next(L, index) != 0 {
+      while lk_next(L, index) != 0 {
         let key = try value(at: absolute(-2), in: vm, visiting: &visiting)
         do throws(LuaError) {
           table[key] = try value(at: absolute(-1), in: vm, visiting: &visiting)

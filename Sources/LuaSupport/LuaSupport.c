@@ -3,9 +3,90 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 // The hook runs every `granularity` instructions: cheap, and precise enough for a budget.
 static const int lk_hook_granularity = 1000;
+
+// MARK: - Small-block pool
+
+// Lua allocates and frees small blocks all the time: the table of each action and its fields,
+// the tables and strings of a state. They come from free lists, one a size class, carved from
+// 64 KiB slabs; larger blocks go to malloc. A freed small block goes back to its list, never to
+// the system, until the state closes and frees its slabs: a state keeps the memory of its peak
+// use of small blocks, and reuses it.
+#define LK_POOL_LARGEST ((size_t)LK_POOL_GRANULE * LK_POOL_CLASSES)
+
+static inline int lk_pool_class(size_t size) { return (int)((size - 1) / LK_POOL_GRANULE); }
+
+static void *lk_pool_take(lk_pool *pool, size_t size) {
+  int size_class = lk_pool_class(size);
+  lk_free_block *block = pool->free[size_class];
+  if (block != NULL) {
+    pool->free[size_class] = block->next;
+    return block;
+  }
+  size_t rounded = (size_t)(size_class + 1) * LK_POOL_GRANULE;
+  if ((size_t)(pool->end - pool->cursor) < rounded) {  // the rest of the slab is too small
+    char *slab = malloc(LK_POOL_SLAB);
+    if (slab == NULL) return NULL;
+    *(void **)slab = pool->slabs;
+    pool->slabs = slab;
+    pool->cursor = slab + LK_POOL_GRANULE;  // after the link, keeping blocks 16-byte aligned
+    pool->end = slab + LK_POOL_SLAB;
+  }
+  void *result = pool->cursor;
+  pool->cursor += rounded;
+  return result;
+}
+
+static void lk_pool_give(lk_pool *pool, void *block, size_t size) {
+  lk_free_block *freed = block;
+  int size_class = lk_pool_class(size);
+  freed->next = pool->free[size_class];
+  pool->free[size_class] = freed;
+}
+
+static void lk_pool_close(lk_pool *pool) {
+  while (pool->slabs != NULL) {
+    void *next = *(void **)pool->slabs;
+    free(pool->slabs);
+    pool->slabs = next;
+  }
+}
+
+// Frees a block of `size` bytes, wherever it came from.
+static void lk_release(lk_pool *pool, void *block, size_t size) {
+  if (size <= LK_POOL_LARGEST) lk_pool_give(pool, block, size);
+  else free(block);
+}
+
+// A block of `size` bytes holding the first bytes of `block` (of `old` bytes, or NULL).
+static void *lk_resize(lk_pool *pool, void *block, size_t old, size_t size) {
+  if (size > LK_POOL_LARGEST) {
+    if (block != NULL && old > LK_POOL_LARGEST) return realloc(block, size);
+    void *large = malloc(size);
+    if (large != NULL && block != NULL) {
+      memcpy(large, block, old);  // old < size here
+      lk_pool_give(pool, block, old);
+    }
+    return large;
+  }
+  if (block != NULL && old <= LK_POOL_LARGEST && lk_pool_class(old) == lk_pool_class(size))
+    return block;
+  void *small = lk_pool_take(pool, size);
+  if (small == NULL) {
+    // Lua requires a shrink to succeed, and keeping the block does: it is at least `size`
+    // bytes, and freed later as a small block it joins that size's list. (A malloc block kept
+    // so never goes back to malloc; this happens only when memory has run out.)
+    return size <= old ? block : NULL;
+  }
+  if (block != NULL) {
+    memcpy(small, block, old < size ? old : size);
+    lk_release(pool, block, old);
+  }
+  return small;
+}
 
 // MARK: - Capped allocator
 
@@ -13,7 +94,7 @@ static void *lk_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   lk_info *info = (lk_info *)ud;
   size_t old = ptr ? osize : 0;  // when ptr is NULL, osize is a type tag, not a size
   if (nsize == 0) {
-    free(ptr);
+    if (ptr != NULL) lk_release(&info->pool, ptr, old);
     info->memory_used -= old;
     return NULL;
   }
@@ -22,10 +103,12 @@ static void *lk_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     info->last_failure = LK_FAILURE_MEMORY_LIMIT;
     return NULL;  // Lua collects garbage, retries once, then raises LUA_ERRMEM
   }
-  void *block = realloc(ptr, nsize);
+  void *block = lk_resize(&info->pool, ptr, old, nsize);
   if (block != NULL) info->memory_used = info->memory_used - old + nsize;
   return block;
 }
+
+static int lk_traceback(lua_State *L);
 
 static int lk_panic(lua_State *L) {
   const char *message = lua_tostring(L, -1);
@@ -40,6 +123,7 @@ lua_State *lk_newstate(size_t memory_limit) {
   info->memory_limit = memory_limit;
   lua_State *L = lua_newstate(lk_alloc, info);
   if (L == NULL) {
+    lk_pool_close(&info->pool);
     free(info);
     return NULL;
   }
@@ -56,12 +140,16 @@ lua_State *lk_newstate(size_t memory_limit) {
   lua_pushnil(L);
   lua_setfield(L, -2, "dump");
   lua_pop(L, 1);
+  // The traceback handler stays in the main thread's first stack slot for the state's life,
+  // so a protected call from the host names it there instead of inserting it each time.
+  lua_pushcfunction(L, lk_traceback);
   return L;
 }
 
 void lk_close(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_close(L);
+  lk_pool_close(&info->pool);
   free(info);
 }
 
@@ -151,13 +239,19 @@ static void lk_leave(lua_State *L, int status, int saved_enforce) {
 }
 
 int lk_pcall(lua_State *L, int nargs, int nresults) {
-  int handler = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, lk_traceback);
-  lua_insert(L, handler);
+  // The handler in slot 1 (see lk_newstate) when this is the main thread; otherwise, pushed
+  // below the function and removed after.
+  int resident = lua_gettop(L) > nargs + 1 && lua_tocfunction(L, 1) == lk_traceback;
+  int handler = 1;
+  if (!resident) {
+    handler = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, lk_traceback);
+    lua_insert(L, handler);
+  }
   int saved_enforce = lk_enter(L, L);
   int status = lua_pcall(L, nargs, nresults, handler);
   lk_leave(L, status, saved_enforce);
-  lua_remove(L, handler);
+  if (!resident) lua_remove(L, handler);
   return status;
 }
 

@@ -4,6 +4,20 @@
 
 #include "LuaSupport.h"
 
+// Small blocks of a state, by 16-byte size class up to 256 bytes (see LuaSupport.c).
+enum { LK_POOL_GRANULE = 16, LK_POOL_CLASSES = 16, LK_POOL_SLAB = 64 * 1024 };
+
+typedef struct lk_free_block {
+  struct lk_free_block *next;
+} lk_free_block;
+
+typedef struct {
+  lk_free_block *free[LK_POOL_CLASSES];  // freed blocks, one list a class
+  char *cursor;                          // the unused rest of the newest slab
+  char *end;
+  void *slabs;  // every slab, linked through its first word
+} lk_pool;
+
 // Bookkeeping beside each state. A pointer to it lives in the state's extra space, which Lua
 // copies into every coroutine, so the hook and the trampoline reach it from any thread.
 typedef struct {
@@ -17,6 +31,7 @@ typedef struct {
   lk_failure last_failure;
   void *owner;
   lua_Integer journal_length;  // entries (three slots each) in the transaction journal
+  lk_pool pool;
 } lk_info;
 
 static inline lk_info *lk_info_of(lua_State *L) {

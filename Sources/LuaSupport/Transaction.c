@@ -2,8 +2,8 @@
 // reducer makes (the same proxies in Lua cost five times the reducer itself).
 //
 // The reducer gets a proxy instead of the state: an empty table whose metamethods read
-// through to the real table (handing out proxies of nested tables, made once and cached) and
-// apply every write at once while journaling (table, key, old value). After a failed action
+// through to the real table (handing out proxies of nested tables, made once and kept in the
+// table they stand for) and apply every write at once while journaling (table, key, old value). After a failed action
 // the host rolls the journal back, newest first; a good action's journal is forgotten when the
 // next one starts. The cost is what the reducer touches, never the size of the state.
 //
@@ -14,41 +14,52 @@
 
 static const char lk_real_key = 0;      // proxy[&lk_real_key]: the table the proxy stands for
 static const char lk_journal_key = 0;   // registry: the journal, three slots an entry
-static const char lk_proxies_key = 0;   // registry: table -> its proxy, weak keys
 static const char lk_metatable_key = 0; // registry: the proxies' metatable
+
+// table[&lk_proxy_key]: the table's proxy, once a reducer has reached the table. Keeping it in
+// the table itself, rather than in a weak table from tables to proxies, makes finding it a
+// lookup in a table just read anyway; a weak table of every proxy made would be cleared by
+// the collector on every cycle, a cost that grows with the state. Readers skip the key
+// (`lk_next`); Lua code cannot make a light userdata, so it cannot name it.
+static const char lk_proxy_key = 0;
 
 // The metamethods' upvalues.
 #define LK_JOURNAL lua_upvalueindex(1)
-#define LK_PROXIES lua_upvalueindex(2)
-#define LK_METATABLE lua_upvalueindex(3)
-#define LK_NEXT lua_upvalueindex(4)
+#define LK_METATABLE lua_upvalueindex(2)
+#define LK_NEXT lua_upvalueindex(3)
 
 // Past this depth, storing a plain table tracks the tables it has seen, to stop at a cycle.
 static const int lk_unwrap_untracked_depth = 16;
 
-// Pushes the proxy of the table at `index`, from the cache or new. The cache holds a proxy as
-// long as its table lives, so a nested table is wrapped once, not once per action.
-static void lk_push_proxy_of(lua_State *L, int index, int proxies, int metatable) {
+// Pushes the proxy of the table at `index`, the one it keeps or a new one. A table keeps its
+// proxy as long as it lives, so a nested table is wrapped once, not once per action.
+static void lk_push_proxy_of(lua_State *L, int index, int metatable) {
   index = lua_absindex(L, index);
-  lua_pushvalue(L, index);
-  if (lua_rawget(L, proxies) == LUA_TTABLE) return;
+  if (lua_rawgetp(L, index, &lk_proxy_key) == LUA_TTABLE) return;
   lua_pop(L, 1);
   lua_createtable(L, 0, 1);
   lua_pushvalue(L, index);
   lua_rawsetp(L, -2, &lk_real_key);
   lua_pushvalue(L, metatable);
   lua_setmetatable(L, -2);
-  lua_pushvalue(L, index);
-  lua_pushvalue(L, -2);
-  lua_rawset(L, proxies);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, index, &lk_proxy_key);
 }
 
 // __index(proxy, key): the real table's value, a nested table as its proxy.
 static int lk_proxy_index(lua_State *L) {
   lua_rawgetp(L, 1, &lk_real_key);
   lua_pushvalue(L, 2);
-  if (lua_gettable(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_PROXIES, LK_METATABLE);
+  if (lua_gettable(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_METATABLE);
   return 1;
+}
+
+int lk_next(lua_State *L, int index) {
+  while (lua_next(L, index) != 0) {
+    if (lua_type(L, -2) != LUA_TLIGHTUSERDATA || lua_touserdata(L, -2) != &lk_proxy_key) return 1;
+    lua_pop(L, 1);
+  }
+  return 0;
 }
 
 // Replaces the table at `index` by what the state must hold: a proxy by its table, and in a
@@ -78,7 +89,7 @@ static void lk_unwrap(lua_State *L, int index, int depth, int seen) {
   }
   luaL_checkstack(L, 4, "a value stored in the state is nested too deeply");
   lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
+  while (lk_next(L, index) != 0) {
     if (lua_type(L, -1) == LUA_TTABLE) {
       int value = lua_gettop(L);
       lua_pushvalue(L, value);
@@ -132,9 +143,9 @@ static int lk_proxy_next(lua_State *L) {
   lua_rawgetp(L, 1, &lk_real_key);  // 3
   lua_settop(L, 3);
   lua_pushvalue(L, 2);
-  if (lua_next(L, 3) == 0) return 0;
+  if (lk_next(L, 3) == 0) return 0;
   if (lua_type(L, -1) == LUA_TTABLE) {
-    lk_push_proxy_of(L, -1, LK_PROXIES, LK_METATABLE);
+    lk_push_proxy_of(L, -1, LK_METATABLE);
     lua_replace(L, -2);
   }
   return 2;
@@ -148,9 +159,8 @@ static int lk_proxy_pairs(lua_State *L) {
 }
 
 // Pushes the metamethods' shared upvalues.
-static void lk_push_upvalues(lua_State *L, int journal, int proxies, int metatable) {
+static void lk_push_upvalues(lua_State *L, int journal, int metatable) {
   lua_pushvalue(L, journal);
-  lua_pushvalue(L, proxies);
   lua_pushvalue(L, metatable);
 }
 
@@ -162,46 +172,36 @@ static void lk_transactions_open(lua_State *L) {
   lua_pop(L, 1);
   lua_createtable(L, 48, 0);  // journal
   int journal = lua_gettop(L);
-  lua_createtable(L, 0, 0);  // proxies, weak keys: a proxy lives as long as its table
-  int proxies = lua_gettop(L);
-  lua_createtable(L, 0, 1);
-  lua_pushliteral(L, "k");
-  lua_setfield(L, -2, "__mode");
-  lua_setmetatable(L, proxies);
   lua_createtable(L, 0, 5);  // the proxies' metatable
   int metatable = lua_gettop(L);
-  lk_push_upvalues(L, journal, proxies, metatable);
-  lua_pushcclosure(L, lk_proxy_index, 3);
+  lk_push_upvalues(L, journal, metatable);
+  lua_pushcclosure(L, lk_proxy_index, 2);
   lua_setfield(L, metatable, "__index");
-  lk_push_upvalues(L, journal, proxies, metatable);
-  lua_pushcclosure(L, lk_proxy_newindex, 3);
+  lk_push_upvalues(L, journal, metatable);
+  lua_pushcclosure(L, lk_proxy_newindex, 2);
   lua_setfield(L, metatable, "__newindex");
   lua_pushcfunction(L, lk_proxy_len);
   lua_setfield(L, metatable, "__len");
-  lk_push_upvalues(L, journal, proxies, metatable);
-  lk_push_upvalues(L, journal, proxies, metatable);
-  lua_pushcclosure(L, lk_proxy_next, 3);
-  lua_pushcclosure(L, lk_proxy_pairs, 4);
+  lk_push_upvalues(L, journal, metatable);
+  lk_push_upvalues(L, journal, metatable);
+  lua_pushcclosure(L, lk_proxy_next, 2);
+  lua_pushcclosure(L, lk_proxy_pairs, 3);
   lua_setfield(L, metatable, "__pairs");
   lua_pushliteral(L, "composable.state");  // getmetatable/setmetatable cannot reach it
   lua_setfield(L, metatable, "__metatable");
   lua_pushvalue(L, journal);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
-  lua_pushvalue(L, proxies);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_proxies_key);
   lua_pushvalue(L, metatable);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
-  lua_pop(L, 3);
+  lua_pop(L, 2);
 }
 
 void lk_push_transactional_proxy(lua_State *L, int index) {
   index = lua_absindex(L, index);
   lk_transactions_open(L);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_proxies_key);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
-  lk_push_proxy_of(L, index, lua_gettop(L) - 1, lua_gettop(L));
-  lua_replace(L, -3);
-  lua_pop(L, 1);
+  lk_push_proxy_of(L, index, lua_gettop(L));
+  lua_replace(L, -2);
 }
 
 int lk_push_proxied_table(lua_State *L, int index) {

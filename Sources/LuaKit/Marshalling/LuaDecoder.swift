@@ -160,7 +160,7 @@ final class LuaDecoding {
     let length = Int(lua_rawlen(L, index))
     var entries = 0
     lua_pushnil(L)
-    while lua_next(L, index) != 0 {
+    while lk_next(L, index) != 0 {
       lua_settop(L, -2)
       entries += 1
       let isIndex = lua_type(L, -1) == LUA_TNUMBER && lua_isinteger(L, -1) != 0
@@ -189,7 +189,7 @@ final class LuaDecoding {
     let top = stack.top
     defer { stack.setTop(top) }
     lua_pushnil(L)
-    while lua_next(L, table) != 0 {
+    while lk_next(L, table) != 0 {
       guard lua_type(L, -2) == LUA_TNUMBER, lua_isinteger(L, -2) != 0 else {
         throw LuaError.conversion(
           path: "", message: "expected integer keys, got a \(stack.typeName(at: -2)) key")

@@ -81,7 +81,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     guard let table else { return [] }
     var keys: [Key] = []
     lua_pushnil(L)
-    while lua_next(L, table) != 0 {
+    while lk_next(L, table) != 0 {
       lua_settop(L, -2)
       if lua_type(L, -1) == LUA_TSTRING, let name = decoding.stack.string(at: -1) {
         if !isPayload || name != "type", let key = Key(stringValue: name) { keys.append(key) }

@@ -226,7 +226,7 @@ final class LuaEncoding {
     guard lua_type(L, index) == LUA_TTABLE else { return 0 }
     var count: Int32 = 0
     lua_pushnil(L)
-    while lua_next(L, index) != 0 {
+    while lk_next(L, index) != 0 {
       count += 1
       lua_settop(L, -2)
     }

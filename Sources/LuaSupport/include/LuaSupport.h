@@ -100,6 +100,9 @@ void lk_push_transactional_proxy(lua_State *L, int index);
 /// If the value at `index` is a transactional proxy, pushes the table it stands for and returns
 /// 1; otherwise pushes nothing and returns 0.
 int lk_push_proxied_table(lua_State *L, int index);
+/// `lua_next` for tables of a state: skips the key under which a table keeps its proxy. Every
+/// host reader of a table that may belong to a state iterates with it.
+int lk_next(lua_State *L, int index);
 /// `lk_pcall` that first forgets the journal of the previous transaction (it succeeded).
 int lk_transaction_pcall(lua_State *L, int nargs, int nresults);
 /// Undoes every write journaled since the last `lk_transaction_pcall`, newest first.
