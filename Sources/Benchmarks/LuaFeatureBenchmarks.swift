@@ -109,6 +109,18 @@ extension LuaFeatureBenchmarks {
     guard case let .function(function) = noop else { return }
     try showPiece(only, "vm.call(noop, with: action)") { _ = try vm.call(function, with: increment) }
     try showPiece(only, "LuaFeature.reduce") { try feature.reduce(increment) { (_) throws(LuaFeatureError) in () } }
+    for (name, body) in [
+      ("empty", ""), ("read", "local c = state.count"), ("write", "state.count = 1"),
+      ("action", "local t = action.type"),
+    ] {
+      let variant = try LuaFeature(
+        source: "return { initial_state = function() return { count = 0 } end, "
+          + "reduce = function(state, action) \(body) end }",
+        file: "variant.lua", limits: limits)
+      try showPiece(only, "LuaFeature.reduce(\(name))") {
+        try variant.reduce(increment) { (_) throws(LuaFeatureError) in () }
+      }
+    }
     let reducer = LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: .live)
     var handle = LuaFeatureHandle(feature: feature)
     try showPiece(only, "LuaFeatureReducer.reduce") { _ = reducer.reduce(into: &handle, action: increment) }

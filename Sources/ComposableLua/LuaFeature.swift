@@ -283,6 +283,7 @@ public final class LuaFeature: @unchecked Sendable {
           .reference(stateReference), .value(persistence.select.map { LuaValue($0) } ?? .nil),
           .value(value),
         ])
+        try vm.refreshTransactionalProxy(stateProxy)
       } catch {
         throw .conversion(error)
       }
@@ -331,6 +332,7 @@ public final class LuaFeature: @unchecked Sendable {
             + "for k in pairs(state) do if type(k) ~= 'userdata' then state[k] = nil end end "
             + "for k, v in pairs(new) do state[k] = v end", chunkName: "=replace_state")
         try vm.call(fill, arguments: [.reference(stateReference), .value(.table(table))])
+        try vm.refreshTransactionalProxy(stateProxy)
       } catch {
         throw .conversion(error)
       }

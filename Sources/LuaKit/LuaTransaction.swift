@@ -23,6 +23,17 @@ extension LuaVM {
     }
   }
 
+  /// Tells `proxy` (from `transactionalProxy(of:)`) that the host wrote to its table directly,
+  /// not through it: a flat table that stopped being flat must stop reading without a
+  /// metamethod (see `Transaction.c`).
+  public func refreshTransactionalProxy(_ proxy: LuaReference) throws(LuaError) {
+    drainReleases()
+    try stack.guarded { () throws(LuaError) in
+      try stack.push(proxy, in: self)
+      lk_refresh_transactional_proxy(L, -1)
+    }
+  }
+
   /// Calls `function(state, action, context)` as a transaction and returns its first result.
   ///
   /// `state` is a proxy from `transactionalProxy(of:)`. The action is checked first: a string

@@ -106,6 +106,61 @@ static void lk_unwrap(lua_State *L, int index, int depth, int seen) {
   if (own_seen) lua_remove(L, seen);
 }
 
+// A flat table (no table among its values) can be read without a metamethod: its proxy gets a
+// metatable of its own whose __index is the table itself, so a read is a lookup the VM does.
+// Only a state's root gets this (one metatable per feature, not per table reached): a
+// feature whose state is flat reads it at the speed of a plain table. The root goes back to
+// the shared metatable as soon as a table is stored in it, and never returns: a read must
+// hand out a nested table's proxy, which only the C __index does.
+static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
+  proxy = lua_absindex(L, proxy);
+  shared = lua_absindex(L, shared);
+  if (!lua_getmetatable(L, proxy)) return;
+  int flat = !lua_rawequal(L, -1, shared);
+  lua_pop(L, 1);
+  if (!flat) return;
+  lua_pushvalue(L, shared);
+  lua_setmetatable(L, proxy);
+}
+
+// Whether the table at `index` holds no table.
+static int lk_is_flat(lua_State *L, int index) {
+  index = lua_absindex(L, index);
+  lua_pushnil(L);
+  while (lk_next(L, index) != 0) {
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_pop(L, 2);
+      return 0;
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+// Gives the root proxy at `proxy`, over the table at `real`, flat reads if the table is flat.
+static void lk_choose_reads(lua_State *L, int proxy, int real) {
+  proxy = lua_absindex(L, proxy);
+  real = lua_absindex(L, real);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  int shared = lua_gettop(L);
+  if (!lk_is_flat(L, real)) {
+    lk_leave_flat_reads(L, proxy, shared);
+    lua_pop(L, 1);
+    return;
+  }
+  lua_createtable(L, 0, 5);
+  lua_pushnil(L);
+  while (lua_next(L, shared) != 0) {  // the shared metamethods, then __index replaced
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, -4);
+  }
+  lua_pushvalue(L, real);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, proxy);
+  lua_pop(L, 1);
+}
+
 // __newindex(proxy, key, value): journal the old value, then write to the real table.
 static int lk_proxy_newindex(lua_State *L) {
   lua_rawgetp(L, 1, &lk_real_key);  // 4
@@ -124,7 +179,10 @@ static int lk_proxy_newindex(lua_State *L) {
   lua_rawget(L, 4);
   lua_rawseti(L, LK_JOURNAL, slot + 3);
   info->journal_length += 1;
-  if (lua_type(L, 3) == LUA_TTABLE) lk_unwrap(L, 3, 0, 0);
+  if (lua_type(L, 3) == LUA_TTABLE) {
+    lk_unwrap(L, 3, 0, 0);
+    lk_leave_flat_reads(L, 1, LK_METATABLE);
+  }
   lua_settop(L, 4);
   lua_pushvalue(L, 2);
   lua_pushvalue(L, 3);
@@ -202,6 +260,17 @@ void lk_push_transactional_proxy(lua_State *L, int index) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
   lk_push_proxy_of(L, index, lua_gettop(L));
   lua_replace(L, -2);
+  lk_choose_reads(L, -1, index);
+}
+
+void lk_refresh_transactional_proxy(lua_State *L, int proxy) {
+  proxy = lua_absindex(L, proxy);
+  if (lua_rawgetp(L, proxy, &lk_real_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  lk_choose_reads(L, proxy, -1);
+  lua_pop(L, 1);
 }
 
 int lk_push_proxied_table(lua_State *L, int index) {
@@ -212,16 +281,21 @@ int lk_push_proxied_table(lua_State *L, int index) {
   return 0;
 }
 
+// A committed journal's first entries are left for the next writes to overwrite, rather than
+// cleared on every action: they keep at most this many old values from being collected.
+static const lua_Integer lk_journal_kept_entries = 16;
+
 void lk_transaction_commit(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  if (info->journal_length == 0) return;
+  lua_Integer length = info->journal_length;
+  info->journal_length = 0;
+  if (length <= lk_journal_kept_entries) return;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
-  for (lua_Integer slot = info->journal_length * 3; slot > 0; slot--) {
+  for (lua_Integer slot = length * 3; slot > lk_journal_kept_entries * 3; slot--) {
     lua_pushnil(L);
     lua_rawseti(L, -2, slot);
   }
   lua_pop(L, 1);
-  info->journal_length = 0;
 }
 
 static int lk_rollback_journal(lua_State *L) {

@@ -97,6 +97,9 @@ void *lk_owner(lua_State *L);
 /// Pushes the transactional proxy of the table at `index`: reads go through to the table,
 /// writes are applied and journaled until the next `lk_transaction_pcall` forgets them.
 void lk_push_transactional_proxy(lua_State *L, int index);
+/// After the host wrote to a state's table directly (not through its proxy, at `proxy`): lets
+/// the proxy see again whether the table is flat (see Transaction.c).
+void lk_refresh_transactional_proxy(lua_State *L, int proxy);
 /// If the value at `index` is a transactional proxy, pushes the table it stands for and returns
 /// 1; otherwise pushes nothing and returns 0.
 int lk_push_proxied_table(lua_State *L, int index);
