@@ -37,6 +37,10 @@ public final class LuaFeature: @unchecked Sendable {
     let persistence: Persistence?
   }
 
+  /// `reduce(state, action, env)`, ready to call for each action. It holds registry slots: the
+  /// references it was made from (`module.reduce`, `stateProxy`, `environment`) keep them.
+  private var step: LuaTransactionCall
+
   /// How the feature asked to be kept on disk (`Feature.persist = composable.persist{...}`).
   public struct Persistence: Equatable, Sendable {
     /// The file, relative to the host's data directory.
@@ -95,6 +99,8 @@ public final class LuaFeature: @unchecked Sendable {
       }
       stateReference = try vm.reference(to: initial)
       stateProxy = try vm.transactionalProxy(of: stateReference)
+      step = try LuaTransactionCall(
+        function: module.reduce, state: stateProxy, context: environment, in: vm)
     } catch let error as LuaFeatureError {
       throw error
     } catch let error as LuaError {
@@ -197,8 +203,8 @@ public final class LuaFeature: @unchecked Sendable {
   /// `reduce`, setting `wrote` to whether the action wrote to the state (known only for
   /// features that persist, false for the others: nobody asks).
   ///
-  /// The lock is taken by hand rather than through `locked`: on this path, once per action, a
-  /// generic closure returning a tuple cost a runtime metadata lookup per call.
+  /// `wrote` is an argument rather than part of a returned tuple: on this path, once per action,
+  /// a generic tuple cost a runtime metadata lookup per call.
   func reduce<Interpreted>(
     _ action: LuaValue, wrote: inout Bool,
     interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
@@ -207,8 +213,7 @@ public final class LuaFeature: @unchecked Sendable {
     defer { lock.unlock() }
     let returned: LuaValue
     do throws(LuaError) {
-      returned = try vm.callTransaction(
-        module.reduce, state: stateProxy, action: action, context: environment)
+      returned = try vm.callTransaction(step, action: action)
     } catch {
       rollback()
       throw .reduce(action: action.description, error: error)
@@ -386,6 +391,12 @@ public final class LuaFeature: @unchecked Sendable {
           rollback()
           throw .load(file: file, message: "migrate(state) failed: \(error)")
         }
+      }
+      do throws(LuaError) {
+        step = try LuaTransactionCall(
+          function: loaded.reduce, state: stateProxy, context: environment, in: vm)
+      } catch {
+        throw .load(file: file, message: error.description)
       }
       sandbox = fresh
       module = loaded

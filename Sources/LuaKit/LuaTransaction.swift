@@ -42,10 +42,20 @@ extension LuaVM {
   public func callTransaction(
     _ function: LuaReference, state: LuaReference, action: LuaValue, context: LuaReference
   ) throws(LuaError) -> LuaValue {
+    try withExtendedLifetime((function, state, context)) { () throws(LuaError) -> LuaValue in
+      try callTransaction(
+        LuaTransactionCall(function: function, state: state, context: context, in: self),
+        action: action)
+    }
+  }
+
+  /// `callTransaction` with its function, state and context checked once, in `call`, whose
+  /// references the caller keeps alive.
+  public func callTransaction(_ call: LuaTransactionCall, action: LuaValue) throws(LuaError) -> LuaValue {
     drainReleases()
     return try stack.guarded { () throws(LuaError) -> LuaValue in
-      try stack.push(function, in: self)
-      try stack.push(state, in: self)
+      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))
+      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
       do throws(LuaError) { try stack.push(action, in: self) } catch {
         throw error.rooted(at: "action")
       }
@@ -53,7 +63,7 @@ extension LuaVM {
         lk_transaction_commit(L)  // nothing ran: the previous transaction is settled too
         throw .runtime(message: Self.malformedActionMessage(action), traceback: "")
       }
-      try stack.push(context, in: self)
+      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.context))
       let status = lk_transaction_pcall(L, 3, 1)
       guard status == LUA_OK else { throw takeError(status: status) }
       do throws(LuaError) { return try stack.value(at: -1, in: self) } catch {
@@ -89,6 +99,24 @@ extension LuaVM {
     default: found = action.luaTypeName
     }
     return "action: expected an action (a table with a string type, or a string), got \(found)"
+  }
+}
+
+/// The function, state and context of a transaction, checked once to belong to one VM: the
+/// shape of a feature's step, called for every action. It holds their registry slots, not the
+/// references, so that a call reads three integers and counts no references; whoever makes it
+/// keeps the references alive as long as it is used.
+public struct LuaTransactionCall: Sendable {
+  let slots: (function: Int32, state: Int32, context: Int32)
+
+  public init(
+    function: LuaReference, state: LuaReference, context: LuaReference, in vm: LuaVM
+  ) throws(LuaError) {
+    for reference in [function, state, context] where reference.owner !== vm.releaseQueue {
+      throw .conversion(
+        path: "", message: "\(reference) belongs to another Lua VM and cannot be used here")
+    }
+    slots = (function.slot, state.slot, context.slot)
   }
 }
 

@@ -184,9 +184,8 @@ static int lk_proxy_newindex(lua_State *L) {
     lk_leave_flat_reads(L, 1, LK_METATABLE);
   }
   lua_settop(L, 4);
-  lua_pushvalue(L, 2);
-  lua_pushvalue(L, 3);
-  lua_rawset(L, 4);
+  lua_replace(L, 1);  // real, key, value: the three that rawset wants, in place
+  lua_rawset(L, 1);
   return 0;
 }
 

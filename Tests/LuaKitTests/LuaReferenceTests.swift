@@ -58,4 +58,21 @@ import Testing
       _ = try second.reference(to: .function(function))
     }
   }
+
+  @Test func aTransactionCallOverReferencesOfAnotherVMIsRefused() throws {
+    let first = try LuaVM()
+    let second = try LuaVM()
+    let function = try first.load("return 1", chunkName: "one")
+    let table = try second.reference(to: [:])
+    #expect(throws: LuaError.conversion(
+      path: "", message: "\(function) belongs to another Lua VM and cannot be used here")) {
+      _ = try LuaTransactionCall(function: function, state: table, context: table, in: second)
+    }
+    // Made over references of its own VM, it calls through their slots.
+    let reduce = try second.load("local state, action = ... state.seen = action.type", chunkName: "r")
+    let proxy = try second.transactionalProxy(of: table)
+    let call = try LuaTransactionCall(function: reduce, state: proxy, context: table, in: second)
+    _ = try second.callTransaction(call, action: "go")
+    #expect(try second.value(of: table) == ["seen": "go"])
+  }
 }
