@@ -4,6 +4,9 @@
 /// (marshalling, host functions) is not capped, so a memory error never unwinds through a
 /// Swift frame. The instruction budget is counted per top-level call, coroutines included,
 /// and a script cannot swallow it with `pcall`: once spent, every later instruction fails.
+/// Counting slows every instruction, so a call on the main thread starts counting only once
+/// it has run for a few milliseconds (a watchdog arms the count, see `Watchdog.c`): a short
+/// call is never counted, and a runaway one stops that much later.
 public struct LuaLimits: Equatable, Sendable {
   /// Bytes of Lua memory, or nil for no cap.
   public var memory: Int?

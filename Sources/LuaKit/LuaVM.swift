@@ -49,6 +49,10 @@ public final class LuaVM {
     }
   }
 
+  /// Whether the main thread counts instructions now: only while a call that ran long is in
+  /// flight, never between calls (a count hook slows every instruction).
+  var countsInstructionsNow: Bool { lk_main_thread_counts_instructions(L) != 0 }
+
   /// Bytes of memory the Lua state holds now.
   public var memoryInUse: Int { lk_memory_used(L) }
 

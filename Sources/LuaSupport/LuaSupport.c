@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 // The hook runs every `granularity` instructions: cheap, and precise enough for a budget.
@@ -109,6 +110,7 @@ static void *lk_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 }
 
 static int lk_traceback(lua_State *L);
+static void lk_patch_coroutine_library(lua_State *L);
 
 static int lk_panic(lua_State *L) {
   const char *message = lua_tostring(L, -1);
@@ -128,8 +130,11 @@ lua_State *lk_newstate(size_t memory_limit) {
     return NULL;
   }
   *(lk_info **)lua_getextraspace(L) = info;
+  info->main = L;
+  info->watch_slot = lk_watch_claim();
   lua_atpanic(L, lk_panic);
   luaL_openlibs(L);
+  lk_patch_coroutine_library(L);
   // Generational collection: a feature's state is large and long-lived, and each action makes
   // a little short-lived garbage (the action table). In incremental mode every cycle marks the
   // whole state, so the cost per action grew with the state; young collections do not.
@@ -149,6 +154,7 @@ lua_State *lk_newstate(size_t memory_limit) {
 void lk_close(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_close(L);
+  if (info->watch_slot >= 0) lk_watch_release(info->watch_slot);
   lk_pool_close(&info->pool);
   free(info);
 }
@@ -182,14 +188,60 @@ static void lk_count_hook(lua_State *L, lua_Debug *ar) {
   lua_error(L);
 }
 
+void lk_arm_instruction_budget(lua_State *L) {
+  lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
+}
+
+// The main thread gets the hook only for a call that runs long (see Watchdog.c); a coroutine
+// gets it when made, and keeps it.
 void lk_set_instruction_limit(lua_State *L, int64_t instructions) {
   lk_info *info = lk_info_of(L);
   info->instruction_limit = instructions < 0 ? 0 : instructions;
   if (info->instruction_limit == 0) lua_sethook(L, NULL, 0, 0);
-  else lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
+}
+
+static void lk_hook_new_thread(lua_State *L, lua_State *thread) {
+  if (thread != NULL && lk_info_of(L)->instruction_limit != 0) lk_arm_instruction_budget(thread);
+}
+
+// coroutine.create, then the count hook on the new thread (upvalue 1: Lua's create).
+static int lk_coroutine_create(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  lk_hook_new_thread(L, lua_tothread(L, -1));
+  return 1;
+}
+
+// coroutine.wrap, then the count hook on the thread inside (the function Lua's wrap returns
+// holds its coroutine as its first upvalue).
+static int lk_coroutine_wrap(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  if (lua_getupvalue(L, -1, 1) != NULL) {
+    if (lua_type(L, -1) == LUA_TTHREAD) lk_hook_new_thread(L, lua_tothread(L, -1));
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+static void lk_patch_coroutine_library(lua_State *L) {
+  lua_getglobal(L, "coroutine");
+  lua_getfield(L, -1, "create");
+  lua_pushcclosure(L, lk_coroutine_create, 1);
+  lua_setfield(L, -2, "create");
+  lua_getfield(L, -1, "wrap");
+  lua_pushcclosure(L, lk_coroutine_wrap, 1);
+  lua_setfield(L, -2, "wrap");
+  lua_pop(L, 1);
 }
 
 int64_t lk_instruction_limit(lua_State *L) { return lk_info_of(L)->instruction_limit; }
+
+int lk_main_thread_counts_instructions(lua_State *L) {
+  return lua_gethook(lk_info_of(L)->main) != NULL;
+}
 
 // MARK: - Protected calls
 
@@ -214,8 +266,14 @@ static int lk_enter(lua_State *L, lua_State *thread) {
   if (info->call_depth == 0) {
     info->instructions_used = 0;
     info->budget_exhausted = 0;
-    if (info->instruction_limit != 0)
-      lua_sethook(thread, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
+    if (info->instruction_limit != 0) {
+      info->watching = thread == info->main && info->watch_slot >= 0 &&
+                       lk_watch_begin(info->watch_slot, thread);
+      if (!info->watching) {
+        lk_arm_instruction_budget(thread);
+        info->main_hooked = thread == info->main;
+      }
+    }
   }
   info->last_failure = LK_FAILURE_NONE;
   int saved_enforce = info->enforce_memory;
@@ -229,6 +287,12 @@ static void lk_leave(lua_State *L, int status, int saved_enforce) {
   lk_info *info = lk_info_of(L);
   info->call_depth -= 1;
   info->enforce_memory = saved_enforce;
+  if (info->call_depth == 0) {
+    if (info->watching && lk_watch_end(info->watch_slot)) info->main_hooked = 1;
+    info->watching = 0;
+    if (info->main_hooked) lua_sethook(info->main, NULL, 0, 0);
+    info->main_hooked = 0;
+  }
   if (status == LUA_OK || status == LUA_YIELD) {
     info->last_failure = LK_FAILURE_NONE;
   } else if (info->budget_exhausted) {

@@ -32,10 +32,21 @@ typedef struct {
   void *owner;
   lua_Integer journal_length;  // entries (three slots each) in the transaction journal
   lk_pool pool;
+  lua_State *main;     // the state's main thread
+  int watch_slot;      // the state's slot in the watchdog's table, or -1 (Watchdog.c)
+  int watching;        // the watchdog watches the call in flight on `main`
+  int main_hooked;     // the count hook is on `main` for this call
 } lk_info;
 
 static inline lk_info *lk_info_of(lua_State *L) {
   return *(lk_info **)lua_getextraspace(L);
 }
+
+// The instruction budget (LuaSupport.c, Watchdog.c).
+void lk_arm_instruction_budget(lua_State *L);
+int lk_watch_claim(void);
+void lk_watch_release(int slot);
+int lk_watch_begin(int slot, lua_State *L);
+int lk_watch_end(int slot);
 
 #endif

@@ -61,6 +61,9 @@ size_t lk_memory_used(lua_State *L);
 /// Instructions one top-level `lk_pcall` may run (0: unlimited).
 void lk_set_instruction_limit(lua_State *L, int64_t instructions);
 int64_t lk_instruction_limit(lua_State *L);
+/// Whether the main thread has the count hook now (between calls: only while a call that ran
+/// long is in flight, see Watchdog.c).
+int lk_main_thread_counts_instructions(lua_State *L);
 
 /// Calls the function below `nargs` arguments with a traceback message handler, under the
 /// limits. Returns Lua's status code; on error the message (with traceback) is on top.

@@ -1,0 +1,131 @@
+// The instruction budget without a cost per instruction.
+//
+// Lua counts instructions only through a count hook, and while any hook is set every
+// instruction of every Lua function takes a slow path: a fifth of a small reducer's time. So a
+// call on a state's main thread starts with no hook. A watchdog thread looks at the calls in
+// flight every few milliseconds; a call it finds running on two looks in a row gets a signal,
+// whose handler (on the call's own thread, as Lua's own interpreter does for Ctrl-C) installs
+// the count hook. From then on the budget counts as before. A call that ends sooner never pays
+// for the hook; a runaway one is stopped a few milliseconds later than it would have been.
+//
+// Each state holds a slot in a fixed table whose memory is never freed, so the watchdog and
+// the handler can read any slot at any time. A state that finds no free slot gets the hook on
+// every call, as before.
+#include "LuaSupportState.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
+
+enum { LK_WATCH_SLOTS = 256 };
+static const long lk_watch_period_ns = 5 * 1000 * 1000;
+#define LK_WATCH_SIGNAL SIGURG  // ignored by default: a stray one does nothing
+
+typedef struct {
+  atomic_int owned;       // a state holds the slot
+  atomic_uint call;       // odd while a call runs; each call moves it on by two
+  atomic_int signalling;  // the watchdog is signalling the slot's thread
+  atomic_int armed;       // the handler installed the hook for this call
+  unsigned seen;          // `call` at the watchdog's last look (the watchdog's own)
+  pthread_t thread;       // written by the owner while `call` is even
+  lua_State *L;
+} lk_watch_slot;
+
+static lk_watch_slot lk_watch_slots[LK_WATCH_SLOTS];
+static pthread_once_t lk_watch_once = PTHREAD_ONCE_INIT;
+static atomic_int lk_watch_started;
+
+static void lk_watch_signal_handler(int signal) {
+  (void)signal;
+  pthread_t self = pthread_self();
+  for (int index = 0; index < LK_WATCH_SLOTS; index++) {
+    lk_watch_slot *slot = &lk_watch_slots[index];
+    // A call in flight on this very thread: the one the signal interrupted.
+    if ((atomic_load(&slot->call) & 1) && pthread_equal(slot->thread, self) &&
+        !atomic_load(&slot->armed)) {
+      atomic_store(&slot->armed, 1);
+      lk_arm_instruction_budget(slot->L);  // lua_sethook may be called from a signal handler
+    }
+  }
+}
+
+static void *lk_watchdog(void *unused) {
+  (void)unused;
+  struct timespec period = {0, lk_watch_period_ns};
+  for (;;) {
+    nanosleep(&period, NULL);
+    for (int index = 0; index < LK_WATCH_SLOTS; index++) {
+      lk_watch_slot *slot = &lk_watch_slots[index];
+      unsigned call = atomic_load(&slot->call);
+      if (!(call & 1) || call != slot->seen || atomic_load(&slot->armed)) {
+        slot->seen = call;
+        continue;
+      }
+      // Announce the signal, then check the call is still there: its end moves `call` on
+      // before waiting for `signalling`, so its thread outlives any signal sent to it.
+      atomic_store(&slot->signalling, 1);
+      if (atomic_load(&slot->call) == call) pthread_kill(slot->thread, LK_WATCH_SIGNAL);
+      atomic_store(&slot->signalling, 0);
+    }
+  }
+  return NULL;
+}
+
+static void lk_watch_start(void) {
+  struct sigaction action = {0};
+  action.sa_handler = lk_watch_signal_handler;
+  action.sa_flags = SA_RESTART;  // a system call the signal interrupts goes on
+  sigemptyset(&action.sa_mask);
+  if (sigaction(LK_WATCH_SIGNAL, &action, NULL) != 0) return;
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  if (pthread_create(&thread, &attributes, lk_watchdog, NULL) == 0)
+    atomic_store(&lk_watch_started, 1);
+  pthread_attr_destroy(&attributes);
+}
+
+int lk_watch_claim(void) {
+  pthread_once(&lk_watch_once, lk_watch_start);
+  if (!atomic_load(&lk_watch_started)) return -1;
+  for (int index = 0; index < LK_WATCH_SLOTS; index++) {
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&lk_watch_slots[index].owned, &expected, 1)) return index;
+  }
+  return -1;
+}
+
+void lk_watch_release(int index) { atomic_store(&lk_watch_slots[index].owned, 0); }
+
+// Threads of Dispatch's pools start with every signal blocked, which would leave the watchdog's
+// signal pending forever: each thread that makes a call unblocks it, once.
+static _Thread_local int lk_watch_signal_unblocked;
+
+int lk_watch_begin(int index, lua_State *L) {
+  if (!lk_watch_signal_unblocked) {
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, LK_WATCH_SIGNAL);
+    if (pthread_sigmask(SIG_UNBLOCK, &signals, NULL) != 0) return 0;
+    lk_watch_signal_unblocked = 1;
+  }
+  lk_watch_slot *slot = &lk_watch_slots[index];
+  pthread_t self = pthread_self();
+  if (!pthread_equal(slot->thread, self)) slot->thread = self;
+  slot->L = L;
+  atomic_store_explicit(&slot->armed, 0, memory_order_relaxed);
+  unsigned call = atomic_load_explicit(&slot->call, memory_order_relaxed);
+  atomic_store_explicit(&slot->call, call + 1, memory_order_release);
+  return 1;
+}
+
+int lk_watch_end(int index) {
+  lk_watch_slot *slot = &lk_watch_slots[index];
+  unsigned call = atomic_load_explicit(&slot->call, memory_order_relaxed);
+  atomic_store(&slot->call, call + 1);
+  while (atomic_load(&slot->signalling)) {
+  }
+  return atomic_load_explicit(&slot->armed, memory_order_relaxed);
+}
