@@ -103,6 +103,10 @@ extension LuaFeatureBenchmarks {
   /// (for perf).
   static func pieces() async throws {
     let only = ProcessInfo.processInfo.environment["PIECES"]
+    if only == "floor" {  // the floor alone, for callgrind
+      print("floor: \(Int(try LuaFloorBenchmarks.nanosecondsPerCall(iterations: 100_000))) ns")
+      return
+    }
     let budget = ProcessInfo.processInfo.environment["BUDGET"].flatMap { Int($0) } ?? 10_000_000
     let limits = LuaLimits(memory: nil, instructions: budget == 0 ? nil : budget)
     let feature = try LuaFeature(source: counter, file: "counter.lua", limits: limits)
@@ -152,10 +156,14 @@ extension LuaFeatureBenchmarks {
     _ only: String?, _ name: String, _ body: () throws -> Void
   ) throws {
     if let only, !name.hasPrefix(only) { return }
+    // `ROUNDS=1 NOFLOOR=1` for callgrind, which counts instructions where time is too noisy.
+    let environment = ProcessInfo.processInfo.environment
+    let rounds = environment["ROUNDS"].flatMap { Int($0) } ?? 7
+    let withFloor = environment["NOFLOOR"] == nil
     let n = 100_000
     var samples: [Double] = [], ratios: [Double] = []
-    for _ in 0..<7 {
-      let floor = try LuaFloorBenchmarks.nanosecondsPerCall(iterations: n)
+    for _ in 0..<rounds {
+      let floor = withFloor ? try LuaFloorBenchmarks.nanosecondsPerCall(iterations: n) : .nan
       let start = DispatchTime.now().uptimeNanoseconds
       for _ in 0..<n { try body() }
       samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / Double(n))

@@ -36,6 +36,7 @@ typedef struct {
   int watch_slot;      // the state's slot in the watchdog's table, or -1 (Watchdog.c)
   int watching;        // the watchdog watches the call in flight on `main`
   int main_hooked;     // the count hook is on `main` for this call
+  int type_string_ref; // registry slot of the string "type", or 0 until first needed
 } lk_info;
 
 static inline lk_info *lk_info_of(lua_State *L) {

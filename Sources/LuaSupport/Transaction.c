@@ -123,6 +123,8 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
   lua_setmetatable(L, proxy);
 }
 
+static int lk_flat_proxy_newindex(lua_State *L);
+
 // Whether the table at `index` holds no table.
 static int lk_is_flat(lua_State *L, int index) {
   index = lua_absindex(L, index);
@@ -157,13 +159,18 @@ static void lk_choose_reads(lua_State *L, int proxy, int real) {
   }
   lua_pushvalue(L, real);
   lua_setfield(L, -2, "__index");
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
+  lua_pushvalue(L, shared);
+  lua_pushvalue(L, real);
+  lua_pushcclosure(L, lk_flat_proxy_newindex, 3);
+  lua_setfield(L, -2, "__newindex");
   lua_setmetatable(L, proxy);
   lua_pop(L, 1);
 }
 
-// __newindex(proxy, key, value): journal the old value, then write to the real table.
-static int lk_proxy_newindex(lua_State *L) {
-  lua_rawgetp(L, 1, &lk_real_key);  // 4
+// The body of __newindex(proxy, key, value), with the real table pushed at 4: journal the old
+// value, then write to the real table.
+static int lk_journal_and_set(lua_State *L) {
   int key_type = lua_type(L, 2);
   if (key_type == LUA_TNIL) return luaL_error(L, "index is nil");
   if (key_type == LUA_TNUMBER && lua_tonumber(L, 2) != lua_tonumber(L, 2)) {
@@ -187,6 +194,17 @@ static int lk_proxy_newindex(lua_State *L) {
   lua_replace(L, 1);  // real, key, value: the three that rawset wants, in place
   lua_rawset(L, 1);
   return 0;
+}
+
+static int lk_proxy_newindex(lua_State *L) {
+  lua_rawgetp(L, 1, &lk_real_key);  // 4
+  return lk_journal_and_set(L);
+}
+
+// A flat root's __newindex holds its real table as a third upvalue: no lookup in the proxy.
+static int lk_flat_proxy_newindex(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(3));  // 4
+  return lk_journal_and_set(L);
 }
 
 static int lk_proxy_len(lua_State *L) {
@@ -343,7 +361,14 @@ int lk_normalize_action(lua_State *L, int index) {
       lua_replace(L, index);
       return 1;
     case LUA_TTABLE: {
-      lua_pushliteral(L, "type");
+      // "type" kept in the registry's array part: fetching it there is cheaper than making
+      // Lua find the interned string for a C string on every action.
+      lk_info *info = lk_info_of(L);
+      if (info->type_string_ref == 0) {
+        lua_pushliteral(L, "type");
+        info->type_string_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+      }
+      lua_rawgeti(L, LUA_REGISTRYINDEX, info->type_string_ref);
       int ok = lua_rawget(L, index) == LUA_TSTRING;
       lua_pop(L, 1);
       return ok;

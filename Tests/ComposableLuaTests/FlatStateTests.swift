@@ -19,6 +19,9 @@ import Testing
           error("no")
         elseif action.type == "many" then
           for i = 1, 40 do state["f" .. i] = i end
+        elseif action.type == "nil_key" then
+          state.count = 7
+          state[action.missing] = 1
         elseif action.type == "many_and_fail" then
           for i = 1, 40 do state["f" .. i] = -i end
           state.count = -1
@@ -69,5 +72,16 @@ import Testing
     var expected: LuaValue = ["count": 0]
     for i in 1...40 { expected[.string(LuaString("f\(i)"))] = .integer(i) }
     #expect(try feature.state() == expected)
+  }
+
+  @Test func aNilKeyIsAnErrorAndRollsBack() throws {
+    let feature = try LuaFeature(source: Self.source, file: "flat.lua")
+    let error = featureError { try send(feature, "nil_key") }
+    guard case let .reduce(_, .runtime(message, _)) = error else {
+      Issue.record("expected a runtime error, got \(String(describing: error))")
+      return
+    }
+    #expect(message == "flat.lua:16: index is nil")
+    #expect(try feature.state() == ["count": 0])
   }
 }
