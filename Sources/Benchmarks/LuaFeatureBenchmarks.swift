@@ -91,7 +91,8 @@ enum LuaFeatureBenchmarks {
       Figure(name: "lua.counter.ratio_vs_floor", value: ratios(lua, floor), unit: "x"),
       Figure(name: "swift.counter.store_ns", value: StoreBenchmarks.median(swift), unit: "ns"),
       Figure(name: "lua.todos.toggle10_ns", value: StoreBenchmarks.median(toggle10), unit: "ns"),
-      Figure(name: "lua.todos.toggle100k_ns", value: StoreBenchmarks.median(toggle100k), unit: "ns"),
+      Figure(
+        name: "lua.todos.toggle100k_ns", value: StoreBenchmarks.median(toggle100k), unit: "ns"),
       Figure(name: "lua.todos.ratio_100k_vs_10", value: ratios(toggle100k, toggle10), unit: "x"),
     ]
   }
@@ -114,8 +115,12 @@ extension LuaFeatureBenchmarks {
     let vm = try LuaVM(limits: limits)
     let noop = try vm.evaluate("return function(action) return nil end")[0]
     guard case let .function(function) = noop else { return }
-    try showPiece(only, "vm.call(noop, with: action)") { _ = try vm.call(function, with: increment) }
-    try showPiece(only, "LuaFeature.reduce") { try feature.reduce(increment) { (_) throws(LuaFeatureError) in () } }
+    try showPiece(only, "vm.call(noop, with: action)") {
+      _ = try vm.call(function, with: increment)
+    }
+    try showPiece(only, "LuaFeature.reduce") {
+      try feature.reduce(increment) { (_) throws(LuaFeatureError) in () }
+    }
     for (name, body) in [
       ("empty", ""), ("read", "local c = state.count"), ("write", "state.count = 1"),
       ("action", "local t = action.type"),
@@ -130,7 +135,9 @@ extension LuaFeatureBenchmarks {
     }
     let reducer = LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: .live)
     var handle = LuaFeatureHandle(feature: feature)
-    try showPiece(only, "LuaFeatureReducer.reduce") { _ = reducer.reduce(into: &handle, action: increment) }
+    try showPiece(only, "LuaFeatureReducer.reduce") {
+      _ = reducer.reduce(into: &handle, action: increment)
+    }
     for count in [10, 100_000] where only == nil || "toggle\(count)".hasPrefix(only!) {
       let todos = try LuaFeature(
         source: Self.todos, file: "todos.lua", state: todosState(count: count), limits: limits)

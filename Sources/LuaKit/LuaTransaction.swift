@@ -51,7 +51,9 @@ extension LuaVM {
 
   /// `callTransaction` with its function, state and context checked once, in `call`, whose
   /// references the caller keeps alive.
-  public func callTransaction(_ call: LuaTransactionCall, action: LuaValue) throws(LuaError) -> LuaValue {
+  public func callTransaction(
+    _ call: LuaTransactionCall, action: LuaValue
+  ) throws(LuaError) -> LuaValue {
     drainReleases()
     return try stack.guarded { () throws(LuaError) -> LuaValue in
       lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))

@@ -3,9 +3,10 @@
 //
 // The reducer gets a proxy instead of the state: an empty table whose metamethods read
 // through to the real table (handing out proxies of nested tables, made once and kept in the
-// table they stand for) and apply every write at once while journaling (table, key, old value). After a failed action
-// the host rolls the journal back, newest first; a good action's journal is forgotten when the
-// next one starts. The cost is what the reducer touches, never the size of the state.
+// table they stand for) and apply every write at once while journaling (table, key, old
+// value). After a failed action the host rolls the journal back, newest first; a good action's
+// journal is forgotten when the next one starts. The cost is what the reducer touches, never
+// the size of the state.
 //
 // `rawget`, `rawset` and `next` on a proxy see the proxy, not the data. `pairs`, `ipairs`, `#`
 // and the `table` library go through metamethods and work.

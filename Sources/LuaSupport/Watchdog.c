@@ -6,7 +6,8 @@
 // flight every few milliseconds; a call it finds running on two looks in a row gets a signal,
 // whose handler (on the call's own thread, as Lua's own interpreter does for Ctrl-C) installs
 // the count hook. From then on the budget counts as before. A call that ends sooner never pays
-// for the hook; a runaway one is stopped a few milliseconds later than it would have been.
+// for the hook; a runaway one is stopped a few milliseconds later than it would have been
+// (up to a tenth of a second when it is the first call after a quiet second).
 //
 // Each state holds a slot in a fixed table whose memory is never freed, so the watchdog and
 // the handler can read any slot at any time. A state that finds no free slot gets the hook on
@@ -20,6 +21,8 @@
 
 enum { LK_WATCH_SLOTS = 256 };
 static const long lk_watch_period_ns = 5 * 1000 * 1000;
+static const long lk_watch_idle_period_ns = 100 * 1000 * 1000;
+static const int lk_watch_quiet_looks = 200;  // a second of fast looks
 #define LK_WATCH_SIGNAL SIGURG  // ignored by default: a stray one does nothing
 
 typedef struct {
@@ -52,12 +55,19 @@ static void lk_watch_signal_handler(int signal) {
 
 static void *lk_watchdog(void *unused) {
   (void)unused;
-  struct timespec period = {0, lk_watch_period_ns};
+  int quiet_looks = 0;
   for (;;) {
+    // Idle for a second (no call seen in flight or made since): look less often, so that a
+    // process that has stopped running Lua does not wake 200 times a second. A runaway call
+    // that starts then is stopped within a slow period, not a fast one.
+    struct timespec period = {
+        0, quiet_looks < lk_watch_quiet_looks ? lk_watch_period_ns : lk_watch_idle_period_ns};
     nanosleep(&period, NULL);
+    int active = 0;
     for (int index = 0; index < LK_WATCH_SLOTS; index++) {
       lk_watch_slot *slot = &lk_watch_slots[index];
       unsigned call = atomic_load(&slot->call);
+      if ((call & 1) || call != slot->seen) active = 1;
       if (!(call & 1) || call != slot->seen || atomic_load(&slot->armed)) {
         slot->seen = call;
         continue;
@@ -68,6 +78,7 @@ static void *lk_watchdog(void *unused) {
       if (atomic_load(&slot->call) == call) pthread_kill(slot->thread, LK_WATCH_SIGNAL);
       atomic_store(&slot->signalling, 0);
     }
+    quiet_looks = active ? 0 : quiet_looks + 1;
   }
   return NULL;
 }

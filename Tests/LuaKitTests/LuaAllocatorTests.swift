@@ -29,7 +29,8 @@ import Testing
     let vm = try LuaVM(limits: .unlimited)
     vm.collectGarbage()
     let before = vm.memoryInUse
-    try vm.evaluate("garbage = {} for i = 1, 20000 do garbage[i] = { i, tostring(i), { x = i } } end")
+    try vm.evaluate(
+      "garbage = {} for i = 1, 20000 do garbage[i] = { i, tostring(i), { x = i } } end")
     let during = vm.memoryInUse
     try vm.evaluate("garbage = nil")
     vm.collectGarbage()

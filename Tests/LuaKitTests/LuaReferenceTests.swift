@@ -69,7 +69,8 @@ import Testing
       _ = try LuaTransactionCall(function: function, state: table, context: table, in: second)
     }
     // Made over references of its own VM, it calls through their slots.
-    let reduce = try second.load("local state, action = ... state.seen = action.type", chunkName: "r")
+    let reduce = try second.load(
+      "local state, action = ... state.seen = action.type", chunkName: "r")
     let proxy = try second.transactionalProxy(of: table)
     let call = try LuaTransactionCall(function: reduce, state: proxy, context: table, in: second)
     _ = try second.callTransaction(call, action: "go")
