@@ -99,8 +99,7 @@ public final class LuaFeature: @unchecked Sendable {
       }
       stateReference = try vm.reference(to: initial)
       stateProxy = try vm.transactionalProxy(of: stateReference)
-      step = try LuaTransactionCall(
-        function: module.reduce, state: stateProxy, context: environment, in: vm)
+      step = try Self.step(module.reduce, stateProxy, environment, vm)
     } catch let error as LuaFeatureError {
       throw error
     } catch let error as LuaError {
@@ -108,6 +107,13 @@ public final class LuaFeature: @unchecked Sendable {
     } catch {
       throw .load(file: file, message: "\(error)")
     }
+  }
+
+  /// `reduce(state, action, env)` as the step called for each action.
+  private static func step(
+    _ reduce: LuaReference, _ state: LuaReference, _ context: LuaReference, _ vm: LuaVM
+  ) throws(LuaError) -> LuaTransactionCall {
+    try LuaTransactionCall(function: reduce, state: state, context: context, in: vm)
   }
 
   /// `sleep`, `http` and `file` for code inside `effect.run`.
@@ -276,22 +282,7 @@ public final class LuaFeature: @unchecked Sendable {
     let loaded = await PersistedState.load(LuaValue.self, from: persistence.path, files: files, report: report)
     guard case let .saved(value) = loaded else { return loaded }
     try locked { () throws(LuaFeatureError) in
-      do throws(LuaError) {
-        // The one light userdata key is where the table keeps its proxy: it stays.
-        let fill = try vm.load(
-          "local state, field, value = ... "
-            + "if field then state[field] = value return end "
-            + "for k in pairs(state) do if type(k) ~= 'userdata' then state[k] = nil end end "
-            + "for k, v in pairs(value) do state[k] = v end",
-          chunkName: "=restore")
-        try vm.call(fill, arguments: [
-          .reference(stateReference), .value(persistence.select.map { LuaValue($0) } ?? .nil),
-          .value(value),
-        ])
-        try vm.refreshTransactionalProxy(stateProxy)
-      } catch {
-        throw .conversion(error)
-      }
+      try writeState(persistence.select.map { LuaValue($0) } ?? .nil, value)
     }
     return loaded
   }
@@ -328,19 +319,25 @@ public final class LuaFeature: @unchecked Sendable {
     guard case let .table(table) = encoded else {
       throw .conversion(.conversion(path: "state", message: "expected a table, got \(encoded.typeName)"))
     }
-    try locked { () throws(LuaFeatureError) in
-      do throws(LuaError) {
-        // Fill the existing table, so the reducer's bound state stays the same table. The one
-        // light userdata key is where the table keeps its proxy: it stays.
-        let fill = try vm.load(
-          "local state, new = ... "
-            + "for k in pairs(state) do if type(k) ~= 'userdata' then state[k] = nil end end "
-            + "for k, v in pairs(new) do state[k] = v end", chunkName: "=replace_state")
-        try vm.call(fill, arguments: [.reference(stateReference), .value(.table(table))])
-        try vm.refreshTransactionalProxy(stateProxy)
-      } catch {
-        throw .conversion(error)
-      }
+    try locked { () throws(LuaFeatureError) in try writeState(.nil, .table(table)) }
+  }
+
+  /// The host's write to the state, under the lock: `value` into `field`, or, when `field` is
+  /// nil, as the whole state. The whole state is refilled in place, so the reducer's proxy
+  /// stays bound to the same table; the one light userdata key, where the table keeps that
+  /// proxy, stays. The proxy is then told the table changed behind its back.
+  private func writeState(_ field: LuaValue, _ value: LuaValue) throws(LuaFeatureError) {
+    do throws(LuaError) {
+      let fill = try vm.load(
+        "local state, field, value = ... "
+          + "if field then state[field] = value return end "
+          + "for k in pairs(state) do if type(k) ~= 'userdata' then state[k] = nil end end "
+          + "for k, v in pairs(value) do state[k] = v end",
+        chunkName: "=write_state")
+      try vm.call(fill, arguments: [.reference(stateReference), .value(field), .value(value)])
+      try vm.refreshTransactionalProxy(stateProxy)
+    } catch {
+      throw .conversion(error)
     }
   }
 
@@ -393,8 +390,7 @@ public final class LuaFeature: @unchecked Sendable {
         }
       }
       do throws(LuaError) {
-        step = try LuaTransactionCall(
-          function: loaded.reduce, state: stateProxy, context: environment, in: vm)
+        step = try Self.step(loaded.reduce, stateProxy, environment, vm)
       } catch {
         throw .load(file: file, message: error.description)
       }

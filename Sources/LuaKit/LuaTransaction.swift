@@ -34,23 +34,12 @@ extension LuaVM {
     }
   }
 
-  /// Calls `function(state, action, context)` as a transaction and returns its first result.
+  /// Calls `function(state, action, context)` of `call` as a transaction and returns its first
+  /// result; the caller keeps the references `call` was made from alive.
   ///
   /// `state` is a proxy from `transactionalProxy(of:)`. The action is checked first: a string
   /// `s` is passed as `{ type = s }`, and anything but a table with a string `type` is an
   /// error that calls nothing. On an error, call `rollbackTransaction()`.
-  public func callTransaction(
-    _ function: LuaReference, state: LuaReference, action: LuaValue, context: LuaReference
-  ) throws(LuaError) -> LuaValue {
-    try withExtendedLifetime((function, state, context)) { () throws(LuaError) -> LuaValue in
-      try callTransaction(
-        LuaTransactionCall(function: function, state: state, context: context, in: self),
-        action: action)
-    }
-  }
-
-  /// `callTransaction` with its function, state and context checked once, in `call`, whose
-  /// references the caller keeps alive.
   public func callTransaction(
     _ call: LuaTransactionCall, action: LuaValue
   ) throws(LuaError) -> LuaValue {

@@ -131,7 +131,7 @@ lua_State *lk_newstate(size_t memory_limit) {
   }
   *(lk_info **)lua_getextraspace(L) = info;
   info->main = L;
-  info->watch_slot = lk_watch_claim();
+  info->watch_slot = lk_watch_claim(L);
   lua_atpanic(L, lk_panic);
   luaL_openlibs(L);
   lk_patch_coroutine_library(L);
@@ -268,7 +268,7 @@ static int lk_enter(lua_State *L, lua_State *thread) {
     info->budget_exhausted = 0;
     if (info->instruction_limit != 0) {
       info->watching = thread == info->main && info->watch_slot >= 0 &&
-                       lk_watch_begin(info->watch_slot, thread);
+                       lk_watch_begin(info->watch_slot);
       if (!info->watching) {
         lk_arm_instruction_budget(thread);
         info->main_hooked = thread == info->main;

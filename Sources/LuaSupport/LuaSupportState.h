@@ -45,9 +45,9 @@ static inline lk_info *lk_info_of(lua_State *L) {
 
 // The instruction budget (LuaSupport.c, Watchdog.c).
 void lk_arm_instruction_budget(lua_State *L);
-int lk_watch_claim(void);
+int lk_watch_claim(lua_State *L);
 void lk_watch_release(int slot);
-int lk_watch_begin(int slot, lua_State *L);
+int lk_watch_begin(int slot);
 int lk_watch_end(int slot);
 
 #endif

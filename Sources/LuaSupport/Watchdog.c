@@ -32,7 +32,7 @@ typedef struct {
   atomic_int armed;       // the handler installed the hook for this call
   unsigned seen;          // `call` at the watchdog's last look (the watchdog's own)
   pthread_t thread;       // written by the owner while `call` is even
-  lua_State *L;
+  lua_State *L;           // the owner's main thread, set when the slot is claimed
 } lk_watch_slot;
 
 static lk_watch_slot lk_watch_slots[LK_WATCH_SLOTS];
@@ -98,12 +98,14 @@ static void lk_watch_start(void) {
   pthread_attr_destroy(&attributes);
 }
 
-int lk_watch_claim(void) {
+int lk_watch_claim(lua_State *L) {
   pthread_once(&lk_watch_once, lk_watch_start);
   if (!atomic_load(&lk_watch_started)) return -1;
   for (int index = 0; index < LK_WATCH_SLOTS; index++) {
     int expected = 0;
-    if (atomic_compare_exchange_strong(&lk_watch_slots[index].owned, &expected, 1)) return index;
+    if (!atomic_compare_exchange_strong(&lk_watch_slots[index].owned, &expected, 1)) continue;
+    lk_watch_slots[index].L = L;  // read only while a call of L's is in flight
+    return index;
   }
   return -1;
 }
@@ -114,7 +116,7 @@ void lk_watch_release(int index) { atomic_store(&lk_watch_slots[index].owned, 0)
 // signal pending forever: each thread that makes a call unblocks it, once.
 static _Thread_local int lk_watch_signal_unblocked;
 
-int lk_watch_begin(int index, lua_State *L) {
+int lk_watch_begin(int index) {
   if (!lk_watch_signal_unblocked) {
     sigset_t signals;
     sigemptyset(&signals);
@@ -125,7 +127,6 @@ int lk_watch_begin(int index, lua_State *L) {
   lk_watch_slot *slot = &lk_watch_slots[index];
   pthread_t self = pthread_self();
   if (!pthread_equal(slot->thread, self)) slot->thread = self;
-  slot->L = L;
   atomic_store_explicit(&slot->armed, 0, memory_order_relaxed);
   unsigned call = atomic_load_explicit(&slot->call, memory_order_relaxed);
   atomic_store_explicit(&slot->call, call + 1, memory_order_release);
