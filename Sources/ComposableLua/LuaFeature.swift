@@ -81,7 +81,9 @@ public final class LuaFeature: @unchecked Sendable {
       self.fileName = file
       var resolvers: [any LuaModuleResolver] = [builtInModules]
       if let directory { resolvers.append(LuaModuleDirectories([directory])) }
-      sandbox = try vm.makeSandbox(.init(print: print, modules: LuaModuleChain(resolvers: resolvers)))
+      sandbox = try vm.makeSandbox(.init(
+        print: print, modules: LuaModuleChain(resolvers: resolvers),
+        preloaded: builtInPreloads(in: vm)))
       try Self.installEffectGlobals(vm: vm, sandbox: sandbox)
       module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
       environment = try vm.reference(to: hostEnvironment.table(with: env, in: vm))
@@ -219,23 +221,21 @@ public final class LuaFeature: @unchecked Sendable {
     defer { lock.unlock() }
     let returned: LuaValue
     do throws(LuaError) {
-      returned = try vm.callTransaction(step, action: action)
+      returned = try vm.callTransaction(step, action: action)  // rolled back if it fails
     } catch {
-      rollback()
       throw .reduce(action: action.description, error: error)
     }
     let interpreted: Interpreted
     do throws(LuaFeatureError) {
       interpreted = try interpret(returned)
     } catch {
-      rollback()
+      vm.rollbackTransaction()
       throw error
     }
     wrote = module.persistence != nil && vm.transactionWrote
+    vm.commitTransaction()
     return interpreted
   }
-
-  private func rollback() { vm.rollbackTransaction() }
 
   // MARK: Reading and writing the state
 
@@ -323,19 +323,10 @@ public final class LuaFeature: @unchecked Sendable {
   }
 
   /// The host's write to the state, under the lock: `value` into `field`, or, when `field` is
-  /// nil, as the whole state. The whole state is refilled in place, so the reducer's proxy
-  /// stays bound to the same table; the one light userdata key, where the table keeps that
-  /// proxy, stays. The proxy is then told the table changed behind its back.
+  /// nil, as the whole state (refilled in place, so the reducer's proxy stays bound to it).
   private func writeState(_ field: LuaValue, _ value: LuaValue) throws(LuaFeatureError) {
     do throws(LuaError) {
-      let fill = try vm.load(
-        "local state, field, value = ... "
-          + "if field then state[field] = value return end "
-          + "for k in pairs(state) do if type(k) ~= 'userdata' then state[k] = nil end end "
-          + "for k, v in pairs(value) do state[k] = v end",
-        chunkName: "=write_state")
-      try vm.call(fill, arguments: [.reference(stateReference), .value(field), .value(value)])
-      try vm.refreshTransactionalProxy(stateProxy)
+      try vm.writeState(value, at: field == .nil ? nil : field, through: stateProxy)
     } catch {
       throw .conversion(error)
     }
@@ -383,9 +374,9 @@ public final class LuaFeature: @unchecked Sendable {
       let loaded = try Self.loadModule(source, file: file, vm: vm, sandbox: fresh)
       if let migrate = loaded.migrate {
         do throws(LuaError) {
-          try vm.callTransaction(migrate, state: stateProxy)
+          try vm.callTransaction(migrate, state: stateProxy)  // rolled back if it fails
+          vm.commitTransaction()
         } catch {
-          rollback()
           throw .load(file: file, message: "migrate(state) failed: \(error)")
         }
       }

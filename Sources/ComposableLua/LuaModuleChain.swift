@@ -22,3 +22,10 @@ let builtInModules = LuaModuleTable([
   "composable": composableLibrarySource,
   "composable.effect": effectLibrarySource,
 ])
+
+/// The modules every feature's sandbox has as values: `composable.journal`, whose `table()`
+/// makes a table journaled with the state (the library's bookkeeping, rolled back with a
+/// failed action).
+func builtInPreloads(in vm: LuaVM) -> [String: LuaValue] {
+  ["composable.journal": ["table": .function(vm.journaledTableFunction())]]
+}

@@ -3,7 +3,10 @@
 /// Present: `assert error ipairs next pairs pcall xpcall select tonumber tostring type
 /// rawequal rawget rawset rawlen setmetatable getmetatable`, and copies of `string` (without
 /// `dump`), `table`, `math` (without `random`/`randomseed`: reducers get seeded randomness from
-/// the host), `utf8` and `coroutine`. Replaced: `print` goes to the host, `load` compiles text
+/// the host), `utf8` and `coroutine`. These are the VM's own versions (LuaSupport): `next`,
+/// `pairs`, `rawget`, `rawset` and `rawlen` understand state proxies and never show their
+/// hidden keys, `setmetatable` refuses `__gc` (a finalizer would run outside every budget),
+/// and the library functions that loop in C charge their work to the instruction budget. Replaced: `print` goes to the host, `load` compiles text
 /// only and defaults to this environment, `require` loads only the modules the host allows.
 /// Absent: `io`, `os`, `debug`, `package`, `dofile`, `loadfile`, `collectgarbage`.
 ///
@@ -16,13 +19,18 @@ public struct LuaSandbox {
     public var print: (String) -> Void
     /// The modules `require` may load; nil allows none.
     public var modules: (any LuaModuleResolver)?
+    /// Modules given as values rather than source (a table of host functions, say):
+    /// `require(name)` returns the value as it is.
+    public var preloaded: [String: LuaValue]
 
     public init(
       print: @escaping (String) -> Void = { Swift.print($0) },
-      modules: (any LuaModuleResolver)? = nil
+      modules: (any LuaModuleResolver)? = nil,
+      preloaded: [String: LuaValue] = [:]
     ) {
       self.print = print
       self.modules = modules
+      self.preloaded = preloaded
     }
   }
 
@@ -53,7 +61,7 @@ local safe = {
   "_VERSION",
 }
 
-return function(host_print, find_module)
+return function(host_print, find_module, preloaded)
   local env = {}
   for _, name in ipairs(safe) do env[name] = _G[name] end
   env.string = copy(string, { dump = true })
@@ -75,6 +83,7 @@ return function(host_print, find_module)
   end
 
   local loaded = {}
+  for name, module in pairs(preloaded) do loaded[name] = module end
   env.require = function(name)
     if type(name) ~= "string" then
       error("bad argument #1 to 'require' (string expected, got " .. type(name) .. ")", 2)

@@ -1,13 +1,15 @@
 import CLua
 import LuaSupport
 
-/// Transactions over a table, for reducers whose state lives in Lua (see `Transaction.c`).
+/// Transactions over a table, for reducers whose state lives in Lua (see `Transaction.c` and
+/// `docs/transactions.md`).
 ///
 /// A reducer is called with the *proxy* of its state: reads go through to the real tables,
 /// writes are applied at once and journaled as (table, key, old value). If the call fails, the
-/// host rolls the journal back and the state is exactly what it was; if it succeeds, the
-/// journal is forgotten when the next transaction starts. Either way the cost is proportional
-/// to what the reducer touched, never to the size of the state.
+/// journal is rolled back and the state is exactly what it was; if it succeeds, the host
+/// commits. Either way the cost is proportional to what the reducer touched, never to the
+/// size of the state. Outside a transaction state tables are read-only, and no value Lua code
+/// can reach writes them around the journal.
 extension LuaVM {
   /// The proxy a reducer gets instead of `table` (the same proxy every time it is asked).
   public func transactionalProxy(of table: LuaReference) throws(LuaError) -> LuaReference {
@@ -23,65 +25,113 @@ extension LuaVM {
     }
   }
 
-  /// Tells `proxy` (from `transactionalProxy(of:)`) that the host wrote to its table directly,
-  /// not through it: a flat table that stopped being flat must stop reading without a
-  /// metamethod (see `Transaction.c`).
-  public func refreshTransactionalProxy(_ proxy: LuaReference) throws(LuaError) {
+  /// The host's write to the state behind `proxy` (from `transactionalProxy(of:)`): `value`
+  /// into the field `key`, or, when `key` is nil, as the whole state (which must be a table;
+  /// the state table is refilled in place, so the proxy stays bound to it). Not journaled:
+  /// it is not an action.
+  public func writeState(
+    _ value: LuaValue, at key: LuaValue? = nil, through proxy: LuaReference
+  ) throws(LuaError) {
     drainReleases()
     try stack.guarded { () throws(LuaError) in
       try stack.push(proxy, in: self)
-      lk_refresh_transactional_proxy(L, -1)
+      guard lk_push_proxied_table(L, -1) != 0 else {
+        throw .conversion(path: "state", message: "expected a state's proxy, got \(proxy.typeName)")
+      }
+      lk_pop(L, 1)
+      let keyIndex: Int32
+      if let key {
+        do throws(LuaError) { try stack.push(key, in: self) } catch { throw error.rooted(at: "key") }
+        keyIndex = stack.top
+      } else {
+        guard value.tableValue != nil else {
+          throw .conversion(path: "state", message: "expected a table, got \(value.typeName)")
+        }
+        keyIndex = 0
+      }
+      do throws(LuaError) { try stack.push(value, in: self) } catch { throw error.rooted(at: "state") }
+      let status = lk_state_write(L, -(keyIndex == 0 ? 2 : 3), keyIndex, -1)
+      guard status == LUA_OK else { throw takeError(status: status) }
     }
   }
 
-  /// Calls `function(state, action, context)` of `call` as a transaction and returns its first
-  /// result; the caller keeps the references `call` was made from alive.
+  /// Calls `function(state, action, context)` of `call` in a new transaction and returns its
+  /// first result; the caller keeps the references `call` was made from alive.
   ///
-  /// `state` is a proxy from `transactionalProxy(of:)`. The action is checked first: a string
-  /// `s` is passed as `{ type = s }`, and anything but a table with a string `type` is an
-  /// error that calls nothing. On an error, call `rollbackTransaction()`.
+  /// `state` is a proxy from `transactionalProxy(of:)`. The transaction opens first (so a
+  /// failure from here on never touches what earlier transactions committed), then the action
+  /// is checked: a string `s` is passed as `{ type = s }`, and anything but a table with a
+  /// string `type` is an error that calls nothing. If the call fails, the transaction is rolled
+  /// back before the error is thrown; if it succeeds, the transaction stays open until
+  /// `commitTransaction()` or `rollbackTransaction()`.
   public func callTransaction(
     _ call: LuaTransactionCall, action: LuaValue
   ) throws(LuaError) -> LuaValue {
     drainReleases()
-    return try stack.guarded { () throws(LuaError) -> LuaValue in
-      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))
-      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
-      do throws(LuaError) { try stack.push(action, in: self) } catch {
-        throw error.rooted(at: "action")
+    lk_transaction_begin(L)
+    do throws(LuaError) {
+      return try stack.guarded { () throws(LuaError) -> LuaValue in
+        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))
+        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
+        do throws(LuaError) { try stack.push(action, in: self) } catch {
+          throw error.rooted(at: "action")
+        }
+        guard lk_normalize_action(L, -1) != 0 else {
+          throw .runtime(message: Self.malformedActionMessage(action), traceback: "")
+        }
+        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.context))
+        try callProtected(arguments: 3, results: 1)
+        do throws(LuaError) { return try stack.value(at: -1, in: self) } catch {
+          throw error.rooted(at: "result #1")
+        }
       }
-      guard lk_normalize_action(L, -1) != 0 else {
-        lk_transaction_commit(L)  // nothing ran: the previous transaction is settled too
-        throw .runtime(message: Self.malformedActionMessage(action), traceback: "")
-      }
-      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.context))
-      let status = lk_transaction_pcall(L, 3, 1)
-      guard status == LUA_OK else { throw takeError(status: status) }
-      do throws(LuaError) { return try stack.value(at: -1, in: self) } catch {
-        throw error.rooted(at: "result #1")
-      }
+    } catch {
+      rollbackTransaction()
+      throw error
     }
   }
 
-  /// Calls `function(state)` as a transaction (a migration, say), with no action.
+  /// Calls `function(state)` in a new transaction (a migration, say), with no action: rolled
+  /// back if it fails, open until committed or rolled back if it succeeds.
   public func callTransaction(_ function: LuaReference, state: LuaReference) throws(LuaError) {
     drainReleases()
-    try stack.guarded { () throws(LuaError) in
-      try stack.push(function, in: self)
-      try stack.push(state, in: self)
-      let status = lk_transaction_pcall(L, 1, 0)
-      guard status == LUA_OK else { throw takeError(status: status) }
+    lk_transaction_begin(L)
+    do throws(LuaError) {
+      try stack.guarded { () throws(LuaError) in
+        try stack.push(function, in: self)
+        try stack.push(state, in: self)
+        try callProtected(arguments: 1, results: 0)
+      }
+    } catch {
+      rollbackTransaction()
+      throw error
     }
   }
 
-  /// Undoes every write of the current transaction, newest first. It runs no Lua code, so it
-  /// works even after the instruction budget or the memory cap stopped the reducer.
+  /// Undoes every write of the open transaction, newest first, and closes it. It runs no Lua
+  /// code, so it works even after the instruction budget or the memory cap stopped the
+  /// reducer. Without an open transaction it does nothing.
   public func rollbackTransaction() {
     _ = lk_transaction_rollback(L)
   }
 
-  /// Whether the current (or last) transaction wrote to its state.
+  /// Closes the open transaction, keeping its writes: state tables are read-only again.
+  public func commitTransaction() {
+    lk_transaction_commit(L)
+  }
+
+  /// Whether the open (or last) transaction wrote to its state.
   public var transactionWrote: Bool { lk_transaction_wrote(L) != 0 }
+
+  /// A Lua function that makes an empty *journaled table*: not part of any state, but written
+  /// only inside transactions and rolled back with them. Libraries keep the bookkeeping that
+  /// must stay true to the state in such tables (which effects of a list are running, say).
+  public func journaledTableFunction() -> LuaReference {
+    stack.guarded { () -> LuaReference in
+      lk_push_journaled_table_function(L)
+      return makeReference(at: -1, L)
+    }
+  }
 
   static func malformedActionMessage(_ action: LuaValue) -> String {
     let found: String

@@ -12,7 +12,7 @@ public final class LuaVM {
   /// The metatable that marks tables made from Swift arrays (so `[]` stays an array).
   private let arrayMarkerSlot: Int32
   private let arrayMarkerIdentity: UnsafeRawPointer
-  /// `make_sandbox(print, find_module)`, from the bootstrap chunk.
+  /// `make_sandbox(print, find_module, preloaded)`, from the bootstrap chunk.
   private let sandboxFactorySlot: Int32
 
   public init(limits: LuaLimits = LuaLimits()) throws(LuaError) {
@@ -24,6 +24,7 @@ public final class LuaVM {
     LuaStack(L).push("composable.array")
     lua_setfield(L, -2, "__metatable")
     arrayMarkerIdentity = lua_topointer(L, -1)!
+    lk_set_array_marker(L, -1)  // the one metatable a table stored in a state may have
     arrayMarkerSlot = luaL_ref(L, LK_REGISTRYINDEX)
     guard lk_loadtext(L, sandboxBootstrap, sandboxBootstrap.utf8.count, "=sandbox") == LUA_OK,
       lk_pcall(L, 0, 1) == LUA_OK
@@ -301,7 +302,12 @@ public final class LuaVM {
       lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(sandboxFactorySlot))
       try stack.push(printFunction, in: self)
       try stack.push(findModule, in: self)
-      try callProtected(arguments: 2, results: 1)
+      var preloaded = LuaTable()
+      for (name, module) in configuration.preloaded { preloaded[name] = module }
+      do throws(LuaError) { try stack.push(.table(preloaded), in: self) } catch {
+        throw error.rooted(at: "preloaded")
+      }
+      try callProtected(arguments: 3, results: 1)
       return makeReference(at: -1, L)
     }
     return LuaSandbox(environment: environment, configuration: configuration)

@@ -46,14 +46,31 @@ extension LuaStack {
   }
 
   /// A snapshot of the value at `index`: scalars and tables copied, the rest by reference.
-  /// A table that contains itself is an error.
+  ///
+  /// Bounded by what the VM holds, whatever the shape: a table or long string reached through
+  /// several references is read once and shared (Swift's copy-on-write storage), so a state that
+  /// holds one table 2^40 times over costs one copy of it, not 2^40. A table that contains
+  /// itself, or tables nested deeper than `LuaStack.maximumDepth`, are errors naming the field.
   func value(at index: Int32, in vm: LuaVM) throws(LuaError) -> LuaValue {
-    var visiting: [UnsafeRawPointer] = []
-    return try value(at: absolute(index), in: vm, visiting: &visiting)
+    var reading = SnapshotReading()
+    return try value(at: absolute(index), in: vm, reading: &reading)
   }
 
+  /// How deep a snapshot goes: the decoder's limit too.
+  static let maximumDepth = 200
+
+  /// What a snapshot has read so far: its path of tables (for cycles and depth) and what it
+  /// read already (for sharing).
+  private struct SnapshotReading {
+    var visiting: [UnsafeRawPointer] = []
+    var read: [UnsafeRawPointer: LuaValue] = [:]
+  }
+
+  /// Strings shorter than this are copied each time: sharing them would cost more than it saves.
+  private static let sharedStringLength = 64
+
   private func value(
-    at index: Int32, in vm: LuaVM, visiting: inout [UnsafeRawPointer]
+    at index: Int32, in vm: LuaVM, reading: inout SnapshotReading
   ) throws(LuaError) -> LuaValue {
     switch lua_type(L, index) {
     case LUA_TNIL, LUA_TNONE: return .nil
@@ -62,33 +79,49 @@ extension LuaStack {
       if lua_isinteger(L, index) != 0 { return .integer(Int(lua_tointegerx(L, index, nil))) }
       return .number(lua_tonumberx(L, index, nil))
     case LUA_TSTRING:
-      return .string(LuaString(bytes: withBytes(at: index) { Array($0) }))
+      var length = 0
+      let pointer = UnsafeRawPointer(lua_tolstring(L, index, &length)!)
+      guard length >= Self.sharedStringLength else {
+        return .string(LuaString(bytes: Array(UnsafeRawBufferPointer(start: pointer, count: length))))
+      }
+      if let shared = reading.read[pointer] { return shared }
+      let string = LuaValue.string(
+        LuaString(bytes: Array(UnsafeRawBufferPointer(start: pointer, count: length))))
+      reading.read[pointer] = string
+      return string
     case LUA_TTABLE:
       // A reducer's state table handed back (in an action or an effect): read what it stands for.
       if lk_push_proxied_table(L, index) != 0 {
         defer { lk_pop(L, 1) }
-        return try value(at: absolute(-1), in: vm, visiting: &visiting)
+        return try value(at: absolute(-1), in: vm, reading: &reading)
       }
       let identity = lua_topointer(L, index)!
-      if visiting.contains(identity) {
+      if let shared = reading.read[identity] { return shared }
+      if reading.visiting.contains(identity) {
         throw .conversion(path: "", message: "cycle: the table contains itself")
       }
+      guard reading.visiting.count < Self.maximumDepth else {
+        throw .conversion(
+          path: "", message: "nested more than \(Self.maximumDepth) levels deep")
+      }
       guard reserve(4) else { throw .conversion(path: "", message: "nesting too deep") }
-      visiting.append(identity)
-      defer { visiting.removeLast() }
+      reading.visiting.append(identity)
+      defer { reading.visiting.removeLast() }
       var table = LuaTable(kind: vm.hasArrayMarker(at: index, L) ? .array : .map)
       lua_pushnil(L)
       while lk_next(L, index) != 0 {
-        let key = try value(at: absolute(-2), in: vm, visiting: &visiting)
+        let key = try value(at: absolute(-2), in: vm, reading: &reading)
         do throws(LuaError) {
-          table[key] = try value(at: absolute(-1), in: vm, visiting: &visiting)
+          table[key] = try value(at: absolute(-1), in: vm, reading: &reading)
         } catch {
           throw error.under(LuaPath.component(key))
         }
         lua_settop(L, -2)
       }
       if table.kind == .map, !table.isEmpty, table.isSequence { table.kind = .array }
-      return .table(table)
+      let snapshot = LuaValue.table(table)
+      reading.read[identity] = snapshot
+      return snapshot
     case LUA_TFUNCTION:
       return .function(vm.makeReference(at: index, L))
     default:

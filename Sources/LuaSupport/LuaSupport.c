@@ -13,31 +13,49 @@ static const int lk_hook_granularity = 1000;
 
 // Lua allocates and frees small blocks all the time: the table of each action and its fields,
 // the tables and strings of a state. They come from free lists, one a size class, carved from
-// 64 KiB slabs; larger blocks go to malloc. A freed small block goes back to its list, never to
-// the system, until the state closes and frees its slabs: a state keeps the memory of its peak
-// use of small blocks, and reuses it.
+// 16 KiB slabs; larger blocks go to malloc. A freed small block goes back to its list. Each
+// slab counts its blocks in use, so when the memory cap is reached the slabs with none go
+// back to the system (`lk_pool_trim`): the cap counts every slab, and a state never holds more
+// than its cap in slabs it does not use.
 #define LK_POOL_LARGEST ((size_t)LK_POOL_GRANULE * LK_POOL_CLASSES)
 
 static inline int lk_pool_class(size_t size) { return (int)((size - 1) / LK_POOL_GRANULE); }
+static inline size_t lk_pool_rounded(size_t size) {
+  return (size_t)(lk_pool_class(size) + 1) * LK_POOL_GRANULE;
+}
+
+static inline lk_slab *lk_slab_of(void *block) {
+  return (lk_slab *)((uintptr_t)block & ~(uintptr_t)(LK_POOL_SLAB - 1));
+}
+
+// Whether a small block of `size` bytes needs a new slab.
+static int lk_pool_needs_slab(const lk_pool *pool, size_t size) {
+  if (pool->free[lk_pool_class(size)] != NULL) return 0;
+  return (size_t)(pool->end - pool->cursor) < lk_pool_rounded(size);
+}
 
 static void *lk_pool_take(lk_pool *pool, size_t size) {
   int size_class = lk_pool_class(size);
   lk_free_block *block = pool->free[size_class];
   if (block != NULL) {
     pool->free[size_class] = block->next;
+    lk_slab_of(block)->live += 1;
     return block;
   }
-  size_t rounded = (size_t)(size_class + 1) * LK_POOL_GRANULE;
+  size_t rounded = lk_pool_rounded(size);
   if ((size_t)(pool->end - pool->cursor) < rounded) {  // the rest of the slab is too small
-    char *slab = malloc(LK_POOL_SLAB);
+    lk_slab *slab = aligned_alloc(LK_POOL_SLAB, LK_POOL_SLAB);
     if (slab == NULL) return NULL;
-    *(void **)slab = pool->slabs;
+    slab->next = pool->slabs;
+    slab->live = 0;
     pool->slabs = slab;
-    pool->cursor = slab + LK_POOL_GRANULE;  // after the link, keeping blocks 16-byte aligned
-    pool->end = slab + LK_POOL_SLAB;
+    pool->slab_count += 1;
+    pool->cursor = (char *)slab + LK_POOL_GRANULE;  // after the header, 16-byte aligned
+    pool->end = (char *)slab + LK_POOL_SLAB;
   }
   void *result = pool->cursor;
   pool->cursor += rounded;
+  lk_slab_of(result)->live += 1;
   return result;
 }
 
@@ -46,28 +64,65 @@ static void lk_pool_give(lk_pool *pool, void *block, size_t size) {
   int size_class = lk_pool_class(size);
   freed->next = pool->free[size_class];
   pool->free[size_class] = freed;
+  lk_slab_of(block)->live -= 1;
+}
+
+// Gives the slabs with no block in use back to the system: their free blocks leave the lists
+// first. Runs only when the cap is reached, so its cost (the free lists' length) is rare.
+static void lk_pool_trim(lk_pool *pool) {
+  for (int size_class = 0; size_class < LK_POOL_CLASSES; size_class++) {
+    lk_free_block **link = &pool->free[size_class];
+    while (*link != NULL) {
+      if (lk_slab_of(*link)->live == 0) *link = (*link)->next;
+      else link = &(*link)->next;
+    }
+  }
+  lk_slab **link = &pool->slabs;
+  while (*link != NULL) {
+    lk_slab *slab = *link;
+    if (slab->live != 0) {
+      link = &slab->next;
+      continue;
+    }
+    if (pool->cursor != NULL && lk_slab_of(pool->cursor) == slab) pool->cursor = pool->end = NULL;
+    *link = slab->next;
+    free(slab);
+    pool->slab_count -= 1;
+  }
 }
 
 static void lk_pool_close(lk_pool *pool) {
   while (pool->slabs != NULL) {
-    void *next = *(void **)pool->slabs;
+    lk_slab *next = pool->slabs->next;
     free(pool->slabs);
     pool->slabs = next;
   }
+  pool->slab_count = 0;
 }
 
 // Frees a block of `size` bytes, wherever it came from.
-static void lk_release(lk_pool *pool, void *block, size_t size) {
-  if (size <= LK_POOL_LARGEST) lk_pool_give(pool, block, size);
-  else free(block);
+static void lk_release(lk_info *info, void *block, size_t size) {
+  if (size <= LK_POOL_LARGEST) {
+    lk_pool_give(&info->pool, block, size);
+  } else {
+    free(block);
+    info->large_bytes -= size;
+  }
 }
 
 // A block of `size` bytes holding the first bytes of `block` (of `old` bytes, or NULL).
-static void *lk_resize(lk_pool *pool, void *block, size_t old, size_t size) {
+static void *lk_resize(lk_info *info, void *block, size_t old, size_t size) {
+  lk_pool *pool = &info->pool;
   if (size > LK_POOL_LARGEST) {
-    if (block != NULL && old > LK_POOL_LARGEST) return realloc(block, size);
+    if (block != NULL && old > LK_POOL_LARGEST) {
+      void *grown = realloc(block, size);
+      if (grown != NULL) info->large_bytes = info->large_bytes - old + size;
+      return grown;
+    }
     void *large = malloc(size);
-    if (large != NULL && block != NULL) {
+    if (large == NULL) return NULL;
+    info->large_bytes += size;
+    if (block != NULL) {
       memcpy(large, block, old);  // old < size here
       lk_pool_give(pool, block, old);
     }
@@ -84,28 +139,61 @@ static void *lk_resize(lk_pool *pool, void *block, size_t old, size_t size) {
   }
   if (block != NULL) {
     memcpy(small, block, old < size ? old : size);
-    lk_release(pool, block, old);
+    lk_release(info, block, old);
   }
   return small;
 }
 
 // MARK: - Capped allocator
 
+static size_t lk_held(const lk_info *info) {
+  return info->large_bytes + info->pool.slab_count * (size_t)LK_POOL_SLAB;
+}
+
+// What the VM would hold once `block` (of `old` bytes) became `size` bytes.
+static size_t lk_held_after(const lk_info *info, void *block, size_t old, size_t size) {
+  size_t held = lk_held(info);
+  if (size > LK_POOL_LARGEST) return held + size - (block != NULL && old > LK_POOL_LARGEST ? old : 0);
+  if (block != NULL && old <= LK_POOL_LARGEST && lk_pool_class(old) == lk_pool_class(size))
+    return held;
+  return lk_pool_needs_slab(&info->pool, size) ? held + LK_POOL_SLAB : held;
+}
+
+static void lk_count_hook(lua_State *L, lua_Debug *ar);
+
+// Bytes allocated during a call count against its budget, one instruction each 64 bytes: the
+// work of building strings and tables in C (string.rep, concatenation, string.upper, ...)
+// is bounded by the budget too, not only by the memory cap. The allocator cannot raise, so a
+// spent budget arms the hook to raise at the next instruction (coroutines have it already).
+static void lk_charge_allocation(lk_info *info, size_t bytes) {
+  info->instructions_used += (int64_t)(bytes >> 6);
+  if (info->instructions_used <= info->instruction_limit || info->budget_exhausted) return;
+  info->budget_exhausted = 1;
+  lua_sethook(info->main, lk_count_hook, LUA_MASKCOUNT, 1);
+}
+
 static void *lk_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   lk_info *info = (lk_info *)ud;
   size_t old = ptr ? osize : 0;  // when ptr is NULL, osize is a type tag, not a size
   if (nsize == 0) {
-    if (ptr != NULL) lk_release(&info->pool, ptr, old);
+    if (ptr != NULL) lk_release(info, ptr, old);
     info->memory_used -= old;
     return NULL;
   }
   if (nsize > old && info->enforce_memory && info->memory_limit != 0 &&
-      info->memory_used + (nsize - old) > info->memory_limit) {
-    info->last_failure = LK_FAILURE_MEMORY_LIMIT;
-    return NULL;  // Lua collects garbage, retries once, then raises LUA_ERRMEM
+      lk_held_after(info, ptr, old, nsize) > info->memory_limit) {
+    lk_pool_trim(&info->pool);
+    if (lk_held_after(info, ptr, old, nsize) > info->memory_limit) {
+      info->last_failure = LK_FAILURE_MEMORY_LIMIT;
+      return NULL;  // Lua collects garbage, retries once, then raises LUA_ERRMEM
+    }
   }
-  void *block = lk_resize(&info->pool, ptr, old, nsize);
-  if (block != NULL) info->memory_used = info->memory_used - old + nsize;
+  void *block = lk_resize(info, ptr, old, nsize);
+  if (block == NULL) return NULL;
+  info->memory_used = info->memory_used - old + nsize;
+  if (nsize > old && info->call_depth != 0 && info->instruction_limit != 0) {
+    lk_charge_allocation(info, nsize - old);
+  }
   return block;
 }
 
@@ -135,6 +223,8 @@ lua_State *lk_newstate(size_t memory_limit) {
   lua_atpanic(L, lk_panic);
   luaL_openlibs(L);
   lk_patch_coroutine_library(L);
+  lk_transactions_open(L);
+  lk_bounded_library_open(L);
   // Generational collection: a feature's state is large and long-lived, and each action makes
   // a little short-lived garbage (the action table). In incremental mode every cycle marks the
   // whole state, so the cost per action grew with the state; young collections do not.
@@ -162,6 +252,18 @@ void lk_close(lua_State *L) {
 void lk_set_memory_limit(lua_State *L, size_t bytes) { lk_info_of(L)->memory_limit = bytes; }
 size_t lk_memory_limit(lua_State *L) { return lk_info_of(L)->memory_limit; }
 size_t lk_memory_used(lua_State *L) { return lk_info_of(L)->memory_used; }
+size_t lk_memory_held(lua_State *L) { return lk_held(lk_info_of(L)); }
+
+void lk_reserve_memory(lua_State *L, size_t bytes) {
+  lk_info *info = lk_info_of(L);
+  if (!info->enforce_memory || info->memory_limit == 0) return;
+  size_t held = lk_held(info);
+  if (held < info->memory_limit && bytes <= info->memory_limit - held) return;
+  // Over what is left: ask for it as Lua would, so the cap refuses it the usual way (after an
+  // emergency collection) and the error is the memory limit's.
+  lua_newuserdatauv(L, bytes, 0);
+  lua_pop(L, 1);
+}
 
 // MARK: - Instruction budget
 
@@ -190,6 +292,21 @@ static void lk_count_hook(lua_State *L, lua_Debug *ar) {
 
 void lk_arm_instruction_budget(lua_State *L) {
   lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
+}
+
+void lk_charge(lua_State *L, lua_Integer work) {
+  lk_info *info = lk_info_of(L);
+  if (info->instruction_limit == 0 || info->call_depth == 0 || work <= 0) return;
+  if (!info->budget_exhausted && work <= info->instruction_limit - info->instructions_used) {
+    info->instructions_used += work;
+    return;
+  }
+  info->budget_exhausted = 1;
+  lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, 1);  // as the hook does: nothing runs on
+  luaL_where(L, 1);
+  lua_pushfstring(L, "instruction limit of %I exceeded", (lua_Integer)info->instruction_limit);
+  lua_concat(L, 2);
+  lua_error(L);
 }
 
 // The main thread gets the hook only for a call that runs long (see Watchdog.c); a coroutine
@@ -245,17 +362,44 @@ int lk_main_thread_counts_instructions(lua_State *L) {
 
 // MARK: - Protected calls
 
+// The longest error message a report keeps: a longer one is cut, so that building the report
+// (which runs without the cap) copies a bounded amount.
+enum { LK_MESSAGE_MAX = 16 * 1024 };
+
+// Pushes the message at `index` of `from` onto L, cut to LK_MESSAGE_MAX bytes.
+static const char *lk_push_bounded_message(lua_State *L, lua_State *from, int index) {
+  size_t length = 0;
+  const char *message = lua_tolstring(from, index, &length);
+  if (length <= LK_MESSAGE_MAX) return lua_pushlstring(L, message, length);
+  lua_pushlstring(L, message, LK_MESSAGE_MAX);
+  lua_pushfstring(L, "... (%I more bytes)", (lua_Integer)(length - LK_MESSAGE_MAX));
+  lua_concat(L, 2);
+  return lua_tostring(L, -1);
+}
+
 static int lk_traceback(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  info->enforce_memory = 0;  // building the report must not fail for want of memory
-  const char *message = lua_tostring(L, 1);
-  if (message == NULL) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-      message = lua_tostring(L, -1);
-    else
-      message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  int type = lua_type(L, 1);
+  int described = type == LUA_TSTRING || type == LUA_TNUMBER;
+  if (!described && luaL_getmetafield(L, 1, "__tostring") != LUA_TNIL) {
+    // The error object's own description: feature code, so under the cap and the budget like
+    // any other (a spent budget makes it fail at once), and protected.
+    lua_pushvalue(L, 1);
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) {
+      lua_replace(L, 1);
+      described = 1;
+    }
   }
+  // The report is built without the cap, which must not fail it, and is bounded instead: a cut
+  // message and luaL_traceback's own cut of deep stacks. The cap comes back before Lua code
+  // runs again (the __close handlers of the unwinding call run after this handler).
+  int saved_enforce = info->enforce_memory;
+  info->enforce_memory = 0;
+  const char *message = described
+      ? lk_push_bounded_message(L, L, 1)
+      : lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   luaL_traceback(L, L, message, 1);
+  info->enforce_memory = saved_enforce;
   return 1;
 }
 
@@ -326,11 +470,14 @@ int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
   int status = lua_resume(co, L, nargs, nresults);
   if (status != LUA_OK && status != LUA_YIELD) {
     // The coroutine's stack is still there: describe the error with its traceback, without
-    // the memory cap (building the report must not fail for want of memory).
+    // the memory cap (building the report must not fail for want of memory), bounded.
     lk_info_of(L)->enforce_memory = 0;
-    const char *message = lua_tostring(co, -1);
-    if (message == NULL) message = lua_pushfstring(co, "(error object is a %s value)", luaL_typename(co, -1));
+    int type = lua_type(co, -1);
+    const char *message = type == LUA_TSTRING || type == LUA_TNUMBER
+        ? lk_push_bounded_message(L, co, -1)
+        : lua_pushfstring(L, "(error object is a %s value)", luaL_typename(co, -1));
     luaL_traceback(L, co, message, 0);
+    lua_remove(L, -2);
   }
   lk_leave(L, status, saved_enforce);
   return status;

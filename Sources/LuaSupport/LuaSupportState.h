@@ -5,24 +5,33 @@
 #include "LuaSupport.h"
 
 // Small blocks of a state, by 16-byte size class up to 256 bytes (see LuaSupport.c).
-enum { LK_POOL_GRANULE = 16, LK_POOL_CLASSES = 16, LK_POOL_SLAB = 64 * 1024 };
+// Slabs are aligned to their size, so a block finds its slab by masking its address.
+enum { LK_POOL_GRANULE = 16, LK_POOL_CLASSES = 16, LK_POOL_SLAB = 16 * 1024 };
 
 typedef struct lk_free_block {
   struct lk_free_block *next;
 } lk_free_block;
 
+// The first granule of every slab.
+typedef struct lk_slab {
+  struct lk_slab *next;  // every slab of the pool, linked
+  size_t live;           // blocks of this slab in use: at 0 the slab can go back to the system
+} lk_slab;
+
 typedef struct {
   lk_free_block *free[LK_POOL_CLASSES];  // freed blocks, one list a class
   char *cursor;                          // the unused rest of the newest slab
   char *end;
-  void *slabs;  // every slab, linked through its first word
+  lk_slab *slabs;
+  size_t slab_count;
 } lk_pool;
 
 // Bookkeeping beside each state. A pointer to it lives in the state's extra space, which Lua
 // copies into every coroutine, so the hook and the trampoline reach it from any thread.
 typedef struct {
-  size_t memory_used;
-  size_t memory_limit;         // 0: no cap
+  size_t memory_used;          // what Lua asked for and holds
+  size_t large_bytes;          // blocks from malloc; with the pool's slabs, what the VM holds
+  size_t memory_limit;         // 0: no cap; bounds what the VM holds, slabs included
   int enforce_memory;          // the cap applies only while Lua code runs under lk_pcall
   int64_t instruction_limit;   // 0: no budget
   int64_t instructions_used;
@@ -37,6 +46,8 @@ typedef struct {
   int watching;        // the watchdog watches the call in flight on `main`
   int main_hooked;     // the count hook is on `main` for this call
   int type_string_ref; // registry slot of the string "type", or 0 until first needed
+  int transaction_open;  // state tables may be written (Transaction.c)
+  int close_depth;       // coroutine.close calls in progress, nested (Bounded.c)
 } lk_info;
 
 static inline lk_info *lk_info_of(lua_State *L) {
@@ -45,6 +56,16 @@ static inline lk_info *lk_info_of(lua_State *L) {
 
 // The instruction budget (LuaSupport.c, Watchdog.c).
 void lk_arm_instruction_budget(lua_State *L);
+/// Charges `work` units (instructions, or elements and bytes a C function goes through) to
+/// the budget of the call in flight, raising the instruction limit error when it is spent.
+void lk_charge(lua_State *L, lua_Integer work);
+/// Raises the memory limit error, as an allocation of `bytes` would, when they do not fit in
+/// what the cap leaves: a C function checks before doing the work that would build them.
+void lk_reserve_memory(lua_State *L, size_t bytes);
+// Transactions and the functions that see raw tables (Transaction.c).
+void lk_transactions_open(lua_State *L);
+// Library functions whose work is charged to the budget (Bounded.c).
+void lk_bounded_library_open(lua_State *L);
 int lk_watch_claim(lua_State *L);
 void lk_watch_release(int slot);
 int lk_watch_begin(int slot);

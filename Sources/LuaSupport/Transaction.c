@@ -1,41 +1,72 @@
-// Transactions over a table, in C because they sit on the path of every read and write a
+// Transactions over a state, in C because they sit on the path of every read and write a
 // reducer makes (the same proxies in Lua cost five times the reducer itself).
 //
-// The reducer gets a proxy instead of the state: an empty table whose metamethods read
-// through to the real table (handing out proxies of nested tables, made once and kept in the
-// table they stand for) and apply every write at once while journaling (table, key, old
-// value). After a failed action the host rolls the journal back, newest first; a good action's
-// journal is forgotten when the next one starts. The cost is what the reducer touches, never
-// the size of the state.
+// The state is made of *real* tables that Lua code never holds. Feature code holds *proxies*:
+// empty tables whose metamethods read through to their real table (handing out the proxies
+// of nested tables, made once and kept in the table they stand for) and apply every write at
+// once while journaling (table, key, old value). A failed action is rolled back from the
+// journal, newest first; a good one's journal is forgotten when it commits. The cost is what
+// the reducer touches, never the size of the state. docs/transactions.md has the whole design.
 //
-// `rawget`, `rawset` and `next` on a proxy see the proxy, not the data. `pairs`, `ipairs`, `#`
-// and the `table` library go through metamethods and work.
+// The invariant: no value feature code can reach writes a real table without the journal.
+// - A proxy keeps its real table, and a real table its proxy, under light-userdata keys that
+//   Lua code cannot make. The functions that could hand those keys out (`next`, `pairs`,
+//   `rawget`, `rawset`, `rawlen`) are replaced, for every chunk of the state, by versions that
+//   understand proxies and never show a hidden key.
+// - A plain table stored into the state is *adopted*: its contents move into a new real table
+//   and the table itself becomes that table's proxy, so every reference anyone kept to it now
+//   goes through the journal. Adoption is journaled too, and undone by a rollback.
+// - Writes are refused outside a transaction ("state changes only in reduce"), so a proxy kept
+//   in a module local or an effect's coroutine cannot change committed state either.
+// - Every C function here checks the type of what it reads from a hidden key before using it.
 #include "LuaSupport.h"
 #include "LuaSupportState.h"
 
-static const char lk_real_key = 0;      // proxy[&lk_real_key]: the table the proxy stands for
+static const char lk_real_key = 0;      // proxy[&lk_real_key]: the real table it stands for
+static const char lk_proxy_key = 0;     // real[&lk_proxy_key]: its proxy, once one was made
 static const char lk_journal_key = 0;   // registry: the journal, three slots an entry
-static const char lk_metatable_key = 0; // registry: the proxies' metatable
-
-// table[&lk_proxy_key]: the table's proxy, once a reducer has reached the table. Keeping it in
-// the table itself, rather than in a weak table from tables to proxies, makes finding it a
-// lookup in a table just read anyway; a weak table of every proxy made would be cleared by
-// the collector on every cycle, a cost that grows with the state. Readers skip the key
-// (`lk_next`); Lua code cannot make a light userdata, so it cannot name it.
-static const char lk_proxy_key = 0;
+static const char lk_metatable_key = 0; // registry: the proxies' shared metatable
+static const char lk_marker_key = 0;    // registry: the metatable that marks arrays (host's)
+static const char lk_adopted_key = 0;   // journal: (table, &lk_adopted_key, old metatable)
 
 // The metamethods' upvalues.
 #define LK_JOURNAL lua_upvalueindex(1)
 #define LK_METATABLE lua_upvalueindex(2)
 #define LK_NEXT lua_upvalueindex(3)
 
-// Past this depth, storing a plain table tracks the tables it has seen, to stop at a cycle.
-static const int lk_unwrap_untracked_depth = 16;
+// How deep a table stored into the state may be nested: the decoder's limit too.
+enum { LK_STATE_MAX_DEPTH = 200 };
 
-// Pushes the proxy of the table at `index`, the one it keeps or a new one. A table keeps its
-// proxy as long as it lives, so a nested table is wrapped once, not once per action.
+static const char *const lk_read_only_message = "state changes only in reduce: send an action";
+
+static int lk_is_hidden_key(lua_State *L, int index) {
+  if (lua_type(L, index) != LUA_TLIGHTUSERDATA) return 0;
+  const void *key = lua_touserdata(L, index);
+  return key == &lk_proxy_key || key == &lk_real_key;
+}
+
+int lk_next(lua_State *L, int index) {
+  while (lua_next(L, index) != 0) {
+    if (!lk_is_hidden_key(L, -2)) return 1;
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
+// If the value at `index` is a proxy, pushes its real table and returns 1; otherwise pushes
+// nothing and returns 0. What sits under the hidden key is checked to be a table.
+static int lk_push_real_of(lua_State *L, int index) {
+  if (lua_type(L, index) != LUA_TTABLE) return 0;
+  if (lua_rawgetp(L, index, &lk_real_key) == LUA_TTABLE) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
+// Pushes the proxy of the real table at `index`, the one it keeps or a new one. A table keeps
+// its proxy as long as it lives, so a nested table is wrapped once, not once per action.
 static void lk_push_proxy_of(lua_State *L, int index, int metatable) {
   index = lua_absindex(L, index);
+  metatable = lua_absindex(L, metatable);
   if (lua_rawgetp(L, index, &lk_proxy_key) == LUA_TTABLE) return;
   lua_pop(L, 1);
   lua_createtable(L, 0, 1);
@@ -47,72 +78,206 @@ static void lk_push_proxy_of(lua_State *L, int index, int metatable) {
   lua_rawsetp(L, index, &lk_proxy_key);
 }
 
+// Replaces the table at the top by its proxy when it is a real table (it keeps one).
+static void lk_wrap_top(lua_State *L) {
+  if (lua_type(L, -1) != LUA_TTABLE) return;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  lk_push_proxy_of(L, -2, -1);
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+}
+
+// MARK: - Reading
+
 // __index(proxy, key): the real table's value, a nested table as its proxy.
 static int lk_proxy_index(lua_State *L) {
-  lua_rawgetp(L, 1, &lk_real_key);
+  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
   lua_pushvalue(L, 2);
-  if (lua_gettable(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_METATABLE);
+  if (lua_rawget(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_METATABLE);
   return 1;
 }
 
-int lk_next(lua_State *L, int index) {
-  while (lua_next(L, index) != 0) {
-    if (lua_type(L, -2) != LUA_TLIGHTUSERDATA || lua_touserdata(L, -2) != &lk_proxy_key) return 1;
-    lua_pop(L, 1);
-  }
-  return 0;
+static int lk_proxy_len(lua_State *L) {
+  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
+  lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+  return 1;
 }
 
-// Replaces the table at `index` by what the state must hold: a proxy by its table, and in a
-// plain table every proxy inside by its table. `seen` is 0 until the depth calls for one.
-static void lk_unwrap(lua_State *L, int index, int depth, int seen) {
-  if (lua_rawgetp(L, index, &lk_real_key) == LUA_TTABLE) {
-    lua_replace(L, index);
-    return;
+// The iterator `pairs` returns: the real table's next, nested tables as proxies.
+static int lk_proxy_next(lua_State *L) {
+  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
+  lua_settop(L, 3);
+  lua_pushvalue(L, 2);
+  if (lk_next(L, 3) == 0) return 0;
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lk_push_proxy_of(L, -1, LK_METATABLE);
+    lua_replace(L, -2);
   }
-  lua_pop(L, 1);
-  int own_seen = 0;
-  if (depth >= lk_unwrap_untracked_depth) {
-    if (seen == 0) {
-      lua_newtable(L);
-      seen = lua_gettop(L);
-      own_seen = 1;
-    }
-    lua_pushvalue(L, index);
-    if (lua_rawget(L, seen) != LUA_TNIL) {
-      lua_pop(L, 1);
-      return;
-    }
-    lua_pop(L, 1);
-    lua_pushvalue(L, index);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, seen);
-  }
-  luaL_checkstack(L, 4, "a value stored in the state is nested too deeply");
+  return 2;
+}
+
+static int lk_proxy_pairs(lua_State *L) {
+  lua_pushvalue(L, LK_NEXT);
+  lua_pushvalue(L, 1);
   lua_pushnil(L);
-  while (lk_next(L, index) != 0) {
+  return 3;
+}
+
+// MARK: - Adoption
+
+static void lk_journal_append(lua_State *L, int journal, int table, int key, int value) {
+  lk_info *info = lk_info_of(L);
+  journal = lua_absindex(L, journal);
+  table = lua_absindex(L, table);
+  key = lua_absindex(L, key);
+  value = lua_absindex(L, value);
+  lua_Integer slot = info->journal_length * 3;
+  lua_pushvalue(L, table);
+  lua_rawseti(L, journal, slot + 1);
+  lua_pushvalue(L, key);
+  lua_rawseti(L, journal, slot + 2);
+  lua_pushvalue(L, value);
+  lua_rawseti(L, journal, slot + 3);
+  info->journal_length += 1;
+}
+
+static void lk_store_form(lua_State *L, int index, int journal, int depth);
+
+// Makes the plain table at `index` part of the state: its contents move into a new real table
+// and it becomes that table's proxy, so references kept to it elsewhere go through the journal.
+// Nested plain tables are adopted the same way; a proxy inside stands for its real table. The
+// adoption is journaled first, so a failure at any point is undone by the rollback.
+static void lk_adopt(lua_State *L, int index, int journal, int depth) {
+  index = lua_absindex(L, index);
+  if (depth >= LK_STATE_MAX_DEPTH) {
+    luaL_error(L, "a table stored in the state is nested more than %d levels deep",
+               LK_STATE_MAX_DEPTH);
+  }
+  luaL_checkstack(L, 8, "a table stored in the state is nested too deeply");
+  int base = lua_gettop(L);
+  if (lua_getmetatable(L, index)) {
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_marker_key);
+    int marker = lua_rawequal(L, -1, -2);
+    lua_pop(L, 1);
+    if (!marker) {
+      luaL_error(L, "a table with a metatable cannot be stored in the state (state is plain "
+                    "data: tables, strings, numbers and booleans)");
+    }
+  } else {
+    lua_pushnil(L);
+  }
+  int metatable = base + 1;
+  lua_pushlightuserdata(L, (void *)&lk_adopted_key);
+  lk_journal_append(L, journal, index, -1, metatable);
+  lua_pop(L, 1);
+  lua_Integer count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    count += 1;
+    lua_pop(L, 1);
+  }
+  lua_Integer sequence = (lua_Integer)lua_rawlen(L, index);
+  if (sequence > count) sequence = count;
+  lua_createtable(L, (int)sequence, (int)(count - sequence));
+  int real = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, real);
+  }
+  // What may allocate comes before what changes the table, which then cannot fail.
+  lua_pushvalue(L, real);
+  lua_rawsetp(L, index, &lk_real_key);
+  lua_pushvalue(L, index);
+  lua_rawsetp(L, real, &lk_proxy_key);
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    lua_pop(L, 1);
+    if (lk_is_hidden_key(L, -1)) continue;
+    lua_pushvalue(L, -1);
+    lua_pushnil(L);
+    lua_rawset(L, index);  // an existing key: allowed while traversing
+  }
+  if (!lua_isnil(L, metatable)) {
+    lua_pushvalue(L, metatable);
+    lua_setmetatable(L, real);
+  }
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  lua_setmetatable(L, index);
+  // The values: nested tables become real tables of the state too.
+  lua_pushnil(L);
+  while (lk_next(L, real) != 0) {
     if (lua_type(L, -1) == LUA_TTABLE) {
       int value = lua_gettop(L);
       lua_pushvalue(L, value);
-      lk_unwrap(L, value + 1, depth + 1, seen);
-      if (!lua_rawequal(L, value, value + 1)) {  // a proxy inside: store its table instead
+      lk_store_form(L, value + 1, journal, depth + 1);
+      if (!lua_rawequal(L, value, value + 1)) {
         lua_pushvalue(L, value - 1);
         lua_pushvalue(L, value + 1);
-        lua_rawset(L, index);  // an existing key: allowed while traversing
+        lua_rawset(L, real);  // an existing key: allowed while traversing
       }
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
   }
-  if (own_seen) lua_remove(L, seen);
+  lua_settop(L, base);
 }
+
+// Replaces the table at `index` by what a real table of the state holds in its place: a
+// proxy by its real table, a plain table by the real table it is adopted into.
+static void lk_store_form(lua_State *L, int index, int journal, int depth) {
+  index = lua_absindex(L, index);
+  if (lk_push_real_of(L, index)) {
+    lua_replace(L, index);
+    return;
+  }
+  lk_adopt(L, index, journal, depth);
+  if (!lk_push_real_of(L, index)) luaL_error(L, "a table could not be stored in the state");
+  lua_replace(L, index);
+}
+
+// Undoes an adoption (rollback): the table gets its contents back, nested real tables as the
+// proxies they were stored as, and its old metatable.
+static void lk_unadopt(lua_State *L, int table, int metatable) {
+  table = lua_absindex(L, table);
+  metatable = lua_absindex(L, metatable);
+  if (!lk_push_real_of(L, table)) return;
+  int real = lua_gettop(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  int converted = 0;
+  if (lua_getmetatable(L, table)) {
+    converted = lua_rawequal(L, -1, -2);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  if (converted) {  // its contents are in the real table
+    lua_pushnil(L);
+    while (lk_next(L, real) != 0) {
+      if (lua_type(L, -1) == LUA_TTABLE) {
+        if (lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE) lua_replace(L, -2);
+        else lua_pop(L, 1);
+      }
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, table);
+    }
+  }
+  lua_pushnil(L);
+  lua_rawsetp(L, table, &lk_real_key);
+  lua_pushvalue(L, metatable);
+  lua_setmetatable(L, table);
+  lua_settop(L, real - 1);
+}
+
+// MARK: - Writing
 
 // A flat table (no table among its values) can be read without a metamethod: its proxy gets a
 // metatable of its own whose __index is the table itself, so a read is a lookup the VM does.
 // Only a state's root gets this (one metatable per feature, not per table reached): a
 // feature whose state is flat reads it at the speed of a plain table. The root goes back to
-// the shared metatable as soon as a table is stored in it, and never returns: a read must
-// hand out a nested table's proxy, which only the C __index does.
+// the shared metatable as soon as a table is stored in it: a read must hand out a nested
+// table's proxy, which only the C __index does.
 static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
   proxy = lua_absindex(L, proxy);
   shared = lua_absindex(L, shared);
@@ -124,7 +289,42 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
   lua_setmetatable(L, proxy);
 }
 
-static int lk_flat_proxy_newindex(lua_State *L);
+// proxy[key] = value through the journal, with the real table at `real`: the old value is
+// journaled, a table value is put in the form the state holds, then the write is applied.
+static void lk_journaled_set(
+    lua_State *L, int proxy, int key, int value, int real, int journal, int shared) {
+  lk_info *info = lk_info_of(L);
+  if (!info->transaction_open) luaL_error(L, "%s", lk_read_only_message);
+  int key_type = lua_type(L, key);
+  if (key_type == LUA_TNIL) luaL_error(L, "index is nil");
+  if (key_type == LUA_TNUMBER && lua_tonumber(L, key) != lua_tonumber(L, key)) {
+    luaL_error(L, "index is NaN");
+  }
+  if (key_type == LUA_TLIGHTUSERDATA) luaL_error(L, "a light userdata cannot be a state key");
+  if (lua_type(L, value) == LUA_TTABLE) {
+    lk_store_form(L, value, journal, 1);
+    lk_leave_flat_reads(L, proxy, shared);
+  }
+  lua_pushvalue(L, key);
+  lua_rawget(L, real);
+  lk_journal_append(L, journal, real, key, -1);
+  lua_pop(L, 1);
+  lua_pushvalue(L, key);
+  lua_pushvalue(L, value);
+  lua_rawset(L, real);
+}
+
+static int lk_proxy_newindex(lua_State *L) {
+  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
+  lk_journaled_set(L, 1, 2, 3, 4, LK_JOURNAL, LK_METATABLE);
+  return 0;
+}
+
+// A flat root's __newindex holds its real table as a third upvalue: no lookup in the proxy.
+static int lk_flat_proxy_newindex(lua_State *L) {
+  lk_journaled_set(L, 1, 2, 3, lua_upvalueindex(3), LK_JOURNAL, LK_METATABLE);
+  return 0;
+}
 
 // Whether the table at `index` holds no table.
 static int lk_is_flat(lua_State *L, int index) {
@@ -169,141 +369,234 @@ static void lk_choose_reads(lua_State *L, int proxy, int real) {
   lua_pop(L, 1);
 }
 
-// The body of __newindex(proxy, key, value), with the real table pushed at 4: journal the old
-// value, then write to the real table.
-static int lk_journal_and_set(lua_State *L) {
-  int key_type = lua_type(L, 2);
-  if (key_type == LUA_TNIL) return luaL_error(L, "index is nil");
-  if (key_type == LUA_TNUMBER && lua_tonumber(L, 2) != lua_tonumber(L, 2)) {
-    return luaL_error(L, "index is NaN");
+// MARK: - The functions that see raw tables, for feature code
+
+// next(t [, k]): a proxy's entries are its real table's, nested tables as proxies; a hidden
+// key is never returned.
+static int lk_safe_next(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 2);
+  if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) return luaL_argerror(L, 2, "invalid key to 'next'");
+  int proxy = lk_push_real_of(L, 1);
+  if (proxy) lua_replace(L, 1);
+  if (lk_next(L, 1) == 0) {
+    lua_pushnil(L);
+    return 1;
   }
-  lk_info *info = lk_info_of(L);
-  lua_Integer slot = info->journal_length * 3;
-  lua_pushvalue(L, 4);
-  lua_rawseti(L, LK_JOURNAL, slot + 1);
-  lua_pushvalue(L, 2);
-  lua_rawseti(L, LK_JOURNAL, slot + 2);
-  lua_pushvalue(L, 2);
-  lua_rawget(L, 4);
-  lua_rawseti(L, LK_JOURNAL, slot + 3);
-  info->journal_length += 1;
-  if (lua_type(L, 3) == LUA_TTABLE) {
-    lk_unwrap(L, 3, 0, 0);
-    lk_leave_flat_reads(L, 1, LK_METATABLE);
-  }
-  lua_settop(L, 4);
-  lua_replace(L, 1);  // real, key, value: the three that rawset wants, in place
-  lua_rawset(L, 1);
-  return 0;
-}
-
-static int lk_proxy_newindex(lua_State *L) {
-  lua_rawgetp(L, 1, &lk_real_key);  // 4
-  return lk_journal_and_set(L);
-}
-
-// A flat root's __newindex holds its real table as a third upvalue: no lookup in the proxy.
-static int lk_flat_proxy_newindex(lua_State *L) {
-  lua_pushvalue(L, lua_upvalueindex(3));  // 4
-  return lk_journal_and_set(L);
-}
-
-static int lk_proxy_len(lua_State *L) {
-  lua_rawgetp(L, 1, &lk_real_key);
-  lua_pushinteger(L, luaL_len(L, -1));
-  return 1;
-}
-
-// The iterator `pairs` returns: the real table's next, nested tables as proxies.
-static int lk_proxy_next(lua_State *L) {
-  lua_rawgetp(L, 1, &lk_real_key);  // 3
-  lua_settop(L, 3);
-  lua_pushvalue(L, 2);
-  if (lk_next(L, 3) == 0) return 0;
-  if (lua_type(L, -1) == LUA_TTABLE) {
-    lk_push_proxy_of(L, -1, LK_METATABLE);
-    lua_replace(L, -2);
-  }
+  if (proxy) lk_wrap_top(L);
   return 2;
 }
 
-static int lk_proxy_pairs(lua_State *L) {
-  lua_pushvalue(L, LK_NEXT);
-  lua_pushvalue(L, 1);
-  lua_pushnil(L);
+// pairs(t): __pairs when there is one (proxies have it), else the safe next: Lua's own pairs
+// would hand out Lua's own next.
+static int lk_safe_pairs(lua_State *L) {
+  luaL_checkany(L, 1);
+  if (luaL_getmetafield(L, 1, "__pairs") == LUA_TNIL) {
+    lua_pushcfunction(L, lk_safe_next);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+  } else {
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 3);
+  }
   return 3;
 }
 
-// Pushes the metamethods' shared upvalues.
-static void lk_push_upvalues(lua_State *L, int journal, int metatable) {
-  lua_pushvalue(L, journal);
-  lua_pushvalue(L, metatable);
+static int lk_safe_rawget(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  lua_settop(L, 2);
+  if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) {
+    lua_pushnil(L);
+    return 1;
+  }
+  int proxy = lk_push_real_of(L, 1);
+  if (proxy) lua_replace(L, 1);
+  lua_rawget(L, 1);
+  if (proxy) lk_wrap_top(L);
+  return 1;
 }
 
-static void lk_transactions_open(lua_State *L) {
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key) == LUA_TTABLE) {
-    lua_pop(L, 1);
-    return;
+// rawset(t, k, v): on a state table, a journaled write like any other.
+static int lk_safe_rawset(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  luaL_checkany(L, 3);
+  lua_settop(L, 3);
+  if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) {
+    return luaL_argerror(L, 2, "a light userdata cannot be a key here");
   }
-  lua_pop(L, 1);
+  if (lk_push_real_of(L, 1)) {  // 4
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);    // 5
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);  // 6
+    lk_journaled_set(L, 1, 2, 3, 4, 5, 6);
+  } else {
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_rawset(L, 1);
+  }
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int lk_safe_rawlen(lua_State *L) {
+  int type = lua_type(L, 1);
+  luaL_argexpected(L, type == LUA_TTABLE || type == LUA_TSTRING, 1, "table or string");
+  if (lk_push_real_of(L, 1)) lua_replace(L, 1);
+  lua_pushinteger(L, (lua_Integer)lua_rawlen(L, 1));
+  return 1;
+}
+
+// setmetatable(t, mt), refusing a metatable with __gc: a finalizer runs when the collector
+// decides, with hooks off, outside every call and so outside every budget.
+static int lk_safe_setmetatable(lua_State *L) {
+  int type = lua_type(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_argexpected(L, type == LUA_TNIL || type == LUA_TTABLE, 2, "nil or table");
+  if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL) {
+    return luaL_error(L, "cannot change a protected metatable");
+  }
+  if (type == LUA_TTABLE) {
+    lua_pushliteral(L, "__gc");
+    int has_gc = lua_rawget(L, 2) != LUA_TNIL;
+    lua_pop(L, 1);
+    if (has_gc) {
+      return luaL_error(L, "setmetatable: __gc is not allowed (a finalizer would run outside "
+                           "the instruction budget); release resources explicitly instead");
+    }
+  }
+  lua_settop(L, 2);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
+// MARK: - Opening
+
+void lk_transactions_open(lua_State *L) {
   lua_createtable(L, 48, 0);  // journal
   int journal = lua_gettop(L);
   lua_createtable(L, 0, 5);  // the proxies' metatable
   int metatable = lua_gettop(L);
-  lk_push_upvalues(L, journal, metatable);
+  lua_pushvalue(L, journal);
+  lua_pushvalue(L, metatable);
   lua_pushcclosure(L, lk_proxy_index, 2);
   lua_setfield(L, metatable, "__index");
-  lk_push_upvalues(L, journal, metatable);
+  lua_pushvalue(L, journal);
+  lua_pushvalue(L, metatable);
   lua_pushcclosure(L, lk_proxy_newindex, 2);
   lua_setfield(L, metatable, "__newindex");
   lua_pushcfunction(L, lk_proxy_len);
   lua_setfield(L, metatable, "__len");
-  lk_push_upvalues(L, journal, metatable);
-  lk_push_upvalues(L, journal, metatable);
+  lua_pushvalue(L, journal);
+  lua_pushvalue(L, metatable);
+  lua_pushvalue(L, journal);
+  lua_pushvalue(L, metatable);
   lua_pushcclosure(L, lk_proxy_next, 2);
   lua_pushcclosure(L, lk_proxy_pairs, 3);
   lua_setfield(L, metatable, "__pairs");
-  lua_pushliteral(L, "composable.state");  // getmetatable/setmetatable cannot reach it
+  lua_pushliteral(L, "state");  // getmetatable/setmetatable cannot reach it
   lua_setfield(L, metatable, "__metatable");
   lua_pushvalue(L, journal);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
   lua_pushvalue(L, metatable);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
   lua_pop(L, 2);
+  static const luaL_Reg safe[] = {
+      {"next", lk_safe_next},     {"pairs", lk_safe_pairs},   {"rawget", lk_safe_rawget},
+      {"rawset", lk_safe_rawset}, {"rawlen", lk_safe_rawlen}, {"setmetatable", lk_safe_setmetatable},
+      {NULL, NULL},
+  };
+  lua_pushglobaltable(L);
+  luaL_setfuncs(L, safe, 0);
+  lua_pop(L, 1);
+}
+
+// MARK: - The host's side
+
+void lk_set_array_marker(lua_State *L, int index) {
+  lua_pushvalue(L, index);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_marker_key);
 }
 
 void lk_push_transactional_proxy(lua_State *L, int index) {
   index = lua_absindex(L, index);
-  lk_transactions_open(L);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
   lk_push_proxy_of(L, index, lua_gettop(L));
   lua_replace(L, -2);
   lk_choose_reads(L, -1, index);
 }
 
-void lk_refresh_transactional_proxy(lua_State *L, int proxy) {
-  proxy = lua_absindex(L, proxy);
-  if (lua_rawgetp(L, proxy, &lk_real_key) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    return;
-  }
-  lk_choose_reads(L, proxy, -1);
+void lk_push_journaled_table(lua_State *L) {
+  lua_newtable(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  lk_push_proxy_of(L, -2, -1);
+  lua_replace(L, -3);
   lua_pop(L, 1);
 }
 
-int lk_push_proxied_table(lua_State *L, int index) {
-  if (lua_type(L, index) != LUA_TTABLE || !lua_getmetatable(L, index)) return 0;
-  lua_pop(L, 1);
-  if (lua_rawgetp(L, index, &lk_real_key) == LUA_TTABLE) return 1;
-  lua_pop(L, 1);
+static int lk_journaled_table_function(lua_State *L) {
+  lk_push_journaled_table(L);
+  return 1;
+}
+
+void lk_push_journaled_table_function(lua_State *L) {
+  lua_pushcfunction(L, lk_journaled_table_function);
+}
+
+int lk_push_proxied_table(lua_State *L, int index) { return lk_push_real_of(L, index); }
+
+// The body of lk_state_write, protected: 1 proxy, 2 key (nil: the whole state), 3 value.
+static int lk_state_write_protected(lua_State *L) {
+  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
+  int real = 4;
+  if (!lua_isnil(L, 2)) {
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_rawset(L, real);
+  } else {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lk_next(L, real) != 0) {
+      lua_pop(L, 1);
+      lua_pushvalue(L, -1);
+      lua_pushnil(L);
+      lua_rawset(L, real);  // an existing key: allowed while traversing
+    }
+    lua_pushnil(L);
+    while (lua_next(L, 3) != 0) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, real);
+    }
+  }
+  lk_choose_reads(L, 1, real);
   return 0;
 }
+
+int lk_state_write(lua_State *L, int proxy, int key, int value) {
+  proxy = lua_absindex(L, proxy);
+  value = lua_absindex(L, value);
+  key = key == 0 ? 0 : lua_absindex(L, key);
+  lua_pushcfunction(L, lk_state_write_protected);
+  lua_pushvalue(L, proxy);
+  if (key == 0) lua_pushnil(L);
+  else lua_pushvalue(L, key);
+  lua_pushvalue(L, value);
+  lk_info *info = lk_info_of(L);
+  int saved_enforce = info->enforce_memory;
+  info->enforce_memory = 0;  // the host's own write, as marshalling is
+  int status = lua_pcall(L, 3, 0, 0);
+  info->enforce_memory = saved_enforce;
+  return status;
+}
+
+// MARK: - Transactions
 
 // A committed journal's first entries are left for the next writes to overwrite, rather than
 // cleared on every action: they keep at most this many old values from being collected.
 static const lua_Integer lk_journal_kept_entries = 16;
 
-void lk_transaction_commit(lua_State *L) {
+static void lk_forget_journal(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_Integer length = info->journal_length;
   info->journal_length = 0;
@@ -316,6 +609,18 @@ void lk_transaction_commit(lua_State *L) {
   lua_pop(L, 1);
 }
 
+void lk_transaction_begin(lua_State *L) {
+  lk_forget_journal(L);
+  lk_info_of(L)->transaction_open = 1;
+}
+
+void lk_transaction_commit(lua_State *L) {
+  lk_forget_journal(L);
+  lk_info_of(L)->transaction_open = 0;
+}
+
+int lk_transaction_is_open(lua_State *L) { return lk_info_of(L)->transaction_open; }
+
 static int lk_rollback_journal(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
@@ -324,14 +629,20 @@ static int lk_rollback_journal(lua_State *L) {
     lua_rawgeti(L, journal, slot - 2);
     lua_rawgeti(L, journal, slot - 1);
     lua_rawgeti(L, journal, slot);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
+    if (lua_type(L, -2) == LUA_TLIGHTUSERDATA && lua_touserdata(L, -2) == &lk_adopted_key) {
+      lk_unadopt(L, -3, -1);
+      lua_pop(L, 3);
+    } else {
+      lua_rawset(L, -3);
+      lua_pop(L, 1);
+    }
   }
   return 0;
 }
 
 int lk_transaction_rollback(lua_State *L) {
   lk_info *info = lk_info_of(L);
+  info->transaction_open = 0;
   if (info->journal_length == 0) return LUA_OK;
   // Putting a removed key back may allocate: protected, and without the cap, so the undo
   // does not fail for want of the memory the failed action used.
@@ -341,16 +652,11 @@ int lk_transaction_rollback(lua_State *L) {
   int status = lua_pcall(L, 0, 0, 0);
   if (status != LUA_OK) lua_pop(L, 1);
   info->enforce_memory = saved_enforce;
-  lk_transaction_commit(L);
+  lk_forget_journal(L);
   return status;
 }
 
 int lk_transaction_wrote(lua_State *L) { return lk_info_of(L)->journal_length > 0; }
-
-int lk_transaction_pcall(lua_State *L, int nargs, int nresults) {
-  lk_transaction_commit(L);
-  return lk_pcall(L, nargs, nresults);
-}
 
 int lk_normalize_action(lua_State *L, int index) {
   index = lua_absindex(L, index);

@@ -123,6 +123,9 @@ return effect
 /// A reducer in all of these is a function `(state, action, env)` or a table with `reduce`.
 let composableLibrarySource = #"""
 local effect = require("composable.effect")
+-- Bookkeeping that must stay true to the state lives in journaled tables: a failed action
+-- undoes its changes to them as it undoes its changes to the state.
+local journal = require("composable.journal")
 
 local composable = { effect = effect }
 
@@ -210,7 +213,7 @@ function composable.if_let(spec)
   local reduce = reducer_of(spec.reducer, "if_let")
   local id = "if_let:" .. field
   local function wrap(action) return { type = name, action = as_action(action) } end
-  local has_effects = false
+  local child_effects = journal.table()  -- child_effects.running: the child started effects
   return function(state, action, env)
     local result = nil
     if action.type == name then
@@ -220,12 +223,12 @@ function composable.if_let(spec)
       end
       local e = reduce(child, as_action(action.action), env)
       if e ~= nil and e.kind ~= "none" then
-        has_effects = true
+        child_effects.running = true
         result = effect.cancellable(map_effect(e, wrap), id)
       end
     end
-    if has_effects and state[field] == nil then
-      has_effects = false
+    if child_effects.running and state[field] == nil then
+      child_effects.running = nil
       if result == nil then return effect.cancel(id) end
       return effect.merge(result, effect.cancel(id))
     end
@@ -237,8 +240,10 @@ function composable.for_each(spec)
   local field = field_of(spec, "state", "for_each")
   local name = field_of(spec, "action", "for_each")
   local reduce = reducer_of(spec.reducer, "for_each")
-  local indexes = setmetatable({}, { __mode = "k" })  -- the array -> { id -> position }
-  local active = {}                                   -- ids whose effects may be running
+  -- The array -> { id -> position }: a cache, checked on every use, so a rolled-back action
+  -- cannot make it lie.
+  local indexes = setmetatable({}, { __mode = "k" })
+  local active = journal.table()  -- ids whose effects may be running
 
   local function find(elements, id)
     local index = indexes[elements]

@@ -42,7 +42,8 @@ final class LuaTestSession: @unchecked Sendable {
     let testModule = LuaModuleTable(["composable.test": "return __composable_test"])
     sandbox = try vm.makeSandbox(.init(
       print: output,
-      modules: LuaModuleChain(resolvers: [builtInModules, testModule, LuaModuleDirectories([directory])])))
+      modules: LuaModuleChain(resolvers: [builtInModules, testModule, LuaModuleDirectories([directory])]),
+      preloaded: builtInPreloads(in: vm)))
     try vm.call(install, arguments: [.reference(sandbox.environment)])
     try vm.call(vm.load(source, chunkName: displayName, in: sandbox))
     tests = try vm.evaluate("return __composable_tests", chunkName: "=tests", in: sandbox)

@@ -58,6 +58,8 @@ void lk_close(lua_State *L);
 void lk_set_memory_limit(lua_State *L, size_t bytes);
 size_t lk_memory_limit(lua_State *L);
 size_t lk_memory_used(lua_State *L);
+/// What the VM makes the process hold: large blocks and every slab of its pool.
+size_t lk_memory_held(lua_State *L);
 /// Instructions one top-level `lk_pcall` may run (0: unlimited).
 void lk_set_instruction_limit(lua_State *L, int64_t instructions);
 int64_t lk_instruction_limit(lua_State *L);
@@ -97,26 +99,34 @@ void *lk_owner(lua_State *L);
 
 // MARK: - Transactions (Transaction.c)
 
-/// Pushes the transactional proxy of the table at `index`: reads go through to the table,
-/// writes are applied and journaled until the next `lk_transaction_pcall` forgets them.
+/// Pushes the transactional proxy of the state table at `index`: reads go through to the
+/// table, writes are applied and journaled while a transaction is open, refused otherwise.
 void lk_push_transactional_proxy(lua_State *L, int index);
-/// After the host wrote to a state's table directly (not through its proxy, at `proxy`): lets
-/// the proxy see again whether the table is flat (see Transaction.c).
-void lk_refresh_transactional_proxy(lua_State *L, int proxy);
+/// Tells the state which metatable marks arrays: the one metatable a stored table may have.
+void lk_set_array_marker(lua_State *L, int index);
+/// Pushes a C function that makes a new empty journaled table: not part of any state, but
+/// written only inside transactions and rolled back with them (bookkeeping of a library).
+void lk_push_journaled_table_function(lua_State *L);
 /// If the value at `index` is a transactional proxy, pushes the table it stands for and returns
 /// 1; otherwise pushes nothing and returns 0.
 int lk_push_proxied_table(lua_State *L, int index);
-/// `lua_next` for tables of a state: skips the key under which a table keeps its proxy. Every
-/// host reader of a table that may belong to a state iterates with it.
+/// `lua_next` for tables of a state: skips the keys that link tables and proxies. Every host
+/// reader of a table that may belong to a state iterates with it.
 int lk_next(lua_State *L, int index);
-/// `lk_pcall` that first forgets the journal of the previous transaction (it succeeded).
-int lk_transaction_pcall(lua_State *L, int nargs, int nresults);
-/// Undoes every write journaled since the last `lk_transaction_pcall`, newest first.
-/// Returns LUA_OK, or Lua's status if the undo itself failed (out of memory).
+/// The host's write to the state behind the proxy at `proxy`: `value` into the field at `key`,
+/// or, when `key` is 0, as the whole state (its fields replace the table's, in place). Not
+/// journaled. Protected: returns Lua's status, with the message on top on failure.
+int lk_state_write(lua_State *L, int proxy, int key, int value);
+/// Opens a transaction, forgetting the journal of the last one: from now on state tables may
+/// be written, each write journaled.
+void lk_transaction_begin(lua_State *L);
+/// Undoes every write of the open transaction, newest first, and closes it. Returns LUA_OK, or
+/// Lua's status if the undo itself failed (out of memory).
 int lk_transaction_rollback(lua_State *L);
-/// Forgets the journal: the writes stay.
+/// Closes the open transaction: its writes stay.
 void lk_transaction_commit(lua_State *L);
-/// Whether the current transaction wrote anything.
+int lk_transaction_is_open(lua_State *L);
+/// Whether the open (or last) transaction wrote anything.
 int lk_transaction_wrote(lua_State *L);
 /// Makes the value at `index` an action table: a string `s` becomes `{ type = s }`. Returns 0
 /// (leaving the value) if it is neither a string nor a table with a string `type`.
