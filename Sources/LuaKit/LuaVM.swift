@@ -57,6 +57,10 @@ public final class LuaVM {
   /// Bytes of memory the Lua state holds now.
   public var memoryInUse: Int { lk_memory_used(L) }
 
+  /// Bytes the VM makes the process hold now: what Lua holds, plus the free blocks its
+  /// allocator keeps for reuse. This is what the memory cap bounds.
+  public var memoryHeld: Int { lk_memory_held(L) }
+
   /// Runs a full garbage collection.
   public func collectGarbage() {
     drainReleases()

@@ -1,0 +1,217 @@
+import Testing
+
+@testable import LuaKit
+
+/// Every call ends within its budget plus a bounded slack, whatever runs inside it: C library
+/// functions that loop without running Lua instructions, finalizers, nested coroutine.close,
+/// the description of an error object. And what a VM makes the process hold stays under its
+/// memory cap.
+@Suite struct LuaBoundedCallTests {
+  static let budget = 1_000_000
+  static let cap = 8 << 20
+  /// What building an error's report may take beyond the cap: a message cut at 16 KiB and a
+  /// traceback cut at 22 levels.
+  static let reportSlack = 64 << 10
+
+  private func makeVM(
+    memory: Int? = LuaBoundedCallTests.cap, instructions: Int? = LuaBoundedCallTests.budget
+  ) throws -> (LuaVM, LuaSandbox) {
+    let vm = try LuaVM(limits: LuaLimits(memory: memory, instructions: instructions))
+    return (vm, try vm.makeSandbox())
+  }
+
+  /// Runs `source`, expecting it to stop at the instruction budget, then shows the VM works.
+  private func expectStopsAtTheBudget(
+    _ source: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let (vm, sandbox) = try makeVM()
+    do {
+      try vm.evaluate(source, chunkName: "work.lua", in: sandbox)
+      Issue.record("expected the instruction limit", sourceLocation: sourceLocation)
+    } catch let LuaError.instructionLimit(limit, message, _) {
+      #expect(limit == Self.budget, sourceLocation: sourceLocation)
+      #expect(message.hasPrefix("work.lua:"), sourceLocation: sourceLocation)
+      #expect(
+        message.hasSuffix(": instruction limit of \(Self.budget) exceeded"),
+        sourceLocation: sourceLocation)
+    } catch {
+      Issue.record("expected the instruction limit, got \(error)", sourceLocation: sourceLocation)
+    }
+    #expect(try vm.evaluate("return 1 + 1", in: sandbox) == [2], sourceLocation: sourceLocation)
+  }
+
+  @Test func repeatingNothingAnswersAtOnce() throws {
+    let (vm, sandbox) = try makeVM()
+    let results = try vm.evaluate(
+      "return string.rep('', math.maxinteger), string.rep('', 5, ''), ('x'):rep(3, ',')",
+      in: sandbox)
+    #expect(results == ["", "", "x,x,x"])
+  }
+
+  @Test func repeatingPastTheCapIsTheMemoryError() throws {
+    let (vm, sandbox) = try makeVM(instructions: nil)
+    #expect(throws: LuaError.memoryLimit(limit: Self.cap)) {
+      try vm.evaluate("return string.rep('x', 1 << 40)", in: sandbox)
+    }
+  }
+
+  @Test func movingAnEndlessRangeStopsAtTheBudget() throws {
+    try expectStopsAtTheBudget("table.move({}, 1, math.maxinteger, 1)")
+  }
+
+  @Test func unpackingAndConcatenatingAreCharged() throws {
+    try expectStopsAtTheBudget("""
+      local t = {}
+      for i = 1, 1000 do t[i] = 'x' end
+      while true do local s = table.concat(t) end
+      """)
+  }
+
+  @Test func quadraticInsertsStopAtTheBudget() throws {
+    try expectStopsAtTheBudget("""
+      local t = {}
+      for i = 1, 1e9 do table.insert(t, 1, i) end
+      """)
+  }
+
+  @Test func buildingStringsInCIsChargedByTheBytes() throws {
+    // Each `upper` copies a megabyte in C with a handful of instructions: without charging the
+    // bytes, the budget would allow some 200,000 copies (200 GB).
+    try expectStopsAtTheBudget("""
+      local s = ('x'):rep(1 << 20)
+      for i = 1, 1e9 do local u = s:upper() end
+      """)
+  }
+
+  @Test func aFinalizerCannotBeSet() throws {
+    let (vm, sandbox) = try makeVM()
+    for metatable in [
+      "{ __gc = function() while true do end end }",
+      "{ __gc = true }",  // a placeholder, replaced by a function later, marks the table too
+    ] {
+      #expect {
+        try vm.evaluate("setmetatable({}, \(metatable))", chunkName: "gc.lua", in: sandbox)
+      } throws: { error in
+        (error as? LuaError)?.message == """
+          gc.lua:1: setmetatable: __gc is not allowed (a finalizer would run outside the \
+          instruction budget); release resources explicitly instead
+          """
+      }
+    }
+    // A metatable without __gc is fine, and adding __gc to it later marks nothing.
+    let results = try vm.evaluate("""
+      local mt = {}
+      local t = setmetatable({}, mt)
+      mt.__gc = function() while true do end end
+      t = nil
+      return getmetatable(setmetatable({}, { __index = { a = 1 } })).__index.a
+      """, in: sandbox)
+    #expect(results == [1])
+  }
+
+  @Test func nestedCoroutineClosesAreAnErrorNotACrash() throws {
+    // Lua 5.4.4 overflows the C stack here (each close of a coroutine runs its __close
+    // handler, which closes the previous one, and nothing counts the depth).
+    let (vm, sandbox) = try makeVM(memory: 64 << 20, instructions: nil)
+    let results = try vm.evaluate("""
+      local coro = false
+      for i = 1, 20000 do
+        local previous = coro
+        coro = coroutine.create(function()
+          local cc <close> = setmetatable({}, { __close = function()
+            if previous then assert(coroutine.close(previous)) end
+          end })
+          coroutine.yield()
+        end)
+        assert(coroutine.resume(coro))
+      end
+      local ok, message = coroutine.close(coro)
+      return ok, message:match('coroutine%.close: nested more than %d+ deep') ~= nil
+      """, chunkName: "close.lua", in: sandbox)
+    #expect(results == [false, true])
+  }
+
+  @Test func anErrorObjectThatLoopsInTostringIsDescribedWithinTheBudget() throws {
+    let (vm, sandbox) = try makeVM()
+    do {
+      try vm.evaluate(
+        "error(setmetatable({}, { __tostring = function() while true do end end }))",
+        chunkName: "err.lua", in: sandbox)
+      Issue.record("expected an error")
+    } catch let LuaError.instructionLimit(_, message, _) {
+      #expect(message == "(error object is a table value)")
+    } catch {
+      Issue.record("expected the instruction limit, got \(error)")
+    }
+    #expect(try vm.evaluate("return 1", in: sandbox) == [1])
+  }
+
+  @Test func anErrorObjectThatAllocatesInTostringStaysUnderTheCap() throws {
+    let (vm, sandbox) = try makeVM(instructions: nil)
+    #expect {
+      try vm.evaluate("""
+        error(setmetatable({}, { __tostring = function()
+          local t = {}
+          while true do t[#t + 1] = ('x'):rep(1000) .. #t end
+        end }))
+        """, chunkName: "err.lua", in: sandbox)
+    } throws: { error in
+      (error as? LuaError)?.message == "(error object is a table value)"
+    }
+    // The report is built without the cap (it must not fail), and is bounded instead.
+    #expect(vm.memoryHeld <= Self.cap + Self.reportSlack)
+    // A __tostring that works is used.
+    #expect {
+      try vm.evaluate(
+        "error(setmetatable({}, { __tostring = function() return 'described' end }))",
+        chunkName: "err.lua", in: sandbox)
+    } throws: { error in (error as? LuaError)?.message == "described" }
+  }
+
+  @Test func aHugeErrorMessageIsCut() throws {
+    let (vm, sandbox) = try makeVM()
+    do {
+      try vm.evaluate("error(string.rep('x', 1000000), 0)", in: sandbox)
+      Issue.record("expected an error")
+    } catch {
+      #expect(error.message == String(repeating: "x", count: 16 * 1024) + "... (983616 more bytes)")
+    }
+  }
+
+  @Test func closeHandlersOfAFailedCallRunUnderTheCap() throws {
+    let (vm, sandbox) = try makeVM(instructions: nil)
+    #expect(throws: LuaError.memoryLimit(limit: Self.cap)) {
+      try vm.evaluate("""
+        local hog <close> = setmetatable({}, { __close = function()
+          local t = {}
+          while true do t[#t + 1] = { 1, 2, 3 } end
+        end })
+        error('fails, then closes')
+        """, in: sandbox)
+    }
+    #expect(vm.memoryHeld <= Self.cap)
+  }
+
+  @Test func freeBlocksOfEverySizeStayUnderTheCapAndAreReused() throws {
+    // Each round fills the cap with blocks of one size, then drops them. A pool that kept every
+    // size's free blocks for that size alone would hold several caps by the end, or, counting
+    // them against the cap, leave later rounds almost no room.
+    let (vm, sandbox) = try makeVM(memory: 4 << 20, instructions: nil)
+    let results = try vm.evaluate("""
+      local least = math.huge
+      for size = 1, 230, 32 do
+        local t = {}
+        local ok = pcall(function()
+          for i = 1, 1e7 do t[i] = string.rep('x', size) .. i end
+        end)
+        assert(not ok)
+        least = math.min(least, #t)
+        t = nil
+      end
+      return least
+      """, chunkName: "pool.lua", in: sandbox)
+    // The largest strings here take 256-byte blocks: 4 MiB holds about 16,000 of them.
+    #expect((results.first?.intValue ?? 0) > 8_000)
+    #expect(vm.memoryHeld <= 4 << 20)
+  }
+}
