@@ -3,10 +3,11 @@
 // The budget counts VM instructions, but one instruction can call a C function of the
 // standard library that loops for a long time without running any: `string.rep("", 2^62)`,
 // `table.move(t, 1, 2^62, 2)`, `table.insert(t, 1, v)` on a long list in a loop. Each wrapper
-// here charges the work its call will do (elements moved, bytes scanned) before doing it, so a
+// here charges the work its call will do (elements moved, bytes copied) before doing it, so a
 // call that cannot fit in what is left of the budget fails at once with the budget's error
 // instead of running for hours with the feature's lock held. Work bounded by the memory cap
-// (building a string) is charged by the allocator instead (LuaSupport.c).
+// (building a string) is charged by the allocator instead (LuaSupport.c), and the pattern
+// functions count their own steps (Patterns.c).
 //
 // `coroutine.close` is bounded in depth: Lua 5.4.4 does not count nested closes against its C
 // stack limit, so `__close` handlers that close coroutines whose handlers close coroutines
@@ -62,15 +63,6 @@ static int lk_string_rep(lua_State *L) {
       ? (lua_Unsigned)LUA_MAXINTEGER : (lua_Unsigned)count * unit;
   lk_reserve_memory(L, (size_t)total);
   lk_charge(L, (lua_Integer)(total / 16));
-  return lk_call_original(L);
-}
-
-// string.find/match/gmatch/gsub(s, ...): at least one look at each byte of the subject.
-static int lk_string_scan(lua_State *L) {
-  size_t length = 0;
-  luaL_checklstring(L, 1, &length);
-  luaL_checkstring(L, 2);
-  lk_charge(L, (lua_Integer)(length / 16));
   return lk_call_original(L);
 }
 
@@ -149,10 +141,6 @@ static void lk_wrap_field(lua_State *L, const char *library, const char *name, l
 
 void lk_bounded_library_open(lua_State *L) {
   lk_wrap_field(L, "string", "rep", lk_string_rep);
-  lk_wrap_field(L, "string", "find", lk_string_scan);
-  lk_wrap_field(L, "string", "match", lk_string_scan);
-  lk_wrap_field(L, "string", "gmatch", lk_string_scan);
-  lk_wrap_field(L, "string", "gsub", lk_string_scan);
   lk_wrap_field(L, "string", "byte", lk_string_byte);
   lk_wrap_field(L, "table", "move", lk_table_move);
   lk_wrap_field(L, "table", "insert", lk_table_shift);

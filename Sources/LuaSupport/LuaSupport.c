@@ -225,6 +225,7 @@ lua_State *lk_newstate(size_t memory_limit) {
   lk_patch_coroutine_library(L);
   lk_transactions_open(L);
   lk_bounded_library_open(L);
+  lk_patterns_open(L);
   // Generational collection: a feature's state is large and long-lived, and each action makes
   // a little short-lived garbage (the action table). In incremental mode every cycle marks the
   // whole state, so the cost per action grew with the state; young collections do not.

@@ -64,8 +64,9 @@ void lk_charge(lua_State *L, lua_Integer work);
 void lk_reserve_memory(lua_State *L, size_t bytes);
 // Transactions and the functions that see raw tables (Transaction.c).
 void lk_transactions_open(lua_State *L);
-// Library functions whose work is charged to the budget (Bounded.c).
+// Library functions whose work is charged to the budget (Bounded.c, Patterns.c).
 void lk_bounded_library_open(lua_State *L);
+void lk_patterns_open(lua_State *L);
 int lk_watch_claim(lua_State *L);
 void lk_watch_release(int slot);
 int lk_watch_begin(int slot);

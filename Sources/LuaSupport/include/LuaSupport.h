@@ -78,6 +78,10 @@ lk_failure lk_last_failure(lua_State *L);
 /// the coroutine's traceback, is pushed onto `L`.
 int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults);
 
+/// Pushes a table of Lua's own string.find, match, gmatch and gsub, which the state replaced
+/// by versions that count their steps (Patterns.c): for tests that compare the two.
+void lk_push_original_pattern_functions(lua_State *L);
+
 /// Loads a chunk in text mode only: bytecode is refused.
 int lk_loadtext(lua_State *L, const char *source, size_t length, const char *chunkname);
 
