@@ -188,6 +188,10 @@ static void *lk_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
       return NULL;  // Lua collects garbage, retries once, then raises LUA_ERRMEM
     }
   }
+  if (info->watching && lk_watch_arm_requested(info->watch_slot)) {
+    info->main_hooked = 1;
+    lk_arm_instruction_budget(info->main);  // the watchdog's signal did not get through
+  }
   void *block = lk_resize(info, ptr, old, nsize);
   if (block == NULL) return NULL;
   info->memory_used = info->memory_used - old + nsize;
@@ -297,6 +301,10 @@ void lk_arm_instruction_budget(lua_State *L) {
 
 void lk_charge(lua_State *L, lua_Integer work) {
   lk_info *info = lk_info_of(L);
+  if (info->watching && lk_watch_arm_requested(info->watch_slot)) {
+    info->main_hooked = 1;
+    lk_arm_instruction_budget(info->main);
+  }
   if (info->instruction_limit == 0 || info->call_depth == 0 || work <= 0) return;
   if (!info->budget_exhausted && work <= info->instruction_limit - info->instructions_used) {
     info->instructions_used += work;

@@ -71,5 +71,8 @@ int lk_watch_claim(lua_State *L);
 void lk_watch_release(int slot);
 int lk_watch_begin(int slot);
 int lk_watch_end(int slot);
+/// Whether the watchdog asked the call in flight to arm its hook (its signal may be blocked);
+/// true once, and then the caller arms it (the call counts as armed from then on).
+int lk_watch_arm_requested(int slot);
 
 #endif

@@ -12,12 +12,25 @@
 // Each state holds a slot in a fixed table whose memory is never freed, so the watchdog and
 // the handler can read any slot at any time. A state that finds no free slot gets the hook on
 // every call, as before.
+//
+// The host owns the process's signals, and this must survive what it does with SIGURG:
+// - A handler the host had installed is chained: ours runs first, then calls it, except for the
+//   signals the watchdog sent itself.
+// - A handler the host installs later, or SIG_IGN, replaces ours: the watchdog looks at the
+//   disposition on each look and puts ours back, chaining the host's.
+// - A thread that blocks the signal: each thread unblocks it on its first call. One that blocks
+//   it again later: with every signal, the watchdog also asks the call to arm its own hook at
+//   its next allocation or charged library call (`lk_watch_arm_requested`), which unblocks the
+//   signal for the thread's later calls. Only a loop that does neither, in the first call
+//   after the thread blocked the signal again, cannot be stopped: nothing reaches it.
 #include "LuaSupportState.h"
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { LK_WATCH_SLOTS = 256 };
 static const long lk_watch_period_ns = 5 * 1000 * 1000;
@@ -30,6 +43,8 @@ typedef struct {
   atomic_uint call;       // odd while a call runs; each call moves it on by two
   atomic_int signalling;  // the watchdog is signalling the slot's thread
   atomic_int armed;       // the handler installed the hook for this call
+  atomic_int sent;        // a signal the watchdog sent to the slot's thread, not handled yet
+  atomic_int arm_requested;  // the call should arm its hook as soon as it can
   unsigned seen;          // `call` at the watchdog's last look (the watchdog's own)
   pthread_t thread;       // written by the owner while `call` is even
   lua_State *L;           // the owner's main thread, set when the slot is claimed
@@ -38,19 +53,63 @@ typedef struct {
 static lk_watch_slot lk_watch_slots[LK_WATCH_SLOTS];
 static pthread_once_t lk_watch_once = PTHREAD_ONCE_INIT;
 static atomic_int lk_watch_started;
+// The host's handler, chained from ours; SIG_DFL and SIG_IGN (SIGURG's default) chain nothing.
+static atomic_uintptr_t lk_watch_chained_handler;
+static atomic_int lk_watch_chained_flags;
+static atomic_uint lk_watch_reinstalls;
 
-static void lk_watch_signal_handler(int signal) {
-  (void)signal;
+static void lk_watch_chain(int signal, siginfo_t *info, void *context) {
+  uintptr_t handler = atomic_load(&lk_watch_chained_handler);
+  if (handler == (uintptr_t)SIG_DFL || handler == (uintptr_t)SIG_IGN) return;
+  if (atomic_load(&lk_watch_chained_flags) & SA_SIGINFO) {
+    ((void (*)(int, siginfo_t *, void *))handler)(signal, info, context);
+  } else {
+    ((void (*)(int))handler)(signal);
+  }
+}
+
+static void lk_watch_signal_handler(int signal, siginfo_t *info, void *context) {
   pthread_t self = pthread_self();
+  int ours = 0;
   for (int index = 0; index < LK_WATCH_SLOTS; index++) {
     lk_watch_slot *slot = &lk_watch_slots[index];
+    if (!atomic_load(&slot->owned) || !pthread_equal(slot->thread, self)) continue;
+    if (atomic_exchange(&slot->sent, 0)) ours = 1;
     // A call in flight on this very thread: the one the signal interrupted.
-    if ((atomic_load(&slot->call) & 1) && pthread_equal(slot->thread, self) &&
-        !atomic_load(&slot->armed)) {
+    if ((atomic_load(&slot->call) & 1) && !atomic_load(&slot->armed)) {
       atomic_store(&slot->armed, 1);
+      atomic_store(&slot->arm_requested, 0);
       lk_arm_instruction_budget(slot->L);  // lua_sethook may be called from a signal handler
     }
   }
+  if (!ours) lk_watch_chain(signal, info, context);
+}
+
+static int lk_watch_is_ours(const struct sigaction *action) {
+  return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == lk_watch_signal_handler;
+}
+
+// Installs our handler, keeping the one it replaces (unless it is ours) to chain.
+static int lk_watch_install(void) {
+  struct sigaction action = {0}, previous;
+  action.sa_sigaction = lk_watch_signal_handler;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;  // a system call the signal interrupts goes on
+  sigemptyset(&action.sa_mask);
+  if (sigaction(LK_WATCH_SIGNAL, NULL, &previous) != 0) return 0;
+  if (!lk_watch_is_ours(&previous)) {
+    uintptr_t handler = (previous.sa_flags & SA_SIGINFO) ? (uintptr_t)previous.sa_sigaction
+                                                         : (uintptr_t)previous.sa_handler;
+    atomic_store(&lk_watch_chained_flags, previous.sa_flags);
+    atomic_store(&lk_watch_chained_handler, handler);
+  }
+  return sigaction(LK_WATCH_SIGNAL, &action, NULL) == 0;
+}
+
+// The host replaced our handler (or ignores the signal now): ours goes back, chaining theirs.
+static void lk_watch_keep_handler(void) {
+  struct sigaction current;
+  if (sigaction(LK_WATCH_SIGNAL, NULL, &current) != 0 || lk_watch_is_ours(&current)) return;
+  if (lk_watch_install()) atomic_fetch_add(&lk_watch_reinstalls, 1);
 }
 
 static void *lk_watchdog(void *unused) {
@@ -63,6 +122,7 @@ static void *lk_watchdog(void *unused) {
     struct timespec period = {
         0, quiet_looks < lk_watch_quiet_looks ? lk_watch_period_ns : lk_watch_idle_period_ns};
     nanosleep(&period, NULL);
+    lk_watch_keep_handler();
     int active = 0;
     for (int index = 0; index < LK_WATCH_SLOTS; index++) {
       lk_watch_slot *slot = &lk_watch_slots[index];
@@ -74,8 +134,12 @@ static void *lk_watchdog(void *unused) {
       }
       // Announce the signal, then check the call is still there: its end moves `call` on
       // before waiting for `signalling`, so its thread outlives any signal sent to it.
+      atomic_store(&slot->arm_requested, 1);
       atomic_store(&slot->signalling, 1);
-      if (atomic_load(&slot->call) == call) pthread_kill(slot->thread, LK_WATCH_SIGNAL);
+      if (atomic_load(&slot->call) == call) {
+        atomic_store(&slot->sent, 1);
+        pthread_kill(slot->thread, LK_WATCH_SIGNAL);
+      }
       atomic_store(&slot->signalling, 0);
     }
     quiet_looks = active ? 0 : quiet_looks + 1;
@@ -84,11 +148,7 @@ static void *lk_watchdog(void *unused) {
 }
 
 static void lk_watch_start(void) {
-  struct sigaction action = {0};
-  action.sa_handler = lk_watch_signal_handler;
-  action.sa_flags = SA_RESTART;  // a system call the signal interrupts goes on
-  sigemptyset(&action.sa_mask);
-  if (sigaction(LK_WATCH_SIGNAL, &action, NULL) != 0) return;
+  if (!lk_watch_install()) return;
   pthread_attr_t attributes;
   pthread_attr_init(&attributes);
   pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
@@ -113,21 +173,27 @@ int lk_watch_claim(lua_State *L) {
 void lk_watch_release(int index) { atomic_store(&lk_watch_slots[index].owned, 0); }
 
 // Threads of Dispatch's pools start with every signal blocked, which would leave the watchdog's
-// signal pending forever: each thread that makes a call unblocks it, once.
+// signal pending forever: each thread that makes a call unblocks it, once (a system call costs
+// a quarter of a small action: not on every call).
 static _Thread_local int lk_watch_signal_unblocked;
+
+static int lk_watch_unblock(void) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, LK_WATCH_SIGNAL);
+  return pthread_sigmask(SIG_UNBLOCK, &signals, NULL) == 0;
+}
 
 int lk_watch_begin(int index) {
   if (!lk_watch_signal_unblocked) {
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, LK_WATCH_SIGNAL);
-    if (pthread_sigmask(SIG_UNBLOCK, &signals, NULL) != 0) return 0;
+    if (!lk_watch_unblock()) return 0;
     lk_watch_signal_unblocked = 1;
   }
   lk_watch_slot *slot = &lk_watch_slots[index];
   pthread_t self = pthread_self();
   if (!pthread_equal(slot->thread, self)) slot->thread = self;
   atomic_store_explicit(&slot->armed, 0, memory_order_relaxed);
+  atomic_store_explicit(&slot->arm_requested, 0, memory_order_relaxed);
   unsigned call = atomic_load_explicit(&slot->call, memory_order_relaxed);
   atomic_store_explicit(&slot->call, call + 1, memory_order_release);
   return 1;
@@ -141,3 +207,16 @@ int lk_watch_end(int index) {
   }
   return atomic_load_explicit(&slot->armed, memory_order_relaxed);
 }
+
+int lk_watch_arm_requested(int index) {
+  lk_watch_slot *slot = &lk_watch_slots[index];
+  if (!atomic_load_explicit(&slot->arm_requested, memory_order_relaxed)) return 0;
+  if (atomic_exchange(&slot->armed, 1)) return 0;  // the handler did it
+  atomic_store(&slot->arm_requested, 0);
+  // The signal did not get through: this thread blocks it again. Unblocked, the pending one
+  // arrives now (and finds the call armed), and later calls get theirs.
+  lk_watch_unblock();
+  return 1;
+}
+
+unsigned lk_watch_handler_reinstalls(void) { return atomic_load(&lk_watch_reinstalls); }

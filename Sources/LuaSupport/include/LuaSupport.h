@@ -63,6 +63,8 @@ size_t lk_memory_held(lua_State *L);
 /// Instructions one top-level `lk_pcall` may run (0: unlimited).
 void lk_set_instruction_limit(lua_State *L, int64_t instructions);
 int64_t lk_instruction_limit(lua_State *L);
+/// How often the watchdog found its signal handler replaced (by the host) and put it back.
+unsigned lk_watch_handler_reinstalls(void);
 /// Whether the main thread has the count hook now (between calls: only while a call that ran
 /// long is in flight, see Watchdog.c).
 int lk_main_thread_counts_instructions(lua_State *L);
