@@ -39,6 +39,12 @@ enum { LK_STATE_MAX_DEPTH = 200 };
 
 static const char *const lk_read_only_message = "state changes only in reduce: send an action";
 
+// Raises `message` as is: the write that called for it adds where it happened in Lua code.
+static int lk_raise(lua_State *L, const char *message) {
+  lua_pushstring(L, message);
+  return lua_error(L);
+}
+
 static int lk_is_hidden_key(lua_State *L, int index) {
   if (lua_type(L, index) != LUA_TLIGHTUSERDATA) return 0;
   const void *key = lua_touserdata(L, index);
@@ -150,8 +156,9 @@ static void lk_store_form(lua_State *L, int index, int journal, int depth);
 static void lk_adopt(lua_State *L, int index, int journal, int depth) {
   index = lua_absindex(L, index);
   if (depth >= LK_STATE_MAX_DEPTH) {
-    luaL_error(L, "a table stored in the state is nested more than %d levels deep",
-               LK_STATE_MAX_DEPTH);
+    lua_pushfstring(L, "a table stored in the state is nested more than %d levels deep",
+                    LK_STATE_MAX_DEPTH);
+    lua_error(L);
   }
   luaL_checkstack(L, 8, "a table stored in the state is nested too deeply");
   int base = lua_gettop(L);
@@ -160,8 +167,8 @@ static void lk_adopt(lua_State *L, int index, int journal, int depth) {
     int marker = lua_rawequal(L, -1, -2);
     lua_pop(L, 1);
     if (!marker) {
-      luaL_error(L, "a table with a metatable cannot be stored in the state (state is plain "
-                    "data: tables, strings, numbers and booleans)");
+      lk_raise(L, "a table with a metatable cannot be stored in the state (state is plain "
+                  "data: tables, strings, numbers and booleans)");
     }
   } else {
     lua_pushnil(L);
@@ -233,7 +240,7 @@ static void lk_store_form(lua_State *L, int index, int journal, int depth) {
     return;
   }
   lk_adopt(L, index, journal, depth);
-  if (!lk_push_real_of(L, index)) luaL_error(L, "a table could not be stored in the state");
+  if (!lk_push_real_of(L, index)) lk_raise(L, "a table could not be stored in the state");
   lua_replace(L, index);
 }
 
@@ -270,7 +277,53 @@ static void lk_unadopt(lua_State *L, int table, int metatable) {
   lua_settop(L, real - 1);
 }
 
+// MARK: - Undoing
+
+// Undoes the journal's entries newer than `mark`, newest first (1: the journal).
+static int lk_undo_journal(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  lua_Integer mark = lua_tointeger(L, 2);
+  for (lua_Integer slot = info->journal_length * 3; slot > mark * 3; slot -= 3) {
+    lua_rawgeti(L, 1, slot - 2);
+    lua_rawgeti(L, 1, slot - 1);
+    lua_rawgeti(L, 1, slot);
+    if (lua_type(L, -2) == LUA_TLIGHTUSERDATA && lua_touserdata(L, -2) == &lk_adopted_key) {
+      lk_unadopt(L, -3, -1);
+      lua_pop(L, 3);
+    } else {
+      lua_rawset(L, -3);
+      lua_pop(L, 1);
+    }
+    info->journal_length -= 1;
+  }
+  return 0;
+}
+
+// Undoes the entries newer than `mark`: protected, and without the cap, so the undo does not
+// fail for want of the memory the undone work used. Returns Lua's status.
+static int lk_undo_to(lua_State *L, lua_Integer mark) {
+  lk_info *info = lk_info_of(L);
+  if (info->journal_length <= mark) return LUA_OK;
+  int saved_enforce = info->enforce_memory;
+  info->enforce_memory = 0;
+  lua_pushcfunction(L, lk_undo_journal);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
+  lua_pushinteger(L, mark);
+  int status = lua_pcall(L, 2, 0, 0);
+  if (status != LUA_OK) lua_pop(L, 1);
+  info->enforce_memory = saved_enforce;
+  return status;
+}
+
 // MARK: - Writing
+
+// lk_store_form, protected (1: the value, 2: the journal).
+static int lk_store_form_protected(lua_State *L) {
+  lk_store_form(L, 1, 2, 1);
+  lua_settop(L, 1);
+  return 1;
+}
+
 
 // A flat table (no table among its values) can be read without a metamethod: its proxy gets a
 // metatable of its own whose __index is the table itself, so a read is a lookup the VM does.
@@ -302,7 +355,24 @@ static void lk_journaled_set(
   }
   if (key_type == LUA_TLIGHTUSERDATA) luaL_error(L, "a light userdata cannot be a state key");
   if (lua_type(L, value) == LUA_TTABLE) {
-    lk_store_form(L, value, journal, 1);
+    // All or nothing: a table that cannot be stored (too deep, a metatable, out of memory)
+    // is given back as it was before the error goes on, even to a pcall in the reducer that
+    // would otherwise keep going with half of it adopted.
+    lua_Integer mark = info->journal_length;
+    lua_pushcfunction(L, lk_store_form_protected);
+    lua_pushvalue(L, value);
+    lua_pushvalue(L, journal);
+    int status = lua_pcall(L, 2, 1, 0);
+    if (status != LUA_OK) {
+      lk_undo_to(L, mark);
+      if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING) {
+        luaL_where(L, 1);  // the Lua line that wrote
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+      }
+      lua_error(L);  // the same error (a memory error stays one)
+    }
+    lua_replace(L, value);
     lk_leave_flat_reads(L, proxy, shared);
   }
   lua_pushvalue(L, key);
@@ -621,37 +691,10 @@ void lk_transaction_commit(lua_State *L) {
 
 int lk_transaction_is_open(lua_State *L) { return lk_info_of(L)->transaction_open; }
 
-static int lk_rollback_journal(lua_State *L) {
-  lk_info *info = lk_info_of(L);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
-  int journal = lua_gettop(L);
-  for (lua_Integer slot = info->journal_length * 3; slot > 0; slot -= 3) {
-    lua_rawgeti(L, journal, slot - 2);
-    lua_rawgeti(L, journal, slot - 1);
-    lua_rawgeti(L, journal, slot);
-    if (lua_type(L, -2) == LUA_TLIGHTUSERDATA && lua_touserdata(L, -2) == &lk_adopted_key) {
-      lk_unadopt(L, -3, -1);
-      lua_pop(L, 3);
-    } else {
-      lua_rawset(L, -3);
-      lua_pop(L, 1);
-    }
-  }
-  return 0;
-}
-
 int lk_transaction_rollback(lua_State *L) {
   lk_info *info = lk_info_of(L);
   info->transaction_open = 0;
-  if (info->journal_length == 0) return LUA_OK;
-  // Putting a removed key back may allocate: protected, and without the cap, so the undo
-  // does not fail for want of the memory the failed action used.
-  int saved_enforce = info->enforce_memory;
-  info->enforce_memory = 0;
-  lua_pushcfunction(L, lk_rollback_journal);
-  int status = lua_pcall(L, 0, 0, 0);
-  if (status != LUA_OK) lua_pop(L, 1);
-  info->enforce_memory = saved_enforce;
+  int status = lk_undo_to(L, 0);
   lk_forget_journal(L);
   return status;
 }

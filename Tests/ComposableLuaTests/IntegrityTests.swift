@@ -85,6 +85,21 @@ import Testing
         a.self = nil
       elseif t == "store_metatable" then
         state.odd = setmetatable({}, { __index = function() return 1 end })
+      elseif t == "store_too_deep_in_pcall" then
+        local deep = {}
+        local node = deep
+        for i = 1, 300 do node.next = { v = i } node = node.next end
+        local ok, message = pcall(function() state.deep = deep end)
+        assert(not ok and message:find("nested more than 200 levels deep"), message)
+        -- Given back whole: plain, every level there.
+        assert(getmetatable(deep) == nil)
+        node = deep
+        for i = 1, 300 do node = node.next assert(node.v == i and getmetatable(node) == nil) end
+        holder = deep
+        state.after = "committed"
+      elseif t == "write_given_back" then
+        holder.next.next.v = "changed"
+        state.given_back = holder.next.next.v
       elseif t == "move_between_parents_then_fail" then
         local list = state.sub.list
         state.sub.list = nil
@@ -203,10 +218,22 @@ import Testing
         """)
   }
 
+  @Test func aTableThatCannotBeStoredIsGivenBackWholeEvenToAPcall() throws {
+    let feature = try makeFeature()
+    var expected = try feature.state()
+    #expect(send(feature, "store_too_deep_in_pcall") == nil)
+    expected.after = "committed"
+    #expect(try feature.state() == expected)
+    // The table stayed plain: writing it is not a state change, and needs no transaction.
+    #expect(send(feature, "write_given_back") == nil)
+    expected.given_back = "changed"
+    #expect(try feature.state() == expected)
+  }
+
   @Test func aTableMovedBetweenParentsIsUndone() throws {
     let feature = try makeFeature()
     try expectFailsAndChangesNothing(
-      feature, "move_between_parents_then_fail", message: "attack.lua:81: after the writes")
+      feature, "move_between_parents_then_fail", message: "attack.lua:96: after the writes")
   }
 
   @Test func anActionThatFailsBeforeItsReducerRunsUndoesNothingCommitted() throws {
