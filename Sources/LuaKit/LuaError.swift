@@ -13,6 +13,9 @@ public enum LuaError: Error, Equatable, Sendable {
   case memoryLimit(limit: Int)
   /// Lua code ran past the instruction budget of one call.
   case instructionLimit(limit: Int, message: String, traceback: String)
+  /// A call ran past its time limit (work no instruction count sees, such as comparing long
+  /// strings over and over).
+  case timeLimit(seconds: Double, message: String, traceback: String)
   /// A value could not be converted between Swift and Lua. `path` names the field.
   case conversion(path: String, message: String)
 }
@@ -26,7 +29,7 @@ extension LuaError: CustomStringConvertible {
       return traceback.isEmpty ? message : "\(message)\n\(traceback)"
     case let .memoryLimit(limit):
       return "memory limit of \(LuaLimits.describe(bytes: limit)) exceeded"
-    case let .instructionLimit(_, message, traceback):
+    case let .instructionLimit(_, message, traceback), let .timeLimit(_, message, traceback):
       return traceback.isEmpty ? message : "\(message)\n\(traceback)"
     case let .conversion(path, message):
       return "\(path): \(message)"
@@ -36,7 +39,9 @@ extension LuaError: CustomStringConvertible {
   /// The message without the traceback: what a one-line report shows.
   public var message: String {
     switch self {
-    case let .runtime(message, _), let .instructionLimit(_, message, _): return message
+    case let .runtime(message, _), let .instructionLimit(_, message, _),
+      let .timeLimit(_, message, _):
+      return message
     default: return description
     }
   }

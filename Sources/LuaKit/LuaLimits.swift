@@ -1,4 +1,4 @@
-/// How much one VM may take: memory for all its Lua values, and instructions per call.
+/// How much one VM may take: memory for all its Lua values, and instructions and time per call.
 ///
 /// The memory cap holds while Lua code runs; Swift code that builds values on the Lua stack
 /// (marshalling, host functions) is not capped, so a memory error never unwinds through a
@@ -6,20 +6,27 @@
 /// and a script cannot swallow it with `pcall`: once spent, every later instruction fails.
 /// Counting slows every instruction, so a call on the main thread starts counting only once
 /// it has run for a few milliseconds (a watchdog arms the count, see `Watchdog.c`): a short
-/// call is never counted, and a runaway one stops that much later.
+/// call is never counted, and a runaway one stops that much later. Work done in C is charged
+/// to the same budget (`Bounded.c`, `Patterns.c`, the allocator). The time limit is the
+/// backstop for what no count sees (comparing long strings, one instruction each).
 public struct LuaLimits: Equatable, Sendable {
-  /// Bytes of Lua memory, or nil for no cap.
+  /// Bytes the VM may make the process hold (its allocator's free blocks included), or nil for
+  /// no cap.
   public var memory: Int?
   /// VM instructions one call may run, or nil for no budget.
   public var instructions: Int?
+  /// Seconds one call may run, or nil for no limit. The watchdog checks it every 5 ms (every
+  /// 100 ms after a quiet second), so a call stops that much after its time.
+  public var seconds: Double?
 
-  public init(memory: Int? = 64 << 20, instructions: Int? = 10_000_000) {
+  public init(memory: Int? = 64 << 20, instructions: Int? = 10_000_000, seconds: Double? = 5) {
     self.memory = memory
     self.instructions = instructions
+    self.seconds = seconds
   }
 
-  /// No cap and no budget: for trusted code and benchmarks of the raw floor.
-  public static let unlimited = LuaLimits(memory: nil, instructions: nil)
+  /// No cap, no budget, no time limit: for trusted code and benchmarks of the raw floor.
+  public static let unlimited = LuaLimits(memory: nil, instructions: nil, seconds: nil)
 
   static func describe(bytes: Int) -> String {
     if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }

@@ -38,15 +38,18 @@ public final class LuaVM {
     lk_set_owner(L, Unmanaged.passUnretained(self).toOpaque())
     lk_set_memory_limit(L, limits.memory ?? 0)
     lk_set_instruction_limit(L, Int64(limits.instructions ?? 0))
+    lk_set_time_limit(L, limits.seconds ?? 0)
   }
 
   deinit { lk_close(L) }
 
-  /// The memory cap and the per-call instruction budget; both can change between calls.
+  /// The memory cap, the per-call instruction budget and time limit; all can change between
+  /// calls.
   public var limits: LuaLimits {
     didSet {
       lk_set_memory_limit(L, limits.memory ?? 0)
       lk_set_instruction_limit(L, Int64(limits.instructions ?? 0))
+      lk_set_time_limit(L, limits.seconds ?? 0)
     }
   }
 
@@ -198,6 +201,8 @@ public final class LuaVM {
     lk_pop(L, 1)
     let (message, traceback) = LuaVM.splitTraceback(report)
     switch lk_last_failure(L) {
+    case LK_FAILURE_TIME_LIMIT:
+      return .timeLimit(seconds: limits.seconds ?? 0, message: message, traceback: traceback)
     case LK_FAILURE_INSTRUCTION_LIMIT:
       return .instructionLimit(
         limit: limits.instructions ?? 0, message: message, traceback: traceback)

@@ -272,11 +272,23 @@ void lk_reserve_memory(lua_State *L, size_t bytes) {
 
 // MARK: - Instruction budget
 
+// Pushes the error of a spent budget, naming the Lua line at `level`.
+static void lk_push_limit_error(lua_State *L, lk_info *info, int level) {
+  luaL_where(L, level);
+  if (info->over_time) {
+    lua_pushfstring(L, "time limit of %f seconds exceeded", (lua_Number)info->time_limit);
+  } else {
+    lua_pushfstring(L, "instruction limit of %I exceeded", (lua_Integer)info->instruction_limit);
+  }
+  lua_concat(L, 2);
+}
+
 static void lk_count_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   lk_info *info = lk_info_of(L);
-  if (info->instruction_limit == 0 || info->call_depth == 0) return;
+  if (info->call_depth == 0) return;
   if (!info->budget_exhausted) {
+    if (info->instruction_limit == 0) return;
     info->instructions_used += lua_gethookcount(L);
     if (info->instructions_used <= info->instruction_limit) {
       if (lua_gethookcount(L) != lk_hook_granularity)
@@ -289,10 +301,24 @@ static void lk_count_hook(lua_State *L, lua_Debug *ar) {
   // each frame fails at its first instruction until the error reaches lk_pcall.
   lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, 1);
   // Inside a hook, level 0 is the Lua function that was running: name its line.
-  luaL_where(L, 0);
-  lua_pushfstring(L, "instruction limit of %I exceeded", (lua_Integer)info->instruction_limit);
-  lua_concat(L, 2);
+  lk_push_limit_error(L, info, 0);
   lua_error(L);
+}
+
+void lk_stop_for_time(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  info->over_time = 1;
+  info->budget_exhausted = 1;
+  lua_sethook(info->main, lk_count_hook, LUA_MASKCOUNT, 1);
+  if (info->entered != NULL && info->entered != info->main) {
+    lua_sethook(info->entered, lk_count_hook, LUA_MASKCOUNT, 1);
+  }
+}
+
+void lk_set_time_limit(lua_State *L, double seconds) {
+  lk_info *info = lk_info_of(L);
+  info->time_limit = seconds > 0 ? seconds : 0;
+  if (info->watch_slot >= 0) lk_watch_set_time_limit(info->watch_slot, info->time_limit);
 }
 
 void lk_arm_instruction_budget(lua_State *L) {
@@ -305,16 +331,19 @@ void lk_charge(lua_State *L, lua_Integer work) {
     info->main_hooked = 1;
     lk_arm_instruction_budget(info->main);
   }
-  if (info->instruction_limit == 0 || info->call_depth == 0 || work <= 0) return;
+  if (info->call_depth == 0) return;
+  if (info->budget_exhausted) {
+    lk_push_limit_error(L, info, 1);
+    lua_error(L);
+  }
+  if (info->instruction_limit == 0 || work <= 0) return;
   if (!info->budget_exhausted && work <= info->instruction_limit - info->instructions_used) {
     info->instructions_used += work;
     return;
   }
   info->budget_exhausted = 1;
   lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, 1);  // as the hook does: nothing runs on
-  luaL_where(L, 1);
-  lua_pushfstring(L, "instruction limit of %I exceeded", (lua_Integer)info->instruction_limit);
-  lua_concat(L, 2);
+  lk_push_limit_error(L, info, 1);
   lua_error(L);
 }
 
@@ -327,7 +356,10 @@ void lk_set_instruction_limit(lua_State *L, int64_t instructions) {
 }
 
 static void lk_hook_new_thread(lua_State *L, lua_State *thread) {
-  if (thread != NULL && lk_info_of(L)->instruction_limit != 0) lk_arm_instruction_budget(thread);
+  lk_info *info = lk_info_of(L);
+  if (thread != NULL && (info->instruction_limit != 0 || info->time_limit != 0)) {
+    lk_arm_instruction_budget(thread);
+  }
 }
 
 // coroutine.create, then the count hook on the new thread (upvalue 1: Lua's create).
@@ -419,13 +451,17 @@ static int lk_enter(lua_State *L, lua_State *thread) {
   if (info->call_depth == 0) {
     info->instructions_used = 0;
     info->budget_exhausted = 0;
-    if (info->instruction_limit != 0) {
-      info->watching = thread == info->main && info->watch_slot >= 0 &&
-                       lk_watch_begin(info->watch_slot);
-      if (!info->watching) {
-        lk_arm_instruction_budget(thread);
-        info->main_hooked = thread == info->main;
-      }
+    info->over_time = 0;
+    info->entered = thread;
+    int counts = info->instruction_limit != 0;
+    int on_main = thread == info->main;
+    // The watchdog watches every top-level call that has a limit: it arms the count hook of
+    // a long call on the main thread, and stops any call that runs past its time.
+    info->watching = (counts || info->time_limit != 0) && info->watch_slot >= 0 &&
+                     lk_watch_begin(info->watch_slot, !counts || !on_main);
+    if (counts && (!on_main || !info->watching)) {
+      lk_arm_instruction_budget(thread);  // a coroutine counts from the start, as before
+      info->main_hooked = on_main;
     }
   }
   info->last_failure = LK_FAILURE_NONE;
@@ -448,6 +484,8 @@ static void lk_leave(lua_State *L, int status, int saved_enforce) {
   }
   if (status == LUA_OK || status == LUA_YIELD) {
     info->last_failure = LK_FAILURE_NONE;
+  } else if (info->over_time) {
+    info->last_failure = LK_FAILURE_TIME_LIMIT;
   } else if (info->budget_exhausted) {
     info->last_failure = LK_FAILURE_INSTRUCTION_LIMIT;
   } else if (status == LUA_ERRMEM && info->memory_limit != 0) {

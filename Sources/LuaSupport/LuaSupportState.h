@@ -46,6 +46,9 @@ typedef struct {
   int watching;        // the watchdog watches the call in flight on `main`
   int main_hooked;     // the count hook is on `main` for this call
   int type_string_ref; // registry slot of the string "type", or 0 until first needed
+  double time_limit;     // seconds a top-level call may run, 0: none
+  int over_time;         // the call in flight ran past the time limit
+  lua_State *entered;    // the thread the call in flight entered on
   int transaction_open;  // state tables may be written (Transaction.c)
   int close_depth;       // coroutine.close calls in progress, nested (Bounded.c)
 } lk_info;
@@ -69,7 +72,12 @@ void lk_bounded_library_open(lua_State *L);
 void lk_patterns_open(lua_State *L);
 int lk_watch_claim(lua_State *L);
 void lk_watch_release(int slot);
-int lk_watch_begin(int slot);
+/// A call begins on the slot's state; `armed`: it counts its budget already (or has none).
+int lk_watch_begin(int slot, int armed);
+void lk_watch_set_time_limit(int slot, double seconds);
+/// Stops the call in flight at its next instruction: it ran past its time limit. Called from
+/// the watchdog's signal handler, on the call's own thread.
+void lk_stop_for_time(lua_State *L);
 int lk_watch_end(int slot);
 /// Whether the watchdog asked the call in flight to arm its hook (its signal may be blocked);
 /// true once, and then the caller arms it (the call counts as armed from then on).

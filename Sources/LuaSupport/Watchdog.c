@@ -45,6 +45,10 @@ typedef struct {
   atomic_int armed;       // the handler installed the hook for this call
   atomic_int sent;        // a signal the watchdog sent to the slot's thread, not handled yet
   atomic_int arm_requested;  // the call should arm its hook as soon as it can
+  atomic_int over_time;   // 1: the call ran past its time and must stop; 2: it was told
+  _Atomic int64_t time_limit_ns;  // 0: none
+  unsigned timed_call;    // the call the watchdog is timing (the watchdog's own)
+  int64_t timed_since;    // when the watchdog first saw it in flight (the watchdog's own)
   unsigned seen;          // `call` at the watchdog's last look (the watchdog's own)
   pthread_t thread;       // written by the owner while `call` is even
   lua_State *L;           // the owner's main thread, set when the slot is claimed
@@ -76,7 +80,11 @@ static void lk_watch_signal_handler(int signal, siginfo_t *info, void *context) 
     if (!atomic_load(&slot->owned) || !pthread_equal(slot->thread, self)) continue;
     if (atomic_exchange(&slot->sent, 0)) ours = 1;
     // A call in flight on this very thread: the one the signal interrupted.
-    if ((atomic_load(&slot->call) & 1) && !atomic_load(&slot->armed)) {
+    if ((atomic_load(&slot->call) & 1) && atomic_load(&slot->over_time) == 1) {
+      atomic_store(&slot->over_time, 2);
+      atomic_store(&slot->armed, 1);
+      lk_stop_for_time(slot->L);
+    } else if ((atomic_load(&slot->call) & 1) && !atomic_load(&slot->armed)) {
       atomic_store(&slot->armed, 1);
       atomic_store(&slot->arm_requested, 0);
       lk_arm_instruction_budget(slot->L);  // lua_sethook may be called from a signal handler
@@ -112,6 +120,37 @@ static void lk_watch_keep_handler(void) {
   if (lk_watch_install()) atomic_fetch_add(&lk_watch_reinstalls, 1);
 }
 
+static int64_t lk_watch_now(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+// Signals the thread of the call `call` on `slot`, if the call is still in flight: announced
+// first, so that the call's end (which moves `call` on, then waits for `signalling`) keeps its
+// thread alive until the signal is sent.
+static void lk_watch_signal(lk_watch_slot *slot, unsigned call) {
+  atomic_store(&slot->arm_requested, 1);
+  atomic_store(&slot->signalling, 1);
+  if (atomic_load(&slot->call) == call) {
+    atomic_store(&slot->sent, 1);
+    pthread_kill(slot->thread, LK_WATCH_SIGNAL);
+  }
+  atomic_store(&slot->signalling, 0);
+}
+
+// Whether the call in flight on `slot` has run past its time; starts timing a new call.
+static int lk_watch_over_time(lk_watch_slot *slot, unsigned call, int64_t now) {
+  int64_t limit = atomic_load(&slot->time_limit_ns);
+  if (limit <= 0 || atomic_load(&slot->over_time)) return 0;
+  if (slot->timed_call != call) {
+    slot->timed_call = call;
+    slot->timed_since = now;
+    return 0;
+  }
+  return now - slot->timed_since >= limit;
+}
+
 static void *lk_watchdog(void *unused) {
   (void)unused;
   int quiet_looks = 0;
@@ -124,23 +163,22 @@ static void *lk_watchdog(void *unused) {
     nanosleep(&period, NULL);
     lk_watch_keep_handler();
     int active = 0;
+    int64_t now = lk_watch_now();
     for (int index = 0; index < LK_WATCH_SLOTS; index++) {
       lk_watch_slot *slot = &lk_watch_slots[index];
       unsigned call = atomic_load(&slot->call);
       if ((call & 1) || call != slot->seen) active = 1;
+      if ((call & 1) && lk_watch_over_time(slot, call, now)) {
+        atomic_store(&slot->over_time, 1);
+        lk_watch_signal(slot, call);
+        slot->seen = call;
+        continue;
+      }
       if (!(call & 1) || call != slot->seen || atomic_load(&slot->armed)) {
         slot->seen = call;
         continue;
       }
-      // Announce the signal, then check the call is still there: its end moves `call` on
-      // before waiting for `signalling`, so its thread outlives any signal sent to it.
-      atomic_store(&slot->arm_requested, 1);
-      atomic_store(&slot->signalling, 1);
-      if (atomic_load(&slot->call) == call) {
-        atomic_store(&slot->sent, 1);
-        pthread_kill(slot->thread, LK_WATCH_SIGNAL);
-      }
-      atomic_store(&slot->signalling, 0);
+      lk_watch_signal(slot, call);
     }
     quiet_looks = active ? 0 : quiet_looks + 1;
   }
@@ -165,6 +203,7 @@ int lk_watch_claim(lua_State *L) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&lk_watch_slots[index].owned, &expected, 1)) continue;
     lk_watch_slots[index].L = L;  // read only while a call of L's is in flight
+    atomic_store(&lk_watch_slots[index].time_limit_ns, 0);
     return index;
   }
   return -1;
@@ -184,7 +223,7 @@ static int lk_watch_unblock(void) {
   return pthread_sigmask(SIG_UNBLOCK, &signals, NULL) == 0;
 }
 
-int lk_watch_begin(int index) {
+int lk_watch_begin(int index, int armed) {
   if (!lk_watch_signal_unblocked) {
     if (!lk_watch_unblock()) return 0;
     lk_watch_signal_unblocked = 1;
@@ -192,8 +231,9 @@ int lk_watch_begin(int index) {
   lk_watch_slot *slot = &lk_watch_slots[index];
   pthread_t self = pthread_self();
   if (!pthread_equal(slot->thread, self)) slot->thread = self;
-  atomic_store_explicit(&slot->armed, 0, memory_order_relaxed);
+  atomic_store_explicit(&slot->armed, armed, memory_order_relaxed);
   atomic_store_explicit(&slot->arm_requested, 0, memory_order_relaxed);
+  atomic_store_explicit(&slot->over_time, 0, memory_order_relaxed);
   unsigned call = atomic_load_explicit(&slot->call, memory_order_relaxed);
   atomic_store_explicit(&slot->call, call + 1, memory_order_release);
   return 1;
@@ -208,9 +248,20 @@ int lk_watch_end(int index) {
   return atomic_load_explicit(&slot->armed, memory_order_relaxed);
 }
 
+void lk_watch_set_time_limit(int index, double seconds) {
+  atomic_store(&lk_watch_slots[index].time_limit_ns, (int64_t)(seconds * 1e9));
+}
+
 int lk_watch_arm_requested(int index) {
   lk_watch_slot *slot = &lk_watch_slots[index];
   if (!atomic_load_explicit(&slot->arm_requested, memory_order_relaxed)) return 0;
+  if (atomic_load(&slot->over_time) == 1) {  // the signal did not get through: stop here
+    atomic_store(&slot->over_time, 2);
+    atomic_store(&slot->armed, 1);
+    atomic_store(&slot->arm_requested, 0);
+    lk_stop_for_time(slot->L);
+    return 0;
+  }
   if (atomic_exchange(&slot->armed, 1)) return 0;  // the handler did it
   atomic_store(&slot->arm_requested, 0);
   // The signal did not get through: this thread blocks it again. Unblocked, the pending one

@@ -83,6 +83,38 @@ import Testing
       """)
   }
 
+  @Test func workNoCountSeesStopsAtTheTimeLimit() throws {
+    // Comparing two equal long strings is one instruction that reads both: the budget allows
+    // ten million of them. The time limit stops the call.
+    let vm = try LuaVM(limits: LuaLimits(memory: 64 << 20, instructions: 10_000_000, seconds: 0.2))
+    let sandbox = try vm.makeSandbox()
+    let started = ContinuousClock.now
+    do {
+      try vm.evaluate("""
+        local a, b = ('x'):rep(4 << 20), ('x'):rep(4 << 20) .. ''
+        local same = 0
+        while true do if a == b then same = same + 1 end end
+        """, chunkName: "compare.lua", in: sandbox)
+      Issue.record("expected the time limit")
+    } catch let LuaError.timeLimit(seconds, message, _) {
+      #expect(seconds == 0.2)
+      #expect(message == "compare.lua:3: time limit of 0.2 seconds exceeded")
+    } catch {
+      Issue.record("expected the time limit, got \(error)")
+    }
+    // Not a timed test: an upper bound far above the limit, only to tell "stopped" from "ran
+    // the whole budget" (some 40 TB compared).
+    #expect(ContinuousClock.now - started < .seconds(60))
+    #expect(try vm.evaluate("return 1 + 1", in: sandbox) == [2])
+    // A coroutine's call and a call with no instruction budget stop too.
+    vm.limits.instructions = nil
+    #expect {
+      try vm.evaluate("coroutine.wrap(function() while true do end end)()", in: sandbox)
+    } throws: { error in
+      if case .timeLimit = error as? LuaError { return true } else { return false }
+    }
+  }
+
   @Test func aFinalizerCannotBeSet() throws {
     let (vm, sandbox) = try makeVM()
     for metatable in [

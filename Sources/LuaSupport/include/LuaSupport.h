@@ -47,6 +47,7 @@ typedef enum {
   LK_FAILURE_NONE = 0,
   LK_FAILURE_INSTRUCTION_LIMIT = 1,
   LK_FAILURE_MEMORY_LIMIT = 2,
+  LK_FAILURE_TIME_LIMIT = 3,
 } lk_failure;
 
 /// A new state with the standard libraries open, a memory cap (0: none) enforced only while
@@ -63,6 +64,10 @@ size_t lk_memory_held(lua_State *L);
 /// Instructions one top-level `lk_pcall` may run (0: unlimited).
 void lk_set_instruction_limit(lua_State *L, int64_t instructions);
 int64_t lk_instruction_limit(lua_State *L);
+/// Seconds one top-level `lk_pcall` may run (0: no limit), whatever it runs: the backstop of the
+/// instruction budget for work no count sees (comparing long strings, say). Checked by the
+/// watchdog, so a call stops within a look (5 to 100 ms) after its time.
+void lk_set_time_limit(lua_State *L, double seconds);
 /// How often the watchdog found its signal handler replaced (by the host) and put it back.
 unsigned lk_watch_handler_reinstalls(void);
 /// Whether the main thread has the count hook now (between calls: only while a call that ran

@@ -1,0 +1,178 @@
+// libFuzzer target for the journal and the proxies (Sources/LuaSupport/Transaction.c).
+//
+// Each input is a program of 4-byte operations over one state: transactions opened, committed
+// and rolled back; writes, rawsets, reads, next/pairs walks, table.insert/remove, new and deep
+// plain tables, metatables, host writes, all through references kept in a table of slots the
+// way feature code keeps them in locals. After every operation the harness checks the
+// invariant: no slot (what Lua code holds) is a real table of the state, and no hidden key is
+// visible; after every rollback, the state is what it was when the transaction opened. A
+// violation aborts, which libFuzzer reports with the input. `scripts/fuzz` builds and runs it.
+#include "LuaSupport.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char harness[] =
+    "local real, root = ...\n"
+    "local refs = { root, root, root, root, root, root, root, root }\n"
+    "local keys = { 1, 2, 3, 'a', 'b', 'c' }\n"
+    "local function reals(t, set, depth)\n"
+    "  if set[t] or depth > 40 then return end\n"
+    "  set[t] = true\n"
+    "  for k, v in next, t do\n"
+    "    if type(k) == 'userdata' then error('hidden key visible') end\n"
+    "    if type(v) == 'table' then reals(v, set, depth + 1) end\n"
+    "  end\n"
+    "end\n"
+    "-- Canonical: keys in a fixed order, so shared tables are numbered the same way whatever\n"
+    "-- order the table's storage gives them in.\n"
+    "local function serialize(t, seen, depth)\n"
+    "  if seen[t] then return '<' .. seen[t] .. '>' end\n"
+    "  if depth > 40 then return '<deep>' end\n"
+    "  seen.n = (seen.n or 0) + 1\n"
+    "  seen[t] = seen.n\n"
+    "  local keys = {}\n"
+    "  for k in next, t do keys[#keys + 1] = k end\n"
+    "  table.sort(keys, function(x, y) return type(x) .. tostring(x) < type(y) .. tostring(y) end)\n"
+    "  local parts = {}\n"
+    "  for _, k in ipairs(keys) do\n"
+    "    local v = t[k]\n"
+    "    local text = type(v) == 'table' and serialize(v, seen, depth + 1) or tostring(v)\n"
+    "    parts[#parts + 1] = type(k) .. tostring(k) .. '=' .. text\n"
+    "  end\n"
+    "  return '{' .. table.concat(parts, ',') .. '}'\n"
+    "end\n"
+    "local function value(c)\n"
+    "  local kind = c % 4\n"
+    "  if kind == 0 then return refs[c % 8 + 1] end\n"
+    "  if kind == 1 then return { x = c, y = { refs[(c + 3) % 8 + 1] } } end\n"
+    "  if kind == 2 then return c end\n"
+    "  return nil\n"
+    "end\n"
+    "local function step(op, a, b, c)\n"
+    "  local t = refs[a % 8 + 1]\n"
+    "  if type(t) ~= 'table' then t = root end\n"
+    "  local k = keys[b % #keys + 1]\n"
+    "  local slot = c % 8 + 1\n"
+    "  if op == 0 then t[k] = value(c)\n"
+    "  elseif op == 1 then rawset(t, k, value(c))\n"
+    "  elseif op == 2 then refs[slot] = t[k]\n"
+    "  elseif op == 3 then refs[slot] = rawget(t, k)\n"
+    "  elseif op == 4 then local nk, nv = next(t) refs[slot] = nv refs[(slot % 8) + 1] = nk\n"
+    "  elseif op == 5 then for _, v in pairs(t) do refs[slot] = v end\n"
+    "  elseif op == 6 then refs[slot] = { t, { k = k }, refs[b % 8 + 1] }\n"
+    "  elseif op == 7 then setmetatable(refs[slot] == root and {} or refs[slot], {})\n"
+    "  elseif op == 8 then table.insert(t, value(c))\n"
+    "  elseif op == 9 then table.remove(t)\n"
+    "  elseif op == 10 then t[k] = nil\n"
+    "  elseif op == 11 then\n"
+    "    local deep = {}\n"
+    "    local node = deep\n"
+    "    for i = 1, c do node.next = { i = i } node = node.next end\n"
+    "    node.back = refs[b % 8 + 1]\n"
+    "    refs[slot] = deep\n"
+    "  elseif op == 12 then refs[slot] = root\n"
+    "  elseif op == 13 then refs[slot] = #t\n"
+    "  end\n"
+    "end\n"
+    "local function check()\n"
+    "  local set = {}\n"
+    "  reals(real, set, 0)\n"
+    "  for i = 1, 8 do\n"
+    "    if type(refs[i]) == 'table' and set[refs[i]] then error('a real table escaped') end\n"
+    "    if type(refs[i]) == 'userdata' then error('a hidden key is visible') end\n"
+    "  end\n"
+    "end\n"
+    "local function snapshot() return serialize(real, {}, 0) end\n"
+    "return step, check, snapshot\n";
+
+// Calls the function at `function` with integer arguments; returns Lua's status (the message,
+// on an error, or the results are left on the stack: `nresults` of them).
+static int call(lua_State *L, int function, int nargs, int nresults, const int *args) {
+  lua_pushvalue(L, function);
+  for (int i = 0; i < nargs; i++) lua_pushinteger(L, args[i]);
+  return lk_pcall(L, nargs, nresults);
+}
+
+// The harness found the invariant broken: stop so that libFuzzer keeps the input.
+static void violated(lua_State *L, const char *what) {
+  const char *message = lua_tostring(L, -1);
+  fprintf(stderr, "transaction_fuzzer: %s: %s\n", what, message ? message : "");
+  abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  lua_State *L = lk_newstate(8 << 20);
+  if (L == NULL) return 0;
+  lk_set_instruction_limit(L, 200000);
+  lua_createtable(L, 0, 1);
+  lk_set_array_marker(L, -1);
+  lua_pop(L, 1);
+  lua_newtable(L);  // the state's real root
+  int real = lua_gettop(L);
+  lk_push_transactional_proxy(L, real);
+  int proxy = lua_gettop(L);
+  if (luaL_loadstring(L, harness) != LUA_OK) violated(L, "the harness does not compile");
+  lua_pushvalue(L, real);
+  lua_pushvalue(L, proxy);
+  if (lk_pcall(L, 2, 3) != LUA_OK) violated(L, "the harness does not start");
+  int step = lua_gettop(L) - 2, check = step + 1, snapshot = step + 2;
+  int open = 0;
+  int before = 0;  // stack slot of the snapshot taken when the transaction opened
+  for (size_t i = 0; i + 4 <= size; i += 4) {
+    int op = data[i] % 18;
+    int args[4] = {op, data[i + 1], data[i + 2], data[i + 3]};
+    int top = lua_gettop(L);
+    if (op == 14) {
+      if (open) continue;
+      lk_transaction_begin(L);
+      open = 1;
+      if (call(L, snapshot, 0, 1, args) != LUA_OK) violated(L, "snapshot");
+      if (before != 0) lua_remove(L, before);
+      before = lua_gettop(L);
+      continue;
+    }
+    if (op == 15) {
+      if (open) lk_transaction_commit(L);
+      open = 0;
+      continue;
+    }
+    if (op == 16) {
+      if (!open) continue;
+      if (lk_transaction_rollback(L) != LUA_OK) violated(L, "rollback");
+      open = 0;
+      if (call(L, snapshot, 0, 1, args) != LUA_OK) violated(L, "snapshot");
+      if (!lua_rawequal(L, -1, before)) {
+        fprintf(stderr, "before: %s\nafter:  %s\n", lua_tostring(L, before), lua_tostring(L, -1));
+        violated(L, "a rollback did not restore the state");
+      }
+      lua_settop(L, top);
+      continue;
+    }
+    if (op == 17) {
+      if (open) continue;  // a host write is not journaled: only between transactions
+      lua_createtable(L, 0, 2);
+      lua_createtable(L, 2, 0);
+      lua_pushinteger(L, args[1]);
+      lua_rawseti(L, -2, 1);
+      lua_setfield(L, -2, "a");
+      if (lk_state_write(L, proxy, 0, lua_gettop(L)) != LUA_OK) violated(L, "host write");
+      lua_settop(L, top);
+      continue;
+    }
+    call(L, step, 4, 0, args);  // errors are expected: refused writes, too deep, ...
+    lua_settop(L, top);
+    if (call(L, check, 0, 0, args) != LUA_OK) {
+      const char *message = lua_tostring(L, -1);
+      if (message && (strstr(message, "escaped") || strstr(message, "hidden"))) {
+        violated(L, "invariant");
+      }
+    }
+    lua_settop(L, top);
+  }
+  if (open) lk_transaction_rollback(L);
+  lk_close(L);
+  return 0;
+}
