@@ -41,7 +41,9 @@ extension LuaVM {
       lk_pop(L, 1)
       let keyIndex: Int32
       if let key {
-        do throws(LuaError) { try stack.push(key, in: self) } catch { throw error.rooted(at: "key") }
+        do throws(LuaError) { try stack.push(key, in: self) } catch {
+          throw error.rooted(at: "key")
+        }
         keyIndex = stack.top
       } else {
         guard value.tableValue != nil else {
@@ -49,7 +51,9 @@ extension LuaVM {
         }
         keyIndex = 0
       }
-      do throws(LuaError) { try stack.push(value, in: self) } catch { throw error.rooted(at: "state") }
+      do throws(LuaError) { try stack.push(value, in: self) } catch {
+        throw error.rooted(at: "state")
+      }
       let status = lk_state_write(L, -(keyIndex == 0 ? 2 : 3), keyIndex, -1)
       guard status == LUA_OK else { throw takeError(status: status) }
     }

@@ -81,12 +81,10 @@ extension LuaStack {
     case LUA_TSTRING:
       var length = 0
       let pointer = UnsafeRawPointer(lua_tolstring(L, index, &length)!)
-      guard length >= Self.sharedStringLength else {
-        return .string(LuaString(bytes: Array(UnsafeRawBufferPointer(start: pointer, count: length))))
-      }
+      let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+      guard length >= Self.sharedStringLength else { return .string(LuaString(bytes: Array(bytes))) }
       if let shared = reading.read[pointer] { return shared }
-      let string = LuaValue.string(
-        LuaString(bytes: Array(UnsafeRawBufferPointer(start: pointer, count: length))))
+      let string = LuaValue.string(LuaString(bytes: Array(bytes)))
       reading.read[pointer] = string
       return string
     case LUA_TTABLE:

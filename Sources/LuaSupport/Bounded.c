@@ -131,7 +131,8 @@ static int lk_coroutine_close(lua_State *L) {
   return lua_gettop(L);
 }
 
-static void lk_wrap_field(lua_State *L, const char *library, const char *name, lua_CFunction wrapper) {
+static void lk_wrap_field(
+    lua_State *L, const char *library, const char *name, lua_CFunction wrapper) {
   lua_getglobal(L, library);
   lua_getfield(L, -1, name);
   lua_pushcclosure(L, wrapper, 1);

@@ -153,7 +153,9 @@ static size_t lk_held(const lk_info *info) {
 // What the VM would hold once `block` (of `old` bytes) became `size` bytes.
 static size_t lk_held_after(const lk_info *info, void *block, size_t old, size_t size) {
   size_t held = lk_held(info);
-  if (size > LK_POOL_LARGEST) return held + size - (block != NULL && old > LK_POOL_LARGEST ? old : 0);
+  if (size > LK_POOL_LARGEST) {
+    return held + size - (block != NULL && old > LK_POOL_LARGEST ? old : 0);
+  }
   if (block != NULL && old <= LK_POOL_LARGEST && lk_pool_class(old) == lk_pool_class(size))
     return held;
   return lk_pool_needs_slab(&info->pool, size) ? held + LK_POOL_SLAB : held;

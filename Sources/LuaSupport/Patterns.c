@@ -411,7 +411,8 @@ static int lk_has_specials(const char *p, size_t length) {
 }
 
 // The first occurrence of `needle` in `haystack`, or NULL.
-static const char *lk_find_plain(const char *haystack, size_t length, const char *needle, size_t size) {
+static const char *lk_find_plain(
+    const char *haystack, size_t length, const char *needle, size_t size) {
   if (size == 0) return haystack;
   if (size > length) return NULL;
   const char *last = haystack + (length - size);

@@ -572,8 +572,12 @@ void lk_transactions_open(lua_State *L) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
   lua_pop(L, 2);
   static const luaL_Reg safe[] = {
-      {"next", lk_safe_next},     {"pairs", lk_safe_pairs},   {"rawget", lk_safe_rawget},
-      {"rawset", lk_safe_rawset}, {"rawlen", lk_safe_rawlen}, {"setmetatable", lk_safe_setmetatable},
+      {"next", lk_safe_next},
+      {"pairs", lk_safe_pairs},
+      {"rawget", lk_safe_rawget},
+      {"rawset", lk_safe_rawset},
+      {"rawlen", lk_safe_rawlen},
+      {"setmetatable", lk_safe_setmetatable},
       {NULL, NULL},
   };
   lua_pushglobaltable(L);

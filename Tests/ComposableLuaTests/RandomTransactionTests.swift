@@ -19,7 +19,9 @@ import Testing
   static let interpreter = """
     local saved = {}
     local M = {}
-    function M.initial_state() return { a = { 1, 2, { x = 1 } }, b = { c = { d = "d" } }, n = 0 } end
+    function M.initial_state()
+      return { a = { 1, 2, { x = 1 } }, b = { c = { d = "d" } }, n = 0 }
+    end
 
     local function resolve(state, path)
       local t = state
@@ -40,7 +42,9 @@ import Testing
     end
 
     local ops = {
-      set = function(state, op) local t = resolve(state, op[2]) if t then t[op[3]] = build(op[4]) end end,
+      set = function(state, op)
+        local t = resolve(state, op[2]) if t then t[op[3]] = build(op[4]) end
+      end,
       rawset = function(state, op)
         local t = resolve(state, op[2]) if t then rawset(t, op[3], build(op[4])) end
       end,
@@ -69,7 +73,9 @@ import Testing
       insert = function(state, op)
         local t = resolve(state, op[2]) if t then table.insert(t, build(op[3])) end
       end,
-      remove = function(state, op) local t = resolve(state, op[2]) if t then table.remove(t) end end,
+      remove = function(state, op)
+        local t = resolve(state, op[2]) if t then table.remove(t) end
+      end,
       sort = function(state, op)
         local t = resolve(state, op[2])
         if t then table.sort(t, function(x, y) return tostring(x) < tostring(y) end) end
@@ -86,7 +92,9 @@ import Testing
 
     local failures = {
       error = function() error("fails") end,
-      error_object = function() error(setmetatable({}, { __tostring = function() return "object" end })) end,
+      error_object = function()
+        error(setmetatable({}, { __tostring = function() return "object" end }))
+      end,
       budget = function() while true do end end,
       memory = function() local t = {} while true do t[#t + 1] = { 1, 2, 3 } end end,
       malformed = function() return { kind = "not an effect" } end,

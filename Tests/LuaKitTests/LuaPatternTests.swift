@@ -40,11 +40,14 @@ import Testing
       for _, case in ipairs(cases) do
         local s, p, init = case[1], case[2], case[3]
         local where = string.format("(%q, %q, %s)", s, p, tostring(init))
-        compare("find" .. where, show(pcall(ours.find, s, p, init)), show(pcall(theirs.find, s, p, init)))
-        compare("match" .. where, show(pcall(ours.match, s, p, init)), show(pcall(theirs.match, s, p, init)))
+        compare("find" .. where, show(pcall(ours.find, s, p, init)),
+          show(pcall(theirs.find, s, p, init)))
+        compare("match" .. where, show(pcall(ours.match, s, p, init)),
+          show(pcall(theirs.match, s, p, init)))
         compare("gmatch" .. where, all(ours, s, p, init), all(theirs, s, p, init))
         for i, r in ipairs(replacements) do
-          compare("gsub" .. i .. where, show(pcall(ours.gsub, s, p, r)), show(pcall(theirs.gsub, s, p, r)))
+          compare("gsub" .. i .. where, show(pcall(ours.gsub, s, p, r)),
+            show(pcall(theirs.gsub, s, p, r)))
         end
         compare("gsub max 1" .. where, show(pcall(ours.gsub, s, p, "x", 1)),
           show(pcall(theirs.gsub, s, p, "x", 1)))
@@ -62,7 +65,8 @@ import Testing
         { "hello", "l-" }, { "hello", "l?" }, { "hello", "^h" }, { "hello", "^e" },
         { "hello", "o$" }, { "hello", "l$" }, { "a$b", "$b" }, { "a.b", "%." }, { "a.b", "." },
         { "key = value", "(%w+)%s*=%s*(%w+)" }, { "hello", "()ll()" }, { "hello", "(l)(l)" },
-        { "THE (quick) fox", "%((%a+)%)" }, { "f(a(b)c)d", "%b()" }, { "THE (quick) fox", "%f[%a]%a+" },
+        { "THE (quick) fox", "%((%a+)%)" }, { "f(a(b)c)d", "%b()" },
+        { "THE (quick) fox", "%f[%a]%a+" },
         { "hello", "[aeiou]" }, { "hello", "[^aeiou]+" }, { "a-z", "[a-]" }, { "]x", "[]]" },
         { "x]", "[^]]" }, { "abc", "[%a-]" }, { "hello", "(h)(e)%2" }, { "hello", "(l)%1" },
         { "abc", "%" }, { "abc", "[a" }, { "abc", "x[a" }, { "abc", "%b(" }, { "abc", "%fa" },
@@ -71,7 +75,8 @@ import Testing
         { "abc", "b", -1 }, { "abc", "b", -2 }, { "abc", "b", -10 }, { "abc", "b", 0 },
         { "aaa", "a-b" }, { "aaab", "a-b" }, { "abc", "%w%w?%w?%w?" }, { "a\0b", "%z" },
         { "a\0b", "\0" }, { "a\0b", "[\0]" }, { "a+b", "a+b" }, { "a+b", "a%+b" },
-        { "x = 1, y = 22", "(%w+) = (%d+)" }, { "one two  three", "%S+" }, { "résumé", "[\128-\255]+" },
+        { "x = 1, y = 22", "(%w+) = (%d+)" }, { "one two  three", "%S+" },
+        { "résumé", "[\128-\255]+" },
         { "hello", ".-l" }, { "hello", ".*l" }, { "[x]", "%[(.-)%]" }, { "abc", "^(a)(b)(c)$" },
         { "aaa", "^a" }, { "abab", "ab" }, { "abc", "b*" }, { "  pad  ", "^%s*(.-)%s*$" },
       }
@@ -98,7 +103,8 @@ import Testing
           local pattern = {}
           if math.random(6) == 1 then pattern[1] = "^" end
           for j = 1, math.random(0, 5) do
-            pattern[#pattern + 1] = atoms[math.random(#atoms)] .. quantifiers[math.random(#quantifiers)]
+            local atom = atoms[math.random(#atoms)]
+            pattern[#pattern + 1] = atom .. quantifiers[math.random(#quantifiers)]
           end
           if math.random(6) == 1 then pattern[#pattern + 1] = "$" end
           local init = math.random(4) == 1 and math.random(-4, 6) or nil
@@ -122,7 +128,8 @@ import Testing
       return limit == 1_000_000 && message == "slow.lua:1: instruction limit of 1000000 exceeded"
     }
     for function in ["match", "gsub", "gmatch"] {
-      let call = function == "gsub" ? "gsub(p, 'x')" : function == "gmatch" ? "gmatch(p)()" : "match(p)"
+      let call =
+        function == "gsub" ? "gsub(p, 'x')" : function == "gmatch" ? "gmatch(p)()" : "match(p)"
       #expect(throws: LuaError.self) {
         try vm.evaluate(
           "local p = ('a?'):rep(40) .. ('a'):rep(40) return ('a'):rep(40):\(call)", in: sandbox)

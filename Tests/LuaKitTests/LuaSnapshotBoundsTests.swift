@@ -30,7 +30,9 @@ import Testing
       if case let .string(string) = value { return string } else { return nil }
     } ?? []
     #expect(strings.count == 20)
-    let storages = Set(strings.map { $0.bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } })
+    let storages = Set(strings.map { string in
+      string.bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+    })
     #expect(storages.count == 1)
     #expect(strings[0].bytes.count == 4 << 20)
   }
