@@ -52,8 +52,13 @@ extension LuaStack {
   /// holds one table 2^40 times over costs one copy of it, not 2^40. A table that contains
   /// itself, or tables nested deeper than `LuaStack.maximumDepth`, are errors naming the field.
   func value(at index: Int32, in vm: LuaVM) throws(LuaError) -> LuaValue {
-    var reading = SnapshotReading()
-    return try value(at: absolute(index), in: vm, reading: &reading)
+    switch lua_type(L, index) {  // what most calls return: no bookkeeping to set up
+    case LUA_TNIL, LUA_TNONE: return .nil
+    case LUA_TBOOLEAN: return .boolean(lua_toboolean(L, index) != 0)
+    default:
+      var reading = SnapshotReading()
+      return try value(at: absolute(index), in: vm, reading: &reading)
+    }
   }
 
   /// How deep a snapshot goes: the decoder's limit too.

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdatomic.h>
 
 // The hook runs every `granularity` instructions: cheap, and precise enough for a budget.
 static const int lk_hook_granularity = 1000;
@@ -13,10 +14,10 @@ static const int lk_hook_granularity = 1000;
 
 // Lua allocates and frees small blocks all the time: the table of each action and its fields,
 // the tables and strings of a state. They come from free lists, one a size class, carved from
-// 16 KiB slabs; larger blocks go to malloc. A freed small block goes back to its list. Each
-// slab counts its blocks in use, so when the memory cap is reached the slabs with none go
-// back to the system (`lk_pool_trim`): the cap counts every slab, and a state never holds more
-// than its cap in slabs it does not use.
+// 16 KiB slabs; larger blocks go to malloc. A freed small block goes back to its list. Nothing
+// on that path counts anything: when the memory cap is reached, `lk_pool_trim` adds up the free
+// bytes of each slab from the lists, and a slab whose every carved byte is free goes back to the
+// system. The cap counts every slab, so a state never holds more than its cap.
 #define LK_POOL_LARGEST ((size_t)LK_POOL_GRANULE * LK_POOL_CLASSES)
 
 static inline int lk_pool_class(size_t size) { return (int)((size - 1) / LK_POOL_GRANULE); }
@@ -39,7 +40,6 @@ static void *lk_pool_take(lk_pool *pool, size_t size) {
   lk_free_block *block = pool->free[size_class];
   if (block != NULL) {
     pool->free[size_class] = block->next;
-    lk_slab_of(block)->live += 1;
     return block;
   }
   size_t rounded = lk_pool_rounded(size);
@@ -47,7 +47,7 @@ static void *lk_pool_take(lk_pool *pool, size_t size) {
     lk_slab *slab = aligned_alloc(LK_POOL_SLAB, LK_POOL_SLAB);
     if (slab == NULL) return NULL;
     slab->next = pool->slabs;
-    slab->live = 0;
+    slab->carved = 0;
     pool->slabs = slab;
     pool->slab_count += 1;
     pool->cursor = (char *)slab + LK_POOL_GRANULE;  // after the header, 16-byte aligned
@@ -55,36 +55,46 @@ static void *lk_pool_take(lk_pool *pool, size_t size) {
   }
   void *result = pool->cursor;
   pool->cursor += rounded;
-  lk_slab_of(result)->live += 1;
+  lk_slab_of(result)->carved += (uint32_t)rounded;
   return result;
 }
 
-static void lk_pool_give(lk_pool *pool, void *block, size_t size) {
+static inline void lk_pool_give(lk_pool *pool, void *block, size_t size) {
   lk_free_block *freed = block;
   int size_class = lk_pool_class(size);
   freed->next = pool->free[size_class];
   pool->free[size_class] = freed;
-  lk_slab_of(block)->live -= 1;
 }
 
-// Gives the slabs with no block in use back to the system: their free blocks leave the lists
-// first. Runs only when the cap is reached, so its cost (the free lists' length) is rare.
+// Gives the slabs whose carved bytes are all free back to the system: their free blocks leave
+// the lists first. Runs only when the cap is reached, so its cost (the free lists' length) is
+// rare.
 static void lk_pool_trim(lk_pool *pool) {
+  for (lk_slab *slab = pool->slabs; slab != NULL; slab = slab->next) slab->free = 0;
+  for (int size_class = 0; size_class < LK_POOL_CLASSES; size_class++) {
+    uint32_t size = (uint32_t)(size_class + 1) * LK_POOL_GRANULE;
+    for (lk_free_block *block = pool->free[size_class]; block != NULL; block = block->next) {
+      lk_slab_of(block)->free += size;
+    }
+  }
   for (int size_class = 0; size_class < LK_POOL_CLASSES; size_class++) {
     lk_free_block **link = &pool->free[size_class];
     while (*link != NULL) {
-      if (lk_slab_of(*link)->live == 0) *link = (*link)->next;
+      lk_slab *slab = lk_slab_of(*link);
+      if (slab->free == slab->carved) *link = (*link)->next;
       else link = &(*link)->next;
     }
   }
   lk_slab **link = &pool->slabs;
   while (*link != NULL) {
     lk_slab *slab = *link;
-    if (slab->live != 0) {
+    if (slab->free != slab->carved) {
       link = &slab->next;
       continue;
     }
-    if (pool->cursor != NULL && lk_slab_of(pool->cursor) == slab) pool->cursor = pool->end = NULL;
+    if (pool->cursor != NULL && lk_slab_of(pool->cursor - 1) == slab) {
+      pool->cursor = pool->end = NULL;
+    }
     *link = slab->next;
     free(slab);
     pool->slab_count -= 1;
@@ -100,13 +110,27 @@ static void lk_pool_close(lk_pool *pool) {
   pool->slab_count = 0;
 }
 
+// Blocks from malloc that Lua shrank to a small size when no slab could be had: they must go
+// back to malloc, not to a free list (they are in no slab). Only when malloc fails.
+static int lk_take_orphan(lk_info *info, void *block) {
+  for (int i = 0; i < info->orphan_count; i++) {
+    if (info->orphans[i] != block) continue;
+    info->orphans[i] = info->orphans[--info->orphan_count];
+    return 1;
+  }
+  return 0;
+}
+
 // Frees a block of `size` bytes, wherever it came from.
 static void lk_release(lk_info *info, void *block, size_t size) {
-  if (size <= LK_POOL_LARGEST) {
-    lk_pool_give(&info->pool, block, size);
-  } else {
+  if (size > LK_POOL_LARGEST) {
     free(block);
     info->large_bytes -= size;
+  } else if (info->orphan_count != 0 && lk_take_orphan(info, block)) {
+    free(block);
+    info->large_bytes -= LK_POOL_LARGEST + 1;  // what it counted as (see lk_resize)
+  } else {
+    lk_pool_give(&info->pool, block, size);
   }
 }
 
@@ -124,7 +148,7 @@ static void *lk_resize(lk_info *info, void *block, size_t old, size_t size) {
     info->large_bytes += size;
     if (block != NULL) {
       memcpy(large, block, old);  // old < size here
-      lk_pool_give(pool, block, old);
+      lk_release(info, block, old);
     }
     return large;
   }
@@ -132,10 +156,19 @@ static void *lk_resize(lk_info *info, void *block, size_t old, size_t size) {
     return block;
   void *small = lk_pool_take(pool, size);
   if (small == NULL) {
+    if (block == NULL || size > old) return NULL;
     // Lua requires a shrink to succeed, and keeping the block does: it is at least `size`
-    // bytes, and freed later as a small block it joins that size's list. (A malloc block kept
-    // so never goes back to malloc; this happens only when memory has run out.)
-    return size <= old ? block : NULL;
+    // bytes. A small block joins `size`'s list when freed. A malloc block is remembered, so
+    // that it goes back to malloc; it counts as just over the largest small size.
+    if (old > LK_POOL_LARGEST) {
+      if (info->orphan_count == LK_MAX_ORPHANS) {
+        fprintf(stderr, "ComposableLua: out of memory (malloc failed for a 16 KiB slab)\n");
+        abort();
+      }
+      info->orphans[info->orphan_count++] = block;
+      info->large_bytes -= old - (LK_POOL_LARGEST + 1);
+    }
+    return block;
   }
   if (block != NULL) {
     memcpy(small, block, old < size ? old : size);
@@ -167,7 +200,7 @@ static void lk_count_hook(lua_State *L, lua_Debug *ar);
 // work of building strings and tables in C (string.rep, concatenation, string.upper, ...)
 // is bounded by the budget too, not only by the memory cap. The allocator cannot raise, so a
 // spent budget arms the hook to raise at the next instruction (coroutines have it already).
-static void lk_charge_allocation(lk_info *info, size_t bytes) {
+static inline void lk_charge_allocation(lk_info *info, size_t bytes) {
   info->instructions_used += (int64_t)(bytes >> 6);
   if (info->instructions_used <= info->instruction_limit || info->budget_exhausted) return;
   info->budget_exhausted = 1;
@@ -190,15 +223,16 @@ static void *lk_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
       return NULL;  // Lua collects garbage, retries once, then raises LUA_ERRMEM
     }
   }
-  if (info->watching && lk_watch_arm_requested(info->watch_slot)) {
-    info->main_hooked = 1;
-    lk_arm_instruction_budget(info->main);  // the watchdog's signal did not get through
-  }
   void *block = lk_resize(info, ptr, old, nsize);
   if (block == NULL) return NULL;
   info->memory_used = info->memory_used - old + nsize;
-  if (nsize > old && info->call_depth != 0 && info->instruction_limit != 0) {
-    lk_charge_allocation(info, nsize - old);
+  if (info->charging) {  // a top-level call with a budget is in flight
+    if (nsize > old) lk_charge_allocation(info, nsize - old);
+    if (atomic_load_explicit(info->arm_request, memory_order_relaxed) && info->watching &&
+        lk_watch_arm_requested(info->watch_slot)) {
+      info->main_hooked = 1;
+      lk_arm_instruction_budget(info->main);  // the watchdog's signal did not get through
+    }
   }
   return block;
 }
@@ -226,6 +260,9 @@ lua_State *lk_newstate(size_t memory_limit) {
   *(lk_info **)lua_getextraspace(L) = info;
   info->main = L;
   info->watch_slot = lk_watch_claim(L);
+  static _Atomic int never_requested;
+  info->arm_request = info->watch_slot >= 0 ? lk_watch_arm_request(info->watch_slot)
+                                            : &never_requested;
   lua_atpanic(L, lk_panic);
   luaL_openlibs(L);
   lk_patch_coroutine_library(L);
@@ -448,12 +485,13 @@ static int lk_traceback(lua_State *L) {
 
 // Entering Lua from the host: at the top level the budget starts afresh (on `thread`, whose
 // hook counts it), and the memory cap applies until `lk_leave`.
-static int lk_enter(lua_State *L, lua_State *thread) {
+static inline __attribute__((always_inline)) int lk_enter(lua_State *L, lua_State *thread) {
   lk_info *info = lk_info_of(L);
   if (info->call_depth == 0) {
     info->instructions_used = 0;
     info->budget_exhausted = 0;
     info->over_time = 0;
+    info->charging = info->instruction_limit != 0;
     info->entered = thread;
     int counts = info->instruction_limit != 0;
     int on_main = thread == info->main;
@@ -474,11 +512,13 @@ static int lk_enter(lua_State *L, lua_State *thread) {
 }
 
 // Leaving Lua: notes why a failed call failed, beyond Lua's status code.
-static void lk_leave(lua_State *L, int status, int saved_enforce) {
+static inline __attribute__((always_inline)) void lk_leave(
+    lua_State *L, int status, int saved_enforce) {
   lk_info *info = lk_info_of(L);
   info->call_depth -= 1;
   info->enforce_memory = saved_enforce;
   if (info->call_depth == 0) {
+    info->charging = 0;
     if (info->watching && lk_watch_end(info->watch_slot)) info->main_hooked = 1;
     info->watching = 0;
     if (info->main_hooked) lua_sethook(info->main, NULL, 0, 0);

@@ -15,8 +15,11 @@ typedef struct lk_free_block {
 // The first granule of every slab.
 typedef struct lk_slab {
   struct lk_slab *next;  // every slab of the pool, linked
-  size_t live;           // blocks of this slab in use: at 0 the slab can go back to the system
+  uint32_t carved;       // bytes carved from it into blocks
+  uint32_t free;         // of those, bytes on the free lists (counted by lk_pool_trim)
 } lk_slab;
+
+enum { LK_MAX_ORPHANS = 64 };
 
 typedef struct {
   lk_free_block *free[LK_POOL_CLASSES];  // freed blocks, one list a class
@@ -43,6 +46,7 @@ typedef struct {
   lk_pool pool;
   lua_State *main;     // the state's main thread
   int watch_slot;      // the state's slot in the watchdog's table, or -1 (Watchdog.c)
+  _Atomic int *arm_request;  // the slot's request to arm the hook, read on every allocation
   int watching;        // the watchdog watches the call in flight on `main`
   int main_hooked;     // the count hook is on `main` for this call
   int type_string_ref; // registry slot of the string "type", or 0 until first needed
@@ -51,6 +55,9 @@ typedef struct {
   lua_State *entered;    // the thread the call in flight entered on
   int transaction_open;  // state tables may be written (Transaction.c)
   int close_depth;       // coroutine.close calls in progress, nested (Bounded.c)
+  int charging;          // a top-level call with a budget is in flight: allocations count
+  int orphan_count;      // malloc blocks Lua shrank to a small size (see lk_resize)
+  void *orphans[LK_MAX_ORPHANS];
 } lk_info;
 
 static inline lk_info *lk_info_of(lua_State *L) {
@@ -82,5 +89,6 @@ int lk_watch_end(int slot);
 /// Whether the watchdog asked the call in flight to arm its hook (its signal may be blocked);
 /// true once, and then the caller arms it (the call counts as armed from then on).
 int lk_watch_arm_requested(int slot);
+_Atomic int *lk_watch_arm_request(int slot);
 
 #endif

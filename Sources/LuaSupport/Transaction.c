@@ -344,6 +344,7 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
 
 // proxy[key] = value through the journal, with the real table at `real`: the old value is
 // journaled, a table value is put in the form the state holds, then the write is applied.
+// Every index is absolute or an upvalue.
 static void lk_journaled_set(
     lua_State *L, int proxy, int key, int value, int real, int journal, int shared) {
   lk_info *info = lk_info_of(L);
@@ -375,10 +376,16 @@ static void lk_journaled_set(
     lua_replace(L, value);
     lk_leave_flat_reads(L, proxy, shared);
   }
+  // The entry, written in place (the hot path of every write: no index arithmetic).
+  lua_Integer slot = info->journal_length * 3;
+  lua_pushvalue(L, real);
+  lua_rawseti(L, journal, slot + 1);
+  lua_pushvalue(L, key);
+  lua_rawseti(L, journal, slot + 2);
   lua_pushvalue(L, key);
   lua_rawget(L, real);
-  lk_journal_append(L, journal, real, key, -1);
-  lua_pop(L, 1);
+  lua_rawseti(L, journal, slot + 3);
+  info->journal_length += 1;
   lua_pushvalue(L, key);
   lua_pushvalue(L, value);
   lua_rawset(L, real);
@@ -392,7 +399,10 @@ static int lk_proxy_newindex(lua_State *L) {
 
 // A flat root's __newindex holds its real table as a third upvalue: no lookup in the proxy.
 static int lk_flat_proxy_newindex(lua_State *L) {
-  lk_journaled_set(L, 1, 2, 3, lua_upvalueindex(3), LK_JOURNAL, LK_METATABLE);
+  // 4 (a metamethod gets exactly three arguments): a stack slot is cheaper to use than an
+  // upvalue.
+  lua_pushvalue(L, lua_upvalueindex(3));
+  lk_journaled_set(L, 1, 2, 3, 4, LK_JOURNAL, LK_METATABLE);
   return 0;
 }
 

@@ -248,6 +248,8 @@ int lk_watch_end(int index) {
   return atomic_load_explicit(&slot->armed, memory_order_relaxed);
 }
 
+_Atomic int *lk_watch_arm_request(int index) { return &lk_watch_slots[index].arm_requested; }
+
 void lk_watch_set_time_limit(int index, double seconds) {
   atomic_store(&lk_watch_slots[index].time_limit_ns, (int64_t)(seconds * 1e9));
 }
