@@ -51,4 +51,22 @@ import Testing
       ],
     ])
   }
+
+  @Test func outsideAHostTheLibraryRunsOnPlainTables() throws {
+    // As busted runs it: the library's modules as given to tools, no journaled tables.
+    let vm = try LuaVM()
+    let sandbox = try vm.makeSandbox(.init(modules: LuaModuleTable(ComposableLuaLibrary.modules)))
+    let results = try vm.evaluate("""
+      local composable = require("composable")
+      local Child = { reduce = function(state, action)
+        if action.type == "start" then return composable.effect.every(1, "tick") end
+      end }
+      local reduce = composable.for_each{ state = "todos", action = "todo", reducer = Child }
+      local state = { todos = { { id = 1 } } }
+      reduce(state, { type = "todo", id = 1, action = "start" })
+      state.todos[1] = nil
+      return reduce(state, { type = "noop" })
+      """, chunkName: "plain.lua", in: sandbox)
+    #expect(results == [["kind": "cancel", "id": "for_each:todos:1"]])
+  }
 }

@@ -326,10 +326,12 @@ return composable
 """#
 
 /// The Lua library's sources by module name, for tools that run features outside a host (the
-/// busted comparison in the benchmarks).
+/// busted comparison in the benchmarks). Outside a host there are no transactions, so
+/// `composable.journal` makes plain tables; in a host the VM's own journaled tables replace it.
 public enum ComposableLuaLibrary {
   public static let modules: [String: String] = [
     "composable": composableLibrarySource,
     "composable.effect": effectLibrarySource,
+    "composable.journal": "return { table = function() return {} end }",
   ]
 }
