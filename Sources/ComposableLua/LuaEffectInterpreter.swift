@@ -55,9 +55,12 @@ struct LuaEffectInterpreter {
         try duration(table["seconds"], at: path + ".seconds"), clock: clock,
         send: try action(table["action"], at: path + ".action"))
     case "every":
+      let interval = try duration(table["seconds"], at: path + ".seconds")
+      guard interval > .zero else {
+        throw fail(path + ".seconds", "expected more than 0 seconds between ticks, got 0")
+      }
       return .timer(
-        every: try duration(table["seconds"], at: path + ".seconds"), clock: clock,
-        send: try action(table["action"], at: path + ".action"))
+        every: interval, clock: clock, send: try action(table["action"], at: path + ".action"))
     case "cancellable":
       let inner = try effect(from: table["effect"], at: path + ".effect")
       return inner.cancellable(
@@ -156,10 +159,10 @@ struct LuaEffectInterpreter {
   }
 
   private func duration(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> Duration {
-    guard let seconds = value.doubleValue, seconds.isFinite, seconds >= 0 else {
-      throw fail(path, "expected a number of seconds (0 or more), got \(value.typeName)")
+    guard let duration = value.doubleValue.flatMap(Seconds.duration) else {
+      throw fail(path, "expected \(Seconds.expected), got \(LuaEffectRunner.describe(value))")
     }
-    return .milliseconds(Int64((seconds * 1000).rounded()))
+    return duration
   }
 
   private func identifier(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {

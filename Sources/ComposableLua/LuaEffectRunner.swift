@@ -48,13 +48,13 @@ struct LuaEffectRunner: Sendable {
           return
         }
       case "sleep":
-        guard let seconds = request["seconds"].doubleValue, seconds.isFinite, seconds >= 0 else {
+        guard let duration = request["seconds"].doubleValue.flatMap(Seconds.duration) else {
           fail(.conversion(
             path: "sleep(seconds)",
-            message: "expected a number of seconds (0 or more), got \(request["seconds"].typeName)"))
+            message: "expected \(Seconds.expected), got \(Self.describe(request["seconds"]))"))
           return
         }
-        do { try await clock.sleep(for: .milliseconds(Int64((seconds * 1000).rounded()))) } catch {
+        do { try await clock.sleep(for: duration) } catch {
           return  // cancelled
         }
       case "http":
@@ -198,8 +198,25 @@ struct LuaEffectRunner: Sendable {
     case let other:
       throw .conversion(path: "request.body", message: "expected a string or a table, got \(other.typeName)")
     }
-    request.timeout = table["timeout"].doubleValue
+    switch table["timeout"] {
+    case .nil: break
+    case let timeout:
+      guard let seconds = timeout.doubleValue, seconds > 0, Seconds.duration(seconds) != nil else {
+        throw .conversion(
+          path: "request.timeout",
+          message: "expected \(Seconds.expected), more than 0, got \(describe(timeout))")
+      }
+      request.timeout = seconds
+    }
     return request
+  }
+
+  /// A value in a message: a number as it is (`inf`, `nan`, `1e+300`), anything else by type.
+  static func describe(_ value: LuaValue) -> String {
+    switch value {
+    case .integer, .number: return value.description
+    default: return value.typeName
+    }
   }
 
   /// `{ ok, status, headers, body, json }`; `ok` is false for a status outside 200...299 and

@@ -44,7 +44,7 @@ extension LuaFeature {
       }
     }
     .debounce(
-      id: "persist:" + persistence.path, for: .milliseconds(Int64(persistence.debounce * 1000)),
+      id: "persist:" + persistence.path, for: Seconds.duration(persistence.debounce) ?? .seconds(1),
       clock: dependencies.clock)
   }
 }

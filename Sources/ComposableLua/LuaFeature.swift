@@ -164,9 +164,15 @@ public final class LuaFeature: @unchecked Sendable {
       guard let path = options["path"].stringValue else {
         throw .load(file: file, message: "persist.path must be a string, got \(options["path"].typeName)")
       }
+      let debounce = options["debounce"] == .nil ? 1 : options["debounce"].doubleValue
+      guard let debounce, Seconds.duration(debounce) != nil else {
+        throw .load(
+          file: file,
+          message: "persist.debounce: expected \(Seconds.expected), got "
+            + LuaEffectRunner.describe(options["debounce"]))
+      }
       persistence = Persistence(
-        path: path, select: options["select"].stringValue,
-        debounce: options["debounce"].doubleValue ?? 1)
+        path: path, select: options["select"].stringValue, debounce: debounce)
     case let other:
       throw .load(file: file, message: "persist must be a table (composable.persist{...}), got \(other.typeName)")
     }

@@ -20,6 +20,12 @@ struct Run: AsyncParsableCommand {
   @Option(help: "Seconds to wait for running effects when the input ends.")
   var wait: Double = 5
 
+  func validate() throws {
+    guard Seconds.duration(wait) != nil else {
+      throw ValidationError("--wait: expected \(Seconds.expected), got \(wait)")
+    }
+  }
+
   @Option(name: .customLong("env"), help: "A value for the feature's env, as NAME=VALUE (repeatable).")
   var environment: [String] = []
 
@@ -78,7 +84,7 @@ struct Run: AsyncParsableCommand {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
       }
     }
-    let deadline = ContinuousClock.now + .milliseconds(Int64(wait * 1000))
+    let deadline = ContinuousClock.now + (Seconds.duration(wait) ?? .zero)
     while await store.runningEffectCount > 0, ContinuousClock.now < deadline {
       try? await Task.sleep(for: .milliseconds(20))
     }

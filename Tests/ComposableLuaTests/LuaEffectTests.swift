@@ -94,7 +94,7 @@ import Testing
       await store.send("bad_seconds")
     } matching: { issue in
       message(of: issue).hasSuffix(
-        "effect.seconds: expected a number of seconds (0 or more), got string")
+        "effect.seconds: expected a number of seconds from 0 to 1e9, got string")
     }
     await withKnownIssue {
       await store.send("bad_action")

@@ -40,7 +40,7 @@ extension HTTPClient {
         (data, response) = try await withThrowingTaskGroup(of: (Data, URLResponse).self) { group in
           group.addTask { try await perform(prepared, on: session) }
           group.addTask {
-            try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+            try await Task.sleep(for: Seconds.duration(seconds) ?? .seconds(Seconds.maximum))
             throw URLError(.timedOut)
           }
           defer { group.cancelAll() }

@@ -154,10 +154,11 @@ final class LuaTestSession: @unchecked Sendable {
       }
       return .nil
     case "advance":
-      guard let seconds = request.seconds.doubleValue, seconds >= 0 else {
-        throw LuaTestError("advance: expected a number of seconds, got \(request.seconds.typeName)")
+      guard let duration = request.seconds.doubleValue.flatMap(Seconds.duration) else {
+        throw LuaTestError(
+          "advance: expected \(Seconds.expected), got \(LuaEffectRunner.describe(request.seconds))")
       }
-      await store.clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
+      await store.clock.advance(by: duration)
       return .nil
     case "finish":
       await store.store.finish()
@@ -252,8 +253,12 @@ final class LuaTestSession: @unchecked Sendable {
           body = Array(try JSONEncoder().encode(reply.json))
           headers["Content-Type"] = headers["Content-Type"] ?? "application/json"
         }
-        if let delay = reply.delay.doubleValue, delay > 0 {
-          try await clock.sleep(for: .milliseconds(Int64((delay * 1000).rounded())))
+        if reply.delay != .nil {
+          guard let delay = reply.delay.doubleValue.flatMap(Seconds.duration) else {
+            throw LuaTestError(
+              "http: delay: expected \(Seconds.expected), got \(LuaEffectRunner.describe(reply.delay))")
+          }
+          try await clock.sleep(for: delay)
         }
         return HTTPResponse(status: status, headers: headers, body: body)
       }
