@@ -25,6 +25,9 @@ extension LuaStack {
         if case let .number(number) = key, number.isNaN {
           throw .conversion(path: "", message: "a table key cannot be NaN")
         }
+        if key == .nil {  // Lua would raise, and outside a protected call that aborts
+          throw .conversion(path: "", message: "a table key cannot be nil")
+        }
         try pushReserved(key, in: vm)
         do throws(LuaError) { try pushReserved(element, in: vm) } catch {
           throw error.under(LuaPath.component(key))

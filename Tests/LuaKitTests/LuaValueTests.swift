@@ -90,3 +90,23 @@ import Foundation
     #expect(state.description == #"{ count = 1, todos = { { done = false, title = "Buy milk" } } }"#)
   }
 }
+
+@Suite struct UnpushableKeyTests {
+  /// A Swift table can hold keys Lua cannot: pushing one is a conversion error naming the
+  /// field, not an abort (Lua raises, and outside a protected call that ends the process).
+  @Test func nilAndNaNKeysAreConversionErrors() throws {
+    let vm = try LuaVM()
+    for key in [LuaValue.nil, .number(.nan)] {
+      var inner = LuaTable()
+      inner[key] = 1
+      let value: LuaValue = ["outer": .table(inner)]
+      #expect {
+        try vm.reference(to: value)
+      } throws: { error in
+        guard case let .conversion(path, message) = error as? LuaError else { return false }
+        return path == "value.outer" && message.hasPrefix("a table key cannot be")
+      }
+    }
+    #expect(try vm.evaluate("return 1") == [1])
+  }
+}
