@@ -248,7 +248,7 @@ public final class LuaFeature: @unchecked Sendable {
   /// A snapshot of the state.
   public func state() throws(LuaFeatureError) -> LuaValue {
     try locked { () throws(LuaFeatureError) -> LuaValue in
-      do throws(LuaError) { return try vm.value(of: stateReference) } catch {
+      do throws(LuaError) { return try vm.value(of: stateReference, rootName: "state") } catch {
         throw .conversion(error)
       }
     }

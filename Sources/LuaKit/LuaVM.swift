@@ -230,14 +230,17 @@ public final class LuaVM {
     }
   }
 
-  /// A snapshot of the value behind a handle.
-  public func value(of reference: LuaReference) throws(LuaError) -> LuaValue {
+  /// A snapshot of the value behind a handle; `rootName` starts the path of a conversion error
+  /// (`state.todos[3]: ...`).
+  public func value(
+    of reference: LuaReference, rootName: String = "value"
+  ) throws(LuaError) -> LuaValue {
     try stack.guarded { () throws(LuaError) -> LuaValue in
       do throws(LuaError) {
         try stack.push(reference, in: self)
         return try stack.value(at: -1, in: self)
       } catch {
-        throw error.rooted(at: "value")
+        throw error.rooted(at: rootName)
       }
     }
   }

@@ -236,6 +236,34 @@ import Testing
       feature, "move_between_parents_then_fail", message: "attack.lua:96: after the writes")
   }
 
+  @Test func aStateTooDeepToSnapshotIsAClearErrorAndTheFeatureGoesOn() throws {
+    // One level a write, a thousand writes: the state grows deeper than a snapshot goes.
+    let feature = try LuaFeature(source: """
+      return {
+        initial_state = function() return { n = 0 } end,
+        reduce = function(state, action)
+          if action.type == "deepen" then
+            local node = state
+            for i = 1, 1000 do node.next = { i = i } node = node.next end
+          elseif action.type == "shallow" then state.next = nil
+          else state.n = state.n + 1 end
+        end,
+      }
+      """, file: "deep.lua")
+    #expect(send(feature, "deepen") == nil)
+    #expect {
+      try feature.state()
+    } throws: { error in
+      guard case let .conversion(.conversion(path, message)) = error as? LuaFeatureError else {
+        return false
+      }
+      return path.hasPrefix("state.next.next") && message == "nested more than 200 levels deep"
+    }
+    #expect(send(feature, "shallow") == nil)
+    #expect(send(feature, "count") == nil)
+    #expect(try feature.state() == ["n": 1])
+  }
+
   @Test func anActionThatFailsBeforeItsReducerRunsUndoesNothingCommitted() throws {
     let feature = try makeFeature()
     #expect(send(feature, "count") == nil)
