@@ -198,6 +198,9 @@ struct LuaEffectRunner: Sendable {
     case let other:
       throw .conversion(path: "request.body", message: "expected a string or a table, got \(other.typeName)")
     }
+    if let problem = request.wireProblem {
+      throw .conversion(path: "request", message: problem)
+    }
     switch table["timeout"] {
     case .nil: break
     case let timeout:

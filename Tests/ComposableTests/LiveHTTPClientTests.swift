@@ -131,4 +131,27 @@ import Testing
     #expect(await errorMessage { _ = try await HTTPClient.live().perform(HTTPRequest(url: "file:///etc/hostname")) }
       == "file:///etc/hostname is not an http or https URL")
   }
+
+  @Test func aMethodOrHeaderThatWouldSplitTheRequestIsRefused() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let url = server.url + "/hello"
+    let attempts: [(HTTPRequest, String)] = [
+      (HTTPRequest(url: url, headers: ["X-A": "1\r\nX-Injected: 1"]),
+       "header X-A: the value holds CR, LF or NUL"),
+      (HTTPRequest(url: url, headers: ["X-A\r\nX-B": "1"]),
+       #"header name "X-A\r\nX-B" is not an HTTP token"#),
+      (HTTPRequest(method: "GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET", url: url),
+       #"method "GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET" is not an HTTP method"#),
+      (HTTPRequest(url: url, headers: ["X-A": "a\0b"]), "header X-A: the value holds CR, LF or NUL"),
+    ]
+    for (request, problem) in attempts {
+      #expect(await errorMessage { _ = try await HTTPClient.live().perform(request) }
+        == "\(url): \(problem)")
+    }
+    #expect(server.received.isEmpty)  // nothing reached the wire
+    // A good request still goes.
+    let response = try await HTTPClient.live().perform(HTTPRequest(url: url, headers: ["X-A": "1"]))
+    #expect(response.status == 200)
+  }
 }

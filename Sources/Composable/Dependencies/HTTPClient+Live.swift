@@ -25,6 +25,9 @@ extension HTTPClient {
       guard let url = URL(string: request.url), ["http", "https"].contains(url.scheme?.lowercased()) else {
         throw HTTPClientError("\(request.url) is not an http or https URL")
       }
+      if let problem = request.wireProblem {
+        throw HTTPClientError("\(request.url): \(problem)")
+      }
       var urlRequest = URLRequest(url: url)
       urlRequest.httpMethod = request.method
       for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
