@@ -79,6 +79,47 @@ import Testing
     #expect(try String(contentsOf: outside.appendingPathComponent("secret.txt"), encoding: .utf8) == "secret")
   }
 
+  @Test func aSymlinkOutsideIsRefusedEvenWithMissingDirectoriesAfterIt() async throws {
+    defer { cleanUp() }
+    let outside = base.appendingPathComponent("outside")
+    try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      at: root.appendingPathComponent("door"), withDestinationURL: outside)
+    let escaped = "it leads outside the root (through a symlink)"
+    // `sub` does not exist: a check that resolves what exists of the path gave up there, and
+    // creating the directories followed the link.
+    for path in ["door/sub/new.txt", "door/sub/deeper/new.txt"] {
+      #expect(await errorMessage { try await files.write(path, Array("x".utf8)) } == "\(path): \(escaped)")
+      #expect(await errorMessage { try await files.append(path, Array("x".utf8)) } == "\(path): \(escaped)")
+    }
+    #expect(await errorMessage { _ = try await files.list("door") } == "door: \(escaped)")
+    #expect(await errorMessage { try await files.remove("door/x") } == "door/x: \(escaped)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == [])
+    // Removing the link itself is fine: it is inside the root.
+    try await files.remove("door")
+    #expect(FileManager.default.fileExists(atPath: outside.path))
+  }
+
+  @Test func absoluteAndChainedSymlinksInsideTheRootAreFollowedAndLoopsRefused() async throws {
+    defer { cleanUp() }
+    try await files.write("real/data.txt", Array("ok".utf8))
+    try FileManager.default.createSymbolicLink(
+      atPath: root.appendingPathComponent("absolute").path,
+      withDestinationPath: root.appendingPathComponent("real").path)
+    try FileManager.default.createSymbolicLink(
+      atPath: root.appendingPathComponent("real/up").path, withDestinationPath: "../real")
+    #expect(try await files.read("absolute/data.txt") == Array("ok".utf8))
+    #expect(try await files.read("real/up/up/data.txt") == Array("ok".utf8))
+    try FileManager.default.createSymbolicLink(
+      atPath: root.appendingPathComponent("loop").path, withDestinationPath: "loop")
+    #expect(await errorMessage { _ = try await files.read("loop/x") }
+      == "loop/x: too many symlinks on the way")
+    try FileManager.default.createSymbolicLink(
+      atPath: root.appendingPathComponent("real/climb").path, withDestinationPath: "../../outside")
+    #expect(await errorMessage { _ = try await files.read("real/climb/x") }
+      == "real/climb/x: it leads outside the root (through a symlink)")
+  }
+
   @Test func aSymlinkInsideTheRootIsFine() async throws {
     defer { cleanUp() }
     try await files.write("real/data.txt", Array("ok".utf8))
