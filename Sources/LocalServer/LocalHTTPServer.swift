@@ -46,12 +46,15 @@ public final class LocalHTTPServer: @unchecked Sendable {
   private let handler: @Sendable (Request) -> Reply
   private let lock = NSLock()
   private var hangUps = 0
+  private var replies = 0
   private var requests: [Request] = []
 
   public var url: String { "http://127.0.0.1:\(port)" }
 
   /// Connections the client closed before the reply was sent.
   public var clientHangUps: Int { lock.withLock { hangUps } }
+  /// Replies written to the end (a delayed one only once its delay is over).
+  public var repliesSent: Int { lock.withLock { replies } }
   public var received: [Request] { lock.withLock { requests } }
 
   /// Listens on 127.0.0.1:`port` (0: any free port; read `port` for the one chosen).
@@ -113,6 +116,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
       guard written > 0 else { return }
       offset += written
     }
+    lock.withLock { replies += 1 }
   }
 
   /// Waits, and returns false as soon as the client closes the connection.

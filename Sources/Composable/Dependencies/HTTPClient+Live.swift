@@ -34,8 +34,9 @@ extension HTTPClient {
       if let body = request.body { urlRequest.httpBody = Data(body) }
       let seconds = request.timeout ?? timeout
       // URLSession on Linux counts its timeout in whole seconds (0.3 becomes 0), so the
-      // timeout is kept here, precisely, and URLSession's is only a backstop.
-      urlRequest.timeoutInterval = seconds.rounded(.up) + 1
+      // timeout is kept here, precisely, and URLSession's is only a backstop, well after it
+      // (and said apart from it in the message).
+      urlRequest.timeoutInterval = seconds * 2 + 5
       let prepared = urlRequest
       let data: Data
       let response: URLResponse
@@ -44,7 +45,7 @@ extension HTTPClient {
           group.addTask { try await perform(prepared, on: session) }
           group.addTask {
             try await Task.sleep(for: Seconds.duration(seconds) ?? .seconds(Seconds.maximum))
-            throw URLError(.timedOut)
+            throw HTTPClientError("\(request.method) \(request.url) timed out after \(seconds) seconds")
           }
           defer { group.cancelAll() }
           return try await group.next()!
@@ -53,7 +54,9 @@ extension HTTPClient {
         switch error.code {
         case .cancelled: throw CancellationError()
         case .timedOut:
-          throw HTTPClientError("\(request.method) \(request.url) timed out after \(seconds) seconds")
+          throw HTTPClientError(
+            "\(request.method) \(request.url) timed out (the connection's own limit, "
+              + "\(urlRequest.timeoutInterval) seconds)")
         case .cannotConnectToHost:
           throw HTTPClientError("\(request.method) \(request.url): the connection was refused")
         default:
