@@ -5,12 +5,12 @@ extension LuaStack {
   /// Pushes a Swift-side value. Arrays get the VM's array marker so they stay arrays when empty.
   func push(_ value: LuaValue, in vm: LuaVM) throws(LuaError) {
     guard reserve(4) else { throw .conversion(path: "", message: "nesting too deep") }
-    try pushReserved(value, in: vm)
+    try pushReserved(value, in: vm, depth: 0)
   }
 
   /// `push`, once room is made: each table makes room for its key and value (the hot path of
   /// an action is a table of scalars, one check for it all).
-  private func pushReserved(_ value: LuaValue, in vm: LuaVM) throws(LuaError) {
+  private func pushReserved(_ value: LuaValue, in vm: LuaVM, depth: Int) throws(LuaError) {
     switch value {
     case .nil: lua_pushnil(L)
     case let .boolean(flag): lua_pushboolean(L, flag ? 1 : 0)
@@ -18,6 +18,9 @@ extension LuaStack {
     case let .number(number): lua_pushnumber(L, number)
     case let .string(string): string.bytes.withUnsafeBytes { push(bytes: $0) }
     case let .table(table):
+      guard depth < Self.maximumDepth else {  // as a snapshot stops: the same data both ways
+        throw .conversion(path: "", message: "nested more than \(Self.maximumDepth) levels deep")
+      }
       let sequenceCount = table.kind == .array ? table.count : 0
       lua_createtable(L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
       guard reserve(3) else { throw .conversion(path: "", message: "nesting too deep") }
@@ -25,11 +28,11 @@ extension LuaStack {
         if case let .number(number) = key, number.isNaN {
           throw .conversion(path: "", message: "a table key cannot be NaN")
         }
-        if key == .nil {  // Lua would raise, and outside a protected call that aborts
+        if case .nil = key {  // Lua would raise, and outside a protected call that aborts
           throw .conversion(path: "", message: "a table key cannot be nil")
         }
-        try pushReserved(key, in: vm)
-        do throws(LuaError) { try pushReserved(element, in: vm) } catch {
+        try pushReserved(key, in: vm, depth: depth + 1)
+        do throws(LuaError) { try pushReserved(element, in: vm, depth: depth + 1) } catch {
           throw error.under(LuaPath.component(key))
         }
         lua_rawset(L, -3)

@@ -52,4 +52,17 @@ import Testing
         && message == "nested more than 200 levels deep"
     }
   }
+
+  @Test func aValueTooDeepToPushIsAnErrorNamingTheField() throws {
+    let vm = try LuaVM()
+    var value: LuaValue = ["leaf": true]
+    for _ in 0..<10_000 { value = ["next": value] }
+    #expect {
+      try vm.reference(to: ["list": value])
+    } throws: { error in
+      guard case let .conversion(path, message) = error as? LuaError else { return false }
+      return path.hasPrefix("value.list.next.next") && message == "nested more than 200 levels deep"
+    }
+    #expect(try vm.evaluate("return 1") == [1])
+  }
 }
