@@ -119,6 +119,10 @@ extension LuaStack {
       var table = LuaTable(kind: vm.hasArrayMarker(at: index, L) ? .array : .map)
       lua_pushnil(L)
       while lk_next(L, index) != 0 {
+        if lua_type(L, -2) == LUA_TTABLE {  // equal-looking tables would collapse into one key
+          throw .conversion(
+            path: "", message: "a table key cannot be read (keys are strings, numbers, booleans)")
+        }
         let key = try value(at: absolute(-2), in: vm, reading: &reading)
         do throws(LuaError) {
           table[key] = try value(at: absolute(-1), in: vm, reading: &reading)

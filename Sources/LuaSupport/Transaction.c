@@ -38,6 +38,10 @@ static const char lk_adopted_key = 0;   // journal: (table, &lk_adopted_key, old
 enum { LK_STATE_MAX_DEPTH = 200 };
 
 static const char *const lk_read_only_message = "state changes only in reduce: send an action";
+// Two tables that hold the same things read the same to the host, so as keys of a state they
+// would collapse into one entry in every snapshot and every saved file.
+static const char *const lk_table_key_message =
+    "a table cannot be a state key (keys are strings, numbers and booleans)";
 
 // Raises `message` as is: the write that called for it adds where it happened in Lua code.
 static int lk_raise(lua_State *L, const char *message) {
@@ -181,6 +185,7 @@ static void lk_adopt(lua_State *L, int index, int journal, int depth) {
   lua_pushnil(L);
   while (lua_next(L, index) != 0) {
     count += 1;
+    if (lua_type(L, -2) == LUA_TTABLE) lk_raise(L, lk_table_key_message);
     lua_pop(L, 1);
   }
   lua_Integer sequence = (lua_Integer)lua_rawlen(L, index);
@@ -355,6 +360,7 @@ static void lk_journaled_set(
     luaL_error(L, "index is NaN");
   }
   if (key_type == LUA_TLIGHTUSERDATA) luaL_error(L, "a light userdata cannot be a state key");
+  if (key_type == LUA_TTABLE) luaL_error(L, "%s", lk_table_key_message);
   if (lua_type(L, value) == LUA_TTABLE) {
     // All or nothing: a table that cannot be stored (too deep, a metatable, out of memory)
     // is given back as it was before the error goes on, even to a pcall in the reducer that
