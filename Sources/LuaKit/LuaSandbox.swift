@@ -6,8 +6,9 @@
 /// the host), `utf8` and `coroutine`. These are the VM's own versions (LuaSupport): `next`,
 /// `pairs`, `rawget`, `rawset` and `rawlen` understand state proxies and never show their
 /// hidden keys, `setmetatable` refuses `__gc` (a finalizer would run outside every budget),
-/// and the library functions that loop in C charge their work to the instruction budget. Replaced: `print` goes to the host, `load` compiles text
-/// only and defaults to this environment, `require` loads only the modules the host allows.
+/// and the library functions that loop in C charge their work to the instruction budget.
+/// Replaced: `print` goes to the host, `load` compiles text only and defaults to this
+/// environment, `require` loads only the modules the host allows.
 /// Absent: `io`, `os`, `debug`, `package`, `dofile`, `loadfile`, `collectgarbage`.
 ///
 /// Each sandbox is a fresh table: one sandbox's globals never leak into another's, and the

@@ -93,7 +93,9 @@ extension LuaStack {
       var length = 0
       let pointer = UnsafeRawPointer(lua_tolstring(L, index, &length)!)
       let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
-      guard length >= Self.sharedStringLength else { return .string(LuaString(bytes: Array(bytes))) }
+      guard length >= Self.sharedStringLength else {
+        return .string(LuaString(bytes: Array(bytes)))
+      }
       if let shared = reading.read[pointer] { return shared }
       let string = LuaValue.string(LuaString(bytes: Array(bytes)))
       reading.read[pointer] = string

@@ -75,7 +75,9 @@ import Testing
   }
 
   @Test func aTimeoutThatIsNotANumberOfSecondsFailsTheRequestAsAnAction() async throws {
-    let store = try testStore(Self.source) { $0.http = HTTPClient { _ in HTTPResponse(status: 200) } }
+    let store = try testStore(Self.source) {
+      $0.http = HTTPClient { _ in HTTPResponse(status: 200) }
+    }
     await store.send(["type": "http", "seconds": .number(.nan)])
     await store.receive(where: { $0.type == "done" }) {
       $0.n = 1

@@ -89,8 +89,9 @@ import Testing
     // `sub` does not exist: a check that resolves what exists of the path gave up there, and
     // creating the directories followed the link.
     for path in ["door/sub/new.txt", "door/sub/deeper/new.txt"] {
-      #expect(await errorMessage { try await files.write(path, Array("x".utf8)) } == "\(path): \(escaped)")
-      #expect(await errorMessage { try await files.append(path, Array("x".utf8)) } == "\(path): \(escaped)")
+      let bytes = Array("x".utf8)
+      #expect(await errorMessage { try await files.write(path, bytes) } == "\(path): \(escaped)")
+      #expect(await errorMessage { try await files.append(path, bytes) } == "\(path): \(escaped)")
     }
     #expect(await errorMessage { _ = try await files.list("door") } == "door: \(escaped)")
     #expect(await errorMessage { try await files.remove("door/x") } == "door/x: \(escaped)")

@@ -145,7 +145,8 @@ import Testing
        #"header name "X-A\r\nX-B" is not an HTTP token"#),
       (HTTPRequest(method: "GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET", url: url),
        #"method "GET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET" is not an HTTP method"#),
-      (HTTPRequest(url: url, headers: ["X-A": "a\0b"]), "header X-A: the value holds CR, LF or NUL"),
+      (HTTPRequest(url: url, headers: ["X-A": "a\0b"]),
+       "header X-A: the value holds CR, LF or NUL"),
     ]
     for (request, problem) in attempts {
       #expect(await errorMessage { _ = try await HTTPClient.live().perform(request) }

@@ -45,7 +45,8 @@ extension HTTPClient {
           group.addTask { try await perform(prepared, on: session) }
           group.addTask {
             try await Task.sleep(for: Seconds.duration(seconds) ?? .seconds(Seconds.maximum))
-            throw HTTPClientError("\(request.method) \(request.url) timed out after \(seconds) seconds")
+            throw HTTPClientError(
+              "\(request.method) \(request.url) timed out after \(seconds) seconds")
           }
           defer { group.cancelAll() }
           return try await group.next()!

@@ -42,7 +42,8 @@ final class LuaTestSession: @unchecked Sendable {
     let testModule = LuaModuleTable(["composable.test": "return __composable_test"])
     sandbox = try vm.makeSandbox(.init(
       print: output,
-      modules: LuaModuleChain(resolvers: [builtInModules, testModule, LuaModuleDirectories([directory])]),
+      modules: LuaModuleChain(
+        resolvers: [builtInModules, testModule, LuaModuleDirectories([directory])]),
       preloaded: builtInPreloads(in: vm)))
     try vm.call(install, arguments: [.reference(sandbox.environment)])
     try vm.call(vm.load(source, chunkName: displayName, in: sandbox))
@@ -256,7 +257,8 @@ final class LuaTestSession: @unchecked Sendable {
         if reply.delay != .nil {
           guard let delay = reply.delay.doubleValue.flatMap(Seconds.duration) else {
             throw LuaTestError(
-              "http: delay: expected \(Seconds.expected), got \(LuaEffectRunner.describe(reply.delay))")
+              "http: delay: expected \(Seconds.expected), got "
+                + LuaEffectRunner.describe(reply.delay))
           }
           try await clock.sleep(for: delay)
         }

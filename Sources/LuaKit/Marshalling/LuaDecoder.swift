@@ -182,22 +182,15 @@ final class LuaDecoding {
     return length
   }
 
-  /// Calls `body` with each integer key of the table at `table` and the slot of its value;
-  /// any other key is an error.
-  func forEachIntegerKey(of table: Int32, _ body: (Int, Int32) throws -> Void) throws {
+  /// Calls `body` with the stack slot of each key of the table at `table` (its value is in the
+  /// slot after).
+  func forEachKey(of table: Int32, _ body: (Int32) throws -> Void) throws {
     guard lua_type(L, table) == LUA_TTABLE else { throw mismatch("table", at: table) }
     let top = stack.top
     defer { stack.setTop(top) }
     lua_pushnil(L)
     while lk_next(L, table) != 0 {
-      guard lua_type(L, -2) == LUA_TNUMBER, lua_isinteger(L, -2) != 0 else {
-        throw LuaError.conversion(
-          path: "", message: "expected integer keys, got a \(stack.typeName(at: -2)) key")
-      }
-      let key = Int(lua_tointegerx(L, -2, nil))
-      do { try body(key, stack.top) } catch {
-        throw LuaDecoding.luaError(error).under(LuaPath.component(index: key))
-      }
+      try body(stack.top - 1)
       lua_settop(L, -2)
     }
   }

@@ -110,13 +110,53 @@ extension Array: LuaDirectDecodable where Element: Decodable {
   }
 }
 
-extension Dictionary: LuaDirectDecodable where Key == Int, Value: Decodable {
+/// The keys a dictionary decodes from a Lua table: every key must be one, or it is an error
+/// naming it (a key silently dropped is data lost).
+protocol LuaDecodableKey: Hashable {
+  /// The key at `index`, or nil when a Lua key of that type cannot be one.
+  static func key(at index: Int32, of decoding: LuaDecoding) -> Self?
+  static var expected: String { get }
+}
+
+extension Int: LuaDecodableKey {
+  static func key(at index: Int32, of decoding: LuaDecoding) -> Int? {
+    guard lua_type(decoding.L, index) == LUA_TNUMBER, lua_isinteger(decoding.L, index) != 0 else {
+      return nil
+    }
+    return Int(lua_tointegerx(decoding.L, index, nil))
+  }
+  static var expected: String { "integer keys" }
+}
+
+extension String: LuaDecodableKey {
+  /// A string key, or an integer as its decimal text (`{ [1] = x }` gives `"1"`).
+  static func key(at index: Int32, of decoding: LuaDecoding) -> String? {
+    switch lua_type(decoding.L, index) {
+    case LUA_TSTRING: return decoding.stack.string(at: index)
+    case LUA_TNUMBER where lua_isinteger(decoding.L, index) != 0:
+      return String(lua_tointegerx(decoding.L, index, nil))
+    default: return nil
+    }
+  }
+  static var expected: String { "string keys (UTF-8 text, or integers)" }
+}
+
+extension Dictionary: LuaDirectDecodable where Key: LuaDecodableKey, Value: Decodable {
   static func decode<Result>(
     _ type: Result.Type, from decoding: LuaDecoding, at index: Int32
   ) throws -> Result {
     var result = Self()
-    try decoding.forEachIntegerKey(of: index) { key, slot in
-      result[key] = try decoding.decode(Value.self, at: slot)
+    try decoding.forEachKey(of: index) { slot in
+      guard let key = Key.key(at: slot, of: decoding) else {
+        throw LuaError.conversion(
+          path: "",
+          message: "expected \(Key.expected), got the \(decoding.stack.typeName(at: slot)) key "
+            + (try decoding.stack.value(at: slot, in: decoding.vm)).description)
+      }
+      do { result[key] = try decoding.decode(Value.self, at: slot + 1) } catch {
+        let name = try decoding.stack.value(at: slot, in: decoding.vm)
+        throw LuaDecoding.luaError(error).under(LuaPath.component(name))
+      }
     }
     return unsafeBitCast(result, to: Result.self)
   }

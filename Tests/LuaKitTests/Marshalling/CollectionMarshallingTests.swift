@@ -71,7 +71,19 @@ import Testing
     #expect(decoded == names)
     #expect(snapshot == [1: "one", 10: "ten", -4: "minus four"])
     #expect(conversionError { _ = try decodeLua([Int: String].self, "return { x = 'y' }") }
-      == "state: expected integer keys, got a string key")
+      == #"state: expected integer keys, got the string key "x""#)
+  }
+
+  @Test func aStringKeyedDictionaryRefusesKeysItWouldDrop() throws {
+    #expect(try decodeLua([String: Int].self, "return { a = 1, [2] = 2 }") == ["a": 1, "2": 2])
+    let expected = "state: expected string keys (UTF-8 text, or integers), got the"
+    #expect(
+      conversionError { _ = try decodeLua([String: Int].self, "return { a = 1, [true] = 2 }") }
+        == "\(expected) boolean key true")
+    #expect(conversionError { _ = try decodeLua([String: Int].self, "return { [1.5] = 3 }") }
+      == "\(expected) float key 1.5")
+    #expect(conversionError { _ = try decodeLua([String: Int].self, "return { a = 'x' }") }
+      == "state.a: expected integer, got string")
   }
 
   @Test func emptyArraysAndEmptyMapsSurviveARoundTrip() throws {
