@@ -53,7 +53,10 @@ struct Run: AsyncParsableCommand {
     do {
       loaded = try LuaFeature(contentsOf: URL(fileURLWithPath: feature), env: .table(env))
     } catch {
-      throw ValidationError("\(error)")
+      // The feature is broken, not the command line: its error, without the usage text, and
+      // the exit code of a failure (64 says the arguments were wrong).
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode.failure
     }
     var dependencies = DependencyValues.live
     if loaded.persistence != nil {

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// The `composable` command as a person runs it: the built executable, its output and its exit
+/// codes.
+@Suite struct CommandLineTests {
+  struct Outcome {
+    var status: Int32
+    var output: String
+    var errors: String
+  }
+
+  /// Runs `composable arguments...` with `input` on standard input.
+  static func run(_ arguments: [String], input: String = "") throws -> Outcome {
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("composable")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: executable.path),
+      "build the composable product first (swift build --build-tests builds it)")
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.currentDirectoryURL = repositoryRoot
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Outcome(
+      status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+      errors: String(decoding: errors, as: UTF8.self))
+  }
+
+  @Test func runReadsActionsAndPrintsEachChange() throws {
+    let outcome = try Self.run(
+      ["run", "examples/counter/counter.lua", "--wait", "0"], input: "increment\n:quit\n")
+    #expect(outcome.status == 0)
+    #expect(outcome.output.contains("counter.lua loaded. State: { count = 0 }"))
+    #expect(outcome.output.contains("+   \"count\": 1"))
+  }
+
+  @Test func aBrokenFeatureIsItsErrorAndAFailureNotTheUsage() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let broken = directory.appendingPathComponent("broken.lua")
+    try "return {\n".write(to: broken, atomically: true, encoding: .utf8)
+    let outcome = try Self.run(["run", broken.path])
+    #expect(outcome.status == 1)
+    #expect(outcome.errors == """
+      error: broken.lua did not load: syntax error: broken.lua:2: unexpected symbol near <eof>
+
+      """)
+  }
+
+  @Test func aWaitThatIsNoNumberOfSecondsIsAUsageError() throws {
+    let outcome = try Self.run(["run", "examples/counter/counter.lua", "--wait", "nan"])
+    #expect(outcome.status == 64)
+    #expect(outcome.errors.hasPrefix(
+      "Error: --wait: expected a number of seconds from 0 to 1e9, got nan"))
+  }
+
+  @Test func evalPrintsResultsAndFailsWithTheLuaError() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let good = directory.appendingPathComponent("good.lua")
+    try "return 1 + 1, { a = true }".write(to: good, atomically: true, encoding: .utf8)
+    let outcome = try Self.run(["eval", good.path])
+    #expect(outcome.status == 0)
+    #expect(outcome.output == "2\n{ a = true }\n")
+    let bad = directory.appendingPathComponent("bad.lua")
+    try "error('boom')".write(to: bad, atomically: true, encoding: .utf8)
+    let failure = try Self.run(["eval", bad.path])
+    #expect(failure.status == 1)
+    #expect(failure.errors.hasPrefix("error: bad.lua:1: boom"))
+  }
+
+  @Test func testReportsAndItsExitCodeSaysWhetherEverythingPassed() throws {
+    let passing = try Self.run(["test", "examples/counter"])
+    #expect(passing.status == 0)
+    #expect(passing.output.hasSuffix("3 passed, 0 failed\n"))
+    let failing = try Self.run(["test", "Tests/ComposableLuaTests/fixtures/failing"])
+    #expect(failing.status == 1)
+    #expect(failing.output.contains(" failed"))
+    let tap = try Self.run(["test", "examples/counter", "--output", "tap"])
+    #expect(tap.status == 0)
+    #expect(tap.output.hasPrefix("TAP version 13\n1..3\nok 1 "))
+  }
+}
