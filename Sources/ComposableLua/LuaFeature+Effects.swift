@@ -33,7 +33,9 @@ extension LuaFeature {
     let files = dependencies.files
     return Effect<LuaValue>.run { [self] _ in
       do {
+        let count = savedState.current
         try await files.write(persistence.path, try persistedJSON())
+        savedState.saved(upTo: count)
       } catch let error as LuaFeatureError {
         onError(error)
       } catch is CancellationError {

@@ -23,6 +23,7 @@ public final class LuaFeature: @unchecked Sendable {
   private let stateReference: LuaReference
   private let environment: LuaReference
   private let hostEnvironment = LuaFeatureEnvironment()
+  let savedState = SavedState()
   /// What the reducer gets instead of the state: a proxy that journals its writes.
   private let stateProxy: LuaReference
   /// Where the script was loaded from, for messages and for reloading.
@@ -239,6 +240,7 @@ public final class LuaFeature: @unchecked Sendable {
       throw error
     }
     wrote = module.persistence != nil && vm.transactionWrote
+    if wrote { savedState.changed() }
     vm.commitTransaction()
     return interpreted
   }
@@ -266,6 +268,38 @@ public final class LuaFeature: @unchecked Sendable {
   }
 
   // MARK: Persistence
+
+  /// Which changes of a feature that persists are on disk: each action that wrote moves
+  /// `changes` on; a save records the count it read the state at.
+  final class SavedState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var changes = 0
+    private var saved = 0
+
+    func changed() { lock.withLock { changes += 1 } }
+    var current: Int { lock.withLock { changes } }
+    func saved(upTo count: Int) { lock.withLock { saved = max(saved, count) } }
+    var isPending: Bool { lock.withLock { changes > saved } }
+  }
+
+  /// Writes the state now if an action changed it since the last save (a debounced save still
+  /// waiting, say): for a host about to exit, on end of input or a signal.
+  public func savePending(files: FileClient) async throws {
+    guard let persistence, savedState.isPending else { return }
+    let count = savedState.current
+    try await files.write(persistence.path, try persistedJSON())
+    savedState.saved(upTo: count)
+  }
+
+  /// `savePending` without waiting on anything: `write(path, contents)` does the writing. For a
+  /// signal handler, which must not wait for tasks (the threads that would run them may be the
+  /// ones it stopped).
+  public func savePending(write: (String, [UInt8]) throws -> Void) throws {
+    guard let persistence, savedState.isPending else { return }
+    let count = savedState.current
+    try write(persistence.path, try persistedJSON())
+    savedState.saved(upTo: count)
+  }
 
   /// What to save: the state, or its selected field, as JSON.
   public func persistedJSON() throws(LuaFeatureError) -> [UInt8] {

@@ -70,13 +70,40 @@ struct Run: AsyncParsableCommand {
     let initial = try loaded.state()
     print("\(loaded.file) loaded. State: \(initial)")
     print("Type actions, one per line: a word (increment) or a table ({ type = \"add\", n = 1 }).")
+    fflush(nil)
     let reducer = LuaFeatureReducer<LuaValue>(
       feature: loaded, dependencies: dependencies,
       readState: { (feature) throws(LuaFeatureError) in try feature.state() },
       onError: { error in FileHandle.standardError.write(Data("error: \(error)\n".utf8)) }
-    ).printChanges(to: ChangePrinter { print($0) })
+    ).printChanges(to: ChangePrinter { text in
+      // Flushed each time, also into a pipe: whoever reads the session sees each action as it
+      // happens (an effect's too), not when a buffer fills.
+      print(text)
+      fflush(nil)
+    })
     let store = Store(initialState: initial, reducer: reducer)
     let parser = try ActionParser()
+    // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
+    // is written before the process ends.
+    let files = dependencies.files
+    let root = dataDirectory
+    let stops = [SIGINT, SIGTERM].map { (signalNumber: Int32) -> any DispatchSourceSignal in
+      signal(signalNumber, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+      source.setEventHandler {
+        do {
+          try loaded.savePending { path, contents in
+            try FileClient.writeNow(path, contents, under: root)
+          }
+        } catch {
+          FileHandle.standardError.write(Data("error: the state could not be saved: \(error)\n".utf8))
+        }
+        Glibc.exit(128 + signalNumber)
+      }
+      source.resume()
+      return source
+    }
+    defer { stops.forEach { $0.cancel() } }
     while let line = readLine() {
       let text = line.trimmingCharacters(in: .whitespaces)
       if text.isEmpty { continue }
@@ -90,6 +117,14 @@ struct Run: AsyncParsableCommand {
     let deadline = ContinuousClock.now + (Seconds.duration(wait) ?? .zero)
     while await store.runningEffectCount > 0, ContinuousClock.now < deadline {
       try? await Task.sleep(for: .milliseconds(20))
+    }
+    await Self.savePending(loaded, files: files)
+  }
+
+  /// Writes what the feature has not saved yet, saying so when that fails.
+  static func savePending(_ feature: LuaFeature, files: FileClient) async {
+    do { try await feature.savePending(files: files) } catch {
+      FileHandle.standardError.write(Data("error: the state could not be saved: \(error)\n".utf8))
     }
   }
 }

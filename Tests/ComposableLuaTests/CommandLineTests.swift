@@ -92,4 +92,72 @@ import Testing
     #expect(tap.status == 0)
     #expect(tap.output.hasPrefix("TAP version 13\n1..3\nok 1 "))
   }
+
+  static let notes = """
+    local composable = require("composable")
+    return {
+      persist = composable.persist{ path = "notes.json", debounce = 1 },
+      initial_state = function() return { notes = {} } end,
+      reduce = function(state, action)
+        if action.type == "add" then table.insert(state.notes, action.text) end
+      end,
+    }
+    """
+
+  /// A directory with the notes feature, and where it keeps its file.
+  static func notesFeature() throws -> (directory: URL, feature: URL, saved: URL) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let feature = directory.appendingPathComponent("notes.lua")
+    try notes.write(to: feature, atomically: true, encoding: .utf8)
+    return (directory, feature, directory.appendingPathComponent("data/notes.json"))
+  }
+
+  @Test func aSaveStillWaitingIsWrittenWhenTheInputEnds() throws {
+    let (directory, feature, saved) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let data = directory.appendingPathComponent("data").path
+    let outcome = try Self.run(
+      ["run", feature.path, "--wait", "0", "--data", data],
+      input: #"{ type = "add", text = "milk" }"# + "\n")
+    #expect(outcome.status == 0)
+    #expect(try String(contentsOf: saved, encoding: .utf8) == #"{"notes":["milk"]}"#)
+    // And it comes back on the next start.
+    let again = try Self.run(["run", feature.path, "--wait", "0", "--data", data])
+    #expect(again.output.contains(#"State: { notes = { "milk" } }"#))
+  }
+
+  @Test(arguments: [SIGTERM, SIGINT])
+  func aSaveStillWaitingIsWrittenOnASignal(signalNumber: Int32) throws {
+    let (directory, feature, saved) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+      .deletingLastPathComponent().appendingPathComponent("composable")
+    process.arguments = [
+      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
+    ]
+    let stdin = Pipe(), stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Never a hung test: whatever happens, the process is gone within half a minute.
+    let pid = process.processIdentifier
+    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }
+    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "bread" }"# + "\n").utf8))
+    // Once the action is shown, its change is in the state and its save is waiting.
+    var shown = ""
+    while !shown.contains("received action") {
+      let chunk = stdout.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      shown += String(decoding: chunk, as: UTF8.self)
+    }
+    #expect(shown.contains("received action"))
+    kill(process.processIdentifier, signalNumber)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 128 + signalNumber)
+    #expect(try String(contentsOf: saved, encoding: .utf8) == #"{"notes":["bread"]}"#)
+    try? stdin.fileHandleForWriting.close()
+  }
 }

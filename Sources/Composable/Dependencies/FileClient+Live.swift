@@ -9,6 +9,12 @@ extension FileClient {
   /// a symlink that leads outside `root` is refused. A write is atomic: the contents go to a
   /// temporary file beside the target, are flushed to disk, and the file is renamed over the
   /// target, so a crash leaves the old file or the new one, never half of one.
+  /// Writes `contents` to `path` under `root` at once, as `live(root:)` writes (atomically,
+  /// confined to the root), without a task: for code that cannot wait for one.
+  public static func writeNow(_ path: String, _ contents: [UInt8], under root: URL) throws {
+    try LiveFiles(root: root).write(path, contents)
+  }
+
   public static func live(root: URL) -> FileClient {
     let files = LiveFiles(root: root)
     return FileClient(
