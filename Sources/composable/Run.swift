@@ -96,7 +96,7 @@ struct Run: AsyncParsableCommand {
             try FileClient.writeNow(path, contents, under: root)
           }
         } catch {
-          FileHandle.standardError.write(Data("error: the state could not be saved: \(error)\n".utf8))
+          Self.saveFailed(error)
         }
         Glibc.exit(128 + signalNumber)
       }
@@ -123,9 +123,11 @@ struct Run: AsyncParsableCommand {
 
   /// Writes what the feature has not saved yet, saying so when that fails.
   static func savePending(_ feature: LuaFeature, files: FileClient) async {
-    do { try await feature.savePending(files: files) } catch {
-      FileHandle.standardError.write(Data("error: the state could not be saved: \(error)\n".utf8))
-    }
+    do { try await feature.savePending(files: files) } catch { saveFailed(error) }
+  }
+
+  static func saveFailed(_ error: any Error) {
+    FileHandle.standardError.write(Data("error: the state could not be saved: \(error)\n".utf8))
   }
 }
 
