@@ -319,7 +319,12 @@ public final class LuaFeature: @unchecked Sendable {
     files: FileClient, report: @escaping @Sendable (String) -> Void = { reportIssue($0) }
   ) async throws(LuaFeatureError) -> PersistedState.Loaded<LuaValue> {
     guard let persistence else { return .missing }
-    let loaded = await PersistedState.load(LuaValue.self, from: persistence.path, files: files, report: report)
+    let wholeState = persistence.select == nil
+    let loaded = await PersistedState.load(
+      LuaValue.self, from: persistence.path, files: files, report: report
+    ) { value in
+      wholeState && value.tableValue == nil ? "expected a table, got \(value.typeName)" : nil
+    }
     guard case let .saved(value) = loaded else { return loaded }
     try locked { () throws(LuaFeatureError) in
       try writeState(persistence.select.map { LuaValue($0) } ?? .nil, value)

@@ -77,11 +77,15 @@ public enum PersistedState {
     }
   }
 
-  /// Loads the state saved at `path`. A corrupt or unreadable file is reported, moved aside to
-  /// `path.corrupt-<time>`, and never silently replaced.
+  /// Loads the state saved at `path`. A corrupt file is reported, moved aside to
+  /// `path.corrupt-<time>`, and never silently replaced; one that cannot be read is reported
+  /// and left where it is (what cannot be read cannot be copied aside, and is never deleted).
+  /// `problem` can refuse a value that decodes but is no state (`null` where a table must be),
+  /// naming why; it is then moved aside like a corrupt file.
   public static func load<State: Decodable & Sendable>(
     _ type: State.Type, from path: String, files: FileClient,
-    now: Date = Date(), report: @Sendable (String) -> Void = { reportIssue($0) }
+    now: Date = Date(), report: @Sendable (String) -> Void = { reportIssue($0) },
+    problem: (State) -> String? = { _ in nil }
   ) async -> Loaded<State> {
     let bytes: [UInt8]
     do {
@@ -90,13 +94,20 @@ public enum PersistedState {
       if "\(error)".hasSuffix("no such file") { return .missing }
       return await moveAside(path, reason: "it cannot be read: \(error)", bytes: nil, files: files, now: now, report: report)
     }
+    let state: State
     do {
-      return .saved(try JSONDecoder().decode(type, from: Data(bytes)))
+      state = try JSONDecoder().decode(type, from: Data(bytes))
     } catch {
       return await moveAside(
         path, reason: "it is not a saved \(State.self): \(error)", bytes: bytes, files: files, now: now,
         report: report)
     }
+    if let problem = problem(state) {
+      return await moveAside(
+        path, reason: "it is not a saved state: \(problem)", bytes: bytes, files: files, now: now,
+        report: report)
+    }
+    return .saved(state)
   }
 
   private static func moveAside<State>(
@@ -104,8 +115,14 @@ public enum PersistedState {
     report: @Sendable (String) -> Void
   ) async -> Loaded<State> {
     let aside = "\(path).corrupt-\(Int(now.timeIntervalSince1970))"
+    guard let bytes else {
+      report(
+        "The saved state at \(path) was not loaded, because \(reason). It was left where it "
+          + "is; the feature starts from its initial state.")
+      return .corrupt(reason: reason, movedTo: path)
+    }
     do {
-      if let bytes { try await files.write(aside, bytes) }
+      try await files.write(aside, bytes)
       try await files.remove(path)
       report("The saved state at \(path) was not loaded, because \(reason). It was moved to \(aside); the feature starts from its initial state.")
       return .corrupt(reason: reason, movedTo: aside)
