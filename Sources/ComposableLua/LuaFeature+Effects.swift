@@ -34,7 +34,7 @@ extension LuaFeature {
     return Effect<LuaValue>.run { [self] _ in
       do {
         let count = savedState.current
-        try await files.write(persistence.path, try persistedJSON())
+        try await files.write(persistence.path, try persistedFile())
         savedState.saved(upTo: count)
       } catch let error as LuaFeatureError {
         onError(error)

@@ -287,7 +287,7 @@ public final class LuaFeature: @unchecked Sendable {
   public func savePending(files: FileClient) async throws {
     guard let persistence, savedState.isPending else { return }
     let count = savedState.current
-    try await files.write(persistence.path, try persistedJSON())
+    try await files.write(persistence.path, try persistedFile())
     savedState.saved(upTo: count)
   }
 
@@ -297,39 +297,67 @@ public final class LuaFeature: @unchecked Sendable {
   public func savePending(write: (String, [UInt8]) throws -> Void) throws {
     guard let persistence, savedState.isPending else { return }
     let count = savedState.current
-    try write(persistence.path, try persistedJSON())
+    try write(persistence.path, try persistedFile())
     savedState.saved(upTo: count)
   }
 
-  /// What to save: the state, or its selected field, as JSON.
-  public func persistedJSON() throws(LuaFeatureError) -> [UInt8] {
+  /// What to save: the state, or its selected field, as a Lua data file (`LuaDataFile`), which
+  /// holds every value the state can hold exactly. A value that is no data (a function kept in
+  /// the state) is refused here, with its field named.
+  public func persistedFile() throws(LuaFeatureError) -> [UInt8] {
     let state = try self.state()
-    let selected = persistence?.select.map { state[LuaValue($0)] } ?? state
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    do { return Array(try encoder.encode(selected)) } catch {
-      throw .conversion(.conversion(path: "state", message: "cannot be saved as JSON: \(error)"))
+    let (selected, root): (LuaValue, String)
+    if let select = persistence?.select {
+      (selected, root) = (state[LuaValue(select)], "state.\(select)")
+    } else {
+      (selected, root) = (state, "state")
+    }
+    let header = "The state \(file) saved. composable reads it back as Lua data: literals only."
+    do throws(LuaError) {
+      return Array(try LuaDataFile.text(of: selected, root: root, header: header).utf8)
+    } catch {
+      throw .conversion(error)
     }
   }
 
   /// Loads what the feature saved under `files`, if it persists and something was saved. A
-  /// corrupt file is reported, moved aside, and the state is left as it is.
+  /// file that is not a state is reported, moved aside, and the state is left as it is; one
+  /// that cannot be read is reported and left where it is. A file written as JSON (by an
+  /// earlier version) is read too; the next save writes it as a Lua data file.
   @discardableResult
   public func restorePersisted(
     files: FileClient, report: @escaping @Sendable (String) -> Void = { reportIssue($0) }
   ) async throws(LuaFeatureError) -> PersistedState.Loaded<LuaValue> {
     guard let persistence else { return .missing }
-    let wholeState = persistence.select == nil
-    let loaded = await PersistedState.load(
-      LuaValue.self, from: persistence.path, files: files, report: report
-    ) { value in
-      wholeState && value.tableValue == nil ? "expected a table, got \(value.typeName)" : nil
+    let loaded = await PersistedState.load(from: persistence.path, files: files, report: report) {
+      bytes in try self.readSaved(bytes, path: persistence.path, wholeState: persistence.select == nil)
     }
     guard case let .saved(value) = loaded else { return loaded }
     try locked { () throws(LuaFeatureError) in
       try writeState(persistence.select.map { LuaValue($0) } ?? .nil, value)
     }
     return loaded
+  }
+
+  private func readSaved(
+    _ bytes: [UInt8], path: String, wholeState: Bool
+  ) throws(PersistedState.NotAState) -> LuaValue {
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw .init(reason: "it is not a saved state: it is not UTF-8 text")
+    }
+    let value: LuaValue
+    do throws(LuaError) {
+      value = try locked { () throws(LuaError) in try vm.readDataFile(text, chunkName: path) }
+    } catch {
+      guard let json = try? JSONDecoder().decode(LuaValue.self, from: Data(bytes)) else {
+        throw .init(reason: "it is not a saved state: \(error.message)")
+      }
+      value = json
+    }
+    if wholeState, value.tableValue == nil {
+      throw .init(reason: "it is not a saved state: expected a table, got \(value.typeName)")
+    }
+    return value
   }
 
   // MARK: Coroutines of effects

@@ -85,6 +85,22 @@ public final class LuaVM {
   public func load(
     _ source: String, chunkName: String, in sandbox: LuaSandbox? = nil
   ) throws(LuaError) -> LuaReference {
+    try load(source, chunkName: chunkName, globals: sandbox.map { .sandbox($0) } ?? .real)
+  }
+
+  /// What a loaded chunk sees as its globals.
+  enum ChunkGlobals {
+    /// The VM's own global table (trusted code only).
+    case real
+    /// A sandbox's environment.
+    case sandbox(LuaSandbox)
+    /// A fresh empty table: the chunk can reach nothing (a data file).
+    case empty
+  }
+
+  func load(
+    _ source: String, chunkName: String, globals: ChunkGlobals
+  ) throws(LuaError) -> LuaReference {
     drainReleases()
     return try stack.guarded { () throws(LuaError) -> LuaReference in
       var source = source
@@ -100,9 +116,14 @@ public final class LuaVM {
         }
         throw .runtime(message: message, traceback: "")
       }
-      if let sandbox {
+      switch globals {  // a main chunk's only upvalue is _ENV
+      case .real: break
+      case let .sandbox(sandbox):
         try stack.push(sandbox.environment, in: self)
-        _ = lua_setupvalue(L, -2, 1)  // a main chunk's only upvalue is _ENV
+        _ = lua_setupvalue(L, -2, 1)
+      case .empty:
+        lua_createtable(L, 0, 0)
+        _ = lua_setupvalue(L, -2, 1)
       }
       return makeReference(at: -1, L)
     }

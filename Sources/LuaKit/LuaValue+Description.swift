@@ -6,12 +6,10 @@ extension LuaValue: CustomStringConvertible {
     case let .boolean(value): return String(value)
     case let .integer(value): return String(value)
     case let .number(value):
-      if value.isNaN { return "0/0" }
       if value.isInfinite { return value > 0 ? "math.huge" : "-math.huge" }
-      // Lua prints integral floats as `1.0`; keep that so a float never reads as an integer.
-      return value == value.rounded() && abs(value) < 1e16 ? "\(Int(value)).0" : "\(value)"
+      return LuaDataFile.literal(float: value)
     case let .string(value): return LuaValue.quote(value)
-    case let .table(table): return LuaValue.describe(table)
+    case let .table(table): return LuaValue.describe(table, depth: 0)
     case let .function(reference), let .other(reference): return reference.description
     }
   }
@@ -35,18 +33,25 @@ extension LuaValue: CustomStringConvertible {
     case 0x5C: "\\\\"
     case 0x0A: "\\n"
     case 0x09: "\\t"
-    case 0..<0x20, 0x7F: "\\\(code)"
+    case 0x0D: "\\r"
+    // Three digits always: `\1` before a digit would read as another byte.
+    case 0..<0x20, 0x7F: "\\" + String(repeating: "0", count: code < 10 ? 2 : 1) + "\(code)"
     default: nil
     }
   }
 
-  static func describe(_ table: LuaTable) -> String {
+  static func describe(_ table: LuaTable, depth: Int) -> String {
     if table.isEmpty { return "{}" }
+    guard depth < maximumDepth else { return "{ --[[ \(tooDeepMessage) ]] }" }
+    func describe(_ value: LuaValue) -> String {
+      guard case let .table(table) = value else { return value.description }
+      return LuaValue.describe(table, depth: depth + 1)
+    }
     if table.isSequence {
-      return "{ " + table.sequence.map(\.description).joined(separator: ", ") + " }"
+      return "{ " + table.sequence.map(describe).joined(separator: ", ") + " }"
     }
     let fields = table.sortedEntries.map { entry in
-      "\(LuaValue.describeKey(entry.key)) = \(entry.value.description)"
+      "\(LuaValue.describeKey(entry.key)) = \(describe(entry.value))"
     }
     return "{ " + fields.joined(separator: ", ") + " }"
   }

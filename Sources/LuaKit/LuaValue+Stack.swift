@@ -18,8 +18,8 @@ extension LuaStack {
     case let .number(number): lua_pushnumber(L, number)
     case let .string(string): string.bytes.withUnsafeBytes { push(bytes: $0) }
     case let .table(table):
-      guard depth < Self.maximumDepth else {  // as a snapshot stops: the same data both ways
-        throw .conversion(path: "", message: "nested more than \(Self.maximumDepth) levels deep")
+      guard depth < LuaValue.maximumDepth else {  // as a snapshot stops: the same data both ways
+        throw .conversion(path: "", message: LuaValue.tooDeepMessage)
       }
       let sequenceCount = table.kind == .array ? table.count : 0
       lua_createtable(L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
@@ -56,7 +56,7 @@ extension LuaStack {
   /// Bounded by what the VM holds, whatever the shape: a table or long string reached through
   /// several references is read once and shared (Swift's copy-on-write storage), so a state that
   /// holds one table 2^40 times over costs one copy of it, not 2^40. A table that contains
-  /// itself, or tables nested deeper than `LuaStack.maximumDepth`, are errors naming the field.
+  /// itself, or tables nested deeper than `LuaValue.maximumDepth`, are errors naming the field.
   func value(at index: Int32, in vm: LuaVM) throws(LuaError) -> LuaValue {
     switch lua_type(L, index) {  // what most calls return: no bookkeeping to set up
     case LUA_TNIL, LUA_TNONE: return .nil
@@ -66,9 +66,6 @@ extension LuaStack {
       return try value(at: absolute(index), in: vm, reading: &reading)
     }
   }
-
-  /// How deep a snapshot goes: the decoder's limit too.
-  static let maximumDepth = 200
 
   /// What a snapshot has read so far: its path of tables (for cycles and depth) and what it
   /// read already (for sharing).
@@ -111,9 +108,8 @@ extension LuaStack {
       if reading.visiting.contains(identity) {
         throw .conversion(path: "", message: "cycle: the table contains itself")
       }
-      guard reading.visiting.count < Self.maximumDepth else {
-        throw .conversion(
-          path: "", message: "nested more than \(Self.maximumDepth) levels deep")
+      guard reading.visiting.count < LuaValue.maximumDepth else {
+        throw .conversion(path: "", message: LuaValue.tooDeepMessage)
       }
       guard reserve(4) else { throw .conversion(path: "", message: "nesting too deep") }
       reading.visiting.append(identity)

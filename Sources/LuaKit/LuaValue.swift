@@ -15,6 +15,13 @@ public enum LuaValue: Hashable, Sendable {
   /// userdata, light userdata or a coroutine
   case other(LuaReference)
 
+  /// How deep every walk over Lua data goes, in both directions: a snapshot, a push, the
+  /// encoder and decoder, a saved file, a description. Deeper data is refused with
+  /// `tooDeepMessage` (the walks recurse, and the stack of a thread is not unbounded).
+  public static let maximumDepth = 200
+
+  static var tooDeepMessage: String { "nested more than \(maximumDepth) levels deep" }
+
   /// Lua's name for the type, as `type()` gives it, with `integer`/`float` told apart.
   public var typeName: String {
     switch self {

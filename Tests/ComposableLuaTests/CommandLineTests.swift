@@ -96,7 +96,7 @@ import Testing
   static let notes = """
     local composable = require("composable")
     return {
-      persist = composable.persist{ path = "notes.json", debounce = 1 },
+      persist = composable.persist{ path = "notes.saved.lua", debounce = 1 },
       initial_state = function() return { notes = {} } end,
       reduce = function(state, action)
         if action.type == "add" then table.insert(state.notes, action.text) end
@@ -104,13 +104,23 @@ import Testing
     }
     """
 
+  static func savedNotes(_ note: String) -> String {
+    """
+    -- The state notes.lua saved. composable reads it back as Lua data: literals only.
+    return {
+      notes = { "\(note)" },
+    }
+
+    """
+  }
+
   /// A directory with the notes feature, and where it keeps its file.
   static func notesFeature() throws -> (directory: URL, feature: URL, saved: URL) {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let feature = directory.appendingPathComponent("notes.lua")
     try notes.write(to: feature, atomically: true, encoding: .utf8)
-    return (directory, feature, directory.appendingPathComponent("data/notes.json"))
+    return (directory, feature, directory.appendingPathComponent("data/notes.saved.lua"))
   }
 
   @Test func aSaveStillWaitingIsWrittenWhenTheInputEnds() throws {
@@ -121,7 +131,7 @@ import Testing
       ["run", feature.path, "--wait", "0", "--data", data],
       input: #"{ type = "add", text = "milk" }"# + "\n")
     #expect(outcome.status == 0)
-    #expect(try String(contentsOf: saved, encoding: .utf8) == #"{"notes":["milk"]}"#)
+    #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("milk"))
     // And it comes back on the next start.
     let again = try Self.run(["run", feature.path, "--wait", "0", "--data", data])
     #expect(again.output.contains(#"State: { notes = { "milk" } }"#))
@@ -157,7 +167,7 @@ import Testing
     kill(process.processIdentifier, signalNumber)
     process.waitUntilExit()
     #expect(process.terminationStatus == 128 + signalNumber)
-    #expect(try String(contentsOf: saved, encoding: .utf8) == #"{"notes":["bread"]}"#)
+    #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("bread"))
     try? stdin.fileHandleForWriting.close()
   }
 }

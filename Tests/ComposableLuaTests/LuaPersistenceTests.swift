@@ -22,13 +22,14 @@ import Testing
   }
 
   static func saved(_ files: FileClient) async throws -> LuaValue {
-    try JSONDecoder().decode(LuaValue.self, from: Data(try await files.read("todos.json")))
+    let text = String(decoding: try await files.read("todos.saved.lua"), as: UTF8.self)
+    return try LuaVM().readDataFile(text, chunkName: "todos.saved.lua")
   }
 
   @Test func theTodosExampleSavesItsListAfterChangesDebounced() async throws {
     let files = FileClient.inMemory()
     let (feature, store) = try todos(files)
-    #expect(feature.persistence?.path == "todos.json")
+    #expect(feature.persistence?.path == "todos.saved.lua")
     await store.send(["type": "add", "title": "milk"]) {
       $0.todos = [["id": TodosExampleTests.id(0), "title": "milk", "done": false]]
     }
@@ -59,7 +60,7 @@ import Testing
 
   @Test func aNewStartRestoresTheSavedList() async throws {
     let files = FileClient.inMemory([
-      "todos.json": #"[{"done":true,"id":"A","title":"saved"}]"#,
+      "todos.saved.lua": #"return { { done = true, id = "A", title = "saved" } }"#,
     ])
     let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("todos/todos.lua")))
     let loaded = try await feature.restorePersisted(files: files)
@@ -70,12 +71,12 @@ import Testing
   }
 
   @Test func aCorruptFileIsMovedAsideAndTheStateKept() async throws {
-    let files = FileClient.inMemory(["todos.json": "[{ broken"])
+    let files = FileClient.inMemory(["todos.saved.lua": "return { broken"])
     let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("todos/todos.lua")))
     let reports = PersistReports()
     let loaded = try await feature.restorePersisted(files: files) { reports.add($0) }
     guard case let .corrupt(_, movedTo) = loaded else { Issue.record("expected corrupt, got \(loaded)"); return }
-    #expect(movedTo.hasPrefix("todos.json.corrupt-"))
+    #expect(movedTo.hasPrefix("todos.saved.lua.corrupt-"))
     #expect(try await files.list(".") == [movedTo])
     #expect(reports.count == 1)
     #expect(try feature.state() == ["todos": [:], "filter": "all"])

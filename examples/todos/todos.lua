@@ -1,6 +1,6 @@
 -- A todos list: add, toggle, edit, delete, and completed todos sorted to the bottom one second
 -- after the last toggle (a debounce, so a burst of toggles sorts once). The list is kept in the
--- host's data directory (todos.json) and comes back at the next start.
+-- host's data directory (todos.saved.lua) and comes back at the next start.
 local composable = require("composable")
 local effect = composable.effect
 local Todo = require("todo")
@@ -48,7 +48,7 @@ local function list(state, action, env)
   end
 end
 
-Todos.persist = composable.persist{ path = "todos.json", select = "todos" }
+Todos.persist = composable.persist{ path = "todos.saved.lua", select = "todos" }
 
 Todos.reduce = composable.combine(
   list,

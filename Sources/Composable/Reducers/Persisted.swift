@@ -87,6 +87,31 @@ public enum PersistedState {
     now: Date = Date(), report: @Sendable (String) -> Void = { reportIssue($0) },
     problem: (State) -> String? = { _ in nil }
   ) async -> Loaded<State> {
+    await load(from: path, files: files, now: now, report: report) { bytes in
+      let state: State
+      do { state = try JSONDecoder().decode(type, from: Data(bytes)) } catch {
+        throw NotAState(reason: "it is not a saved \(State.self): \(error)")
+      }
+      if let problem = problem(state) { throw NotAState(reason: "it is not a saved state: \(problem)") }
+      return state
+    }
+  }
+
+  /// Why a file's contents are not a saved state, as the report words it ("it is not a saved
+  /// state: ..."): thrown by the `decode` of `load(from:files:decode:)`.
+  public struct NotAState: Error {
+    public let reason: String
+    public init(reason: String) { self.reason = reason }
+  }
+
+  /// `load` for any format: `decode` turns the file's bytes into a state, or throws
+  /// `NotAState` (any other error reads "it is not a saved state: <error>"), and the file is
+  /// then moved aside.
+  public static func load<State: Sendable>(
+    from path: String, files: FileClient, now: Date = Date(),
+    report: @Sendable (String) -> Void = { reportIssue($0) },
+    decode: ([UInt8]) throws -> State
+  ) async -> Loaded<State> {
     let bytes: [UInt8]
     do {
       bytes = try await files.read(path)
@@ -94,20 +119,12 @@ public enum PersistedState {
       if "\(error)".hasSuffix("no such file") { return .missing }
       return await moveAside(path, reason: "it cannot be read: \(error)", bytes: nil, files: files, now: now, report: report)
     }
-    let state: State
     do {
-      state = try JSONDecoder().decode(type, from: Data(bytes))
+      return .saved(try decode(bytes))
     } catch {
-      return await moveAside(
-        path, reason: "it is not a saved \(State.self): \(error)", bytes: bytes, files: files, now: now,
-        report: report)
+      let reason = (error as? NotAState)?.reason ?? "it is not a saved state: \(error)"
+      return await moveAside(path, reason: reason, bytes: bytes, files: files, now: now, report: report)
     }
-    if let problem = problem(state) {
-      return await moveAside(
-        path, reason: "it is not a saved state: \(problem)", bytes: bytes, files: files, now: now,
-        report: report)
-    }
-    return .saved(state)
   }
 
   private static func moveAside<State>(

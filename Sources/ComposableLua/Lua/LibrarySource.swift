@@ -118,8 +118,9 @@ return effect
 ///   the parent in `combine` so it sees the parent's removals.
 /// - `on_change{ of = function(state) ... end, run = function(old, new, state, env) ... end,
 ///   reducer = base }` runs `run` when `of(state)` changed.
-/// - `persist{ path = "todos.json", select = "todos" }`, set as the feature's `persist`, has the
-///   host save the state (or that field) after actions that change it, and restore it at start.
+/// - `persist{ path = "todos.saved.lua", select = "todos" }`, set as the feature's `persist`, has
+///   the host save the state (or that field) after actions that change it, and restore it at
+///   start.
 /// A reducer in all of these is a function `(state, action, env)` or a table with `reduce`.
 let composableLibrarySource = #"""
 local effect = require("composable.effect")
@@ -291,7 +292,7 @@ function composable.for_each(spec)
   end
 end
 
--- Feature.persist = composable.persist{ path = "todos.json", select = "todos", debounce = 1 }:
+-- Feature.persist = composable.persist{ path = "todos.saved.lua", select = "todos", debounce = 1 }:
 -- the host saves the state (or its `select` field) to `path` after actions that change it,
 -- debounced, and restores it at start.
 function composable.persist(spec)

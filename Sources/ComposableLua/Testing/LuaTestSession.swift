@@ -270,7 +270,7 @@ final class LuaTestSession: @unchecked Sendable {
   }
 
   /// `files = "fixtures/todos"` (a copy, so the fixture is never changed) or
-  /// `files = { ["todos.json"] = "..." }`.
+  /// `files = { ["todos.saved.lua"] = "..." }`.
   private func fileClient(_ value: LuaValue) throws -> FileClient {
     switch value {
     case .nil:

@@ -14,7 +14,7 @@ import LuaSupport
 ///
 /// Errors name the path of the field: `state.todos[3].title: expected string, got boolean`.
 public struct LuaDecoder {
-  public var maximumDepth = 200
+  public var maximumDepth = LuaValue.maximumDepth
 
   public init() {}
 
@@ -211,7 +211,7 @@ final class LuaDecoding {
           throw LuaError.conversion(path: "", message: "cycle: the table contains itself")
         }
         if path.count >= maximumDepth {
-          throw LuaError.conversion(path: "", message: "nesting deeper than \(maximumDepth) levels")
+          throw LuaError.conversion(path: "", message: "nested more than \(maximumDepth) levels deep")
         }
         path.append((table, index))
         entersTable = true

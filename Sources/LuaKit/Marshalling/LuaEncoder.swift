@@ -24,7 +24,7 @@ import LuaSupport
 /// Errors name the path of the field: `state.todos[3].title: ...`.
 public struct LuaEncoder {
   /// Deeper nesting than this is refused (it is almost always a cycle through classes).
-  public var maximumDepth = 200
+  public var maximumDepth = LuaValue.maximumDepth
 
   public init() {}
 
@@ -202,7 +202,7 @@ final class LuaEncoding {
     depth += 1
     defer { depth -= 1 }
     if depth > maximumDepth {
-      throw LuaError.conversion(path: "", message: "nesting deeper than \(maximumDepth) levels")
+      throw LuaError.conversion(path: "", message: "nested more than \(maximumDepth) levels deep")
     }
     let isObject = facts.kind == .class
     if isObject {

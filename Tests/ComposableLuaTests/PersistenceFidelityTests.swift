@@ -1,0 +1,194 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import Synchronization
+import Testing
+
+/// What a feature saves comes back exactly, or is refused at save time with its field named;
+/// the saved file is Lua data that can compute nothing and reach nothing.
+@Suite struct PersistenceFidelityTests {
+  /// A feature whose `fill` action puts every hard-to-keep value in its state, and whose
+  /// `check` action asks Lua itself whether each came back as it was.
+  static let source = #"""
+    local composable = require("composable")
+    return {
+      persist = composable.persist{ path = "kept.saved.lua" },
+      initial_state = function() return {} end,
+      reduce = function(state, action)
+        if action.type == "fill" then
+          state.bytes = "\255\254"
+          state.controls = "a\0b\1\0012\r\n\t\"\\"
+          state.mixed = { 1, 2, x = 3 }
+          state.sparse = { [1] = "one", [3] = "three", [-7] = "minus seven" }
+          state.one_float, state.one_integer = 1.0, 1
+          state.negative_zero = -0.0
+          state.not_a_number, state.infinity, state.minus_infinity = 0/0, 1/0, -1/0
+          state.smallest, state.largest = 5e-324, 1.7976931348623157e308
+          state.tenth, state.big_float = 0.1, 2^63
+          state.min_integer, state.max_integer = math.mininteger, math.maxinteger
+          state.keys = { [true] = "yes", [false] = "no", [2.5] = "half", ["not a name"] = 1,
+            ["end"] = "reserved", [""] = "empty" }
+          state.text = "naïve — ✓"
+          state.empty = {}
+          local deep = {}
+          local level = deep
+          for _ = 1, 150 do level.next = {}; level = level.next end
+          state.deep = deep
+        elseif action.type == "check" then
+          local function is_float(x) return math.type(x) == "float" end
+          local depth, level = 0, state.deep
+          while level.next do depth, level = depth + 1, level.next end
+          local failures = {}
+          local function expect(name, ok) if not ok then failures[#failures + 1] = name end end
+          expect("bytes", state.bytes == "\255\254" and #state.bytes == 2)
+          expect("controls", state.controls == "a\0b\1\0012\r\n\t\"\\")
+          expect("mixed", state.mixed[1] == 1 and state.mixed[2] == 2 and state.mixed.x == 3)
+          expect("sparse", state.sparse[1] == "one" and state.sparse[3] == "three"
+            and state.sparse[-7] == "minus seven" and state.sparse["1"] == nil)
+          expect("one_float", is_float(state.one_float) and state.one_float == 1)
+          expect("one_integer", math.type(state.one_integer) == "integer")
+          expect("negative_zero", is_float(state.negative_zero) and 1 / state.negative_zero == -1/0)
+          expect("not_a_number", state.not_a_number ~= state.not_a_number)
+          expect("infinities", state.infinity == 1/0 and state.minus_infinity == -1/0)
+          expect("smallest", state.smallest == 5e-324 and state.largest == 1.7976931348623157e308)
+          expect("tenth", state.tenth == 0.1 and is_float(state.big_float) and state.big_float == 2^63)
+          expect("integers", state.min_integer == math.mininteger
+            and math.type(state.min_integer) == "integer" and state.max_integer == math.maxinteger)
+          expect("keys", state.keys[true] == "yes" and state.keys[false] == "no"
+            and state.keys[2.5] == "half" and state.keys["not a name"] == 1
+            and state.keys["end"] == "reserved" and state.keys[""] == "empty")
+          expect("text", state.text == "naïve — ✓")
+          expect("empty", next(state.empty) == nil)
+          expect("deep", depth == 150)
+          state.failures = table.concat(failures, ", ")
+        end
+      end,
+    }
+    """#
+
+  static func send(_ type: String, to feature: LuaFeature) throws {
+    try feature.reduce(["type": .init(type)]) { (_) throws(LuaFeatureError) in () }
+  }
+
+  @Test func everyValueAStateCanHoldComesBackExactly() async throws {
+    let feature = try LuaFeature(source: Self.source, file: "kept.lua")
+    try Self.send("fill", to: feature)
+    let files = FileClient.inMemory()
+    try await files.write("kept.saved.lua", try feature.persistedFile())
+
+    let restarted = try LuaFeature(source: Self.source, file: "kept.lua")
+    let loaded = try await restarted.restorePersisted(files: files) { Issue.record("\($0)") }
+    guard case .saved = loaded else { Issue.record("expected the saved state, got \(loaded)"); return }
+    try Self.send("check", to: restarted)
+    #expect(try restarted.state().failures == "")
+    // The same in Swift: integers stay integers, floats floats, and -0.0 keeps its sign.
+    let state = try restarted.state()
+    #expect(state.one_float == .number(1.0))
+    #expect(state.one_integer == .integer(1))
+    guard case let .number(zero) = state.negative_zero else { Issue.record("not a float"); return }
+    #expect(zero == 0 && zero.sign == .minus)
+    #expect(state.bytes == .string(LuaString(bytes: [255, 254])))
+  }
+
+  @Test func theSavedFileReadsAsLuaData() throws {
+    let feature = try LuaFeature(source: """
+      local composable = require("composable")
+      return {
+        persist = composable.persist{ path = "notes.saved.lua" },
+        initial_state = function()
+          return { title = "Groceries", count = 2, ratio = 0.5, tags = { "home", "weekly" },
+            items = { { name = "milk", done = false }, { name = "eggs\\n", done = true } },
+            ["last seen"] = 1.0, [10] = -0.0 }
+        end,
+        reduce = function() end,
+      }
+      """, file: "notes.lua")
+    let text = String(decoding: try feature.persistedFile(), as: UTF8.self)
+    #expect(text == #"""
+      -- The state notes.lua saved. composable reads it back as Lua data: literals only.
+      return {
+        [10] = -0.0,
+        count = 2,
+        items = {
+          { done = false, name = "milk" },
+          { done = true, name = "eggs\n" },
+        },
+        ["last seen"] = 1.0,
+        ratio = 0.5,
+        tags = { "home", "weekly" },
+        title = "Groceries",
+      }
+
+      """#)
+  }
+
+  @Test func aFunctionInTheStateIsRefusedAtSaveTimeWithItsField() throws {
+    let feature = try LuaFeature(source: """
+      local composable = require("composable")
+      return {
+        persist = composable.persist{ path = "x.saved.lua", select = "todos" },
+        initial_state = function() return { todos = { { id = 1 } } } end,
+        reduce = function(state) state.todos[1].on_done = print end,
+      }
+      """, file: "x.lua")
+    try Self.send("any", to: feature)
+    let error = featureError { _ = try feature.persistedFile() }
+    #expect(error?.description == "state.todos[1].on_done: a function cannot be saved: keep data only")
+  }
+
+  /// Files that try to do more than hold data: each is moved aside, reported with where it
+  /// went wrong, and the feature starts from its initial state.
+  @Test(arguments: [
+    ("return os.exit(1)", "attempt to index a nil value (global 'os')"),
+    ("while true do end return {}", "instruction"),
+    ("return { f = function() end }", "kept.saved.lua.f: function is not data"),
+    ("return ('x'):rep(1 << 40)", "memory"),
+    ("return { 1 }, { 2 }", "a data file returns one value, this one returned 2"),
+    ("return 42", "expected a table, got integer"),
+    ("return {", "kept.saved.lua:1: unexpected symbol near <eof>"),
+  ])
+  func aFileThatIsNotPlainDataIsMovedAside(contents: String, reason: String) async throws {
+    let files = FileClient.inMemory(["kept.saved.lua": contents])
+    let feature = try LuaFeature(source: Self.source, file: "kept.lua")
+    let reports = Mutex<[String]>([])
+    let loaded = try await feature.restorePersisted(files: files) { message in
+      reports.withLock { $0.append(message) }
+    }
+    guard case let .corrupt(why, movedTo) = loaded else {
+      Issue.record("expected the file refused, got \(loaded)")
+      return
+    }
+    #expect(why.contains(reason))
+    #expect(movedTo.hasPrefix("kept.saved.lua.corrupt-"))
+    #expect(try await files.list(".") == [movedTo])
+    #expect(reports.withLock { $0.count } == 1)
+    #expect(try feature.state() == [:])
+  }
+
+  @Test func aFileThatIsNotTextIsMovedAside() async throws {
+    let files = FileClient.inMemory()
+    try await files.write("kept.saved.lua", [0x72, 0xFF, 0xFE])
+    let feature = try LuaFeature(source: Self.source, file: "kept.lua")
+    let loaded = try await feature.restorePersisted(files: files) { _ in }
+    guard case let .corrupt(why, _) = loaded else { Issue.record("expected refused"); return }
+    #expect(why == "it is not a saved state: it is not UTF-8 text")
+  }
+
+  @Test func aJSONFileFromAnEarlierVersionIsReadAndTheNextSaveIsLua() async throws {
+    let files = FileClient.inMemory([
+      "todos.saved.lua": #"[{"done":true,"id":"A","title":"saved as JSON"}]"#,
+    ])
+    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("todos/todos.lua")))
+    let loaded = try await feature.restorePersisted(files: files) { Issue.record("\($0)") }
+    guard case .saved = loaded else { Issue.record("expected the saved list, got \(loaded)"); return }
+    #expect(try feature.state().todos == [["done": true, "id": "A", "title": "saved as JSON"]])
+    let text = String(decoding: try feature.persistedFile(), as: UTF8.self)
+    #expect(text.hasSuffix("""
+      return {
+        { done = true, id = "A", title = "saved as JSON" },
+      }
+
+      """))
+  }
+}
