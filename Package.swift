@@ -28,10 +28,19 @@ let package = Package(
     // allocator and the trampoline that raises Lua errors on behalf of Swift functions.
     .target(name: "LuaSupport", dependencies: ["CLua"]),
     .target(name: "LuaKit", dependencies: ["LuaSupport", "CLua"]),
-    // The runtime: reducers, effects, the Store and the TestStore. Pure Swift, no Lua.
+    // Debian's libcurl for the live HTTP client, and the C that drives it (its options are
+    // set through a variadic function, and its callbacks run mid-transfer).
+    .systemLibrary(
+      name: "CCurl",
+      pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"])]
+    ),
+    .target(name: "CurlSupport", dependencies: ["CCurl"]),
+    // The runtime: reducers, effects, the Store and the TestStore. No Lua.
     .target(
       name: "Composable",
       dependencies: [
+        "CurlSupport",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),

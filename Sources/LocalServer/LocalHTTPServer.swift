@@ -16,6 +16,11 @@ public final class LocalHTTPServer: @unchecked Sendable {
     public var body: [UInt8] = []
     /// Seconds to wait before answering.
     public var delay: Double = 0
+    /// When set, the body is this many bytes of `x`, written as the client reads them, with no
+    /// `Content-Length` (the end of the body is the end of the connection), or with one when
+    /// `declaresLength`: a body too big to build, and a way to see how much a client took.
+    public var streamedLength: Int?
+    public var declaresLength = false
 
     public init(status: Int = 200, headers: [String: String] = [:], body: [UInt8] = [], delay: Double = 0) {
       self.status = status
@@ -26,6 +31,14 @@ public final class LocalHTTPServer: @unchecked Sendable {
 
     public static func text(_ text: String, status: Int = 200, delay: Double = 0) -> Reply {
       Reply(status: status, headers: ["Content-Type": "text/plain"], body: Array(text.utf8), delay: delay)
+    }
+
+    /// `length` bytes streamed (see `streamedLength`).
+    public static func streamed(length: Int, declaringIt: Bool = false) -> Reply {
+      var reply = Reply()
+      reply.streamedLength = length
+      reply.declaresLength = declaringIt
+      return reply
     }
 
     public static func json(_ json: String, status: Int = 200, delay: Double = 0) -> Reply {
@@ -56,6 +69,9 @@ public final class LocalHTTPServer: @unchecked Sendable {
   /// Replies written to the end (a delayed one only once its delay is over).
   public var repliesSent: Int { lock.withLock { replies } }
   public var received: [Request] { lock.withLock { requests } }
+  /// Bytes of body written to clients, all replies together.
+  public var bodyBytesSent: Int { lock.withLock { bodyBytes } }
+  private var bodyBytes = 0
 
   /// Listens on 127.0.0.1:`port` (0: any free port; read `port` for the one chosen).
   public init(port: UInt16 = 0, handler: @escaping @Sendable (Request) -> Reply) throws {
@@ -106,17 +122,40 @@ public final class LocalHTTPServer: @unchecked Sendable {
       lock.withLock { hangUps += 1 }
       return
     }
-    var head = "HTTP/1.1 \(reply.status) Status\r\nContent-Length: \(reply.body.count)\r\nConnection: close\r\n"
+    var head = "HTTP/1.1 \(reply.status) Status\r\nConnection: close\r\n"
+    if reply.streamedLength == nil || reply.declaresLength {
+      head += "Content-Length: \(reply.streamedLength ?? reply.body.count)\r\n"
+    }
     for (name, value) in reply.headers { head += "\(name): \(value)\r\n" }
     head += "\r\n"
-    let bytes = Array(head.utf8) + reply.body
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { send(connection, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-      guard written > 0 else { return }
-      offset += written
+    guard write(Array(head.utf8), to: connection) else { return }
+    if let length = reply.streamedLength {
+      let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
+      var left = length
+      while left > 0 {
+        let part = Array(chunk.prefix(left))
+        guard write(part, to: connection) else { return }
+        left -= part.count
+        lock.withLock { bodyBytes += part.count }
+      }
+    } else {
+      guard write(reply.body, to: connection) else { return }
+      lock.withLock { bodyBytes += reply.body.count }
     }
     lock.withLock { replies += 1 }
+  }
+
+  /// Writes all of `bytes`; false when the client has gone.
+  private func write(_ bytes: [UInt8], to connection: Int32) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeBytes {
+        send(connection, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+      }
+      guard written > 0 else { return false }
+      offset += written
+    }
+    return true
   }
 
   /// Waits, and returns false as soon as the client closes the connection.

@@ -1,0 +1,345 @@
+// HTTP transfers for the live HTTP client: see CurlSupport.h.
+//
+// One thread per client owns the multi handle; nothing else touches it. Other threads hand it
+// new transfers and cancellations through `lock` and wake it with curl_multi_wakeup.
+
+#include "CurlSupport.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAXIMUM_HEADER_BYTES = 1 << 20, FIRST_BODY_CAPACITY = 16 << 10 };
+
+typedef struct transfer {
+  uint64_t id;
+  CURL *easy;
+  struct curl_slist *headers;
+  cs_completion completion;
+  void *context;
+  cs_response *response;
+  size_t maximum_body;
+  size_t body_capacity;
+  int checked_length;
+  int over_limit;
+  const char *failure;  // a reason the callbacks stopped the transfer for, besides the limit
+  struct transfer *next;
+} transfer;
+
+struct cs_client {
+  CURLM *multi;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  size_t maximum_body;
+  uint64_t next_id;
+  int stopping;                  // under lock
+  transfer *starting, *starting_tail;  // under lock: handed to the thread, not yet added
+  uint64_t *cancels;             // under lock
+  size_t cancel_count, cancel_capacity;
+  transfer *active;              // the thread's own
+};
+
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static int global_ready = 0;
+static void global_init(void) { global_ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }
+
+// MARK: Callbacks, on the client's thread
+
+static size_t on_body(char *data, size_t size, size_t count, void *user) {
+  transfer *t = user;
+  cs_response *r = t->response;
+  size_t n = size * count;
+  if (!t->checked_length) {
+    t->checked_length = 1;
+    curl_off_t declared = -1;
+    if (curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK) {
+      r->declared_length = declared;
+      if (declared > 0 && (uint64_t)declared > t->maximum_body) {
+        t->over_limit = 1;
+        return 0;  // stops the transfer (CURLE_WRITE_ERROR)
+      }
+    }
+  }
+  if (n > t->maximum_body - r->body_length) {
+    t->over_limit = 1;
+    r->received = r->body_length + n;
+    return 0;
+  }
+  if (r->body_length + n > t->body_capacity) {
+    size_t capacity = t->body_capacity ? t->body_capacity * 2 : FIRST_BODY_CAPACITY;
+    if (capacity < r->body_length + n) capacity = r->body_length + n;
+    if (capacity > t->maximum_body) capacity = t->maximum_body;
+    unsigned char *grown = realloc(r->body, capacity);
+    if (!grown) {
+      t->failure = "out of memory for the body";
+      return 0;
+    }
+    r->body = grown;
+    t->body_capacity = capacity;
+  }
+  memcpy(r->body + r->body_length, data, n);
+  r->body_length += n;
+  r->received = r->body_length;
+  return n;
+}
+
+static size_t on_header(char *data, size_t size, size_t count, void *user) {
+  transfer *t = user;
+  cs_response *r = t->response;
+  size_t n = size * count;
+  if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) {  // a new response: after a redirect, a 100
+    r->headers_length = 0;
+    return n;
+  }
+  if (n <= 2) return n;  // the blank line that ends the headers
+  if (r->headers_length + n > MAXIMUM_HEADER_BYTES) {
+    t->failure = "the response's headers are over 1 MB";
+    return 0;
+  }
+  char *grown = realloc(r->headers, r->headers_length + n);
+  if (!grown) {
+    t->failure = "out of memory for the headers";
+    return 0;
+  }
+  r->headers = grown;
+  memcpy(r->headers + r->headers_length, data, n);
+  r->headers_length += n;
+  return n;
+}
+
+// MARK: The client's thread
+
+static void release(transfer *t) {
+  if (t->easy) curl_easy_cleanup(t->easy);
+  curl_slist_free_all(t->headers);
+  free(t);
+}
+
+// Ends `t` (already out of the active list): reports it and frees it.
+static void finish(cs_client *client, transfer *t, cs_outcome outcome, CURLcode code) {
+  curl_multi_remove_handle(client->multi, t->easy);
+  cs_response *r = t->response;
+  r->curl_code = (int)code;
+  if (outcome == CS_COMPLETED && t->over_limit) outcome = CS_OVER_LIMIT;
+  if (outcome == CS_COMPLETED && code == CURLE_OPERATION_TIMEDOUT) outcome = CS_TIMED_OUT;
+  if (outcome == CS_COMPLETED && code == CURLE_COULDNT_CONNECT) outcome = CS_REFUSED;
+  if (outcome == CS_COMPLETED && code != CURLE_OK) outcome = CS_FAILED;
+  if (outcome == CS_FAILED && t->failure) {
+    snprintf(r->error, sizeof r->error, "%s", t->failure);
+  } else if (outcome == CS_FAILED && r->error[0] == 0) {
+    snprintf(r->error, sizeof r->error, "%s", curl_easy_strerror(code));
+  }
+  long status = 0;
+  curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+  r->status = status;
+  r->outcome = outcome;
+  if (outcome != CS_COMPLETED) {  // nobody reads a partial body: give its memory back now
+    free(r->body);
+    r->body = NULL;
+    r->body_length = 0;
+  }
+  cs_completion completion = t->completion;
+  void *context = t->context;
+  release(t);
+  completion(context, r);
+}
+
+static transfer *take_active(cs_client *client, uint64_t id, CURL *easy) {
+  for (transfer **link = &client->active; *link; link = &(*link)->next) {
+    transfer *t = *link;
+    if ((id && t->id == id) || (easy && t->easy == easy)) {
+      *link = t->next;
+      return t;
+    }
+  }
+  return NULL;
+}
+
+static void *run(void *argument) {
+  cs_client *client = argument;
+  for (;;) {
+    pthread_mutex_lock(&client->lock);
+    transfer *starting = client->starting;
+    client->starting = client->starting_tail = NULL;
+    uint64_t *cancels = client->cancels;
+    size_t cancel_count = client->cancel_count;
+    client->cancels = NULL;
+    client->cancel_count = client->cancel_capacity = 0;
+    int stopping = client->stopping;
+    pthread_mutex_unlock(&client->lock);
+
+    while (starting) {
+      transfer *t = starting;
+      starting = t->next;
+      t->next = client->active;
+      client->active = t;
+      if (curl_multi_add_handle(client->multi, t->easy) != CURLM_OK) {
+        take_active(client, t->id, NULL);
+        finish(client, t, CS_FAILED, CURLE_FAILED_INIT);
+      }
+    }
+    for (size_t i = 0; i < cancel_count; i++) {
+      transfer *t = take_active(client, cancels[i], NULL);
+      if (t) finish(client, t, CS_CANCELLED, CURLE_ABORTED_BY_CALLBACK);
+    }
+    free(cancels);
+    if (stopping) {
+      while (client->active) {
+        transfer *t = client->active;
+        client->active = t->next;
+        finish(client, t, CS_CANCELLED, CURLE_ABORTED_BY_CALLBACK);
+      }
+      return NULL;
+    }
+
+    int running = 0;
+    curl_multi_perform(client->multi, &running);
+    CURLMsg *message;
+    int left = 0;
+    while ((message = curl_multi_info_read(client->multi, &left))) {
+      if (message->msg != CURLMSG_DONE) continue;
+      CURLcode code = message->data.result;
+      transfer *t = take_active(client, 0, message->easy_handle);
+      if (t) finish(client, t, CS_COMPLETED, code);
+    }
+    curl_multi_poll(client->multi, NULL, 0, 1000, NULL);
+  }
+}
+
+// MARK: The API
+
+cs_client *cs_client_new(size_t maximum_body) {
+  pthread_once(&global_once, global_init);
+  if (!global_ready) return NULL;
+  cs_client *client = calloc(1, sizeof *client);
+  if (!client) return NULL;
+  client->multi = curl_multi_init();
+  client->maximum_body = maximum_body;
+  client->next_id = 1;
+  pthread_mutex_init(&client->lock, NULL);
+  if (!client->multi || pthread_create(&client->thread, NULL, run, client) != 0) {
+    if (client->multi) curl_multi_cleanup(client->multi);
+    pthread_mutex_destroy(&client->lock);
+    free(client);
+    return NULL;
+  }
+  return client;
+}
+
+void cs_client_free(cs_client *client) {
+  if (!client) return;
+  pthread_mutex_lock(&client->lock);
+  client->stopping = 1;
+  pthread_mutex_unlock(&client->lock);
+  curl_multi_wakeup(client->multi);
+  pthread_join(client->thread, NULL);
+  curl_multi_cleanup(client->multi);
+  pthread_mutex_destroy(&client->lock);
+  free(client);
+}
+
+static int is(const char *method, const char *name) { return strcmp(method, name) == 0; }
+
+uint64_t cs_start(cs_client *client, const cs_request *request, cs_completion completion,
+                  void *context) {
+  transfer *t = calloc(1, sizeof *t);
+  cs_response *r = calloc(1, sizeof *r);
+  CURL *easy = curl_easy_init();
+  if (!t || !r || !easy) {
+    free(t);
+    free(r);
+    if (easy) curl_easy_cleanup(easy);
+    return 0;
+  }
+  t->easy = easy;
+  t->response = r;
+  t->completion = completion;
+  t->context = context;
+  t->maximum_body = client->maximum_body;
+  r->declared_length = -1;
+
+  int ok = curl_easy_setopt(easy, CURLOPT_URL, request->url) == CURLE_OK;
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // decoded bodies count against the limit
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, t);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, t);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, r->error);
+  if (request->timeout_ms > 0) curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, request->timeout_ms);
+
+  const char *method = request->method;
+  int sends_body = request->body || is(method, "POST") || is(method, "PUT") || is(method, "PATCH");
+  if (is(method, "HEAD")) {
+    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+  } else if (sends_body) {
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_length);
+    // Copied: the caller's bytes need not outlive this call.
+    ok = ok && curl_easy_setopt(easy, CURLOPT_COPYPOSTFIELDS,
+                                request->body ? (const char *)request->body : "") == CURLE_OK;
+    if (!is(method, "POST")) curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, method);
+  } else if (!is(method, "GET")) {
+    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, method);
+  }
+  struct curl_slist *headers = curl_slist_append(NULL, "Expect:");  // no 100-continue wait
+  for (size_t i = 0; headers && i < request->header_count; i++) {
+    struct curl_slist *more = curl_slist_append(headers, request->headers[i]);
+    if (!more) {
+      curl_slist_free_all(headers);
+      headers = NULL;
+    } else {
+      headers = more;
+    }
+  }
+  t->headers = headers;
+  ok = ok && headers && curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers) == CURLE_OK;
+  if (!ok) {
+    release(t);
+    free(r);
+    return 0;
+  }
+
+  pthread_mutex_lock(&client->lock);
+  t->id = client->next_id++;
+  uint64_t id = t->id;
+  if (client->starting_tail) {
+    client->starting_tail->next = t;
+  } else {
+    client->starting = t;
+  }
+  client->starting_tail = t;
+  pthread_mutex_unlock(&client->lock);
+  curl_multi_wakeup(client->multi);
+  return id;
+}
+
+void cs_cancel(cs_client *client, uint64_t id) {
+  pthread_mutex_lock(&client->lock);
+  if (client->cancel_count == client->cancel_capacity) {
+    size_t capacity = client->cancel_capacity ? client->cancel_capacity * 2 : 8;
+    uint64_t *grown = realloc(client->cancels, capacity * sizeof *grown);
+    if (!grown) {  // cannot record it: the transfer still ends, by its timeout or its server
+      pthread_mutex_unlock(&client->lock);
+      return;
+    }
+    client->cancels = grown;
+    client->cancel_capacity = capacity;
+  }
+  client->cancels[client->cancel_count++] = id;
+  pthread_mutex_unlock(&client->lock);
+  curl_multi_wakeup(client->multi);
+}
+
+void cs_response_free(cs_response *response) {
+  if (!response) return;
+  free(response->body);
+  free(response->headers);
+  free(response);
+}
