@@ -275,8 +275,17 @@ public final class LuaFeature: @unchecked Sendable {
     private let lock = NSLock()
     private var changes = 0
     private var saved = 0
+    private var saveScheduled = false
 
     func changed() { lock.withLock { changes += 1 } }
+    /// True when no save was scheduled and now one is (the caller makes it).
+    func scheduleSave() -> Bool {
+      lock.withLock {
+        defer { saveScheduled = true }
+        return !saveScheduled
+      }
+    }
+    func unscheduleSave() { lock.withLock { saveScheduled = false } }
     var current: Int { lock.withLock { changes } }
     func saved(upTo count: Int) { lock.withLock { saved = max(saved, count) } }
     var isPending: Bool { lock.withLock { changes > saved } }

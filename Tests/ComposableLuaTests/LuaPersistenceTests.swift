@@ -49,6 +49,25 @@ import Testing
     ])
   }
 
+  /// Changes closer together than the delay still save: a second after the first change not
+  /// yet saved, not a second after the last (which a steady stream would put off for ever).
+  @Test func aSteadyStreamOfChangesIsSavedEverySecond() async throws {
+    let files = FileClient.inMemory()
+    let (_, store) = try todos(files)
+    store.exhaustivity = .off
+    await store.send(["type": "add", "title": "one"])
+    await clock.advance(by: .milliseconds(600))
+    await store.send(["type": "add", "title": "two"])
+    await clock.advance(by: .milliseconds(600))  // 1.2 s after the first change
+    #expect(try await Self.saved(files).tableValue?.count == 2)
+    await store.send(["type": "add", "title": "three"])
+    await clock.advance(by: .milliseconds(600))
+    #expect(try await Self.saved(files).tableValue?.count == 2)  // the next save is at 2.2 s
+    await clock.advance(by: .milliseconds(400))
+    #expect(try await Self.saved(files).tableValue?.count == 3)
+    await store.finish()
+  }
+
   @Test func anActionThatChangesNothingSavesNothing() async throws {
     let files = FileClient.inMemory()
     let (_, store) = try todos(files)

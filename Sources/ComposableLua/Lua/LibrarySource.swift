@@ -293,8 +293,8 @@ function composable.for_each(spec)
 end
 
 -- Feature.persist = composable.persist{ path = "todos.saved.lua", select = "todos", debounce = 1 }:
--- the host saves the state (or its `select` field) to `path` after actions that change it,
--- debounced, and restores it at start.
+-- the host saves the state (or its `select` field) to `path`, `debounce` seconds after the first
+-- change not yet saved, and restores it at start.
 function composable.persist(spec)
   if type(spec) ~= "table" then error("persist: expected a table, got " .. type(spec), 2) end
   if type(spec.path) ~= "string" then error("persist: path must be a string, got " .. type(spec.path), 2) end
