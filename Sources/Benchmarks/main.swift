@@ -8,6 +8,7 @@ let groups = [
   BenchmarkGroup(prefix: "store", run: { try runBlocking(StoreBenchmarks.run) }),
   BenchmarkGroup(prefix: "lua.", run: { try runBlocking(LuaFeatureBenchmarks.run) }),
   BenchmarkGroup(prefix: "test.todos", run: LuaTestBenchmarks.run),
+  BenchmarkGroup(prefix: "soak.todos1m", run: { try runBlocking(SoakBenchmarks.run) }),
 ]
 
 if CommandLine.arguments.dropFirst().first == "lua-pieces" {  // a diagnostic, not a figure

@@ -50,7 +50,8 @@ typedef struct {
   unsigned timed_call;    // the call the watchdog is timing (the watchdog's own)
   int64_t timed_since;    // when the watchdog first saw it in flight (the watchdog's own)
   unsigned seen;          // `call` at the watchdog's last look (the watchdog's own)
-  pthread_t thread;       // written by the owner while `call` is even
+  _Atomic(pthread_t) thread;  // written by the owner while `call` is even; read by handlers
+                              // on any thread (which compare it with their own)
   lua_State *L;           // the owner's main thread, set when the slot is claimed
 } lk_watch_slot;
 
@@ -77,7 +78,8 @@ static void lk_watch_signal_handler(int signal, siginfo_t *info, void *context) 
   int ours = 0;
   for (int index = 0; index < LK_WATCH_SLOTS; index++) {
     lk_watch_slot *slot = &lk_watch_slots[index];
-    if (!atomic_load(&slot->owned) || !pthread_equal(slot->thread, self)) continue;
+    if (!atomic_load(&slot->owned)) continue;
+    if (!pthread_equal(atomic_load_explicit(&slot->thread, memory_order_relaxed), self)) continue;
     if (atomic_exchange(&slot->sent, 0)) ours = 1;
     // A call in flight on this very thread: the one the signal interrupted.
     if ((atomic_load(&slot->call) & 1) && atomic_load(&slot->over_time) == 1) {
@@ -134,7 +136,7 @@ static void lk_watch_signal(lk_watch_slot *slot, unsigned call) {
   atomic_store(&slot->signalling, 1);
   if (atomic_load(&slot->call) == call) {
     atomic_store(&slot->sent, 1);
-    pthread_kill(slot->thread, LK_WATCH_SIGNAL);
+    pthread_kill(atomic_load(&slot->thread), LK_WATCH_SIGNAL);
   }
   atomic_store(&slot->signalling, 0);
 }
@@ -230,7 +232,9 @@ int lk_watch_begin(int index, int armed) {
   }
   lk_watch_slot *slot = &lk_watch_slots[index];
   pthread_t self = pthread_self();
-  if (!pthread_equal(slot->thread, self)) slot->thread = self;
+  if (!pthread_equal(atomic_load_explicit(&slot->thread, memory_order_relaxed), self)) {
+    atomic_store_explicit(&slot->thread, self, memory_order_relaxed);
+  }
   atomic_store_explicit(&slot->armed, armed, memory_order_relaxed);
   atomic_store_explicit(&slot->arm_requested, 0, memory_order_relaxed);
   atomic_store_explicit(&slot->over_time, 0, memory_order_relaxed);

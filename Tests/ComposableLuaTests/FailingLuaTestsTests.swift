@@ -62,4 +62,67 @@ import Testing
     #expect(results.count == 5)
     #expect(LuaTestReport.summary(results) == "0 passed, 5 failed")
   }
+
+  /// Each assertion fails with its message at the test's own line, and `same` passes on equal
+  /// data (NaN included), so the assertions a test relies on can fail and can pass.
+  @Test func eachAssertionFailsAtTheTestsLineWithWhatItSaw() async throws {
+    let file = Self.file.deletingLastPathComponent().appendingPathComponent("assertions_test.lua")
+    let results = await LuaTestRunner().run(file: file, output: { _ in })
+    var failures: [String: String] = [:]
+    var passed: [String] = []
+    for result in results {
+      switch result.outcome {
+      case let .failed(messages): failures[result.name] = messages.joined(separator: "\n")
+      case .passed: passed.append(result.name)
+      default: break
+      }
+    }
+    #expect(failures["assertions same, nested tables that differ"] == """
+      assertions_test.lua:5: Expected objects to be the same.
+      Passed in:
+      {
+        a = 1,
+        list = {
+          [1] = 1,
+          [2] = 3
+        }
+      }
+      Expected:
+      {
+        a = 1,
+        list = {
+          [1] = 1,
+          [2] = 2
+        }
+      }
+      """)
+    #expect(failures["assertions equal, with a message"] == """
+      assertions_test.lua:8: the count
+      Expected objects to be equal.
+      Passed in:
+      2
+      Expected:
+      1
+      """)
+    #expect(failures["assertions truthy"] == """
+      assertions_test.lua:10: Expected to be truthy, but value was:
+      nil
+      """)
+    #expect(failures["assertions falsy"] == """
+      assertions_test.lua:11: Expected to be falsy, but value was:
+      0
+      """)
+    #expect(failures["assertions is_true"]?.hasPrefix(
+      "assertions_test.lua:12: Expected objects to be equal.\nPassed in:\n1\nExpected:\ntrue") == true)
+    #expect(failures["assertions is_nil"]?.hasPrefix("assertions_test.lua:13: ") == true)
+    #expect(failures["assertions error, none raised"]
+      == "assertions_test.lua:14: Expected an error, but none was raised")
+    #expect(failures["assertions error, another message"] == """
+      assertions_test.lua:16: Expected an error matching "bang", got:
+      assertions_test.lua:16: boom
+      """)
+    #expect(failures["assertions assert itself"] == "assertions_test.lua:18: plain assert")
+    #expect(passed == ["assertions same, NaN is NaN", "assertions same, a table and its copy"])
+    #expect(failures.count == 9)
+  }
 }

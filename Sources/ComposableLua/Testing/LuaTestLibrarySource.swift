@@ -38,6 +38,7 @@ end
 
 local function same(a, b, seen)
   if a == b then return true end
+  if a ~= a and b ~= b then return true end  -- NaN is the same as NaN, as in state diffs
   if type(a) ~= "table" or type(b) ~= "table" then return false end
   seen = seen or {}
   if seen[a] == b then return true end
@@ -65,12 +66,17 @@ function assert.same(expected, actual, message)
   end
 end
 
-function assert.equal(expected, actual, message)
+-- The test's frame is 5 levels up from `fail` here: each assertion calls this directly (never
+-- as a tail call, which would drop its frame), so it is the same for all of them.
+local function equal(expected, actual, message)
   if expected ~= actual then
     fail((message and message .. "\n" or "") .. "Expected objects to be equal.\n"
-      .. "Passed in:\n" .. describe_value(actual) .. "\nExpected:\n" .. describe_value(expected))
+      .. "Passed in:\n" .. describe_value(actual) .. "\nExpected:\n" .. describe_value(expected),
+      5)
   end
 end
+
+function assert.equal(expected, actual, message) equal(expected, actual, message) end
 
 function assert.truthy(value, message)
   if not value then fail(message or ("Expected to be truthy, but value was:\n" .. describe_value(value))) end
@@ -92,9 +98,9 @@ function assert.error(fn, pattern)
 end
 assert.has_error = assert.error
 assert.are = { same = assert.same, equal = assert.equal }
-assert.is_true = function(value, message) assert.equal(true, value, message) end
-assert.is_false = function(value, message) assert.equal(false, value, message) end
-assert.is_nil = function(value, message) assert.equal(nil, value, message) end
+assert.is_true = function(value, message) equal(true, value, message) end
+assert.is_false = function(value, message) equal(false, value, message) end
+assert.is_nil = function(value, message) equal(nil, value, message) end
 
 -- TestStore: every method yields a request to the host with the caller's file and line.
 local feature_names = {}   -- module table -> the name it was required by
