@@ -32,8 +32,14 @@ extension LuaError: CustomStringConvertible {
     case let .instructionLimit(_, message, traceback), let .timeLimit(_, message, traceback):
       return traceback.isEmpty ? message : "\(message)\n\(traceback)"
     case let .conversion(path, message):
-      return "\(path): \(message)"
+      return "\(Self.shortened(path)): \(message)"
     }
+  }
+
+  /// A path too long to read (200 levels of `.x`) as its start and its end.
+  static func shortened(_ path: String) -> String {
+    guard path.count > 120 else { return path }
+    return "\(path.prefix(60)) … \(path.suffix(40))"
   }
 
   /// The message without the traceback: what a one-line report shows.

@@ -326,6 +326,9 @@ static void lk_count_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   lk_info *info = lk_info_of(L);
   if (info->call_depth == 0) return;
+  // Where the watchdog's signal is held back, the hook asks what it would have said: stop for
+  // time (which sets the budget spent, below), or nothing.
+  if (LK_SIGNALS_HELD_BACK && info->watching) lk_watch_arm_requested(info->watch_slot);
   if (!info->budget_exhausted) {
     if (info->instruction_limit == 0) return;
     info->instructions_used += lua_gethookcount(L);
@@ -497,10 +500,11 @@ static inline __attribute__((always_inline)) int lk_enter(lua_State *L, lua_Stat
     int on_main = thread == info->main;
     // The watchdog watches every top-level call that has a limit: it arms the count hook of
     // a long call on the main thread, and stops any call that runs past its time.
+    int hook_now = LK_SIGNALS_HELD_BACK || !on_main;  // a coroutine counts from the start
     info->watching = (counts || info->time_limit != 0) && info->watch_slot >= 0 &&
-                     lk_watch_begin(info->watch_slot, !counts || !on_main);
-    if (counts && (!on_main || !info->watching)) {
-      lk_arm_instruction_budget(thread);  // a coroutine counts from the start, as before
+                     lk_watch_begin(info->watch_slot, !counts || hook_now);
+    if ((counts || (LK_SIGNALS_HELD_BACK && info->watching)) && (hook_now || !info->watching)) {
+      lk_arm_instruction_budget(thread);
       info->main_hooked = on_main;
     }
   }

@@ -4,6 +4,19 @@
 
 #include "LuaSupport.h"
 
+// ThreadSanitizer holds a signal back until its thread calls a function it intercepts, which a
+// loop in Lua never does: the watchdog's signal would never stop such a loop. Built with it, a
+// call counts its instructions from the first one, and the count hook asks the watchdog what
+// its signal would have said (see lk_count_hook).
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LK_SIGNALS_HELD_BACK 1
+#endif
+#endif
+#ifndef LK_SIGNALS_HELD_BACK
+#define LK_SIGNALS_HELD_BACK 0
+#endif
+
 // Small blocks of a state, by 16-byte size class up to 256 bytes (see LuaSupport.c).
 // Slabs are aligned to their size, so a block finds its slab by masking its address.
 enum { LK_POOL_GRANULE = 16, LK_POOL_CLASSES = 16, LK_POOL_SLAB = 16 * 1024 };

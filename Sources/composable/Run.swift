@@ -136,7 +136,13 @@ struct ActionParser {
 
   func action(from text: String) throws -> LuaValue {
     if text.isLuaWord { return .string(LuaString(text)) }
-    return try vm.evaluate("return " + text, chunkName: "input", in: sandbox).first ?? .nil
+    do {
+      return try vm.evaluate("return " + text, chunkName: "input", in: sandbox).first ?? .nil
+    } catch {
+      // Lua's own words, which may not say where ("C stack overflow" for a table nested past
+      // what its parser takes), after what was being read.
+      throw ValidationError("the line is not an action (a word, or a Lua table): \(error.message)")
+    }
   }
 }
 

@@ -58,6 +58,40 @@ import Testing
       """)
   }
 
+  /// A line that is no action (broken, or nested past what Lua's parser takes) is an error
+  /// that says so, and the session goes on with the next line.
+  @Test func aLineThatIsNoActionIsAnErrorAndTheSessionGoesOn() throws {
+    let deep = String(repeating: "{", count: 700) + String(repeating: "}", count: 700)
+    let outcome = try Self.run(
+      ["run", "examples/counter/counter.lua", "--wait", "0"],
+      input: "{ type = \n\(deep)\nincrement\n")
+    #expect(outcome.status == 0)
+    #expect(outcome.errors == """
+      error: the line is not an action (a word, or a Lua table): syntax error: input:1: \
+      unexpected symbol near <eof>
+      error: the line is not an action (a word, or a Lua table): C stack overflow
+
+      """)
+    #expect(outcome.output.contains("+   \"count\": 1"))
+  }
+
+  @Test func evalOfATableTenThousandDeepIsAnErrorNotACrash() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let deep = directory.appendingPathComponent("deep.lua")
+    try """
+      local t = {} local level = t
+      for _ = 1, 10000 do level.x = {} level = level.x end
+      return t
+      """.write(to: deep, atomically: true, encoding: .utf8)
+    let outcome = try Self.run(["eval", deep.path])
+    #expect(outcome.status == 1)
+    #expect(outcome.errors.hasPrefix("error: result #1.x.x.x"))
+    #expect(outcome.errors.hasSuffix(".x.x: nested more than 200 levels deep\n"))
+    #expect(outcome.errors.count < 200)  // the path shortened, not 200 levels of it
+  }
+
   @Test func aWaitThatIsNoNumberOfSecondsIsAUsageError() throws {
     let outcome = try Self.run(["run", "examples/counter/counter.lua", "--wait", "nan"])
     #expect(outcome.status == 64)
