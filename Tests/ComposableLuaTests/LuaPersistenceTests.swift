@@ -55,15 +55,17 @@ import Testing
     let files = FileClient.inMemory()
     let (_, store) = try todos(files)
     store.exhaustivity = .off
-    await store.send(["type": "add", "title": "one"])
+    let first = await store.send(["type": "add", "title": "one"])  // its effect is the save
     await clock.advance(by: .milliseconds(600))
     await store.send(["type": "add", "title": "two"])
     await clock.advance(by: .milliseconds(600))  // 1.2 s after the first change
+    await first.finish()  // the save woke at 1 s; its write is done once the effect is
     #expect(try await Self.saved(files).tableValue?.count == 2)
-    await store.send(["type": "add", "title": "three"])
+    let third = await store.send(["type": "add", "title": "three"])
     await clock.advance(by: .milliseconds(600))
     #expect(try await Self.saved(files).tableValue?.count == 2)  // the next save is at 2.2 s
     await clock.advance(by: .milliseconds(400))
+    await third.finish()
     #expect(try await Self.saved(files).tableValue?.count == 3)
     await store.finish()
   }
