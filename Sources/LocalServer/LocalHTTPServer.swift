@@ -100,12 +100,15 @@ public final class LocalHTTPServer: @unchecked Sendable {
     thread.start()
   }
 
+  /// Stops accepting. The listening socket is closed by the accepting thread once it is out of
+  /// `accept`: closed here, its number could go to another server's socket before this thread
+  /// calls `accept` again, which would then take that server's connections.
   public func stop() {
-    shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
+    shutdown(listener, Int32(SHUT_RDWR))  // wakes `accept` with an error
   }
 
   private func acceptLoop() {
+    defer { close(listener) }
     while true {
       let connection = accept(listener, nil, nil)
       guard connection >= 0 else { return }
