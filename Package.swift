@@ -76,6 +76,7 @@ let package = Package(
       dependencies: [
         "ComposableLua", "Composable", "LuaKit", "LocalServer",
         .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ],
       // Lua test files and fixtures, read by path (and run by `swift test` through the runner).

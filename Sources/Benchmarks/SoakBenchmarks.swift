@@ -61,7 +61,8 @@ enum SoakBenchmarks {
           "action": ["type": "edited", "title": .string(LuaString("edit \(step)"))],
         ]
       default:
-        return ["type": "todo", "id": .string(LuaString(live[step % live.count])), "action": "toggled"]
+        let id = live[step % live.count]
+        return ["type": "todo", "id": .string(LuaString(id)), "action": "toggled"]
       }
     }
 

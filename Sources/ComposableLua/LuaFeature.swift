@@ -338,8 +338,9 @@ public final class LuaFeature: @unchecked Sendable {
     files: FileClient, report: @escaping @Sendable (String) -> Void = { reportIssue($0) }
   ) async throws(LuaFeatureError) -> PersistedState.Loaded<LuaValue> {
     guard let persistence else { return .missing }
+    let wholeState = persistence.select == nil
     let loaded = await PersistedState.load(from: persistence.path, files: files, report: report) {
-      bytes in try self.readSaved(bytes, path: persistence.path, wholeState: persistence.select == nil)
+      bytes in try self.readSaved(bytes, path: persistence.path, wholeState: wholeState)
     }
     guard case let .saved(value) = loaded else { return loaded }
     try locked { () throws(LuaFeatureError) in

@@ -111,7 +111,9 @@ public enum LuaDataFile {
     }
 
     /// How a key is written (`name` or `[1]`) and the path of its value.
-    static func key(_ key: LuaValue, path: String) throws(LuaError) -> (source: String, path: String) {
+    static func key(
+      _ key: LuaValue, path: String
+    ) throws(LuaError) -> (source: String, path: String) {
       switch key {
       case let .string(string):
         if let text = string.string, text.isLuaIdentifier { return (text, "\(path).\(text)") }
@@ -149,7 +151,8 @@ extension LuaVM {
     let results = try call(chunk)
     guard results.count <= 1 else {
       throw .conversion(
-        path: chunkName, message: "a data file returns one value, this one returned \(results.count)")
+        path: chunkName,
+        message: "a data file returns one value, this one returned \(results.count)")
     }
     let value = results.first ?? .nil
     try Self.checkPlainData(value, path: chunkName, depth: 0)

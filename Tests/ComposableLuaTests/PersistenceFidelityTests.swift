@@ -52,7 +52,8 @@ import Testing
           expect("not_a_number", state.not_a_number ~= state.not_a_number)
           expect("infinities", state.infinity == 1/0 and state.minus_infinity == -1/0)
           expect("smallest", state.smallest == 5e-324 and state.largest == 1.7976931348623157e308)
-          expect("tenth", state.tenth == 0.1 and is_float(state.big_float) and state.big_float == 2^63)
+          expect("tenth", state.tenth == 0.1 and is_float(state.big_float)
+            and state.big_float == 2^63)
           expect("integers", state.min_integer == math.mininteger
             and math.type(state.min_integer) == "integer" and state.max_integer == math.maxinteger)
           expect("keys", state.keys[true] == "yes" and state.keys[false] == "no"
@@ -79,7 +80,10 @@ import Testing
 
     let restarted = try LuaFeature(source: Self.source, file: "kept.lua")
     let loaded = try await restarted.restorePersisted(files: files) { Issue.record("\($0)") }
-    guard case .saved = loaded else { Issue.record("expected the saved state, got \(loaded)"); return }
+    guard case .saved = loaded else {
+      Issue.record("expected the saved state, got \(loaded)")
+      return
+    }
     try Self.send("check", to: restarted)
     #expect(try restarted.state().failures == "")
     // The same in Swift: integers stay integers, floats floats, and -0.0 keeps its sign.
@@ -134,7 +138,8 @@ import Testing
       """, file: "x.lua")
     try Self.send("any", to: feature)
     let error = featureError { _ = try feature.persistedFile() }
-    #expect(error?.description == "state.todos[1].on_done: a function cannot be saved: keep data only")
+    #expect(error?.description
+      == "state.todos[1].on_done: a function cannot be saved: keep data only")
   }
 
   /// Files that try to do more than hold data: each is moved aside, reported with where it
@@ -181,7 +186,10 @@ import Testing
     ])
     let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("todos/todos.lua")))
     let loaded = try await feature.restorePersisted(files: files) { Issue.record("\($0)") }
-    guard case .saved = loaded else { Issue.record("expected the saved list, got \(loaded)"); return }
+    guard case .saved = loaded else {
+      Issue.record("expected the saved list, got \(loaded)")
+      return
+    }
     #expect(try feature.state().todos == [["done": true, "id": "A", "title": "saved as JSON"]])
     let text = String(decoding: try feature.persistedFile(), as: UTF8.self)
     #expect(text.hasSuffix("""

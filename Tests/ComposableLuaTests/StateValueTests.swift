@@ -1,4 +1,5 @@
 import Composable
+import CustomDump
 import ComposableLua
 import LuaKit
 import Testing
@@ -50,5 +51,18 @@ import Testing
       (error as? LuaError)?.description
         == "result #1: a table key cannot be read (keys are strings, numbers, booleans)"
     }
+  }
+
+  /// A value built in Swift deeper than Lua could give still prints and diffs: the walk stops
+  /// at `LuaValue.maximumDepth`, as every other walk over Lua data does.
+  @Test func aValueDeeperThanTheLimitPrintsAndDiffsWithAMarker() {
+    var deep: LuaValue = 1
+    for _ in 0..<300 { deep = ["x": deep] }
+    let marker = "nested more than 200 levels deep"
+    #expect(deep.description.contains("{ --[[ \(marker) ]] }"))
+    #expect(String(customDumping: deep).contains("{ --[[ \(marker) ]] }"))
+    var other = deep
+    other["y"] = 2
+    #expect(diff(deep, other)?.contains("+   \"y\": 2") == true)
   }
 }

@@ -14,7 +14,9 @@ extension HTTPClient {
   public static func live(maximumBodySize: Int = 10 << 20, timeout: Double = 30) -> HTTPClient {
     let transport = LiveHTTPTransport(maximumBodySize: maximumBodySize)
     return HTTPClient { request in
-      guard let url = URL(string: request.url), ["http", "https"].contains(url.scheme?.lowercased()) else {
+      guard let url = URL(string: request.url),
+        ["http", "https"].contains(url.scheme?.lowercased())
+      else {
         throw HTTPClientError("\(request.url) is not an http or https URL")
       }
       if let problem = request.wireProblem {

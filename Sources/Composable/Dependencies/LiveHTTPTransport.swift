@@ -106,7 +106,7 @@ private final class PendingTransfer: @unchecked Sendable {
   func complete(with raw: UnsafeMutablePointer<cs_response>) {
     let response = Self.response(from: raw.pointee)
     cs_response_free(raw)
-    let continuation = lock.withLock { () -> CheckedContinuation<LiveHTTPTransport.Response, any Error>? in
+    let continuation = lock.withLock {
       defer { self.continuation = nil }
       return self.continuation
     }
@@ -130,10 +130,13 @@ private final class PendingTransfer: @unchecked Sendable {
       return .init(outcome: .failed(message))
     default:
       var response = LiveHTTPTransport.Response(outcome: .completed, status: raw.status)
-      if let body = raw.body { response.body = Array(UnsafeBufferPointer(start: body, count: raw.body_length)) }
+      if let body = raw.body {
+        response.body = Array(UnsafeBufferPointer(start: body, count: raw.body_length))
+      }
       if let headers = raw.headers {
         let text = String(
-          decoding: UnsafeRawBufferPointer(start: headers, count: raw.headers_length), as: UTF8.self)
+          decoding: UnsafeRawBufferPointer(start: headers, count: raw.headers_length),
+          as: UTF8.self)
         for line in text.split(separator: "\r\n") {
           guard let colon = line.firstIndex(of: ":") else { continue }
           let name = String(line[..<colon])

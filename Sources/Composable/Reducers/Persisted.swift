@@ -92,7 +92,9 @@ public enum PersistedState {
       do { state = try JSONDecoder().decode(type, from: Data(bytes)) } catch {
         throw NotAState(reason: "it is not a saved \(State.self): \(error)")
       }
-      if let problem = problem(state) { throw NotAState(reason: "it is not a saved state: \(problem)") }
+      if let problem = problem(state) {
+        throw NotAState(reason: "it is not a saved state: \(problem)")
+      }
       return state
     }
   }
@@ -123,7 +125,8 @@ public enum PersistedState {
       return .saved(try decode(bytes))
     } catch {
       let reason = (error as? NotAState)?.reason ?? "it is not a saved state: \(error)"
-      return await moveAside(path, reason: reason, bytes: bytes, files: files, now: now, report: report)
+      return await moveAside(
+        path, reason: reason, bytes: bytes, files: files, now: now, report: report)
     }
   }
 
