@@ -1,7 +1,6 @@
 import Composable
 import ComposableLua
 import LuaKit
-import Synchronization
 import Testing
 
 @Suite struct CrossLanguageTests {
@@ -46,7 +45,7 @@ import Testing
 
   @Test func aSwiftHigherOrderReducerWrapsALuaFeature() async throws {
     let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("counter/counter.lua")))
-    let printed = Mutex<[String]>([])
+    let printed = Locked<[String]>([])
     let store = TestStore(
       initialState: try feature.state(),
       reducer: { dependencies in

@@ -1,14 +1,13 @@
 import Composable
 import ComposableLua
 import LuaKit
-import Synchronization
 import Testing
 
 /// A request a feature builds with CR or LF in its method or headers never reaches a client: it
 /// fails as an action, naming the field (request splitting is not a typo the wire should see).
 @Suite struct HTTPRequestValidationTests {
   @Test func aHeaderWithCRLFFailsAsAnActionAndIsNeverSent() async throws {
-    let sent = Mutex(0)
+    let sent = Locked(0)
     let store = try testStore("""
       local effect = require("composable.effect")
       return {

@@ -1,7 +1,6 @@
 import Composable
 import ComposableLua
 import LuaKit
-import Synchronization
 import Testing
 
 /// Feature code written as an attacker would, against the two promises the rest stands on:
@@ -283,7 +282,7 @@ import Testing
 
 /// The errors a reducer's `onError` saw.
 final class Errors: Sendable {
-  private let errors = Mutex<[LuaFeatureError]>([])
+  private let errors = Locked<[LuaFeatureError]>([])
 
   func append(_ error: LuaFeatureError) { errors.withLock { $0.append(error) } }
   var all: [LuaFeatureError] { errors.withLock { $0 } }

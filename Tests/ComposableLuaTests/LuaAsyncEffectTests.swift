@@ -2,7 +2,6 @@ import Clocks
 import Composable
 import ComposableLua
 import LuaKit
-import Synchronization
 import Testing
 
 @Suite struct LuaAsyncEffectTests {
@@ -123,7 +122,7 @@ import Testing
   }
 
   @Test func theCounterFetchesItsFactOverHTTPWhenConfigured() async throws {
-    let requests = Mutex<[String]>([])
+    let requests = Locked<[String]>([])
     let store = try TestStore(
       feature: example("counter/counter.lua"), env: ["fact_url": "http://facts.test/"]
     ) {

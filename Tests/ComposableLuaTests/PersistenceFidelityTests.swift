@@ -2,7 +2,6 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
-import Synchronization
 import Testing
 
 /// What a feature saves comes back exactly, or is refused at save time with its field named;
@@ -156,7 +155,7 @@ import Testing
   func aFileThatIsNotPlainDataIsMovedAside(contents: String, reason: String) async throws {
     let files = FileClient.inMemory(["kept.saved.lua": contents])
     let feature = try LuaFeature(source: Self.source, file: "kept.lua")
-    let reports = Mutex<[String]>([])
+    let reports = Locked<[String]>([])
     let loaded = try await feature.restorePersisted(files: files) { message in
       reports.withLock { $0.append(message) }
     }

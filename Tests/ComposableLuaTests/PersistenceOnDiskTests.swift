@@ -2,7 +2,6 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
-import Synchronization
 import Testing
 
 /// Persistence on real files: what is not a state is moved aside on disk, what cannot be read
@@ -30,7 +29,7 @@ import Testing
       let file = root.appendingPathComponent("todos.json")
       try contents.write(to: file, atomically: true, encoding: .utf8)
       let feature = try LuaFeature(source: Self.source, file: "todos.lua")
-      let reports = Mutex<[String]>([])
+      let reports = Locked<[String]>([])
       let loaded = try await feature.restorePersisted(files: .live(root: root)) { message in
         reports.withLock { $0.append(message) }
       }
@@ -55,7 +54,7 @@ import Testing
       try "keep me".write(
         to: file.appendingPathComponent("inside.txt"), atomically: true, encoding: .utf8)
       let feature = try LuaFeature(source: Self.source, file: "todos.lua")
-      let reports = Mutex<[String]>([])
+      let reports = Locked<[String]>([])
       _ = try await feature.restorePersisted(files: .live(root: root)) { message in
         reports.withLock { $0.append(message) }
       }

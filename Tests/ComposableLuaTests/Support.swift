@@ -39,3 +39,19 @@ func featureError(_ body: () throws -> Void) -> LuaFeatureError? {
     return error as? LuaFeatureError
   }
 }
+
+/// A value shared between a test and the tasks it starts, behind a pthread lock that
+/// ThreadSanitizer sees (it does not see the futex calls the standard library's `Mutex` is made
+/// of, and would report every use as a race).
+final class Locked<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+}

@@ -1,14 +1,13 @@
 import Clocks
 import Composable
 import Logging
-import Synchronization
 import Testing
 
 @Suite struct DebuggingTests {
   final class Lines: Sendable {
-    let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
+    let lines = Locked<[String]>([])
+    func append(_ line: String) { lines.update { $0.append(line) } }
+    var all: [String] { lines.current }
   }
 
   @Test func printChangesShowsTheActionAndTheDiff() async {

@@ -1,8 +1,10 @@
-import Synchronization
+import Foundation
 
 /// What a TestStore sees of its store, shared with the store's instrumentation. Behind a lock
-/// so that the TestStore can read it synchronously, even from its deinit.
-final class TestRecorder<State: Sendable, Action: Sendable>: Sendable {
+/// so that the TestStore can read it synchronously, even from its deinit. (A pthread lock, not
+/// the standard library's `Mutex`: ThreadSanitizer does not see the futex calls that one is
+/// made of, and reports every use as a race.)
+final class TestRecorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
   struct Received: Sendable {
     let action: Action
     let state: State
@@ -15,10 +17,22 @@ final class TestRecorder<State: Sendable, Action: Sendable>: Sendable {
     var location: TestSourceLocation
   }
 
-  private let contents: Mutex<Contents>
+  private let contents: LockedContents
 
   init(location: TestSourceLocation) {
-    contents = Mutex(Contents(location: location))
+    contents = LockedContents(Contents(location: location))
+  }
+
+  /// `Contents` behind an NSLock, with `Mutex`'s `withLock`.
+  private final class LockedContents: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Contents
+    init(_ value: Contents) { self.value = value }
+    func withLock<Result>(_ body: (inout Contents) -> Result) -> Result {
+      lock.lock()
+      defer { lock.unlock() }
+      return body(&value)
+    }
   }
 
   /// The store reduced an action: one the test sent, or one an effect sent.
