@@ -24,37 +24,25 @@ extension LuaFeature {
     return .merge(effect, save(persistence, dependencies: dependencies, onError: onError))
   }
 
-  /// After an action that wrote to the state of a feature that persists: a save `debounce`
-  /// seconds after the first change not yet saved, of the state as it is then, so a burst of
-  /// changes is one write. Not a debounce that restarts at each change: under a steady stream
-  /// of changes (a timer, say) that would never save. A save under way is never cancelled by
-  /// a newer change; the change schedules the next save.
+  /// After an action that wrote to the state of a feature that persists: its save, on the
+  /// schedule `StateSaver` keeps (a `debounce` after the first change not yet saved).
   private func save(
     _ persistence: Persistence, dependencies: DependencyValues,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) -> Effect<LuaValue> {
-    guard savedState.scheduleSave() else { return .none }  // the one scheduled will write it
-    let files = dependencies.files
-    let clock = dependencies.clock
-    let delay = Seconds.duration(persistence.debounce) ?? .seconds(1)
-    return Effect<LuaValue>.run { [self] _ in
-      do {
-        do { try await clock.sleep(for: delay) } catch {
-          savedState.unscheduleSave()  // the change is still pending: the next one saves it
-          throw error
-        }
-        savedState.unscheduleSave()
-        let count = savedState.current
-        try await files.write(persistence.path, try persistedFile())
-        savedState.saved(upTo: count)
-      } catch let error as LuaFeatureError {
-        onError(error)
-      } catch is CancellationError {
-      } catch {
-        onError(.effect(
-          action: "saving the state",
-          error: .runtime(message: "\(persistence.path): \(error)", traceback: "")))
-      }
+    guard let saver else { return .none }
+    return saver.save(
+      contents: { [weak self] in
+        guard let self else { throw CancellationError() }
+        return try self.persistedFile()
+      },
+      delay: Seconds.duration(persistence.debounce) ?? .seconds(1),
+      clock: dependencies.clock, files: dependencies.files
+    ) { error in
+      if let error = error as? LuaFeatureError { return onError(error) }
+      onError(.effect(
+        action: "saving the state",
+        error: .runtime(message: "\(persistence.path): \(error)", traceback: "")))
     }
   }
 }

@@ -23,7 +23,9 @@ public final class LuaFeature: @unchecked Sendable {
   private let stateReference: LuaReference
   private let environment: LuaReference
   private let hostEnvironment = LuaFeatureEnvironment()
-  let savedState = SavedState()
+  /// When the state is written, for a feature that persists (`StateSaver`, shared with Swift
+  /// reducers); set when a module is loaded.
+  private(set) var saver: StateSaver?
   /// What the reducer gets instead of the state: a proxy that journals its writes.
   private let stateProxy: LuaReference
   /// Where the script was loaded from, for messages and for reloading.
@@ -110,6 +112,7 @@ public final class LuaFeature: @unchecked Sendable {
     } catch {
       throw .load(file: file, message: "\(error)")
     }
+    saver = makeSaver(for: module.persistence)
   }
 
   /// `reduce(state, action, env)` as the step called for each action.
@@ -239,8 +242,10 @@ public final class LuaFeature: @unchecked Sendable {
       vm.rollbackTransaction()
       throw error
     }
-    wrote = module.persistence != nil && vm.transactionWrote
-    if wrote { savedState.changed() }
+    if let saver, vm.transactionWrote {
+      wrote = true
+      saver.changed()
+    }
     vm.commitTransaction()
     return interpreted
   }
@@ -269,45 +274,27 @@ public final class LuaFeature: @unchecked Sendable {
 
   // MARK: Persistence
 
-  /// Which changes of a feature that persists are on disk: each action that wrote moves
-  /// `changes` on; a save records the count it read the state at.
-  final class SavedState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var changes = 0
-    private var saved = 0
-    private var saveScheduled = false
-
-    func changed() { lock.withLock { changes += 1 } }
-    /// True when no save was scheduled and now one is (the caller makes it).
-    func scheduleSave() -> Bool {
-      lock.withLock {
-        defer { saveScheduled = true }
-        return !saveScheduled
-      }
+  /// A saver for `persistence`, writing `persistedFile()`; nil for a feature that does not
+  /// persist. (It holds the feature weakly: the feature holds it.)
+  private func makeSaver(for persistence: Persistence?) -> StateSaver? {
+    guard let persistence else { return nil }
+    return StateSaver(path: persistence.path) { [weak self] in
+      guard let self else { throw CancellationError() }
+      return try self.persistedFile()
     }
-    func unscheduleSave() { lock.withLock { saveScheduled = false } }
-    var current: Int { lock.withLock { changes } }
-    func saved(upTo count: Int) { lock.withLock { saved = max(saved, count) } }
-    var isPending: Bool { lock.withLock { changes > saved } }
   }
 
-  /// Writes the state now if an action changed it since the last save (a debounced save still
-  /// waiting, say): for a host about to exit, on end of input or a signal.
+  /// Writes the state now if an action changed it since the last save (a save still waiting,
+  /// say): for a host about to exit, on end of input or a signal.
   public func savePending(files: FileClient) async throws {
-    guard let persistence, savedState.isPending else { return }
-    let count = savedState.current
-    try await files.write(persistence.path, try persistedFile())
-    savedState.saved(upTo: count)
+    try await locked { saver }?.savePending(files: files)
   }
 
   /// `savePending` without waiting on anything: `write(path, contents)` does the writing. For a
   /// signal handler, which must not wait for tasks (the threads that would run them may be the
   /// ones it stopped).
   public func savePending(write: (String, [UInt8]) throws -> Void) throws {
-    guard let persistence, savedState.isPending else { return }
-    let count = savedState.current
-    try write(persistence.path, try persistedFile())
-    savedState.saved(upTo: count)
+    try locked { saver }?.savePending(write: write)
   }
 
   /// What to save: the state, or its selected field, as a Lua data file (`LuaDataFile`), which
@@ -470,6 +457,7 @@ public final class LuaFeature: @unchecked Sendable {
       }
       sandbox = fresh
       module = loaded
+      if loaded.persistence?.path != saver?.path { saver = makeSaver(for: loaded.persistence) }
       self.fileName = file
     }
   }

@@ -46,7 +46,7 @@ import Testing
     try await files.remove("b.txt")
     #expect(try await files.list("") == ["log.txt"])
     #expect(await errorMessage { _ = try await files.read("b.txt") } == "b.txt: no such file")
-    #expect(await errorMessage { try await files.remove("b.txt") } == "b.txt: No such file or directory")
+    #expect(await errorMessage { try await files.remove("b.txt") } == "b.txt: no such file")
   }
 
   @Test func escapesAreRefused() async throws {
@@ -127,6 +127,24 @@ import Testing
     try FileManager.default.createSymbolicLink(
       at: root.appendingPathComponent("alias"), withDestinationURL: root.appendingPathComponent("real"))
     #expect(try await files.read("alias/data.txt") == Array("ok".utf8))
+  }
+
+  /// A missing file is told by its code, not its text: the file itself, a directory on its
+  /// way, a removal. Other failures are not "not found".
+  @Test func aMissingFileIsTypedNotFound() async throws {
+    defer { cleanUp() }
+    func code(_ body: () async throws -> Void) async -> FileClientError.Code? {
+      do { try await body() } catch { return (error as? FileClientError)?.code }
+      return nil
+    }
+    #expect(await code { _ = try await files.read("missing.txt") } == .notFound)
+    #expect(await code { _ = try await files.read("no/such/dir/x.txt") } == .notFound)
+    #expect(await code { try await files.remove("missing.txt") } == .notFound)
+    #expect(await code { _ = try await files.list("missing") } == .notFound)
+    try await files.write("folder/x.txt", [])
+    #expect(await code { _ = try await files.read("folder") } == .failed)
+    #expect(await code { _ = try await files.read("../escape") } == .failed)
+    #expect(await code { _ = try await FileClient.inMemory().read("x") } == .notFound)
   }
 
   @Test func readingADirectoryIsAClearError() async throws {

@@ -110,7 +110,7 @@ struct LiveFiles: Sendable {
       }
       guard next >= 0 else {
         switch errno {
-        case ENOENT: throw FileClientError("\(path): no such file")
+        case ENOENT: throw FileClientError.notFound(path)
         case ELOOP: throw outside  // a symlink made after it was read: not followed
         case ENOTDIR: throw FileClientError("\(path): \(name) is not a directory")
         default: throw FileClientError("\(path): \(String(cString: strerror(errno)))")
@@ -138,7 +138,7 @@ struct LiveFiles: Sendable {
     let (directory, name) = try open(path, followingLast: true)
     defer { close(directory) }
     let descriptor = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    guard descriptor >= 0 else { throw FileClientError("\(path): \(reason(errno))") }
+    guard descriptor >= 0 else { throw failure(path, errno) }
     defer { close(descriptor) }
     var status = stat()
     if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
@@ -151,7 +151,7 @@ struct LiveFiles: Sendable {
       if count == 0 { break }
       guard count > 0 else {
         if errno == EINTR { continue }
-        throw FileClientError("\(path): \(reason(errno))")
+        throw failure(path, errno)
       }
       contents.append(contentsOf: chunk[0..<count])
     }
@@ -187,7 +187,7 @@ struct LiveFiles: Sendable {
     defer { close(directory) }
     let descriptor = openat(
       directory, name, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw FileClientError("\(path): \(String(cString: strerror(errno)))") }
+    guard descriptor >= 0 else { throw systemFailure(path, errno) }
     defer { close(descriptor) }
     try writeAll(contents, to: descriptor, path: path)
   }
@@ -197,11 +197,11 @@ struct LiveFiles: Sendable {
     defer { close(directory) }
     let descriptor = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard descriptor >= 0 else {
-      throw FileClientError("\(path): \(errno == ENOTDIR ? "is not a directory" : reason(errno))")
+      throw errno == ENOTDIR ? FileClientError("\(path): is not a directory") : failure(path, errno)
     }
     guard let stream = fdopendir(descriptor) else {
       close(descriptor)
-      throw FileClientError("\(path): \(reason(errno))")
+      throw failure(path, errno)
     }
     defer { closedir(stream) }
     var names: [String] = []
@@ -218,7 +218,7 @@ struct LiveFiles: Sendable {
     let directory: Int32, name: String
     do {
       (directory, name) = try open(path, followingLast: true)
-    } catch let error as FileClientError where error.description.hasSuffix(": no such file") {
+    } catch let error as FileClientError where error.code == .notFound {
       return false  // a directory on the way is missing
     }
     defer { close(directory) }
@@ -230,7 +230,7 @@ struct LiveFiles: Sendable {
     let (directory, name) = try open(path, followingLast: false)
     defer { close(directory) }
     guard unlinkat(directory, name, 0) == 0 else {
-      throw FileClientError("\(path): \(String(cString: strerror(errno)))")
+      throw systemFailure(path, errno)
     }
   }
 
@@ -246,6 +246,17 @@ struct LiveFiles: Sendable {
       }
       offset += written
     }
+  }
+
+  /// The error for `errno` `code` on `path`, in the system's words: typed `notFound` when the
+  /// file is not there.
+  private func systemFailure(_ path: String, _ code: Int32) -> FileClientError {
+    code == ENOENT ? .notFound(path) : FileClientError("\(path): \(String(cString: strerror(code)))")
+  }
+
+  /// The error for `errno` `code` on `path`: typed `notFound` when the file is not there.
+  private func failure(_ path: String, _ code: Int32) -> FileClientError {
+    code == ENOENT ? .notFound(path) : FileClientError("\(path): \(reason(code))")
   }
 
   private func reason(_ code: Int32) -> String {

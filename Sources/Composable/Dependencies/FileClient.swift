@@ -1,9 +1,32 @@
 import Foundation
 import IssueReporting
 
+/// Why a file operation failed: `code` for a program to act on, `description` for a person
+/// (the path first: `notes/a.txt: no such file`).
 public struct FileClientError: Error, Equatable, Sendable, CustomStringConvertible {
+  public enum Code: Equatable, Sendable {
+    /// The file, or a directory on its way, is not there.
+    case notFound
+    /// Anything else: refused (outside the root, `..`), not a directory, the disk...
+    case failed
+  }
+
+  public var code: Code
   public var description: String
-  public init(_ description: String) { self.description = description }
+
+  public init(_ description: String, code: Code = .failed) {
+    self.description = description
+    self.code = code
+  }
+
+  public static func notFound(_ path: String) -> FileClientError {
+    FileClientError("\(path): no such file", code: .notFound)
+  }
+}
+
+extension Error {
+  /// True for a `FileClientError` that says the file is not there.
+  public var isFileNotFound: Bool { (self as? FileClientError)?.code == .notFound }
 }
 
 /// File IO for effects, by path relative to a root the host chooses. The live client (confined
@@ -38,14 +61,14 @@ public struct FileClient: Sendable {
     let storage = InMemoryFiles(files.mapValues { Array($0.utf8) })
     return FileClient(
       read: { path in
-        guard let contents = storage.get(path) else { throw FileClientError("\(path): no such file") }
+        guard let contents = storage.get(path) else { throw FileClientError.notFound(path) }
         return contents
       },
       write: { path, contents in storage.set(path, contents) },
       append: { path, contents in storage.set(path, (storage.get(path) ?? []) + contents) },
       list: { directory in storage.list(directory) },
       remove: { path in
-        guard storage.remove(path) else { throw FileClientError("\(path): no such file") }
+        guard storage.remove(path) else { throw FileClientError.notFound(path) }
       },
       exists: { path in storage.get(path) != nil })
   }

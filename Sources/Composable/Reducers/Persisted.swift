@@ -4,8 +4,9 @@ import IssueReporting
 /// Keeps a state on disk: saves it when a change counts, and loads it back at start.
 ///
 /// Saves go through a `FileClient` (atomic with `FileClient.live`: a crash mid-save leaves the
-/// previous file), are debounced on the clock and coalesced (a burst of changes is one write,
-/// of the latest state), and only happen when `isDuplicate(old, new)` says the change counts.
+/// previous file) on the schedule of `StateSaver`, which Lua features use too: `debounce` after
+/// the first change not yet saved, writing the latest state, so a burst of changes is one write.
+/// A change counts when `isDuplicate(old, new)` says it does.
 extension Reducer where State: Encodable {
   public func persisted(
     to path: String,
@@ -13,26 +14,26 @@ extension Reducer where State: Encodable {
     clock: any Clock<Duration>,
     debounce: Duration = .seconds(1),
     ignoringDuplicates isDuplicate: @escaping @Sendable (State, State) -> Bool,
-    onSaveError: @escaping @Sendable (any Error) -> Void = { reportIssue("Saving the state failed: \($0)") }
+    onSaveError: @escaping @Sendable (any Error) -> Void = {
+      reportIssue("Saving the state failed: \($0)")
+    }
   ) -> Reduce<State, Action> {
-    Reduce { state, action in
+    let saver = StateSaver(path: path)
+    return Reduce { state, action in
       let old = state
       let effect = self.reduce(into: &state, action: action)
       guard !isDuplicate(old, state) else { return effect }
-      let data: Data
+      let data: [UInt8]
       do {
-        data = try PersistedState.encoder.encode(state)
+        data = Array(try PersistedState.encoder.encode(state))
       } catch {
         onSaveError(error)
         return effect
       }
-      let save = Effect<Action>.run { _ in
-        do { try await files.write(path, Array(data)) } catch is CancellationError {
-        } catch {
-          onSaveError(error)
-        }
-      }
-      return .merge(effect, save.debounce(id: PersistedState.SaveID(path: path), for: debounce, clock: clock))
+      saver.changed()
+      let save: Effect<Action> = saver.save(
+        contents: { data }, delay: debounce, clock: clock, files: files, onError: onSaveError)
+      return .merge(effect, save)
     }
   }
 }
@@ -42,7 +43,9 @@ extension Reducer where State: Encodable & Equatable {
   public func persisted(
     to path: String, files: FileClient, clock: any Clock<Duration>,
     debounce: Duration = .seconds(1),
-    onSaveError: @escaping @Sendable (any Error) -> Void = { reportIssue("Saving the state failed: \($0)") }
+    onSaveError: @escaping @Sendable (any Error) -> Void = {
+      reportIssue("Saving the state failed: \($0)")
+    }
   ) -> Reduce<State, Action> {
     persisted(
       to: path, files: files, clock: clock, debounce: debounce, ignoringDuplicates: { $0 == $1 },
@@ -52,8 +55,6 @@ extension Reducer where State: Encodable & Equatable {
 
 /// Loading what `persisted` saved.
 public enum PersistedState {
-  struct SaveID: Hashable, Sendable { let path: String }
-
   static let encoder: JSONEncoder = {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
@@ -118,7 +119,7 @@ public enum PersistedState {
     do {
       bytes = try await files.read(path)
     } catch {
-      if "\(error)".hasSuffix("no such file") { return .missing }
+      if error.isFileNotFound { return .missing }
       return await moveAside(path, reason: "it cannot be read: \(error)", bytes: nil, files: files, now: now, report: report)
     }
     do {

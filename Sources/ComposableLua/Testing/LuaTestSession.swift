@@ -318,7 +318,7 @@ final class LuaTestSession: @unchecked Sendable {
       return FileClient(
         read: { path in
           guard case let .string(text) = try await call("read", path, nil) else {
-            throw FileClientError("\(path): no such file")
+            throw FileClientError.notFound(path)
           }
           return text.bytes
         },

@@ -1,0 +1,86 @@
+import Foundation
+
+/// When a kept state is written to its file, for Swift reducers (`persisted(to:...)`) and Lua
+/// features alike.
+///
+/// A save comes `delay` after the first change not yet saved, and writes what the state is
+/// then: a burst of changes is one write, and a steady stream of changes (a timer) is written
+/// once per delay. A debounce that restarted at each change would never write under a steady
+/// stream. A write under way is never cancelled by a newer change; the change schedules the next
+/// write. A host about to exit writes what is still waiting with `savePending`.
+public final class StateSaver: @unchecked Sendable {
+  /// The file, relative to the file client's root.
+  public let path: String
+
+  private let lock = NSLock()
+  // All under `lock`.
+  private var changes = 0
+  private var saved = 0
+  private var scheduled = false
+  private var contents: (@Sendable () throws -> [UInt8])?
+
+  /// `contents`, when given, is what a save writes until a `save(contents:...)` gives newer.
+  public init(path: String, contents: (@Sendable () throws -> [UInt8])? = nil) {
+    self.path = path
+    self.contents = contents
+  }
+
+  /// Counts a change of the state: it is pending until a save that started after it is done.
+  public func changed() { lock.withLock { changes += 1 } }
+
+  /// Whether a change is not on disk yet.
+  public var isPending: Bool { lock.withLock { changes > saved } }
+
+  /// The save for the changes so far: an effect that waits `delay` on `clock`, then writes what
+  /// `contents` gives (called then, so it may read the state as it is then), or `.none` when a
+  /// save is already scheduled (it will call the `contents` given here, the newest).
+  public func save<Action: Sendable>(
+    contents: @escaping @Sendable () throws -> [UInt8], delay: Duration,
+    clock: any Clock<Duration>, files: FileClient,
+    onError: @escaping @Sendable (any Error) -> Void
+  ) -> Effect<Action> {
+    let schedule = lock.withLock { () -> Bool in
+      self.contents = contents
+      defer { scheduled = true }
+      return !scheduled
+    }
+    guard schedule else { return .none }
+    return .run { [self] _ in
+      do {
+        try await clock.sleep(for: delay)
+      } catch {
+        lock.withLock { scheduled = false }  // the change is still pending: the next one saves it
+        return
+      }
+      lock.withLock { scheduled = false }
+      do { try await write(files) } catch is CancellationError {} catch { onError(error) }
+    }
+  }
+
+  /// Writes the state now if a change is not on disk yet (a save still waiting, say): for a
+  /// host about to exit, on end of input or a signal.
+  public func savePending(files: FileClient) async throws {
+    guard isPending else { return }
+    try await write(files)
+  }
+
+  /// `savePending` without waiting on anything: `write(path, contents)` does the writing. For a
+  /// signal handler, which must not wait for tasks (the threads that would run them may be the
+  /// ones it stopped).
+  public func savePending(write: (String, [UInt8]) throws -> Void) throws {
+    guard isPending, let (count, contents) = pendingContents() else { return }
+    try write(path, try contents())
+    lock.withLock { saved = max(saved, count) }
+  }
+
+  private func write(_ files: FileClient) async throws {
+    guard let (count, contents) = pendingContents() else { return }
+    try await files.write(path, try contents())
+    lock.withLock { saved = max(saved, count) }
+  }
+
+  /// The change count a write starting now covers, and what it writes.
+  private func pendingContents() -> (Int, @Sendable () throws -> [UInt8])? {
+    lock.withLock { contents.map { (changes, $0) } }
+  }
+}
