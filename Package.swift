@@ -27,7 +27,10 @@ let package = Package(
     // What must be C: macro shims, the traceback handler, the instruction hook, the capped
     // allocator and the trampoline that raises Lua errors on behalf of Swift functions.
     .target(name: "LuaSupport", dependencies: ["CLua"]),
-    .target(name: "LuaKit", dependencies: ["LuaSupport", "CLua"]),
+    // The sandbox's bootstrap is a Lua file, embedded in the binary.
+    .target(
+      name: "LuaKit", dependencies: ["LuaSupport", "CLua"],
+      resources: [.embedInCode("Lua/sandbox.lua")]),
     // Debian's libcurl for the live HTTP client, and the C that drives it (its options are
     // set through a variadic function, and its callbacks run mid-transfer).
     .systemLibrary(
@@ -55,6 +58,11 @@ let package = Package(
         "LuaKit", "Composable",
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ],
+      // The Lua library as Lua files, embedded in the binary (the executable stays one file).
+      resources: [
+        .embedInCode("Lua/composable.lua"), .embedInCode("Lua/effect.lua"),
+        .embedInCode("Lua/test.lua"),
       ]
     ),
     // A small real HTTP server on 127.0.0.1: the search example's, and the tests'.

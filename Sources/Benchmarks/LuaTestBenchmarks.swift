@@ -67,7 +67,9 @@ enum LuaTestBenchmarks {
     for file in ["todos.lua", "todo.lua"] {
       try FileManager.default.copyItem(at: examples.appendingPathComponent(file), to: directory.appendingPathComponent(file))
     }
-    for (name, source) in ComposableLuaLibrary.modules {
+    let modules = ComposableLuaLibrary.modules.merging(
+      ["composable.journal": ComposableLuaLibrary.plainJournal]) { $1 }
+    for (name, source) in modules {
       try source.write(to: directory.appendingPathComponent(name.replacingOccurrences(of: ".", with: "/") + ".lua"), atomically: true, encoding: .utf8)
     }
     try spec.write(to: directory.appendingPathComponent("todos_spec.lua"), atomically: true, encoding: .utf8)

@@ -17,12 +17,6 @@ struct LuaModuleChain: LuaModuleResolver {
   }
 }
 
-/// The modules every feature can require.
-let builtInModules = LuaModuleTable([
-  "composable": composableLibrarySource,
-  "composable.effect": effectLibrarySource,
-])
-
 /// The modules every feature's sandbox has as values: `composable.journal`, whose `table()`
 /// makes a table journaled with the state (the library's bookkeeping, rolled back with a
 /// failed action).

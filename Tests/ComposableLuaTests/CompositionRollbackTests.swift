@@ -55,7 +55,9 @@ import Testing
   @Test func outsideAHostTheLibraryRunsOnPlainTables() throws {
     // As busted runs it: the library's modules as given to tools, no journaled tables.
     let vm = try LuaVM()
-    let sandbox = try vm.makeSandbox(.init(modules: LuaModuleTable(ComposableLuaLibrary.modules)))
+    let modules = ComposableLuaLibrary.modules.merging(
+      ["composable.journal": ComposableLuaLibrary.plainJournal]) { $1 }
+    let sandbox = try vm.makeSandbox(.init(modules: LuaModuleTable(modules)))
     let results = try vm.evaluate("""
       local composable = require("composable")
       local Child = { reduce = function(state, action)

@@ -31,7 +31,7 @@ final class LuaTestSession: @unchecked Sendable {
       throw LuaFeatureError.load(file: displayName, message: "the file cannot be read")
     }
     vm = try LuaVM()
-    let library = try vm.evaluate(luaTestLibrarySource, chunkName: "=composable.test")
+    let library = try vm.evaluate(LuaLibrarySource.test, chunkName: "=composable.test")
     guard case let .function(install) = library[0], case let .function(runner) = library[1],
       case let .function(apply) = library[3],
       case let .function(matches) = library[4]

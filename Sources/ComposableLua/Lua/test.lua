@@ -1,11 +1,11 @@
-/// The trusted chunk behind Lua tests: the runner's `describe`/`it`, busted-style assertions,
-/// and `TestStore`, whose methods yield requests to the Swift host (which drives the real
-/// TestStore) with the test's file and line, taken with `debug.getinfo` here, outside the
-/// sandbox the tests run in.
-///
-/// It returns `install(env, describe_value)`: `install` puts the globals into a test's sandbox
-/// environment and returns the collected tests; `describe_value(v)` prints a value for messages.
-let luaTestLibrarySource = #"""
+-- The trusted chunk behind Lua tests: the runner's `describe`/`it`, busted-style assertions,
+-- and `TestStore`, whose methods yield requests to the Swift host (which drives the real
+-- TestStore) with the test's file and line, taken with `debug.getinfo` here, outside the
+-- sandbox the tests run in.
+--
+-- It returns `install(env, describe_value)`: `install` puts the globals into a test's sandbox
+-- environment and returns the collected tests; `describe_value(v)` prints a value for messages.
+
 local getinfo, yield, type, pairs, ipairs, tostring, error, select =
   debug.getinfo, coroutine.yield, type, pairs, ipairs, tostring, error, select
 local concat, sort, format = table.concat, table.sort, string.format
@@ -239,4 +239,3 @@ end
 local function matches(predicate, action) return predicate(action) == true end
 
 return install, run, describe_value, apply, matches
-"""#

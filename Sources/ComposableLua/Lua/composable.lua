@@ -1,128 +1,24 @@
-/// `composable.effect`: effects as plain descriptions that the host turns into `Effect`s.
-///
-/// Each constructor returns a table with a `kind`; the Swift side checks every field and names
-/// the one that is wrong, so a typo in a reducer reads as `effect.seconds: expected number, got
-/// string`, not as a crash.
-let effectLibrarySource = #"""
-local effect = {}
+-- `composable`: composing reducers in Lua.
+--
+-- - `combine(r1, r2, ...)` runs reducers in order on the same state and action, merging their
+--   effects.
+-- - `scope{ state = "child", action = "child", reducer = Child }` runs `Child` on
+--   `state.child` for actions `{ type = "child", action = ... }`; its effects' actions come
+--   back wrapped the same way.
+-- - `if_let{ ... }` is `scope` for a child that may be absent: the child's effects are
+--   cancelled when it goes.
+-- - `for_each{ state = "todos", action = "todo", reducer = Todo }` runs `Todo` on the element
+--   with `id` for actions `{ type = "todo", id = ..., action = ... }`. Lookup by id is O(1) (an
+--   index kept beside the array, rebuilt only when stale); the effects of an element are
+--   cancelled when it is removed, checked only for elements that started effects. Put it after
+--   the parent in `combine` so it sees the parent's removals.
+-- - `on_change{ of = function(state) ... end, run = function(old, new, state, env) ... end,
+--   reducer = base }` runs `run` when `of(state)` changed.
+-- - `persist{ path = "todos.saved.lua", select = "todos" }`, set as the feature's `persist`, has
+--   the host save the state (or that field) after actions that change it, and restore it at
+--   start.
+-- A reducer in all of these is a function `(state, action, env)` or a table with `reduce`.
 
-effect.none = { kind = "none" }
-
-function effect.send(action) return { kind = "send", action = action } end
-
-function effect.merge(...) return { kind = "merge", effects = { ... } } end
-
-function effect.concat(...) return { kind = "concat", effects = { ... } } end
-
-function effect.after(seconds, action)
-  return { kind = "after", seconds = seconds, action = action }
-end
-
-function effect.every(seconds, action)
-  return { kind = "every", seconds = seconds, action = action }
-end
-
-function effect.cancellable(inner, id, options)
-  return {
-    kind = "cancellable", effect = inner, id = id,
-    cancel_in_flight = options ~= nil and options.cancel_in_flight == true,
-  }
-end
-
-function effect.cancel(id) return { kind = "cancel", id = id } end
-
-function effect.debounce(inner, id, seconds)
-  return { kind = "debounce", effect = inner, id = id, seconds = seconds }
-end
-
-function effect.throttle(inner, id, seconds, options)
-  return {
-    kind = "throttle", effect = inner, id = id, seconds = seconds,
-    latest = options == nil or options.latest ~= false,
-  }
-end
-
--- effect.http{ url = ..., method = "GET", headers = {}, body = "...", response = "type" }: the
--- response arrives as { type = response, ok = true, status, headers, body, json } or
--- { type = response, ok = false, error = "..." }.
-function effect.http(request)
-  if type(request) ~= "table" then
-    error("effect.http: expected a request table, got " .. type(request), 2)
-  end
-  return { kind = "http", request = request }
-end
-
--- effect.run(function(send) ... end): async work in a coroutine. Inside it, send(action)
--- feeds an action back, sleep(seconds) waits on the store's clock, and http.get(url) or
--- http.request{...} returns the response; each of them yields to the host.
-local yield = coroutine.yield
-
-local function send(action) yield({ op = "send", action = action }) end
-
-function effect.run(work)
-  if type(work) ~= "function" then
-    error("effect.run: expected a function, got " .. type(work), 2)
-  end
-  return { kind = "run", fn = function() return work(send) end }
-end
-
-function effect.sleep(seconds) yield({ op = "sleep", seconds = seconds }) end
-
--- effect.file.read{ path = "notes.txt", response = "loaded" } and write, append, list, remove,
--- exists: the result arrives as { type = response, ok = true, contents | entries | exists } or
--- { type = response, ok = false, error = "..." }. `response` may be left out of write, append
--- and remove when nothing needs to know.
-effect.file = {}
-for _, operation in ipairs({ "read", "write", "append", "list", "remove", "exists" }) do
-  effect.file[operation] = function(request)
-    if type(request) ~= "table" then
-      error("effect.file." .. operation .. ": expected a request table, got " .. type(request), 2)
-    end
-    return { kind = "file", operation = operation, request = request }
-  end
-end
-
--- file.read(path) and friends inside effect.run: each returns the result table.
-effect.file_client = {}
-for _, operation in ipairs({ "read", "write", "append", "list", "remove", "exists" }) do
-  effect.file_client[operation] = function(path, contents)
-    return yield({ op = "file", operation = operation, request = { path = path, contents = contents } })
-  end
-end
-
-effect.http_client = {
-  request = function(request) return yield({ op = "http", request = request }) end,
-  get = function(url, options)
-    local request = { url = url, method = "GET" }
-    for k, v in pairs(options or {}) do request[k] = v end
-    return yield({ op = "http", request = request })
-  end,
-}
-
-return effect
-"""#
-
-/// `composable`: composing reducers in Lua.
-///
-/// - `combine(r1, r2, ...)` runs reducers in order on the same state and action, merging their
-///   effects.
-/// - `scope{ state = "child", action = "child", reducer = Child }` runs `Child` on
-///   `state.child` for actions `{ type = "child", action = ... }`; its effects' actions come
-///   back wrapped the same way.
-/// - `if_let{ ... }` is `scope` for a child that may be absent: the child's effects are
-///   cancelled when it goes.
-/// - `for_each{ state = "todos", action = "todo", reducer = Todo }` runs `Todo` on the element
-///   with `id` for actions `{ type = "todo", id = ..., action = ... }`. Lookup by id is O(1) (an
-///   index kept beside the array, rebuilt only when stale); the effects of an element are
-///   cancelled when it is removed, checked only for elements that started effects. Put it after
-///   the parent in `combine` so it sees the parent's removals.
-/// - `on_change{ of = function(state) ... end, run = function(old, new, state, env) ... end,
-///   reducer = base }` runs `run` when `of(state)` changed.
-/// - `persist{ path = "todos.saved.lua", select = "todos" }`, set as the feature's `persist`, has
-///   the host save the state (or that field) after actions that change it, and restore it at
-///   start.
-/// A reducer in all of these is a function `(state, action, env)` or a table with `reduce`.
-let composableLibrarySource = #"""
 local effect = require("composable.effect")
 -- Bookkeeping that must stay true to the state lives in journaled tables: a failed action
 -- undoes its changes to them as it undoes its changes to the state.
@@ -324,15 +220,3 @@ function composable.on_change(spec)
 end
 
 return composable
-"""#
-
-/// The Lua library's sources by module name, for tools that run features outside a host (the
-/// busted comparison in the benchmarks). Outside a host there are no transactions, so
-/// `composable.journal` makes plain tables; in a host the VM's own journaled tables replace it.
-public enum ComposableLuaLibrary {
-  public static let modules: [String: String] = [
-    "composable": composableLibrarySource,
-    "composable.effect": effectLibrarySource,
-    "composable.journal": "return { table = function() return {} end }",
-  ]
-}

@@ -1,0 +1,30 @@
+import LuaKit
+
+/// The Lua library, from the `.lua` files beside this one (SwiftPM embeds them in the binary,
+/// so the executable stays one file). Each file says at its top what it offers.
+enum LuaLibrarySource {
+  /// `composable`: composing reducers (`combine`, `scope`, `if_let`, `for_each`, `on_change`,
+  /// `persist`).
+  static let composable = String(decoding: PackageResources.composable_lua, as: UTF8.self)
+  /// `composable.effect`: effects as plain descriptions that the host turns into `Effect`s.
+  static let effect = String(decoding: PackageResources.effect_lua, as: UTF8.self)
+  /// The trusted chunk behind Lua tests (`describe`/`it`, assertions, `TestStore`).
+  static let test = String(decoding: PackageResources.test_lua, as: UTF8.self)
+}
+
+/// The Lua library's modules by name, for tools that run features outside a host (the busted
+/// comparison in the benchmarks, the library's own test under `lua5.4`).
+public enum ComposableLuaLibrary {
+  /// The modules every feature can require.
+  public static let modules: [String: String] = [
+    "composable": LuaLibrarySource.composable,
+    "composable.effect": LuaLibrarySource.effect,
+  ]
+
+  /// `composable.journal` outside a host, where there are no transactions: plain tables. In a
+  /// host the VM's own journaled tables replace it (`builtInPreloads`).
+  public static let plainJournal = "return { table = function() return {} end }"
+}
+
+/// The modules every feature can require, as a resolver.
+let builtInModules = LuaModuleTable(ComposableLuaLibrary.modules)
