@@ -18,7 +18,8 @@ describe("todos", function()
     store:send({ type = "add", title = "milk" }, function(s)
       s.todos = { { id = id(0), title = "milk", done = false } }
     end)
-    store:send({ type = "todo", id = id(0), action = { type = "edited", title = "oat milk" } }, function(s)
+    local edit = { type = "todo", id = id(0), action = { type = "edited", title = "oat milk" } }
+    store:send(edit, function(s)
       s.todos[1].title = "oat milk"
     end)
     store:send({ type = "delete", id = id(0) }, function(s) s.todos = {} end)
@@ -30,9 +31,13 @@ describe("todos", function()
         table.insert(s.todos, 1, { id = id(n - 1), title = title, done = false })
       end)
     end
-    store:send({ type = "todo", id = id(2), action = "toggled" }, function(s) s.todos[1].done = true end)
+    store:send({ type = "todo", id = id(2), action = "toggled" }, function(s)
+      s.todos[1].done = true
+    end)
     store:advance(0.5)
-    store:send({ type = "todo", id = id(1), action = "toggled" }, function(s) s.todos[2].done = true end)
+    store:send({ type = "todo", id = id(1), action = "toggled" }, function(s)
+      s.todos[2].done = true
+    end)
     store:advance(0.999)
     store:advance(0.001)
     store:receive("sort", function(s)
@@ -49,7 +54,9 @@ describe("todos from a saved list", function()
   it("starts from what the fixture directory holds", function()
     local store = TestStore.new{ feature = Todos, files = "fixtures/saved" }
     assert.same({ { done = false, id = "A", title = "from last time" } }, store.state.todos)
-    store:send({ type = "todo", id = "A", action = "toggled" }, function(s) s.todos[1].done = true end)
+    store:send({ type = "todo", id = "A", action = "toggled" }, function(s)
+      s.todos[1].done = true
+    end)
     store:advance(1)
     store:receive("sort")  -- one todo: nothing moves
     store:advance(1)

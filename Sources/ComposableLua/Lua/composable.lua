@@ -41,8 +41,10 @@ local function field_of(spec, name, where)
   return value
 end
 
--- An effect whose actions are passed through `wrap`, and whose cancellation ids through
--- `rename` (so that children's ids cannot collide).
+-- An effect whose actions are passed through `wrap` on their way to the store. The actions of
+-- send, after and every are known now and wrapped now; those of run, http and file arrive
+-- later, so `wrap` goes into the effect's `wrappers` (outermost first), which the host applies
+-- to each action those effects send.
 local function map_effect(e, wrap)
   if e == nil or e.kind == "none" then return e end
   local kind = e.kind
@@ -71,6 +73,13 @@ local function map_effect(e, wrap)
 end
 composable.map_effect = map_effect
 
+-- One effect for a list of them: nil for none, the effect itself for one, a merge for more.
+local function merged(effects)
+  if #effects == 0 then return nil end
+  if #effects == 1 then return effects[1] end
+  return { kind = "merge", effects = effects }
+end
+
 local function as_action(action)
   if type(action) == "string" then return { type = action } end
   return action
@@ -85,9 +94,7 @@ function composable.combine(...)
       local e = reduce(state, action, env)
       if e ~= nil and e.kind ~= "none" then effects[#effects + 1] = e end
     end
-    if #effects == 0 then return nil end
-    if #effects == 1 then return effects[1] end
-    return { kind = "merge", effects = effects }
+    return merged(effects)
   end
 end
 
@@ -127,7 +134,7 @@ function composable.if_let(spec)
     if child_effects.running and state[field] == nil then
       child_effects.running = nil
       if result == nil then return effect.cancel(id) end
-      return effect.merge(result, effect.cancel(id))
+      return merged({ result, effect.cancel(id) })
     end
     return result
   end
@@ -182,9 +189,7 @@ function composable.for_each(spec)
         effects[#effects + 1] = effect.cancel(effect_id(id))
       end
     end
-    if #effects == 0 then return nil end
-    if #effects == 1 then return effects[1] end
-    return { kind = "merge", effects = effects }
+    return merged(effects)
   end
 end
 
@@ -193,7 +198,9 @@ end
 -- change not yet saved, and restores it at start.
 function composable.persist(spec)
   if type(spec) ~= "table" then error("persist: expected a table, got " .. type(spec), 2) end
-  if type(spec.path) ~= "string" then error("persist: path must be a string, got " .. type(spec.path), 2) end
+  if type(spec.path) ~= "string" then
+    error("persist: path must be a string, got " .. type(spec.path), 2)
+  end
   if spec.select ~= nil and type(spec.select) ~= "string" then
     error("persist: select must be the name of a state field, got " .. type(spec.select), 2)
   end

@@ -86,7 +86,8 @@ end
 effect.file_client = {}
 for _, operation in ipairs({ "read", "write", "append", "list", "remove", "exists" }) do
   effect.file_client[operation] = function(path, contents)
-    return yield({ op = "file", operation = operation, request = { path = path, contents = contents } })
+    local request = { path = path, contents = contents }
+    return yield({ op = "file", operation = operation, request = request })
   end
 end
 

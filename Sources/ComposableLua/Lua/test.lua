@@ -6,8 +6,8 @@
 -- It returns `install(env, describe_value)`: `install` puts the globals into a test's sandbox
 -- environment and returns the collected tests; `describe_value(v)` prints a value for messages.
 
-local getinfo, yield, type, pairs, ipairs, tostring, error, select =
-  debug.getinfo, coroutine.yield, type, pairs, ipairs, tostring, error, select
+local getinfo, yield, type, pairs, ipairs, tostring, error =
+  debug.getinfo, coroutine.yield, type, pairs, ipairs, tostring, error
 local concat, sort, format = table.concat, table.sort, string.format
 
 -- The place in the test file that called a library function: level 3 is the test's code.
@@ -30,7 +30,8 @@ local function describe_value(value, indent)
   if #keys == 0 then return "{}" end
   local parts = {}
   for _, k in ipairs(keys) do
-    local name = type(k) == "string" and k:match("^[%a_][%w_]*$") and k or "[" .. describe_value(k) .. "]"
+    local name = type(k) == "string" and k:match("^[%a_][%w_]*$") and k
+      or "[" .. describe_value(k) .. "]"
     parts[#parts + 1] = indent .. "  " .. name .. " = " .. describe_value(value[k], indent .. "  ")
   end
   return "{\n" .. concat(parts, ",\n") .. "\n" .. indent .. "}"
@@ -79,11 +80,15 @@ end
 function assert.equal(expected, actual, message) equal(expected, actual, message) end
 
 function assert.truthy(value, message)
-  if not value then fail(message or ("Expected to be truthy, but value was:\n" .. describe_value(value))) end
+  if not value then
+    fail(message or ("Expected to be truthy, but value was:\n" .. describe_value(value)))
+  end
 end
 
 function assert.falsy(value, message)
-  if value then fail(message or ("Expected to be falsy, but value was:\n" .. describe_value(value))) end
+  if value then
+    fail(message or ("Expected to be falsy, but value was:\n" .. describe_value(value)))
+  end
 end
 
 function assert.error(fn, pattern)
@@ -121,10 +126,12 @@ function TestStore.new(spec)
   if type(spec.feature) == "table" then
     request.feature = feature_names[spec.feature]
     if request.feature == nil then
-      error("TestStore.new: feature must be a module loaded with require (it runs in a VM of its own)", 2)
+      error("TestStore.new: feature must be a module loaded with require "
+        .. "(it runs in a VM of its own)", 2)
     end
   elseif type(spec.feature) ~= "string" then
-    error("TestStore.new: feature must be a module (require(\"counter\")) or its name, got " .. type(spec.feature), 2)
+    error("TestStore.new: feature must be a module (require(\"counter\")) or its name, got "
+      .. type(spec.feature), 2)
   end
   local id = yield({ op = "new", spec = request, file = file, line = line })
   return setmetatable({ id = id }, TestStore)
@@ -180,7 +187,9 @@ local function install(env)
   end
   local function hooks(kind)
     local result = {}
-    for _, block in ipairs(stack) do for _, hook in ipairs(block[kind]) do result[#result + 1] = hook end end
+    for _, block in ipairs(stack) do
+      for _, hook in ipairs(block[kind]) do result[#result + 1] = hook end
+    end
     return result
   end
   env.describe = function(name, body)
@@ -200,8 +209,14 @@ local function install(env)
     local file, line = site(3)
     tests[#tests + 1] = { name = full_name(name), pending = true, file = file, line = line }
   end
-  env.before_each = function(hook) local block = stack[#stack]; block.before[#block.before + 1] = hook end
-  env.after_each = function(hook) local block = stack[#stack]; block.after[#block.after + 1] = hook end
+  env.before_each = function(hook)
+    local block = stack[#stack]
+    block.before[#block.before + 1] = hook
+  end
+  env.after_each = function(hook)
+    local block = stack[#stack]
+    block.after[#block.after + 1] = hook
+  end
   env.assert = assert
   env.__composable_test = { TestStore = TestStore }
   env.__composable_tests = tests

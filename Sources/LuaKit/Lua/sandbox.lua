@@ -36,7 +36,7 @@ return function(host_print, find_module, preloaded)
     host_print(concat(parts, "\t"))
   end
 
-  env.load = function(chunk, name, mode, environment)
+  env.load = function(chunk, name, _mode, environment)  -- any mode: text only, always
     if environment == nil then environment = env end
     return load(chunk, name, "t", environment)
   end
