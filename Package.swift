@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "Composable", targets: ["Composable"]),
     .library(name: "ComposableLua", targets: ["ComposableLua"]),
     .executable(name: "composable", targets: ["composable"]),
+    .executable(name: "search-server", targets: ["SearchDemo"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -16,6 +17,7 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.3.0"),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.0"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.4.0"),
+    .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
   ],
   targets: [
     // Debian's liblua5.4 through pkg-config; `scripts/install-deps` installs it when missing.
@@ -65,15 +67,26 @@ let package = Package(
         .embedInCode("Lua/test.lua"),
       ]
     ),
-    // A small real HTTP server on 127.0.0.1: the search example's, and the tests'.
-    .target(name: "LocalServer"),
     .executableTarget(
       name: "composable",
       dependencies: [
-        "LuaKit", "Composable", "ComposableLua", "LocalServer",
+        "LuaKit", "Composable", "ComposableLua",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // The search example's answers, and its demo server on FlyingFox (`search-server`), which
+    // is not part of `composable`.
+    .target(name: "SearchAnswers"),
+    .executableTarget(
+      name: "SearchDemo",
+      dependencies: [
+        "SearchAnswers",
+        .product(name: "FlyingFox", package: "FlyingFox"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    // The tests' fixture HTTP server on 127.0.0.1 (see its header for why it is not a library).
+    .target(name: "LocalServer", dependencies: ["SearchAnswers"], path: "Tests/Support/LocalServer"),
     .executableTarget(
       name: "Benchmarks",
       dependencies: ["LuaKit", "LuaSupport", "CLua", "Composable", "ComposableLua"]

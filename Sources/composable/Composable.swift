@@ -7,7 +7,7 @@ struct ComposableCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "composable",
     abstract: "Runs Composable-Architecture features written in Lua.",
-    subcommands: [Run.self, TestCommand.self, Eval.self, SearchServerCommand.self],
+    subcommands: [Run.self, TestCommand.self, Eval.self],
     defaultSubcommand: Run.self
   )
 }

@@ -1,5 +1,5 @@
--- Search as you type against an HTTP endpoint (`env.search_url`, served by
--- `composable search-server`). A search starts 300 ms after the last keystroke; a new query
+-- Search as you type against an HTTP endpoint (`env.search_url`, served by `search-server`,
+-- built beside `composable`). A search starts 300 ms after the last keystroke; a new query
 -- cancels the request still in flight; results and errors land in the state.
 local effect = require("composable.effect")
 

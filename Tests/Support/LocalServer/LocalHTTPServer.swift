@@ -4,11 +4,14 @@ import Foundation
   import Glibc
 #endif
 
-/// A small real HTTP/1.1 server on 127.0.0.1, for tests and demos: the search example's
-/// server, and the server the live HTTP client is tested against. Each connection gets one
-/// reply from `handler`, after an optional delay during which the server watches for the
-/// client hanging up (so a test can see a cancelled request close its connection). One thread
-/// per connection: simple, and plenty for tests and a demo.
+/// A small real HTTP/1.1 server on 127.0.0.1 for the tests: the live HTTP client and the search
+/// example are tested against it. It is the tests' own, not a library's, because it shows what
+/// a server library keeps to itself: the requests as they arrived, the connections a client
+/// closed before the reply (so a test sees that a cancelled request closed its connection), the
+/// replies written to the end, and the body bytes a streamed reply got out before the client
+/// stopped taking them. Each connection gets one reply from `handler`, after an optional delay
+/// during which it watches for the hang-up; a thread per connection is plenty for tests. (The
+/// search demo for people is `search-server`, on FlyingFox.)
 public final class LocalHTTPServer: @unchecked Sendable {
   public struct Reply: Sendable {
     public var status = 200

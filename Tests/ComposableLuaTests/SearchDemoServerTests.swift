@@ -1,0 +1,78 @@
+import Clocks
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+/// `search-server`, the demo server a person starts to try the search example, as they start
+/// it: the built executable, on a free port, with the search feature talking to it over HTTP.
+@Suite struct SearchDemoServerTests {
+  /// Starts `search-server --port 0 ARGUMENTS` and returns it with the URL it printed.
+  static func start(_ arguments: [String] = []) throws -> (Process, String) {
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("search-server")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: executable.path),
+      "build the search-server product first (swift build --build-tests builds it)")
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = ["--port", "0"] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Never a hung test: whatever happens, the server is gone within a minute.
+    let pid = process.processIdentifier
+    DispatchQueue.global().asyncAfter(deadline: .now() + 60) { kill(pid, SIGKILL) }
+    var printed = ""
+    while !printed.contains("\n") {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      printed += String(decoding: chunk, as: UTF8.self)
+    }
+    let url = try #require(
+      printed.firstMatch(of: /http:\/\/127\.0\.0\.1:[0-9]+/).map { String($0.output) },
+      "the server printed no address: \(printed)")
+    return (process, url)
+  }
+
+  @Test func theSearchFeatureFindsFruitsThroughTheDemoServer() async throws {
+    let (server, url) = try Self.start()
+    defer { server.terminate() }
+    let clock = TestClock()
+    let store = try TestStore(
+      feature: example("search/search.lua"),
+      env: ["search_url": .string(LuaString(url + "/search"))]
+    ) {
+      $0.clock = clock
+      $0.http = .live()
+    }
+    await store.send(["type": "query_changed", "query": "berry"]) {
+      $0.query = "berry"
+      $0.searching = true
+    }
+    await clock.advance(by: .milliseconds(300))
+    await store.receive(where: { $0.type == "results_received" }, timeout: .seconds(10)) {
+      $0.searching = false
+      $0.results = ["blackberry", "blueberry", "cranberry", "raspberry", "strawberry"]
+    }
+    let failed = try await HTTPClient.live().perform(HTTPRequest(url: url + "/search?q=fail"))
+    #expect(failed.status == 500)
+  }
+
+  @Test func aSlowDelayThatIsNoNumberOfSecondsIsAUsageError() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+      .deletingLastPathComponent().appendingPathComponent("search-server")
+    process.arguments = ["--slow-delay", "nan"]
+    let errors = Pipe()
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = errors
+    try process.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 64)
+    #expect(message.contains("--slow-delay: expected seconds from 0 to 3600, got nan"))
+  }
+}
