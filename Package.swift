@@ -26,8 +26,10 @@ let package = Package(
       pkgConfig: "lua5.4",
       providers: [.apt(["liblua5.4-dev"])]
     ),
-    // What must be C: macro shims, the traceback handler, the instruction hook, the capped
-    // allocator and the trampoline that raises Lua errors on behalf of Swift functions.
+    // What must be C: macro shims, the traceback handler, the instruction hook and its
+    // watchdog, the capped allocator, the trampoline that raises Lua errors on behalf of Swift
+    // functions, the transactional state proxies, and the library functions that charge their
+    // work (Bounded.c, Patterns.c).
     .target(name: "LuaSupport", dependencies: ["CLua"]),
     // The sandbox's bootstrap is a Lua file, embedded in the binary.
     .target(

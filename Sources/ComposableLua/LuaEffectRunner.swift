@@ -186,9 +186,7 @@ struct LuaEffectRunner: Sendable {
     case let .string(body): request.body = body.bytes
     case let .table(body):
       // A table goes as JSON.
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = .sortedKeys
-      guard let json = try? encoder.encode(LuaValue.table(body)) else {
+      guard let json = try? JSONEncoder.sortedKeys().encode(LuaValue.table(body)) else {
         throw .conversion(path: "request.body", message: "cannot be sent as JSON")
       }
       request.body = Array(json)

@@ -1,4 +1,5 @@
 import Composable
+import Foundation
 import IssueReporting
 import LuaKit
 
@@ -89,5 +90,3 @@ extension TestStore where State == LuaValue, Action == LuaValue {
       dependencies: dependencies, fileID: fileID, filePath: filePath, line: line, column: column)
   }
 }
-
-import Foundation

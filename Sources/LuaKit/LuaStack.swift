@@ -4,7 +4,8 @@ import LuaSupport
 
 /// The raw layer: one Lua thread's stack, with the few operations the safe layer is built from.
 ///
-/// Only LuaKit touches the stack, and only through this type. Table access here is raw
+/// Only LuaKit touches the stack: through this type, or through the C API in the VM's entry
+/// points (loading, calling) beside it. Table access here is raw
 /// (`lua_rawget`, `lua_rawset`, `lua_next`): metamethods would run Lua code that may raise,
 /// and a raise must never unwind through a Swift frame.
 struct LuaStack {

@@ -38,7 +38,6 @@ public enum LuaValue: Hashable, Sendable {
 
   // MARK: Reading
 
-  public var isNil: Bool { self == .nil }
   public var boolValue: Bool? { if case let .boolean(value) = self { value } else { nil } }
   public var intValue: Int? { if case let .integer(value) = self { value } else { nil } }
   /// The number, integer or float.

@@ -45,6 +45,5 @@ private func describe<Value>(_ value: Value) -> String {
 }
 
 private func microseconds(_ duration: Duration) -> String {
-  let (seconds, attoseconds) = duration.components
-  return String(format: "%.1f", Double(seconds) * 1e6 + Double(attoseconds) / 1e12)
+  String(format: "%.1f", Seconds.of(duration) * 1e6)
 }

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Reducers receive them explicitly when they are built (`Store(initialState:dependencies:
 /// reducer:)`), rather than through a task-local lookup: that keeps a send free of lookups,
-/// and Lua features get the same values through their `env`. Effect clients to come (HTTP,
-/// files) are added as `DependencyKey`s.
+/// and Lua features get the same values through their `env`. Each client (the clock, HTTP,
+/// files, ...) is a `DependencyKey` of its own.
 public struct DependencyValues: Sendable {
   public var clock: any Clock<Duration>
   public var uuid: UUIDGenerator

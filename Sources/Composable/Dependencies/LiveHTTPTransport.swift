@@ -55,8 +55,7 @@ final class LiveHTTPTransport: Sendable {
       value.isEmpty ? "\(name);" : "\(name): \(value)"  // "Name:" alone would remove the header
     }
     let duration = Seconds.duration(seconds) ?? .seconds(Seconds.maximum)
-    let milliseconds = duration.components.seconds * 1000
-      + duration.components.attoseconds / 1_000_000_000_000_000
+    let milliseconds = Int64(Seconds.of(duration) * 1000)
     let id = withCStrings(lines) { headerPointers in
       request.method.withCString { method in
         request.url.withCString { url in

@@ -12,6 +12,12 @@ public enum Seconds {
     return .nanoseconds(Int64((seconds * 1e9).rounded()))
   }
 
+  /// `duration` in seconds, for messages and figures.
+  public static func of(_ duration: Duration) -> Double {
+    let (whole, attoseconds) = duration.components
+    return Double(whole) + Double(attoseconds) / 1e18
+  }
+
   /// What a message says is expected: "a number of seconds from 0 to 1e9".
   public static let expected = "a number of seconds from 0 to 1e9"
 }

@@ -55,11 +55,7 @@ extension Reducer where State: Encodable & Equatable {
 
 /// Loading what `persisted` saved.
 public enum PersistedState {
-  static let encoder: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    return encoder
-  }()
+  static let encoder = JSONEncoder.sortedKeys()
 
   /// What loading found.
   public enum Loaded<State>: Sendable where State: Sendable {

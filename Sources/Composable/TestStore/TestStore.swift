@@ -1,4 +1,5 @@
 import CustomDump
+import Foundation
 import IssueReporting
 
 /// Drives a feature in a test, and checks everything it does.
@@ -132,10 +133,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     await Self.letEffectsStart()
     guard let actual = recorder.takeStateAfterSend() else {
       report("The store did not reduce \(describe(action)).", at: location)
-      return TestStoreTask(task: task, store: self, location: location)
+      return TestStoreTask(task: task)
     }
     expectState(actual, updateExpectedState, at: location)
-    return TestStoreTask(task: task, store: self, location: location)
+    return TestStoreTask(task: task)
   }
 
   /// Waits a little for effects: yields at first (most answers are microseconds away), then
@@ -428,9 +429,5 @@ private func count(_ number: Int, _ noun: String) -> String {
 }
 
 private func seconds(_ duration: Duration) -> String {
-  let (whole, attoseconds) = duration.components
-  let value = Double(whole) + Double(attoseconds) / 1e18
-  return String(format: "%.1f", value)
+  String(format: "%.1f", Seconds.of(duration))
 }
-
-import Foundation

@@ -1,12 +1,6 @@
 /// The effects of one `TestStore.send`: wait for them, or cancel them.
 public struct TestStoreTask: Sendable {
   let task: StoreTask
-  let location: TestSourceLocation
-
-  init<State, Action>(task: StoreTask, store: TestStore<State, Action>, location: TestSourceLocation) {
-    self.task = task
-    self.location = location
-  }
 
   public func cancel() { task.cancel() }
 

@@ -80,7 +80,7 @@ public struct LuaTestRunner: Sendable {
         failures = ["\(error)"]
       }
       let elapsed = ContinuousClock.now - start
-      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      let seconds = Seconds.of(elapsed)
       results.append(LuaTestResult(
         name: testName, file: name, line: line,
         outcome: failures.isEmpty ? .passed : .failed(failures), seconds: seconds))

@@ -251,7 +251,7 @@ final class LuaTestSession: @unchecked Sendable {
         }
         var body = reply.body.stringValue.map { Array($0.utf8) } ?? []
         if reply.json != .nil {
-          body = Array(try JSONEncoder().encode(reply.json))
+          body = Array(try JSONEncoder.sortedKeys().encode(reply.json))
           headers["Content-Type"] = headers["Content-Type"] ?? "application/json"
         }
         if reply.delay != .nil {
