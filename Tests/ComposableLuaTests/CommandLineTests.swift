@@ -12,13 +12,8 @@ import Testing
 
   /// Runs `composable arguments...` with `input` on standard input.
   static func run(_ arguments: [String], input: String = "") throws -> Outcome {
-    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("composable")
-    try #require(
-      FileManager.default.isExecutableFile(atPath: executable.path),
-      "build the composable product first (swift build --build-tests builds it)")
     let process = Process()
-    process.executableURL = executable
+    process.executableURL = try builtProduct("composable")
     process.arguments = arguments
     process.currentDirectoryURL = repositoryRoot
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
@@ -176,8 +171,7 @@ import Testing
     let (directory, feature, saved) = try Self.notesFeature()
     defer { try? FileManager.default.removeItem(at: directory) }
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-      .deletingLastPathComponent().appendingPathComponent("composable")
+    process.executableURL = try builtProduct("composable")
     process.arguments = [
       "run", feature.path, "--data", directory.appendingPathComponent("data").path,
     ]

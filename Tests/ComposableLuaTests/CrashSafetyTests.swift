@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// `composable run` with a feature that persists, saving a 600 KB state every few milliseconds,
-/// is killed with SIGKILL again and again: half the time at a random moment, half the time the
+/// is killed with SIGKILL again and again: half the time at a moment of no note, half the time the
 /// moment a save's temporary file appears (so the kill lands inside a write). After each kill
 /// the saved file must hold a whole state, and the next start must restore it.
 @Suite struct CrashSafetyTests {
@@ -56,11 +56,7 @@ import Testing
   }
 
   @Test func killingTheHostMidSaveNeverLosesTheSavedState() async throws {
-    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("composable")
-    try #require(
-      FileManager.default.isExecutableFile(atPath: executable.path),
-      "build the composable product first (swift build --build-tests builds it)")
+    let executable = try builtProduct("composable")
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID())")
     let data = root.appendingPathComponent("data")
     try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
@@ -68,7 +64,6 @@ import Testing
     let featureFile = root.appendingPathComponent("big.lua")
     try Self.feature.write(to: featureFile, atomically: true, encoding: .utf8)
 
-    var random = SplitMix(state: 2026)
     var lastCount = 0
     var killsInsideAWrite = 0
     let rounds = 16
@@ -92,13 +87,13 @@ import Testing
         // The moment a save is under way: its temporary file is there.
         while try Self.leftovers(in: data).isEmpty, Date() < deadline {}
       } else {
-        // A random moment once this run has saved something of its own.
+        // A moment once this run has saved something of its own, a different one each round.
         while (try? Self.savedCount(in: data)).flatMap({ $0 }) ?? 0 <= lastCount,
           Date() < deadline
         {
           try await Task.sleep(for: .milliseconds(1))
         }
-        try await Task.sleep(for: .milliseconds(Int64(random.next() % 30)))
+        try await Task.sleep(for: .milliseconds(Int64(round * 7 % 30)))
       }
       kill(pid, SIGKILL)
       process.waitUntilExit()
@@ -117,16 +112,5 @@ import Testing
     // the kills aimed at a write land in it, 6 of 8 in a typical run; one proves the case ran.)
     #expect(killsInsideAWrite >= 1)
     #expect(lastCount > 0)
-  }
-
-  struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
   }
 }

@@ -10,13 +10,8 @@ import Testing
 @Suite struct SearchDemoServerTests {
   /// Starts `search-server --port 0 ARGUMENTS` and returns it with the URL it printed.
   static func start(_ arguments: [String] = []) throws -> (Process, String) {
-    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("search-server")
-    try #require(
-      FileManager.default.isExecutableFile(atPath: executable.path),
-      "build the search-server product first (swift build --build-tests builds it)")
     let process = Process()
-    process.executableURL = executable
+    process.executableURL = try builtProduct("search-server")
     process.arguments = ["--port", "0"] + arguments
     let output = Pipe()
     process.standardOutput = output
@@ -63,8 +58,7 @@ import Testing
 
   @Test func aSlowDelayThatIsNoNumberOfSecondsIsAUsageError() throws {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-      .deletingLastPathComponent().appendingPathComponent("search-server")
+    process.executableURL = try builtProduct("search-server")
     process.arguments = ["--slow-delay", "nan"]
     let errors = Pipe()
     process.standardOutput = FileHandle.nullDevice

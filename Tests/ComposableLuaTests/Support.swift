@@ -40,6 +40,17 @@ func featureError(_ body: () throws -> Void) -> LuaFeatureError? {
   }
 }
 
+/// A product built beside the tests (`composable`, `search-server`): `swift build
+/// --build-tests` builds them all.
+func builtProduct(_ name: String) throws -> URL {
+  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent(name)
+  try #require(
+    FileManager.default.isExecutableFile(atPath: executable.path),
+    "build the \(name) product first (swift build --build-tests builds it)")
+  return executable
+}
+
 /// A value shared between a test and the tasks it starts, behind a pthread lock that
 /// ThreadSanitizer sees (it does not see the futex calls the standard library's `Mutex` is made
 /// of, and would report every use as a race).
