@@ -1,0 +1,31 @@
+import Composable
+import Foundation
+import IssueReporting
+import LuaKit
+
+/// The coroutines of `effect.run`, and the wrapping of the actions effects send back.
+extension LuaFeature {
+  /// A coroutine that will run `function` (the body of an `effect.run`).
+  public func makeCoroutine(_ function: LuaReference) throws(LuaFeatureError) -> LuaReference {
+    try locked { () throws(LuaFeatureError) -> LuaReference in
+      do throws(LuaError) { return try vm.makeCoroutine(function) } catch { throw .conversion(error) }
+    }
+  }
+
+  /// Resumes an effect's coroutine with the result of what it last asked for.
+  public func resume(
+    _ coroutine: LuaReference, with arguments: [LuaValue] = []
+  ) throws(LuaError) -> LuaResumption {
+    try locked { () throws(LuaError) -> LuaResumption in try vm.resume(coroutine, with: arguments) }
+  }
+
+  /// `action` passed through the wrappers that composition put on an effect, innermost first.
+  public func wrap(_ action: LuaValue, with wrappers: [LuaReference]) throws(LuaError) -> LuaValue {
+    guard !wrappers.isEmpty else { return action }
+    return try locked { () throws(LuaError) -> LuaValue in
+      var action = action
+      for wrapper in wrappers.reversed() { action = try vm.call(wrapper, with: action) }
+      return action
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import Composable
+import Foundation
+import IssueReporting
+import LuaKit
+
+/// Loading a feature's module: what it must return, and what `persist` may say.
+extension LuaFeature {
+  /// The parts of a loaded module.
+  struct Module {
+    let reduce: LuaReference
+    let initialState: LuaReference?
+    let migrate: LuaReference?
+    let persistence: Persistence?
+  }
+
+  static func loadModule(
+    _ source: String, file: String, vm: LuaVM, sandbox: LuaSandbox
+  ) throws(LuaFeatureError) -> Module {
+    let results: [LuaValue]
+    do throws(LuaError) {
+      results = try vm.evaluate(source, chunkName: file, in: sandbox)
+    } catch {
+      throw .load(file: file, message: error.description)
+    }
+    guard let table = results.first?.tableValue else {
+      throw .load(
+        file: file,
+        message: "a feature must return a table with a reduce function, got "
+          + (results.first?.typeName ?? "nothing"))
+    }
+    guard case let .function(reduce) = table["reduce"] else {
+      let found = table["reduce"]
+      throw .load(
+        file: file,
+        message: found == .nil
+          ? "the returned table has no reduce function"
+          : "reduce must be a function, got \(found.typeName)")
+    }
+    func optionalFunction(_ name: String) throws(LuaFeatureError) -> LuaReference? {
+      switch table[name] {
+      case .nil: return nil
+      case let .function(function): return function
+      case let other:
+        throw .load(file: file, message: "\(name) must be a function, got \(other.typeName)")
+      }
+    }
+    var persistence: Persistence?
+    switch table["persist"] {
+    case .nil: break
+    case let .table(options):
+      guard let path = options["path"].stringValue else {
+        throw .load(file: file, message: "persist.path must be a string, got \(options["path"].typeName)")
+      }
+      let debounce = options["debounce"] == .nil ? 1 : options["debounce"].doubleValue
+      guard let debounce, Seconds.duration(debounce) != nil else {
+        throw .load(
+          file: file,
+          message: "persist.debounce: expected \(Seconds.expected), got "
+            + LuaEffectRunner.describe(options["debounce"]))
+      }
+      persistence = Persistence(
+        path: path, select: options["select"].stringValue, debounce: debounce)
+    case let other:
+      throw .load(file: file, message: "persist must be a table (composable.persist{...}), got \(other.typeName)")
+    }
+    return Module(
+      reduce: reduce, initialState: try optionalFunction("initial_state"),
+      migrate: try optionalFunction("migrate"), persistence: persistence)
+  }
+}

@@ -1,0 +1,90 @@
+import Composable
+import Foundation
+import IssueReporting
+import LuaKit
+
+/// Keeping the state on disk: the saved file, its schedule, restoring it.
+extension LuaFeature {
+  /// A saver for `persistence`, writing `persistedFile()`; nil for a feature that does not
+  /// persist. (It holds the feature weakly: the feature holds it.)
+  func makeSaver(for persistence: Persistence?) -> StateSaver? {
+    guard let persistence else { return nil }
+    return StateSaver(path: persistence.path) { [weak self] in
+      guard let self else { throw CancellationError() }
+      return try self.persistedFile()
+    }
+  }
+
+  /// Writes the state now if an action changed it since the last save (a save still waiting,
+  /// say): for a host about to exit, on end of input or a signal.
+  public func savePending(files: FileClient) async throws {
+    try await locked { saver }?.savePending(files: files)
+  }
+
+  /// `savePending` without waiting on anything: `write(path, contents)` does the writing. For a
+  /// signal handler, which must not wait for tasks (the threads that would run them may be the
+  /// ones it stopped).
+  public func savePending(write: (String, [UInt8]) throws -> Void) throws {
+    try locked { saver }?.savePending(write: write)
+  }
+
+  /// What to save: the state, or its selected field, as a Lua data file (`LuaDataFile`), which
+  /// holds every value the state can hold exactly. A value that is no data (a function kept in
+  /// the state) is refused here, with its field named.
+  public func persistedFile() throws(LuaFeatureError) -> [UInt8] {
+    let state = try self.state()
+    let (selected, root): (LuaValue, String)
+    if let select = persistence?.select {
+      (selected, root) = (state[LuaValue(select)], "state.\(select)")
+    } else {
+      (selected, root) = (state, "state")
+    }
+    let header = "The state \(file) saved. composable reads it back as Lua data: literals only."
+    do throws(LuaError) {
+      return Array(try LuaDataFile.text(of: selected, root: root, header: header).utf8)
+    } catch {
+      throw .conversion(error)
+    }
+  }
+
+  /// Loads what the feature saved under `files`, if it persists and something was saved. A
+  /// file that is not a state is reported, moved aside, and the state is left as it is; one
+  /// that cannot be read is reported and left where it is. A file written as JSON (by an
+  /// earlier version) is read too; the next save writes it as a Lua data file.
+  @discardableResult
+  public func restorePersisted(
+    files: FileClient, report: @escaping @Sendable (String) -> Void = { reportIssue($0) }
+  ) async throws(LuaFeatureError) -> PersistedState.Loaded<LuaValue> {
+    guard let persistence else { return .missing }
+    let wholeState = persistence.select == nil
+    let loaded = await PersistedState.load(from: persistence.path, files: files, report: report) {
+      bytes in try self.readSaved(bytes, path: persistence.path, wholeState: wholeState)
+    }
+    guard case let .saved(value) = loaded else { return loaded }
+    try locked { () throws(LuaFeatureError) in
+      try writeState(persistence.select.map { LuaValue($0) } ?? .nil, value)
+    }
+    return loaded
+  }
+
+  func readSaved(
+    _ bytes: [UInt8], path: String, wholeState: Bool
+  ) throws(PersistedState.NotAState) -> LuaValue {
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw .init(reason: "it is not a saved state: it is not UTF-8 text")
+    }
+    let value: LuaValue
+    do throws(LuaError) {
+      value = try locked { () throws(LuaError) in try vm.readDataFile(text, chunkName: path) }
+    } catch {
+      guard let json = try? JSONDecoder().decode(LuaValue.self, from: Data(bytes)) else {
+        throw .init(reason: "it is not a saved state: \(error.message)")
+      }
+      value = json
+    }
+    if wholeState, value.tableValue == nil {
+      throw .init(reason: "it is not a saved state: expected a table, got \(value.typeName)")
+    }
+    return value
+  }
+}

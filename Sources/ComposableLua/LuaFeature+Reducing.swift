@@ -1,0 +1,49 @@
+import Composable
+import Foundation
+import IssueReporting
+import LuaKit
+
+/// Each action as a transaction on the feature's VM.
+extension LuaFeature {
+  /// Runs the reducer on `action` as a transaction. `interpret` turns what the reducer
+  /// returned into something the host runs; if the reducer or `interpret` fails, every write of
+  /// the action is undone and the error is thrown.
+  public func reduce<Interpreted>(
+    _ action: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
+  ) throws(LuaFeatureError) -> Interpreted {
+    var wrote = false
+    return try reduce(action, wrote: &wrote, interpret: interpret)
+  }
+
+  /// `reduce`, setting `wrote` to whether the action wrote to the state (known only for
+  /// features that persist, false for the others: nobody asks).
+  ///
+  /// `wrote` is an argument rather than part of a returned tuple: on this path, once per action,
+  /// a generic tuple cost a runtime metadata lookup per call.
+  func reduce<Interpreted>(
+    _ action: LuaValue, wrote: inout Bool,
+    interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
+  ) throws(LuaFeatureError) -> Interpreted {
+    lock.lock()
+    defer { lock.unlock() }
+    let returned: LuaValue
+    do throws(LuaError) {
+      returned = try vm.callTransaction(step, action: action)  // rolled back if it fails
+    } catch {
+      throw .reduce(action: action.description, error: error)
+    }
+    let interpreted: Interpreted
+    do throws(LuaFeatureError) {
+      interpreted = try interpret(returned)
+    } catch {
+      vm.rollbackTransaction()
+      throw error
+    }
+    if let saver, vm.transactionWrote {
+      wrote = true
+      saver.changed()
+    }
+    vm.commitTransaction()
+    return interpreted
+  }
+}

@@ -1,0 +1,70 @@
+import Composable
+import Foundation
+import IssueReporting
+import LuaKit
+
+/// The state as Swift sees it: snapshots, decoding, and writes from the host.
+extension LuaFeature {
+  /// A snapshot of the state.
+  public func state() throws(LuaFeatureError) -> LuaValue {
+    try locked { () throws(LuaFeatureError) -> LuaValue in
+      do throws(LuaError) { return try vm.value(of: stateReference, rootName: "state") } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
+  /// The state decoded into a Swift type.
+  public func decodeState<State: Decodable>(_ type: State.Type) throws(LuaFeatureError) -> State {
+    try locked { () throws(LuaFeatureError) -> State in
+      do throws(LuaError) {
+        return try LuaDecoder().decode(type, from: stateReference, in: vm, rootName: "state")
+      } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
+  /// Replaces the whole state with `value`, encoded (for tests that start from a given state).
+  public func replaceState<Value: Encodable>(with value: Value) throws(LuaFeatureError) {
+    let encoded = try luaValue(of: value, name: "state")
+    guard case let .table(table) = encoded else {
+      throw .conversion(.conversion(path: "state", message: "expected a table, got \(encoded.typeName)"))
+    }
+    try locked { () throws(LuaFeatureError) in try writeState(.nil, .table(table)) }
+  }
+
+  /// The host's write to the state, under the lock: `value` into `field`, or, when `field` is
+  /// nil, as the whole state (refilled in place, so the reducer's proxy stays bound to it).
+  func writeState(_ field: LuaValue, _ value: LuaValue) throws(LuaFeatureError) {
+    do throws(LuaError) {
+      try vm.writeState(value, at: field == .nil ? nil : field, through: stateProxy)
+    } catch {
+      throw .conversion(error)
+    }
+  }
+
+  /// `value` as Lua sees it: encoded by `LuaEncoder` (an enum becomes the action shape).
+  public func luaValue<Value: Encodable>(of value: Value, name: String = "action") throws(LuaFeatureError) -> LuaValue {
+    try locked { () throws(LuaFeatureError) -> LuaValue in
+      do throws(LuaError) {
+        return try vm.value(of: LuaEncoder().encode(value, in: vm, rootName: name))
+      } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
+  /// A Lua value decoded into a Swift type, by `LuaDecoder`.
+  public func decode<Value: Decodable>(
+    _ type: Value.Type, from value: LuaValue, name: String = "action"
+  ) throws(LuaFeatureError) -> Value {
+    try locked { () throws(LuaFeatureError) -> Value in
+      do throws(LuaError) {
+        return try LuaDecoder().decode(type, from: value, in: vm, rootName: name)
+      } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+}

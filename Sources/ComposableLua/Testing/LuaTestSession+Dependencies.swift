@@ -1,0 +1,132 @@
+import Composable
+import Foundation
+import IssueReporting
+import LuaKit
+
+/// The clients a Lua test gives `TestStore.new` (`http`, `files`, `uuid`), made into the
+/// store's dependencies.
+extension LuaTestSession {
+  /// `http = function(request) return { status = 200, body = "..." } end`; `json = {...}`
+  /// instead of `body` sends JSON, and `delay = seconds` answers after that long on the
+  /// store's test clock (a request in flight, for tests of cancellation).
+  func httpClient(_ value: LuaValue, clock: ManualClock) throws -> HTTPClient {
+    switch value {
+    case .nil:
+      return HTTPClient { request in
+        reportIssue(
+          """
+          A test used "http" without providing it: \(request.method) \(request.url)
+
+          To fix, give the TestStore an http function: \
+          TestStore.new{ ..., http = function(request) return { status = 200, body = "..." } end }
+          """)
+        throw HTTPClientError("http is not provided in this test")
+      }
+    case let .function(answer):
+      return HTTPClient { [self] request in
+        var table = LuaTable()
+        table["method"] = .string(LuaString(request.method))
+        table["url"] = .string(LuaString(request.url))
+        table["body"] = .string(LuaString(bytes: request.body ?? []))
+        let reply = try locked { try vm.call(answer, .table(table)).first ?? .nil }
+        guard let status = reply.status.intValue else {
+          throw HTTPClientError("the test's http function must return { status = ..., body = ... }")
+        }
+        var headers: [String: String] = [:]
+        for (key, value) in reply.headers.tableValue?.entries ?? [:] {
+          if let name = key.stringValue, let text = value.stringValue { headers[name] = text }
+        }
+        var body = reply.body.stringValue.map { Array($0.utf8) } ?? []
+        if reply.json != .nil {
+          body = Array(try JSONEncoder.sortedKeys().encode(reply.json))
+          headers["Content-Type"] = headers["Content-Type"] ?? "application/json"
+        }
+        if reply.delay != .nil {
+          guard let delay = reply.delay.doubleValue.flatMap(Seconds.duration) else {
+            throw LuaTestError(
+              "http: delay: expected \(Seconds.expected), got "
+                + LuaEffectRunner.describe(reply.delay))
+          }
+          try await clock.sleep(for: delay)
+        }
+        return HTTPResponse(status: status, headers: headers, body: body)
+      }
+    default:
+      throw LuaTestError("TestStore.new: http must be a function(request), got \(value.typeName)")
+    }
+  }
+
+  /// `files = "fixtures/todos"` (a copy, so the fixture is never changed) or
+  /// `files = { ["todos.saved.lua"] = "..." }`.
+  func fileClient(_ value: LuaValue) throws -> FileClient {
+    switch value {
+    case .nil:
+      return FileClient.failing("files are not provided in this test") { operation, path in
+        reportIssue(
+          """
+          A test used "files" without providing it: \(operation) \(path)
+
+          To fix, give the TestStore files: TestStore.new{ ..., files = "fixtures/dir" } \
+          (a copy of a directory beside the test) or files = { ["name.txt"] = "contents" }
+          """)
+      }
+    case let .string(path):
+      let fixture = directory.appendingPathComponent(path.description)
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: fixture.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        throw LuaTestError("TestStore.new: files: no fixture directory \(fixture.path)")
+      }
+      let copy = FileManager.default.temporaryDirectory.appendingPathComponent("lua-test-\(UUID().uuidString)")
+      try FileManager.default.copyItem(at: fixture, to: copy)
+      return .live(root: copy)
+    case let .table(table):
+      var files: [String: String] = [:]
+      for (key, value) in table.entries {
+        guard let name = key.stringValue, let text = value.stringValue else {
+          throw LuaTestError("TestStore.new: files must map names to contents")
+        }
+        files[name] = text
+      }
+      return .inMemory(files)
+    case let .function(answer):
+      // files = function(request) ... end, request = { operation, path, contents }: returns the
+      // contents for read, names for list, a boolean for exists; raises to fail the operation.
+      let call: @Sendable (String, String, [UInt8]?) async throws -> LuaValue = { [self] operation, path, contents in
+        var request = LuaTable()
+        request["operation"] = .string(LuaString(operation))
+        request["path"] = .string(LuaString(path))
+        if let contents { request["contents"] = .string(LuaString(bytes: contents)) }
+        do {
+          return try locked { try vm.call(answer, .table(request)).first ?? .nil }
+        } catch let error as LuaError {
+          throw FileClientError(error.message)
+        }
+      }
+      return FileClient(
+        read: { path in
+          guard case let .string(text) = try await call("read", path, nil) else {
+            throw FileClientError.notFound(path)
+          }
+          return text.bytes
+        },
+        write: { path, contents in _ = try await call("write", path, contents) },
+        append: { path, contents in _ = try await call("append", path, contents) },
+        list: { path in
+          (try await call("list", path, nil).tableValue?.sequence ?? []).compactMap(\.stringValue)
+        },
+        remove: { path in _ = try await call("remove", path, nil) },
+        exists: { path in try await call("exists", path, nil) == true })
+    default:
+      throw LuaTestError(
+        "TestStore.new: files must be a fixture directory, a table or a function, got \(value.typeName)")
+    }
+  }
+
+  func uuidGenerator(_ value: LuaValue) throws -> UUIDGenerator? {
+    switch value {
+    case .nil: return nil
+    case let .string(kind) where kind.description == "incrementing": return .incrementing
+    default: throw LuaTestError("TestStore.new: uuid must be \"incrementing\", got \(value)")
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import Composable
+import Foundation
+import IssueReporting
+import LuaKit
+
+/// What a test's TestStore methods ask the host for, served: each request names its store and
+/// the test's line.
+extension LuaTestSession {
+  func serve(_ request: LuaValue) async throws -> LuaValue {
+    let op = request.op.stringValue ?? ""
+    if op == "new" { return try await makeStore(request.spec) }
+    guard let id = request.store.intValue, let store = stores[id] else {
+      throw LuaTestError("\(op): not a TestStore made by TestStore.new")
+    }
+    store.lastSite = failures.site
+    switch op {
+    case "send":
+      let update = request.update
+      await store.store.send(request.action, assert: try updater(update))
+      return .nil
+    case "receive":
+      let update = try updater(request.update)
+      switch request.match {
+      case let .string(type):
+        await store.store.receive(
+          where: { $0.type.stringValue == type.description }, timeout: nil, assert: update)
+      case .table:
+        let expected = (try? LuaAction.normalize(request.match)) ?? request.match
+        await store.store.receive(expected, assert: update)
+      case let .function(predicate):
+        await store.store.receive(where: { [self] action in
+          (try? locked { try vm.call(matches, .function(predicate), action) })?.first == true
+        }, assert: update)
+      default:
+        throw LuaTestError("receive: expected an action type, an action table or a function, got \(request.match.typeName)")
+      }
+      return .nil
+    case "advance":
+      guard let duration = request.seconds.doubleValue.flatMap(Seconds.duration) else {
+        throw LuaTestError(
+          "advance: expected \(Seconds.expected), got \(LuaEffectRunner.describe(request.seconds))")
+      }
+      await store.clock.advance(by: duration)
+      return .nil
+    case "finish":
+      await store.store.finish()
+      return .nil
+    case "skip_received_actions":
+      await store.store.skipReceivedActions()
+      return .nil
+    case "skip_in_flight_effects":
+      await store.store.skipInFlightEffects()
+      return .nil
+    case "state":
+      return store.store.state
+    default:
+      throw LuaTestError("unknown TestStore request \(LuaValue(op))")
+    }
+  }
+
+  /// The test's `function(s) ... end` as the TestStore's `assert` closure.
+  func updater(_ value: LuaValue) throws -> ((inout LuaValue) throws -> Void)? {
+    switch value {
+    case .nil: return nil
+    case let .function(update):
+      return { [self] state in
+        state = try locked { try vm.call(apply, .function(update), state).first ?? .nil }
+      }
+    default:
+      throw LuaTestError("expected a function(state) to describe the expected state, got \(value.typeName)")
+    }
+  }
+
+  func makeStore(_ spec: LuaValue) async throws -> LuaValue {
+    guard let name = spec.feature.stringValue else { throw LuaTestError("TestStore.new: feature is missing") }
+    guard let url = LuaModuleDirectories([directory]).fileURL(ofModule: name) else {
+      throw LuaTestError("TestStore.new: no module \(LuaValue(name)) beside \(fileName)")
+    }
+    // Careful: a bare `nil` here would be `LuaValue.nil`, which is a state, not its absence.
+    let state: LuaValue? = spec.state == .nil ? Optional<LuaValue>.none : spec.state
+    let feature = try LuaFeature(contentsOf: url, state: state, env: spec.env == .nil ? [:] : spec.env)
+    let clock = ManualClock()
+    var dependencies = DependencyValues.test
+    dependencies.clock = clock
+    dependencies.http = try httpClient(spec.http, clock: clock)
+    dependencies.files = try fileClient(spec.files)
+    // A feature that persists starts from what its files hold, as it does in the host.
+    if feature.persistence != nil, spec.files != .nil {
+      try await feature.restorePersisted(files: dependencies.files)
+    }
+    if let uuid = try uuidGenerator(spec.uuid) { dependencies.uuid = uuid }
+    if let now = spec.now.doubleValue { dependencies.date = .constant(Date(timeIntervalSince1970: now)) }
+    let store = TestStore(
+      initialState: try feature.state(),
+      reducer: { _ in LuaFeatureReducer<LuaValue>(feature: feature, dependencies: dependencies) })
+    store.hints = .lua
+    if spec.exhaustive == false { store.exhaustivity = .off }
+    let id = (stores.keys.max() ?? 0) + 1
+    stores[id] = LuaTestStore(store: store, clock: clock, lastSite: failures.site)
+    return .integer(id)
+  }
+}
