@@ -160,7 +160,7 @@ struct LuaEffectInterpreter {
 
   private func duration(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> Duration {
     guard let duration = value.doubleValue.flatMap(Seconds.duration) else {
-      throw fail(path, "expected \(Seconds.expected), got \(LuaEffectRunner.describe(value))")
+      throw fail(path, "expected \(Seconds.expected), got \(LuaValue.describeForMessage(value))")
     }
     return duration
   }

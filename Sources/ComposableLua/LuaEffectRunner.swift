@@ -51,7 +51,7 @@ struct LuaEffectRunner: Sendable {
         guard let duration = request["seconds"].doubleValue.flatMap(Seconds.duration) else {
           fail(.conversion(
             path: "sleep(seconds)",
-            message: "expected \(Seconds.expected), got \(Self.describe(request["seconds"]))"))
+            message: "expected \(Seconds.expected), got \(LuaValue.describeForMessage(request["seconds"]))"))
           return
         }
         do { try await clock.sleep(for: duration) } catch {
@@ -130,117 +130,16 @@ struct LuaEffectRunner: Sendable {
   /// The response as a Lua table, or nil when the effect was cancelled.
   func perform(_ value: LuaValue) async -> LuaValue? {
     let request: HTTPRequest
-    do { request = try Self.request(from: value) } catch {
+    do { request = try LuaHTTP.request(from: value) } catch {
       return ["ok": false, "error": .string(LuaString(error.description))]
     }
     do {
       let response = try await http.perform(request)
       if Task.isCancelled { return nil }
-      return Self.table(of: response)
+      return LuaHTTP.table(of: response)
     } catch {
       if Task.isCancelled || error is CancellationError { return nil }
       return ["ok": false, "error": .string(LuaString("\(error)"))]
     }
-  }
-
-  static func request(from value: LuaValue) throws(LuaError) -> HTTPRequest {
-    guard let table = value.tableValue else {
-      throw .conversion(path: "request", message: "expected a request table, got \(value.typeName)")
-    }
-    guard let url = table["url"].stringValue else {
-      throw .conversion(path: "request.url", message: "expected a string, got \(table["url"].typeName)")
-    }
-    var request = HTTPRequest(method: table["method"].stringValue ?? "GET", url: url)
-    if let query = table["query"].tableValue {
-      // `query = { q = "two words" }`: appended to the URL, percent-encoded, in key order.
-      guard var components = URLComponents(string: url) else {
-        throw .conversion(path: "request.url", message: "\(LuaValue(url)) is not a URL")
-      }
-      var items = components.queryItems ?? []
-      for (key, value) in query.sortedEntries {
-        guard let name = key.stringValue else {
-          throw .conversion(path: "request.query", message: "expected string names, got a \(key.typeName)")
-        }
-        let text: String
-        switch value {
-        case let .string(string): text = string.description
-        case .integer, .number, .boolean: text = value.description
-        default:
-          throw .conversion(path: "request.query.\(name)", message: "expected a string or number, got \(value.typeName)")
-        }
-        items.append(URLQueryItem(name: name, value: text))
-      }
-      components.queryItems = items
-      request.url = components.string ?? url
-    }
-    if let headers = table["headers"].tableValue {
-      for (key, value) in headers.entries {
-        guard let name = key.stringValue, let text = value.stringValue else {
-          throw .conversion(path: "request.headers", message: "expected strings for names and values")
-        }
-        request.headers[name] = text
-      }
-    }
-    switch table["body"] {
-    case .nil: break
-    case let .string(body): request.body = body.bytes
-    case let .table(body):
-      // A table goes as JSON.
-      guard let json = try? JSONEncoder.sortedKeys().encode(LuaValue.table(body)) else {
-        throw .conversion(path: "request.body", message: "cannot be sent as JSON")
-      }
-      request.body = Array(json)
-      if !request.headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
-        request.headers["Content-Type"] = "application/json"
-      }
-    case let other:
-      throw .conversion(path: "request.body", message: "expected a string or a table, got \(other.typeName)")
-    }
-    if let problem = request.wireProblem {
-      throw .conversion(path: "request", message: problem)
-    }
-    switch table["timeout"] {
-    case .nil: break
-    case let timeout:
-      guard let seconds = timeout.doubleValue, seconds > 0, Seconds.duration(seconds) != nil else {
-        throw .conversion(
-          path: "request.timeout",
-          message: "expected \(Seconds.expected), more than 0, got \(describe(timeout))")
-      }
-      request.timeout = seconds
-    }
-    return request
-  }
-
-  /// A value in a message: a number as it is (`inf`, `nan`, `1e+300`), anything else by type.
-  static func describe(_ value: LuaValue) -> String {
-    switch value {
-    case .integer, .number: return value.description
-    default: return value.typeName
-    }
-  }
-
-  /// `{ ok, status, headers, body, json }`; `ok` is false for a status outside 200...299 and
-  /// for a JSON body that does not parse.
-  static func table(of response: HTTPResponse) -> LuaValue {
-    var table = LuaTable()
-    let success = (200...299).contains(response.status)
-    table["ok"] = .boolean(success)
-    table["status"] = .integer(response.status)
-    var headers = LuaTable()
-    for (name, value) in response.headers { headers[name.lowercased()] = .string(LuaString(value)) }
-    table["headers"] = .table(headers)
-    table["body"] = .string(LuaString(bytes: response.body))
-    if !success { table["error"] = .string(LuaString("HTTP \(response.status)")) }
-    let contentType = response.headers.first { $0.key.lowercased() == "content-type" }?.value ?? ""
-    if contentType.lowercased().contains("json"), !response.body.isEmpty {
-      do {
-        table["json"] = try JSONDecoder().decode(LuaValue.self, from: Data(response.body))
-      } catch {
-        table["ok"] = false
-        table["error"] = "the body is not valid JSON"
-      }
-    }
-    return .table(table)
   }
 }

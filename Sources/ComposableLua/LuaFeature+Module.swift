@@ -56,7 +56,7 @@ extension LuaFeature {
         throw .load(
           file: file,
           message: "persist.debounce: expected \(Seconds.expected), got "
-            + LuaEffectRunner.describe(options["debounce"]))
+            + LuaValue.describeForMessage(options["debounce"]))
       }
       persistence = Persistence(
         path: path, select: options["select"].stringValue, debounce: debounce)

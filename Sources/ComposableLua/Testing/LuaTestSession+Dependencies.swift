@@ -45,7 +45,7 @@ extension LuaTestSession {
           guard let delay = reply.delay.doubleValue.flatMap(Seconds.duration) else {
             throw LuaTestError(
               "http: delay: expected \(Seconds.expected), got "
-                + LuaEffectRunner.describe(reply.delay))
+                + LuaValue.describeForMessage(reply.delay))
           }
           try await clock.sleep(for: delay)
         }

@@ -38,7 +38,7 @@ extension LuaTestSession {
     case "advance":
       guard let duration = request.seconds.doubleValue.flatMap(Seconds.duration) else {
         throw LuaTestError(
-          "advance: expected \(Seconds.expected), got \(LuaEffectRunner.describe(request.seconds))")
+          "advance: expected \(Seconds.expected), got \(LuaValue.describeForMessage(request.seconds))")
       }
       await store.clock.advance(by: duration)
       return .nil
