@@ -100,8 +100,9 @@ struct LuaEffectInterpreter {
       }
     case "file":
       let operation = table["operation"].stringValue ?? ""
-      guard ["read", "write", "append", "list", "remove", "exists"].contains(operation) else {
-        throw fail(path + ".operation", "expected read, write, append, list, remove or exists, got \(table["operation"])")
+      guard LuaFileOperation(rawValue: operation) != nil else {
+        throw fail(
+          path + ".operation", "expected \(LuaFileOperation.listed), got \(table["operation"])")
       }
       let request = table["request"]
       guard request["path"].stringValue != nil else {

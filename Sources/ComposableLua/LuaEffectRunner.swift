@@ -109,15 +109,18 @@ struct LuaEffectRunner: Sendable {
     }
     do {
       var result: LuaValue = ["ok": true]
-      switch operation {
-      case "read": result["contents"] = .string(LuaString(bytes: try await files.read(path)))
-      case "write": try await files.write(path, try contents())
-      case "append": try await files.append(path, try contents())
-      case "list":
-        result["entries"] = .table(LuaTable(array: try await files.list(path).map { .string(LuaString($0)) }))
-      case "remove": try await files.remove(path)
-      case "exists": result["exists"] = .boolean(try await files.exists(path))
-      default: throw FileClientError("unknown file operation \(LuaValue(operation))")
+      switch LuaFileOperation(rawValue: operation) {
+      case .read: result["contents"] = .string(LuaString(bytes: try await files.read(path)))
+      case .write: try await files.write(path, try contents())
+      case .append: try await files.append(path, try contents())
+      case .list:
+        let entries = try await files.list(path).map { LuaValue.string(LuaString($0)) }
+        result["entries"] = .table(LuaTable(array: entries))
+      case .remove: try await files.remove(path)
+      case .exists: result["exists"] = .boolean(try await files.exists(path))
+      case nil:
+        throw FileClientError(
+          "\(LuaValue(operation)) is no file operation: expected \(LuaFileOperation.listed)")
       }
       if Task.isCancelled { return nil }
       return result

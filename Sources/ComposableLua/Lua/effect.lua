@@ -72,8 +72,9 @@ function effect.sleep(seconds) yield({ op = "sleep", seconds = seconds }) end
 -- exists: the result arrives as { type = response, ok = true, contents | entries | exists } or
 -- { type = response, ok = false, error = "..." }. `response` may be left out of write, append
 -- and remove when nothing needs to know.
+local file_operations = { "read", "write", "append", "list", "remove", "exists" }
 effect.file = {}
-for _, operation in ipairs({ "read", "write", "append", "list", "remove", "exists" }) do
+for _, operation in ipairs(file_operations) do
   effect.file[operation] = function(request)
     if type(request) ~= "table" then
       error("effect.file." .. operation .. ": expected a request table, got " .. type(request), 2)
@@ -84,7 +85,7 @@ end
 
 -- file.read(path) and friends inside effect.run: each returns the result table.
 effect.file_client = {}
-for _, operation in ipairs({ "read", "write", "append", "list", "remove", "exists" }) do
+for _, operation in ipairs(file_operations) do
   effect.file_client[operation] = function(path, contents)
     local request = { path = path, contents = contents }
     return yield({ op = "file", operation = operation, request = request })
