@@ -10,12 +10,11 @@ struct LuaEffectInterpreter {
   var action: LuaValue { runner.origin }
 
   init(
-    feature: LuaFeature, dependencies: DependencyValues, action: LuaValue,
+    feature: LuaFeature, dependencies: LuaFeatureDependencies, action: LuaValue,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) {
     runner = LuaEffectRunner(
-      feature: feature, clock: dependencies.clock, http: dependencies.http,
-      files: dependencies.files, onError: onError, origin: action)
+      feature: feature, dependencies: dependencies, onError: onError, origin: action)
   }
 
   static let kinds = [

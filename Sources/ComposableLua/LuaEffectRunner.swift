@@ -7,9 +7,12 @@ import LuaKit
 /// too (`ok = false`), or, for an error in the coroutine's own code, as a reported error.
 struct LuaEffectRunner: Sendable {
   let feature: LuaFeature
-  let clock: any Clock<Duration>
-  let http: HTTPClient
-  let files: FileClient
+  /// The dependencies of the store that runs the effect: its clock, HTTP and files, and what
+  /// `env` answers while the coroutine runs.
+  let dependencies: LuaFeatureDependencies
+  var clock: any Clock<Duration> { dependencies.values.clock }
+  var http: HTTPClient { dependencies.values.http }
+  var files: FileClient { dependencies.values.files }
   let onError: @Sendable (LuaFeatureError) -> Void
   /// The action whose reducer returned the effect, for messages.
   let origin: LuaValue
@@ -28,7 +31,9 @@ struct LuaEffectRunner: Sendable {
     var arguments: [LuaValue] = []
     while !Task.isCancelled {
       let resumption: LuaResumption
-      do { resumption = try feature.resume(coroutine, with: arguments) } catch {
+      do {
+        resumption = try feature.resume(coroutine, with: arguments, dependencies: dependencies)
+      } catch {
         fail(error)
         return
       }

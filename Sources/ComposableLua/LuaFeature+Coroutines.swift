@@ -12,11 +12,17 @@ extension LuaFeature {
     }
   }
 
-  /// Resumes an effect's coroutine with the result of what it last asked for.
+  /// Resumes an effect's coroutine with the result of what it last asked for; `env` answers
+  /// from `dependencies` meanwhile (those of the store that runs the effect).
   public func resume(
-    _ coroutine: LuaReference, with arguments: [LuaValue] = []
+    _ coroutine: LuaReference, with arguments: [LuaValue] = [],
+    dependencies: LuaFeatureDependencies? = nil
   ) throws(LuaError) -> LuaResumption {
-    try locked { () throws(LuaError) -> LuaResumption in try vm.resume(coroutine, with: arguments) }
+    try locked { () throws(LuaError) -> LuaResumption in
+      hostEnvironment.calling = dependencies
+      defer { hostEnvironment.calling = nil }
+      return try vm.resume(coroutine, with: arguments)
+    }
   }
 
   /// `action` passed through the wrappers that composition put on an effect, innermost first.

@@ -6,16 +6,17 @@ extension LuaFeature {
   /// with, for a feature that persists, the save of the state the action changed. Both the
   /// `LuaValue` and the `Codable` reducers run features through here.
   func reduceToEffect(
-    _ action: LuaValue, dependencies: DependencyValues,
+    _ action: LuaValue, dependencies scope: LuaFeatureDependencies,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) throws(LuaFeatureError) -> Effect<LuaValue> {
+    let dependencies = scope.values
     var wrote = false
-    let effect = try reduce(action, wrote: &wrote) {
+    let effect = try reduce(action, dependencies: scope, wrote: &wrote) {
       (returned) throws(LuaFeatureError) -> Effect<LuaValue> in
       // Most actions return nothing: no interpreter (and no copy of the dependencies) then.
       guard case .nil = returned else {
         return try LuaEffectInterpreter(
-          feature: self, dependencies: dependencies, action: action, onError: onError
+          feature: self, dependencies: scope, action: action, onError: onError
         ).effect(from: returned)
       }
       return .none

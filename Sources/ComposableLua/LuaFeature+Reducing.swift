@@ -21,11 +21,15 @@ extension LuaFeature {
   /// `wrote` is an argument rather than part of a returned tuple: on this path, once per action,
   /// a generic tuple cost a runtime metadata lookup per call.
   func reduce<Interpreted>(
-    _ action: LuaValue, wrote: inout Bool,
+    _ action: LuaValue, dependencies: LuaFeatureDependencies? = nil, wrote: inout Bool,
     interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
     lock.lock()
-    defer { lock.unlock() }
+    hostEnvironment.calling = dependencies
+    defer {
+      hostEnvironment.calling = nil
+      lock.unlock()
+    }
     let returned: LuaValue
     do throws(LuaError) {
       returned = try vm.callTransaction(step, action: action)  // rolled back if it fails

@@ -34,6 +34,16 @@ extension LuaFeature {
     try locked { () throws(LuaFeatureError) in try writeState(.nil, .table(table)) }
   }
 
+  /// Replaces the whole state with `state`, a table (what a Swift parent wrote to its Lua
+  /// child's state, say). A feature that persists counts it as a change.
+  public func setState(_ state: LuaValue) throws(LuaFeatureError) {
+    guard case .table = state else {
+      throw .conversion(.conversion(path: "state", message: "expected a table, got \(state.typeName)"))
+    }
+    try locked { () throws(LuaFeatureError) in try writeState(.nil, state) }
+    saver?.changed()
+  }
+
   /// The host's write to the state, under the lock: `value` into `field`, or, when `field` is
   /// nil, as the whole state (refilled in place, so the reducer's proxy stays bound to it).
   func writeState(_ field: LuaValue, _ value: LuaValue) throws(LuaFeatureError) {

@@ -9,7 +9,7 @@ import LuaKit
 /// enum; one that does not decode is reported and dropped.
 public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Codable & Sendable>: Reducer {
   public let feature: LuaFeature
-  let dependencies: DependencyValues
+  let dependencies: LuaFeatureDependencies
   let onError: @Sendable (LuaFeatureError) -> Void
 
   public init(
@@ -17,9 +17,8 @@ public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Coda
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
   ) {
     self.feature = feature
-    self.dependencies = dependencies
+    self.dependencies = LuaFeatureDependencies(dependencies)
     self.onError = onError
-    feature.use(dependencies)
   }
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {

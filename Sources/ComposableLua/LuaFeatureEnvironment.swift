@@ -2,24 +2,34 @@ import Composable
 import Foundation
 import LuaKit
 
+/// The dependencies one reducer runs a feature with, as one reference: handed to each call
+/// into the feature (a retain, not a copy of every client).
+public final class LuaFeatureDependencies: Sendable {
+  public let values: DependencyValues
+  public init(_ values: DependencyValues) { self.values = values }
+}
+
 /// The deterministic dependencies a reducer reaches through `env`: `env.uuid()`, `env.now()`
-/// and `env.random([m [, n]])` (as `math.random`, but seeded). They answer from the
-/// dependencies of the store that runs the feature, so tests control them; until a store
-/// takes the feature, the live ones.
+/// and `env.random([m [, n]])` (as `math.random`, but seeded).
+///
+/// They answer from the dependencies of the call in flight: a reducer's call, and each resume
+/// of its effects' coroutines, sets `calling` to the dependencies of the store that runs it,
+/// so two stores over one feature cannot use each other's. Outside such a call (a host that
+/// reduces directly) they answer from `defaults`: the live ones, or what `use` set.
 final class LuaFeatureEnvironment: @unchecked Sendable {
   private let lock = NSLock()
-  private var dependencies = DependencyValues.live
+  private var defaults = DependencyValues.live  // under `lock`
+  /// Set and read only under the feature's lock, by the call that holds it (the host functions
+  /// run inside that call, on its thread).
+  var calling: LuaFeatureDependencies?
 
   func use(_ dependencies: DependencyValues) {
-    lock.lock()
-    defer { lock.unlock() }
-    self.dependencies = dependencies
+    lock.withLock { defaults = dependencies }
   }
 
   private var current: DependencyValues {
-    lock.lock()
-    defer { lock.unlock() }
-    return dependencies
+    if let calling { return calling.values }
+    return lock.withLock { defaults }
   }
 
   /// The `env` table: the host's values, then the functions (a host value of the same name

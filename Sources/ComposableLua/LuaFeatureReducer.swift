@@ -14,8 +14,14 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
 
   public let feature: LuaFeature
   let readState: @Sendable (LuaFeature) throws(LuaFeatureError) -> State
-  let dependencies: DependencyValues
+  /// This reducer's dependencies, handed to each call: `env` answers from them during it, so
+  /// two reducers over one feature each use their own.
+  let dependencies: LuaFeatureDependencies
   let onError: @Sendable (LuaFeatureError) -> Void
+  /// For a store that holds a copy of the state: the copy this reducer last gave it, and how
+  /// to write a different one back into Lua. A Swift parent may write to its Lua child's state
+  /// between actions; the child's next action must start from what the parent wrote.
+  let writeBack: StateWriteBack<State>?
 
   public init(
     feature: LuaFeature, dependencies: DependencyValues,
@@ -24,15 +30,29 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   ) {
     self.feature = feature
     self.readState = readState
-    self.dependencies = dependencies
+    self.dependencies = LuaFeatureDependencies(dependencies)
     self.onError = onError
-    feature.use(dependencies)
+    self.writeBack = nil
+  }
+
+  init(
+    feature: LuaFeature, dependencies: DependencyValues,
+    readState: @escaping @Sendable (LuaFeature) throws(LuaFeatureError) -> State,
+    writeBack: StateWriteBack<State>
+  ) {
+    self.feature = feature
+    self.readState = readState
+    self.dependencies = LuaFeatureDependencies(dependencies)
+    self.onError = LuaFeatureReducer.reportError
+    self.writeBack = writeBack
   }
 
   public func reduce(into state: inout State, action: LuaValue) -> Effect<LuaValue> {
     do throws(LuaFeatureError) {
+      try writeBack?.writeIfChanged(state, into: feature)
       let effect = try feature.reduceToEffect(action, dependencies: dependencies, onError: onError)
       state = try readState(feature)
+      writeBack?.gave(state)
       return effect
     } catch {
       onError(error)
@@ -60,10 +80,40 @@ public struct LuaFeatureHandle: Sendable {
 }
 
 extension LuaFeatureReducer where State == LuaValue {
-  /// A reducer whose store holds a snapshot of the state after every action (for tests).
+  /// A reducer whose store holds a snapshot of the state after every action (for tests, and
+  /// for a Lua child of a Swift parent, whose writes to it reach Lua before the next action).
   public init(feature: LuaFeature, dependencies: DependencyValues) {
-    self.init(feature: feature, dependencies: dependencies, readState: { (feature) throws(LuaFeatureError) in try feature.state() })
+    self.init(
+      feature: feature, dependencies: dependencies,
+      readState: { (feature) throws(LuaFeatureError) in try feature.state() },
+      writeBack: StateWriteBack(isSame: ==) { (state, feature) throws(LuaFeatureError) in
+        try feature.setState(state)
+      })
   }
+}
+
+/// The copy of the state a reducer last gave its store, and how to write another back.
+final class StateWriteBack<State: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var given: State?  // under `lock`
+  private let isSame: @Sendable (State, State) -> Bool
+  private let write: @Sendable (State, LuaFeature) throws(LuaFeatureError) -> Void
+
+  init(
+    isSame: @escaping @Sendable (State, State) -> Bool,
+    write: @escaping @Sendable (State, LuaFeature) throws(LuaFeatureError) -> Void
+  ) {
+    self.isSame = isSame
+    self.write = write
+  }
+
+  /// Writes `state` into the feature when it is not what this reducer last gave out.
+  func writeIfChanged(_ state: State, into feature: LuaFeature) throws(LuaFeatureError) {
+    guard let given = lock.withLock({ given }), !isSame(given, state) else { return }
+    try write(state, feature)
+  }
+
+  func gave(_ state: State) { lock.withLock { given = state } }
 }
 
 extension LuaFeatureReducer where State == LuaFeatureHandle {

@@ -11,6 +11,7 @@ import Testing
 
   enum ParentAction: Equatable, Sendable {
     case reset
+    case setCount(Int)
     case counter(LuaValue)
   }
 
@@ -41,6 +42,27 @@ import Testing
       $0.total = 2
     }
     await store.send(.reset) { $0.total = 0 }
+  }
+
+  /// The parent writes to its Lua child's state; the child's next action starts from it.
+  @Test func aSwiftParentsWriteReachesItsLuaChild() async throws {
+    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("counter/counter.lua")))
+    let store = TestStore(
+      initialState: Parent(counter: try feature.state()),
+      reducer: { dependencies in
+        CombineReducers(
+          Scope(state: \Parent.counter, action: Self.counterCase) {
+            LuaFeatureReducer<LuaValue>(feature: feature, dependencies: dependencies)
+          },
+          Reduce<Parent, ParentAction> { state, action in
+            if case let .setCount(count) = action { state.counter.count = .integer(count) }
+            return .none
+          })
+      })
+    await store.send(.counter("increment")) { $0.counter.count = 1 }
+    await store.send(.setCount(10)) { $0.counter.count = 10 }
+    await store.send(.counter("increment")) { $0.counter.count = 11 }
+    #expect(try feature.state().count == 11)
   }
 
   @Test func aSwiftHigherOrderReducerWrapsALuaFeature() async throws {

@@ -68,4 +68,29 @@ import Testing
     guard case let .reduce(_, luaError) = error else { Issue.record("expected a reduce error"); return }
     #expect(luaError.message == "bad.lua:1: bad argument to 'env.random' (interval is empty)")
   }
+
+  /// Two stores over one feature: `env` answers each action from the dependencies of the store
+  /// that runs it, whichever reducer was made last.
+  @Test func twoReducersOverOneFeatureEachUseTheirOwnDependencies() async throws {
+    let feature = try LuaFeature(source: """
+      return {
+        initial_state = function() return {} end,
+        reduce = function(state, action, env) state.id = env.uuid() end,
+      }
+      """, file: "ids.lua")
+    func reducer(_ uuid: UUIDGenerator) -> LuaFeatureReducer<LuaValue> {
+      var dependencies = DependencyValues.test
+      dependencies.uuid = uuid
+      return LuaFeatureReducer<LuaValue>(feature: feature, dependencies: dependencies)
+    }
+    let first = reducer(UUIDGenerator { UUID(uuidString: "00000000-0000-0000-0000-000000000001")! })
+    let second = reducer(UUIDGenerator { UUID(uuidString: "00000000-0000-0000-0000-000000000002")! })
+    var state = try feature.state()
+    _ = first.reduce(into: &state, action: "make")
+    #expect(state.id == "00000000-0000-0000-0000-000000000001")
+    _ = second.reduce(into: &state, action: "make")
+    #expect(state.id == "00000000-0000-0000-0000-000000000002")
+    _ = first.reduce(into: &state, action: "make")
+    #expect(state.id == "00000000-0000-0000-0000-000000000001")
+  }
 }
