@@ -19,8 +19,7 @@ extension LuaFeature {
     dependencies: LuaFeatureDependencies? = nil
   ) throws(LuaError) -> LuaResumption {
     try locked { () throws(LuaError) -> LuaResumption in
-      hostEnvironment.calling = dependencies
-      defer { hostEnvironment.calling = nil }
+      hostEnvironment.answer(from: dependencies)
       return try vm.resume(coroutine, with: arguments)
     }
   }

@@ -9,7 +9,6 @@ extension LuaFeature {
     _ action: LuaValue, dependencies scope: LuaFeatureDependencies,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) throws(LuaFeatureError) -> Effect<LuaValue> {
-    let dependencies = scope.values
     var wrote = false
     let effect = try reduce(action, dependencies: scope, wrote: &wrote) {
       (returned) throws(LuaFeatureError) -> Effect<LuaValue> in
@@ -22,7 +21,7 @@ extension LuaFeature {
       return .none
     }
     guard wrote, let persistence else { return effect }
-    return .merge(effect, save(persistence, dependencies: dependencies, onError: onError))
+    return .merge(effect, save(persistence, dependencies: scope.values, onError: onError))
   }
 
   /// After an action that wrote to the state of a feature that persists: its save, on the

@@ -25,11 +25,8 @@ extension LuaFeature {
     interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
     lock.lock()
-    hostEnvironment.calling = dependencies
-    defer {
-      hostEnvironment.calling = nil
-      lock.unlock()
-    }
+    defer { lock.unlock() }
+    hostEnvironment.answer(from: dependencies)
     let returned: LuaValue
     do throws(LuaError) {
       returned = try vm.callTransaction(step, action: action)  // rolled back if it fails

@@ -13,15 +13,21 @@ public final class LuaFeatureDependencies: Sendable {
 /// and `env.random([m [, n]])` (as `math.random`, but seeded).
 ///
 /// They answer from the dependencies of the call in flight: a reducer's call, and each resume
-/// of its effects' coroutines, sets `calling` to the dependencies of the store that runs it,
-/// so two stores over one feature cannot use each other's. Outside such a call (a host that
-/// reduces directly) they answer from `defaults`: the live ones, or what `use` set.
+/// of its effects' coroutines, first says whose dependencies it runs with (`answer(from:)`),
+/// so two stores over one feature cannot use each other's. A call that gives none (a host that
+/// reduces directly) gets `defaults`: the live ones, or what `use` set.
 final class LuaFeatureEnvironment: @unchecked Sendable {
   private let lock = NSLock()
   private var defaults = DependencyValues.live  // under `lock`
   /// Set and read only under the feature's lock, by the call that holds it (the host functions
-  /// run inside that call, on its thread).
-  var calling: LuaFeatureDependencies?
+  /// run inside that call, on its thread). Left set after the call: the next call sets its own.
+  private var calling: LuaFeatureDependencies?
+
+  /// Called at the start of each call into the VM, under the feature's lock. The same
+  /// dependencies as the last call (one store sending action after action) cost one compare.
+  func answer(from dependencies: LuaFeatureDependencies?) {
+    if calling !== dependencies { calling = dependencies }
+  }
 
   func use(_ dependencies: DependencyValues) {
     lock.withLock { defaults = dependencies }
