@@ -17,12 +17,7 @@ struct LuaEffectInterpreter {
       feature: feature, dependencies: dependencies, onError: onError, origin: action)
   }
 
-  static let kinds = [
-    "none", "send", "merge", "concat", "after", "every", "cancellable", "cancel", "debounce",
-    "throttle", "run", "http", "file",
-  ]
-
-  func effect(from value: LuaValue) throws(LuaFeatureError) -> Effect<LuaValue> {
+  func effect(from value: LuaValue) throws(LuaFeatureError) -> LuaEffect {
     try effect(from: value, at: "effect")
   }
 
@@ -32,106 +27,140 @@ struct LuaEffectInterpreter {
       message: message)
   }
 
-  private func effect(from value: LuaValue, at path: String) throws(LuaFeatureError) -> Effect<LuaValue> {
+  private func effect(from value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaEffect {
     if value == .nil { return .none }
     guard let table = value.tableValue else {
-      throw fail(path, "expected an effect (a table made by composable.effect), got \(value.typeName)")
+      throw fail(
+        path, "expected an effect (a table made by composable.effect), got \(value.typeName)")
     }
     guard let kind = table["kind"].stringValue else {
-      throw fail(path + ".kind", "expected a string naming the kind of effect, got \(table["kind"].typeName)")
+      throw fail(
+        path + ".kind",
+        "expected a string naming the kind of effect, got \(table["kind"].typeName)")
     }
-    switch kind {
-    case "none":
-      return .none
-    case "send":
-      return .send(try action(table["action"], at: path + ".action"))
-    case "merge":
-      return .merge(try effects(table["effects"], at: path + ".effects"))
-    case "concat":
-      return .concatenate(try effects(table["effects"], at: path + ".effects"))
-    case "after":
-      return .after(
-        try duration(table["seconds"], at: path + ".seconds"), clock: clock,
-        send: try action(table["action"], at: path + ".action"))
-    case "every":
-      let interval = try duration(table["seconds"], at: path + ".seconds")
-      guard interval > .zero else {
-        throw fail(path + ".seconds", "expected more than 0 seconds between ticks, got 0")
-      }
-      return .timer(
-        every: interval, clock: clock, send: try action(table["action"], at: path + ".action"))
-    case "cancellable":
-      let inner = try effect(from: table["effect"], at: path + ".effect")
-      return inner.cancellable(
-        id: try identifier(table["id"], at: path + ".id"),
-        cancelInFlight: table["cancel_in_flight"].boolValue ?? false)
-    case "cancel":
-      return .cancel(id: try identifier(table["id"], at: path + ".id"))
-    case "debounce":
-      let inner = try effect(from: table["effect"], at: path + ".effect")
-      return inner.debounce(
-        id: try identifier(table["id"], at: path + ".id"),
-        for: try duration(table["seconds"], at: path + ".seconds"), clock: clock)
-    case "throttle":
-      let inner = try effect(from: table["effect"], at: path + ".effect")
-      return inner.throttle(
-        id: try identifier(table["id"], at: path + ".id"),
-        for: try duration(table["seconds"], at: path + ".seconds"), clock: clock,
-        latest: table["latest"].boolValue ?? true)
-    case "run":
-      guard case let .function(body) = table["fn"] else {
-        throw fail(path + ".fn", "expected the function of effect.run, got \(table["fn"].typeName)")
-      }
-      let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
-      let runner = self.runner
-      return .run { send in await runner.run(body, wrappers: wrappers, send: send) }
-    case "http":
-      let request = table["request"]
-      guard let response = request["response"].stringValue else {
-        throw fail(
-          path + ".request.response",
-          "expected the type of the response action (a string), got \(request["response"].typeName)")
-      }
-      let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
-      let runner = self.runner
-      return .run { send in
-        await runner.request(request, responseType: response, wrappers: wrappers, send: send)
-      }
-    case "file":
-      let operation = table["operation"].stringValue ?? ""
-      guard LuaFileOperation(rawValue: operation) != nil else {
-        throw fail(
-          path + ".operation", "expected \(LuaFileOperation.listed), got \(table["operation"])")
-      }
-      let request = table["request"]
-      guard request["path"].stringValue != nil else {
-        throw fail(path + ".request.path", "expected a string, got \(request["path"].typeName)")
-      }
-      let response = request["response"].stringValue
-      if response == nil, operation == "read" || operation == "list" || operation == "exists" {
-        throw fail(
-          path + ".request.response",
-          "expected the type of the response action (a string), got \(request["response"].typeName)")
-      }
-      let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
-      let runner = self.runner
-      return .run { send in
-        await runner.fileOperation(
-          operation, request, responseType: response, wrappers: wrappers, send: send)
-      }
-    default:
+    guard let known = LuaEffectKind(rawValue: kind) else {
       throw fail(
         path + ".kind",
         "unknown effect kind \(LuaValue(kind)); the kinds are "
-          + Self.kinds.joined(separator: ", "))
+          + LuaEffectKind.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+    switch known {
+    case .none: return .none
+    case .send: return .send(try action(table["action"], at: path + ".action"))
+    case .merge: return .merge(try effects(table["effects"], at: path + ".effects"))
+    case .concat: return .concatenate(try effects(table["effects"], at: path + ".effects"))
+    case .after: return try after(table, at: path)
+    case .every: return try every(table, at: path)
+    case .cancellable: return try cancellable(table, at: path)
+    case .cancel: return .cancel(id: try identifier(table["id"], at: path + ".id"))
+    case .debounce: return try debounce(table, at: path)
+    case .throttle: return try throttle(table, at: path)
+    case .run: return try run(table, at: path)
+    case .http: return try http(table, at: path)
+    case .file: return try file(table, at: path)
     }
   }
 
-  private func effects(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> [Effect<LuaValue>] {
+  // MARK: One function per kind
+
+  private func after(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
+    .after(
+      try duration(table["seconds"], at: path + ".seconds"), clock: clock,
+      send: try action(table["action"], at: path + ".action"))
+  }
+
+  private func every(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
+    let interval = try duration(table["seconds"], at: path + ".seconds")
+    guard interval > .zero else {
+      throw fail(path + ".seconds", "expected more than 0 seconds between ticks, got 0")
+    }
+    return .timer(
+      every: interval, clock: clock, send: try action(table["action"], at: path + ".action"))
+  }
+
+  private func cancellable(
+    _ table: LuaTable, at path: String
+  ) throws(LuaFeatureError) -> LuaEffect {
+    let inner = try effect(from: table["effect"], at: path + ".effect")
+    return inner.cancellable(
+      id: try identifier(table["id"], at: path + ".id"),
+      cancelInFlight: table["cancel_in_flight"].boolValue ?? false)
+  }
+
+  private func debounce(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
+    let inner = try effect(from: table["effect"], at: path + ".effect")
+    return inner.debounce(
+      id: try identifier(table["id"], at: path + ".id"),
+      for: try duration(table["seconds"], at: path + ".seconds"), clock: clock)
+  }
+
+  private func throttle(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
+    let inner = try effect(from: table["effect"], at: path + ".effect")
+    return inner.throttle(
+      id: try identifier(table["id"], at: path + ".id"),
+      for: try duration(table["seconds"], at: path + ".seconds"), clock: clock,
+      latest: table["latest"].boolValue ?? true)
+  }
+
+  private func run(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
+    guard case let .function(body) = table["fn"] else {
+      throw fail(path + ".fn", "expected the function of effect.run, got \(table["fn"].typeName)")
+    }
+    let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
+    let runner = self.runner
+    return .run { send in await runner.run(body, wrappers: wrappers, send: send) }
+  }
+
+  private func http(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
+    let request = table["request"]
+    let response = try responseType(request, at: path)
+    let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
+    let runner = self.runner
+    return .run { send in
+      await runner.request(request, responseType: response, wrappers: wrappers, send: send)
+    }
+  }
+
+  private func file(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
+    let operation = table["operation"].stringValue ?? ""
+    guard let known = LuaFileOperation(rawValue: operation) else {
+      throw fail(
+        path + ".operation", "expected \(LuaFileOperation.listed), got \(table["operation"])")
+    }
+    let request = table["request"]
+    guard request["path"].stringValue != nil else {
+      throw fail(path + ".request.path", "expected a string, got \(request["path"].typeName)")
+    }
+    // Writes may go unanswered; what a read, a list or an exists finds needs an action to go to.
+    let response = known.answersWithData
+      ? try responseType(request, at: path) : request["response"].stringValue
+    let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
+    let runner = self.runner
+    return .run { send in
+      await runner.fileOperation(
+        operation, request, responseType: response, wrappers: wrappers, send: send)
+    }
+  }
+
+  /// The type of the action a response arrives as: `request.response`, a string.
+  private func responseType(
+    _ request: LuaValue, at path: String
+  ) throws(LuaFeatureError) -> String {
+    guard let response = request["response"].stringValue else {
+      throw fail(
+        path + ".request.response",
+        "expected the type of the response action (a string), got \(request["response"].typeName)")
+    }
+    return response
+  }
+
+  // MARK: Fields
+
+  private func effects(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> [LuaEffect] {
     guard let table = value.tableValue, table.isSequence || table.isEmpty else {
       throw fail(path, "expected a list of effects, got \(value.typeName)")
     }
-    var result: [Effect<LuaValue>] = []
+    var result: [LuaEffect] = []
     for (offset, element) in table.sequence.enumerated() {
       result.append(try effect(from: element, at: "\(path)[\(offset + 1)]"))
     }
@@ -139,7 +168,9 @@ struct LuaEffectInterpreter {
   }
 
   /// The action wrappers composition put on an effect (functions), outermost first.
-  private func wrappers(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> [LuaReference] {
+  private func wrappers(
+    _ value: LuaValue, at path: String
+  ) throws(LuaFeatureError) -> [LuaReference] {
     guard value != .nil else { return [] }
     guard let table = value.tableValue else { throw fail(path, "expected a list of functions") }
     var result: [LuaReference] = []
@@ -191,7 +222,17 @@ public enum LuaAction {
         message: "expected an action with a string type field, got a table whose type is "
           + table[typeKey].typeName)
     default:
-      throw Malformed(message: "expected an action (a table with a type, or a string), got \(value.typeName)")
+      throw Malformed(
+        message: "expected an action (a table with a type, or a string), got \(value.typeName)")
     }
   }
+}
+
+/// An effect of a Lua feature: its actions are Lua values.
+typealias LuaEffect = Effect<LuaValue>
+
+/// The kinds of effect `composable.effect` makes (the `kind` of its tables).
+enum LuaEffectKind: String, CaseIterable {
+  case none, send, merge, concat, after, every, cancellable, cancel, debounce, throttle, run,
+    http, file
 }
