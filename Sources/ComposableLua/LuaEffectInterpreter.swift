@@ -204,30 +204,6 @@ struct LuaEffectInterpreter {
   }
 }
 
-/// The action shape: a table with a string `type`, or a bare string as shorthand.
-public enum LuaAction {
-  public struct Malformed: Error, Equatable {
-    public let message: String
-  }
-
-  /// The action as a table: `"increment"` becomes `{ type = "increment" }`.
-  static let typeKey = LuaValue.string("type")
-
-  public static func normalize(_ value: LuaValue) throws(Malformed) -> LuaValue {
-    switch value {
-    case .string: return .table(LuaTable(entries: [typeKey: value]))
-    case let .table(table):
-      if case .string = table[typeKey] { return value }
-      throw Malformed(
-        message: "expected an action with a string type field, got a table whose type is "
-          + table[typeKey].typeName)
-    default:
-      throw Malformed(
-        message: "expected an action (a table with a type, or a string), got \(value.typeName)")
-    }
-  }
-}
-
 /// An effect of a Lua feature: its actions are Lua values.
 typealias LuaEffect = Effect<LuaValue>
 

@@ -28,7 +28,7 @@ extension LuaFeature {
         }
       }
       do throws(LuaError) {
-        step = try Self.step(loaded.reduce, stateProxy, environment, vm)
+        step = try makeStep(loaded.reduce)
       } catch {
         throw .load(file: file, message: error.description)
       }

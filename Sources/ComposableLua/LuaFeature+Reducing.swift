@@ -29,9 +29,9 @@ extension LuaFeature {
     hostEnvironment.answer(from: dependencies)
     let returned: LuaValue
     do throws(LuaError) {
-      returned = try vm.callTransaction(step, action: action)  // rolled back if it fails
+      returned = try vm.callTransaction(step, argument: action)  // rolled back if it fails
     } catch {
-      throw .reduce(action: action.description, error: error)
+      throw .reduce(action: action.description, error: Self.inActionTerms(error, action))
     }
     let interpreted: Interpreted
     do throws(LuaFeatureError) {
@@ -46,5 +46,17 @@ extension LuaFeature {
     }
     vm.commitTransaction()
     return interpreted
+  }
+
+  /// An error of the step in the words of actions: the tag check's (the action is malformed)
+  /// says what an action is, and the argument is called the action.
+  static func inActionTerms(_ error: LuaError, _ action: LuaValue) -> LuaError {
+    guard case let .conversion(path, message) = error, path.hasPrefix("argument") else {
+      return error
+    }
+    if path == "argument", let problem = LuaAction.problem(action) {
+      return .runtime(message: "action: " + problem, traceback: "")
+    }
+    return .conversion(path: "action" + path.dropFirst("argument".count), message: message)
   }
 }

@@ -35,6 +35,9 @@ public final class LuaFeature: @unchecked Sendable {
   /// `reduce(state, action, env)`, ready to call for each action. It holds registry slots: the
   /// references it was made from (`module.reduce`, `stateProxy`, `environment`) keep them.
   var step: LuaTransactionCall
+  /// The name of the field that names an action (`LuaAction.typeField`), as a registry slot the
+  /// step checks each action with; kept here, as the step keeps only its slot.
+  let actionTag: LuaReference
 
   /// How the feature asked to be kept on disk (`Feature.persist = composable.persist{...}`).
   public struct Persistence: Equatable, Sendable {
@@ -96,7 +99,9 @@ public final class LuaFeature: @unchecked Sendable {
       }
       stateReference = try vm.reference(to: initial)
       stateProxy = try vm.transactionalProxy(of: stateReference)
-      step = try Self.step(module.reduce, stateProxy, environment, vm)
+      actionTag = try vm.reference(to: .string(LuaString(LuaAction.typeField)))
+      step = try LuaTransactionCall(
+        function: module.reduce, state: stateProxy, context: environment, tag: actionTag, in: vm)
     } catch let error as LuaFeatureError {
       throw error
     } catch let error as LuaError {
@@ -108,10 +113,9 @@ public final class LuaFeature: @unchecked Sendable {
   }
 
   /// `reduce(state, action, env)` as the step called for each action.
-  static func step(
-    _ reduce: LuaReference, _ state: LuaReference, _ context: LuaReference, _ vm: LuaVM
-  ) throws(LuaError) -> LuaTransactionCall {
-    try LuaTransactionCall(function: reduce, state: state, context: context, in: vm)
+  func makeStep(_ reduce: LuaReference) throws(LuaError) -> LuaTransactionCall {
+    try LuaTransactionCall(
+      function: reduce, state: stateProxy, context: environment, tag: actionTag, in: vm)
   }
 
   /// `sleep`, `http` and `file` for code inside `effect.run`.

@@ -63,13 +63,14 @@ extension LuaVM {
   /// first result; the caller keeps the references `call` was made from alive.
   ///
   /// `state` is a proxy from `transactionalProxy(of:)`. The transaction opens first (so a
-  /// failure from here on never touches what earlier transactions committed), then the action
-  /// is checked: a string `s` is passed as `{ type = s }`, and anything but a table with a
-  /// string `type` is an error that calls nothing. If the call fails, the transaction is rolled
-  /// back before the error is thrown; if it succeeds, the transaction stays open until
+  /// failure from here on never touches what earlier transactions committed), then the argument
+  /// is pushed and, for a call made with a tag, checked: a string `s` is passed as
+  /// `{ [tag] = s }`, and anything but a table with a string under the tag is an error
+  /// (`path` "argument") that calls nothing. If the call fails, the transaction is rolled back
+  /// before the error is thrown; if it succeeds, the transaction stays open until
   /// `commitTransaction()` or `rollbackTransaction()`.
   public func callTransaction(
-    _ call: LuaTransactionCall, action: LuaValue
+    _ call: LuaTransactionCall, argument: LuaValue
   ) throws(LuaError) -> LuaValue {
     drainReleases()
     lk_transaction_begin(L)
@@ -77,11 +78,13 @@ extension LuaVM {
       return try stack.guarded { () throws(LuaError) -> LuaValue in
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
-        do throws(LuaError) { try stack.push(action, in: self) } catch {
-          throw error.rooted(at: "action")
+        do throws(LuaError) { try stack.push(argument, in: self) } catch {
+          throw error.rooted(at: "argument")
         }
-        guard lk_normalize_action(L, -1) != 0 else {
-          throw .runtime(message: Self.malformedActionMessage(action), traceback: "")
+        if call.slots.tag != 0, lk_normalize_tagged(L, -1, call.slots.tag) == 0 {
+          lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.tag))
+          let tag = stack.errorMessage(at: -1)
+          throw .conversion(path: "argument", message: "expected a table with a string \(tag), or a string")
         }
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.context))
         try callProtected(arguments: 3, results: 1)
@@ -137,40 +140,32 @@ extension LuaVM {
     }
   }
 
-  static func malformedActionMessage(_ action: LuaValue) -> String {
-    let found: String
-    switch action {
-    case let .table(table): found = "a table whose type is \(table["type"].luaTypeName)"
-    default: found = action.luaTypeName
-    }
-    return "action: expected an action (a table with a string type, or a string), got \(found)"
-  }
 }
 
 /// The function, state and context of a transaction, checked once to belong to one VM: the
-/// shape of a feature's step, called for every action. It holds their registry slots, not the
-/// references, so that a call reads three integers and counts no references; whoever makes it
-/// keeps the references alive as long as it is used.
+/// shape of a call made again and again (a feature's step). It holds their registry slots, not
+/// the references, so that a call reads three integers and counts no references; whoever makes
+/// it keeps the references alive as long as it is used.
+///
+/// With a `tag`, each argument must be a *tagged table*, a table with a string under the field
+/// `tag`, or a bare string, which is passed as `{ [tag] = s }`: checked in C before the call,
+/// at the cost of one table lookup.
 public struct LuaTransactionCall: Sendable {
-  let slots: (function: Int32, state: Int32, context: Int32)
+  /// Registry slots; `tag` is 0 for a call without one. Only integers, so that reading a call
+  /// counts no references.
+  let slots: (function: Int32, state: Int32, context: Int32, tag: Int32)
 
+  /// `tag`, when given, is a reference to the tag field's name (a string); like the others, the
+  /// caller keeps it alive.
   public init(
-    function: LuaReference, state: LuaReference, context: LuaReference, in vm: LuaVM
+    function: LuaReference, state: LuaReference, context: LuaReference,
+    tag: LuaReference? = nil, in vm: LuaVM
   ) throws(LuaError) {
-    for reference in [function, state, context] where reference.owner !== vm.releaseQueue {
+    for reference in [function, state, context] + (tag.map { [$0] } ?? [])
+    where reference.owner !== vm.releaseQueue {
       throw .conversion(
         path: "", message: "\(reference) belongs to another Lua VM and cannot be used here")
     }
-    slots = (function.slot, state.slot, context.slot)
-  }
-}
-
-extension LuaValue {
-  /// The name Lua's `type()` gives this value.
-  var luaTypeName: String {
-    switch self {
-    case .integer, .number: return "number"
-    default: return typeName
-    }
+    slots = (function.slot, state.slot, context.slot, tag?.slot ?? 0)
   }
 }

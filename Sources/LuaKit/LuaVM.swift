@@ -21,7 +21,7 @@ public final class LuaVM {
     lua_createtable(L, 0, 2)
     LuaStack(L).push("array")
     lua_setfield(L, -2, "__name")
-    LuaStack(L).push("composable.array")
+    LuaStack(L).push("luakit.array")
     lua_setfield(L, -2, "__metatable")
     arrayMarkerIdentity = lua_topointer(L, -1)!
     lk_set_array_marker(L, -1)  // the one metatable a table stored in a state may have

@@ -618,7 +618,7 @@ void lk_push_host_function(
   function->callback = callback;
   function->release = release;
   function->context = context;
-  if (luaL_newmetatable(L, "composable.host_function")) {
+  if (luaL_newmetatable(L, "luakit.host_function")) {
     lua_pushcfunction(L, lk_host_function_gc);
     lua_setfield(L, -2, "__gc");
     lua_pushboolean(L, 0);

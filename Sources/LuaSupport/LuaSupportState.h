@@ -62,7 +62,6 @@ typedef struct {
   _Atomic int *arm_request;  // the slot's request to arm the hook, read on every allocation
   int watching;        // the watchdog watches the call in flight on `main`
   int main_hooked;     // the count hook is on `main` for this call
-  int type_string_ref; // registry slot of the string "type", or 0 until first needed
   double time_limit;     // seconds a top-level call may run, 0: none
   int over_time;         // the call in flight ran past the time limit
   lua_State *entered;    // the thread the call in flight entered on

@@ -721,24 +721,20 @@ int lk_transaction_rollback(lua_State *L) {
 
 int lk_transaction_wrote(lua_State *L) { return lk_info_of(L)->journal_length > 0; }
 
-int lk_normalize_action(lua_State *L, int index) {
+int lk_normalize_tagged(lua_State *L, int index, int tag_ref) {
   index = lua_absindex(L, index);
   switch (lua_type(L, index)) {
     case LUA_TSTRING:
       lua_createtable(L, 0, 1);
+      lua_rawgeti(L, LUA_REGISTRYINDEX, tag_ref);
       lua_pushvalue(L, index);
-      lua_setfield(L, -2, "type");
+      lua_rawset(L, -3);
       lua_replace(L, index);
       return 1;
     case LUA_TTABLE: {
-      // "type" kept in the registry's array part: fetching it there is cheaper than making
-      // Lua find the interned string for a C string on every action.
-      lk_info *info = lk_info_of(L);
-      if (info->type_string_ref == 0) {
-        lua_pushliteral(L, "type");
-        info->type_string_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-      }
-      lua_rawgeti(L, LUA_REGISTRYINDEX, info->type_string_ref);
+      // The tag's name from the registry's array part: cheaper than making Lua find the
+      // interned string for a C string on every call.
+      lua_rawgeti(L, LUA_REGISTRYINDEX, tag_ref);
       int ok = lua_rawget(L, index) == LUA_TSTRING;
       lua_pop(L, 1);
       return ok;

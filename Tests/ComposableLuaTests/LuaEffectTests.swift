@@ -100,7 +100,7 @@ import Testing
       await store.send("bad_action")
     } matching: { issue in
       message(of: issue).hasSuffix(
-        "effect.action: expected an action (a table with a type, or a string), got integer")
+        "effect.action: expected an action (a table with a string type, or a string), got number")
     }
   }
 }

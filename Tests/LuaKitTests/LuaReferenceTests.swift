@@ -70,10 +70,19 @@ import Testing
     }
     // Made over references of its own VM, it calls through their slots.
     let reduce = try second.load(
-      "local state, action = ... state.seen = action.type", chunkName: "r")
+      "local state, argument = ... state.seen = argument.kind", chunkName: "r")
     let proxy = try second.transactionalProxy(of: table)
-    let call = try LuaTransactionCall(function: reduce, state: proxy, context: table, in: second)
-    _ = try second.callTransaction(call, action: "go")
+    let kind = try second.reference(to: "kind")
+    let call = try LuaTransactionCall(
+      function: reduce, state: proxy, context: table, tag: kind, in: second)
+    _ = try second.callTransaction(call, argument: "go")  // a bare string is { kind = "go" }
+    second.commitTransaction()
+    #expect(try second.value(of: table) == ["seen": "go"])
+    // A tagged call refuses what is not tagged, before calling anything.
+    #expect(throws: LuaError.conversion(
+      path: "argument", message: "expected a table with a string kind, or a string")) {
+      _ = try second.callTransaction(call, argument: ["type": "go"])
+    }
     #expect(try second.value(of: table) == ["seen": "go"])
   }
 }

@@ -80,10 +80,13 @@ local function merged(effects)
   return { kind = "merge", effects = effects }
 end
 
+-- The action shorthand, as the host reads it (LuaAction in Swift; ActionShapeInStepTests keeps
+-- the two in step): a bare string is `{ type = s }`.
 local function as_action(action)
   if type(action) == "string" then return { type = action } end
   return action
 end
+composable.as_action = as_action
 
 function composable.combine(...)
   local reducers = {}

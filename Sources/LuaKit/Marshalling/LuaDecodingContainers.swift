@@ -2,7 +2,7 @@ import CLua
 import LuaSupport
 
 /// The `Decoder` for the value at `index`. `enumType` is set when decoding a Swift enum, whose
-/// keyed container reads the action shape.
+/// keyed container reads a tagged table (`{ type = "case_name", ... }`).
 final class LuaValueDecoder: Decoder {
   unowned(unsafe) let decoding: LuaDecoding
   var index: Int32
@@ -38,7 +38,7 @@ final class LuaValueDecoder: Decoder {
       }
       caseName = try decoding.string(at: -1)
     default:
-      throw decoding.mismatch("an action (a table with a type field, or a string)", at: index)
+      throw decoding.mismatch("a case of \(enumType) (a table with a string type, or a string)", at: index)
     }
     guard Key(stringValue: caseName) != nil else {
       throw LuaError.conversion(
@@ -60,9 +60,9 @@ final class LuaValueDecoder: Decoder {
 
 /// Reads fields of the table at `table`. Three roles:
 /// - a plain table (a struct, a dictionary);
-/// - the root of an action (`caseName` set): its only key is the case, whose nested container
-///   is the payload;
-/// - the payload of an action (`isPayload`): the same table, where the synthesized keys of
+/// - the root of a tagged table (`caseName` set): its only key is the case, whose nested
+///   container is the payload;
+/// - the payload of a tagged table (`isPayload`): the same table, where the synthesized keys of
 ///   unlabelled values (`_0`, `_1`) read `value` or `_1`, `_2`. `table` is nil for the bare
 ///   string form, which has no payload.
 struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -169,7 +169,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   func nestedContainer<NestedKey: CodingKey>(
     keyedBy type: NestedKey.Type, forKey key: Key
   ) throws -> KeyedDecodingContainer<NestedKey> {
-    if caseName != nil {  // the payload of the case: the action table itself
+    if caseName != nil {  // the payload of the case: the tagged table itself
       return KeyedDecodingContainer(
         LuaKeyedDecodingContainer<NestedKey>(decoding: decoding, table: table, isPayload: true))
     }

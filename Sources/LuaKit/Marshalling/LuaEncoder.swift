@@ -15,7 +15,7 @@ import LuaSupport
 /// - Structs -> tables with a field per property.
 /// - `Date` -> float seconds since 1970; `Data` -> string of its bytes; `URL` -> its absolute
 ///   string; `UUID` -> its uppercase `uuidString`.
-/// - Enums with `Codable` synthesized -> the action shape: `{ type = "case_name", ... }` with
+/// - Enums with `Codable` synthesized -> a tagged table: `{ type = "case_name", ... }` with
 ///   labelled associated values as fields; a single unlabelled value is `value`, several are
 ///   `_1`, `_2`, ... (Lua counts from 1). Enums with raw values encode as their raw value.
 /// - `LuaValue` -> itself.

@@ -3,7 +3,7 @@ import LuaSupport
 
 /// Writes fields into the table at `table`. For the root container of an enum value, the
 /// case's nested container writes into the same table, after setting `type` to the case name:
-/// that is how a Swift enum becomes the action shape `{ type = "case_name", ... }`.
+/// that is how a Swift enum becomes a tagged table `{ type = "case_name", ... }`.
 struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
   unowned(unsafe) let encoding: LuaEncoding
   let table: Int32

@@ -3,7 +3,7 @@ import CLua
 /// What the marshalling needs to know about a Swift type that `Codable` does not say.
 
 /// The kind of a Swift type, read from its runtime metadata, whose kind values are part of
-/// Swift's stable ABI (`MetadataKind`). Enums marshal to the action shape
+/// Swift's stable ABI (`MetadataKind`). Enums marshal to tagged tables
 /// `{ type = "case_name", ... }`, which needs to know it is looking at one; classes are where
 /// cycles can come from. Reading one word is far cheaper than a dynamic cast.
 enum LuaTypeKind {

@@ -139,8 +139,9 @@ void lk_transaction_commit(lua_State *L);
 int lk_transaction_is_open(lua_State *L);
 /// Whether the open (or last) transaction wrote anything.
 int lk_transaction_wrote(lua_State *L);
-/// Makes the value at `index` an action table: a string `s` becomes `{ type = s }`. Returns 0
-/// (leaving the value) if it is neither a string nor a table with a string `type`.
-int lk_normalize_action(lua_State *L, int index);
+/// Makes the value at `index` a tagged table, the tag field's name being the string in registry
+/// slot `tag_ref`: a string `s` becomes `{ [tag] = s }`, and a table must have a string under
+/// `tag`. Returns 0 (leaving the value) if it is neither.
+int lk_normalize_tagged(lua_State *L, int index, int tag_ref);
 
 #endif

@@ -38,7 +38,7 @@ import Testing
     #expect(conversionError { _ = try decodeLua(CounterAction.self, "return { amount = 1 }", rootName: "action") }
       == "action.type: expected a string naming a case of CounterAction, got nil")
     #expect(conversionError { _ = try decodeLua(CounterAction.self, "return 42", rootName: "action") }
-      == "action: expected an action (a table with a type field, or a string), got integer")
+      == "action: expected a case of CounterAction (a table with a string type, or a string), got integer")
     #expect(conversionError { _ = try decodeLua(CounterAction.self, "return { type = 'add', amount = 'x' }", rootName: "action") }
       == "action.amount: expected integer, got string")
   }

@@ -1,0 +1,46 @@
+import LuaKit
+
+/// The action shape, defined here and nowhere else: a table with a string `type`, or a bare
+/// string as shorthand for `{ type = s }`. The step checks it in C before the reducer runs (the
+/// feature's `LuaTransactionCall` is tagged with `typeField`); effects check the actions they
+/// carry with `normalize`; both say what is wrong in the same words. (Lua's `composable`
+/// library turns a bare string into the table the same way, in `as_action`.)
+public enum LuaAction {
+  /// The field that names an action.
+  public static let typeField = "type"
+
+  public struct Malformed: Error, Equatable {
+    public let message: String
+  }
+
+  /// The action as a table: `"increment"` becomes `{ type = "increment" }`.
+  public static func normalize(_ value: LuaValue) throws(Malformed) -> LuaValue {
+    if case .string = value { return .table(LuaTable(entries: [typeKey: value])) }
+    if let problem = problem(value) { throw Malformed(message: problem) }
+    return value
+  }
+
+  /// Why `value` is not an action, or nil when it is one.
+  static func problem(_ value: LuaValue) -> String? {
+    let found: String
+    switch value {
+    case .string: return nil
+    case let .table(table):
+      if case .string = table[typeKey] { return nil }
+      found = "a table whose type is \(luaTypeName(table[typeKey]))"
+    default:
+      found = luaTypeName(value)
+    }
+    return "expected an action (a table with a string type, or a string), got \(found)"
+  }
+
+  private static let typeKey = LuaValue.string(LuaString(typeField))
+
+  /// The name Lua's `type()` gives `value` (messages about actions speak Lua).
+  private static func luaTypeName(_ value: LuaValue) -> String {
+    switch value {
+    case .integer, .number: return "number"
+    default: return value.typeName
+    }
+  }
+}
