@@ -7,7 +7,7 @@ import LuaKit
 extension LuaFeature {
   /// A coroutine that will run `function` (the body of an `effect.run`).
   public func makeCoroutine(_ function: LuaReference) throws(LuaFeatureError) -> LuaReference {
-    try locked { () throws(LuaFeatureError) -> LuaReference in
+    try queue.access { (vm, loaded) throws(LuaFeatureError) -> LuaReference in
       do throws(LuaError) { return try vm.makeCoroutine(function) } catch { throw .conversion(error) }
     }
   }
@@ -18,7 +18,7 @@ extension LuaFeature {
     _ coroutine: LuaReference, with arguments: [LuaValue] = [],
     dependencies: LuaFeatureDependencies? = nil
   ) throws(LuaError) -> LuaResumption {
-    try locked { () throws(LuaError) -> LuaResumption in
+    try queue.access { (vm, loaded) throws(LuaError) -> LuaResumption in
       hostEnvironment.answer(from: dependencies)
       return try vm.resume(coroutine, with: arguments)
     }
@@ -27,7 +27,7 @@ extension LuaFeature {
   /// `action` passed through the wrappers that composition put on an effect, innermost first.
   public func wrap(_ action: LuaValue, with wrappers: [LuaReference]) throws(LuaError) -> LuaValue {
     guard !wrappers.isEmpty else { return action }
-    return try locked { () throws(LuaError) -> LuaValue in
+    return try queue.access { (vm, loaded) throws(LuaError) -> LuaValue in
       var action = action
       for wrapper in wrappers.reversed() { action = try vm.call(wrapper, with: action) }
       return action

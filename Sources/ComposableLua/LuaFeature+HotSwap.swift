@@ -9,17 +9,17 @@ extension LuaFeature {
   /// fresh sandbox; if it is broken, the error is thrown and the old reducer stays. A
   /// `migrate(state)` in the new code runs once, as a transaction.
   public func swap(toSource source: String, file: String? = nil) throws(LuaFeatureError) {
-    try locked { () throws(LuaFeatureError) in
-      let file = file ?? self.fileName
+    try queue.access { (vm, current) throws(LuaFeatureError) in
+      let file = file ?? current.fileName
       let fresh: LuaSandbox
       do throws(LuaError) {
-        fresh = try vm.makeSandbox(sandbox.configuration)
+        fresh = try vm.makeSandbox(current.sandbox.configuration)
         try Self.installEffectGlobals(vm: vm, sandbox: fresh)
       } catch {
         throw .load(file: file, message: error.description)
       }
-      let loaded = try Self.loadModule(source, file: file, vm: vm, sandbox: fresh)
-      if let migrate = loaded.migrate {
+      let module = try Self.loadModule(source, file: file, vm: vm, sandbox: fresh)
+      if let migrate = module.migrate {
         do throws(LuaError) {
           try vm.callTransaction(migrate, state: stateProxy)  // rolled back if it fails
           vm.commitTransaction()
@@ -27,15 +27,13 @@ extension LuaFeature {
           throw .load(file: file, message: "migrate(state) failed: \(error)")
         }
       }
-      do throws(LuaError) {
-        step = try makeStep(loaded.reduce)
-      } catch {
+      let step: LuaTransactionCall
+      do throws(LuaError) { step = try makeStep(module.reduce, in: vm) } catch {
         throw .load(file: file, message: error.description)
       }
-      sandbox = fresh
-      module = loaded
-      if loaded.persistence?.path != saver?.path { saver = makeSaver(for: loaded.persistence) }
-      self.fileName = file
+      var saver = current.saver
+      if module.persistence?.path != saver?.path { saver = makeSaver(for: module.persistence) }
+      current = Loaded(sandbox: fresh, module: module, step: step, fileName: file, saver: saver)
     }
   }
 }

@@ -18,14 +18,14 @@ extension LuaFeature {
   /// Writes the state now if an action changed it since the last save (a save still waiting,
   /// say): for a host about to exit, on end of input or a signal.
   public func savePending(files: FileClient) async throws {
-    try await locked { saver }?.savePending(files: files)
+    try await saver?.savePending(files: files)
   }
 
   /// `savePending` without waiting on anything: `write(path, contents)` does the writing. For a
   /// signal handler, which must not wait for tasks (the threads that would run them may be the
   /// ones it stopped).
   public func savePending(write: (String, [UInt8]) throws -> Void) throws {
-    try locked { saver }?.savePending(write: write)
+    try saver?.savePending(write: write)
   }
 
   /// What to save: the state, or its selected field, as a Lua data file (`LuaDataFile`), which
@@ -61,8 +61,8 @@ extension LuaFeature {
       bytes in try self.readSaved(bytes, path: persistence.path, wholeState: wholeState)
     }
     guard case let .saved(value) = loaded else { return loaded }
-    try locked { () throws(LuaFeatureError) in
-      try writeState(persistence.select.map { LuaValue($0) } ?? .nil, value)
+    try queue.access { (vm, _) throws(LuaFeatureError) in
+      try writeState(persistence.select.map { LuaValue($0) } ?? .nil, value, in: vm)
     }
     return loaded
   }
@@ -75,7 +75,9 @@ extension LuaFeature {
     }
     let value: LuaValue
     do throws(LuaError) {
-      value = try locked { () throws(LuaError) in try vm.readDataFile(text, chunkName: path) }
+      value = try queue.access { (vm, _) throws(LuaError) in
+        try vm.readDataFile(text, chunkName: path)
+      }
     } catch {
       guard let json = try? JSONDecoder().decode(LuaValue.self, from: Data(bytes)) else {
         throw .init(reason: "it is not a saved state: \(error.message)")

@@ -24,28 +24,28 @@ extension LuaFeature {
     _ action: LuaValue, dependencies: LuaFeatureDependencies? = nil, wrote: inout Bool,
     interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
-    lock.lock()
-    defer { lock.unlock() }
-    hostEnvironment.answer(from: dependencies)
-    let returned: LuaValue
-    do throws(LuaError) {
-      returned = try vm.callTransaction(step, argument: action)  // rolled back if it fails
-    } catch {
-      throw .reduce(action: action.description, error: Self.inActionTerms(error, action))
+    try queue.access { (vm, loaded) throws(LuaFeatureError) -> Interpreted in
+      hostEnvironment.answer(from: dependencies)
+      let returned: LuaValue
+      do throws(LuaError) {
+        returned = try vm.callTransaction(loaded.step, argument: action)  // rolled back if it fails
+      } catch {
+        throw .reduce(action: action.description, error: Self.inActionTerms(error, action))
+      }
+      let interpreted: Interpreted
+      do throws(LuaFeatureError) {
+        interpreted = try interpret(returned)
+      } catch {
+        vm.rollbackTransaction()
+        throw error
+      }
+      if let saver = loaded.saver, vm.transactionWrote {
+        wrote = true
+        saver.changed()
+      }
+      vm.commitTransaction()
+      return interpreted
     }
-    let interpreted: Interpreted
-    do throws(LuaFeatureError) {
-      interpreted = try interpret(returned)
-    } catch {
-      vm.rollbackTransaction()
-      throw error
-    }
-    if let saver, vm.transactionWrote {
-      wrote = true
-      saver.changed()
-    }
-    vm.commitTransaction()
-    return interpreted
   }
 
   /// An error of the step in the words of actions: the tag check's (the action is malformed)

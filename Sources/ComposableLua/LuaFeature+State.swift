@@ -7,7 +7,7 @@ import LuaKit
 extension LuaFeature {
   /// A snapshot of the state.
   public func state() throws(LuaFeatureError) -> LuaValue {
-    try locked { () throws(LuaFeatureError) -> LuaValue in
+    try queue.access { (vm, loaded) throws(LuaFeatureError) -> LuaValue in
       do throws(LuaError) { return try vm.value(of: stateReference, rootName: "state") } catch {
         throw .conversion(error)
       }
@@ -16,7 +16,7 @@ extension LuaFeature {
 
   /// The state decoded into a Swift type.
   public func decodeState<State: Decodable>(_ type: State.Type) throws(LuaFeatureError) -> State {
-    try locked { () throws(LuaFeatureError) -> State in
+    try queue.access { (vm, loaded) throws(LuaFeatureError) -> State in
       do throws(LuaError) {
         return try LuaDecoder().decode(type, from: stateReference, in: vm, rootName: "state")
       } catch {
@@ -31,7 +31,9 @@ extension LuaFeature {
     guard case let .table(table) = encoded else {
       throw .conversion(.conversion(path: "state", message: "expected a table, got \(encoded.typeName)"))
     }
-    try locked { () throws(LuaFeatureError) in try writeState(.nil, .table(table)) }
+    try queue.access { (vm, _) throws(LuaFeatureError) in
+      try writeState(.nil, .table(table), in: vm)
+    }
   }
 
   /// Replaces the whole state with `state`, a table (what a Swift parent wrote to its Lua
@@ -40,13 +42,13 @@ extension LuaFeature {
     guard case .table = state else {
       throw .conversion(.conversion(path: "state", message: "expected a table, got \(state.typeName)"))
     }
-    try locked { () throws(LuaFeatureError) in try writeState(.nil, state) }
+    try queue.access { (vm, loaded) throws(LuaFeatureError) in try writeState(.nil, state, in: vm) }
     saver?.changed()
   }
 
   /// The host's write to the state, under the lock: `value` into `field`, or, when `field` is
   /// nil, as the whole state (refilled in place, so the reducer's proxy stays bound to it).
-  func writeState(_ field: LuaValue, _ value: LuaValue) throws(LuaFeatureError) {
+  func writeState(_ field: LuaValue, _ value: LuaValue, in vm: LuaVM) throws(LuaFeatureError) {
     do throws(LuaError) {
       try vm.writeState(value, at: field == .nil ? nil : field, through: stateProxy)
     } catch {
@@ -56,7 +58,7 @@ extension LuaFeature {
 
   /// `value` as Lua sees it: encoded by `LuaEncoder` (an enum becomes the action shape).
   public func luaValue<Value: Encodable>(of value: Value, name: String = "action") throws(LuaFeatureError) -> LuaValue {
-    try locked { () throws(LuaFeatureError) -> LuaValue in
+    try queue.access { (vm, loaded) throws(LuaFeatureError) -> LuaValue in
       do throws(LuaError) {
         return try vm.value(of: LuaEncoder().encode(value, in: vm, rootName: name))
       } catch {
@@ -69,7 +71,7 @@ extension LuaFeature {
   public func decode<Value: Decodable>(
     _ type: Value.Type, from value: LuaValue, name: String = "action"
   ) throws(LuaFeatureError) -> Value {
-    try locked { () throws(LuaFeatureError) -> Value in
+    try queue.access { (vm, loaded) throws(LuaFeatureError) -> Value in
       do throws(LuaError) {
         return try LuaDecoder().decode(type, from: value, in: vm, rootName: name)
       } catch {

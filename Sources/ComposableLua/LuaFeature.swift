@@ -13,31 +13,40 @@ import LuaKit
 /// a transaction: if the reducer raises, runs past its budget, or returns a malformed effect,
 /// every write it made is undone. Swift reads the state on demand (`state`, `decodeState`).
 ///
-/// The VM is reached only under a lock, so a feature can be shared between the store that
-/// runs it and the code that reads its state.
-public final class LuaFeature: @unchecked Sendable {
-  let lock = NSLock()
-  let vm: LuaVM
-  var sandbox: LuaSandbox
-  var module: Module
+/// The VM and what changes with it are reached through one `LuaVMQueue`, one caller at a time,
+/// so a feature can be shared between the store that runs it and the code that reads its state.
+public final class LuaFeature: Sendable {
+  /// The VM, and what changes with its code: reached only through `queue.access`.
+  let queue: LuaVMQueue<Loaded>
+
+  /// What a feature's VM holds beside the state, replaced together when code is swapped in.
+  struct Loaded {
+    var sandbox: LuaSandbox
+    var module: Module
+    /// `reduce(state, action, env)`, ready to call for each action. It holds registry slots:
+    /// the references it was made from (`module.reduce`, `stateProxy`, `environment`) keep them.
+    var step: LuaTransactionCall
+    /// Where the script was loaded from, for messages and for reloading.
+    var fileName: String
+    /// When the state is written, for a feature that persists (`StateSaver`, shared with Swift
+    /// reducers).
+    var saver: StateSaver?
+  }
+
   let stateReference: LuaReference
   let environment: LuaReference
   let hostEnvironment = LuaFeatureEnvironment()
-  /// When the state is written, for a feature that persists (`StateSaver`, shared with Swift
-  /// reducers); set when a module is loaded.
-  var saver: StateSaver?
   /// What the reducer gets instead of the state: a proxy that journals its writes.
   let stateProxy: LuaReference
-  /// Where the script was loaded from, for messages and for reloading.
-  public var file: String { locked { fileName } }
-  var fileName: String
-
-  /// `reduce(state, action, env)`, ready to call for each action. It holds registry slots: the
-  /// references it was made from (`module.reduce`, `stateProxy`, `environment`) keep them.
-  var step: LuaTransactionCall
   /// The name of the field that names an action (`LuaAction.typeField`), as a registry slot the
   /// step checks each action with; kept here, as the step keeps only its slot.
   let actionTag: LuaReference
+
+  /// Where the script was loaded from, for messages and for reloading.
+  public var file: String { queue.access { $1.fileName } }
+
+  /// When the state is written, for a feature that persists.
+  var saver: StateSaver? { queue.access { $1.saver } }
 
   /// How the feature asked to be kept on disk (`Feature.persist = composable.persist{...}`).
   public struct Persistence: Equatable, Sendable {
@@ -50,7 +59,7 @@ public final class LuaFeature: @unchecked Sendable {
   }
 
   /// The feature's persistence, if it asked for it.
-  public var persistence: Persistence? { locked { module.persistence } }
+  public var persistence: Persistence? { queue.access { $1.module.persistence } }
 
   /// Loads the feature at `url`. `state` replaces what `initial_state()` would give; `env` is
   /// what the reducer finds in its `env` argument, beside the host's `env` functions.
@@ -73,17 +82,17 @@ public final class LuaFeature: @unchecked Sendable {
     env: LuaValue = [:], limits: LuaLimits = LuaLimits(),
     print: @escaping (String) -> Void = { Swift.print($0) }
   ) throws(LuaFeatureError) {
+    let vm: LuaVM
+    let loaded: Loaded
     do {
-      let vm = try LuaVM(limits: limits)
-      self.vm = vm
-      self.fileName = file
+      vm = try LuaVM(limits: limits)
       var resolvers: [any LuaModuleResolver] = [builtInModules]
       if let directory { resolvers.append(LuaModuleDirectories([directory])) }
-      sandbox = try vm.makeSandbox(.init(
+      let sandbox = try vm.makeSandbox(.init(
         print: print, modules: LuaModuleChain(resolvers: resolvers),
         preloaded: builtInPreloads(in: vm)))
       try Self.installEffectGlobals(vm: vm, sandbox: sandbox)
-      module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
+      let module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
       environment = try vm.reference(to: hostEnvironment.table(with: env, in: vm))
       let initial: LuaValue
       if let state {
@@ -100,8 +109,9 @@ public final class LuaFeature: @unchecked Sendable {
       stateReference = try vm.reference(to: initial)
       stateProxy = try vm.transactionalProxy(of: stateReference)
       actionTag = try vm.reference(to: .string(LuaString(LuaAction.typeField)))
-      step = try LuaTransactionCall(
+      let step = try LuaTransactionCall(
         function: module.reduce, state: stateProxy, context: environment, tag: actionTag, in: vm)
+      loaded = Loaded(sandbox: sandbox, module: module, step: step, fileName: file, saver: nil)
     } catch let error as LuaFeatureError {
       throw error
     } catch let error as LuaError {
@@ -109,11 +119,13 @@ public final class LuaFeature: @unchecked Sendable {
     } catch {
       throw .load(file: file, message: "\(error)")
     }
-    saver = makeSaver(for: module.persistence)
+    queue = LuaVMQueue(vm: vm, context: loaded)
+    let saver = makeSaver(for: loaded.module.persistence)
+    queue.access { $1.saver = saver }
   }
 
   /// `reduce(state, action, env)` as the step called for each action.
-  func makeStep(_ reduce: LuaReference) throws(LuaError) -> LuaTransactionCall {
+  func makeStep(_ reduce: LuaReference, in vm: LuaVM) throws(LuaError) -> LuaTransactionCall {
     try LuaTransactionCall(
       function: reduce, state: stateProxy, context: environment, tag: actionTag, in: vm)
   }
@@ -132,14 +144,6 @@ public final class LuaFeature: @unchecked Sendable {
     do throws(LuaError) { return try vm.call(function) } catch {
       throw .load(file: file, message: "\(what) failed: \(error)")
     }
-  }
-
-  func locked<Result, Failure: Error>(
-    _ body: () throws(Failure) -> Result
-  ) throws(Failure) -> Result {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body()
   }
 
   /// Makes `env.uuid()`, `env.now()` and `env.random()` answer from `dependencies`.

@@ -28,7 +28,7 @@ extension LuaTestSession {
         table["method"] = .string(LuaString(request.method))
         table["url"] = .string(LuaString(request.url))
         table["body"] = .string(LuaString(bytes: request.body ?? []))
-        let reply = try locked { try vm.call(answer, .table(table)).first ?? .nil }
+        let reply = try queue.access { vm, _ in try vm.call(answer, .table(table)).first ?? .nil }
         guard let status = reply.status.intValue else {
           throw HTTPClientError("the test's http function must return { status = ..., body = ... }")
         }
@@ -97,7 +97,7 @@ extension LuaTestSession {
         request["path"] = .string(LuaString(path))
         if let contents { request["contents"] = .string(LuaString(bytes: contents)) }
         do {
-          return try locked { try vm.call(answer, .table(request)).first ?? .nil }
+          return try queue.access { vm, _ in try vm.call(answer, .table(request)).first ?? .nil }
         } catch let error as LuaError {
           throw FileClientError(error.message)
         }

@@ -29,7 +29,10 @@ extension LuaTestSession {
         await store.store.receive(expected, assert: update)
       case let .function(predicate):
         await store.store.receive(where: { [self] action in
-          (try? locked { try vm.call(matches, .function(predicate), action) })?.first == true
+          let answer = try? queue.access { vm, _ in
+            try vm.call(matches, .function(predicate), action)
+          }
+          return answer?.first == true
         }, assert: update)
       default:
         throw LuaTestError("receive: expected an action type, an action table or a function, got \(request.match.typeName)")
@@ -64,7 +67,9 @@ extension LuaTestSession {
     case .nil: return nil
     case let .function(update):
       return { [self] state in
-        state = try locked { try vm.call(apply, .function(update), state).first ?? .nil }
+        state = try queue.access { vm, _ in
+          try vm.call(apply, .function(update), state).first ?? .nil
+        }
       }
     default:
       throw LuaTestError("expected a function(state) to describe the expected state, got \(value.typeName)")

@@ -9,9 +9,11 @@ import LuaKit
 /// serves with a real Swift `TestStore` (the same semantics as Swift tests), then resumes the
 /// test with the answer. Failures the TestStore reports are collected and attributed to the
 /// Lua file and line of the call in flight.
+///
+/// The VM is reached through its `LuaVMQueue`. The rest (`stores`) is touched only by the test
+/// file's own thread (`SingleThreadExecutor`), which is what the `@unchecked` stands on.
 final class LuaTestSession: @unchecked Sendable {
-  let lock = NSLock()
-  let vm: LuaVM
+  let queue: LuaVMQueue<Void>
   let sandbox: LuaSandbox
   let directory: URL
   let fileName: String
@@ -30,7 +32,7 @@ final class LuaTestSession: @unchecked Sendable {
     guard let source = try? String(contentsOf: file, encoding: .utf8) else {
       throw LuaFeatureError.load(file: displayName, message: "the file cannot be read")
     }
-    vm = try LuaVM()
+    let vm = try LuaVM()
     let library = try vm.evaluate(LuaLibrarySource.test, chunkName: "=composable.test")
     guard case let .function(install) = library[0], case let .function(runner) = library[1],
       case let .function(apply) = library[3],
@@ -49,12 +51,7 @@ final class LuaTestSession: @unchecked Sendable {
     try vm.call(vm.load(source, chunkName: displayName, in: sandbox))
     tests = try vm.evaluate("return __composable_tests", chunkName: "=tests", in: sandbox)
       .first?.tableValue?.sequence ?? []
-  }
-
-  func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body()
+    queue = LuaVMQueue(vm: vm, context: ())
   }
 
   // MARK: Running a test
@@ -63,14 +60,16 @@ final class LuaTestSession: @unchecked Sendable {
   func runTest(_ index: Int) async -> [String] {
     let test = tests[index]
     let coroutine: LuaReference
-    do { coroutine = try locked { try vm.makeCoroutine(runner) } } catch {
+    do { coroutine = try queue.access { vm, _ in try vm.makeCoroutine(runner) } } catch {
       return ["\(fileName): \(error)"]
     }
     var arguments: [LuaValue] = [test]
     var site = (file: fileName, line: test.line.intValue ?? 0)
     while true {
       let resumption: LuaResumption
-      do { resumption = try locked { try vm.resume(coroutine, with: arguments) } } catch {
+      do {
+        resumption = try queue.access { vm, _ in try vm.resume(coroutine, with: arguments) }
+      } catch {
         failures.add("\(error)", at: site)
         break
       }
