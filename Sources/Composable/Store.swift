@@ -21,6 +21,8 @@ public actor Store<State: Sendable, Action: Sendable> {
   @usableFromInline let reducer: any Reducer<State, Action>
   /// Hooks for the TestStore, which runs on this same store rather than a copy of it.
   @usableFromInline nonisolated let instrumentation: StoreInstrumentation<State, Action>?
+  /// Where effects run (`DependencyValues.effectExecutor`); nil for the global executor.
+  private let effectExecutor: (any TaskExecutor)?
 
   private var queue: [(action: Action, fromEffect: Bool)] = [] {
     didSet { hasQueued = !queue.isEmpty }
@@ -44,6 +46,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     self.currentState = initialState
     self.reducer = reducer
     self.instrumentation = nil
+    self.effectExecutor = nil
   }
 
   /// A store whose reducer is built from dependencies: the live ones, changed by `dependencies`.
@@ -57,15 +60,17 @@ public actor Store<State: Sendable, Action: Sendable> {
     self.currentState = initialState
     self.reducer = reducer(values)
     self.instrumentation = nil
+    self.effectExecutor = values.effectExecutor
   }
 
   init(
     initialState: State, reducer: sending any Reducer<State, Action>,
-    instrumentation: StoreInstrumentation<State, Action>
+    instrumentation: StoreInstrumentation<State, Action>, effectExecutor: (any TaskExecutor)?
   ) {
     self.currentState = initialState
     self.reducer = reducer
     self.instrumentation = instrumentation
+    self.effectExecutor = effectExecutor
   }
 
   // MARK: Sending
@@ -186,15 +191,15 @@ public actor Store<State: Sendable, Action: Sendable> {
     let send = Send<Action> { action in await self.receive(action) }
     let finish: @Sendable () async -> Void = { await self.finished(token) }
     // The task captures no actor, so it is not isolated to this store: its work starts at once
-    // instead of queueing behind the store, on the global executor, or in a test on a
-    // single-thread executor on that one (so the test can tell when it has gone as far as it
+    // instead of queueing behind the store, on the global executor or on the effect executor
+    // the dependencies name (a test's, so the test can tell when it has gone as far as it
     // can). Unlike a detached task it inherits task-locals, so a test still sees issues
     // reported from inside the effect.
     let operation: @Sendable () async -> Void = { [work, send, finish] in
       await work(send)
       await finish()
     }
-    let task = SingleThreadExecutor.current.map {
+    let task = effectExecutor.map {
       Task(executorPreference: $0, priority: priority, operation: operation)
     } ?? Task(priority: priority, operation: operation)
     running[token] = RunningEffect(task: task, ids: ids)

@@ -36,9 +36,12 @@ import Testing
     defer { executor.stop() }
     let threads = Locked<Set<UInt>>([])
     let runThread = await executor.run { () -> UInt in
+      // The executor plugs in through the dependencies: the Store knows no test executor.
       let store = Store(
-        initialState: State(), reducer: Self.ticking(
-          clock: ContinuousClock(), interval: .milliseconds(5), threads: threads))
+        initialState: State(), dependencies: { $0.effectExecutor = executor },
+        reducer: { _ in
+          Self.ticking(clock: ContinuousClock(), interval: .milliseconds(5), threads: threads)
+        })
       await store.send(.start).finish()
       #expect(await store.state.ticks == [1, 2, 3])
       return UInt(bitPattern: Int(bitPattern: pthread_self()))

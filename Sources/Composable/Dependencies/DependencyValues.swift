@@ -13,6 +13,9 @@ public struct DependencyValues: Sendable {
   public var date: DateGenerator
   /// Seeded randomness: system-seeded live, seed 0 in tests (override with `RandomSource(seed:)`).
   public var random: RandomSource
+  /// Where a store runs its effects: nil for the global executor; a test's own executor (a
+  /// `SingleThreadExecutor`, say) so the test knows when they have gone as far as they can.
+  public var effectExecutor: (any TaskExecutor)?
   private var storage: [ObjectIdentifier: any Sendable] = [:]
   private let isTest: Bool
 

@@ -70,7 +70,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       instrumentation: StoreInstrumentation(
         didReduce: { recorder.didReduce($0, fromEffect: $1, state: $2) },
         effectStarted: { recorder.effectStarted($0) },
-        effectFinished: { recorder.effectFinished($0) }))
+        effectFinished: { recorder.effectFinished($0) }),
+      // A test on its own executor runs its effects there unless its dependencies say
+      // otherwise.
+      effectExecutor: dependencies.effectExecutor ?? SingleThreadExecutor.current)
   }
 
   deinit {
