@@ -3,6 +3,10 @@ import Foundation
 import LocalServer
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The live HTTP client against a real server on 127.0.0.1 (not a mock).
 @Suite struct LiveHTTPClientTests {
   static func server() throws -> LocalHTTPServer {
@@ -77,10 +81,24 @@ import Testing
     #expect(try await HTTPClient.live().perform(HTTPRequest(url: server.url + "/broken")).status == 500)
   }
 
+  /// A port held by a socket that is bound and not listening refuses every connection, and no
+  /// other server (of this process or another) can take it meanwhile, as it could a port that
+  /// a stopped server let go.
   @Test func aRefusedConnectionIsAClearError() async throws {
-    let server = try Self.server()
-    let url = server.url + "/hello"
-    server.stop()
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(socket >= 0)
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+      }
+    }
+    try #require(bound)
+    let url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/hello"
     #expect(await errorMessage { _ = try await HTTPClient.live().perform(HTTPRequest(url: url)) }
       == "GET \(url): the connection was refused")
   }
