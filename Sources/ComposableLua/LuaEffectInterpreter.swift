@@ -5,14 +5,18 @@ import LuaKit
 /// store's clock.
 struct LuaEffectInterpreter {
   let runner: LuaEffectRunner
+  /// The feature's VM, reached while the reducer's call still holds it: the actions of `send`,
+  /// `after` and `every` go through their wrappers here.
+  let vm: LuaVM
   var clock: any Clock<Duration> { runner.clock }
   /// The action the effect answers, described only when an error needs it.
   var action: LuaValue { runner.origin }
 
   init(
-    feature: LuaFeature, dependencies: LuaFeatureDependencies, action: LuaValue,
+    feature: LuaFeature, vm: LuaVM, dependencies: LuaFeatureDependencies, action: LuaValue,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) {
+    self.vm = vm
     runner = LuaEffectRunner(
       feature: feature, dependencies: dependencies, onError: onError, origin: action)
   }
@@ -46,7 +50,7 @@ struct LuaEffectInterpreter {
     }
     switch known {
     case .none: return .none
-    case .send: return .send(try action(table["action"], at: path + ".action"))
+    case .send: return .send(try wrappedAction(table, at: path))
     case .merge: return .merge(try effects(table["effects"], at: path + ".effects"))
     case .concat: return .concatenate(try effects(table["effects"], at: path + ".effects"))
     case .after: return try after(table, at: path)
@@ -66,7 +70,7 @@ struct LuaEffectInterpreter {
   private func after(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
     .after(
       try duration(table["seconds"], at: path + ".seconds"), clock: clock,
-      send: try action(table["action"], at: path + ".action"))
+      send: try wrappedAction(table, at: path))
   }
 
   private func every(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
@@ -75,7 +79,7 @@ struct LuaEffectInterpreter {
       throw fail(path + ".seconds", "expected more than 0 seconds between ticks, got 0")
     }
     return .timer(
-      every: interval, clock: clock, send: try action(table["action"], at: path + ".action"))
+      every: interval, clock: clock, send: try wrappedAction(table, at: path))
   }
 
   private func cancellable(
@@ -181,6 +185,18 @@ struct LuaEffectInterpreter {
       result.append(function)
     }
     return result
+  }
+
+  /// The effect's `action`, passed through its `wrappers` now (`LuaFeature.wrap`).
+  private func wrappedAction(
+    _ table: LuaTable, at path: String
+  ) throws(LuaFeatureError) -> LuaValue {
+    let action = try self.action(table["action"], at: path + ".action")
+    let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
+    guard !wrappers.isEmpty else { return action }
+    do throws(LuaError) { return try LuaFeature.wrap(action, with: wrappers, in: vm) } catch {
+      throw .effect(action: self.action.description, error: error)
+    }
   }
 
   private func action(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {

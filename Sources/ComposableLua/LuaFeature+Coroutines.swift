@@ -24,13 +24,24 @@ extension LuaFeature {
     }
   }
 
-  /// `action` passed through the wrappers that composition put on an effect, innermost first.
+  /// `action` passed through the wrappers that composition put on an effect, innermost first:
+  /// for the actions that arrive later (from `run`, `http`, `file`).
   public func wrap(_ action: LuaValue, with wrappers: [LuaReference]) throws(LuaError) -> LuaValue {
     guard !wrappers.isEmpty else { return action }
-    return try queue.access { (vm, loaded) throws(LuaError) -> LuaValue in
-      var action = action
-      for wrapper in wrappers.reversed() { action = try vm.call(wrapper, with: action) }
-      return action
+    return try queue.access { (vm, _) throws(LuaError) -> LuaValue in
+      try Self.wrap(action, with: wrappers, in: vm)
     }
+  }
+
+  /// The one way a child's action becomes its parent's, for every kind of effect: each wrapper
+  /// that composition (`scope`, `for_each`, `if_let`) put on the effect, innermost first. The
+  /// actions of `send`, `after` and `every` are wrapped when the effect is read; those of `run`,
+  /// `http` and `file` as they arrive.
+  static func wrap(
+    _ action: LuaValue, with wrappers: [LuaReference], in vm: LuaVM
+  ) throws(LuaError) -> LuaValue {
+    var action = action
+    for wrapper in wrappers.reversed() { action = try vm.call(wrapper, with: action) }
+    return action
   }
 }

@@ -11,11 +11,11 @@ extension LuaFeature {
   ) throws(LuaFeatureError) -> Effect<LuaValue> {
     var wrote = false
     let effect = try reduce(action, dependencies: scope, wrote: &wrote) {
-      (returned) throws(LuaFeatureError) -> Effect<LuaValue> in
+      (returned, vm) throws(LuaFeatureError) -> Effect<LuaValue> in
       // Most actions return nothing: no interpreter (and no copy of the dependencies) then.
       guard case .nil = returned else {
         return try LuaEffectInterpreter(
-          feature: self, dependencies: scope, action: action, onError: onError
+          feature: self, vm: vm, dependencies: scope, action: action, onError: onError
         ).effect(from: returned)
       }
       return .none

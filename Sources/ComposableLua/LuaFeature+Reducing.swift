@@ -12,7 +12,9 @@ extension LuaFeature {
     _ action: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
     var wrote = false
-    return try reduce(action, wrote: &wrote, interpret: interpret)
+    return try reduce(action, wrote: &wrote) { (returned, _) throws(LuaFeatureError) in
+      try interpret(returned)
+    }
   }
 
   /// `reduce`, setting `wrote` to whether the action wrote to the state (known only for
@@ -22,7 +24,7 @@ extension LuaFeature {
   /// a generic tuple cost a runtime metadata lookup per call.
   func reduce<Interpreted>(
     _ action: LuaValue, dependencies: LuaFeatureDependencies? = nil, wrote: inout Bool,
-    interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
+    interpret: (LuaValue, LuaVM) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
     try queue.access { (vm, loaded) throws(LuaFeatureError) -> Interpreted in
       hostEnvironment.answer(from: dependencies)
@@ -34,7 +36,7 @@ extension LuaFeature {
       }
       let interpreted: Interpreted
       do throws(LuaFeatureError) {
-        interpreted = try interpret(returned)
+        interpreted = try interpret(returned, vm)
       } catch {
         vm.rollbackTransaction()
         throw error

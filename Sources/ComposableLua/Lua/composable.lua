@@ -41,19 +41,14 @@ local function field_of(spec, name, where)
   return value
 end
 
--- An effect whose actions are passed through `wrap` on their way to the store. The actions of
--- send, after and every are known now and wrapped now; those of run, http and file arrive
--- later, so `wrap` goes into the effect's `wrappers` (outermost first), which the host applies
--- to each action those effects send.
+-- An effect whose actions are passed through `wrap` on their way to the store: `wrap` goes into
+-- the `wrappers` of each effect that carries actions (outermost first), and the host applies
+-- them, innermost first, to every action, whatever the kind (LuaFeature.wrap): the actions of
+-- send, after and every when it reads the effect, those of run, http and file as they arrive.
 local function map_effect(e, wrap)
   if e == nil or e.kind == "none" then return e end
   local kind = e.kind
-  if kind == "send" or kind == "after" or kind == "every" then
-    local mapped = {}
-    for k, v in pairs(e) do mapped[k] = v end
-    mapped.action = wrap(e.action)
-    return mapped
-  elseif kind == "merge" or kind == "concat" then
+  if kind == "merge" or kind == "concat" then
     local effects = {}
     for i, inner in ipairs(e.effects) do effects[i] = map_effect(inner, wrap) end
     return { kind = kind, effects = effects }
