@@ -10,15 +10,17 @@ struct LuaEffectInterpreter {
   let vm: LuaVM
   var clock: any Clock<Duration> { runner.clock }
   /// The action the effect answers, described only when an error needs it.
-  var action: LuaValue { runner.origin }
+  var describeAction: @Sendable () -> String { runner.describeOrigin }
 
   init(
-    feature: LuaFeature, vm: LuaVM, dependencies: LuaFeatureDependencies, action: LuaValue,
+    feature: LuaFeature, vm: LuaVM, dependencies: LuaFeatureDependencies,
+    describeAction: @escaping @Sendable () -> String,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) {
     self.vm = vm
     runner = LuaEffectRunner(
-      feature: feature, dependencies: dependencies, onError: onError, origin: action)
+      feature: feature, dependencies: dependencies, onError: onError,
+      describeOrigin: describeAction)
   }
 
   func effect(from value: LuaValue) throws(LuaFeatureError) -> LuaEffect {
@@ -27,7 +29,7 @@ struct LuaEffectInterpreter {
 
   private func fail(_ path: String, _ message: String) -> LuaFeatureError {
     .malformedEffect(
-      action: ((try? LuaAction.normalize(action)) ?? action).description, path: path,
+      action: describeAction(), path: path,
       message: message)
   }
 
@@ -195,7 +197,7 @@ struct LuaEffectInterpreter {
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     guard !wrappers.isEmpty else { return action }
     do throws(LuaError) { return try LuaFeature.wrap(action, with: wrappers, in: vm) } catch {
-      throw .effect(action: self.action.description, error: error)
+      throw .effect(action: describeAction(), error: error)
     }
   }
 

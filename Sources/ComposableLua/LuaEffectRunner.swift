@@ -15,10 +15,10 @@ struct LuaEffectRunner: Sendable {
   var files: FileClient { dependencies.values.files }
   let onError: @Sendable (LuaFeatureError) -> Void
   /// The action whose reducer returned the effect, for messages.
-  let origin: LuaValue
+  let describeOrigin: @Sendable () -> String
 
   private func fail(_ error: LuaError) {
-    onError(.effect(action: ((try? LuaAction.normalize(origin)) ?? origin).description, error: error))
+    onError(.effect(action: describeOrigin(), error: error))
   }
 
   /// Drives the coroutine of `body` until it returns, fails, or the effect is cancelled.

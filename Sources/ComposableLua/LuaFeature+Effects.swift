@@ -6,7 +6,7 @@ extension LuaFeature {
   /// with, for a feature that persists, the save of the state the action changed. Both the
   /// `LuaValue` and the `Codable` reducers run features through here.
   func reduceToEffect(
-    _ action: LuaValue, dependencies scope: LuaFeatureDependencies,
+    _ action: LuaFeatureAction, dependencies scope: LuaFeatureDependencies,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) throws(LuaFeatureError) -> Effect<LuaValue> {
     var wrote = false
@@ -15,7 +15,8 @@ extension LuaFeature {
       // Most actions return nothing: no interpreter (and no copy of the dependencies) then.
       guard case .nil = returned else {
         return try LuaEffectInterpreter(
-          feature: self, vm: vm, dependencies: scope, action: action, onError: onError
+          feature: self, vm: vm, dependencies: scope, describeAction: action.describe,
+          onError: onError
         ).effect(from: returned)
       }
       return .none

@@ -12,7 +12,7 @@ extension LuaFeature {
     _ action: LuaValue, interpret: (LuaValue) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
     var wrote = false
-    return try reduce(action, wrote: &wrote) { (returned, _) throws(LuaFeatureError) in
+    return try reduce(.value(action), wrote: &wrote) { (returned, _) throws(LuaFeatureError) in
       try interpret(returned)
     }
   }
@@ -23,14 +23,18 @@ extension LuaFeature {
   /// `wrote` is an argument rather than part of a returned tuple: on this path, once per action,
   /// a generic tuple cost a runtime metadata lookup per call.
   func reduce<Interpreted>(
-    _ action: LuaValue, dependencies: LuaFeatureDependencies? = nil, wrote: inout Bool,
+    _ action: LuaFeatureAction, dependencies: LuaFeatureDependencies? = nil, wrote: inout Bool,
     interpret: (LuaValue, LuaVM) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
     try queue.access { (vm, loaded) throws(LuaFeatureError) -> Interpreted in
       hostEnvironment.answer(from: dependencies)
       let returned: LuaValue
       do throws(LuaError) {
-        returned = try vm.callTransaction(loaded.step, argument: action)  // rolled back if it fails
+        switch action {  // rolled back if it fails
+        case let .value(value): returned = try vm.callTransaction(loaded.step, argument: value)
+        case let .encoded(argument, _):
+          returned = try vm.callTransaction(loaded.step, argument: argument)
+        }
       } catch {
         throw .reduce(action: action.description, error: Self.inActionTerms(error, action))
       }
@@ -52,12 +56,21 @@ extension LuaFeature {
 
   /// An error of the step in the words of actions: the tag check's (the action is malformed)
   /// says what an action is, and the argument is called the action.
-  static func inActionTerms(_ error: LuaError, _ action: LuaValue) -> LuaError {
+  static func inActionTerms(_ error: LuaError, _ action: LuaFeatureAction) -> LuaError {
     guard case let .conversion(path, message) = error, path.hasPrefix("argument") else {
       return error
     }
-    if path == "argument", let problem = LuaAction.problem(action) {
-      return .runtime(message: "action: " + problem, traceback: "")
+    if path == "argument" {
+      switch action {
+      case let .value(value):
+        if let problem = LuaAction.problem(value) {
+          return .runtime(message: "action: " + problem, traceback: "")
+        }
+      case let .encoded(_, describe):  // a Swift value that does not encode to the action shape
+        return .runtime(
+          message: "action: expected an action (a table with a string type, or a string), "
+            + "got \(describe())", traceback: "")
+      }
     }
     return .conversion(path: "action" + path.dropFirst("argument".count), message: message)
   }

@@ -23,8 +23,10 @@ public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Coda
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     do throws(LuaFeatureError) {
-      let luaAction = try feature.luaValue(of: action)
-      let effect = try feature.reduceToEffect(luaAction, dependencies: dependencies, onError: onError)
+      // Encoded straight onto the stack: marshalled once.
+      let effect = try feature.reduceToEffect(
+        .encoded(.encoded(action, as: "action"), describe: { "\(action)" }),
+        dependencies: dependencies, onError: onError)
       state = try feature.decodeState(State.self)
       let feature = self.feature
       let onError = self.onError

@@ -50,7 +50,8 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   public func reduce(into state: inout State, action: LuaValue) -> Effect<LuaValue> {
     do throws(LuaFeatureError) {
       try writeBack?.writeIfChanged(state, into: feature)
-      let effect = try feature.reduceToEffect(action, dependencies: dependencies, onError: onError)
+      let effect = try feature.reduceToEffect(
+        .value(action), dependencies: dependencies, onError: onError)
       state = try readState(feature)
       writeBack?.gave(state)
       return effect

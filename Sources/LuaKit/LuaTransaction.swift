@@ -98,6 +98,37 @@ extension LuaVM {
     }
   }
 
+  /// `callTransaction(_:argument:)` with an argument Swift pushes itself (an `Encodable`
+  /// marshalled straight onto the stack, say).
+  public func callTransaction(
+    _ call: LuaTransactionCall, argument: LuaArgument
+  ) throws(LuaError) -> LuaValue {
+    drainReleases()
+    lk_transaction_begin(L)
+    do throws(LuaError) {
+      return try stack.guarded { () throws(LuaError) -> LuaValue in
+        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))
+        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
+        do throws(LuaError) { try argument.push(onto: stack, in: self) } catch {
+          throw error.rooted(at: "argument")
+        }
+        if call.slots.tag != 0, lk_normalize_tagged(L, -1, call.slots.tag) == 0 {
+          lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.tag))
+          let tag = stack.errorMessage(at: -1)
+          throw .conversion(path: "argument", message: "expected a table with a string \(tag), or a string")
+        }
+        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.context))
+        try callProtected(arguments: 3, results: 1)
+        do throws(LuaError) { return try stack.value(at: -1, in: self) } catch {
+          throw error.rooted(at: "result #1")
+        }
+      }
+    } catch {
+      rollbackTransaction()
+      throw error
+    }
+  }
+
   /// Calls `function(state)` in a new transaction (a migration, say), with no action: rolled
   /// back if it fails, open until committed or rolled back if it succeeds.
   public func callTransaction(_ function: LuaReference, state: LuaReference) throws(LuaError) {

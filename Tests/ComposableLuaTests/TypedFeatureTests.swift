@@ -1,5 +1,6 @@
 import Clocks
 import Composable
+import Foundation
 import ComposableLua
 import LuaKit
 import Testing
@@ -53,5 +54,22 @@ import Testing
     } matching: { issue in
       message(of: issue) == #"action.type: "mystery" is not a case of CounterAction"#
     }
+  }
+
+  /// A Swift action that is not in the action shape (a struct has no `type`) is refused as any
+  /// malformed action is, named as Swift shows it, and the state stays.
+  @Test func aSwiftActionWithoutATypeIsRefusedInTheSameWords() throws {
+    struct Ping: Codable, Sendable { let n: Int }
+    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("counter/counter.lua")))
+    let errors = Locked<[LuaFeatureError]>([])
+    let reducer = LuaFeatureCodableReducer<CounterState, Ping>(
+      feature: feature, dependencies: .test, onError: { error in errors.withLock { $0.append(error) } })
+    var state = try feature.decodeState(CounterState.self)
+    _ = reducer.reduce(into: &state, action: Ping(n: 1))
+    #expect(errors.withLock { $0.map(\.description) } == [
+      "the reducer failed on Ping(n: 1), and the state was rolled back: action: expected an "
+        + "action (a table with a string type, or a string), got Ping(n: 1)"
+    ])
+    #expect(state == CounterState(count: 0))
   }
 }
