@@ -23,15 +23,28 @@ final class TestRecorder<State: Sendable, Action: Sendable>: @unchecked Sendable
     contents = LockedContents(Contents(location: location))
   }
 
-  /// `Contents` behind an NSLock, with `Mutex`'s `withLock`.
+  /// `Contents` behind a condition (a pthread lock, with a wait), with `Mutex`'s `withLock`.
   private final class LockedContents: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var value: Contents
     init(_ value: Contents) { self.value = value }
     func withLock<Result>(_ body: (inout Contents) -> Result) -> Result {
-      lock.lock()
-      defer { lock.unlock() }
+      condition.lock()
+      defer {
+        condition.broadcast()  // a waiter looks again at every change
+        condition.unlock()
+      }
       return body(&value)
+    }
+
+    /// Waits until `isDone` holds or `deadline` passes; whether it holds.
+    func wait(until deadline: Date, for isDone: (Contents) -> Bool) -> Bool {
+      condition.lock()
+      defer { condition.unlock() }
+      while !isDone(value) {
+        if !condition.wait(until: deadline) { return isDone(value) }
+      }
+      return true
     }
   }
 
@@ -80,6 +93,11 @@ final class TestRecorder<State: Sendable, Action: Sendable>: @unchecked Sendable
 
   var inFlight: [TestSourceLocation] {
     contents.withLock { $0.inFlight.sorted { $0.key < $1.key }.compactMap(\.value) }
+  }
+
+  /// Waits, without spinning, until no effect is in flight or `deadline` passes.
+  func waitForNoEffectsInFlight(until deadline: Date) {
+    _ = contents.wait(until: deadline) { $0.inFlight.isEmpty }
   }
 
   func forgetInFlight() {

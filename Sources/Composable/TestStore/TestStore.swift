@@ -95,8 +95,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     // such effects a moment. One that is really still running (asleep on a clock, say) is
     // still running after it, and is reported.
     if SingleThreadExecutor.current == nil, exhaustivity == .on, !recorder.inFlight.isEmpty {
-      let deadline = ContinuousClock.now + .milliseconds(200)
-      while !recorder.inFlight.isEmpty, ContinuousClock.now < deadline { usleep(1000) }
+      recorder.waitForNoEffectsInFlight(until: Date().addingTimeInterval(0.2))
     }
     checkNothingLeft(at: lastLocation)
   }
