@@ -96,11 +96,18 @@ function composable.combine(...)
   end
 end
 
-function composable.scope(spec)
-  local field = field_of(spec, "state", "scope")
-  local name = field_of(spec, "action", "scope")
-  local reduce = reducer_of(spec.reducer, "scope")
+-- What scope and if_let read from their spec: the child's state field, its action type, its
+-- reducer, and the wrapper that makes its actions the parent's.
+local function child_of(spec, what)
+  local field = field_of(spec, "state", what)
+  local name = field_of(spec, "action", what)
+  local reduce = reducer_of(spec.reducer, what)
   local function wrap(action) return { type = name, action = as_action(action) } end
+  return field, name, reduce, wrap
+end
+
+function composable.scope(spec)
+  local field, name, reduce, wrap = child_of(spec, "scope")
   return function(state, action, env)
     if action.type ~= name then return nil end
     local child = state[field]
@@ -110,11 +117,8 @@ function composable.scope(spec)
 end
 
 function composable.if_let(spec)
-  local field = field_of(spec, "state", "if_let")
-  local name = field_of(spec, "action", "if_let")
-  local reduce = reducer_of(spec.reducer, "if_let")
+  local field, name, reduce, wrap = child_of(spec, "if_let")
   local id = "if_let:" .. field
-  local function wrap(action) return { type = name, action = as_action(action) } end
   local child_effects = journal.table()  -- child_effects.running: the child started effects
   return function(state, action, env)
     local result = nil
