@@ -72,30 +72,9 @@ extension LuaVM {
   public func callTransaction(
     _ call: LuaTransactionCall, argument: LuaValue
   ) throws(LuaError) -> LuaValue {
-    drainReleases()
-    lk_transaction_begin(L)
-    do throws(LuaError) {
-      return try stack.guarded { () throws(LuaError) -> LuaValue in
-        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))
-        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
-        do throws(LuaError) { try stack.push(argument, in: self) } catch {
-          throw error.rooted(at: "argument")
-        }
-        if call.slots.tag != 0, lk_normalize_tagged(L, -1, call.slots.tag) == 0 {
-          lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.tag))
-          let tag = stack.errorMessage(at: -1)
-          throw .conversion(path: "argument", message: "expected a table with a string \(tag), or a string")
-        }
-        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.context))
-        try callProtected(arguments: 3, results: 1)
-        do throws(LuaError) { return try stack.value(at: -1, in: self) } catch {
-          throw error.rooted(at: "result #1")
-        }
-      }
-    } catch {
-      rollbackTransaction()
-      throw error
-    }
+    try callTransaction(call, pushingArgument: { (stack) throws(LuaError) in
+      try stack.push(argument, in: self)
+    })
   }
 
   /// `callTransaction(_:argument:)` with an argument Swift pushes itself (an `Encodable`
@@ -103,19 +82,29 @@ extension LuaVM {
   public func callTransaction(
     _ call: LuaTransactionCall, argument: LuaArgument
   ) throws(LuaError) -> LuaValue {
+    try callTransaction(call, pushingArgument: { (stack) throws(LuaError) in
+      try argument.push(onto: stack, in: self)
+    })
+  }
+
+  @inline(__always)
+  private func callTransaction(
+    _ call: LuaTransactionCall, pushingArgument push: (LuaStack) throws(LuaError) -> Void
+  ) throws(LuaError) -> LuaValue {
     drainReleases()
     lk_transaction_begin(L)
     do throws(LuaError) {
       return try stack.guarded { () throws(LuaError) -> LuaValue in
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
-        do throws(LuaError) { try argument.push(onto: stack, in: self) } catch {
+        do throws(LuaError) { try push(stack) } catch {
           throw error.rooted(at: "argument")
         }
         if call.slots.tag != 0, lk_normalize_tagged(L, -1, call.slots.tag) == 0 {
           lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.tag))
           let tag = stack.errorMessage(at: -1)
-          throw .conversion(path: "argument", message: "expected a table with a string \(tag), or a string")
+          throw .conversion(
+            path: "argument", message: "expected a table with a string \(tag), or a string")
         }
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.context))
         try callProtected(arguments: 3, results: 1)
