@@ -21,22 +21,21 @@ extension LuaFeature {
       }
       return .none
     }
-    guard wrote, let persistence else { return effect }
-    return .merge(effect, save(persistence, dependencies: scope.values, onError: onError))
+    guard wrote else { return effect }
+    let (saver, persistence) = queue.access { ($1.saver, $1.module.persistence) }
+    guard let saver, let persistence else { return effect }
+    return .merge(
+      effect, save(saver, persistence, dependencies: scope.values, onError: onError))
   }
 
   /// After an action that wrote to the state of a feature that persists: its save, on the
-  /// schedule `StateSaver` keeps (a `debounce` after the first change not yet saved).
+  /// schedule `StateSaver` keeps (a `debounce` after the first change not yet saved), writing
+  /// what the saver was made with (`persistedFile()`).
   private func save(
-    _ persistence: Persistence, dependencies: DependencyValues,
+    _ saver: StateSaver, _ persistence: Persistence, dependencies: DependencyValues,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) -> Effect<LuaValue> {
-    guard let saver else { return .none }
-    return saver.save(
-      contents: { [weak self] in
-        guard let self else { throw CancellationError() }
-        return try self.persistedFile()
-      },
+    saver.save(
       delay: Seconds.duration(persistence.debounce) ?? .seconds(1),
       clock: dependencies.clock, files: dependencies.files
     ) { error in

@@ -9,12 +9,7 @@ enum LuaFeatureAction {
   case encoded(LuaArgument, describe: @Sendable () -> String)
 
   /// The action in messages: a Lua value in the action shape, or what `describe` says.
-  var description: String {
-    switch self {
-    case let .value(value): return ((try? LuaAction.normalize(value)) ?? value).description
-    case let .encoded(_, describe): return describe()
-    }
-  }
+  var description: String { describe() }
 
   /// The same, as a closure an effect keeps for the messages of its later failures.
   var describe: @Sendable () -> String {

@@ -23,7 +23,9 @@ public enum LuaDataFile {
       }
     }
     writer.output += "return "
-    try writer.write(value, path: root, indent: 0)
+    do throws(LuaError) { try writer.write(value, indent: 0) } catch {
+      throw error.rooted(at: root)
+    }
     writer.output += "\n"
     return writer.output
   }
@@ -42,42 +44,44 @@ public enum LuaDataFile {
     return "\(float)"
   }
 
+  /// Writes values; an error's path is built on the way out (`LuaError.under`), so a save
+  /// that succeeds builds none.
   private struct Writer {
     var output = ""
     /// A table goes on one line when it holds no table with something in it and fits this.
     let inlineWidth = 80
 
-    mutating func write(_ value: LuaValue, path: String, indent: Int) throws(LuaError) {
+    mutating func write(_ value: LuaValue, indent: Int) throws(LuaError) {
       switch value {
       case .nil: output += "nil"
       case let .boolean(flag): output += flag ? "true" : "false"
       case let .integer(integer): output += LuaDataFile.literal(integer: integer)
       case let .number(float): output += LuaDataFile.literal(float: float)
       case let .string(string): output += LuaValue.quote(string)
-      case let .table(table): try write(table, path: path, indent: indent)
+      case let .table(table): try write(table, indent: indent)
       case .function:
-        throw .conversion(path: path, message: "a function cannot be saved: keep data only")
+        throw .conversion(path: "", message: "a function cannot be saved: keep data only")
       case let .other(reference):
         throw .conversion(
-          path: path, message: "\(reference.description) cannot be saved: keep data only")
+          path: "", message: "\(reference.description) cannot be saved: keep data only")
       }
     }
 
-    mutating func write(_ table: LuaTable, path: String, indent: Int) throws(LuaError) {
+    mutating func write(_ table: LuaTable, indent: Int) throws(LuaError) {
       guard indent / 2 < LuaValue.maximumDepth else {
-        throw .conversion(path: path, message: LuaValue.tooDeepMessage)
+        throw .conversion(path: "", message: LuaValue.tooDeepMessage)
       }
       if table.isEmpty {
         output += "{}"
         return
       }
-      let entries: [(key: String?, value: LuaValue, path: String)]
+      // Each entry: its key as written (none in a sequence), the key itself, the value.
+      let entries: [(source: String?, key: LuaValue, value: LuaValue)]
       if table.isSequence {
-        entries = table.sequence.enumerated().map { (nil, $1, "\(path)[\($0 + 1)]") }
+        entries = table.sequence.enumerated().map { (nil, .integer($0 + 1), $1) }
       } else {
         entries = try table.sortedEntries.map { entry throws(LuaError) in
-          let key = try Self.key(entry.key, path: path)
-          return (key.source, entry.value, key.path)
+          (try Self.source(of: entry.key), entry.key, entry.value)
         }
       }
       if let inline = Self.inline(entries), indent + inline.count <= inlineWidth {
@@ -88,15 +92,17 @@ public enum LuaDataFile {
       output += "{\n"
       for entry in entries {
         output += padding
-        if let key = entry.key { output += "\(key) = " }
-        try write(entry.value, path: entry.path, indent: indent + 2)
+        if let source = entry.source { output += "\(source) = " }
+        do throws(LuaError) { try write(entry.value, indent: indent + 2) } catch {
+          throw error.under(LuaPath.component(entry.key))
+        }
         output += ",\n"
       }
       output += String(repeating: " ", count: indent) + "}"
     }
 
     /// `{ a = 1, b = "x" }` when every value is a scalar or an empty table; nil otherwise.
-    static func inline(_ entries: [(key: String?, value: LuaValue, path: String)]) -> String? {
+    static func inline(_ entries: [(source: String?, key: LuaValue, value: LuaValue)]) -> String? {
       var parts: [String] = []
       for entry in entries {
         let value: String
@@ -105,24 +111,21 @@ public enum LuaDataFile {
         case let .table(table) where table.isEmpty: value = "{}"
         default: return nil
         }
-        parts.append(entry.key.map { "\($0) = \(value)" } ?? value)
+        parts.append(entry.source.map { "\($0) = \(value)" } ?? value)
       }
       return "{ " + parts.joined(separator: ", ") + " }"
     }
 
-    /// How a key is written (`name` or `[1]`) and the path of its value.
-    static func key(
-      _ key: LuaValue, path: String
-    ) throws(LuaError) -> (source: String, path: String) {
+    /// How a key is written: `name`, or `[1]`, `["not a name"]`, `[true]`.
+    static func source(of key: LuaValue) throws(LuaError) -> String {
       switch key {
       case let .string(string):
-        if let text = string.string, text.isLuaIdentifier { return (text, "\(path).\(text)") }
-        return ("[\(LuaValue.quote(string))]", "\(path)[\(LuaValue.quote(string))]")
+        if let text = string.string, text.isLuaIdentifier { return text }
+        return "[\(LuaValue.quote(string))]"
       case .boolean, .integer, .number:
-        let source = "[\(key.dataLiteral)]"
-        return (source, path + source)
+        return "[\(key.dataLiteral)]"
       default:
-        throw .conversion(path: path, message: "a key that is \(key.typeName) cannot be saved")
+        throw .conversion(path: "", message: "a key that is \(key.typeName) cannot be saved")
       }
     }
   }
@@ -155,23 +158,26 @@ extension LuaVM {
         message: "a data file returns one value, this one returned \(results.count)")
     }
     let value = results.first ?? .nil
-    try Self.checkPlainData(value, path: chunkName, depth: 0)
+    do throws(LuaError) { try Self.checkPlainData(value, depth: 0) } catch {
+      throw error.rooted(at: chunkName)
+    }
     return value
   }
 
-  private static func checkPlainData(_ value: LuaValue, path: String, depth: Int) throws(LuaError) {
+  private static func checkPlainData(_ value: LuaValue, depth: Int) throws(LuaError) {
     switch value {
     case .nil, .boolean, .integer, .number, .string: return
     case .function, .other:
-      throw .conversion(path: path, message: "\(value.typeName) is not data")
+      throw .conversion(path: "", message: "\(value.typeName) is not data")
     case let .table(table):
       guard depth < LuaValue.maximumDepth else {
-        throw .conversion(path: path, message: LuaValue.tooDeepMessage)
+        throw .conversion(path: "", message: LuaValue.tooDeepMessage)
       }
       for (key, element) in table.entries {
-        try checkPlainData(key, path: path, depth: depth + 1)
-        try checkPlainData(element, path: path + LuaPath.component(key), depth: depth + 1)
+        try checkPlainData(key, depth: depth + 1)
+        do throws(LuaError) { try checkPlainData(element, depth: depth + 1) } catch {
+          throw error.under(LuaPath.component(key))
+        }
       }
     }
-  }
-}
+  }}

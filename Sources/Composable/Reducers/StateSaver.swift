@@ -33,14 +33,15 @@ public final class StateSaver: @unchecked Sendable {
 
   /// The save for the changes so far: an effect that waits `delay` on `clock`, then writes what
   /// `contents` gives (called then, so it may read the state as it is then), or `.none` when a
-  /// save is already scheduled (it will call the `contents` given here, the newest).
+  /// save is already scheduled (it will call the `contents` given here, the newest). Without
+  /// `contents`, the saver writes what it was made with.
   public func save<Action: Sendable>(
-    contents: @escaping @Sendable () throws -> [UInt8], delay: Duration,
+    contents: (@Sendable () throws -> [UInt8])? = nil, delay: Duration,
     clock: any Clock<Duration>, files: FileClient,
     onError: @escaping @Sendable (any Error) -> Void
   ) -> Effect<Action> {
     let schedule = lock.withLock { () -> Bool in
-      self.contents = contents
+      if let contents { self.contents = contents }
       defer { scheduled = true }
       return !scheduled
     }
