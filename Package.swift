@@ -93,11 +93,14 @@ let package = Package(
       name: "Benchmarks",
       dependencies: ["LuaKit", "LuaSupport", "CLua", "Composable", "ComposableLua"]
     ),
-    .testTarget(name: "LuaKitTests", dependencies: ["LuaKit", "LuaSupport", "CLua"]),
+    // A seeded generator the randomized tests share.
+    .target(name: "SeededRandom", path: "Tests/Support/SeededRandom"),
+    .testTarget(
+      name: "LuaKitTests", dependencies: ["LuaKit", "LuaSupport", "CLua", "SeededRandom"]),
     .testTarget(
       name: "ComposableLuaTests",
       dependencies: [
-        "ComposableLua", "Composable", "LuaKit", "LocalServer",
+        "ComposableLua", "Composable", "LuaKit", "LocalServer", "SeededRandom",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),

@@ -40,8 +40,7 @@ import Testing
   }
 
   @Test func aBrokenFeatureIsItsErrorAndAFailureNotTheUsage() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try makeTemporaryDirectory("cli")
     defer { try? FileManager.default.removeItem(at: directory) }
     let broken = directory.appendingPathComponent("broken.lua")
     try "return {\n".write(to: broken, atomically: true, encoding: .utf8)
@@ -71,8 +70,7 @@ import Testing
   }
 
   @Test func evalOfATableTenThousandDeepIsAnErrorNotACrash() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try makeTemporaryDirectory("cli")
     defer { try? FileManager.default.removeItem(at: directory) }
     let deep = directory.appendingPathComponent("deep.lua")
     try """
@@ -95,8 +93,7 @@ import Testing
   }
 
   @Test func evalPrintsResultsAndFailsWithTheLuaError() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try makeTemporaryDirectory("cli")
     defer { try? FileManager.default.removeItem(at: directory) }
     let good = directory.appendingPathComponent("good.lua")
     try "return 1 + 1, { a = true }".write(to: good, atomically: true, encoding: .utf8)
@@ -145,8 +142,7 @@ import Testing
 
   /// A directory with the notes feature, and where it keeps its file.
   static func notesFeature() throws -> (directory: URL, feature: URL, saved: URL) {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try makeTemporaryDirectory("cli")
     let feature = directory.appendingPathComponent("notes.lua")
     try notes.write(to: feature, atomically: true, encoding: .utf8)
     return (directory, feature, directory.appendingPathComponent("data/notes.saved.lua"))

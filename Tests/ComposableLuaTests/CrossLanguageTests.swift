@@ -18,21 +18,29 @@ import Testing
   static let counterCase = ActionCase<ParentAction, LuaValue>(
     embed: ParentAction.counter, extract: { if case let .counter(action) = $0 { action } else { nil } })
 
-  @Test func aLuaFeatureIsTheChildOfASwiftReducer() async throws {
-    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("counter/counter.lua")))
-    let store = TestStore(
+  /// A Swift parent with the counter feature as its child at `counter`, and `parent` after it.
+  static func parentStore(
+    _ feature: LuaFeature,
+    parent: @escaping @Sendable (inout Parent, ParentAction) -> Effect<ParentAction>
+  ) throws -> TestStore<Parent, ParentAction> {
+    TestStore(
       initialState: Parent(counter: try feature.state()),
       reducer: { dependencies in
         CombineReducers(
           Scope(state: \Parent.counter, action: Self.counterCase) {
             LuaFeatureReducer<LuaValue>(feature: feature, dependencies: dependencies)
           },
-          Reduce<Parent, ParentAction> { state, action in
-            if case .counter = action { state.total += 1 }
-            if case .reset = action { state.total = 0 }
-            return .none
-          })
+          Reduce(parent))
       })
+  }
+
+  @Test func aLuaFeatureIsTheChildOfASwiftReducer() async throws {
+    let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("counter/counter.lua")))
+    let store = try Self.parentStore(feature) { state, action in
+      if case .counter = action { state.total += 1 }
+      if case .reset = action { state.total = 0 }
+      return .none
+    }
     await store.send(.counter("increment")) {
       $0.counter.count = 1
       $0.total = 1
@@ -47,18 +55,10 @@ import Testing
   /// The parent writes to its Lua child's state; the child's next action starts from it.
   @Test func aSwiftParentsWriteReachesItsLuaChild() async throws {
     let feature = try LuaFeature(contentsOf: URL(fileURLWithPath: example("counter/counter.lua")))
-    let store = TestStore(
-      initialState: Parent(counter: try feature.state()),
-      reducer: { dependencies in
-        CombineReducers(
-          Scope(state: \Parent.counter, action: Self.counterCase) {
-            LuaFeatureReducer<LuaValue>(feature: feature, dependencies: dependencies)
-          },
-          Reduce<Parent, ParentAction> { state, action in
-            if case let .setCount(count) = action { state.counter.count = .integer(count) }
-            return .none
-          })
-      })
+    let store = try Self.parentStore(feature) { state, action in
+      if case let .setCount(count) = action { state.counter.count = .integer(count) }
+      return .none
+    }
     await store.send(.counter("increment")) { $0.counter.count = 1 }
     await store.send(.setCount(10)) { $0.counter.count = 10 }
     await store.send(.counter("increment")) { $0.counter.count = 11 }

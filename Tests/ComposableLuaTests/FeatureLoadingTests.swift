@@ -38,8 +38,7 @@ import Testing
   }
 
   @Test func siblingModulesAreFoundAndNothingOutside() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("feature-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try makeTemporaryDirectory("feature")
     defer { try? FileManager.default.removeItem(at: directory) }
     try "return { step = 5 }".write(
       to: directory.appendingPathComponent("settings.lua"), atomically: true, encoding: .utf8)

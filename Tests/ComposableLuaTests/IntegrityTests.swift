@@ -180,12 +180,7 @@ import Testing
 
   @Test func aStateTableWrittenOutsideReduceIsRefused() async throws {
     let feature = try makeFeature()
-    let errors = Errors()
-    let store = Store(
-      initialState: LuaFeatureHandle(feature: feature),
-      reducer: LuaFeatureReducer<LuaFeatureHandle>(
-        feature: feature, dependencies: .live, readState: { LuaFeatureHandle(feature: $0) },
-        onError: { errors.append($0) }))
+    let (store, errors) = storeCollectingErrors(feature)
     let before = try feature.state()
     await store.send("leak_to_effect").finish()
     #expect(errors.all.count == 1)
@@ -278,12 +273,4 @@ import Testing
     #expect(send(feature, "count") == nil)
     #expect(try feature.state().count == 2)
   }
-}
-
-/// The errors a reducer's `onError` saw.
-final class Errors: Sendable {
-  private let errors = Locked<[LuaFeatureError]>([])
-
-  func append(_ error: LuaFeatureError) { errors.withLock { $0.append(error) } }
-  var all: [LuaFeatureError] { errors.withLock { $0 } }
 }

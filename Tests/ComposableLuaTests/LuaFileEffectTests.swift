@@ -85,8 +85,7 @@ import Testing
 
 @Suite struct LuaLiveFileTests {
   @Test func aFeatureSavesAndLoadsRealFiles() async throws {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("lua-files-\(UUID())")
-    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    let root = try makeTemporaryDirectory("lua-files")
     defer { try? FileManager.default.removeItem(at: root) }
     let store = try testStore(LuaFileEffectTests.source) { $0.files = .live(root: root) }
     await store.send(["type": "save", "text": "from lua"])

@@ -17,8 +17,7 @@ import Testing
     """
 
   private func withRoot(_ body: (URL) async throws -> Void) async throws {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("saved-\(UUID())")
-    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    let root = try makeTemporaryDirectory("saved")
     defer { try? FileManager.default.removeItem(at: root) }
     try await body(root)
   }

@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import SeededRandom
 import Testing
 
 /// Generated reducer programs that write through every kind of reference feature code can hold
@@ -215,21 +216,4 @@ enum Program {
       return ["table", .table(fields)]
     }
   }
-}
-
-/// A small seeded generator: the same seed, the same programs.
-struct SplitMix64 {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

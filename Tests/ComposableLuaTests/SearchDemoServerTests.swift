@@ -36,13 +36,7 @@ import Testing
     let (server, url) = try Self.start()
     defer { server.terminate() }
     let clock = TestClock()
-    let store = try TestStore(
-      feature: example("search/search.lua"),
-      env: ["search_url": .string(LuaString(url + "/search"))]
-    ) {
-      $0.clock = clock
-      $0.http = .live()
-    }
+    let store = try SearchExampleTests.makeStore(searchURL: url + "/search", clock: clock)
     await store.send(["type": "query_changed", "query": "berry"]) {
       $0.query = "berry"
       $0.searching = true

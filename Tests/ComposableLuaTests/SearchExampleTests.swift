@@ -9,7 +9,16 @@ import Testing
 /// client; the debounce runs on a test clock.
 @Suite struct SearchExampleTests {
   func makeStore(_ server: LocalHTTPServer, clock: TestClock<Duration>) throws -> TestStore<LuaValue, LuaValue> {
-    try TestStore(feature: example("search/search.lua"), env: ["search_url": .string(LuaString(server.url + "/search"))]) {
+    try Self.makeStore(searchURL: server.url + "/search", clock: clock)
+  }
+
+  /// The search feature against `searchURL`, through the live HTTP client, on `clock`.
+  static func makeStore(
+    searchURL: String, clock: TestClock<Duration>
+  ) throws -> TestStore<LuaValue, LuaValue> {
+    try TestStore(
+      feature: example("search/search.lua"), env: ["search_url": .string(LuaString(searchURL))]
+    ) {
       $0.clock = clock
       $0.http = .live()
     }

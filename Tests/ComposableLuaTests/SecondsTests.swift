@@ -59,12 +59,7 @@ import Testing
 
   @Test func aSleepTooLongIsAnEffectError() async throws {
     let feature = try LuaFeature(source: Self.source, file: "timers.lua")
-    let errors = Errors()
-    let store = Store(
-      initialState: LuaFeatureHandle(feature: feature),
-      reducer: LuaFeatureReducer<LuaFeatureHandle>(
-        feature: feature, dependencies: .live, readState: { LuaFeatureHandle(feature: $0) },
-        onError: { errors.append($0) }))
+    let (store, errors) = storeCollectingErrors(feature)
     await store.send(["type": "sleep", "seconds": 1e16]).finish()
     #expect(errors.all.map(\.description) == [
       """

@@ -40,6 +40,15 @@ func featureError(_ body: () throws -> Void) -> LuaFeatureError? {
   }
 }
 
+/// A new empty directory under the temporary directory, named `prefix-UUID`; the caller
+/// removes it.
+func makeTemporaryDirectory(_ prefix: String) throws -> URL {
+  let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "\(prefix)-\(UUID())")
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  return directory
+}
+
 /// A product built beside the tests (`composable`, `search-server`): `swift build
 /// --build-tests` builds them all.
 func builtProduct(_ name: String) throws -> URL {
@@ -65,4 +74,25 @@ final class Locked<Value>: @unchecked Sendable {
     defer { lock.unlock() }
     return try body(&value)
   }
+}
+
+/// The errors a reducer's `onError` saw.
+final class Errors: Sendable {
+  private let errors = Locked<[LuaFeatureError]>([])
+
+  func append(_ error: LuaFeatureError) { errors.withLock { $0.append(error) } }
+  var all: [LuaFeatureError] { errors.withLock { $0 } }
+}
+
+/// A live store over `feature` whose reducer's errors are collected rather than reported.
+func storeCollectingErrors(
+  _ feature: LuaFeature
+) -> (Store<LuaFeatureHandle, LuaValue>, Errors) {
+  let errors = Errors()
+  let store = Store(
+    initialState: LuaFeatureHandle(feature: feature),
+    reducer: LuaFeatureReducer<LuaFeatureHandle>(
+      feature: feature, dependencies: .live, readState: { LuaFeatureHandle(feature: $0) },
+      onError: { errors.append($0) }))
+  return (store, errors)
 }

@@ -1,22 +1,11 @@
 import Foundation
+import SeededRandom
 import Testing
 
 @testable import LuaKit
 
 /// Random nested values go Swift -> Lua -> Swift and come back equal.
 @Suite struct RoundTripPropertyTests {
-  /// SplitMix64: small, fast, and the same sequence for the same seed on every machine.
-  struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   indirect enum Tree: Codable, Equatable {
     case int(Int)
     case double(Double)
@@ -41,7 +30,7 @@ import Testing
   static let characters: [Character] = Array("aZ09 _-.\"'\\\n\t\u{0}éß中🍕✓{}[]=")
 
   struct Make {
-    var random: SeededGenerator
+    var random: SplitMix64
 
     mutating func int() -> Int {
       switch Int.random(in: 0..<4, using: &random) {
@@ -110,7 +99,7 @@ import Testing
 
   @Test func tenThousandRandomCodableValuesRoundTrip() throws {
     let vm = try LuaVM()
-    var make = Make(random: SeededGenerator(state: 20_261_121))
+    var make = Make(random: SplitMix64(seed: 20_261_121))
     for iteration in 0..<10_000 {
       let value = make.tree(depth: 4)
       let reference = try LuaEncoder().encode(value, in: vm, rootName: "value")
@@ -122,7 +111,7 @@ import Testing
 
   @Test func tenThousandRandomLuaValuesRoundTrip() throws {
     let vm = try LuaVM()
-    var make = Make(random: SeededGenerator(state: 42))
+    var make = Make(random: SplitMix64(seed: 42))
     for iteration in 0..<10_000 {
       let value = make.luaValue(depth: 4)
       let back = try vm.value(of: vm.reference(to: value))

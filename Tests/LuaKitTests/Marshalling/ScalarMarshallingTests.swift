@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import Testing
 
 @testable import LuaKit
@@ -116,7 +117,7 @@ import Testing
   }
 
   @Test func agreesOnRandomBytes() {
-    var generator = RoundTripPropertyTests.SeededGenerator(state: 7)
+    var generator = SplitMix64(seed: 7)
     for _ in 0..<20_000 {
       let bytes = (0..<Int.random(in: 0..<12, using: &generator)).map { _ in
         // Mostly bytes that make multibyte sequences, where the edge cases are.
