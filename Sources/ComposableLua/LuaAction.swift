@@ -6,8 +6,9 @@ import LuaKit
 /// carry with `normalize`; both say what is wrong in the same words. (Lua's `composable`
 /// library turns a bare string into the table the same way, in `as_action`.)
 public enum LuaAction {
-  /// The field that names an action.
-  public static let typeField = "type"
+  /// The field that names an action: the field LuaKit's encoder names an enum's case with, so a
+  /// Swift action enum marshals straight to this shape and back.
+  public static let typeField = LuaEncoder.enumCaseField
 
   public struct Malformed: Error, Equatable {
     public let message: String

@@ -27,13 +27,13 @@ struct LuaEffectInterpreter {
     try effect(from: value, at: "effect")
   }
 
-  private func fail(_ path: String, _ message: String) -> LuaFeatureError {
+  func fail(_ path: String, _ message: String) -> LuaFeatureError {
     .malformedEffect(
       action: describeAction(), path: path,
       message: message)
   }
 
-  private func effect(from value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaEffect {
+  func effect(from value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaEffect {
     if value == .nil { return .none }
     guard let table = value.tableValue else {
       throw fail(
@@ -159,74 +159,4 @@ struct LuaEffectInterpreter {
     }
     return response
   }
-
-  // MARK: Fields
-
-  private func effects(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> [LuaEffect] {
-    guard let table = value.tableValue, table.isSequence || table.isEmpty else {
-      throw fail(path, "expected a list of effects, got \(value.typeName)")
-    }
-    var result: [LuaEffect] = []
-    for (offset, element) in table.sequence.enumerated() {
-      result.append(try effect(from: element, at: "\(path)[\(offset + 1)]"))
-    }
-    return result
-  }
-
-  /// The action wrappers composition put on an effect (functions), outermost first.
-  private func wrappers(
-    _ value: LuaValue, at path: String
-  ) throws(LuaFeatureError) -> [LuaReference] {
-    guard value != .nil else { return [] }
-    guard let table = value.tableValue else { throw fail(path, "expected a list of functions") }
-    var result: [LuaReference] = []
-    for element in table.sequence {
-      guard case let .function(function) = element else {
-        throw fail(path, "expected a list of functions, got a \(element.typeName)")
-      }
-      result.append(function)
-    }
-    return result
-  }
-
-  /// The effect's `action`, passed through its `wrappers` now (`LuaFeature.wrap`).
-  private func wrappedAction(
-    _ table: LuaTable, at path: String
-  ) throws(LuaFeatureError) -> LuaValue {
-    let action = try self.action(table["action"], at: path + ".action")
-    let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
-    guard !wrappers.isEmpty else { return action }
-    do throws(LuaError) { return try LuaFeature.wrap(action, with: wrappers, in: vm) } catch {
-      throw .effect(action: describeAction(), error: error)
-    }
-  }
-
-  private func action(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
-    do { return try LuaAction.normalize(value) } catch {
-      throw fail(path, error.message)
-    }
-  }
-
-  private func duration(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> Duration {
-    guard let duration = value.doubleValue.flatMap(Seconds.duration) else {
-      throw fail(path, "expected \(Seconds.expected), got \(LuaValue.describeForMessage(value))")
-    }
-    return duration
-  }
-
-  private func identifier(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
-    switch value {
-    case .string, .integer, .number, .boolean: return value
-    default: throw fail(path, "expected an id (a string, number or boolean), got \(value.typeName)")
-    }
-  }
-}
-
-/// An effect of a Lua feature: its actions are Lua values.
-typealias LuaEffect = Effect<LuaValue>
-
-/// The kinds of effect `composable.effect` makes (the `kind` of its tables).
-enum LuaEffectKind: String, CaseIterable {
-  case none, send, merge, concat, after, every, cancellable, cancel, debounce, throttle, run,
-    http, file
 }

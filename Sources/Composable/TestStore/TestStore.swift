@@ -105,7 +105,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// Sends `action` and checks the state it leads to: `assert` changes the state before the
   /// action into the state expected after it. Without `assert`, the state must not change.
   @discardableResult
-  public func send(
+  public nonisolated(nonsending) func send(
     _ action: Action,
     assert updateExpectedState: ((inout State) throws -> Void)? = nil,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -163,7 +163,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
 
   /// Waits for the next action an effect sends, checks it is `expected`, and checks the state
   /// it leads to. With exhaustivity off, received actions before it are skipped.
-  public func receive(
+  public nonisolated(nonsending) func receive(
     _ expected: Action,
     timeout: Duration? = nil,
     assert updateExpectedState: ((inout State) throws -> Void)? = nil,
@@ -177,7 +177,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   }
 
   /// Waits for the next action an effect sends and checks it with `isMatch`.
-  public func receive(
+  public nonisolated(nonsending) func receive(
     where isMatch: @escaping (Action) -> Bool,
     timeout: Duration? = nil,
     assert updateExpectedState: ((inout State) throws -> Void)? = nil,
@@ -190,7 +190,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       updateExpectedState: updateExpectedState, location: location)
   }
 
-  private func receive(
+  private nonisolated(nonsending) func receive(
     matching isMatch: (Action) -> Bool, expected: Action?, timeout: Duration?,
     updateExpectedState: ((inout State) throws -> Void)?, location: TestSourceLocation
   ) async {
@@ -240,7 +240,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   // MARK: Finishing
 
   /// Waits for every effect to finish, then checks that no received action was left unhandled.
-  public func finish(
+  public nonisolated(nonsending) func finish(
     timeout: Duration? = nil,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
@@ -268,7 +268,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   }
 
   /// Drops the received actions not yet asserted, taking the state the last one led to.
-  public func skipReceivedActions(
+  public nonisolated(nonsending) func skipReceivedActions(
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async {
@@ -280,7 +280,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   }
 
   /// Cancels the effects still running, so the test need not wait for them.
-  public func skipInFlightEffects(
+  public nonisolated(nonsending) func skipInFlightEffects(
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async {

@@ -23,7 +23,7 @@ extension LuaTestSession {
         throw HTTPClientError("http is not provided in this test")
       }
     case let .function(answer):
-      return HTTPClient { [self] request in
+      return HTTPClient { [queue] request in
         var table = LuaTable()
         table["method"] = .string(LuaString(request.method))
         table["url"] = .string(LuaString(request.url))
@@ -91,7 +91,8 @@ extension LuaTestSession {
     case let .function(answer):
       // files = function(request) ... end, request = { operation, path, contents }: returns the
       // contents for read, names for list, a boolean for exists; raises to fail the operation.
-      let call: @Sendable (String, String, [UInt8]?) async throws -> LuaValue = { [self] operation, path, contents in
+      let call: @Sendable (String, String, [UInt8]?) async throws -> LuaValue = {
+        [queue] operation, path, contents in
         var request = LuaTable()
         request["operation"] = .string(LuaString(operation))
         request["path"] = .string(LuaString(path))

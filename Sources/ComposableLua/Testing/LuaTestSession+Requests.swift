@@ -6,7 +6,7 @@ import LuaKit
 /// What a test's TestStore methods ask the host for, served: each request names its store and
 /// the test's line.
 extension LuaTestSession {
-  func serve(_ request: LuaValue) async throws -> LuaValue {
+  nonisolated(nonsending) func serve(_ request: LuaValue) async throws -> LuaValue {
     let op = request.op.stringValue ?? ""
     if op == "new" { return try await makeStore(request.spec) }
     guard let id = request.store.intValue, let store = stores[id] else {
@@ -76,7 +76,7 @@ extension LuaTestSession {
     }
   }
 
-  func makeStore(_ spec: LuaValue) async throws -> LuaValue {
+  nonisolated(nonsending) func makeStore(_ spec: LuaValue) async throws -> LuaValue {
     guard let name = spec.feature.stringValue else { throw LuaTestError("TestStore.new: feature is missing") }
     guard let url = LuaModuleDirectories([directory]).fileURL(ofModule: name) else {
       throw LuaTestError("TestStore.new: no module \(LuaValue(name)) beside \(fileName)")

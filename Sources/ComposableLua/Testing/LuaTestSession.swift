@@ -10,9 +10,10 @@ import LuaKit
 /// test with the answer. Failures the TestStore reports are collected and attributed to the
 /// Lua file and line of the call in flight.
 ///
-/// The VM is reached through its `LuaVMQueue`. The rest (`stores`) is touched only by the test
-/// file's own thread (`SingleThreadExecutor`), which is what the `@unchecked` stands on.
-final class LuaTestSession: @unchecked Sendable {
+/// The VM is reached through its `LuaVMQueue`, which the clients a test gives its stores (`http`,
+/// `files`) capture. The session itself is not `Sendable`: it is made and used on the test
+/// file's own thread (`SingleThreadExecutor`) and never leaves it.
+final class LuaTestSession {
   let queue: LuaVMQueue<Void>
   let sandbox: LuaSandbox
   let directory: URL
@@ -57,7 +58,7 @@ final class LuaTestSession: @unchecked Sendable {
   // MARK: Running a test
 
   /// Runs test `index` to the end; returns its failures as `file:line: message`.
-  func runTest(_ index: Int) async -> [String] {
+  nonisolated(nonsending) func runTest(_ index: Int) async -> [String] {
     let test = tests[index]
     let coroutine: LuaReference
     do { coroutine = try queue.access { vm, _ in try vm.makeCoroutine(runner) } } catch {
@@ -112,7 +113,7 @@ final class LuaTestSession: @unchecked Sendable {
 
   /// The end of a test: each store checks, as a Swift TestStore does when it goes, that no
   /// action was left unreceived and no effect still runs.
-  func endStores() async {
+  nonisolated(nonsending) func endStores() async {
     // Effects that just sent their last action finish first; what still runs after is reported.
     await SingleThreadExecutor.letWorkRun()
     for id in stores.keys.sorted() {

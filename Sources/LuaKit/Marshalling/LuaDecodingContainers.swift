@@ -31,10 +31,10 @@ final class LuaValueDecoder: Decoder {
       caseName = try decoding.string(at: index)
     case LUA_TTABLE:
       table = index
-      _ = decoding.stack.rawGetField(index, "type")
+      _ = decoding.stack.rawGetField(index, LuaEncoder.enumCaseField)
       defer { lua_settop(decoding.L, -2) }
       guard lua_type(decoding.L, -1) == LUA_TSTRING else {
-        throw decoding.mismatch("a string naming a case of \(enumType)", at: -1).under(".type")
+        throw decoding.mismatch("a string naming a case of \(enumType)", at: -1).under("." + LuaEncoder.enumCaseField)
       }
       caseName = try decoding.string(at: -1)
     default:
@@ -42,7 +42,7 @@ final class LuaValueDecoder: Decoder {
     }
     guard Key(stringValue: caseName) != nil else {
       throw LuaError.conversion(
-        path: table == nil ? "" : ".type",
+        path: table == nil ? "" : "." + LuaEncoder.enumCaseField,
         message: "\(LuaValue(caseName)) is not a case of \(enumType)")
     }
     return KeyedDecodingContainer(
@@ -84,7 +84,7 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     while lk_next(L, table) != 0 {
       lua_settop(L, -2)
       if lua_type(L, -1) == LUA_TSTRING, let name = decoding.stack.string(at: -1) {
-        if !isPayload || name != "type", let key = Key(stringValue: name) { keys.append(key) }
+        if !isPayload || name != LuaEncoder.enumCaseField, let key = Key(stringValue: name) { keys.append(key) }
       } else if lua_type(L, -1) == LUA_TNUMBER, lua_isinteger(L, -1) != 0 {
         let integer = Int(lua_tointegerx(L, -1, nil))
         if let key = Key(intValue: integer) ?? Key(stringValue: String(integer)) { keys.append(key) }

@@ -26,6 +26,9 @@ public struct LuaEncoder {
   /// Deeper nesting than this is refused (it is almost always a cycle through classes).
   public var maximumDepth = LuaValue.maximumDepth
 
+  /// The field of a tagged table that names the enum case. The decoder reads the same field.
+  public static let enumCaseField = "type"
+
   public init() {}
 
   /// Encodes `value` into `vm` and returns a handle on the Lua value.

@@ -91,7 +91,7 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   ) -> KeyedEncodingContainer<NestedKey> {
     if isEnumRoot {
       encoding.stack.push(key.stringValue)
-      encoding.stack.rawSetField(table, "type")
+      encoding.stack.rawSetField(table, LuaEncoder.enumCaseField)
       return KeyedEncodingContainer(
         LuaKeyedEncodingContainer<NestedKey>(encoding: encoding, table: table, isPayload: true))
     }

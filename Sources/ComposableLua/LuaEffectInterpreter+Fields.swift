@@ -1,0 +1,65 @@
+import Composable
+import LuaKit
+
+/// The fields of an effect table the interpreter reads, each checked and, when wrong, named by
+/// its path (`effect.effects[2].seconds`) in the error.
+extension LuaEffectInterpreter {
+  func effects(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> [LuaEffect] {
+    guard let table = value.tableValue, table.isSequence || table.isEmpty else {
+      throw fail(path, "expected a list of effects, got \(value.typeName)")
+    }
+    var result: [LuaEffect] = []
+    for (offset, element) in table.sequence.enumerated() {
+      result.append(try effect(from: element, at: "\(path)[\(offset + 1)]"))
+    }
+    return result
+  }
+
+  /// The action wrappers composition put on an effect (functions), outermost first.
+  func wrappers(
+    _ value: LuaValue, at path: String
+  ) throws(LuaFeatureError) -> [LuaReference] {
+    guard value != .nil else { return [] }
+    guard let table = value.tableValue else { throw fail(path, "expected a list of functions") }
+    var result: [LuaReference] = []
+    for element in table.sequence {
+      guard case let .function(function) = element else {
+        throw fail(path, "expected a list of functions, got a \(element.typeName)")
+      }
+      result.append(function)
+    }
+    return result
+  }
+
+  /// The effect's `action`, passed through its `wrappers` now (`LuaFeature.wrap`).
+  func wrappedAction(
+    _ table: LuaTable, at path: String
+  ) throws(LuaFeatureError) -> LuaValue {
+    let action = try self.action(table["action"], at: path + ".action")
+    let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
+    guard !wrappers.isEmpty else { return action }
+    do throws(LuaError) { return try LuaFeature.wrap(action, with: wrappers, in: vm) } catch {
+      throw .effect(action: describeAction(), error: error)
+    }
+  }
+
+  func action(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
+    do { return try LuaAction.normalize(value) } catch {
+      throw fail(path, error.message)
+    }
+  }
+
+  func duration(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> Duration {
+    guard let duration = value.doubleValue.flatMap(Seconds.duration) else {
+      throw fail(path, "expected \(Seconds.expected), got \(LuaValue.describeForMessage(value))")
+    }
+    return duration
+  }
+
+  func identifier(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
+    switch value {
+    case .string, .integer, .number, .boolean: return value
+    default: throw fail(path, "expected an id (a string, number or boolean), got \(value.typeName)")
+    }
+  }
+}
