@@ -34,7 +34,9 @@ enum LuaFeatureBenchmarks {
   static func todosState(count: Int) -> LuaValue {
     var todos = LuaTable()
     for id in 1...count {
-      todos[.integer(id)] = ["id": .integer(id), "title": .string(LuaString("Todo \(id)")), "done": false]
+      todos[.integer(id)] = [
+        "id": .integer(id), "title": .string(LuaString("Todo \(id)")), "done": false,
+      ]
     }
     return ["todos": .table(todos)]
   }
@@ -48,8 +50,10 @@ enum LuaFeatureBenchmarks {
       initialState: LuaFeatureHandle(feature: counterFeature),
       reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: counterFeature, dependencies: .live))
     let swiftStore = Store(initialState: 0, reducer: StoreBenchmarks.Counter())
-    let small = try LuaFeature(source: todos, file: "todos.lua", state: todosState(count: 10), limits: unlimited)
-    let large = try LuaFeature(source: todos, file: "todos.lua", state: todosState(count: 100_000), limits: unlimited)
+    let small = try LuaFeature(
+      source: todos, file: "todos.lua", state: todosState(count: 10), limits: unlimited)
+    let large = try LuaFeature(
+      source: todos, file: "todos.lua", state: todosState(count: 100_000), limits: unlimited)
     let smallStore = Store(
       initialState: LuaFeatureHandle(feature: small),
       reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: small, dependencies: .live))
@@ -62,22 +66,34 @@ enum LuaFeatureBenchmarks {
     var floor: [Double] = []
     for _ in 0..<7 {
       floor.append(try LuaFloorBenchmarks.nanosecondsPerCall(iterations: iterations))
-      lua.append(await luaStore.withIsolation { store in
-        StoreBenchmarks.time(iterations: iterations) { for _ in 0..<iterations { store.send(increment) } }
-      })
-      swift.append(await swiftStore.withIsolation { store in
-        StoreBenchmarks.time(iterations: iterations) { for _ in 0..<iterations { store.send(.increment) } }
-      })
-      toggle10.append(await smallStore.withIsolation { store in
-        StoreBenchmarks.time(iterations: iterations) {
-          for index in 0..<iterations { store.send(["type": "toggle", "id": .integer(index % 10 + 1)]) }
-        }
-      })
-      toggle100k.append(await largeStore.withIsolation { store in
-        StoreBenchmarks.time(iterations: iterations) {
-          for index in 0..<iterations { store.send(["type": "toggle", "id": .integer(index % 100_000 + 1)]) }
-        }
-      })
+      lua.append(
+        await luaStore.withIsolation { store in
+          StoreBenchmarks.time(iterations: iterations) {
+            for _ in 0..<iterations { store.send(increment) }
+          }
+        })
+      swift.append(
+        await swiftStore.withIsolation { store in
+          StoreBenchmarks.time(iterations: iterations) {
+            for _ in 0..<iterations { store.send(.increment) }
+          }
+        })
+      toggle10.append(
+        await smallStore.withIsolation { store in
+          StoreBenchmarks.time(iterations: iterations) {
+            for index in 0..<iterations {
+              store.send(["type": "toggle", "id": .integer(index % 10 + 1)])
+            }
+          }
+        })
+      toggle100k.append(
+        await largeStore.withIsolation { store in
+          StoreBenchmarks.time(iterations: iterations) {
+            for index in 0..<iterations {
+              store.send(["type": "toggle", "id": .integer(index % 100_000 + 1)])
+            }
+          }
+        })
     }
     let count = try counterFeature.state().count.intValue ?? 0
     precondition(count >= 5 * iterations, "the Lua counter did not count")

@@ -1,7 +1,7 @@
 import ComposableLua
 import Foundation
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 /// The todos feature's Lua tests through our runner and TestStore, beside the same assertions
@@ -60,19 +60,27 @@ enum LuaTestBenchmarks {
       throw BenchmarkError("build the composable product in release first (scripts/bench does)")
     }
     // The busted side: the spec, the feature's files, and the composable library as files.
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("busted-\(UUID())")
-    try FileManager.default.createDirectory(at: directory.appendingPathComponent("composable"), withIntermediateDirectories: true)
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "busted-\(UUID())")
+    try FileManager.default.createDirectory(
+      at: directory.appendingPathComponent("composable"), withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let examples = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("examples/todos")
+    let examples = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+      .appendingPathComponent("examples/todos")
     for file in ["todos.lua", "todo.lua"] {
-      try FileManager.default.copyItem(at: examples.appendingPathComponent(file), to: directory.appendingPathComponent(file))
+      try FileManager.default.copyItem(
+        at: examples.appendingPathComponent(file), to: directory.appendingPathComponent(file))
     }
     let modules = ComposableLuaLibrary.modules.merging(
       ["composable.journal": ComposableLuaLibrary.plainJournal]) { $1 }
     for (name, source) in modules {
-      try source.write(to: directory.appendingPathComponent(name.replacingOccurrences(of: ".", with: "/") + ".lua"), atomically: true, encoding: .utf8)
+      try source.write(
+        to: directory.appendingPathComponent(
+          name.replacingOccurrences(of: ".", with: "/") + ".lua"), atomically: true, encoding: .utf8
+      )
     }
-    try spec.write(to: directory.appendingPathComponent("todos_spec.lua"), atomically: true, encoding: .utf8)
+    try spec.write(
+      to: directory.appendingPathComponent("todos_spec.lua"), atomically: true, encoding: .utf8)
 
     /// Milliseconds for one whole run, spawned with posix_spawn (Foundation's Process adds tens
     /// of milliseconds of its own, which would blur the comparison).
@@ -93,7 +101,8 @@ enum LuaTestBenchmarks {
       waitpid(pid, &status, 0)
       let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
       guard status == 0 else {
-        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) failed (status \(status))")
+        throw BenchmarkError(
+          "\(executable) \(arguments.joined(separator: " ")) failed (status \(status))")
       }
       return elapsed
     }
@@ -102,7 +111,8 @@ enum LuaTestBenchmarks {
     for _ in 0..<7 {
       // Both told where to work by argument: nothing changes this process's directory.
       ours.append(try time(composable.path, ["test", examples.path]))
-      theirs.append(try time(busted, ["--directory=\(directory.path)", "--lpath=./?.lua", "todos_spec.lua"]))
+      theirs.append(
+        try time(busted, ["--directory=\(directory.path)", "--lpath=./?.lua", "todos_spec.lua"]))
     }
     let (oursMedian, bustedMedian) = (ours.sorted()[3], theirs.sorted()[3])
     return [
@@ -113,7 +123,9 @@ enum LuaTestBenchmarks {
   }
 
   static func which(_ command: String) -> String? {
-    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(
+      separator: ":")
+    {
       let path = "\(directory)/\(command)"
       if FileManager.default.isExecutableFile(atPath: path) { return path }
     }

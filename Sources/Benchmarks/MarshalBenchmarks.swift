@@ -17,10 +17,12 @@ enum MarshalBenchmarks {
     var todos: [Todo]
   }
 
-  static let state = State(todos: (0..<10_000).map { index in
-    Todo(id: index, title: "Todo number \(index)", done: index % 3 == 0,
-         tags: index % 2 == 0 ? ["home", "urgent"] : ["work"])
-  })
+  static let state = State(
+    todos: (0..<10_000).map { index in
+      Todo(
+        id: index, title: "Todo number \(index)", done: index % 3 == 0,
+        tags: index % 2 == 0 ? ["home", "urgent"] : ["work"])
+    })
 
   static func run() throws -> [Figure] {
     let ours = try OursPath()
@@ -30,11 +32,13 @@ enum MarshalBenchmarks {
     precondition(oursBack == state, "our round trip changed the state")
     precondition(jsonBack == state, "the JSON round trip changed the state")
     let (oursNanoseconds, jsonNanoseconds) = try interleavedNanoseconds(
-      iterations: 3, rounds: 15, { try ours.roundTrip(times: $0) }, { try json.roundTrip(times: $0) })
+      iterations: 3, rounds: 15, { try ours.roundTrip(times: $0) },
+      { try json.roundTrip(times: $0) })
     return [
       Figure(name: "marshal.todos10k.ours_ms", value: oursNanoseconds / 1e6, unit: "ms"),
       Figure(name: "marshal.todos10k.json_ms", value: jsonNanoseconds / 1e6, unit: "ms"),
-      Figure(name: "marshal.todos10k.ratio_vs_json", value: jsonNanoseconds / oursNanoseconds, unit: "x"),
+      Figure(
+        name: "marshal.todos10k.ratio_vs_json", value: jsonNanoseconds / oursNanoseconds, unit: "x"),
     ]
   }
 
@@ -108,7 +112,6 @@ struct BenchmarkError: Error, CustomStringConvertible {
   init(_ description: String) { self.description = description }
 }
 
-
 extension MarshalBenchmarks {
   /// Each piece of both paths timed alone, to see where the time goes:
   /// `.build/release/Benchmarks pieces`.
@@ -117,7 +120,9 @@ extension MarshalBenchmarks {
     let only = ProcessInfo.processInfo.environment["PIECES"]
     func time(_ name: String, _ body: () throws -> Void) rethrows {
       if let only, !name.hasPrefix(only) { return }
-      let ns = try nanosecondsPerIteration(iterations: 5, rounds: 9) { n in for _ in 0..<n { try body() } }
+      let ns = try nanosecondsPerIteration(iterations: 5, rounds: 9) { n in
+        for _ in 0..<n { try body() }
+      }
       print("\(name): \(String(format: "%.2f", ns / 1e6)) ms")
     }
     try time("JSONEncoder") { _ = try encoderForPieces.encode(state) }
@@ -132,4 +137,3 @@ extension MarshalBenchmarks {
 
   static let encoderForPieces = JSONEncoder()
 }
-

@@ -9,7 +9,8 @@ import LuaKit
 /// what a leak would show: the growth of the process's peak RSS after a warm-up.
 enum SoakBenchmarks {
   /// `SOAK_ACTIONS=3000000` for a longer look (the figure's name stays the 1M one).
-  static let actions = ProcessInfo.processInfo.environment["SOAK_ACTIONS"].flatMap { Int($0) }
+  static let actions =
+    ProcessInfo.processInfo.environment["SOAK_ACTIONS"].flatMap { Int($0) }
     ?? 1_000_000
   static let warmUp = 100_000
   static let listSize = 100

@@ -33,61 +33,101 @@ enum StoreBenchmarks {
   // action that carries a child's.
   enum A1: Sendable, Nested {
     case child(CounterAction)
-    var leaf: CounterAction { switch self { case let .child(child): child.leaf } }
+    var leaf: CounterAction {
+      switch self {
+      case let .child(child): child.leaf
+      }
+    }
     static let level = ActionCase<A1, CounterAction>(
       embed: A1.child, extract: { if case let .child(child) = $0 { child } else { nil } })
   }
   enum A2: Sendable, Nested {
     case child(A1)
-    var leaf: CounterAction { switch self { case let .child(child): child.leaf } }
+    var leaf: CounterAction {
+      switch self {
+      case let .child(child): child.leaf
+      }
+    }
     static let level = ActionCase<A2, A1>(
       embed: A2.child, extract: { if case let .child(child) = $0 { child } else { nil } })
   }
   enum A3: Sendable, Nested {
     case child(A2)
-    var leaf: CounterAction { switch self { case let .child(child): child.leaf } }
+    var leaf: CounterAction {
+      switch self {
+      case let .child(child): child.leaf
+      }
+    }
     static let level = ActionCase<A3, A2>(
       embed: A3.child, extract: { if case let .child(child) = $0 { child } else { nil } })
   }
   enum A4: Sendable, Nested {
     case child(A3)
-    var leaf: CounterAction { switch self { case let .child(child): child.leaf } }
+    var leaf: CounterAction {
+      switch self {
+      case let .child(child): child.leaf
+      }
+    }
     static let level = ActionCase<A4, A3>(
       embed: A4.child, extract: { if case let .child(child) = $0 { child } else { nil } })
   }
   enum A5: Sendable, Nested {
     case child(A4)
-    var leaf: CounterAction { switch self { case let .child(child): child.leaf } }
+    var leaf: CounterAction {
+      switch self {
+      case let .child(child): child.leaf
+      }
+    }
     static let level = ActionCase<A5, A4>(
       embed: A5.child, extract: { if case let .child(child) = $0 { child } else { nil } })
   }
   enum A6: Sendable, Nested {
     case child(A5)
-    var leaf: CounterAction { switch self { case let .child(child): child.leaf } }
+    var leaf: CounterAction {
+      switch self {
+      case let .child(child): child.leaf
+      }
+    }
     static let level = ActionCase<A6, A5>(
       embed: A6.child, extract: { if case let .child(child) = $0 { child } else { nil } })
   }
   enum A7: Sendable, Nested {
     case child(A6)
-    var leaf: CounterAction { switch self { case let .child(child): child.leaf } }
+    var leaf: CounterAction {
+      switch self {
+      case let .child(child): child.leaf
+      }
+    }
     static let level = ActionCase<A7, A6>(
       embed: A7.child, extract: { if case let .child(child) = $0 { child } else { nil } })
   }
   enum A8: Sendable, Nested {
     case child(A7)
-    var leaf: CounterAction { switch self { case let .child(child): child.leaf } }
+    var leaf: CounterAction {
+      switch self {
+      case let .child(child): child.leaf
+      }
+    }
     static let level = ActionCase<A8, A7>(
       embed: A8.child, extract: { if case let .child(child) = $0 { child } else { nil } })
   }
   enum A9: Sendable, Nested {
     case child(A8)
-    var leaf: CounterAction { switch self { case let .child(child): child.leaf } }
+    var leaf: CounterAction {
+      switch self {
+      case let .child(child): child.leaf
+      }
+    }
     static let level = ActionCase<A9, A8>(
       embed: A9.child, extract: { if case let .child(child) = $0 { child } else { nil } })
   }
   enum A10: Sendable, Nested {
     case child(A9)
-    var leaf: CounterAction { switch self { case let .child(child): child.leaf } }
+    var leaf: CounterAction {
+      switch self {
+      case let .child(child): child.leaf
+      }
+    }
     static let level = ActionCase<A10, A9>(
       embed: A10.child, extract: { if case let .child(child) = $0 { child } else { nil } })
   }
@@ -112,12 +152,14 @@ enum StoreBenchmarks {
     var scopedSamples: [Double] = []
     var plainSamples: [Double] = []
     for _ in 0..<7 {
-      rootSamples.append(await root.withIsolation { store in
-        time { for _ in 0..<iterations { store.send(.increment) } }
-      })
-      scopedSamples.append(await nestedRoot.withIsolation { store in
-        time { for _ in 0..<iterations { scoped.send(.increment, isolation: store) } }
-      })
+      rootSamples.append(
+        await root.withIsolation { store in
+          time { for _ in 0..<iterations { store.send(.increment) } }
+        })
+      scopedSamples.append(
+        await nestedRoot.withIsolation { store in
+          time { for _ in 0..<iterations { scoped.send(.increment, isolation: store) } }
+        })
       plainSamples.append(plainCall())
     }
     let rootNanoseconds = median(rootSamples)
@@ -127,7 +169,8 @@ enum StoreBenchmarks {
     return [
       Figure(name: "store.send.root_ns", value: rootNanoseconds, unit: "ns"),
       Figure(name: "store.send.scoped10_ns", value: scopedNanoseconds, unit: "ns"),
-      Figure(name: "store.send.scoped10_ratio", value: scopedNanoseconds / rootNanoseconds, unit: "x"),
+      Figure(
+        name: "store.send.scoped10_ratio", value: scopedNanoseconds / rootNanoseconds, unit: "x"),
       Figure(name: "store.call.plain_ns", value: median(plainSamples), unit: "ns"),
     ]
   }
@@ -151,7 +194,9 @@ enum StoreBenchmarks {
   }
 
   @inline(never)
-  static func call(_ reducer: any Reducer<Int, CounterAction>, _ state: inout Int) -> Effect<CounterAction> {
+  static func call(
+    _ reducer: any Reducer<Int, CounterAction>, _ state: inout Int
+  ) -> Effect<CounterAction> {
     reducer.reduce(into: &state, action: .increment)
   }
 

@@ -41,8 +41,10 @@ let selected = groups.filter { group in
   filters.isEmpty || filters.contains { group.prefix.hasPrefix($0) || $0.hasPrefix(group.prefix) }
 }
 if selected.isEmpty {
-  FileHandle.standardError.write(Data(
-    "bench: no benchmark matches \(filters.joined(separator: " ")); the groups are \(groups.map(\.prefix).joined(separator: ", "))\n".utf8))
+  FileHandle.standardError.write(
+    Data(
+      "bench: no benchmark matches \(filters.joined(separator: " ")); the groups are \(groups.map(\.prefix).joined(separator: ", "))\n"
+        .utf8))
   exit(2)
 }
 for group in selected {

@@ -34,19 +34,20 @@ public struct Effect<Action: Sendable>: Sendable {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) -> Self {
-    Self(.run(priority) { send in
-      do {
-        try await operation(send)
-      } catch is CancellationError {
-      } catch {
-        if let handler {
-          await handler(error, send)
-        } else {
-          reportUnhandledEffectError(
-            error, fileID: fileID, filePath: filePath, line: line, column: column)
+    Self(
+      .run(priority) { send in
+        do {
+          try await operation(send)
+        } catch is CancellationError {
+        } catch {
+          if let handler {
+            await handler(error, send)
+          } else {
+            reportUnhandledEffectError(
+              error, fileID: fileID, filePath: filePath, line: line, column: column)
+          }
         }
-      }
-    })
+      })
   }
 
   @inlinable var isNone: Bool { if case .none = operation { true } else { false } }

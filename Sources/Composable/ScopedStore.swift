@@ -1,7 +1,9 @@
 /// A view of a store limited to a child: the child's state, and child actions that reach the
 /// root store embedded in root actions. Scoping again composes the mapping once, so a store
 /// scoped ten levels deep still costs one closure chain and one root send.
-public struct ScopedStore<RootState: Sendable, RootAction: Sendable, State: Sendable, Action: Sendable>: Sendable {
+public struct ScopedStore<
+  RootState: Sendable, RootAction: Sendable, State: Sendable, Action: Sendable
+>: Sendable {
   public let root: Store<RootState, RootAction>
   @usableFromInline let toState: @Sendable (RootState) -> State
   @usableFromInline let toRootAction: @Sendable (Action) -> RootAction
@@ -26,7 +28,9 @@ public struct ScopedStore<RootState: Sendable, RootAction: Sendable, State: Send
 
   /// Sends from code already running on the root store (`root.withIsolation`), without a hop.
   @inlinable @discardableResult
-  public func send(_ action: Action, isolation root: isolated Store<RootState, RootAction>) -> StoreTask {
+  public func send(
+    _ action: Action, isolation root: isolated Store<RootState, RootAction>
+  ) -> StoreTask {
     root.send(toRootAction(action))
   }
 

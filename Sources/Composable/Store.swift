@@ -184,7 +184,8 @@ public actor Store<State: Sendable, Action: Sendable> {
   }
 
   private func spawn(
-    priority: TaskPriority?, ids: [EffectID], _ work: @escaping @Sendable (Send<Action>) async -> Void
+    priority: TaskPriority?, ids: [EffectID],
+    _ work: @escaping @Sendable (Send<Action>) async -> Void
   ) -> Task<Void, Never> {
     let token = nextToken
     nextToken += 1
@@ -199,9 +200,10 @@ public actor Store<State: Sendable, Action: Sendable> {
       await work(send)
       await finish()
     }
-    let task = effectExecutor.map {
-      Task(executorPreference: $0, priority: priority, operation: operation)
-    } ?? Task(priority: priority, operation: operation)
+    let task =
+      effectExecutor.map {
+        Task(executorPreference: $0, priority: priority, operation: operation)
+      } ?? Task(priority: priority, operation: operation)
     running[token] = RunningEffect(task: task, ids: ids)
     for id in ids { tokensByID[id, default: []].insert(token) }
     instrumentation?.effectStarted(token)
@@ -242,7 +244,11 @@ public actor Store<State: Sendable, Action: Sendable> {
       start(effect, ids: ids, tasks: &tasks)
       reduceQueued()
       for task in tasks {
-        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        await withTaskCancellationHandler {
+          await task.value
+        } onCancel: {
+          task.cancel()
+        }
       }
     }
   }
@@ -303,7 +309,8 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   /// The state after every send, from now on.
   public var states: AsyncStream<State> {
-    let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: .bufferingNewest(64))
+    let (stream, continuation) = AsyncStream<State>.makeStream(
+      bufferingPolicy: .bufferingNewest(64))
     let token = observe { continuation.yield($0) }
     continuation.onTermination = { _ in Task { await token.cancel() } }
     return stream

@@ -12,7 +12,11 @@ public struct StoreTask: Sendable {
   /// Waits until the effects finish. Cancelling the waiting task cancels them.
   public func finish() async {
     for task in tasks {
-      await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+      await withTaskCancellationHandler {
+        await task.value
+      } onCancel: {
+        task.cancel()
+      }
     }
   }
 

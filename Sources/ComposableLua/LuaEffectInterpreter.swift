@@ -138,7 +138,8 @@ struct LuaEffectInterpreter {
       throw fail(path + ".request.path", "expected a string, got \(request["path"].typeName)")
     }
     // Writes may go unanswered; what a read, a list or an exists finds needs an action to go to.
-    let response = known.answersWithData
+    let response =
+      known.answersWithData
       ? try responseType(request, at: path) : request["response"].stringValue
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     let runner = self.runner

@@ -54,9 +54,12 @@ struct LuaEffectRunner: Sendable {
         }
       case "sleep":
         guard let duration = request["seconds"].doubleValue.flatMap(Seconds.duration) else {
-          fail(.conversion(
-            path: "sleep(seconds)",
-            message: "expected \(Seconds.expected), got \(LuaValue.describeForMessage(request["seconds"]))"))
+          fail(
+            .conversion(
+              path: "sleep(seconds)",
+              message:
+                "expected \(Seconds.expected), got \(LuaValue.describeForMessage(request["seconds"]))"
+            ))
           return
         }
         do { try await clock.sleep(for: duration) } catch {
@@ -70,16 +73,20 @@ struct LuaEffectRunner: Sendable {
         else { return }
         arguments = [result]
       default:
-        fail(.runtime(
-          message: "an effect.run coroutine yielded \(request), which is not send, sleep, http or file",
-          traceback: ""))
+        fail(
+          .runtime(
+            message:
+              "an effect.run coroutine yielded \(request), which is not send, sleep, http or file",
+            traceback: ""))
         return
       }
     }
   }
 
   /// `effect.http`: performs the request and sends the response as the `response` action.
-  func request(_ request: LuaValue, responseType: String, wrappers: [LuaReference], send: Send<LuaValue>) async {
+  func request(
+    _ request: LuaValue, responseType: String, wrappers: [LuaReference], send: Send<LuaValue>
+  ) async {
     guard var response = await perform(request) else { return }
     response["type"] = .string(LuaString(responseType))
     do { await send(try feature.wrap(response, with: wrappers)) } catch {
@@ -103,12 +110,17 @@ struct LuaEffectRunner: Sendable {
   /// `{ ok = true, contents | entries }` or `{ ok = false, error }`; nil when cancelled.
   func file(_ operation: String, _ request: LuaValue) async -> LuaValue? {
     guard let path = request["path"].stringValue else {
-      return ["ok": false, "error": .string(LuaString(
-        "request.path: expected a string, got \(request["path"].typeName)"))]
+      return [
+        "ok": false,
+        "error": .string(
+          LuaString(
+            "request.path: expected a string, got \(request["path"].typeName)")),
+      ]
     }
     func contents() throws -> [UInt8] {
       guard case let .string(text) = request["contents"] else {
-        throw FileClientError("request.contents: expected a string, got \(request["contents"].typeName)")
+        throw FileClientError(
+          "request.contents: expected a string, got \(request["contents"].typeName)")
       }
       return text.bytes
     }

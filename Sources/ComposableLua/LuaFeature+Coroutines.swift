@@ -8,7 +8,9 @@ extension LuaFeature {
   /// A coroutine that will run `function` (the body of an `effect.run`).
   public func makeCoroutine(_ function: LuaReference) throws(LuaFeatureError) -> LuaReference {
     try queue.access { (vm, loaded) throws(LuaFeatureError) -> LuaReference in
-      do throws(LuaError) { return try vm.makeCoroutine(function) } catch { throw .conversion(error) }
+      do throws(LuaError) { return try vm.makeCoroutine(function) } catch {
+        throw .conversion(error)
+      }
     }
   }
 

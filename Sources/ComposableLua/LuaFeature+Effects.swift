@@ -40,9 +40,10 @@ extension LuaFeature {
       clock: dependencies.clock, files: dependencies.files
     ) { error in
       if let error = error as? LuaFeatureError { return onError(error) }
-      onError(.effect(
-        action: "saving the state",
-        error: .runtime(message: "\(persistence.path): \(error)", traceback: "")))
+      onError(
+        .effect(
+          action: "saving the state",
+          error: .runtime(message: "\(persistence.path): \(error)", traceback: "")))
     }
   }
 }

@@ -49,7 +49,8 @@ extension LuaFeature {
     case .nil: break
     case let .table(options):
       guard let path = options["path"].stringValue else {
-        throw .load(file: file, message: "persist.path must be a string, got \(options["path"].typeName)")
+        throw .load(
+          file: file, message: "persist.path must be a string, got \(options["path"].typeName)")
       }
       let debounce = options["debounce"] == .nil ? 1 : options["debounce"].doubleValue
       guard let debounce, Seconds.duration(debounce) != nil else {
@@ -61,7 +62,9 @@ extension LuaFeature {
       persistence = Persistence(
         path: path, select: options["select"].stringValue, debounce: debounce)
     case let other:
-      throw .load(file: file, message: "persist must be a table (composable.persist{...}), got \(other.typeName)")
+      throw .load(
+        file: file,
+        message: "persist must be a table (composable.persist{...}), got \(other.typeName)")
     }
     return Module(
       reduce: reduce, initialState: try optionalFunction("initial_state"),

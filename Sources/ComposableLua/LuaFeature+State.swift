@@ -29,7 +29,8 @@ extension LuaFeature {
   public func replaceState<Value: Encodable>(with value: Value) throws(LuaFeatureError) {
     let encoded = try luaValue(of: value, name: "state")
     guard case let .table(table) = encoded else {
-      throw .conversion(.conversion(path: "state", message: "expected a table, got \(encoded.typeName)"))
+      throw .conversion(
+        .conversion(path: "state", message: "expected a table, got \(encoded.typeName)"))
     }
     try queue.access { (vm, _) throws(LuaFeatureError) in
       try writeState(.nil, .table(table), in: vm)
@@ -40,7 +41,8 @@ extension LuaFeature {
   /// child's state, say). A feature that persists counts it as a change.
   public func setState(_ state: LuaValue) throws(LuaFeatureError) {
     guard case .table = state else {
-      throw .conversion(.conversion(path: "state", message: "expected a table, got \(state.typeName)"))
+      throw .conversion(
+        .conversion(path: "state", message: "expected a table, got \(state.typeName)"))
     }
     try queue.access { (vm, loaded) throws(LuaFeatureError) in try writeState(.nil, state, in: vm) }
     saver?.changed()
@@ -57,7 +59,9 @@ extension LuaFeature {
   }
 
   /// `value` as Lua sees it: encoded by `LuaEncoder` (an enum becomes the action shape).
-  public func luaValue<Value: Encodable>(of value: Value, name: String = "action") throws(LuaFeatureError) -> LuaValue {
+  public func luaValue<Value: Encodable>(
+    of value: Value, name: String = "action"
+  ) throws(LuaFeatureError) -> LuaValue {
     try queue.access { (vm, loaded) throws(LuaFeatureError) -> LuaValue in
       do throws(LuaError) {
         return try vm.value(of: LuaEncoder().encode(value, in: vm, rootName: name))

@@ -7,7 +7,9 @@ import LuaKit
 /// that crosses into Lua in the action shape (`case add(amount: Int)` is
 /// `{ type = "add", amount = 3 }`). Actions that Lua effects send back are decoded into the
 /// enum; one that does not decode is reported and dropped.
-public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Codable & Sendable>: Reducer {
+public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Codable & Sendable>:
+  Reducer
+{
   public let feature: LuaFeature
   let dependencies: LuaFeatureDependencies
   let onError: @Sendable (LuaFeatureError) -> Void

@@ -61,10 +61,12 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
     case 1, 2:
       let bounds = arguments.count == 1 ? [.integer(1), arguments[0]] : arguments
       guard let low = bounds[0].intValue, let high = bounds[1].intValue else {
-        throw LuaError.runtime(message: "bad argument to 'env.random' (integers expected)", traceback: "")
+        throw LuaError.runtime(
+          message: "bad argument to 'env.random' (integers expected)", traceback: "")
       }
       guard low <= high else {
-        throw LuaError.runtime(message: "bad argument to 'env.random' (interval is empty)", traceback: "")
+        throw LuaError.runtime(
+          message: "bad argument to 'env.random' (interval is empty)", traceback: "")
       }
       return [.integer(source.integer(in: low...high))]
     default:

@@ -120,7 +120,8 @@ final class StateWriteBack<State: Sendable>: @unchecked Sendable {
 extension LuaFeatureReducer where State == LuaFeatureHandle {
   /// A reducer whose store holds a handle: the state stays in Lua.
   public init(feature: LuaFeature, dependencies: DependencyValues) {
-    self.init(feature: feature, dependencies: dependencies, readState: { LuaFeatureHandle(feature: $0) })
+    self.init(
+      feature: feature, dependencies: dependencies, readState: { LuaFeatureHandle(feature: $0) })
   }
 }
 
@@ -137,7 +138,8 @@ extension TestStore where State == LuaValue, Action == LuaValue {
       contentsOf: URL(fileURLWithPath: path), state: initialState, env: env)
     let start = try feature.state()
     self.init(
-      initialState: start, reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
+      initialState: start,
+      reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
       dependencies: dependencies, fileID: fileID, filePath: filePath, line: line, column: column)
   }
 }

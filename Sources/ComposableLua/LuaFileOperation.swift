@@ -7,6 +7,7 @@ enum LuaFileOperation: String, CaseIterable {
   var answersWithData: Bool { self == .read || self == .list || self == .exists }
 
   /// "read, write, append, list, remove or exists", for messages.
-  static let listed = allCases.dropLast().map(\.rawValue).joined(separator: ", ")
+  static let listed =
+    allCases.dropLast().map(\.rawValue).joined(separator: ", ")
     + " or " + allCases.last!.rawValue
 }

@@ -12,7 +12,8 @@ enum LuaHTTP {
       throw .conversion(path: "request", message: "expected a request table, got \(value.typeName)")
     }
     guard let url = table["url"].stringValue else {
-      throw .conversion(path: "request.url", message: "expected a string, got \(table["url"].typeName)")
+      throw .conversion(
+        path: "request.url", message: "expected a string, got \(table["url"].typeName)")
     }
     var request = HTTPRequest(method: table["method"].stringValue ?? "GET", url: url)
     if let query = table["query"].tableValue {
@@ -23,14 +24,17 @@ enum LuaHTTP {
       var items = components.queryItems ?? []
       for (key, value) in query.sortedEntries {
         guard let name = key.stringValue else {
-          throw .conversion(path: "request.query", message: "expected string names, got a \(key.typeName)")
+          throw .conversion(
+            path: "request.query", message: "expected string names, got a \(key.typeName)")
         }
         let text: String
         switch value {
         case let .string(string): text = string.description
         case .integer, .number, .boolean: text = value.description
         default:
-          throw .conversion(path: "request.query.\(name)", message: "expected a string or number, got \(value.typeName)")
+          throw .conversion(
+            path: "request.query.\(name)",
+            message: "expected a string or number, got \(value.typeName)")
         }
         items.append(URLQueryItem(name: name, value: text))
       }
@@ -40,7 +44,8 @@ enum LuaHTTP {
     if let headers = table["headers"].tableValue {
       for (key, value) in headers.entries {
         guard let name = key.stringValue, let text = value.stringValue else {
-          throw .conversion(path: "request.headers", message: "expected strings for names and values")
+          throw .conversion(
+            path: "request.headers", message: "expected strings for names and values")
         }
         request.headers[name] = text
       }
@@ -58,7 +63,8 @@ enum LuaHTTP {
         request.headers["Content-Type"] = "application/json"
       }
     case let other:
-      throw .conversion(path: "request.body", message: "expected a string or a table, got \(other.typeName)")
+      throw .conversion(
+        path: "request.body", message: "expected a string or a table, got \(other.typeName)")
     }
     if let problem = request.wireProblem {
       throw .conversion(path: "request", message: problem)
@@ -69,13 +75,14 @@ enum LuaHTTP {
       guard let seconds = timeout.doubleValue, seconds > 0, Seconds.duration(seconds) != nil else {
         throw .conversion(
           path: "request.timeout",
-          message: "expected \(Seconds.expected), more than 0, got \(LuaValue.describeForMessage(timeout))")
+          message:
+            "expected \(Seconds.expected), more than 0, got \(LuaValue.describeForMessage(timeout))"
+        )
       }
       request.timeout = seconds
     }
     return request
   }
-
 
   /// `{ ok, status, headers, body, json }`; `ok` is false for a status outside 200...299 and
   /// for a JSON body that does not parse.

@@ -14,7 +14,9 @@ public struct LuaArgument {
   }
 
   /// The value encoded by `LuaEncoder`; `name` is how errors name it (`action.id: ...`).
-  public static func encoded<Value: Encodable>(_ value: Value, as name: String = "value") -> LuaArgument {
+  public static func encoded<Value: Encodable>(
+    _ value: Value, as name: String = "value"
+  ) -> LuaArgument {
     LuaArgument { (stack, vm) throws(LuaError) in
       try LuaEncoder().push(value, onto: stack, vm: vm, rootName: name)
     }

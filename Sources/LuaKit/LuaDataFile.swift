@@ -180,4 +180,5 @@ extension LuaVM {
         }
       }
     }
-  }}
+  }
+}

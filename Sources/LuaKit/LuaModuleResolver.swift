@@ -52,7 +52,9 @@ public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
       let root = directory.standardizedFileURL.resolvingSymlinksInPath()
       let file = root.appendingPathComponent(relative).resolvingSymlinksInPath()
       guard FileManager.default.fileExists(atPath: file.path) else { continue }
-      guard file.path.hasPrefix(root.path + "/") else { throw LuaModuleError.outside(name, file.path) }
+      guard file.path.hasPrefix(root.path + "/") else {
+        throw LuaModuleError.outside(name, file.path)
+      }
       let code = try String(contentsOf: file, encoding: .utf8)
       return LuaModuleSource(code: code, chunkName: relative)
     }
@@ -79,7 +81,8 @@ public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
   static func relativePath(of name: String) -> String? {
     let parts = name.split(separator: ".", omittingEmptySubsequences: false)
     let valid = parts.allSatisfy { part in
-      !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+      !part.isEmpty
+        && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
     }
     return valid ? parts.joined(separator: "/") + ".lua" : nil
   }

@@ -45,14 +45,18 @@ struct LuaStack {
     // Borrows the string's own bytes when it has them contiguously (native and small strings
     // do); copying it into a `var` for `withUTF8` would cost a retain and a release.
     let pushed: Void? = string.utf8.withContiguousStorageIfAvailable { buffer in
-      _ = lua_pushlstring(L, UnsafeRawPointer(buffer.baseAddress)?
-        .assumingMemoryBound(to: CChar.self), buffer.count)
+      _ = lua_pushlstring(
+        L,
+        UnsafeRawPointer(buffer.baseAddress)?
+          .assumingMemoryBound(to: CChar.self), buffer.count)
     }
     if pushed == nil {
       var string = string
       string.withUTF8 { buffer in
-        _ = lua_pushlstring(L, UnsafeRawPointer(buffer.baseAddress)?
-          .assumingMemoryBound(to: CChar.self), buffer.count)
+        _ = lua_pushlstring(
+          L,
+          UnsafeRawPointer(buffer.baseAddress)?
+            .assumingMemoryBound(to: CChar.self), buffer.count)
       }
     }
   }
@@ -86,7 +90,9 @@ struct LuaStack {
     // A C string ends at the first NUL, so keys holding one take the general path.
     let count = key.utf8.count
     guard count < 40 else { return rawGetField(table, key) }
-    return key.withCString { strlen($0) == count ? lua_getfield(L, table, $0) : rawGetField(table, key) }
+    return key.withCString {
+      strlen($0) == count ? lua_getfield(L, table, $0) : rawGetField(table, key)
+    }
   }
 
   /// `t[key] = top` (popping it) for a table without metamethods; see `plainGetField`.
@@ -115,7 +121,8 @@ struct LuaStack {
   /// The message of the error value on top, whatever its type.
   func errorMessage(at index: Int32) -> String {
     if lua_type(L, index) == LUA_TSTRING {
-      return string(at: index) ?? String(decoding: withBytes(at: index) { Array($0) }, as: UTF8.self)
+      return string(at: index)
+        ?? String(decoding: withBytes(at: index) { Array($0) }, as: UTF8.self)
     }
     return "(error object is a \(typeName(at: index)) value)"
   }

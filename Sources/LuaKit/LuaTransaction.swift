@@ -72,9 +72,11 @@ extension LuaVM {
   public func callTransaction(
     _ call: LuaTransactionCall, argument: LuaValue
   ) throws(LuaError) -> LuaValue {
-    try callTransaction(call, pushingArgument: { (stack) throws(LuaError) in
-      try stack.push(argument, in: self)
-    })
+    try callTransaction(
+      call,
+      pushingArgument: { (stack) throws(LuaError) in
+        try stack.push(argument, in: self)
+      })
   }
 
   /// `callTransaction(_:argument:)` with an argument Swift pushes itself (an `Encodable`
@@ -82,9 +84,11 @@ extension LuaVM {
   public func callTransaction(
     _ call: LuaTransactionCall, argument: LuaArgument
   ) throws(LuaError) -> LuaValue {
-    try callTransaction(call, pushingArgument: { (stack) throws(LuaError) in
-      try argument.push(onto: stack, in: self)
-    })
+    try callTransaction(
+      call,
+      pushingArgument: { (stack) throws(LuaError) in
+        try argument.push(onto: stack, in: self)
+      })
   }
 
   @inline(__always)

@@ -30,7 +30,8 @@ extension LuaVM {
     return try stack.guarded { () throws(LuaError) -> LuaResumption in
       try stack.push(coroutine, in: self)
       guard let thread = lua_tothread(L, -1) else {
-        throw .conversion(path: "coroutine", message: "expected a coroutine, got \(coroutine.typeName)")
+        throw .conversion(
+          path: "coroutine", message: "expected a coroutine, got \(coroutine.typeName)")
       }
       let status = lua_status(thread)
       guard status == LUA_YIELD || (status == LUA_OK && lua_gettop(thread) > 0) else {

@@ -141,7 +141,9 @@ public final class LuaVM {
 
   /// Calls a Lua function, protected, and returns snapshots of its results.
   @discardableResult
-  public func call(_ function: LuaReference, _ arguments: LuaValue...) throws(LuaError) -> [LuaValue] {
+  public func call(
+    _ function: LuaReference, _ arguments: LuaValue...
+  ) throws(LuaError) -> [LuaValue] {
     try call(function, arguments: arguments.map(LuaArgument.value))
   }
 
@@ -246,7 +248,9 @@ public final class LuaVM {
   public func reference(to value: LuaValue) throws(LuaError) -> LuaReference {
     drainReleases()
     return try stack.guarded { () throws(LuaError) -> LuaReference in
-      do throws(LuaError) { try stack.push(value, in: self) } catch { throw error.rooted(at: "value") }
+      do throws(LuaError) { try stack.push(value, in: self) } catch {
+        throw error.rooted(at: "value")
+      }
       return makeReference(at: -1, L)
     }
   }
@@ -321,7 +325,9 @@ public final class LuaVM {
     }
     let modules = configuration.modules
     let findModule = function(named: "require") { arguments -> [LuaValue] in
-      guard let name = arguments.first?.stringValue else { return [.nil, "module name must be a string"] }
+      guard let name = arguments.first?.stringValue else {
+        return [.nil, "module name must be a string"]
+      }
       guard let modules else {
         return [.nil, .init("module '\(name)' not found: this sandbox allows no modules")]
       }

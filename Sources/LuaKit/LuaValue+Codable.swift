@@ -46,8 +46,10 @@ extension LuaValue: Codable {
       }
     case let .function(reference), let .other(reference):
       throw EncodingError.invalidValue(
-        self, .init(codingPath: encoder.codingPath,
-                    debugDescription: "\(reference) lives in Lua and cannot be encoded"))
+        self,
+        .init(
+          codingPath: encoder.codingPath,
+          debugDescription: "\(reference) lives in Lua and cannot be encoded"))
     }
   }
 }

@@ -57,7 +57,9 @@ extension LuaValue: CustomStringConvertible {
   }
 
   static func describeKey(_ key: LuaValue) -> String {
-    if case let .string(string) = key, let text = string.string, text.isLuaIdentifier { return text }
+    if case let .string(string) = key, let text = string.string, text.isLuaIdentifier {
+      return text
+    }
     return "[\(key.description)]"
   }
 }

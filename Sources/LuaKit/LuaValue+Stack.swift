@@ -22,7 +22,8 @@ extension LuaStack {
         throw .conversion(path: "", message: LuaValue.tooDeepMessage)
       }
       let sequenceCount = table.kind == .array ? table.count : 0
-      lua_createtable(L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
+      lua_createtable(
+        L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
       guard reserve(3) else { throw .conversion(path: "", message: "nesting too deep") }
       for (key, element) in table.entries {
         if case let .number(number) = key, number.isNaN {

@@ -49,7 +49,9 @@ public enum LuaValue: Hashable, Sendable {
     }
   }
   /// The string as text; nil for other types and for bytes that are not UTF-8.
-  public var stringValue: String? { if case let .string(value) = self { value.string } else { nil } }
+  public var stringValue: String? {
+    if case let .string(value) = self { value.string } else { nil }
+  }
   public var tableValue: LuaTable? { if case let .table(value) = self { value } else { nil } }
 
   /// Lua truthiness: everything but nil and false.
@@ -94,7 +96,9 @@ public enum LuaValue: Hashable, Sendable {
 
   /// Lua stores a float key with an integral value as the integer key.
   var normalizedKey: LuaValue {
-    if case let .number(value) = self, let integer = Int(exactly: value) { return .integer(integer) }
+    if case let .number(value) = self, let integer = Int(exactly: value) {
+      return .integer(integer)
+    }
     return self
   }
 

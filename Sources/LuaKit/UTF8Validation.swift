@@ -8,7 +8,9 @@ enum UTF8Validation {
     var index = 0
     // ASCII, eight bytes at a time.
     while index + 8 <= count {
-      if base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+      if base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+        break
+      }
       index += 8
     }
     while index < count {

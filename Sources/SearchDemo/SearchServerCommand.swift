@@ -40,11 +40,13 @@ struct SearchServerCommand: AsyncParsableCommand {
     }
     let url = "http://127.0.0.1:\(port)"
     // Written at once (not buffered): a script or a test reads the address from the first line.
-    FileHandle.standardOutput.write(Data("""
-      Search server on \(url)/search?q=... (queries starting with 'slow' wait, 'fail' fails)
-      Try: scripts/run run examples/search/search.lua --env search_url=\(url)/search
+    FileHandle.standardOutput.write(
+      Data(
+        """
+        Search server on \(url)/search?q=... (queries starting with 'slow' wait, 'fail' fails)
+        Try: scripts/run run examples/search/search.lua --env search_url=\(url)/search
 
-      """.utf8))
+        """.utf8))
     try await running.value
   }
 }

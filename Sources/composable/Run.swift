@@ -26,7 +26,8 @@ struct Run: AsyncParsableCommand {
     }
   }
 
-  @Option(name: .customLong("env"), help: "A value for the feature's env, as NAME=VALUE (repeatable).")
+  @Option(
+    name: .customLong("env"), help: "A value for the feature's env, as NAME=VALUE (repeatable).")
   var environment: [String] = []
 
   @Option(help: "Where the feature's files are kept (default: ~/.local/share/composable/NAME).")
@@ -35,7 +36,8 @@ struct Run: AsyncParsableCommand {
   /// `--data`, or the XDG data directory for this feature.
   var dataDirectory: URL {
     if let data { return URL(fileURLWithPath: data) }
-    let base = ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+    let base =
+      ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
       ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
     let name = URL(fileURLWithPath: feature).deletingPathExtension().lastPathComponent
     return base.appendingPathComponent("composable").appendingPathComponent(name)
@@ -47,7 +49,8 @@ struct Run: AsyncParsableCommand {
       guard let equals = entry.firstIndex(of: "=") else {
         throw ValidationError("--env \(entry): expected NAME=VALUE")
       }
-      env[String(entry[..<equals])] = .string(LuaString(String(entry[entry.index(after: equals)...])))
+      env[String(entry[..<equals])] = .string(
+        LuaString(String(entry[entry.index(after: equals)...])))
     }
     let loaded: LuaFeature
     do {
@@ -75,12 +78,13 @@ struct Run: AsyncParsableCommand {
       feature: loaded, dependencies: dependencies,
       readState: { (feature) throws(LuaFeatureError) in try feature.state() },
       onError: { error in FileHandle.standardError.write(Data("error: \(error)\n".utf8)) }
-    ).printChanges(to: ChangePrinter { text in
-      // Flushed each time, also into a pipe: whoever reads the session sees each action as it
-      // happens (an effect's too), not when a buffer fills.
-      print(text)
-      fflush(nil)
-    })
+    ).printChanges(
+      to: ChangePrinter { text in
+        // Flushed each time, also into a pipe: whoever reads the session sees each action as it
+        // happens (an effect's too), not when a buffer fills.
+        print(text)
+        fflush(nil)
+      })
     let store = Store(initialState: initial, reducer: reducer)
     let parser = try ActionParser()
     // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)

@@ -26,8 +26,9 @@ public struct DependencyValues: Sendable {
 
   /// For tests: every dependency fails the test when used until the test provides it.
   public static var test: Self {
-    Self(clock: UnimplementedClock(name: "clock"), uuid: .unimplemented, date: .unimplemented,
-         random: RandomSource(seed: 0), isTest: true)
+    Self(
+      clock: UnimplementedClock(name: "clock"), uuid: .unimplemented, date: .unimplemented,
+      random: RandomSource(seed: 0), isTest: true)
   }
 
   init(

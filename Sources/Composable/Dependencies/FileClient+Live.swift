@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #endif
 
 extension FileClient {
@@ -164,10 +164,14 @@ struct LiveFiles: Sendable {
     let temporary = ".\(name).\(UUID().uuidString).tmp"
     let descriptor = openat(
       directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw FileClientError("\(path): \(String(cString: strerror(errno)))") }
+    guard descriptor >= 0 else {
+      throw FileClientError("\(path): \(String(cString: strerror(errno)))")
+    }
     do {
       try writeAll(contents, to: descriptor, path: path)
-      guard fsync(descriptor) == 0 else { throw FileClientError("\(path): \(String(cString: strerror(errno)))") }
+      guard fsync(descriptor) == 0 else {
+        throw FileClientError("\(path): \(String(cString: strerror(errno)))")
+      }
       close(descriptor)
     } catch {
       close(descriptor)
@@ -251,7 +255,8 @@ struct LiveFiles: Sendable {
   /// The error for `errno` `code` on `path`, in the system's words: typed `notFound` when the
   /// file is not there.
   private func systemFailure(_ path: String, _ code: Int32) -> FileClientError {
-    code == ENOENT ? .notFound(path) : FileClientError("\(path): \(String(cString: strerror(code)))")
+    code == ENOENT
+      ? .notFound(path) : FileClientError("\(path): \(String(cString: strerror(code)))")
   }
 
   /// The error for `errno` `code` on `path`: typed `notFound` when the file is not there.

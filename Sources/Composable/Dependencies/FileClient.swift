@@ -96,7 +96,8 @@ extension FileClient: DependencyKey {
   public static let liveValue = FileClient.failing(
     "no live file client is configured in this build")
 
-  public static let testValue = FileClient.failing("files are not provided in this test") { operation, path in
+  public static let testValue = FileClient.failing("files are not provided in this test") {
+    operation, path in
     reportIssue(
       """
       A test used "files" without providing it: \(operation) \(path)
@@ -110,12 +111,24 @@ extension FileClient: DependencyKey {
     _ reason: String, report: @escaping @Sendable (String, String) -> Void = { _, _ in }
   ) -> FileClient {
     FileClient(
-      read: { report("read", $0); throw FileClientError("\(reason): read \($0)") },
-      write: { path, _ in report("write", path); throw FileClientError("\(reason): write \(path)") },
-      append: { path, _ in report("append", path); throw FileClientError("\(reason): append \(path)") },
-      list: { report("list", $0); throw FileClientError("\(reason): list \($0)") },
-      remove: { report("remove", $0); throw FileClientError("\(reason): remove \($0)") },
-      exists: { report("exists", $0); throw FileClientError("\(reason): exists \($0)") })
+      read: {
+        report("read", $0); throw FileClientError("\(reason): read \($0)")
+      },
+      write: { path, _ in
+        report("write", path); throw FileClientError("\(reason): write \(path)")
+      },
+      append: { path, _ in
+        report("append", path); throw FileClientError("\(reason): append \(path)")
+      },
+      list: {
+        report("list", $0); throw FileClientError("\(reason): list \($0)")
+      },
+      remove: {
+        report("remove", $0); throw FileClientError("\(reason): remove \($0)")
+      },
+      exists: {
+        report("exists", $0); throw FileClientError("\(reason): exists \($0)")
+      })
   }
 }
 

@@ -29,7 +29,8 @@ extension HTTPRequest {
   ) throws -> HTTPRequest {
     var headers = headers
     headers["Content-Type"] = "application/json"
-    return HTTPRequest(method: method, url: url, headers: headers, body: Array(try JSONEncoder().encode(body)))
+    return HTTPRequest(
+      method: method, url: url, headers: headers, body: Array(try JSONEncoder().encode(body)))
   }
 }
 

@@ -16,15 +16,16 @@ extension HTTPRequest {
 
   /// RFC 9110's token: letters, digits and ``!#$%&'*+-.^_`|~``, at least one.
   static func isToken(_ text: String) -> Bool {
-    !text.isEmpty && text.utf8.allSatisfy { byte in
-      switch byte {
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"):
-        return true
-      default:
-        return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    !text.isEmpty
+      && text.utf8.allSatisfy { byte in
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+          UInt8(ascii: "0")...UInt8(ascii: "9"):
+          return true
+        default:
+          return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
       }
-    }
   }
 
   /// Text in a message, with its control characters shown.

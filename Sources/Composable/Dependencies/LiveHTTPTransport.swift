@@ -35,8 +35,9 @@ final class LiveHTTPTransport: Sendable {
         let id = start(request, timeout: seconds, context: Unmanaged.passRetained(pending))
         guard id != 0 else {
           pending.continuation = nil
-          continuation.resume(throwing: HTTPClientError(
-            "\(request.method) \(request.url) failed: the request could not be set up"))
+          continuation.resume(
+            throwing: HTTPClientError(
+              "\(request.method) \(request.url) failed: the request could not be set up"))
           return
         }
         if pending.started(id) { cs_cancel(client, id) }  // cancelled while it was starting
@@ -64,10 +65,12 @@ final class LiveHTTPTransport: Sendable {
               method: method, url: url, headers: headerPointers.baseAddress,
               header_count: headerPointers.count, body: body, body_length: length,
               timeout_ms: Int(max(1, milliseconds)))
-            return cs_start(client, &raw, { context, response in
-              Unmanaged<PendingTransfer>.fromOpaque(context!).takeRetainedValue()
-                .complete(with: response!)
-            }, context.toOpaque())
+            return cs_start(
+              client, &raw,
+              { context, response in
+                Unmanaged<PendingTransfer>.fromOpaque(context!).takeRetainedValue()
+                  .complete(with: response!)
+              }, context.toOpaque())
           }
         }
       }
@@ -116,10 +119,11 @@ private final class PendingTransfer: @unchecked Sendable {
     switch raw.outcome {
     case CS_CANCELLED: return .init(outcome: .cancelled)
     case CS_OVER_LIMIT:
-      return .init(outcome: .overLimit(
-        declaredLength: raw.declared_length > 0 && raw.received == 0
-          ? Int(raw.declared_length) : nil,
-        received: raw.received))
+      return .init(
+        outcome: .overLimit(
+          declaredLength: raw.declared_length > 0 && raw.received == 0
+            ? Int(raw.declared_length) : nil,
+          received: raw.received))
     case CS_TIMED_OUT: return .init(outcome: .timedOut)
     case CS_REFUSED: return .init(outcome: .refused)
     case CS_FAILED:

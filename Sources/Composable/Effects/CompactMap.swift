@@ -10,16 +10,19 @@ extension Effect {
       guard let other = transform(action) else { return .none }
       return .send(other)
     case let .run(priority, work):
-      return Effect<Other>(.run(priority) { send in
-        await work(Send { action in
-          if let other = transform(action) { await send(other) }
+      return Effect<Other>(
+        .run(priority) { send in
+          await work(
+            Send { action in
+              if let other = transform(action) { await send(other) }
+            })
         })
-      })
     case let .merge(effects): return Effect<Other>(.merge(effects.map { $0.compactMap(transform) }))
     case let .concatenate(effects):
       return Effect<Other>(.concatenate(effects.map { $0.compactMap(transform) }))
     case let .cancellable(id, cancelInFlight, effect):
-      return Effect<Other>(.cancellable(id, cancelInFlight: cancelInFlight, effect.compactMap(transform)))
+      return Effect<Other>(
+        .cancellable(id, cancelInFlight: cancelInFlight, effect.compactMap(transform)))
     case let .cancel(id): return Effect<Other>(.cancel(id))
     case let .throttle(id, throttle, effect):
       return Effect<Other>(.throttle(id, throttle, effect.compactMap(transform)))

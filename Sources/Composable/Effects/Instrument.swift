@@ -10,24 +10,32 @@ extension Effect {
     case .none, .send, .cancel:
       return self
     case let .run(priority, work):
-      return Self(.run(priority) { send in
-        onStart()
-        await work(Send { action in
-          onOutput(action)
-          await send(action)
+      return Self(
+        .run(priority) { send in
+          onStart()
+          await work(
+            Send { action in
+              onOutput(action)
+              await send(action)
+            })
+          onEnd(Task.isCancelled)
         })
-        onEnd(Task.isCancelled)
-      })
     case let .merge(effects):
-      return Self(.merge(effects.map { $0.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd) }))
+      return Self(
+        .merge(effects.map { $0.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd) }))
     case let .concatenate(effects):
-      return Self(.concatenate(effects.map { $0.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd) }))
+      return Self(
+        .concatenate(
+          effects.map { $0.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd) }))
     case let .cancellable(id, cancelInFlight, effect):
-      return Self(.cancellable(
-        id, cancelInFlight: cancelInFlight,
-        effect.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd)))
+      return Self(
+        .cancellable(
+          id, cancelInFlight: cancelInFlight,
+          effect.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd)))
     case let .throttle(id, throttle, effect):
-      return Self(.throttle(id, throttle, effect.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd)))
+      return Self(
+        .throttle(
+          id, throttle, effect.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd)))
     }
   }
 }

@@ -18,7 +18,8 @@ extension Effect {
     latest: Bool = true
   ) -> Self {
     if isNone { return self }
-    return Self(.throttle(
-      EffectID(id), Throttle(interval: interval, clock: AnyClock(clock), latest: latest), self))
+    return Self(
+      .throttle(
+        EffectID(id), Throttle(interval: interval, clock: AnyClock(clock), latest: latest), self))
   }
 }

@@ -14,7 +14,9 @@ extension Effect {
   }
 
   /// Sends `action` once, after `delay` on `clock`.
-  public static func after(_ delay: Duration, clock: any Clock<Duration>, send action: Action) -> Self {
+  public static func after(
+    _ delay: Duration, clock: any Clock<Duration>, send action: Action
+  ) -> Self {
     .run { send in
       try await clock.sleep(for: delay)
       await send(action)

@@ -13,7 +13,8 @@ extension Reducer {
     line: UInt = #line, column: UInt = #column
   ) -> ForEachReducer<Self, ID, Element> {
     ForEachReducer(
-      parent: self, elements: elements, action: action, element: element(), fileID: fileID, filePath: filePath, line: line, column: column)
+      parent: self, elements: elements, action: action, element: element(), fileID: fileID,
+      filePath: filePath, line: line, column: column)
   }
 }
 
@@ -27,14 +28,18 @@ public struct ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element: 
   let line: UInt
   let column: UInt
 
-  public func reduce(into state: inout Parent.State, action parentAction: Parent.Action) -> Effect<Parent.Action> {
+  public func reduce(
+    into state: inout Parent.State, action parentAction: Parent.Action
+  ) -> Effect<Parent.Action> {
     var elementEffect = Effect<Parent.Action>.none
     if let (id, elementAction) = action.extract(parentAction) {
       if state[keyPath: elements][id: id] != nil {
         let embed = action.embed
-        elementEffect = element.reduce(into: &state[keyPath: elements][id: id]!, action: elementAction)
-          .map { embed((id, $0)) }
-          .cancellable(id: ChildEffectsID(path: elements, element: id))
+        elementEffect = element.reduce(
+          into: &state[keyPath: elements][id: id]!, action: elementAction
+        )
+        .map { embed((id, $0)) }
+        .cancellable(id: ChildEffectsID(path: elements, element: id))
       } else {
         reportIssue(
           """

@@ -10,7 +10,9 @@ extension Reducer {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) -> IfLetReducer<Self, Child> {
-    IfLetReducer(parent: self, state: state, action: action, child: child(), fileID: fileID, filePath: filePath, line: line, column: column)
+    IfLetReducer(
+      parent: self, state: state, action: action, child: child(), fileID: fileID,
+      filePath: filePath, line: line, column: column)
   }
 }
 
@@ -24,7 +26,9 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let line: UInt
   let column: UInt
 
-  public func reduce(into state: inout Parent.State, action parentAction: Parent.Action) -> Effect<Parent.Action> {
+  public func reduce(
+    into state: inout Parent.State, action parentAction: Parent.Action
+  ) -> Effect<Parent.Action> {
     let id = ChildEffectsID(path: self.state, element: 0)
     var childEffect = Effect<Parent.Action>.none
     if let childAction = action.extract(parentAction) {

@@ -116,7 +116,9 @@ public enum PersistedState {
       bytes = try await files.read(path)
     } catch {
       if error.isFileNotFound { return .missing }
-      return await moveAside(path, reason: "it cannot be read: \(error)", bytes: nil, files: files, now: now, report: report)
+      return await moveAside(
+        path, reason: "it cannot be read: \(error)", bytes: nil, files: files, now: now,
+        report: report)
     }
     do {
       return .saved(try decode(bytes))
@@ -141,10 +143,14 @@ public enum PersistedState {
     do {
       try await files.write(aside, bytes)
       try await files.remove(path)
-      report("The saved state at \(path) was not loaded, because \(reason). It was moved to \(aside); the feature starts from its initial state.")
+      report(
+        "The saved state at \(path) was not loaded, because \(reason). It was moved to \(aside); the feature starts from its initial state."
+      )
       return .corrupt(reason: reason, movedTo: aside)
     } catch {
-      report("The saved state at \(path) was not loaded, because \(reason). Moving it aside failed too (\(error)); it was left where it is.")
+      report(
+        "The saved state at \(path) was not loaded, because \(reason). Moving it aside failed too (\(error)); it was left where it is."
+      )
       return .corrupt(reason: reason, movedTo: path)
     }
   }

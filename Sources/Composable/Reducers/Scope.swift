@@ -15,7 +15,9 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
     self.child = child()
   }
 
-  public func reduce(into parent: inout ParentState, action parentAction: ParentAction) -> Effect<ParentAction> {
+  public func reduce(
+    into parent: inout ParentState, action parentAction: ParentAction
+  ) -> Effect<ParentAction> {
     guard let childAction = action.extract(parentAction) else { return .none }
     return child.reduce(into: &parent[keyPath: state], action: childAction).map(action.embed)
   }

@@ -111,7 +111,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async -> TestStoreTask {
-    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let location = TestSourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
     lastLocation = location
     let unhandled = recorder.removeReceived(recorder.received.count)
     if !unhandled.isEmpty {
@@ -170,7 +171,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async where Action: Equatable {
-    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let location = TestSourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
     await receive(
       matching: { $0 == expected }, expected: expected, timeout: timeout,
       updateExpectedState: updateExpectedState, location: location)
@@ -184,7 +186,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async {
-    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let location = TestSourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
     await receive(
       matching: isMatch, expected: nil, timeout: timeout,
       updateExpectedState: updateExpectedState, location: location)
@@ -245,7 +248,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async {
-    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let location = TestSourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
     lastLocation = location
     let timeout = timeout ?? self.timeout
     let start = ContinuousClock.now
@@ -272,7 +276,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async {
-    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let location = TestSourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
     await SingleThreadExecutor.letWorkRun(orYield: 1)
     let skipped = recorder.removeReceived(recorder.received.count)
     skip(skipped, at: location, showing: "received action", always: true)
@@ -284,7 +289,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async {
-    let location = TestSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let location = TestSourceLocation(
+      fileID: fileID, filePath: filePath, line: line, column: column)
     let running = recorder.inFlight.count
     if running > 0, case .off(showSkippedAssertions: true) = exhaustivity {
       report("Skipped \(count(running, "in-flight effect")).", at: location, severity: .warning)
@@ -389,8 +395,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
           it with "\(hints.skipInFlightEffects)".
           """, at: effectLocation)
       } else if case .off(showSkippedAssertions: true) = exhaustivity {
-        report("An effect was still running at the end of the test (skipped).",
-               at: effectLocation, severity: .warning)
+        report(
+          "An effect was still running at the end of the test (skipped).",
+          at: effectLocation, severity: .warning)
       }
     }
   }
@@ -408,7 +415,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     if let last = skipped.last { state = last.state }
   }
 
-  func report(_ message: String, at location: TestSourceLocation, severity: IssueSeverity = .error) {
+  func report(_ message: String, at location: TestSourceLocation, severity: IssueSeverity = .error)
+  {
     reportIssue(
       message, severity: severity, fileID: location.fileID, filePath: location.filePath,
       line: location.line, column: location.column)

@@ -27,7 +27,11 @@ final class LuaTestFailures: IssueReporter, @unchecked Sendable {
 
   func add(_ message: String, at site: (file: String, line: Int)?) {
     lock.withLock {
-      if let site { failures.append("\(site.file):\(site.line): \(message)") } else { failures.append(message) }
+      if let site {
+        failures.append("\(site.file):\(site.line): \(message)")
+      } else {
+        failures.append(message)
+      }
     }
   }
 

@@ -15,7 +15,9 @@ public struct LuaTestRunner: Sendable {
     for path in paths {
       let url = URL(fileURLWithPath: path)
       var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { continue }
+      guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+        continue
+      }
       if !isDirectory.boolValue {
         found.append(url)
         continue
@@ -53,19 +55,23 @@ public struct LuaTestRunner: Sendable {
     do {
       collected = try LuaTestSession(file: file, displayName: name, output: output)
     } catch {
-      return [LuaTestResult(name: name, file: name, line: 0, outcome: .failed(["\(error)"]), seconds: 0)]
+      return [
+        LuaTestResult(name: name, file: name, line: 0, outcome: .failed(["\(error)"]), seconds: 0)
+      ]
     }
     var results: [LuaTestResult] = []
     let firstRunnable = collected.tests.indices.first { index in
       let test = collected.tests[index]
-      return test.pending != true && (filter.map { test.name.stringValue?.contains($0) == true } ?? true)
+      return test.pending != true
+        && (filter.map { test.name.stringValue?.contains($0) == true } ?? true)
     }
     for (index, test) in collected.tests.enumerated() {
       let testName = test.name.stringValue ?? "test \(index + 1)"
       if let filter, !testName.contains(filter) { continue }
       let line = test.line.intValue ?? 0
       if test.pending == true {
-        results.append(LuaTestResult(name: testName, file: name, line: line, outcome: .pending, seconds: 0))
+        results.append(
+          LuaTestResult(name: testName, file: name, line: line, outcome: .pending, seconds: 0))
         continue
       }
       let start = ContinuousClock.now
@@ -73,7 +79,8 @@ public struct LuaTestRunner: Sendable {
       do {
         // A fresh VM for every test: the file is loaded again, and this test alone runs. The
         // session that collected the tests is fresh too, until its first test has run in it.
-        let session = index == firstRunnable
+        let session =
+          index == firstRunnable
           ? collected : try LuaTestSession(file: file, displayName: name, output: output)
         failures = await session.runTest(index)
       } catch {
@@ -81,9 +88,10 @@ public struct LuaTestRunner: Sendable {
       }
       let elapsed = ContinuousClock.now - start
       let seconds = Seconds.of(elapsed)
-      results.append(LuaTestResult(
-        name: testName, file: name, line: line,
-        outcome: failures.isEmpty ? .passed : .failed(failures), seconds: seconds))
+      results.append(
+        LuaTestResult(
+          name: testName, file: name, line: line,
+          outcome: failures.isEmpty ? .passed : .failed(failures), seconds: seconds))
     }
     return results
   }
@@ -101,8 +109,9 @@ public enum LuaTestReport {
       case let .failed(failures):
         lines.append("✗ \(result.name)")
         for failure in failures {
-          lines.append(failure.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { "    " + $0 }.joined(separator: "\n"))
+          lines.append(
+            failure.split(separator: "\n", omittingEmptySubsequences: false)
+              .map { "    " + $0 }.joined(separator: "\n"))
         }
       }
     }
@@ -157,16 +166,20 @@ public enum LuaTestReport {
       let skipped = suite.filter { $0.outcome == .pending }.count
       let time = suite.reduce(0) { $0 + $1.seconds }
       xml.append(
-        #"  <testsuite name="\#(escape(file))" tests="\#(suite.count)" failures="\#(failures)" skipped="\#(skipped)" time="\#(String(format: "%.4f", time))">"#)
+        #"  <testsuite name="\#(escape(file))" tests="\#(suite.count)" failures="\#(failures)" skipped="\#(skipped)" time="\#(String(format: "%.4f", time))">"#
+      )
       for result in suite {
-        let open = #"    <testcase name="\#(escape(result.name))" classname="\#(escape(file))" time="\#(String(format: "%.4f", result.seconds))""#
+        let open =
+          #"    <testcase name="\#(escape(result.name))" classname="\#(escape(file))" time="\#(String(format: "%.4f", result.seconds))""#
         switch result.outcome {
         case .passed: xml.append(open + "/>")
         case .pending: xml.append(open + "><skipped/></testcase>")
         case let .failed(messages):
           let text = messages.joined(separator: "\n\n")
           xml.append(open + ">")
-          xml.append(#"      <failure message="\#(escape(messages.first?.split(separator: "\n").first.map(String.init) ?? ""))">\#(escape(text))</failure>"#)
+          xml.append(
+            #"      <failure message="\#(escape(messages.first?.split(separator: "\n").first.map(String.init) ?? ""))">\#(escape(text))</failure>"#
+          )
           xml.append("    </testcase>")
         }
       }

@@ -73,10 +73,13 @@ extension LuaTestSession {
     case let .string(path):
       let fixture = directory.appendingPathComponent(path.description)
       var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: fixture.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+      guard FileManager.default.fileExists(atPath: fixture.path, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      else {
         throw LuaTestError("TestStore.new: files: no fixture directory \(fixture.path)")
       }
-      let copy = FileManager.default.temporaryDirectory.appendingPathComponent("lua-test-\(UUID().uuidString)")
+      let copy = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "lua-test-\(UUID().uuidString)")
       try FileManager.default.copyItem(at: fixture, to: copy)
       return .live(root: copy)
     case let .table(table):
@@ -119,7 +122,8 @@ extension LuaTestSession {
         exists: { path in try await call("exists", path, nil) == true })
     default:
       throw LuaTestError(
-        "TestStore.new: files must be a fixture directory, a table or a function, got \(value.typeName)")
+        "TestStore.new: files must be a fixture directory, a table or a function, got \(value.typeName)"
+      )
     }
   }
 

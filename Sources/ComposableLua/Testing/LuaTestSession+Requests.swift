@@ -28,20 +28,24 @@ extension LuaTestSession {
         let expected = (try? LuaAction.normalize(request.match)) ?? request.match
         await store.store.receive(expected, assert: update)
       case let .function(predicate):
-        await store.store.receive(where: { [self] action in
-          let answer = try? queue.access { vm, _ in
-            try vm.call(matches, .function(predicate), action)
-          }
-          return answer?.first == true
-        }, assert: update)
+        await store.store.receive(
+          where: { [self] action in
+            let answer = try? queue.access { vm, _ in
+              try vm.call(matches, .function(predicate), action)
+            }
+            return answer?.first == true
+          }, assert: update)
       default:
-        throw LuaTestError("receive: expected an action type, an action table or a function, got \(request.match.typeName)")
+        throw LuaTestError(
+          "receive: expected an action type, an action table or a function, got \(request.match.typeName)"
+        )
       }
       return .nil
     case "advance":
       guard let duration = request.seconds.doubleValue.flatMap(Seconds.duration) else {
         throw LuaTestError(
-          "advance: expected \(Seconds.expected), got \(LuaValue.describeForMessage(request.seconds))")
+          "advance: expected \(Seconds.expected), got \(LuaValue.describeForMessage(request.seconds))"
+        )
       }
       await store.clock.advance(by: duration)
       return .nil
@@ -72,18 +76,22 @@ extension LuaTestSession {
         }
       }
     default:
-      throw LuaTestError("expected a function(state) to describe the expected state, got \(value.typeName)")
+      throw LuaTestError(
+        "expected a function(state) to describe the expected state, got \(value.typeName)")
     }
   }
 
   nonisolated(nonsending) func makeStore(_ spec: LuaValue) async throws -> LuaValue {
-    guard let name = spec.feature.stringValue else { throw LuaTestError("TestStore.new: feature is missing") }
+    guard let name = spec.feature.stringValue else {
+      throw LuaTestError("TestStore.new: feature is missing")
+    }
     guard let url = LuaModuleDirectories([directory]).fileURL(ofModule: name) else {
       throw LuaTestError("TestStore.new: no module \(LuaValue(name)) beside \(fileName)")
     }
     // Careful: a bare `nil` here would be `LuaValue.nil`, which is a state, not its absence.
     let state: LuaValue? = spec.state == .nil ? Optional<LuaValue>.none : spec.state
-    let feature = try LuaFeature(contentsOf: url, state: state, env: spec.env == .nil ? [:] : spec.env)
+    let feature = try LuaFeature(
+      contentsOf: url, state: state, env: spec.env == .nil ? [:] : spec.env)
     let clock = ManualClock()
     var dependencies = DependencyValues.test
     dependencies.clock = clock
@@ -94,7 +102,9 @@ extension LuaTestSession {
       try await feature.restorePersisted(files: dependencies.files)
     }
     if let uuid = try uuidGenerator(spec.uuid) { dependencies.uuid = uuid }
-    if let now = spec.now.doubleValue { dependencies.date = .constant(Date(timeIntervalSince1970: now)) }
+    if let now = spec.now.doubleValue {
+      dependencies.date = .constant(Date(timeIntervalSince1970: now))
+    }
     let store = TestStore(
       initialState: try feature.state(),
       reducer: { _ in LuaFeatureReducer<LuaValue>(feature: feature, dependencies: dependencies) })

@@ -38,19 +38,23 @@ final class LuaTestSession {
     guard case let .function(install) = library[0], case let .function(runner) = library[1],
       case let .function(apply) = library[3],
       case let .function(matches) = library[4]
-    else { throw LuaFeatureError.load(file: displayName, message: "the test library failed to load") }
+    else {
+      throw LuaFeatureError.load(file: displayName, message: "the test library failed to load")
+    }
     self.runner = runner
     self.apply = apply
     self.matches = matches
     let testModule = LuaModuleTable(["composable.test": "return __composable_test"])
-    sandbox = try vm.makeSandbox(.init(
-      print: output,
-      modules: LuaModuleChain(
-        resolvers: [builtInModules, testModule, LuaModuleDirectories([directory])]),
-      preloaded: builtInPreloads(in: vm)))
+    sandbox = try vm.makeSandbox(
+      .init(
+        print: output,
+        modules: LuaModuleChain(
+          resolvers: [builtInModules, testModule, LuaModuleDirectories([directory])]),
+        preloaded: builtInPreloads(in: vm)))
     try vm.call(install, arguments: [.reference(sandbox.environment)])
     try vm.call(vm.load(source, chunkName: displayName, in: sandbox))
-    tests = try vm.evaluate("return __composable_tests", chunkName: "=tests", in: sandbox)
+    tests =
+      try vm.evaluate("return __composable_tests", chunkName: "=tests", in: sandbox)
       .first?.tableValue?.sequence ?? []
     queue = LuaVMQueue(vm: vm, context: ())
   }
@@ -76,7 +80,9 @@ final class LuaTestSession {
       }
       switch resumption {
       case let .returned(values):
-        if let failure = values.first, failure != .nil { failures.add(describeFailure(failure), at: nil) }
+        if let failure = values.first, failure != .nil {
+          failures.add(describeFailure(failure), at: nil)
+        }
         await endStores()
         return failures.all
       case let .yielded(values):
@@ -87,9 +93,11 @@ final class LuaTestSession {
           // The site is also a task-local: effects started by this call inherit it, so an issue
           // an effect reports later lands on the call that started it, not on whatever call is
           // in flight by then.
-          arguments = [try await LuaTestFailures.$effectSite.withValue(site) {
-            try await withIssueReporters([failures]) { try await serve(request) }
-          }]
+          arguments = [
+            try await LuaTestFailures.$effectSite.withValue(site) {
+              try await withIssueReporters([failures]) { try await serve(request) }
+            }
+          ]
         } catch {
           failures.add("\(error)", at: site)
           arguments = [.nil]

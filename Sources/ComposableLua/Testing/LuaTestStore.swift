@@ -9,7 +9,9 @@ final class LuaTestStore {
   let clock: ManualClock
   var lastSite: (file: String, line: Int)
 
-  init(store: TestStore<LuaValue, LuaValue>, clock: ManualClock, lastSite: (file: String, line: Int)) {
+  init(
+    store: TestStore<LuaValue, LuaValue>, clock: ManualClock, lastSite: (file: String, line: Int)
+  ) {
     self.store = store
     self.clock = clock
     self.lastSite = lastSite

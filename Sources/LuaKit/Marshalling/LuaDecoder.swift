@@ -78,7 +78,9 @@ final class LuaDecoding {
   private var depth = 0
 
   private func borrowDecoder(index: Int32, enumType: Any.Type?) -> LuaValueDecoder {
-    if depth == decoders.count { decoders.append(LuaValueDecoder(decoding: self, index: 0, enumType: nil)) }
+    if depth == decoders.count {
+      decoders.append(LuaValueDecoder(decoding: self, index: 0, enumType: nil))
+    }
     let decoder = decoders[depth]
     depth += 1
     decoder.index = index
@@ -114,7 +116,9 @@ final class LuaDecoding {
     if type == Data.self { return try unsafeBitCast(data(at: index), to: Value.self) }
     if type == URL.self { return try unsafeBitCast(url(at: index), to: Value.self) }
     if type == UUID.self { return try unsafeBitCast(uuid(at: index), to: Value.self) }
-    if type == LuaValue.self { return try unsafeBitCast(stack.value(at: index, in: vm), to: Value.self) }
+    if type == LuaValue.self {
+      return try unsafeBitCast(stack.value(at: index, in: vm), to: Value.self)
+    }
     let facts = facts(for: type)
     if let direct = facts.direct { return try direct.decode(Value.self, from: self, at: index) }
     return try decodeComposite(type, at: index, isEnum: facts.isEnum)
@@ -163,7 +167,8 @@ final class LuaDecoding {
     while lk_next(L, index) != 0 {
       lua_settop(L, -2)
       entries += 1
-      let isIndex = lua_type(L, -1) == LUA_TNUMBER && lua_isinteger(L, -1) != 0
+      let isIndex =
+        lua_type(L, -1) == LUA_TNUMBER && lua_isinteger(L, -1) != 0
         && (1...max(length, 1)).contains(Int(lua_tointegerx(L, -1, nil)))
       if !isIndex {
         let key = try stack.value(at: -1, in: vm)
@@ -211,7 +216,8 @@ final class LuaDecoding {
           throw LuaError.conversion(path: "", message: "cycle: the table contains itself")
         }
         if path.count >= maximumDepth {
-          throw LuaError.conversion(path: "", message: "nested more than \(maximumDepth) levels deep")
+          throw LuaError.conversion(
+            path: "", message: "nested more than \(maximumDepth) levels deep")
         }
         path.append((table, index))
         entersTable = true
@@ -233,7 +239,8 @@ final class LuaDecoding {
     return string
   }
 
-  func integer<Integer: FixedWidthInteger>(_ type: Integer.Type, at index: Int32) throws -> Integer {
+  func integer<Integer: FixedWidthInteger>(_ type: Integer.Type, at index: Int32) throws -> Integer
+  {
     guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch("integer", at: index) }
     let wide: lua_Integer
     if lua_isinteger(L, index) != 0 {
@@ -285,7 +292,9 @@ final class LuaDecoding {
   /// `LuaError`.
   static func luaError(_ error: any Error) -> LuaError {
     if let error = error as? LuaError { return error }
-    guard let error = error as? DecodingError else { return .conversion(path: "", message: "\(error)") }
+    guard let error = error as? DecodingError else {
+      return .conversion(path: "", message: "\(error)")
+    }
     switch error {
     case let .typeMismatch(type, context):
       return .conversion(path: "", message: "expected \(type): \(context.debugDescription)")

@@ -18,10 +18,13 @@ final class LuaValueDecoder: Decoder {
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     guard let enumType else {
-      guard lua_type(decoding.L, index) == LUA_TTABLE else { throw decoding.mismatch("table", at: index) }
-      return KeyedDecodingContainer(LuaKeyedDecodingContainer<Key>(
-        decoding: decoding, table: index,
-        isPlain: decoding.stack.hasPlainIndexing(index, in: decoding.vm)))
+      guard lua_type(decoding.L, index) == LUA_TTABLE else {
+        throw decoding.mismatch("table", at: index)
+      }
+      return KeyedDecodingContainer(
+        LuaKeyedDecodingContainer<Key>(
+          decoding: decoding, table: index,
+          isPlain: decoding.stack.hasPlainIndexing(index, in: decoding.vm)))
     }
     let table: Int32?
     let caseName: String
@@ -34,11 +37,13 @@ final class LuaValueDecoder: Decoder {
       _ = decoding.stack.rawGetField(index, LuaEncoder.enumCaseField)
       defer { lua_settop(decoding.L, -2) }
       guard lua_type(decoding.L, -1) == LUA_TSTRING else {
-        throw decoding.mismatch("a string naming a case of \(enumType)", at: -1).under("." + LuaEncoder.enumCaseField)
+        throw decoding.mismatch("a string naming a case of \(enumType)", at: -1).under(
+          "." + LuaEncoder.enumCaseField)
       }
       caseName = try decoding.string(at: -1)
     default:
-      throw decoding.mismatch("a case of \(enumType) (a table with a string type, or a string)", at: index)
+      throw decoding.mismatch(
+        "a case of \(enumType) (a table with a string type, or a string)", at: index)
     }
     guard Key(stringValue: caseName) != nil else {
       throw LuaError.conversion(
@@ -84,10 +89,14 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     while lk_next(L, table) != 0 {
       lua_settop(L, -2)
       if lua_type(L, -1) == LUA_TSTRING, let name = decoding.stack.string(at: -1) {
-        if !isPayload || name != LuaEncoder.enumCaseField, let key = Key(stringValue: name) { keys.append(key) }
+        if !isPayload || name != LuaEncoder.enumCaseField, let key = Key(stringValue: name) {
+          keys.append(key)
+        }
       } else if lua_type(L, -1) == LUA_TNUMBER, lua_isinteger(L, -1) != 0 {
         let integer = Int(lua_tointegerx(L, -1, nil))
-        if let key = Key(intValue: integer) ?? Key(stringValue: String(integer)) { keys.append(key) }
+        if let key = Key(intValue: integer) ?? Key(stringValue: String(integer)) {
+          keys.append(key)
+        }
       }
     }
     return keys
@@ -109,7 +118,8 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
       _ = decoding.stack.rawGetField(table, "_\(position + 1)")
       return "_\(position + 1)"
     }
-    let found = isPlain
+    let found =
+      isPlain
       ? decoding.stack.plainGetField(table, name) : decoding.stack.rawGetField(table, name)
     if found == LUA_TNIL, let integer = key.intValue {
       lua_settop(L, -2)
@@ -161,10 +171,18 @@ struct LuaKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try value(type, forKey: key) }
   func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try value(type, forKey: key) }
   func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try value(type, forKey: key) }
-  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try value(type, forKey: key) }
-  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try value(type, forKey: key) }
-  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try value(type, forKey: key) }
-  func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try value(type, forKey: key) }
+  func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+    try value(type, forKey: key)
+  }
+  func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+    try value(type, forKey: key)
+  }
+  func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+    try value(type, forKey: key)
+  }
+  func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+    try value(type, forKey: key)
+  }
 
   func nestedContainer<NestedKey: CodingKey>(
     keyedBy type: NestedKey.Type, forKey key: Key
@@ -268,7 +286,8 @@ struct LuaUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     guard lua_type(decoding.L, element) == LUA_TTABLE else {
       throw decoding.mismatch("table", at: element).under(LuaPath.component(index: currentIndex))
     }
-    return KeyedDecodingContainer(LuaKeyedDecodingContainer<NestedKey>(decoding: decoding, table: element))
+    return KeyedDecodingContainer(
+      LuaKeyedDecodingContainer<NestedKey>(decoding: decoding, table: element))
   }
 
   mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -69,7 +69,9 @@ final class LuaEncoding {
   private var encoders: [LuaValueEncoder] = []
 
   private func borrowEncoder(base: Int32, facts: TypeFacts) -> LuaValueEncoder {
-    while encoders.count < depth { encoders.append(LuaValueEncoder(encoding: self, base: 0, isEnum: false)) }
+    while encoders.count < depth {
+      encoders.append(LuaValueEncoder(encoding: self, base: 0, isEnum: false))
+    }
     let encoder = encoders[depth - 1]
     encoder.base = base
     encoder.isEnum = facts.kind == .enum
@@ -153,7 +155,8 @@ final class LuaEncoding {
     return stack.top
   }
 
-  func pushElement<Element: Encodable>(_ element: Element, at position: Int, of table: Int32) throws {
+  func pushElement<Element: Encodable>(_ element: Element, at position: Int, of table: Int32) throws
+  {
     do { try push(element) } catch {
       throw LuaEncoding.luaError(error).under(LuaPath.component(index: position))
     }
@@ -282,7 +285,8 @@ final class LuaValueEncoder: Encoder {
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     KeyedEncodingContainer(
-      LuaKeyedEncodingContainer<Key>(encoding: encoding, table: table(array: false), isEnumRoot: isEnum))
+      LuaKeyedEncodingContainer<Key>(
+        encoding: encoding, table: table(array: false), isEnumRoot: isEnum))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -305,10 +309,14 @@ struct LuaSingleValueEncodingContainer: SingleValueEncodingContainer {
   }
 
   mutating func encodeNil() throws { replacing { lua_pushnil(encoding.L) } }
-  mutating func encode(_ value: Bool) throws { replacing { lua_pushboolean(encoding.L, value ? 1 : 0) } }
+  mutating func encode(_ value: Bool) throws {
+    replacing { lua_pushboolean(encoding.L, value ? 1 : 0) }
+  }
   mutating func encode(_ value: String) throws { replacing { encoding.stack.push(value) } }
   mutating func encode(_ value: Double) throws { replacing { lua_pushnumber(encoding.L, value) } }
-  mutating func encode(_ value: Float) throws { replacing { lua_pushnumber(encoding.L, Double(value)) } }
+  mutating func encode(_ value: Float) throws {
+    replacing { lua_pushnumber(encoding.L, Double(value)) }
+  }
   mutating func encode(_ value: Int) throws { try replacing { try encoding.pushInteger(value) } }
   mutating func encode(_ value: Int8) throws { try replacing { try encoding.pushInteger(value) } }
   mutating func encode(_ value: Int16) throws { try replacing { try encoding.pushInteger(value) } }
@@ -319,5 +327,7 @@ struct LuaSingleValueEncodingContainer: SingleValueEncodingContainer {
   mutating func encode(_ value: UInt16) throws { try replacing { try encoding.pushInteger(value) } }
   mutating func encode(_ value: UInt32) throws { try replacing { try encoding.pushInteger(value) } }
   mutating func encode(_ value: UInt64) throws { try replacing { try encoding.pushInteger(value) } }
-  mutating func encode<T: Encodable>(_ value: T) throws { try replacing { try encoding.push(value) } }
+  mutating func encode<T: Encodable>(_ value: T) throws {
+    try replacing { try encoding.push(value) }
+  }
 }

@@ -62,15 +62,33 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   mutating func encode(_ value: Int, forKey key: Key) throws {
     try set(key) { lua_pushinteger(L, lua_Integer(value)) }
   }
-  mutating func encode(_ value: Int8, forKey key: Key) throws { try set(key) { try encoding.pushInteger(value) } }
-  mutating func encode(_ value: Int16, forKey key: Key) throws { try set(key) { try encoding.pushInteger(value) } }
-  mutating func encode(_ value: Int32, forKey key: Key) throws { try set(key) { try encoding.pushInteger(value) } }
-  mutating func encode(_ value: Int64, forKey key: Key) throws { try set(key) { try encoding.pushInteger(value) } }
-  mutating func encode(_ value: UInt, forKey key: Key) throws { try set(key) { try encoding.pushInteger(value) } }
-  mutating func encode(_ value: UInt8, forKey key: Key) throws { try set(key) { try encoding.pushInteger(value) } }
-  mutating func encode(_ value: UInt16, forKey key: Key) throws { try set(key) { try encoding.pushInteger(value) } }
-  mutating func encode(_ value: UInt32, forKey key: Key) throws { try set(key) { try encoding.pushInteger(value) } }
-  mutating func encode(_ value: UInt64, forKey key: Key) throws { try set(key) { try encoding.pushInteger(value) } }
+  mutating func encode(_ value: Int8, forKey key: Key) throws {
+    try set(key) { try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: Int16, forKey key: Key) throws {
+    try set(key) { try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: Int32, forKey key: Key) throws {
+    try set(key) { try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: Int64, forKey key: Key) throws {
+    try set(key) { try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: UInt, forKey key: Key) throws {
+    try set(key) { try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: UInt8, forKey key: Key) throws {
+    try set(key) { try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: UInt16, forKey key: Key) throws {
+    try set(key) { try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: UInt32, forKey key: Key) throws {
+    try set(key) { try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: UInt64, forKey key: Key) throws {
+    try set(key) { try encoding.pushInteger(value) }
+  }
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
     try set(key) { try encoding.push(value) }
   }
@@ -146,21 +164,51 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
       path: LuaPath.component(index: count + 1),
       message: "nil cannot be an element of an array: Lua arrays have no holes")
   }
-  mutating func encode(_ value: Bool) throws { try append { encoding, L in lua_pushboolean(L, value ? 1 : 0) } }
-  mutating func encode(_ value: String) throws { try append { encoding, L in encoding.stack.push(value) } }
-  mutating func encode(_ value: Double) throws { try append { encoding, L in lua_pushnumber(L, value) } }
-  mutating func encode(_ value: Float) throws { try append { encoding, L in lua_pushnumber(L, Double(value)) } }
-  mutating func encode(_ value: Int) throws { try append { encoding, L in lua_pushinteger(L, lua_Integer(value)) } }
-  mutating func encode(_ value: Int8) throws { try append { encoding, L in try encoding.pushInteger(value) } }
-  mutating func encode(_ value: Int16) throws { try append { encoding, L in try encoding.pushInteger(value) } }
-  mutating func encode(_ value: Int32) throws { try append { encoding, L in try encoding.pushInteger(value) } }
-  mutating func encode(_ value: Int64) throws { try append { encoding, L in try encoding.pushInteger(value) } }
-  mutating func encode(_ value: UInt) throws { try append { encoding, L in try encoding.pushInteger(value) } }
-  mutating func encode(_ value: UInt8) throws { try append { encoding, L in try encoding.pushInteger(value) } }
-  mutating func encode(_ value: UInt16) throws { try append { encoding, L in try encoding.pushInteger(value) } }
-  mutating func encode(_ value: UInt32) throws { try append { encoding, L in try encoding.pushInteger(value) } }
-  mutating func encode(_ value: UInt64) throws { try append { encoding, L in try encoding.pushInteger(value) } }
-  mutating func encode<T: Encodable>(_ value: T) throws { try append { encoding, L in try encoding.push(value) } }
+  mutating func encode(_ value: Bool) throws {
+    try append { encoding, L in lua_pushboolean(L, value ? 1 : 0) }
+  }
+  mutating func encode(_ value: String) throws {
+    try append { encoding, L in encoding.stack.push(value) }
+  }
+  mutating func encode(_ value: Double) throws {
+    try append { encoding, L in lua_pushnumber(L, value) }
+  }
+  mutating func encode(_ value: Float) throws {
+    try append { encoding, L in lua_pushnumber(L, Double(value)) }
+  }
+  mutating func encode(_ value: Int) throws {
+    try append { encoding, L in lua_pushinteger(L, lua_Integer(value)) }
+  }
+  mutating func encode(_ value: Int8) throws {
+    try append { encoding, L in try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: Int16) throws {
+    try append { encoding, L in try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: Int32) throws {
+    try append { encoding, L in try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: Int64) throws {
+    try append { encoding, L in try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: UInt) throws {
+    try append { encoding, L in try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: UInt8) throws {
+    try append { encoding, L in try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: UInt16) throws {
+    try append { encoding, L in try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: UInt32) throws {
+    try append { encoding, L in try encoding.pushInteger(value) }
+  }
+  mutating func encode(_ value: UInt64) throws {
+    try append { encoding, L in try encoding.pushInteger(value) }
+  }
+  mutating func encode<T: Encodable>(_ value: T) throws {
+    try append { encoding, L in try encoding.push(value) }
+  }
 
   private mutating func nestedTable(array: Bool) -> Int32 {
     lua_createtable(L, 0, 0)
@@ -227,10 +275,14 @@ struct LuaFieldValueEncodingContainer: SingleValueEncodingContainer {
   }
 
   mutating func encodeNil() throws {}
-  mutating func encode(_ value: Bool) throws { try set { lua_pushboolean(encoding.L, value ? 1 : 0) } }
+  mutating func encode(_ value: Bool) throws {
+    try set { lua_pushboolean(encoding.L, value ? 1 : 0) }
+  }
   mutating func encode(_ value: String) throws { try set { encoding.stack.push(value) } }
   mutating func encode(_ value: Double) throws { try set { lua_pushnumber(encoding.L, value) } }
-  mutating func encode(_ value: Float) throws { try set { lua_pushnumber(encoding.L, Double(value)) } }
+  mutating func encode(_ value: Float) throws {
+    try set { lua_pushnumber(encoding.L, Double(value)) }
+  }
   mutating func encode(_ value: Int) throws { try set { try encoding.pushInteger(value) } }
   mutating func encode(_ value: Int8) throws { try set { try encoding.pushInteger(value) } }
   mutating func encode(_ value: Int16) throws { try set { try encoding.pushInteger(value) } }

@@ -78,7 +78,8 @@ extension Dictionary: LuaDirectEncodable where Key == Int, Value: Encodable {
 /// through a generic parameter spares the caller a dynamic cast out of an existential.
 protocol LuaDirectDecodable {
   static func decode<Result>(
-    _ type: Result.Type, from decoding: LuaDecoding, at index: Int32) throws -> Result
+    _ type: Result.Type, from decoding: LuaDecoding, at index: Int32
+  ) throws -> Result
 }
 
 extension Array: LuaDirectDecodable where Element: Decodable {
@@ -92,7 +93,9 @@ extension Array: LuaDirectDecodable where Element: Decodable {
       return unsafeBitCast(strings, to: Result.self)
     }
     if Element.self == Int.self {
-      let integers = try decoding.scalars(count, of: index) { try decoding.integer(Int.self, at: $0) }
+      let integers = try decoding.scalars(count, of: index) {
+        try decoding.integer(Int.self, at: $0)
+      }
       return unsafeBitCast(integers, to: Result.self)
     }
     if Element.self == Double.self {
