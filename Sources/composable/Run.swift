@@ -79,7 +79,7 @@ struct Run: AsyncParsableCommand {
       readState: { (feature) throws(LuaFeatureError) in try feature.state() },
       onError: { error in FileHandle.standardError.write(Data("error: \(error)\n".utf8)) }
     ).printChanges(
-      to: ChangePrinter { text in
+      to: ChangePrinter(colored: Terminal.wantsColour(FileHandle.standardOutput)) { text in
         // Flushed each time, also into a pipe: whoever reads the session sees each action as it
         // happens (an effect's too), not when a buffer fills.
         print(text)

@@ -35,8 +35,47 @@ import Testing
     let outcome = try Self.run(
       ["run", "examples/counter/counter.lua", "--wait", "0"], input: "increment\n:quit\n")
     #expect(outcome.status == 0)
-    #expect(outcome.output.contains("counter.lua loaded. State: { count = 0 }"))
-    #expect(outcome.output.contains("+   \"count\": 1"))
+    // Lua syntax, Lua paths, and no colour into a pipe.
+    #expect(outcome.output == """
+      counter.lua loaded. State: { count = 0 }
+      Type actions, one per line: a word (increment) or a table ({ type = "add", n = 1 }).
+      received action:
+        "increment"
+        − count = 0
+        + count = 1
+
+      """)
+  }
+
+  /// On a terminal (util-linux's `script` gives the command one) the diff is red and green,
+  /// unless `NO_COLOR` is set.
+  @Test(arguments: [false, true]) func onATerminalTheDiffIsColouredUnlessNoColor(noColor: Bool)
+    throws
+  {
+    let command = try builtProduct("composable").path
+      + " run examples/counter/counter.lua --wait 0"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    process.arguments = ["-qec", command, "/dev/null"]
+    process.currentDirectoryURL = repositoryRoot
+    var environment = ProcessInfo.processInfo.environment
+    environment["NO_COLOR"] = noColor ? "1" : nil
+    process.environment = environment
+    let stdin = Pipe(), stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    try process.run()
+    stdin.fileHandleForWriting.write(Data("increment\n:quit\n".utf8))
+    try stdin.fileHandleForWriting.close()
+    let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    if noColor {
+      #expect(output.contains("− count = 0\r\n  + count = 1\r\n"))
+      #expect(!output.contains("\u{1B}"))
+    } else {
+      #expect(output.contains(
+        "\u{1B}[31m− count = 0\u{1B}[0m\r\n  \u{1B}[32m+ count = 1\u{1B}[0m\r\n"))
+    }
   }
 
   @Test func aBrokenFeatureIsItsErrorAndAFailureNotTheUsage() throws {
@@ -66,7 +105,7 @@ import Testing
       error: the line is not an action (a word, or a Lua table): C stack overflow
 
       """)
-    #expect(outcome.output.contains("+   \"count\": 1"))
+    #expect(outcome.output.contains("+ count = 1"))
   }
 
   @Test func evalOfATableTenThousandDeepIsAnErrorNotACrash() throws {

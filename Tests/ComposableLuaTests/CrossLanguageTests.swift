@@ -79,10 +79,8 @@ import Testing
       """
       received action:
         "increment"
-          [
-        -   "count": 0
-        +   "count": 1
-          ]
+        − count = 0
+        + count = 1
       """
     ])
   }

@@ -7,8 +7,6 @@ import Testing
   static let file = repositoryRoot
     .appendingPathComponent("Tests/ComposableLuaTests/fixtures/failing/failing_test.lua")
 
-  static let same = "\u{2007}"
-
   @Test func eachFailureNamesTheLuaLineAndSaysWhatHappened() async throws {
     let results = await LuaTestRunner().run(file: Self.file, output: { _ in })
     var failures: [String: [String]] = [:]
@@ -19,10 +17,8 @@ import Testing
       """
       failing_test.lua:8: A state change does not match expectation.
 
-      \(Self.same) [
-      −   "clicks": 2
-      +   "clicks": 1
-      \(Self.same) ]
+      − clicks = 2
+      + clicks = 1
 
       (Expected: −, Actual: +)
       """,
@@ -35,9 +31,7 @@ import Testing
       failing_test.lua:19: The store received 1 unexpected action.
 
       Unhandled actions:
-        • [
-            "type": "click"
-          ]
+        • { type = "click" }
 
       To fix, assert it with "store:receive", skip it with "store:skip_received_actions()", or \
       turn exhaustivity off with "exhaustive = false in TestStore.new".

@@ -61,7 +61,19 @@ import Testing
     #expect(counter.cases == 5)
     #expect(counter.failures == 1)
     #expect(counter.skipped == 1)
-    #expect(counter.failureText.contains(#""clicks": 2"#))  // quotes and < > escaped, and read back
+    #expect(counter.failureText.contains("− clicks = 2"))
+  }
+
+  /// A failure message holding XML's special characters reads back as it was written.
+  @Test func junitEscapesWhatXMLWouldRead() throws {
+    let message = #"a.lua:3: − s = "<b> & 'c'"\#n+ s = "]]>""#
+    let xml = LuaTestReport.junit([LuaTestResult(
+      name: "t <&>", file: "a.lua", line: 3, outcome: .failed([message]), seconds: 0)])
+    let counter = JUnitCounter()
+    let parser = XMLParser(data: Data(xml.utf8))
+    parser.delegate = counter
+    #expect(parser.parse())
+    #expect(counter.failureText == message)
   }
 
   @Test func theReadableReportEndsWithTheSummaryLine() async {

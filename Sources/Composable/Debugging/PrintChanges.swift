@@ -3,8 +3,14 @@ import CustomDump
 /// Where `printChanges` writes: the console by default, anything else in tests or tools.
 public struct ChangePrinter: Sendable {
   let write: @Sendable (String) -> Void
+  /// Whether differences are coloured (for a terminal); only types with a `ValueNotation` of
+  /// their own colour theirs.
+  let colored: Bool
 
-  public init(_ write: @escaping @Sendable (String) -> Void) { self.write = write }
+  public init(colored: Bool = false, _ write: @escaping @Sendable (String) -> Void) {
+    self.colored = colored
+    self.write = write
+  }
 
   public static let console = Self { print($0) }
 }
@@ -25,15 +31,19 @@ public struct PrintChangesReducer<Base: Reducer>: Reducer {
     let before = state
     let effect = base.reduce(into: &state, action: action)
     var report = "received action:\n"
-    customDump(action, to: &report, indent: 2)
-    report += "\n"
-    if let difference = diff(before, state) {
-      report += difference.split(separator: "\n", omittingEmptySubsequences: false)
-        .map { "  " + $0 }.joined(separator: "\n")
+    report += indented(Notation.describe(action)) + "\n"
+    if let difference = Notation.difference(
+      before, state, colored: printer.colored, format: .default) {
+      report += indented(difference)
     } else {
       report += "  (No state changes)"
     }
     printer.write(report)
     return effect
   }
+}
+
+private func indented(_ text: String) -> String {
+  text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
+    .joined(separator: "\n")
 }

@@ -207,7 +207,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       if exhaustivity == .on, let first = received.first {
         _ = recorder.removeReceived(1)
         if !isMatch(first.action) {
-          let difference = expected.flatMap { diff($0, first.action, format: .proportional) }
+          let difference = expected.flatMap { Notation.difference($0, first.action) }
           report(
             difference.map {
               """
@@ -317,7 +317,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     switch exhaustivity {
     case .on:
       guard expected != actual else { return }
-      let difference = diff(expected, actual, format: .proportional) ?? ""
+      let difference = Notation.difference(expected, actual) ?? ""
       if updateExpectedState == nil {
         report(
           """
@@ -347,7 +347,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
           """
           A state change does not match expectation.
 
-          \(diff(checked, actual, format: .proportional) ?? "")
+          \(Notation.difference(checked, actual) ?? "")
 
           (Expected: −, Actual: +)
           """, at: location)
@@ -356,7 +356,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
           """
           A state change was not asserted (skipped).
 
-          \(diff(expected, actual, format: .proportional) ?? "")
+          \(Notation.difference(expected, actual) ?? "")
 
           (Expected: −, Actual: +)
           """, at: location, severity: .warning)
@@ -423,11 +423,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   }
 }
 
-private func describe<Value>(_ value: Value) -> String {
-  var text = ""
-  customDump(value, to: &text)
-  return text
-}
+private func describe<Value>(_ value: Value) -> String { Notation.describe(value) }
 
 private func list<Value>(_ values: [Value]) -> String {
   values.map { "  • " + describe($0).replacingOccurrences(of: "\n", with: "\n    ") }

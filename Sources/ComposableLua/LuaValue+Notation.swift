@@ -1,0 +1,18 @@
+import Composable
+import LuaKit
+
+/// Lua values, a Lua feature's state and actions, read by Lua users: printed as Lua literals
+/// (`{ count = 1, todos = { { done = false } } }`), and their differences as Lua assignments on
+/// Lua paths, 1-based (`- todos[1].done = false`, `+ todos[1].done = true`). This is what
+/// `printChanges`, `composable run` and the TestStores (Lua's and Swift's) show for them.
+extension LuaValue: ValueNotation {
+  public var notation: String { description }
+
+  public static func notationDifference(
+    from old: LuaValue, to new: LuaValue, colored: Bool
+  ) -> String? {
+    let differences = LuaValue.differences(from: old, to: new)
+    guard !differences.isEmpty else { return nil }
+    return differences.flatMap { $0.lines(colored: colored) }.joined(separator: "\n")
+  }
+}
