@@ -33,7 +33,8 @@ public struct PrintChangesReducer<Base: Reducer>: Reducer {
     var report = "received action:\n"
     report += indented(Notation.describe(action)) + "\n"
     if let difference = Notation.difference(
-      before, state, colored: printer.colored, format: .default) {
+      before, state, colored: printer.colored, format: .default)
+    {
       report += indented(difference)
     } else {
       report += "  (No state changes)"
