@@ -67,8 +67,9 @@ public final class LuaFeature: Sendable {
     contentsOf url: URL, state: LuaValue? = nil, env: LuaValue = [:],
     limits: LuaLimits = LuaLimits(), print: @escaping (String) -> Void = { Swift.print($0) }
   ) throws(LuaFeatureError) {
-    guard let code = try? String(contentsOf: url, encoding: .utf8) else {
-      throw .load(file: url.path, message: "the file cannot be read (missing, or not UTF-8 text)")
+    let code: String
+    do { code = try LuaSourceFile.read(url) } catch {
+      throw .load(file: url.path, message: "cannot read it: \(error.reason)")
     }
     try self.init(
       source: code, file: url.lastPathComponent, directory: url.deletingLastPathComponent(),

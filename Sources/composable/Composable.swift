@@ -23,8 +23,9 @@ struct Eval: ParsableCommand {
 
   func run() throws {
     let url = URL(fileURLWithPath: file)
-    guard let source = try? String(contentsOf: url, encoding: .utf8) else {
-      throw ValidationError("cannot read \(file): no such file, or not UTF-8 text")
+    let source: String
+    do { source = try LuaSourceFile.read(url) } catch {
+      throw ValidationError("cannot read \(file): \(error.reason)")
     }
     let vm = try LuaVM()
     let sandbox = try vm.makeSandbox(

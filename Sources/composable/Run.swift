@@ -27,8 +27,23 @@ struct Run: AsyncParsableCommand {
   }
 
   @Option(
-    name: .customLong("env"), help: "A value for the feature's env, as NAME=VALUE (repeatable).")
+    name: .customLong("env"),
+    help: """
+      A value for the feature's env, as NAME=VALUE (repeatable). VALUE is a Lua literal \
+      (debug=false, n=3, tags={"a"}) or else plain text (name=ada).
+      """)
   var environment: [String] = []
+
+  @Option(
+    help:
+      "UUIDs from env.uuid(): live (random) or incrementing (00000000-...-000000000000, then ...001)."
+  )
+  var uuid: UUIDKind = .live
+
+  @Option(help: "Seed env.random() so a session can be repeated (default: seeded by the system).")
+  var seed: UInt64?
+
+  enum UUIDKind: String, ExpressibleByArgument, CaseIterable { case live, incrementing }
 
   @Option(help: "Where the feature's files are kept (default: ~/.local/share/composable/NAME).")
   var data: String?
@@ -44,13 +59,14 @@ struct Run: AsyncParsableCommand {
   }
 
   func run() async throws {
+    let reader = try LuaLiteralReader()
     var env = LuaTable()
     for entry in environment {
-      guard let equals = entry.firstIndex(of: "=") else {
+      guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
         throw ValidationError("--env \(entry): expected NAME=VALUE")
       }
-      env[String(entry[..<equals])] = .string(
-        LuaString(String(entry[entry.index(after: equals)...])))
+      env[String(entry[..<equals])] = reader.envValue(
+        from: String(entry[entry.index(after: equals)...]))
     }
     let loaded: LuaFeature
     do {
@@ -62,6 +78,8 @@ struct Run: AsyncParsableCommand {
       throw ExitCode.failure
     }
     var dependencies = DependencyValues.live
+    if uuid == .incrementing { dependencies.uuid = .incrementing }
+    if let seed { dependencies.random = RandomSource(seed: seed) }
     if loaded.persistence != nil {
       try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
       dependencies.files = .live(root: dataDirectory)
@@ -86,7 +104,7 @@ struct Run: AsyncParsableCommand {
         fflush(nil)
       })
     let store = Store(initialState: initial, reducer: reducer)
-    let parser = try ActionParser()
+    let parser = reader
     // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
     // is written before the process ends.
     let files = dependencies.files
@@ -125,65 +143,5 @@ struct Run: AsyncParsableCommand {
 
   static func saveFailed(_ error: any Error) {
     FileHandle.standardError.write(Data("error: the state could not be saved: \(error)\n".utf8))
-  }
-}
-
-/// Reads an action typed by a person: a bare word, or a Lua table evaluated in a sandbox.
-struct ActionParser {
-  let vm: LuaVM
-  let sandbox: LuaSandbox
-
-  init() throws {
-    vm = try LuaVM(limits: LuaLimits(memory: 8 << 20, instructions: 100_000))
-    sandbox = try vm.makeSandbox(.init(print: { _ in }))
-  }
-
-  func action(from text: String) throws -> LuaValue {
-    if text.isLuaWord { return .string(LuaString(text)) }
-    do {
-      return try vm.evaluate("return " + text, chunkName: "input", in: sandbox).first ?? .nil
-    } catch {
-      // Lua's own words, which may not say where ("C stack overflow" for a table nested past
-      // what its parser takes), after what was being read.
-      throw ValidationError("the line is not an action (a word, or a Lua table): \(error.message)")
-    }
-  }
-}
-
-extension String {
-  /// Letters, digits and `_`, not starting with a digit: a shorthand action name.
-  var isLuaWord: Bool {
-    guard let first = unicodeScalars.first, !CharacterSet.decimalDigits.contains(first) else {
-      return false
-    }
-    return unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "_" }
-  }
-}
-
-/// Runs `body` on a thread of its own when SIGINT or SIGTERM arrives. The handler only writes
-/// the signal's number to a pipe (what a handler may do); the thread reads it and does the
-/// work. A handler is installed whatever the disposition was: a shell that starts a command in
-/// the background has it ignore SIGINT, and a dispatch source would then never hear of it.
-enum SignalSaver {
-  /// The pipe's write end, set once before any handler can run.
-  nonisolated(unsafe) static var writeEnd: Int32 = -1
-
-  static func install(_ body: @escaping @Sendable (Int32) -> Void) {
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else { return }
-    writeEnd = ends[1]
-    let readEnd = ends[0]
-    Thread {
-      var number: UInt8 = 0
-      while read(readEnd, &number, 1) != 1 {}
-      body(Int32(number))
-    }.start()
-    var action = sigaction()
-    action.__sigaction_handler.sa_handler = { signalNumber in
-      var number = UInt8(truncatingIfNeeded: signalNumber)
-      _ = write(SignalSaver.writeEnd, &number, 1)
-    }
-    sigemptyset(&action.sa_mask)
-    for signalNumber in [SIGINT, SIGTERM] { sigaction(signalNumber, &action, nil) }
   }
 }

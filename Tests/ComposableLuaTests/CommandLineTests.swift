@@ -78,6 +78,56 @@ import Testing
     }
   }
 
+  /// `--env` values are Lua literals, or text when they are not one; `--uuid incrementing` and
+  /// `--seed` make a session repeatable, so a piped session can name the todo it just added.
+  @Test func envValuesAreLuaLiteralsAndSessionsCanBeRepeated() throws {
+    let directory = try makeTemporaryDirectory("cli")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("env.lua")
+    try """
+      return {
+        initial_state = function() return {} end,
+        reduce = function(state, action, env)
+          if action.type == "show" then
+            for _, name in ipairs({ "debug", "n", "ratio", "tags", "name", "quoted", "url", "empty" }) do
+              state[name] = env[name]
+            end
+          elseif action.type == "ids" then
+            state.id, state.roll = env.uuid(), env.random(1000000)
+          end
+        end,
+      }
+      """.write(to: feature, atomically: true, encoding: .utf8)
+    let arguments = [
+      "run", feature.path, "--wait", "0", "--uuid", "incrementing", "--seed", "7",
+      "--env", "debug=false", "--env", "n=3", "--env", "ratio=2.5", "--env", #"tags={"a","b"}"#,
+      "--env", "name=ada", "--env", #"quoted="3""#, "--env", "url=http://127.0.0.1:1/x?q=",
+      "--env", "empty=",
+    ]
+    let first = try Self.run(arguments, input: "show\nids\nids\n")
+    #expect(first.status == 0, "\(first.errors)")
+    #expect(first.output.contains("""
+        + debug = false
+        + empty = ""
+        + n = 3
+        + name = "ada"
+        + quoted = "3"
+        + ratio = 2.5
+        + tags = { "a", "b" }
+        + url = "http://127.0.0.1:1/x?q="
+      """))
+    #expect(first.output.contains(#"+ id = "00000000-0000-0000-0000-000000000000""#))
+    #expect(first.output.contains(#"+ id = "00000000-0000-0000-0000-000000000001""#))
+    let second = try Self.run(arguments, input: "show\nids\nids\n")
+    #expect(second.output == first.output)
+    let unseeded = try Self.run(
+      ["run", feature.path, "--wait", "0", "--uuid", "incrementing"], input: "ids\n")
+    #expect(!unseeded.output.isEmpty)
+    let bad = try Self.run(["run", feature.path, "--env", "=1"])
+    #expect(bad.status == 64)
+    #expect(bad.errors.contains("--env =1: expected NAME=VALUE"))
+  }
+
   @Test func aBrokenFeatureIsItsErrorAndAFailureNotTheUsage() throws {
     let directory = try makeTemporaryDirectory("cli")
     defer { try? FileManager.default.removeItem(at: directory) }

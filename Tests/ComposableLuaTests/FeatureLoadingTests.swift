@@ -34,7 +34,21 @@ import Testing
 
   @Test func aMissingFileIsAClearError() {
     let error = featureError { _ = try LuaFeature(contentsOf: URL(fileURLWithPath: "/nowhere/x.lua")) }
-    #expect(error == .load(file: "/nowhere/x.lua", message: "the file cannot be read (missing, or not UTF-8 text)"))
+    #expect(error == .load(file: "/nowhere/x.lua", message: "cannot read it: no such file"))
+  }
+
+  /// A directory, or a file whose third line holds a byte that is not UTF-8, says which.
+  @Test func aDirectoryOrBytesThatAreNotTextAreNamed() throws {
+    let directory = try makeTemporaryDirectory("feature")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let folder = directory.appendingPathComponent("folder.lua")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+    #expect(featureError { _ = try LuaFeature(contentsOf: folder) }
+      == .load(file: folder.path, message: "cannot read it: it is a directory; give the .lua file"))
+    let latin1 = directory.appendingPathComponent("latin1.lua")
+    try Data("-- ok\r\nlocal x = 1\nlocal s = '".utf8 + [0xE9] + Data("'\n".utf8)).write(to: latin1)
+    #expect(featureError { _ = try LuaFeature(contentsOf: latin1) }
+      == .load(file: latin1.path, message: "cannot read it: line 3 is not UTF-8 text"))
   }
 
   @Test func siblingModulesAreFoundAndNothingOutside() throws {

@@ -30,8 +30,9 @@ final class LuaTestSession {
   init(file: URL, displayName: String, output: @escaping (String) -> Void) throws {
     directory = file.deletingLastPathComponent()
     fileName = displayName
-    guard let source = try? String(contentsOf: file, encoding: .utf8) else {
-      throw LuaFeatureError.load(file: displayName, message: "the file cannot be read")
+    let source: String
+    do { source = try LuaSourceFile.read(file) } catch {
+      throw LuaFeatureError.load(file: displayName, message: "cannot read it: \(error.reason)")
     }
     let vm = try LuaVM()
     let library = try vm.evaluate(LuaLibrarySource.test, chunkName: "=composable.test")
