@@ -12,6 +12,8 @@ public struct Effect<Action: Sendable>: Sendable {
     case cancellable(EffectID, cancelInFlight: Bool, Effect)
     case cancel(EffectID)
     case throttle(EffectID, Throttle, Effect)
+    /// The effect with the name of the operator that made it, for messages about it.
+    case named(String, Effect)
   }
 
   @usableFromInline let operation: Operation

@@ -161,30 +161,44 @@ public actor Store<State: Sendable, Action: Sendable> {
     var pending: Task<Void, Never>?
   }
 
-  private func start(_ effect: Effect<Action>, ids: [EffectID], tasks: inout [Task<Void, Never>]) {
+  /// Starts `effect` under the cancellation `ids` around it. `kind` is the outermost name an
+  /// operator gave it (`debounce`, `http`, ...); `nested` marks the parts a concatenation
+  /// starts, which its own task already stands for in what the TestStore sees.
+  private func start(
+    _ effect: Effect<Action>, ids: [EffectID], kind: String? = nil, nested: Bool = false,
+    tasks: inout [Task<Void, Never>]
+  ) {
     switch effect.operation {
     case .none:
       return
     case let .send(action):
       queue.append((action, true))
     case let .merge(effects):
-      for effect in effects { start(effect, ids: ids, tasks: &tasks) }
+      for effect in effects {
+        start(effect, ids: ids, kind: kind, nested: nested, tasks: &tasks)
+      }
     case let .cancellable(id, cancelInFlight, effect):
       if cancelInFlight { cancel(id) }
-      start(effect, ids: ids + [id], tasks: &tasks)
+      start(effect, ids: ids + [id], kind: kind, nested: nested, tasks: &tasks)
     case let .cancel(id):
       cancel(id)
     case let .run(priority, work):
-      tasks.append(spawn(priority: priority, ids: ids, work))
+      tasks.append(spawn(priority: priority, ids: ids, kind: kind, nested: nested, work))
     case let .concatenate(effects):
-      tasks.append(spawn(priority: nil, ids: ids) { _ in await self.runInOrder(effects, ids: ids) })
+      tasks.append(
+        spawn(priority: nil, ids: ids, kind: kind, nested: nested) { _ in
+          await self.runInOrder(effects, ids: ids)
+        })
     case let .throttle(id, throttle, effect):
-      startThrottled(effect, id: id, throttle: throttle, ids: ids, tasks: &tasks)
+      startThrottled(
+        effect, id: id, throttle: throttle, ids: ids, kind: kind, nested: nested, tasks: &tasks)
+    case let .named(name, effect):
+      start(effect, ids: ids, kind: kind ?? name, nested: nested, tasks: &tasks)
     }
   }
 
   private func spawn(
-    priority: TaskPriority?, ids: [EffectID],
+    priority: TaskPriority?, ids: [EffectID], kind: String?, nested: Bool,
     _ work: @escaping @Sendable (Send<Action>) async -> Void
   ) -> Task<Void, Never> {
     let token = nextToken
@@ -206,7 +220,9 @@ public actor Store<State: Sendable, Action: Sendable> {
       } ?? Task(priority: priority, operation: operation)
     running[token] = RunningEffect(task: task, ids: ids)
     for id in ids { tokensByID[id, default: []].insert(token) }
-    instrumentation?.effectStarted(token)
+    if !nested {
+      instrumentation?.effectStarted(token, RunningEffectInfo(kind: kind, ids: ids))
+    }
     return task
   }
 
@@ -241,7 +257,7 @@ public actor Store<State: Sendable, Action: Sendable> {
     for effect in effects {
       if Task.isCancelled { return }
       var tasks: [Task<Void, Never>] = []
-      start(effect, ids: ids, tasks: &tasks)
+      start(effect, ids: ids, nested: true, tasks: &tasks)
       reduceQueued()
       for task in tasks {
         await withTaskCancellationHandler {
@@ -261,8 +277,8 @@ public actor Store<State: Sendable, Action: Sendable> {
   }
 
   private func startThrottled(
-    _ effect: Effect<Action>, id: EffectID, throttle: Throttle, ids: [EffectID],
-    tasks: inout [Task<Void, Never>]
+    _ effect: Effect<Action>, id: EffectID, throttle: Throttle, ids: [EffectID], kind: String?,
+    nested: Bool, tasks: inout [Task<Void, Never>]
   ) {
     var gate = throttles[id] ?? ThrottleState(clock: throttle.clock)
     let clock = gate.clock
@@ -272,25 +288,27 @@ public actor Store<State: Sendable, Action: Sendable> {
       if gate.pending != nil && !throttle.latest { return }
       gate.pending?.cancel()
       let deadline = last.advanced(by: throttle.interval)
-      gate.pending = spawn(priority: nil, ids: ids) { _ in
+      gate.pending = spawn(priority: nil, ids: ids, kind: kind, nested: nested) { _ in
         do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-        await self.startAfterThrottle(effect, id: id, ids: ids)
+        await self.startAfterThrottle(effect, id: id, ids: ids, kind: kind)
       }
       tasks.append(gate.pending!)
     } else {
       gate.pending?.cancel()
       gate.pending = nil
       gate.lastStart = now
-      start(effect, ids: ids + [id], tasks: &tasks)
+      start(effect, ids: ids + [id], kind: kind, nested: nested, tasks: &tasks)
     }
     throttles[id] = gate
   }
 
-  private func startAfterThrottle(_ effect: Effect<Action>, id: EffectID, ids: [EffectID]) {
+  private func startAfterThrottle(
+    _ effect: Effect<Action>, id: EffectID, ids: [EffectID], kind: String?
+  ) {
     guard !Task.isCancelled, let clock = throttles[id]?.clock else { return }
     throttles[id] = ThrottleState(clock: clock, lastStart: clock.now, pending: nil)
     var tasks: [Task<Void, Never>] = []
-    start(effect, ids: ids + [id], tasks: &tasks)
+    start(effect, ids: ids + [id], kind: kind, tasks: &tasks)
     reduceQueued()
   }
 
@@ -327,16 +345,23 @@ public struct ObservationToken: Sendable {
 @usableFromInline
 final class StoreInstrumentation<State, Action>: Sendable {
   @usableFromInline let didReduce: @Sendable (Action, _ fromEffect: Bool, State) -> Void
-  let effectStarted: @Sendable (Int) -> Void
+  let effectStarted: @Sendable (Int, RunningEffectInfo) -> Void
   let effectFinished: @Sendable (Int) -> Void
 
   init(
     didReduce: @escaping @Sendable (Action, Bool, State) -> Void,
-    effectStarted: @escaping @Sendable (Int) -> Void,
+    effectStarted: @escaping @Sendable (Int, RunningEffectInfo) -> Void,
     effectFinished: @escaping @Sendable (Int) -> Void
   ) {
     self.didReduce = didReduce
     self.effectStarted = effectStarted
     self.effectFinished = effectFinished
   }
+}
+
+/// What the TestStore is told of an effect that starts: its kind (`debounce`, `http`, ...; nil
+/// for plain `run` work) and the cancellation ids around it.
+struct RunningEffectInfo: Sendable {
+  let kind: String?
+  let ids: [EffectID]
 }

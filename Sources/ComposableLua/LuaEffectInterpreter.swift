@@ -81,7 +81,8 @@ struct LuaEffectInterpreter {
       throw fail(path + ".seconds", "expected more than 0 seconds between ticks, got 0")
     }
     return .timer(
-      every: interval, clock: clock, send: try wrappedAction(table, at: path))
+      every: interval, clock: clock, send: try wrappedAction(table, at: path)
+    ).named("every")
   }
 
   private func cancellable(
@@ -114,7 +115,8 @@ struct LuaEffectInterpreter {
     }
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     let runner = self.runner
-    return .run { send in await runner.run(body, wrappers: wrappers, send: send) }
+    return LuaEffect.run { send in await runner.run(body, wrappers: wrappers, send: send) }
+      .named("run")
   }
 
   private func http(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
@@ -122,9 +124,9 @@ struct LuaEffectInterpreter {
     let response = try responseType(request, at: path)
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     let runner = self.runner
-    return .run { send in
+    return LuaEffect.run { send in
       await runner.request(request, responseType: response, wrappers: wrappers, send: send)
-    }
+    }.named("http")
   }
 
   private func file(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
@@ -143,10 +145,10 @@ struct LuaEffectInterpreter {
       ? try responseType(request, at: path) : request["response"].stringValue
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     let runner = self.runner
-    return .run { send in
+    return LuaEffect.run { send in
       await runner.fileOperation(
         operation, request, responseType: response, wrappers: wrappers, send: send)
-    }
+    }.named("file." + operation)
   }
 
   /// The type of the action a response arrives as: `request.response`, a string.

@@ -141,5 +141,7 @@ extension TestStore where State == LuaValue, Action == LuaValue {
       initialState: start,
       reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
       dependencies: dependencies, fileID: fileID, filePath: filePath, line: line, column: column)
+    // `receive("loaded")` expects `{ type = "loaded" }`, as `send("loaded")` sends it.
+    expandExpectedAction = { (try? LuaAction.normalize($0)) ?? $0 }
   }
 }

@@ -8,7 +8,7 @@ import Testing
     .appendingPathComponent("Tests/ComposableLuaTests/fixtures/failing/failing_test.lua")
 
   @Test func eachFailureNamesTheLuaLineAndSaysWhatHappened() async throws {
-    let results = await LuaTestRunner().run(file: Self.file, output: { _ in })
+    let results = await LuaTestRunner().run(file: Self.file)
     var failures: [String: [String]] = [:]
     for result in results {
       if case let .failed(messages) = result.outcome { failures[result.name] = messages }
@@ -24,7 +24,10 @@ import Testing
       """,
     ])
     #expect(failures["failing waits for an action that never comes"] == [
-      "failing_test.lua:13: Expected to receive an action, but received none after 1.0 seconds.",
+      """
+      failing_test.lua:13: Expected to receive an action, but received none. Nothing waits on \
+      the test clock (it stands at 0.0 seconds).
+      """,
     ])
     #expect(failures["failing leaves a received action unasserted"] == [
       """
@@ -39,8 +42,8 @@ import Testing
     ])
     #expect(failures["failing leaves an effect running"] == [
       """
-      failing_test.lua:24: An effect returned for this action is still running. It must \
-      complete before the end of the test.
+      failing_test.lua:24: An effect returned for this action is still running (effect.after). \
+      It must complete before the end of the test.
 
       To fix, wait for it to finish ("store:finish()" or "store:advance(seconds)"), cancel it \
       from the feature, or skip it with "store:skip_in_flight_effects()".
@@ -53,15 +56,84 @@ import Testing
       To fix, give the TestStore an http function: TestStore.new{ ..., http = function(request) \
       return { status = 200, body = "..." } end }
       """)
-    #expect(results.count == 5)
-    #expect(LuaTestReport.summary(results) == "0 passed, 5 failed")
+    #expect(results.count == 10)
+    #expect(LuaTestReport.summary(results) == "0 passed, 10 failed")
+  }
+
+  /// An effect left running is reported once, by kind and id, at the line of the `send` that
+  /// started it; durations are the test clock's; a wrong receive shows both types; no message
+  /// names the test library's own chunk; what a test prints stays with it.
+  @Test func messagesSpeakOfTheTestsOwnCodeAndClock() async throws {
+    let results = await LuaTestRunner().run(file: Self.file)
+    var failures: [String: [String]] = [:]
+    var printed: [String: [String]] = [:]
+    for result in results {
+      if case let .failed(messages) = result.outcome { failures[result.name] = messages }
+      printed[result.name] = result.output
+    }
+    let fix = """
+      To fix, wait for it to finish ("store:finish()" or "store:advance(seconds)"), cancel it \
+      from the feature, or skip it with "store:skip_in_flight_effects()".
+      """
+    #expect(failures["failing leaves two effects of a merge running"] == [
+      """
+      failing_test.lua:35: An effect returned for this action is still running (effect.after). \
+      It must complete before the end of the test.
+
+      \(fix)
+      """,
+      """
+      failing_test.lua:35: An effect returned for this action is still running \
+      (effect.debounce with id "clicks"). It must complete before the end of the test.
+
+      \(fix)
+      """,
+    ])
+    #expect(failures["failing finishes while a debounce waits on the clock"] == [
+      """
+      failing_test.lua:43: Expected effects to finish, but 1 effect still runs:
+        • effect.after, started at line 40
+      The test clock stands at 0.5 seconds; the next effect waiting on it wakes at 2.0 seconds.
+
+      To fix, advance the clock ("store:advance(seconds)"), cancel it from the feature, or skip \
+      it with "store:skip_in_flight_effects()".
+      """,
+    ])
+    #expect(failures["failing receives another type than it expects"]?.first == """
+      failing_test.lua:49: Received unexpected action.
+
+      − type = "clicked"
+      + type = "click"
+
+      (Expected: −, Received: +)
+      """)
+    #expect(failures["failing requires a module that is not there"] == [
+      """
+      failing_test.lua:55: module 'nowhere' not found: the allowed modules are 'composable', \
+      'composable.effect', 'composable.test'; no file '\(Self.file.deletingLastPathComponent().path)/nowhere.lua'
+      stack traceback:
+      \tfailing_test.lua:55: in field 'body'
+      """,
+    ])
+    #expect(failures["failing loops forever"] == [
+      "failing_test.lua:58: instruction limit of 10000000 exceeded",
+    ])
+    let all = failures.values.joined().joined(separator: "\n")
+    #expect(!all.contains("composable.test:") && !all.contains("sandbox:"))
+    #expect(printed["failing requires a module that is not there"] == ["before the require"])
+    #expect(printed["failing loops forever"] == ["looping"])
+    #expect(printed["failing expects the wrong state"] == [])
+    let readable = LuaTestReport.readable(results)
+    #expect(readable.contains("✗ failing loops forever\n    failing_test.lua:58: instruction limit of 10000000 exceeded\n    │ looping\n"))
+    #expect(!LuaTestReport.tap(results).contains("looping"))
+    #expect(!LuaTestReport.junit(results).contains("looping"))
   }
 
   /// Each assertion fails with its message at the test's own line, and `same` passes on equal
   /// data (NaN included), so the assertions a test relies on can fail and can pass.
   @Test func eachAssertionFailsAtTheTestsLineWithWhatItSaw() async throws {
     let file = Self.file.deletingLastPathComponent().appendingPathComponent("assertions_test.lua")
-    let results = await LuaTestRunner().run(file: file, output: { _ in })
+    let results = await LuaTestRunner().run(file: file)
     var failures: [String: String] = [:]
     var passed: [String] = []
     for result in results {

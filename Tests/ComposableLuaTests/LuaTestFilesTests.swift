@@ -16,7 +16,7 @@ import Testing
 
   @Test(arguments: files)
   func luaTestFilePasses(_ path: String) async {
-    let results = await LuaTestRunner().run(file: repositoryRoot.appendingPathComponent(path), output: { _ in })
+    let results = await LuaTestRunner().run(file: repositoryRoot.appendingPathComponent(path))
     #expect(!results.isEmpty, "\(path) has no tests")
     for result in results {
       if case let .failed(failures) = result.outcome {

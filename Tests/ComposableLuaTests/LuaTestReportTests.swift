@@ -10,8 +10,8 @@ import Testing
 @Suite struct LuaTestReportTests {
   static func results() async -> [LuaTestResult] {
     let runner = LuaTestRunner()
-    let passing = await runner.run(file: repositoryRoot.appendingPathComponent("examples/counter/counter_test.lua"), output: { _ in })
-    let failing = await runner.run(file: FailingLuaTestsTests.file, filter: "wrong state", output: { _ in })
+    let passing = await runner.run(file: repositoryRoot.appendingPathComponent("examples/counter/counter_test.lua"))
+    let failing = await runner.run(file: FailingLuaTestsTests.file, filter: "wrong state")
     return passing + failing + [LuaTestResult(name: "later", file: "x_test.lua", line: 1, outcome: .pending, seconds: 0)]
   }
 

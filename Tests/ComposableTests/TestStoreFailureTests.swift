@@ -109,8 +109,8 @@ import Testing
       _ = store
     } matching: { issue in
       message(of: issue) == """
-        An effect returned for this action is still running. It must complete before the end \
-        of the test.
+        An effect returned for this action is still running (.after). It must complete before \
+        the end of the test.
 
         To fix, wait for it to finish ("await store.finish()" or "await task.finish()"), cancel \
         it from the feature, or skip it with "await store.skipInFlightEffects()".
@@ -125,7 +125,7 @@ import Testing
     await withKnownIssue {
       await store.receive(.incremented)
     } matching: { issue in
-      message(of: issue) == "Expected to receive an action, but received none after 0.1 seconds."
+      message(of: issue) == "Expected to receive an action, but received none after 0.05 seconds."
     }
     let slow = makeStore()
     await withKnownIssue {
@@ -161,8 +161,9 @@ import Testing
       await store.finish(timeout: .milliseconds(50))
     } matching: { issue in
       message(of: issue).hasPrefix(
-        "Expected effects to finish, but there are still effects in-flight after 0.1 seconds.")
-        || message(of: issue).hasPrefix("An effect returned for this action is still running.")
+        "Expected effects to finish, but there are still effects in-flight after 0.05 seconds.")
+        || message(of: issue).hasPrefix(
+          "An effect returned for this action is still running (.after).")
     }
     await store.skipInFlightEffects()
   }
@@ -170,9 +171,9 @@ import Testing
   @Test func failuresPointAtTheCallingLine() async {
     let store = makeStore()
     await withKnownIssue {
-      await store.send(.increment) { $0.count = 5 }  // line 173
+      await store.send(.increment) { $0.count = 5 }  // line 174
     } matching: { issue in
-      issue.sourceLocation?.line == 173 && issue.sourceLocation?.fileName == "TestStoreFailureTests.swift"
+      issue.sourceLocation?.line == 174 && issue.sourceLocation?.fileName == "TestStoreFailureTests.swift"
     }
   }
 }

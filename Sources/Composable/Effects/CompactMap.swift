@@ -26,6 +26,8 @@ extension Effect {
     case let .cancel(id): return Effect<Other>(.cancel(id))
     case let .throttle(id, throttle, effect):
       return Effect<Other>(.throttle(id, throttle, effect.compactMap(transform)))
+    case let .named(name, effect):
+      return Effect<Other>(.named(name, effect.compactMap(transform)))
     }
   }
 }

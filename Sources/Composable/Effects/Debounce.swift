@@ -6,6 +6,6 @@ extension Effect {
   ) -> Self {
     if isNone { return self }
     let wait = Self.run { _ in try await clock.sleep(for: duration) }
-    return Self.concatenate(wait, self).cancellable(id: id, cancelInFlight: true)
+    return Self.concatenate(wait, self).cancellable(id: id, cancelInFlight: true).named("debounce")
   }
 }

@@ -36,6 +36,9 @@ extension Effect {
       return Self(
         .throttle(
           id, throttle, effect.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd)))
+    case let .named(name, effect):
+      return Self(
+        .named(name, effect.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd)))
     }
   }
 }

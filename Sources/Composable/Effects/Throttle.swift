@@ -20,6 +20,7 @@ extension Effect {
     if isNone { return self }
     return Self(
       .throttle(
-        EffectID(id), Throttle(interval: interval, clock: AnyClock(clock), latest: latest), self))
+        EffectID(id), Throttle(interval: interval, clock: AnyClock(clock), latest: latest), self)
+    ).named("throttle")
   }
 }

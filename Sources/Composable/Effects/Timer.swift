@@ -6,20 +6,20 @@ extension Effect {
   public static func timer(
     every interval: Duration, clock: any Clock<Duration>, send action: Action
   ) -> Self {
-    .run { send in
+    Self.run { send in
       for await _ in clock.timer(interval: interval) {
         await send(action)
       }
-    }
+    }.named("timer")
   }
 
   /// Sends `action` once, after `delay` on `clock`.
   public static func after(
     _ delay: Duration, clock: any Clock<Duration>, send action: Action
   ) -> Self {
-    .run { send in
+    Self.run { send in
       try await clock.sleep(for: delay)
       await send(action)
-    }
+    }.named("after")
   }
 }

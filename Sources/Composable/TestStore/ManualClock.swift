@@ -38,6 +38,9 @@ public final class ManualClock: Clock, @unchecked Sendable {
   /// How many sleeps are waiting for the clock.
   public var sleeperCount: Int { lock.withLock { sleepers.count } }
 
+  /// When the earliest sleep ends; nil when nothing sleeps.
+  public var nextDeadline: Instant? { lock.withLock { sleepers.map(\.deadline).min() } }
+
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     let id = lock.withLock { () -> Int? in

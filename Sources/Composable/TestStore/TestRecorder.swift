@@ -10,10 +10,16 @@ final class TestRecorder<State: Sendable, Action: Sendable>: @unchecked Sendable
     let state: State
   }
 
+  /// An effect still running: what it is, and where the test was when it started.
+  struct InFlightEffect: Sendable {
+    let info: RunningEffectInfo
+    let location: TestSourceLocation
+  }
+
   private struct Contents: Sendable {
     var received: [Received] = []
     var stateAfterSend: State?
-    var inFlight: [Int: TestSourceLocation] = [:]
+    var inFlight: [Int: InFlightEffect] = [:]
     var location: TestSourceLocation
   }
 
@@ -59,8 +65,8 @@ final class TestRecorder<State: Sendable, Action: Sendable>: @unchecked Sendable
     }
   }
 
-  func effectStarted(_ token: Int) {
-    contents.withLock { $0.inFlight[token] = $0.location }
+  func effectStarted(_ token: Int, _ info: RunningEffectInfo) {
+    contents.withLock { $0.inFlight[token] = InFlightEffect(info: info, location: $0.location) }
   }
 
   func effectFinished(_ token: Int) {
@@ -91,8 +97,9 @@ final class TestRecorder<State: Sendable, Action: Sendable>: @unchecked Sendable
     }
   }
 
-  var inFlight: [TestSourceLocation] {
-    contents.withLock { $0.inFlight.sorted { $0.key < $1.key }.compactMap(\.value) }
+  /// The effects still running, in the order they started.
+  var inFlight: [InFlightEffect] {
+    contents.withLock { $0.inFlight.sorted { $0.key < $1.key }.map(\.value) }
   }
 
   /// Waits, without spinning, until no effect is in flight or `deadline` passes.

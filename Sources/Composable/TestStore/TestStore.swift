@@ -24,6 +24,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   public var hints: TestStoreHints = .swift
   /// The dependencies the reducer was built with.
   public let dependencies: DependencyValues
+  /// What `receive(_:)` makes of the action it is given before comparing it with the actions
+  /// effects sent: itself, unless actions have a shorthand (a Lua feature's TestStore turns
+  /// `"loaded"` into `{ type = "loaded" }`, as `send` does).
+  public var expandExpectedAction: (Action) -> Action = { $0 }
 
   let recorder: TestRecorder<State, Action>
   private var lastLocation: TestSourceLocation
@@ -69,7 +73,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       initialState: initialState, reducer: reducer,
       instrumentation: StoreInstrumentation(
         didReduce: { recorder.didReduce($0, fromEffect: $1, state: $2) },
-        effectStarted: { recorder.effectStarted($0) },
+        effectStarted: { recorder.effectStarted($0, $1) },
         effectFinished: { recorder.effectFinished($0) }),
       // A test on its own executor runs its effects there unless its dependencies say
       // otherwise.
@@ -173,14 +177,18 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   ) async where Action: Equatable {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
+    let expected = expandExpectedAction(expected)
     await receive(
       matching: { $0 == expected }, expected: expected, timeout: timeout,
       updateExpectedState: updateExpectedState, location: location)
   }
 
   /// Waits for the next action an effect sends and checks it with `isMatch`.
+  /// `expecting` is what a failure shows as expected beside the action that came (say, an
+  /// action of the type the predicate looks for).
   public nonisolated(nonsending) func receive(
     where isMatch: @escaping (Action) -> Bool,
+    expecting expected: Action? = nil,
     timeout: Duration? = nil,
     assert updateExpectedState: ((inout State) throws -> Void)? = nil,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -189,7 +197,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
     await receive(
-      matching: isMatch, expected: nil, timeout: timeout,
+      matching: isMatch, expected: expected, timeout: timeout,
       updateExpectedState: updateExpectedState, location: location)
   }
 
@@ -202,6 +210,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     let timeout = timeout ?? self.timeout
     let start = ContinuousClock.now
     var waits = 0
+    var settled = false
     while true {
       let received = recorder.received
       if exhaustivity == .on, let first = received.first {
@@ -230,6 +239,17 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
         await Self.letEffectsStart()
         return
       }
+      if waitsOnTestClockOnly {
+        // Everything that could run has run: no action comes until the test moves the clock.
+        if settled {
+          report(
+            "Expected to receive an action, but received none. \(testClockNote)", at: location)
+          return
+        }
+        await SingleThreadExecutor.letWorkRun()
+        settled = true
+        continue
+      }
       if ContinuousClock.now - start >= timeout {
         report(
           "Expected to receive an action, but received none after \(seconds(timeout)) seconds.",
@@ -255,6 +275,27 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     let start = ContinuousClock.now
     var waits = 0
     while !recorder.inFlight.isEmpty {
+      if waitsOnTestClockOnly {
+        // Settled: what still runs waits for the test clock, which only the test moves.
+        await SingleThreadExecutor.letWorkRun()
+        let running = recorder.inFlight
+        if !running.isEmpty, exhaustivity == .on {
+          report(
+            """
+            Expected effects to finish, but \(count(running.count, "effect")) still \
+            \(running.count == 1 ? "runs" : "run"):
+            \(running.map { "  • " + describeEffect($0) }.joined(separator: "\n"))
+            \(testClockNote)
+
+            To fix, advance the clock (\(hints.advance)), cancel \(running.count == 1 ? "it" : "them") \
+            from the feature, or skip \(running.count == 1 ? "it" : "them") with \
+            "\(hints.skipInFlightEffects)".
+            """, at: location)
+          // Reported here, not again at the end of the test.
+          recorder.forgetInFlight()
+        }
+        break
+      }
       if ContinuousClock.now - start >= timeout {
         if exhaustivity == .on {
           report(
@@ -384,19 +425,23 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
         skip(unhandled, at: location, showing: "received action")
       }
     }
-    for effectLocation in recorder.inFlight {
+    for effect in recorder.inFlight {
+      let effectLocation = effect.location
+      let what =
+        effect.info.kind == nil && effect.info.ids.isEmpty
+        ? "" : " (\(describeEffect(effect, line: false)))"
       if exhaustivity == .on {
         report(
           """
-          An effect returned for this action is still running. It must complete before the \
-          end of the test.
+          An effect returned for this action is still running\(what). It must complete before \
+          the end of the test.
 
           To fix, wait for it to finish (\(hints.finish)), cancel it from the feature, or skip \
           it with "\(hints.skipInFlightEffects)".
           """, at: effectLocation)
       } else if case .off(showSkippedAssertions: true) = exhaustivity {
         report(
-          "An effect was still running at the end of the test (skipped).",
+          "An effect was still running at the end of the test (skipped)\(what).",
           at: effectLocation, severity: .warning)
       }
     }
@@ -432,8 +477,4 @@ private func list<Value>(_ values: [Value]) -> String {
 
 private func count(_ number: Int, _ noun: String) -> String {
   "\(number) \(noun)\(number == 1 ? "" : "s")"
-}
-
-private func seconds(_ duration: Duration) -> String {
-  String(format: "%.1f", Seconds.of(duration))
 }

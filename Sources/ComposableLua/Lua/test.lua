@@ -170,7 +170,9 @@ end
 local function install(env)
   local real_require = env.require
   env.require = function(name)
-    local module = real_require(name)
+    local ok, module = pcall(real_require, name)
+    -- The error is the test's, at its line: not this wrapper's.
+    if not ok then error((tostring(module):gsub("^[^:]*composable%.test:%d+: ", "")), 2) end
     if type(module) == "table" then feature_names[module] = name end
     return module
   end

@@ -25,7 +25,19 @@ final class LuaTestFailures: IssueReporter, @unchecked Sendable {
   /// starts.
   @TaskLocal static var effectSite: (file: String, line: Int)?
 
+  /// The `fileID` the session gives the TestStore with a Lua line: an issue reported there is at
+  /// that line of the test (an effect left running, at the line of the `send` that started it).
+  static let luaFileID: StaticString = "<lua test>"
+
+  /// Where an issue reported at `fileID`/`line` goes: the Lua line it carries, or else the Lua
+  /// call in flight.
+  private func site(fileID: StaticString, line: UInt) -> (file: String, line: Int) {
+    if fileID.description == Self.luaFileID.description { return (site.file, Int(line)) }
+    return Self.effectSite ?? site
+  }
+
   func add(_ message: String, at site: (file: String, line: Int)?) {
+    let message = Self.withoutLibraryFrames(message)
     lock.withLock {
       if let site {
         failures.append("\(site.file):\(site.line): \(message)")
@@ -40,18 +52,38 @@ final class LuaTestFailures: IssueReporter, @unchecked Sendable {
     filePath: StaticString, line: UInt, column: UInt
   ) {
     guard severity == .error else { return }
-    add(message() ?? "Issue recorded", at: Self.effectSite ?? site)
+    add(message() ?? "Issue recorded", at: site(fileID: fileID, line: line))
   }
 
   func reportIssue(
     _ error: any Error, _ message: @autoclosure () -> String?, fileID: StaticString,
     filePath: StaticString, line: UInt, column: UInt
   ) {
-    add(message().map { "\($0): \(error)" } ?? "\(error)", at: Self.effectSite ?? site)
+    add(
+      message().map { "\($0): \(error)" } ?? "\(error)", at: site(fileID: fileID, line: line))
   }
 
   func expectIssue(
     _ message: @autoclosure () -> String?, fileID: StaticString, filePath: StaticString,
     line: UInt, column: UInt
   ) {}
+}
+
+extension LuaTestFailures {
+  /// The message without the test library's own places: a position in it (`composable.test:235:
+  /// `) and traceback lines in it, the sandbox or `xpcall`. What is left points at the test's
+  /// code, where the person can do something about it.
+  static func withoutLibraryFrames(_ message: String) -> String {
+    let internalPosition = #/=?composable\.test:\d+: /#
+    let kept = message.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+      let isFrame = line.hasPrefix("\t")
+      return !isFrame
+        || !(line.contains("composable.test:") || line.contains("sandbox:")
+          || line.contains("[C]: in function 'xpcall'")
+          || line.contains("[C]: in function 'error'") || line.contains("[C]: in function 'pcall'"))
+    }
+    // A traceback whose every frame was the library's says nothing.
+    let lines = kept.last == "stack traceback:" ? kept.dropLast() : kept[...]
+    return lines.joined(separator: "\n").replacing(internalPosition, with: "")
+  }
 }

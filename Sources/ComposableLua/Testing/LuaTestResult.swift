@@ -14,12 +14,19 @@ public struct LuaTestResult: Equatable, Sendable {
   public var line: Int
   public var outcome: Outcome
   public var seconds: Double
+  /// What the test printed, line by line: shown under the test in the readable report, and
+  /// never in TAP or JUnit, whose readers would take it for theirs.
+  public var output: [String]
 
-  public init(name: String, file: String, line: Int, outcome: Outcome, seconds: Double) {
+  public init(
+    name: String, file: String, line: Int, outcome: Outcome, seconds: Double,
+    output: [String] = []
+  ) {
     self.name = name
     self.file = file
     self.line = line
     self.outcome = outcome
     self.seconds = seconds
+    self.output = output
   }
 }

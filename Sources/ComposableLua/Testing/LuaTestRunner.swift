@@ -38,19 +38,23 @@ public struct LuaTestRunner: Sendable {
   ///
   /// The tests run on a thread of their own (`SingleThreadExecutor`), with their stores and
   /// effects: a TestStore then waits for exactly the work its calls started, and no `await`
-  /// pays for waking another thread.
-  public func run(
-    file: URL, filter: String? = nil, output: @escaping @Sendable (String) -> Void = { print($0) }
-  ) async -> [LuaTestResult] {
+  /// pays for waking another thread. What a test prints is kept with its result (`output`),
+  /// never written where a report goes.
+  public func run(file: URL, filter: String? = nil) async -> [LuaTestResult] {
     let executor = SingleThreadExecutor()
     defer { executor.stop() }
-    return await executor.run { await runOnThisThread(file: file, filter: filter, output: output) }
+    return await executor.run { await runOnThisThread(file: file, filter: filter) }
   }
 
-  private func runOnThisThread(
-    file: URL, filter: String?, output: @escaping @Sendable (String) -> Void
-  ) async -> [LuaTestResult] {
+  /// What the tests of a file print, gathered for the result of the test that printed it.
+  private final class Printed {
+    var lines: [String] = []
+  }
+
+  private func runOnThisThread(file: URL, filter: String?) async -> [LuaTestResult] {
     let name = file.lastPathComponent
+    let printed = Printed()
+    let output: (String) -> Void = { printed.lines.append($0) }
     let collected: LuaTestSession
     do {
       collected = try LuaTestSession(file: file, displayName: name, output: output)
@@ -76,6 +80,8 @@ public struct LuaTestRunner: Sendable {
       }
       let start = ContinuousClock.now
       let failures: [String]
+      // What the file printed as it loaded goes with the first test run in that load.
+      if index != firstRunnable { printed.lines = [] }
       do {
         // A fresh VM for every test: the file is loaded again, and this test alone runs. The
         // session that collected the tests is fresh too, until its first test has run in it.
@@ -91,7 +97,8 @@ public struct LuaTestRunner: Sendable {
       results.append(
         LuaTestResult(
           name: testName, file: name, line: line,
-          outcome: failures.isEmpty ? .passed : .failed(failures), seconds: seconds))
+          outcome: failures.isEmpty ? .passed : .failed(failures), seconds: seconds,
+          output: printed.lines))
     }
     return results
   }
@@ -112,6 +119,12 @@ public enum LuaTestReport {
           lines.append(
             failure.split(separator: "\n", omittingEmptySubsequences: false)
               .map { "    " + $0 }.joined(separator: "\n"))
+        }
+      }
+      // What the test printed, under it, marked apart from what the runner says.
+      for printed in result.output {
+        for line in printed.split(separator: "\n", omittingEmptySubsequences: false) {
+          lines.append("    │ " + line)
         }
       }
     }

@@ -13,20 +13,29 @@ extension LuaTestSession {
       throw LuaTestError("\(op): not a TestStore made by TestStore.new")
     }
     store.lastSite = failures.site
+    // The TestStore reports at the test's Lua line (LuaTestFailures reads it back), and keeps
+    // it for the effects this call starts.
+    let line = UInt(max(failures.site.line, 0))
+    let file = LuaTestFailures.luaFileID
     switch op {
     case "send":
       let update = request.update
-      await store.store.send(request.action, assert: try updater(update))
+      await store.store.send(
+        request.action, assert: try updater(update), fileID: file, filePath: file, line: line,
+        column: 0)
       return .nil
     case "receive":
       let update = try updater(request.update)
       switch request.match {
       case let .string(type):
         await store.store.receive(
-          where: { $0.type.stringValue == type.description }, timeout: nil, assert: update)
+          where: { $0.type.stringValue == type.description },
+          expecting: ["type": .string(type)], timeout: nil, assert: update, fileID: file,
+          filePath: file, line: line, column: 0)
       case .table:
         let expected = (try? LuaAction.normalize(request.match)) ?? request.match
-        await store.store.receive(expected, assert: update)
+        await store.store.receive(
+          expected, assert: update, fileID: file, filePath: file, line: line, column: 0)
       case let .function(predicate):
         await store.store.receive(
           where: { [self] action in
@@ -34,7 +43,7 @@ extension LuaTestSession {
               try vm.call(matches, .function(predicate), action)
             }
             return answer?.first == true
-          }, assert: update)
+          }, assert: update, fileID: file, filePath: file, line: line, column: 0)
       default:
         throw LuaTestError(
           "receive: expected an action type, an action table or a function, got \(request.match.typeName)"
@@ -50,13 +59,13 @@ extension LuaTestSession {
       await store.clock.advance(by: duration)
       return .nil
     case "finish":
-      await store.store.finish()
+      await store.store.finish(fileID: file, filePath: file, line: line, column: 0)
       return .nil
     case "skip_received_actions":
-      await store.store.skipReceivedActions()
+      await store.store.skipReceivedActions(fileID: file, filePath: file, line: line, column: 0)
       return .nil
     case "skip_in_flight_effects":
-      await store.store.skipInFlightEffects()
+      await store.store.skipInFlightEffects(fileID: file, filePath: file, line: line, column: 0)
       return .nil
     case "state":
       return store.store.state
@@ -107,7 +116,8 @@ extension LuaTestSession {
     }
     let store = TestStore(
       initialState: try feature.state(),
-      reducer: { _ in LuaFeatureReducer<LuaValue>(feature: feature, dependencies: dependencies) })
+      reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
+      dependencies: { $0 = dependencies })
     store.hints = .lua
     if spec.exhaustive == false { store.exhaustivity = .off }
     let id = (stores.keys.max() ?? 0) + 1

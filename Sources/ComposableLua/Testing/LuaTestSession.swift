@@ -45,12 +45,15 @@ final class LuaTestSession {
     self.runner = runner
     self.apply = apply
     self.matches = matches
-    let testModule = LuaModuleTable(["composable.test": "return __composable_test"])
+    // The library's modules and the test module in one table: one list of what is allowed.
+    var modules = builtInModules
+    modules.modules["composable.test"] = LuaModuleSource(
+      code: "return __composable_test", chunkName: "composable.test.lua")
     sandbox = try vm.makeSandbox(
       .init(
         print: output,
         modules: LuaModuleChain(
-          resolvers: [builtInModules, testModule, LuaModuleDirectories([directory])]),
+          resolvers: [modules, LuaModuleDirectories([directory])]),
         preloaded: builtInPreloads(in: vm)))
     try vm.call(install, arguments: [.reference(sandbox.environment)])
     try vm.call(vm.load(source, chunkName: displayName, in: sandbox))

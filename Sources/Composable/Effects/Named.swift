@@ -1,0 +1,10 @@
+extension Effect {
+  /// The same effect, named for the messages that speak of it: the TestStore says "a debounce
+  /// (id "search") is still running" rather than "an effect". The outermost name wins: a
+  /// debounce of an HTTP request is a debounce while it runs (a host may rename what an
+  /// operator made: Lua's `effect.every` is Swift's timer).
+  public func named(_ kind: String) -> Self {
+    if isNone { return self }
+    return Self(.named(kind, self))
+  }
+}
