@@ -1,0 +1,101 @@
+import Composable
+import Foundation
+
+/// How a run is reported.
+public enum LuaTestReport {
+  /// A readable report, ending with `N passed, N failed`.
+  public static func readable(_ results: [LuaTestResult]) -> String {
+    var lines: [String] = []
+    for result in results {
+      switch result.outcome {
+      case .passed: lines.append("✓ \(result.name)")
+      case .pending: lines.append("- \(result.name) (pending)")
+      case let .failed(failures):
+        lines.append("✗ \(result.name)")
+        for failure in failures {
+          lines.append(
+            failure.split(separator: "\n", omittingEmptySubsequences: false)
+              .map { "    " + $0 }.joined(separator: "\n"))
+        }
+      }
+      // What the test printed, under it, marked apart from what the runner says.
+      for printed in result.output {
+        for line in printed.split(separator: "\n", omittingEmptySubsequences: false) {
+          lines.append("    │ " + line)
+        }
+      }
+    }
+    lines.append(summary(results))
+    return lines.joined(separator: "\n")
+  }
+
+  /// `N passed, N failed` (and `, N skipped` for pending tests).
+  public static func summary(_ results: [LuaTestResult]) -> String {
+    let passed = results.filter { $0.outcome == .passed }.count
+    let pending = results.filter { $0.outcome == .pending }.count
+    let failed = results.count - passed - pending
+    return "\(passed) passed, \(failed) failed" + (pending > 0 ? ", \(pending) skipped" : "")
+  }
+
+  /// Test Anything Protocol, version 13.
+  public static func tap(_ results: [LuaTestResult]) -> String {
+    var lines = ["TAP version 13", "1..\(results.count)"]
+    for (index, result) in results.enumerated() {
+      let number = index + 1
+      switch result.outcome {
+      case .passed: lines.append("ok \(number) - \(result.name)")
+      case .pending: lines.append("ok \(number) - \(result.name) # SKIP pending")
+      case let .failed(failures):
+        lines.append("not ok \(number) - \(result.name)")
+        lines.append("  ---")
+        lines.append("  message: |")
+        for failure in failures {
+          for line in failure.split(separator: "\n", omittingEmptySubsequences: false) {
+            lines.append("    " + line)
+          }
+        }
+        lines.append("  ...")
+      }
+    }
+    lines.append("# " + summary(results))
+    return lines.joined(separator: "\n")
+  }
+
+  /// JUnit XML, one `testsuite` per file.
+  public static func junit(_ results: [LuaTestResult]) -> String {
+    func escape(_ text: String) -> String {
+      text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+    var xml = [#"<?xml version="1.0" encoding="UTF-8"?>"#, "<testsuites>"]
+    var files: [String] = []
+    for result in results where !files.contains(result.file) { files.append(result.file) }
+    for file in files {
+      let suite = results.filter { $0.file == file }
+      let failures = suite.filter { if case .failed = $0.outcome { true } else { false } }.count
+      let skipped = suite.filter { $0.outcome == .pending }.count
+      let time = suite.reduce(0) { $0 + $1.seconds }
+      xml.append(
+        #"  <testsuite name="\#(escape(file))" tests="\#(suite.count)" failures="\#(failures)" skipped="\#(skipped)" time="\#(String(format: "%.4f", time))">"#
+      )
+      for result in suite {
+        let open =
+          #"    <testcase name="\#(escape(result.name))" classname="\#(escape(file))" time="\#(String(format: "%.4f", result.seconds))""#
+        switch result.outcome {
+        case .passed: xml.append(open + "/>")
+        case .pending: xml.append(open + "><skipped/></testcase>")
+        case let .failed(messages):
+          let text = messages.joined(separator: "\n\n")
+          xml.append(open + ">")
+          xml.append(
+            #"      <failure message="\#(escape(messages.first?.split(separator: "\n").first.map(String.init) ?? ""))">\#(escape(text))</failure>"#
+          )
+          xml.append("    </testcase>")
+        }
+      }
+      xml.append("  </testsuite>")
+    }
+    xml.append("</testsuites>")
+    return xml.joined(separator: "\n")
+  }
+}
