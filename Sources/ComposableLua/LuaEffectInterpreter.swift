@@ -135,20 +135,67 @@ struct LuaEffectInterpreter {
       throw fail(
         path + ".operation", "expected \(LuaFileOperation.listed), got \(table["operation"])")
     }
-    let request = table["request"]
-    guard request["path"].stringValue != nil else {
-      throw fail(path + ".request.path", "expected a string, got \(request["path"].typeName)")
-    }
+    var request = try fileRequest(table["request"], operation: known, at: path + ".request")
     // Writes may go unanswered; what a read, a list or an exists finds needs an action to go to.
     let response =
       known.answersWithData
       ? try responseType(request, at: path) : request["response"].stringValue
+    if known.writesContents, request["json"] == true {
+      // `data` written as JSON, encoded now, while the VM is at hand.
+      do throws(LuaError) {
+        request["contents"] = .string(LuaString(try vm.jsonEncode(request["data"])))
+      } catch {
+        throw fail(path + ".request.data", error.message)
+      }
+    }
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     let runner = self.runner
+    let checked = request
     return LuaEffect.run { send in
       await runner.fileOperation(
-        operation, request, responseType: response, wrappers: wrappers, send: send)
+        operation, checked, responseType: response, wrappers: wrappers, send: send)
     }.named("file." + operation)
+  }
+
+  /// The request of `effect.file.*`, every field checked, whether or not an action hears back:
+  /// a misspelt field is an error here, not a write that silently does something else.
+  private func fileRequest(
+    _ request: LuaValue, operation: LuaFileOperation, at path: String
+  ) throws(LuaFeatureError) -> LuaValue {
+    guard let fields = request.tableValue else {
+      throw fail(path, "expected a request table, got \(request.typeName)")
+    }
+    let allowed = operation.requestFields
+    for key in fields.entries.keys {
+      guard let name = key.stringValue, allowed.contains(name) else {
+        throw fail(
+          path + LuaValue.pathComponent(key, atRoot: false),
+          "effect.file.\(operation.rawValue) takes no such field; its fields are "
+            + allowed.joined(separator: ", "))
+      }
+    }
+    guard request["path"].stringValue != nil else {
+      throw fail(path + ".path", "expected a string, got \(request["path"].typeName)")
+    }
+    if request["json"] != .nil, request["json"].boolValue == nil {
+      throw fail(path + ".json", "expected a boolean, got \(request["json"].typeName)")
+    }
+    if operation.writesContents {
+      if request["json"] == true {
+        guard request["contents"] == .nil else {
+          throw fail(path + ".contents", "with json = true, give the value as data, not contents")
+        }
+      } else {
+        guard request["data"] == .nil else {
+          throw fail(path + ".data", "data is written with json = true; text goes in contents")
+        }
+        guard case .string = request["contents"] else {
+          throw fail(
+            path + ".contents", "expected a string, got \(request["contents"].typeName)")
+        }
+      }
+    }
+    return request
   }
 
   /// The type of the action a response arrives as: `request.response`, a string.

@@ -100,7 +100,17 @@ struct LuaEffectRunner: Sendable {
     _ operation: String, _ request: LuaValue, responseType: String?, wrappers: [LuaReference],
     send: Send<LuaValue>
   ) async {
-    guard var result = await file(operation, request), let responseType else { return }
+    guard var result = await file(operation, request) else { return }
+    guard let responseType else {
+      // Nothing hears back: a failure is reported, as a reducer's error would be.
+      if result["ok"] == false {
+        fail(
+          .runtime(
+            message: "effect.file.\(operation) of \(request["path"]) failed: \(result["error"])",
+            traceback: ""))
+      }
+      return
+    }
     result["type"] = .string(LuaString(responseType))
     do { await send(try feature.wrap(result, with: wrappers)) } catch {
       fail(error)
@@ -127,7 +137,10 @@ struct LuaEffectRunner: Sendable {
     do {
       var result: LuaValue = ["ok": true]
       switch LuaFileOperation(rawValue: operation) {
-      case .read: result["contents"] = .string(LuaString(bytes: try await files.read(path)))
+      case .read:
+        let bytes = try await files.read(path)
+        result["contents"] = .string(LuaString(bytes: bytes))
+        if request["json"] == true { result["data"] = try feature.decodeJSON(bytes) }
       case .write: try await files.write(path, try contents())
       case .append: try await files.append(path, try contents())
       case .list:
@@ -143,7 +156,9 @@ struct LuaEffectRunner: Sendable {
       return result
     } catch {
       if Task.isCancelled || error is CancellationError { return nil }
-      return ["ok": false, "error": .string(LuaString("\(error)"))]
+      // A JSON error is the decoder's message alone: there is no Lua code to trace back.
+      let message = (error as? LuaError)?.message ?? "\(error)"
+      return ["ok": false, "error": .string(LuaString(message))]
     }
   }
 

@@ -47,3 +47,10 @@ extension LuaFeature {
     }
   }
 }
+
+extension LuaFeature {
+  /// `json.decode` of what a file held, for `effect.file.read{ json = true }`: its `data`.
+  func decodeJSON(_ bytes: [UInt8]) throws(LuaError) -> LuaValue {
+    try queue.access { vm, _ throws(LuaError) in try vm.jsonDecode(bytes) }
+  }
+}

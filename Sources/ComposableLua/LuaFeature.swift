@@ -87,12 +87,8 @@ public final class LuaFeature: Sendable {
     let loaded: Loaded
     do {
       vm = try LuaVM(limits: limits)
-      var resolvers: [any LuaModuleResolver] = [builtInModules]
-      if let directory { resolvers.append(LuaModuleDirectories([directory])) }
-      let sandbox = try vm.makeSandbox(
-        .init(
-          print: print, modules: LuaModuleChain(resolvers: resolvers),
-          preloaded: builtInPreloads(in: vm)))
+      let sandbox = try ComposableLuaLibrary.featureSandbox(
+        in: vm, directory: directory, print: print)
       try Self.installEffectGlobals(vm: vm, sandbox: sandbox)
       let module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
       environment = try vm.reference(to: hostEnvironment.table(with: env, in: vm))

@@ -6,6 +6,18 @@ enum LuaFileOperation: String, CaseIterable {
   /// Whether the answer carries what was found (so an action must be named to take it).
   var answersWithData: Bool { self == .read || self == .list || self == .exists }
 
+  /// Whether the request carries what to write (`contents`, or `data` with `json = true`).
+  var writesContents: Bool { self == .write || self == .append }
+
+  /// The fields a request may have, in the order the messages list them.
+  var requestFields: [String] {
+    switch self {
+    case .write, .append: ["path", "contents", "data", "json", "response"]
+    case .read: ["path", "json", "response"]
+    case .list, .remove, .exists: ["path", "response"]
+    }
+  }
+
   /// "read, write, append, list, remove or exists", for messages.
   static let listed =
     allCases.dropLast().map(\.rawValue).joined(separator: ", ")

@@ -19,7 +19,10 @@ struct LuaModuleChain: LuaModuleResolver {
 
 /// The modules every feature's sandbox has as values: `composable.journal`, whose `table()`
 /// makes a table journaled with the state (the library's bookkeeping, rolled back with a
-/// failed action).
+/// failed action), and `composable.json`.
 func builtInPreloads(in vm: LuaVM) -> [String: LuaValue] {
-  ["composable.journal": ["table": .function(vm.journaledTableFunction())]]
+  [
+    "composable.journal": ["table": .function(vm.journaledTableFunction())],
+    "composable.json": .other(vm.jsonModule()),
+  ]
 }

@@ -81,6 +81,10 @@ void lk_arm_instruction_budget(lua_State *L);
 /// Charges `work` units (instructions, or elements and bytes a C function goes through) to
 /// the budget of the call in flight, raising the instruction limit error when it is spent.
 void lk_charge(lua_State *L, lua_Integer work);
+
+// Arrays (Transaction.c): whether the table at `index` has the array marker; marks it.
+int lk_has_array_marker(lua_State *L, int index);
+void lk_mark_array(lua_State *L, int index);
 /// Raises the memory limit error, as an allocation of `bytes` would, when they do not fit in
 /// what the cap leaves: a C function checks before doing the work that would build them.
 void lk_reserve_memory(lua_State *L, size_t bytes);

@@ -608,6 +608,20 @@ void lk_set_array_marker(lua_State *L, int index) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_marker_key);
 }
 
+int lk_has_array_marker(lua_State *L, int index) {
+  if (!lua_getmetatable(L, index)) return 0;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_marker_key);
+  int marked = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return marked;
+}
+
+void lk_mark_array(lua_State *L, int index) {
+  index = lua_absindex(L, index);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_marker_key);
+  lua_setmetatable(L, index);
+}
+
 void lk_push_transactional_proxy(lua_State *L, int index) {
   index = lua_absindex(L, index);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ComposableLua
 import Foundation
 import LuaKit
 
@@ -28,8 +29,8 @@ struct Eval: ParsableCommand {
       throw ValidationError("cannot read \(file): \(error.reason)")
     }
     let vm = try LuaVM()
-    let sandbox = try vm.makeSandbox(
-      .init(modules: LuaModuleDirectories([url.deletingLastPathComponent()])))
+    let sandbox = try ComposableLuaLibrary.featureSandbox(
+      in: vm, directory: url.deletingLastPathComponent())
     do {
       let results = try vm.evaluate(source, chunkName: url.lastPathComponent, in: sandbox)
       for result in results { print(result) }

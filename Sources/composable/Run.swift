@@ -80,9 +80,9 @@ struct Run: AsyncParsableCommand {
     var dependencies = DependencyValues.live
     if uuid == .incrementing { dependencies.uuid = .incrementing }
     if let seed { dependencies.random = RandomSource(seed: seed) }
+    // Every feature has its files, under its data directory, made when it first writes.
+    dependencies.files = Self.files(under: dataDirectory)
     if loaded.persistence != nil {
-      try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-      dependencies.files = .live(root: dataDirectory)
       let restored = try await loaded.restorePersisted(files: dependencies.files) { message in
         FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
       }
@@ -112,6 +112,7 @@ struct Run: AsyncParsableCommand {
     SignalSaver.install { signalNumber in
       do {
         try loaded.savePending { path, contents in
+          try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
           try FileClient.writeNow(path, contents, under: root)
         }
       } catch {
@@ -134,6 +135,25 @@ struct Run: AsyncParsableCommand {
       try? await Task.sleep(for: .milliseconds(20))
     }
     await Self.savePending(loaded, files: files)
+  }
+
+  /// The live files under `root`, which is made on the first write or append: a feature that
+  /// never writes leaves no directory behind.
+  static func files(under root: URL) -> FileClient {
+    let live = FileClient.live(root: root)
+    var client = live
+    let makeRoot: @Sendable () throws -> Void = {
+      try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+    client.write = { path, contents in
+      try makeRoot()
+      try await live.write(path, contents)
+    }
+    client.append = { path, contents in
+      try makeRoot()
+      try await live.append(path, contents)
+    }
+    return client
   }
 
   /// Writes what the feature has not saved yet, saying so when that fails.

@@ -128,6 +128,41 @@ import Testing
     #expect(bad.errors.contains("--env =1: expected NAME=VALUE"))
   }
 
+  /// A feature without `persist` still has its files, under its data directory, which is made
+  /// only when the feature first writes.
+  @Test func everyFeatureHasItsFilesUnderItsDataDirectory() throws {
+    let directory = try makeTemporaryDirectory("cli")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("notes.lua")
+    try """
+      local effect = require("composable.effect")
+      return {
+        initial_state = function() return {} end,
+        reduce = function(state, action)
+          if action.type == "save" then
+            return effect.file.write{ path = "notes.json", json = true, data = { n = 1 } }
+          elseif action.type == "load" then
+            return effect.file.read{ path = "notes.json", json = true, response = "loaded" }
+          elseif action.type == "loaded" then
+            state.notes = action.ok and action.data or action.error
+          end
+        end,
+      }
+      """.write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    let quiet = try Self.run(["run", feature.path, "--data", data.path, "--wait", "1"], input: "load\n")
+    #expect(quiet.output.contains(#"+ notes = "notes.json: no such file""#), "\(quiet.output)")
+    #expect(!FileManager.default.fileExists(atPath: data.path))
+    // The write is an effect: the session ends only when it is done, and the next one reads.
+    let saved = try Self.run(["run", feature.path, "--data", data.path, "--wait", "1"], input: "save\n")
+    #expect(saved.status == 0, "\(saved.errors)")
+    let outcome = try Self.run(
+      ["run", feature.path, "--data", data.path, "--wait", "1"], input: "load\n")
+    #expect(outcome.output.contains("+ notes = { n = 1 }"), "\(outcome.output)")
+    #expect(try String(contentsOf: data.appendingPathComponent("notes.json"), encoding: .utf8)
+      == #"{"n":1}"#)
+  }
+
   @Test func aBrokenFeatureIsItsErrorAndAFailureNotTheUsage() throws {
     let directory = try makeTemporaryDirectory("cli")
     defer { try? FileManager.default.removeItem(at: directory) }

@@ -30,6 +30,16 @@ import Testing
           table.insert(state.log, action.contents .. " in " .. action.files .. " files")
         elseif t == "bad_file" then
           return effect.file.read{ path = 42, response = "loaded" }
+        elseif t == "misspelt" then
+          return effect.file.write{ path = "notes.txt", content = "x" }
+        elseif t == "quiet_write" then
+          return effect.file.write{ path = "../outside.txt", contents = "x" }
+        elseif t == "save_json" then
+          return effect.file.write{ path = "todos.json", json = true, data = action.data }
+        elseif t == "load_json" then
+          return effect.file.read{ path = "todos.json", json = true, response = "json_loaded" }
+        elseif t == "json_loaded" then
+          state.notes = action.ok and action.data or action.error
         end
       end,
     }
@@ -67,6 +77,59 @@ import Testing
       await store.send("bad_file")
     } matching: { issue in
       message(of: issue).hasSuffix("effect.request.path: expected a string, got integer")
+    }
+  }
+
+  /// Every field of a file request is checked, whether or not an action hears back: a
+  /// misspelt `content` is an error naming the field, and the state is rolled back.
+  @Test func aMisspeltFieldIsAnErrorEvenWithoutAResponse() async throws {
+    let store = try testStore(Self.source) { $0.files = .inMemory() }
+    await withKnownIssue {
+      await store.send("misspelt")
+    } matching: { issue in
+      message(of: issue) == """
+        the reducer returned a malformed effect for { type = "misspelt" }, and the state was \
+        rolled back: effect.request.content: effect.file.write takes no such field; its fields \
+        are path, contents, data, json, response
+        """
+    }
+  }
+
+  /// A write that nobody hears back from and that fails is reported, not lost.
+  @Test func aFailingWriteWithoutAResponseIsReported() async throws {
+    let root = try makeTemporaryDirectory("lua-files")
+    defer { try? FileManager.default.removeItem(at: root) }
+    let store = try testStore(Self.source) { $0.files = .live(root: root) }
+    await withKnownIssue {
+      await store.send("quiet_write")
+      await store.finish()
+    } matching: { issue in
+      message(of: issue) == """
+        an effect of { type = "quiet_write" } failed: effect.file.write of "../outside.txt" \
+        failed: "../outside.txt: '..' is refused; the path must stay under the root"
+        """
+    }
+  }
+
+  /// `json = true`: `data` is written as JSON, and read back decoded, integers and floats,
+  /// empty lists and maps as they were.
+  @Test func jsonFilesWriteDataAndReadItBack() async throws {
+    let files = FileClient.inMemory()
+    let store = try testStore(Self.source) { $0.files = files }
+    let data: LuaValue = [
+      "todos": [["title": "milk", "done": false, "n": 1, "ratio": 0.5]],
+      "tags": .table(LuaTable(array: [])), "meta": [:],
+    ]
+    await store.send(["type": "save_json", "data": data])
+    await store.finish()
+    #expect(String(decoding: try await files.read("todos.json"), as: UTF8.self)
+      == #"{"meta":{},"tags":[],"todos":[{"done":false,"n":1,"ratio":0.5,"title":"milk"}]}"#)
+    await store.send("load_json")
+    await store.receive(where: { $0.type == "json_loaded" }) { $0.notes = data }
+    try await files.write("todos.json", Array(#"{"a": [1,"#.utf8))
+    await store.send("load_json")
+    await store.receive(where: { $0.type == "json_loaded" }) {
+      $0.notes = "json.decode: line 1, column 10: expected a value, got the end of the text"
     }
   }
 

@@ -60,7 +60,11 @@ struct LiveFiles: Sendable {
     }
     let outside = FileClientError("\(path): it leads outside the root (through a symlink)")
     let rootDescriptor = Glibc.open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard rootDescriptor >= 0 else { throw FileClientError("\(path): the root cannot be opened") }
+    guard rootDescriptor >= 0 else {
+      // No root yet: nothing has been written, so no file is there.
+      if errno == ENOENT { throw FileClientError.notFound(path) }
+      throw FileClientError("\(path): the root cannot be opened")
+    }
     var directories = [rootDescriptor]  // from the root down to where the walk is
     var handedOver = false
     defer {

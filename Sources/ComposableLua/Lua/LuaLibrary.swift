@@ -1,3 +1,4 @@
+import Foundation
 import LuaKit
 
 /// The Lua library, from the `.lua` files beside this one (SwiftPM embeds them in the binary,
@@ -24,6 +25,21 @@ public enum ComposableLuaLibrary {
   /// `composable.journal` outside a host, where there are no transactions: plain tables. In a
   /// host the VM's own journaled tables replace it (`builtInPreloads`).
   public static let plainJournal = "return { table = function() return {} end }"
+}
+
+extension ComposableLuaLibrary {
+  /// A sandbox as a feature has it: the library's modules (`composable`, `composable.effect`,
+  /// `composable.json`), and the modules beside the script in `directory`.
+  public static func featureSandbox(
+    in vm: LuaVM, directory: URL?, print: @escaping (String) -> Void = { Swift.print($0) }
+  ) throws(LuaError) -> LuaSandbox {
+    var resolvers: [any LuaModuleResolver] = [builtInModules]
+    if let directory { resolvers.append(LuaModuleDirectories([directory])) }
+    return try vm.makeSandbox(
+      .init(
+        print: print, modules: LuaModuleChain(resolvers: resolvers),
+        preloaded: builtInPreloads(in: vm)))
+  }
 }
 
 /// The modules every feature can require, as a resolver.

@@ -115,6 +115,11 @@ void *lk_owner(lua_State *L);
 void lk_push_transactional_proxy(lua_State *L, int index);
 /// Tells the state which metatable marks arrays: the one metatable a stored table may have.
 void lk_set_array_marker(lua_State *L, int index);
+
+// MARK: - JSON (JSON.c)
+
+/// Pushes the `composable.json` table: `encode`, `decode`, `array` and `null` (see JSON.c).
+void lk_push_json_module(lua_State *L);
 /// Pushes a C function that makes a new empty journaled table: not part of any state, but
 /// written only inside transactions and rolled back with them (bookkeeping of a library).
 void lk_push_journaled_table_function(lua_State *L);
