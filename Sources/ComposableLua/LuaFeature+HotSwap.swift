@@ -33,7 +33,9 @@ extension LuaFeature {
       }
       var saver = current.saver
       if module.persistence?.path != saver?.path { saver = makeSaver(for: module.persistence) }
-      current = Loaded(sandbox: fresh, module: module, step: step, fileName: file, saver: saver)
+      current = Loaded(
+        sandbox: fresh, module: module, step: step, fileName: file, saver: saver,
+        lastSaved: current.lastSaved)
     }
   }
 }

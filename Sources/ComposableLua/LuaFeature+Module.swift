@@ -11,6 +11,8 @@ extension LuaFeature {
     let initialState: LuaReference?
     let migrate: LuaReference?
     let persistence: Persistence?
+    /// `persist.is_duplicate(old, new)`: whether a save would write nothing worth writing.
+    let isDuplicate: LuaReference?
   }
 
   static func loadModule(
@@ -45,6 +47,7 @@ extension LuaFeature {
       }
     }
     var persistence: Persistence?
+    var isDuplicate: LuaReference?
     switch table["persist"] {
     case .nil: break
     case let .table(options):
@@ -61,6 +64,14 @@ extension LuaFeature {
       }
       persistence = Persistence(
         path: path, select: options["select"].stringValue, debounce: debounce)
+      switch options["is_duplicate"] {
+      case .nil: break
+      case let .function(function): isDuplicate = function
+      case let other:
+        throw .load(
+          file: file,
+          message: "persist.is_duplicate must be a function(old, new), got \(other.typeName)")
+      }
     case let other:
       throw .load(
         file: file,
@@ -68,6 +79,7 @@ extension LuaFeature {
     }
     return Module(
       reduce: reduce, initialState: try optionalFunction("initial_state"),
-      migrate: try optionalFunction("migrate"), persistence: persistence)
+      migrate: try optionalFunction("migrate"), persistence: persistence,
+      isDuplicate: isDuplicate)
   }
 }

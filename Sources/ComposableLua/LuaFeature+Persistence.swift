@@ -31,7 +31,10 @@ extension LuaFeature {
   /// What to save: the state, or its selected field, as a Lua data file (`LuaDataFile`), which
   /// holds every value the state can hold exactly. A value that is no data (a function kept in
   /// the state) is refused here, with its field named.
-  public func persistedFile() throws(LuaFeatureError) -> [UInt8] {
+  ///
+  /// Nil when `persist.is_duplicate(old, new)` says the value is a duplicate of the last one
+  /// saved or restored: nothing worth writing.
+  public func persistedFile() throws(LuaFeatureError) -> [UInt8]? {
     let state = try self.state()
     let (selected, root): (LuaValue, String)
     if let select = persistence?.select {
@@ -39,6 +42,7 @@ extension LuaFeature {
     } else {
       (selected, root) = (state, "state")
     }
+    if try isDuplicateOfLastSaved(selected) { return nil }
     let header = "The state \(file) saved. composable reads it back as Lua data: literals only."
     do throws(LuaError) {
       return Array(try LuaDataFile.text(of: selected, root: root, header: header).utf8)
@@ -61,10 +65,34 @@ extension LuaFeature {
       bytes in try self.readSaved(bytes, path: persistence.path, wholeState: wholeState)
     }
     guard case let .saved(value) = loaded else { return loaded }
-    try queue.access { (vm, _) throws(LuaFeatureError) in
+    try queue.access { (vm, current) throws(LuaFeatureError) in
       try writeState(persistence.select.map { LuaValue($0) } ?? .nil, value, in: vm)
+      if current.module.isDuplicate != nil {
+        do throws(LuaError) { current.lastSaved = try vm.reference(to: value) } catch {
+          throw .conversion(error)
+        }
+      }
     }
     return loaded
+  }
+
+  /// Whether `persist.is_duplicate(old, new)` calls `value` a duplicate of the last value saved
+  /// or restored (nil before any); false without `is_duplicate`. Otherwise `value` becomes the
+  /// last one saved.
+  func isDuplicateOfLastSaved(_ value: LuaValue) throws(LuaFeatureError) -> Bool {
+    try queue.access { (vm, current) throws(LuaFeatureError) -> Bool in
+      guard let isDuplicate = current.module.isDuplicate else { return false }
+      do throws(LuaError) {
+        let new = try vm.reference(to: value)
+        let old: LuaArgument = current.lastSaved.map { LuaArgument.reference($0) } ?? .value(.nil)
+        let answer = try vm.call(isDuplicate, arguments: [old, .reference(new)]).first ?? .nil
+        if answer.isTruthy { return true }
+        current.lastSaved = new
+        return false
+      } catch {
+        throw .effect(action: "persist.is_duplicate", error: error)
+      }
+    }
   }
 
   func readSaved(

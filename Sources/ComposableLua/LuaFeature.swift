@@ -31,6 +31,8 @@ public final class LuaFeature: Sendable {
     /// When the state is written, for a feature that persists (`StateSaver`, shared with Swift
     /// reducers).
     var saver: StateSaver?
+    /// A plain copy of what was last saved or restored, for `persist.is_duplicate`.
+    var lastSaved: LuaReference? = nil
   }
 
   let stateReference: LuaReference

@@ -75,7 +75,7 @@ import Testing
     let feature = try LuaFeature(source: Self.source, file: "kept.lua")
     try Self.send("fill", to: feature)
     let files = FileClient.inMemory()
-    try await files.write("kept.saved.lua", try feature.persistedFile())
+    try await files.write("kept.saved.lua", try #require(try feature.persistedFile()))
 
     let restarted = try LuaFeature(source: Self.source, file: "kept.lua")
     let loaded = try await restarted.restorePersisted(files: files) { Issue.record("\($0)") }
@@ -107,7 +107,7 @@ import Testing
         reduce = function() end,
       }
       """, file: "notes.lua")
-    let text = String(decoding: try feature.persistedFile(), as: UTF8.self)
+    let text = String(decoding: try #require(try feature.persistedFile()), as: UTF8.self)
     #expect(text == #"""
       -- The state notes.lua saved. composable reads it back as Lua data: literals only.
       return {
@@ -190,7 +190,7 @@ import Testing
       return
     }
     #expect(try feature.state().todos == [["done": true, "id": "A", "title": "saved as JSON"]])
-    let text = String(decoding: try feature.persistedFile(), as: UTF8.self)
+    let text = String(decoding: try #require(try feature.persistedFile()), as: UTF8.self)
     #expect(text.hasSuffix("""
       return {
         { done = true, id = "A", title = "saved as JSON" },

@@ -17,10 +17,12 @@ public final class StateSaver: @unchecked Sendable {
   private var changes = 0
   private var saved = 0
   private var scheduled = false
-  private var contents: (@Sendable () throws -> [UInt8])?
+  private var contents: (@Sendable () throws -> [UInt8]?)?
 
-  /// `contents`, when given, is what a save writes until a `save(contents:...)` gives newer.
-  public init(path: String, contents: (@Sendable () throws -> [UInt8])? = nil) {
+  /// `contents`, when given, is what a save writes until a `save(contents:...)` gives newer; it
+  /// may answer nil, for a state not worth writing (a duplicate of what is on disk): that save
+  /// writes nothing, and the changes it covers count as saved.
+  public init(path: String, contents: (@Sendable () throws -> [UInt8]?)? = nil) {
     self.path = path
     self.contents = contents
   }
@@ -36,7 +38,7 @@ public final class StateSaver: @unchecked Sendable {
   /// save is already scheduled (it will call the `contents` given here, the newest). Without
   /// `contents`, the saver writes what it was made with.
   public func save<Action: Sendable>(
-    contents: (@Sendable () throws -> [UInt8])? = nil, delay: Duration,
+    contents: (@Sendable () throws -> [UInt8]?)? = nil, delay: Duration,
     clock: any Clock<Duration>, files: FileClient,
     onError: @escaping @Sendable (any Error) -> Void
   ) -> Effect<Action> {
@@ -48,7 +50,9 @@ public final class StateSaver: @unchecked Sendable {
     guard schedule else { return .none }
     return .run { [self] _ in
       do {
-        try await clock.sleep(for: delay)
+        // No delay: no sleep either (a test clock would hold even a zero sleep until advanced).
+        if delay > .zero { try await clock.sleep(for: delay) }
+        try Task.checkCancellation()
       } catch {
         lock.withLock { scheduled = false }  // the change is still pending: the next one saves it
         return
@@ -70,18 +74,18 @@ public final class StateSaver: @unchecked Sendable {
   /// ones it stopped).
   public func savePending(write: (String, [UInt8]) throws -> Void) throws {
     guard isPending, let (count, contents) = pendingContents() else { return }
-    try write(path, try contents())
+    if let bytes = try contents() { try write(path, bytes) }
     lock.withLock { saved = max(saved, count) }
   }
 
   private func write(_ files: FileClient) async throws {
     guard let (count, contents) = pendingContents() else { return }
-    try await files.write(path, try contents())
+    if let bytes = try contents() { try await files.write(path, bytes) }
     lock.withLock { saved = max(saved, count) }
   }
 
   /// The change count a write starting now covers, and what it writes.
-  private func pendingContents() -> (Int, @Sendable () throws -> [UInt8])? {
+  private func pendingContents() -> (Int, @Sendable () throws -> [UInt8]?)? {
     lock.withLock { contents.map { (changes, $0) } }
   }
 }

@@ -197,7 +197,9 @@ end
 
 -- Feature.persist = composable.persist{ path = "todos.saved.lua", select = "todos", debounce = 1 }:
 -- the host saves the state (or its `select` field) to `path`, `debounce` seconds after the first
--- change not yet saved, and restores it at start.
+-- change not yet saved (0: after every action that changed it), and restores it at start. With
+-- `is_duplicate = function(old, new) ... end`, a save whose value it calls a duplicate of the
+-- last one saved (or restored; nil before any) is skipped.
 function composable.persist(spec)
   if type(spec) ~= "table" then error("persist: expected a table, got " .. type(spec), 2) end
   if type(spec.path) ~= "string" then
@@ -209,7 +211,13 @@ function composable.persist(spec)
   if spec.debounce ~= nil and type(spec.debounce) ~= "number" then
     error("persist: debounce must be a number of seconds, got " .. type(spec.debounce), 2)
   end
-  return { path = spec.path, select = spec.select, debounce = spec.debounce or 1 }
+  if spec.is_duplicate ~= nil and type(spec.is_duplicate) ~= "function" then
+    error("persist: is_duplicate must be a function(old, new), got " .. type(spec.is_duplicate), 2)
+  end
+  return {
+    path = spec.path, select = spec.select, debounce = spec.debounce or 1,
+    is_duplicate = spec.is_duplicate,
+  }
 end
 
 function composable.on_change(spec)
