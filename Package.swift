@@ -67,6 +67,12 @@ let package = Package(
       resources: [
         .embedInCode("Lua/composable.lua"), .embedInCode("Lua/effect.lua"),
         .embedInCode("Lua/test.lua"),
+        // LuaLS annotations of the library, which `composable new` writes beside a feature.
+        .embedInCode("Lua/types/feature.meta.lua"),
+        .embedInCode("Lua/types/composable.meta.lua"),
+        .embedInCode("Lua/types/composable.effect.meta.lua"),
+        .embedInCode("Lua/types/composable.json.meta.lua"),
+        .embedInCode("Lua/types/composable.test.meta.lua"),
       ]
     ),
     .executableTarget(

@@ -11,11 +11,13 @@ import Testing
   }
 
   /// Runs `composable arguments...` with `input` on standard input.
-  static func run(_ arguments: [String], input: String = "") throws -> Outcome {
+  static func run(
+    _ arguments: [String], input: String = "", in directory: URL = repositoryRoot
+  ) throws -> Outcome {
     let process = Process()
     process.executableURL = try builtProduct("composable")
     process.arguments = arguments
-    process.currentDirectoryURL = repositoryRoot
+    process.currentDirectoryURL = directory
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     process.standardInput = stdin
     process.standardOutput = stdout

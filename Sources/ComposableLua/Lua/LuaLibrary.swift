@@ -25,6 +25,19 @@ public enum ComposableLuaLibrary {
   /// `composable.journal` outside a host, where there are no transactions: plain tables. In a
   /// host the VM's own journaled tables replace it (`builtInPreloads`).
   public static let plainJournal = "return { table = function() return {} end }"
+
+  /// The library's LuaLS annotations (`---@meta` files) by file name, for an editor to complete
+  /// and check feature scripts: `composable new` writes them beside a new feature.
+  public static let annotations: [String: String] = [
+    "feature.meta.lua": String(decoding: PackageResources.feature_meta_lua, as: UTF8.self),
+    "composable.meta.lua": String(decoding: PackageResources.composable_meta_lua, as: UTF8.self),
+    "composable.effect.meta.lua": String(
+      decoding: PackageResources.composable_effect_meta_lua, as: UTF8.self),
+    "composable.json.meta.lua": String(
+      decoding: PackageResources.composable_json_meta_lua, as: UTF8.self),
+    "composable.test.meta.lua": String(
+      decoding: PackageResources.composable_test_meta_lua, as: UTF8.self),
+  ]
 }
 
 extension ComposableLuaLibrary {

@@ -1,0 +1,137 @@
+import ArgumentParser
+import ComposableLua
+import Foundation
+
+/// `composable new NAME`: a folder with a feature, its test, and what an editor and luacheck
+/// need to check them, which `composable test NAME` passes at once.
+struct NewCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "new",
+    abstract: "Write a new feature, its test, and editor settings into a folder NAME.")
+
+  @Argument(help: "The feature's name: letters, digits and _, as a Lua module name.")
+  var name: String
+
+  func validate() throws {
+    guard name.isLuaWord else {
+      throw ValidationError(
+        "\(name): a feature's name is a Lua module name: letters, digits and _, "
+          + "not starting with a digit")
+    }
+  }
+
+  func run() throws {
+    let folder = URL(fileURLWithPath: name)
+    if FileManager.default.fileExists(atPath: folder.path) {
+      throw ValidationError(
+        "\(name) already exists; nothing was written. To fix, choose another name or move it.")
+    }
+    let types = folder.appendingPathComponent(".composable/types")
+    try FileManager.default.createDirectory(at: types, withIntermediateDirectories: true)
+    let files: [(String, String)] =
+      [
+        ("\(name).lua", FeatureTemplate.feature(name)),
+        ("\(name)_test.lua", FeatureTemplate.test(name)),
+        (".luarc.json", FeatureTemplate.luarc),
+        (".luacheckrc", FeatureTemplate.luacheckrc),
+      ]
+      + ComposableLuaLibrary.annotations.sorted { $0.key < $1.key }.map {
+        (".composable/types/" + $0.key, $0.value)
+      }
+    for (path, contents) in files {
+      try contents.write(
+        to: folder.appendingPathComponent(path), atomically: true, encoding: .utf8)
+    }
+    print(
+      """
+      Wrote \(name)/\(name).lua, its test \(name)/\(name)_test.lua, and editor settings \
+      (.luarc.json for LuaLS, .luacheckrc).
+        composable test \(name)      runs its tests
+        composable run \(name)/\(name).lua    runs it; type actions (increment)
+      """)
+  }
+}
+
+/// What `composable new` writes.
+enum FeatureTemplate {
+  static func feature(_ name: String) -> String {
+    """
+    -- \(name): a feature. `composable run \(name)/\(name).lua` runs it; type `increment`.
+    local effect = require("composable.effect")
+
+    ---@type Feature
+    local Feature = {}
+
+    -- The actions the feature handles, for tools (the REPL completes them).
+    Feature.actions = { "increment", "decrement", "reset_later", "reset" }
+
+    function Feature.initial_state()
+      return { count = 0 }
+    end
+
+    ---@param state { count: integer }
+    ---@param action Action
+    ---@param env Env
+    ---@return Effect?
+    function Feature.reduce(state, action, env)
+      if action.type == "increment" then
+        state.count = state.count + 1
+      elseif action.type == "decrement" then
+        state.count = state.count - 1
+      elseif action.type == "reset_later" then
+        -- `--env reset_after=3` (or `env = { reset_after = 3 }` in a test) sets the delay.
+        return effect.after(env.reset_after or 1, "reset")
+      elseif action.type == "reset" then
+        state.count = 0
+      end
+    end
+
+    return Feature
+
+    """
+  }
+
+  static func test(_ name: String) -> String {
+    """
+    -- \(name)'s tests: `composable test \(name)` runs them.
+    local TestStore = require("composable.test").TestStore
+    local Feature = require("\(name)")
+
+    describe("\(name)", function()
+      it("counts", function()
+        local store = TestStore.new{ feature = Feature }
+        store:send("increment", function(s) s.count = 1 end)
+        store:send("decrement", function(s) s.count = 0 end)
+      end)
+
+      it("resets a second later", function()
+        local store = TestStore.new{ feature = Feature, state = { count = 5 } }
+        store:send("reset_later")
+        store:advance(1)
+        store:receive("reset", function(s) s.count = 0 end)
+      end)
+    end)
+
+    """
+  }
+
+  /// LuaLS: Lua 5.4, the library's annotations, and the test globals.
+  static let luarc = """
+    {
+      "$schema": "https://raw.githubusercontent.com/LuaLS/vscode-lua/master/setting/schema.json",
+      "runtime.version": "Lua 5.4",
+      "workspace.library": [".composable/types"],
+      "workspace.checkThirdParty": false
+    }
+
+    """
+
+  static let luacheckrc = """
+    -- luacheck's settings: Lua 5.4; tests have busted's globals; the annotations are skipped.
+    std = "lua54"
+    max_line_length = 100
+    files["**/*_test.lua"] = { std = "+busted" }
+    exclude_files = { ".composable/**" }
+
+    """
+}
