@@ -121,6 +121,8 @@ struct LuaEffectInterpreter {
 
   private func http(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
     let request = table["request"]
+    try checkFields(
+      of: request, allowed: LuaHTTP.requestFields, effect: "effect.http", at: path + ".request")
     let response = try responseType(request, at: path)
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     let runner = self.runner
@@ -162,18 +164,9 @@ struct LuaEffectInterpreter {
   private func fileRequest(
     _ request: LuaValue, operation: LuaFileOperation, at path: String
   ) throws(LuaFeatureError) -> LuaValue {
-    guard let fields = request.tableValue else {
-      throw fail(path, "expected a request table, got \(request.typeName)")
-    }
-    let allowed = operation.requestFields
-    for key in fields.entries.keys {
-      guard let name = key.stringValue, allowed.contains(name) else {
-        throw fail(
-          path + LuaValue.pathComponent(key, atRoot: false),
-          "effect.file.\(operation.rawValue) takes no such field; its fields are "
-            + allowed.joined(separator: ", "))
-      }
-    }
+    try checkFields(
+      of: request, allowed: operation.requestFields, effect: "effect.file.\(operation.rawValue)",
+      at: path)
     guard request["path"].stringValue != nil else {
       throw fail(path + ".path", "expected a string, got \(request["path"].typeName)")
     }
@@ -196,6 +189,23 @@ struct LuaEffectInterpreter {
       }
     }
     return request
+  }
+
+  /// A request table whose every field is one `effect` takes: a misspelt field is an error
+  /// naming it, whether or not an action would hear back.
+  private func checkFields(
+    of request: LuaValue, allowed: [String], effect: String, at path: String
+  ) throws(LuaFeatureError) {
+    guard let fields = request.tableValue else {
+      throw fail(path, "expected a request table, got \(request.typeName)")
+    }
+    for key in fields.entries.keys {
+      guard let name = key.stringValue, allowed.contains(name) else {
+        throw fail(
+          path + LuaValue.pathComponent(key, atRoot: false),
+          "\(effect) takes no such field; its fields are " + allowed.joined(separator: ", "))
+      }
+    }
   }
 
   /// The type of the action a response arrives as: `request.response`, a string.

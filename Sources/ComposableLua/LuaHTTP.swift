@@ -6,6 +6,9 @@ import LuaKit
 /// `headers`, `body`, `timeout`), checked field by field, and the response table a feature
 /// gets back (`ok`, `status`, `headers`, `body`, `json`, `error`).
 enum LuaHTTP {
+  /// The fields `effect.http` takes, in the order messages list them.
+  static let requestFields = ["url", "method", "query", "headers", "body", "timeout", "response"]
+
   /// The request a request table describes; an error names the field that is wrong.
   static func request(from value: LuaValue) throws(LuaError) -> HTTPRequest {
     guard let table = value.tableValue else {

@@ -32,6 +32,8 @@ import Testing
           return effect.file.read{ path = 42, response = "loaded" }
         elseif t == "misspelt" then
           return effect.file.write{ path = "notes.txt", content = "x" }
+        elseif t == "misspelt_http" then
+          return effect.http{ url = "http://x.test/", reponse = "got" }
         elseif t == "quiet_write" then
           return effect.file.write{ path = "../outside.txt", contents = "x" }
         elseif t == "save_json" then
@@ -91,6 +93,20 @@ import Testing
         the reducer returned a malformed effect for { type = "misspelt" }, and the state was \
         rolled back: effect.request.content: effect.file.write takes no such field; its fields \
         are path, contents, data, json, response
+        """
+    }
+  }
+
+  /// The same for `effect.http`: a misspelt `response` is named, not waited for in vain.
+  @Test func aMisspeltHTTPFieldIsAnError() async throws {
+    let store = try testStore(Self.source) { $0.files = .inMemory() }
+    await withKnownIssue {
+      await store.send("misspelt_http")
+    } matching: { issue in
+      message(of: issue) == """
+        the reducer returned a malformed effect for { type = "misspelt_http" }, and the state \
+        was rolled back: effect.request.reponse: effect.http takes no such field; its fields \
+        are url, method, query, headers, body, timeout, response
         """
     }
   }

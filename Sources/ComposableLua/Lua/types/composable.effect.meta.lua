@@ -4,6 +4,7 @@
 ---@class HttpRequest
 ---@field url string
 ---@field method? string "GET" by default
+---@field query? table<string, string|number|boolean> appended to the URL, percent-encoded
 ---@field headers? table<string, string>
 ---@field body? string|table a table is sent as JSON
 ---@field timeout? number seconds
