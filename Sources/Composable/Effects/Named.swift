@@ -3,6 +3,8 @@ extension Effect {
   /// (id "search") is still running" rather than "an effect". The outermost name wins: a
   /// debounce of an HTTP request is a debounce while it runs (a host may rename what an
   /// operator made: Lua's `effect.every` is Swift's timer).
+  /// A kind in one word is an operator's (`debounce`), shown with the language's prefix; one
+  /// in words (`the save of todos.saved.lua`) is shown as it is.
   public func named(_ kind: String) -> Self {
     if isNone { return self }
     return Self(.named(kind, self))

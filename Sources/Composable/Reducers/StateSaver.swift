@@ -59,7 +59,7 @@ public final class StateSaver: @unchecked Sendable {
       }
       lock.withLock { scheduled = false }
       do { try await write(files) } catch is CancellationError {} catch { onError(error) }
-    }
+    }.named("the save of \(path)")
   }
 
   /// Writes the state now if a change is not on disk yet (a save still waiting, say): for a

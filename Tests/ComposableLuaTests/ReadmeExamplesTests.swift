@@ -1,0 +1,105 @@
+import Clocks
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+/// The README's examples, run: the Swift TestStore over a Lua feature (the block below is the
+/// README's, word for word, which the first test checks), and the walk-through of "Your first
+/// feature", command by command, with the output the README shows.
+@Suite struct ReadmeExamplesTests {
+  static let readme = (try? String(
+    contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+
+  /// The fenced blocks of the README's section `title`, with their languages, in order.
+  static func blocks(under title: String) -> [(language: String, text: String)] {
+    guard let start = readme.range(of: "\n" + title + "\n") else { return [] }
+    let rest = readme[start.upperBound...]
+    let section = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+    var blocks: [(String, String)] = []
+    var lines = section.split(separator: "\n", omittingEmptySubsequences: false)[...]
+    while let fence = lines.firstIndex(where: { $0.hasPrefix("```") && $0.count > 3 }) {
+      let language = String(lines[fence].dropFirst(3))
+      let body = lines[(fence + 1)...]
+      guard let end = body.firstIndex(of: "```") else { break }
+      blocks.append((language, body[..<end].joined(separator: "\n")))
+      lines = lines[(end + 1)...]
+    }
+    return blocks
+  }
+
+  @Test func theSwiftExampleIsThisTest() throws {
+    let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+    let example = try #require(
+      Self.blocks(under: "### Testing a Lua feature from Swift").first { $0.language == "swift" })
+    let indented = example.text.split(separator: "\n", omittingEmptySubsequences: false)
+      .map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
+    #expect(source.contains(indented), "the README's Swift example is not the one run here")
+  }
+
+  @Test func theSwiftExampleRuns() async throws {
+    try await withDirectory {
+    let clock = TestClock()
+    let store = try TestStore(feature: "examples/todos/todos.lua") {
+      $0.clock = clock  // the dependencies: clock, uuid, date, files, http, random
+      $0.uuid = .incrementing
+      $0.files = .inMemory()
+    }
+    let milk: LuaValue = "00000000-0000-0000-0000-000000000000"
+    await store.send(["type": "add", "title": "milk"]) {
+      $0.todos = [["id": milk, "title": "milk", "done": false]]
+    }
+    await store.send(["type": "todo", "id": milk, "action": "toggled"]) {
+      $0.todos[1].done = true  // Lua's indices, 1-based, on the Swift side too
+    }
+    await clock.advance(by: .seconds(1))
+    await store.receive("sort")  // a bare type, as send takes one
+    await clock.advance(by: .seconds(1))  // the save persist scheduled after the sort
+    await store.finish()
+    }
+  }
+
+  /// Runs `body` with the repository as the working directory, where the README's paths are.
+  func withDirectory(_ body: () async throws -> Void) async throws {
+    let previous = FileManager.default.currentDirectoryPath
+    FileManager.default.changeCurrentDirectoryPath(repositoryRoot.path)
+    defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+    try await body()
+  }
+
+  /// "Your first feature": each `sh` block after the first is run in a fresh directory with
+  /// the built `composable` on the PATH, and prints the `text` block that follows it.
+  @Test func theFirstFeatureWalkThroughPrintsWhatItSays() throws {
+    let blocks = Self.blocks(under: "## Your first feature")
+    let steps = blocks.indices.compactMap { index -> (String, String)? in
+      guard blocks[index].language == "sh", index + 1 < blocks.count,
+        blocks[index + 1].language == "text"
+      else { return nil }
+      return (blocks[index].text, blocks[index + 1].text)
+    }
+    #expect(steps.count == 2)
+    let directory = try makeTemporaryDirectory("walkthrough")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let binaries = try builtProduct("composable").deletingLastPathComponent().path
+    for (commands, expected) in steps {
+      let shell = Process()
+      shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+      shell.arguments = ["-e", "-c", commands]
+      shell.currentDirectoryURL = directory
+      var environment = ProcessInfo.processInfo.environment
+      environment["PATH"] = binaries + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+      environment["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
+      shell.environment = environment
+      let output = Pipe()
+      shell.standardOutput = output
+      shell.standardInput = FileHandle.nullDevice
+      try shell.run()
+      let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      shell.waitUntilExit()
+      #expect(shell.terminationStatus == 0, "\(commands)")
+      // `composable new` speaks first; the README shows what follows it.
+      #expect(printed.hasSuffix(expected + "\n"), "\(commands) printed:\n\(printed)")
+    }
+  }
+}
