@@ -4,6 +4,7 @@ import Foundation
 // when none) and prints each figure as `name: value unit`.
 let groups = [
   BenchmarkGroup(prefix: "marshal.todos10k", run: MarshalBenchmarks.run),
+  BenchmarkGroup(prefix: "json.todos10k", run: JSONBenchmarks.run),
   BenchmarkGroup(prefix: "lua.counter.floor", run: LuaFloorBenchmarks.run),
   BenchmarkGroup(prefix: "store", run: { try runBlocking(StoreBenchmarks.run) }),
   BenchmarkGroup(prefix: "lua.", run: { try runBlocking(LuaFeatureBenchmarks.run) }),

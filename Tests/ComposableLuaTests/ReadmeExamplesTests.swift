@@ -60,6 +60,31 @@ import Testing
     }
   }
 
+  /// The feature of "Writing a feature in Lua" loads and runs; the test of "Testing a Lua
+  /// feature in Lua" passes against the counter example.
+  @Test func theLuaExamplesRun() async throws {
+    let feature = try #require(
+      Self.blocks(under: "## Writing a feature in Lua").first { $0.language == "lua" })
+    let store = try testStore(feature.text) {
+      $0.clock = TestClock()
+      $0.date = .constant(Date(timeIntervalSince1970: 100))
+    }
+    await store.send("increment") { $0.count = 1 }
+    await store.send("remind_me")
+    await store.skipInFlightEffects()
+    let test = try #require(
+      Self.blocks(under: "### Testing a Lua feature in Lua").first { $0.language == "lua" })
+    let directory = try makeTemporaryDirectory("readme")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try FileManager.default.copyItem(
+      at: repositoryRoot.appendingPathComponent("examples/counter/counter.lua"),
+      to: directory.appendingPathComponent("counter.lua"))
+    let file = directory.appendingPathComponent("readme_test.lua")
+    try test.text.write(to: file, atomically: true, encoding: .utf8)
+    let results = await LuaTestRunner().run(file: file)
+    #expect(results.map(\.outcome) == [.passed])
+  }
+
   /// Runs `body` with the repository as the working directory, where the README's paths are.
   func withDirectory(_ body: () async throws -> Void) async throws {
     let previous = FileManager.default.currentDirectoryPath

@@ -86,6 +86,14 @@ import Testing
       """)
   }
 
+  @Test func nanAndNegativeZeroAreWrittenAsLuaReadsThem() {
+    #expect(printed([:], ["nan": .number(.nan), "zero": -0.0, "inf": .number(-.infinity)]) == """
+      + inf = -math.huge
+      + nan = 0/0
+      + zero = -0.0
+      """)
+  }
+
   @Test func differentRootsAreTheValuesAlone() {
     #expect(printed("increment", ["type": "add"]) == """
       − "increment"
