@@ -16,7 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LK_JSON_MAX_DEPTH = 200, LK_JSON_BYTES_PER_INSTRUCTION = 16 };
+enum {
+  LK_JSON_MAX_DEPTH = 200,
+  LK_JSON_BYTES_PER_INSTRUCTION = 16,
+  LK_JSON_SMALL_OBJECT = 32,  // objects up to this many fields are sorted on the stack
+};
 
 // MARK: - UTF-8
 
@@ -114,6 +118,18 @@ static void lk_json_add_string(lk_json_writer *w, const char *s, size_t length) 
   w->data[w->length++] = '"';
   size_t i = 0;
   while (i < length) {
+    // A run of characters written as they are, copied in one piece.
+    size_t run = i;
+    while (run < length) {
+      unsigned char plain = (unsigned char)s[run];
+      if (plain < 0x20 || plain >= 0x7F || plain == '"' || plain == '\\') break;
+      run++;
+    }
+    if (run > i) {
+      lk_json_add(w, s + i, run - i);
+      i = run;
+      continue;
+    }
     unsigned char c = (unsigned char)s[i];
     if (c >= 0x80) {
       size_t sequence = lk_utf8_sequence((const unsigned char *)s + i, length - i);
@@ -136,9 +152,6 @@ static void lk_json_add_string(lk_json_writer *w, const char *s, size_t length) 
     } else if (c < 0x20 || c == 0x7F) {
       char escaped[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
       lk_json_add(w, escaped, 6);
-    } else {
-      lk_json_reserve(w, 1);
-      w->data[w->length++] = (char)c;
     }
     i++;
   }
@@ -150,7 +163,19 @@ static void lk_json_add_number(lk_json_writer *w, int index) {
   char text[64];
   int length;
   if (lua_isinteger(w->L, index)) {
-    length = snprintf(text, sizeof text, "%lld", (long long)lua_tointeger(w->L, index));
+    // Digits written backwards from the end of `text`: snprintf costs more than the rest of
+    // writing a small integer.
+    lua_Integer integer = lua_tointeger(w->L, index);
+    unsigned long long magnitude =
+        integer < 0 ? 0ULL - (unsigned long long)integer : (unsigned long long)integer;
+    char *end = text + sizeof text, *p = end;
+    do {
+      *--p = (char)('0' + magnitude % 10);
+      magnitude /= 10;
+    } while (magnitude > 0);
+    if (integer < 0) *--p = '-';
+    lk_json_add(w, p, (size_t)(end - p));
+    return;
   } else {
     double number = lua_tonumber(w->L, index);
     if (!isfinite(number)) {
@@ -228,6 +253,42 @@ static void lk_json_encode_table(lk_json_writer *w, int table) {
     lk_json_encode_error(
         w, strings == 0 ? "a table with integer keys that are not 1..n (JSON arrays have no holes)"
                         : "a table with both string and other keys (JSON objects have string keys)");
+  } else if (count <= LK_JSON_SMALL_OBJECT) {
+    // A small object, the common case: its keys and values on the stack, sorted by key through
+    // an index (insertion sort), so no field is looked up again.
+    luaL_checkstack(L, 2 * (int)count + 2, "json.encode: an object too large for the stack");
+    int slots[LK_JSON_SMALL_OBJECT];
+    int taken = 0;
+    lua_pushnil(L);
+    while (lk_next(L, table)) {
+      // key value -> key value key: the copy of the key goes on to the next step.
+      lua_pushvalue(L, -2);
+      if (taken < count) slots[taken++] = lua_gettop(L) - 2;
+    }
+    for (int i = 1; i < taken; i++) {
+      int slot = slots[i];
+      lk_json_key key;
+      key.bytes = lua_tolstring(L, slot, &key.length);
+      int j = i - 1;
+      for (; j >= 0; j--) {
+        lk_json_key other;
+        other.bytes = lua_tolstring(L, slots[j], &other.length);
+        if (lk_json_compare_keys(&other, &key) <= 0) break;
+        slots[j + 1] = slots[j];
+      }
+      slots[j + 1] = slot;
+    }
+    lk_json_add(w, "{", 1);
+    for (int i = 0; i < taken; i++) {
+      if (i > 0) lk_json_add(w, ",", 1);
+      size_t length;
+      const char *key = lua_tolstring(L, slots[i], &length);
+      w->key_slot[w->depth] = slots[i];
+      lk_json_add_string(w, key, length);
+      lk_json_add(w, ":", 1);
+      lk_json_encode_value(w, slots[i] + 1);
+    }
+    lk_json_add(w, "}", 1);
   } else {
     // The keys, sorted: the table holds the strings while they are in use.
     lk_json_key *keys = lua_newuserdatauv(L, sizeof(lk_json_key) * (size_t)count, 0);

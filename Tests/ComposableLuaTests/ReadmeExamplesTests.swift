@@ -52,6 +52,8 @@ import Testing
     }
     await store.send(["type": "todo", "id": milk, "action": "toggled"]) {
       $0.todos[1].done = true  // Lua's indices, 1-based, on the Swift side too
+      // A field named like a member of LuaValue (description, typeName...) is reached by its
+      // key: $0.todos[1]["description"] = "Milk"
     }
     await clock.advance(by: .seconds(1))
     await store.receive("sort")  // a bare type, as send takes one
@@ -88,8 +90,8 @@ import Testing
   /// Runs `body` with the repository as the working directory, where the README's paths are.
   func withDirectory(_ body: () async throws -> Void) async throws {
     let previous = FileManager.default.currentDirectoryPath
-    FileManager.default.changeCurrentDirectoryPath(repositoryRoot.path)
-    defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+    _ = FileManager.default.changeCurrentDirectoryPath(repositoryRoot.path)
+    defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
     try await body()
   }
 
