@@ -75,10 +75,12 @@ let package = Package(
         .embedInCode("Lua/types/composable.test.meta.lua"),
       ]
     ),
+    // What the host does around a feature: the REPL session, hot reload, reading typed Lua.
+    .target(name: "ComposableHost", dependencies: ["LuaKit", "Composable", "ComposableLua"]),
     .executableTarget(
       name: "composable",
       dependencies: [
-        "LuaKit", "Composable", "ComposableLua",
+        "LuaKit", "Composable", "ComposableLua", "ComposableHost",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -106,7 +108,7 @@ let package = Package(
     .testTarget(
       name: "ComposableLuaTests",
       dependencies: [
-        "ComposableLua", "Composable", "LuaKit", "LocalServer", "SeededRandom",
+        "ComposableLua", "ComposableHost", "Composable", "LuaKit", "LocalServer", "SeededRandom",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),

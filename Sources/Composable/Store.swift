@@ -151,6 +151,9 @@ public actor Store<State: Sendable, Action: Sendable> {
   private struct RunningEffect {
     let task: Task<Void, Never>
     let ids: [EffectID]
+    let kind: String?
+    /// A part a concatenation started: its own task stands for it in what is listed.
+    let nested: Bool
   }
 
   private struct ThrottleState {
@@ -218,7 +221,7 @@ public actor Store<State: Sendable, Action: Sendable> {
       effectExecutor.map {
         Task(executorPreference: $0, priority: priority, operation: operation)
       } ?? Task(priority: priority, operation: operation)
-    running[token] = RunningEffect(task: task, ids: ids)
+    running[token] = RunningEffect(task: task, ids: ids, kind: kind, nested: nested)
     for id in ids { tokensByID[id, default: []].insert(token) }
     if !nested {
       instrumentation?.effectStarted(token, RunningEffectInfo(kind: kind, ids: ids))
@@ -251,6 +254,23 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   /// How many effects are running now.
   public var runningEffectCount: Int { running.count }
+
+  /// The effects running now, oldest first, as a person would list them (a concatenation's
+  /// parts are its own entry).
+  public var runningEffects: [RunningEffectSummary] {
+    running.filter { !$0.value.nested }.sorted { $0.key < $1.key }.map {
+      RunningEffectSummary(number: $0.key, kind: $0.value.kind, ids: $0.value.ids)
+    }
+  }
+
+  /// Cancels the running effect numbered `number` (from `runningEffects`); false when none
+  /// runs under that number.
+  @discardableResult
+  public func cancelEffect(number: Int) -> Bool {
+    guard let effect = running[number] else { return false }
+    effect.task.cancel()
+    return true
+  }
 
   /// Runs `effects` one after another, each to completion, on behalf of one concatenation.
   private func runInOrder(_ effects: [Effect<Action>], ids: [EffectID]) async {
@@ -357,6 +377,14 @@ final class StoreInstrumentation<State, Action>: Sendable {
     self.effectStarted = effectStarted
     self.effectFinished = effectFinished
   }
+}
+
+/// An effect running in a store: its number there, its kind (`debounce`, `http`, ...; nil for
+/// plain work) and the cancellation ids around it.
+public struct RunningEffectSummary: Sendable, Equatable {
+  public let number: Int
+  public let kind: String?
+  public let ids: [EffectID]
 }
 
 /// What the TestStore is told of an effect that starts: its kind (`debounce`, `http`, ...; nil

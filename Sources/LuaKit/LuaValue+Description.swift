@@ -84,3 +84,39 @@ private let luaReservedWords: Set<String> = [
   "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
   "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
 ]
+
+extension LuaValue {
+  /// The value as a Lua literal laid out for a person: on one line when it fits in `width`,
+  /// otherwise a table per line of its fields, indented by two spaces a level.
+  public func pretty(width: Int = 80) -> String {
+    LuaValue.pretty(self, indent: 0, column: 0, width: width, depth: 0)
+  }
+
+  /// `value` starting at `column` of a line indented by `indent`.
+  private static func pretty(
+    _ value: LuaValue, indent: Int, column: Int, width: Int, depth: Int
+  ) -> String {
+    let oneLine = value.description
+    guard case let .table(table) = value, !table.isEmpty, column + oneLine.count > width,
+      depth < maximumDepth
+    else { return oneLine }
+    let inner = indent + 2
+    let margin = String(repeating: " ", count: inner)
+    var lines: [String] = []
+    if table.isSequence {
+      for element in table.sequence {
+        let text = pretty(element, indent: inner, column: inner, width: width, depth: depth + 1)
+        lines.append(margin + text)
+      }
+    } else {
+      for entry in table.sortedEntries {
+        let key = describeKey(entry.key) + " = "
+        let text = pretty(
+          entry.value, indent: inner, column: inner + key.count, width: width, depth: depth + 1)
+        lines.append(margin + key + text)
+      }
+    }
+    return "{\n" + lines.joined(separator: ",\n") + ",\n" + String(repeating: " ", count: indent)
+      + "}"
+  }
+}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ComposableHost
 import ComposableLua
 import Foundation
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composable
+import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
@@ -14,9 +15,6 @@ struct Run: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "run", abstract: "Run a Lua feature, reading actions line by line.")
 
-  @Argument(help: "The feature script.")
-  var feature: String
-
   @Option(help: "Seconds to wait for running effects when the input ends.")
   var wait: Double = 5
 
@@ -26,68 +24,17 @@ struct Run: AsyncParsableCommand {
     }
   }
 
-  @Option(
-    name: .customLong("env"),
-    help: """
-      A value for the feature's env, as NAME=VALUE (repeatable). VALUE is a Lua literal \
-      (debug=false, n=3, tags={"a"}) or else plain text (name=ada).
-      """)
-  var environment: [String] = []
-
-  @Option(
-    help:
-      "UUIDs from env.uuid(): live (random) or incrementing (00000000-...-000000000000, then ...001)."
-  )
-  var uuid: UUIDKind = .live
-
-  @Option(help: "Seed env.random() so a session can be repeated (default: seeded by the system).")
-  var seed: UInt64?
-
-  enum UUIDKind: String, ExpressibleByArgument, CaseIterable { case live, incrementing }
-
-  @Option(help: "Where the feature's files are kept (default: ~/.local/share/composable/NAME).")
-  var data: String?
-
-  /// `--data`, or the XDG data directory for this feature.
-  var dataDirectory: URL {
-    if let data { return URL(fileURLWithPath: data) }
-    let base =
-      ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
-      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-    let name = URL(fileURLWithPath: feature).deletingPathExtension().lastPathComponent
-    return base.appendingPathComponent("composable").appendingPathComponent(name)
-  }
+  @OptionGroup var options: FeatureOptions
 
   func run() async throws {
-    let reader = try LuaLiteralReader()
-    var env = LuaTable()
-    for entry in environment {
-      guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
-        throw ValidationError("--env \(entry): expected NAME=VALUE")
-      }
-      env[String(entry[..<equals])] = reader.envValue(
-        from: String(entry[entry.index(after: equals)...]))
+    let host = try await options.load()
+    if isatty(STDIN_FILENO) == 1 {
+      // A person at a terminal: the REPL. Piped input stays one action per line.
+      try await ReplLoop(host: host, pausedClock: nil).run()
+      return
     }
-    let loaded: LuaFeature
-    do {
-      loaded = try LuaFeature(contentsOf: URL(fileURLWithPath: feature), env: .table(env))
-    } catch {
-      // The feature is broken, not the command line: its error, without the usage text, and
-      // the exit code of a failure (64 says the arguments were wrong).
-      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-      throw ExitCode.failure
-    }
-    var dependencies = DependencyValues.live
-    if uuid == .incrementing { dependencies.uuid = .incrementing }
-    if let seed { dependencies.random = RandomSource(seed: seed) }
-    // Every feature has its files, under its data directory, made when it first writes.
-    dependencies.files = Self.files(under: dataDirectory)
-    if loaded.persistence != nil {
-      let restored = try await loaded.restorePersisted(files: dependencies.files) { message in
-        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
-      }
-      if case .saved = restored { print("Restored from \(dataDirectory.path).") }
-    }
+    let loaded = host.feature
+    let dependencies = host.dependencies
     let initial = try loaded.state()
     print("\(loaded.file) loaded. State: \(initial)")
     print("Type actions, one per line: a word (increment) or a table ({ type = \"add\", n = 1 }).")
@@ -104,22 +51,8 @@ struct Run: AsyncParsableCommand {
         fflush(nil)
       })
     let store = Store(initialState: initial, reducer: reducer)
-    let parser = reader
-    // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
-    // is written before the process ends.
+    let parser = try LuaLiteralReader()
     let files = dependencies.files
-    let root = dataDirectory
-    SignalSaver.install { signalNumber in
-      do {
-        try loaded.savePending { path, contents in
-          try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-          try FileClient.writeNow(path, contents, under: root)
-        }
-      } catch {
-        Self.saveFailed(error)
-      }
-      Glibc.exit(128 + signalNumber)
-    }
     while let line = readLine() {
       let text = line.trimmingCharacters(in: .whitespaces)
       if text.isEmpty { continue }

@@ -1,0 +1,78 @@
+import Foundation
+import LuaKit
+
+/// The action types a feature handles, as far as the host can tell without running it: the
+/// types its source compares `action.type` (or a local holding it) with, the types listed in
+/// `Feature.actions`, and the types seen this session. For completion, and for "did you mean".
+public struct KnownActionTypes: Sendable {
+  public private(set) var types: Set<String> = []
+
+  public init(_ types: some Sequence<String> = []) { self.types = Set(types) }
+
+  /// The types compared with in Lua `source`: `== "increment"` where the left side names a
+  /// type (`action.type`, `t`, `kind`...), and `"increment"` in a `Feature.actions = { ... }`
+  /// list.
+  public static func found(inSource source: String) -> Set<String> {
+    var found: Set<String> = []
+    let comparison = #/(?:\.type|\btype|\bt|\bkind)\s*==\s*"([A-Za-z_][A-Za-z0-9_.]*)"/#
+    for match in source.matches(of: comparison) { found.insert(String(match.1)) }
+    let list = #/\.actions\s*=\s*\{([^}]*)\}/#
+    for match in source.matches(of: list) {
+      for word in match.1.matches(of: #/"([A-Za-z_][A-Za-z0-9_.]*)"/#) {
+        found.insert(String(word.1))
+      }
+    }
+    return found
+  }
+
+  /// The types found in the feature's file and the Lua files beside it (its modules), tests
+  /// excepted.
+  public static func found(besides feature: URL) -> Set<String> {
+    let directory = feature.deletingLastPathComponent()
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    var found: Set<String> = []
+    for name in files where name.hasSuffix(".lua") && !name.hasSuffix("_test.lua") {
+      let url = directory.appendingPathComponent(name)
+      if let source = try? LuaSourceFile.read(url) { found.formUnion(Self.found(inSource: source)) }
+    }
+    return found
+  }
+
+  public mutating func insert(_ type: String) { types.insert(type) }
+
+  /// The known type nearest to `type` by edit distance, when it is near enough to be a typo
+  /// (at most 2 edits, and fewer than half its letters); nil when `type` is known.
+  public func nearest(to type: String) -> String? {
+    guard !types.contains(type) else { return nil }
+    let limit = min(2, max(1, type.count / 2))
+    var best: (String, Int)?
+    for candidate in types.sorted() {
+      let distance = Self.editDistance(type, candidate)
+      if distance <= limit, distance < (best?.1 ?? .max) { best = (candidate, distance) }
+    }
+    return best?.0
+  }
+
+  /// The types that start with `prefix`, sorted.
+  public func completions(of prefix: String) -> [String] {
+    types.filter { $0.hasPrefix(prefix) }.sorted()
+  }
+
+  /// Levenshtein distance, by characters.
+  static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+      current[0] = i
+      for j in 1...b.count {
+        let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+        current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+      }
+      swap(&previous, &current)
+    }
+    return previous[b.count]
+  }
+}

@@ -1,0 +1,56 @@
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// What the REPL says, in Lua: each action's difference, errors, and the answers to commands.
+/// Lines go to `write` whole (effects' actions print while the person types).
+public struct ReplPrinter: Sendable {
+  let write: @Sendable (String) -> Void
+  let colored: Bool
+  /// The action types the feature is known to handle, for "did you mean".
+  let knownTypes: @Sendable () -> KnownActionTypes
+
+  public init(
+    colored: Bool = false, knownTypes: @escaping @Sendable () -> KnownActionTypes = { .init() },
+    write: @escaping @Sendable (String) -> Void
+  ) {
+    self.write = write
+    self.colored = colored
+    self.knownTypes = knownTypes
+  }
+
+  func line(_ text: String) { write(text) }
+
+  func error(_ text: String) {
+    write(indented(colored ? "\u{1B}[31merror:\u{1B}[0m " + text : "error: " + text))
+  }
+
+  /// An action reduced: an effect's comes in marked `←`; then what it changed, or that it
+  /// changed nothing (with the nearest known type when its own is not known), or its error.
+  func reduced(_ entry: ReplLogEntry, error: LuaFeatureError?) {
+    var lines: [String] = []
+    if entry.fromEffect { lines.append("← \(entry.action)") }
+    if let error {
+      lines.append(indented("error: \(error)"))
+      lines.append("  The state was rolled back; the session goes on.")
+    } else if let difference = LuaValue.notationDifference(
+      from: entry.before, to: entry.after, colored: colored)
+    {
+      lines.append(indented(difference))
+    } else {
+      var text = "  no state change"
+      if !entry.fromEffect, let type = entry.action.type.stringValue,
+        let nearest = knownTypes().nearest(to: type)
+      {
+        text += " (did you mean \(nearest)?)"
+      }
+      lines.append(text)
+    }
+    write(lines.joined(separator: "\n"))
+  }
+
+  func indented(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
+      .joined(separator: "\n")
+  }
+}

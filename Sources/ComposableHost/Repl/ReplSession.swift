@@ -1,0 +1,140 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// A REPL on a feature, without the terminal: lines in, text out. The terminal (line editing,
+/// history, completion) is the caller's; everything a line does is here, so it is tested as
+/// it is.
+///
+/// A line is an action (`increment`, `{ type = "add", title = "milk" }`), `= expression`, or a
+/// command (`:help` lists them). An action or expression left open (a table not closed yet)
+/// continues on the next line, as `lua5.4` reads it.
+public actor ReplSession {
+  /// What the caller does after a line.
+  public enum Reply: Equatable, Sendable {
+    /// Ready for the next line (prompt `> `).
+    case ready
+    /// The input so far is incomplete: read another line (prompt `.. `).
+    case needsMore
+    case quit
+  }
+
+  public let feature: LuaFeature
+  public let file: URL
+  let env: LuaValue
+  let store: Store<LuaValue, ReplAction>
+  let log = ReplLog()
+  let printer: ReplPrinter
+  let reader: LuaLiteralReader
+  /// The test clock the store runs on when time is paused (`--paused`), moved by `:advance`.
+  let pausedClock: ManualClock?
+  private let known: KnownTypesBox
+  private var pending: [String] = []
+
+  /// `dependencies` are the store's; with `pausedClock`, its clock is that one.
+  public init(
+    feature: LuaFeature, file: URL, env: LuaValue, dependencies: DependencyValues,
+    pausedClock: ManualClock? = nil, colored: Bool = false,
+    write: @escaping @Sendable (String) -> Void
+  ) throws {
+    self.feature = feature
+    self.file = file
+    self.env = env
+    self.pausedClock = pausedClock
+    reader = try LuaLiteralReader()
+    let known = KnownTypesBox(KnownActionTypes(KnownActionTypes.found(besides: file)))
+    self.known = known
+    let printer = ReplPrinter(colored: colored, knownTypes: { known.value }, write: write)
+    self.printer = printer
+    var dependencies = dependencies
+    if let pausedClock { dependencies.clock = pausedClock }
+    let log = self.log
+    let base = LuaFeatureReducer<LuaValue>(
+      feature: feature, dependencies: dependencies,
+      readState: { (feature) throws(LuaFeatureError) in try feature.state() },
+      onError: { error in
+        // A reducer's error goes with its action; an effect's comes on its own.
+        if case .effect = error { printer.error(error.description) } else { log.noteError(error) }
+      })
+    store = Store(
+      initialState: try feature.state(),
+      reducer: ReplReducer(feature: feature, base: base, log: log, printer: printer))
+  }
+
+  /// The prompt for the next line.
+  public var prompt: String { pending.isEmpty ? "> " : ".. " }
+
+  /// The action types known so far (for completion).
+  public var knownTypes: KnownActionTypes { known.value }
+
+  public func handle(_ line: String) async -> Reply {
+    let text = line.trimmingCharacters(in: .whitespaces)
+    if pending.isEmpty {
+      if text.isEmpty { return .ready }
+      if text.hasPrefix(":") { return await command(text) }
+    }
+    pending.append(line)
+    let input = pending.joined(separator: "\n")
+    let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
+    let isExpression = trimmed.hasPrefix("=")
+    let body = isExpression ? String(trimmed.dropFirst()) : trimmed
+    if !body.isLuaWord, reader.isIncomplete(body) { return .needsMore }
+    pending = []
+    if isExpression {
+      evaluate(body)
+    } else {
+      await send(body)
+    }
+    return .ready
+  }
+
+  /// Sends a typed action; what it did is printed as it is reduced.
+  func send(_ text: String) async {
+    let action: LuaValue
+    do { action = try LuaAction.normalize(reader.action(from: text)) } catch {
+      printer.error((error as? LuaAction.Malformed)?.message ?? "\(error)")
+      return
+    }
+    await store.send(.typed(action))
+    // A type that changed the state is one the feature handles: offered from now on.
+    if let entry = log.all.last(where: { !$0.fromEffect }), entry.before != entry.after,
+      let type = entry.action.type.stringValue
+    {
+      known.insert(type)
+    }
+  }
+
+  /// `= expression`: its values, laid out as Lua.
+  func evaluate(_ expression: String) {
+    do throws(LuaError) {
+      let values = try feature.evaluate(expression)
+      printer.line(
+        values.isEmpty ? "  (no value)" : values.map { $0.pretty() }.joined(separator: "\n"))
+    } catch {
+      printer.error(error.message)
+    }
+  }
+
+  /// The actions of the session so far.
+  public var entries: [ReplLogEntry] { log.all }
+
+  /// Waits for what the store is doing now (an action sent, effects' actions queued) to be
+  /// reduced; for tests and for a host about to exit.
+  public func settle() async {
+    await Task.yield()
+    _ = await store.withIsolation { _ in () }
+  }
+}
+
+/// The known types, shared with the printer (which runs in the store).
+final class KnownTypesBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var types: KnownActionTypes
+
+  init(_ types: KnownActionTypes) { self.types = types }
+
+  var value: KnownActionTypes { lock.withLock { types } }
+
+  func insert(_ type: String) { lock.withLock { types.insert(type) } }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Composable
+import ComposableHost
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// What `run` and `repl` take to load a feature and give it the world: the script, its env,
+/// where its files are, and how repeatable a session is.
+struct FeatureOptions: ParsableArguments {
+  @Argument(help: "The feature script.")
+  var feature: String
+
+  @Option(
+    name: .customLong("env"),
+    help: """
+      A value for the feature's env, as NAME=VALUE (repeatable). VALUE is a Lua literal \
+      (debug=false, n=3, tags={"a"}) or else plain text (name=ada).
+      """)
+  var environment: [String] = []
+
+  @Option(
+    help:
+      "UUIDs from env.uuid(): live (random) or incrementing (00000000-...-000000000000, then ...001)."
+  )
+  var uuid: UUIDKind = .live
+
+  @Option(help: "Seed env.random() so a session can be repeated (default: seeded by the system).")
+  var seed: UInt64?
+
+  enum UUIDKind: String, ExpressibleByArgument, CaseIterable { case live, incrementing }
+
+  @Option(help: "Where the feature's files are kept (default: ~/.local/share/composable/NAME).")
+  var data: String?
+
+  /// `--data`, or the XDG data directory for this feature.
+  var dataDirectory: URL {
+    if let data { return URL(fileURLWithPath: data) }
+    let base =
+      ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+    let name = URL(fileURLWithPath: feature).deletingPathExtension().lastPathComponent
+    return base.appendingPathComponent("composable").appendingPathComponent(name)
+  }
+
+  /// The feature loaded, its dependencies made, what it saved restored, and a save still
+  /// waiting written on Ctrl-C or a kill. A feature that does not load is its error alone and
+  /// exit 1 (64 would say the arguments were wrong).
+  func load() async throws -> FeatureHost {
+    let reader = try LuaLiteralReader()
+    var env = LuaTable()
+    for entry in environment {
+      guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
+        throw ValidationError("--env \(entry): expected NAME=VALUE")
+      }
+      env[String(entry[..<equals])] = reader.envValue(
+        from: String(entry[entry.index(after: equals)...]))
+    }
+    let url = URL(fileURLWithPath: feature)
+    let loaded: LuaFeature
+    do {
+      loaded = try LuaFeature(contentsOf: url, env: .table(env))
+    } catch {
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode.failure
+    }
+    var dependencies = DependencyValues.live
+    if uuid == .incrementing { dependencies.uuid = .incrementing }
+    if let seed { dependencies.random = RandomSource(seed: seed) }
+    // Every feature has its files, under its data directory, made when it first writes.
+    let root = dataDirectory
+    dependencies.files = Run.files(under: root)
+    if loaded.persistence != nil {
+      let restored = try await loaded.restorePersisted(files: dependencies.files) { message in
+        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+      }
+      if case .saved = restored { print("Restored from \(root.path).") }
+    }
+    // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
+    // is written before the process ends.
+    SignalSaver.install { signalNumber in
+      do {
+        try loaded.savePending { path, contents in
+          try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+          try FileClient.writeNow(path, contents, under: root)
+        }
+      } catch {
+        Run.saveFailed(error)
+      }
+      Glibc.exit(128 + signalNumber)
+    }
+    return FeatureHost(
+      feature: loaded, file: url, env: .table(env), dependencies: dependencies)
+  }
+}
+
+/// A feature loaded by the host, with the world it runs in.
+struct FeatureHost {
+  let feature: LuaFeature
+  let file: URL
+  let env: LuaValue
+  let dependencies: DependencyValues
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Composable
+import ComposableHost
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// `composable repl FEATURE.lua`: the REPL on a feature (what `run` opens on a terminal).
+struct ReplCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "repl",
+    abstract: "Open the REPL on a Lua feature: actions, :state, = expressions, :undo, :reload.")
+
+  @OptionGroup var options: FeatureOptions
+
+  @Flag(help: "Start with time stopped: timers and debounces move only with :advance SECONDS.")
+  var paused = false
+
+  func run() async throws {
+    let host = try await options.load()
+    try await ReplLoop(host: host, pausedClock: paused ? ManualClock() : nil).run()
+  }
+}
+
+/// The REPL at the terminal: a prompt, a line, what it did.
+struct ReplLoop {
+  let host: FeatureHost
+  let pausedClock: ManualClock?
+
+  func run() async throws {
+    let colored = Terminal.wantsColour(FileHandle.standardOutput)
+    let session = try ReplSession(
+      feature: host.feature, file: host.file, env: host.env, dependencies: host.dependencies,
+      pausedClock: pausedClock, colored: colored
+    ) { text in
+      print(text)
+      fflush(nil)
+    }
+    print("\(host.feature.file): state \(try host.feature.state())")
+    print("Type an action (increment, or a table), = expression, or :help.")
+    while true {
+      print(await session.prompt, terminator: "")
+      fflush(nil)
+      guard let line = readLine() else { break }  // Ctrl-D
+      if await session.handle(line) == .quit { break }
+    }
+    await Run.savePending(host.feature, files: host.dependencies.files)
+  }
+}

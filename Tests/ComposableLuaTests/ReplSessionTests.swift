@@ -1,0 +1,199 @@
+import Composable
+import ComposableHost
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+/// The REPL without a terminal: lines in, text out, pinned.
+@Suite struct ReplSessionTests {
+  static let source = """
+    local effect = require("composable.effect")
+    local Counter = {}
+    Counter.actions = { "increment", "decrement", "later", "boom", "add" }
+    function Counter.initial_state() return { count = 0, items = {} } end
+    function Counter.reduce(state, action, env)
+      if action.type == "increment" then
+        state.count = state.count + 1
+      elseif action.type == "decrement" then
+        state.count = state.count - 1
+      elseif action.type == "later" then
+        return effect.after(1, "increment")
+      elseif action.type == "boom" then
+        state.count = 99
+        error("boom")
+      elseif action.type == "add" then
+        table.insert(state.items, action.item)
+      end
+    end
+    return Counter
+    """
+
+  /// A session on `source` in a folder of its own, with what it printed.
+  struct Harness {
+    let session: ReplSession
+    let printed: Locked<[String]>
+    let file: URL
+    let clock: ManualClock
+
+    init(source: String = ReplSessionTests.source, env: LuaValue = [:]) throws {
+      let directory = try makeTemporaryDirectory("repl")
+      file = directory.appendingPathComponent("counter.lua")
+      try source.write(to: file, atomically: true, encoding: .utf8)
+      let printed = Locked<[String]>([])
+      self.printed = printed
+      clock = ManualClock()
+      session = try ReplSession(
+        feature: LuaFeature(contentsOf: file, env: env), file: file, env: env,
+        dependencies: .live, pausedClock: clock
+      ) { text in printed.withLock { $0.append(text) } }
+    }
+
+    /// Sends `lines` and returns what they printed, and the last reply.
+    @discardableResult
+    func type(_ lines: String...) async -> (String, ReplSession.Reply) {
+      printed.withLock { $0 = [] }
+      var reply = ReplSession.Reply.ready
+      for line in lines { reply = await session.handle(line) }
+      await session.settle()
+      return (printed.withLock { $0.joined(separator: "\n") }, reply)
+    }
+  }
+
+  @Test func anActionPrintsWhatItChangedInLua() async throws {
+    let repl = try Harness()
+    #expect(await repl.type("increment").0 == "  − count = 0\n  + count = 1")
+    #expect(await repl.type(#"{ type = "add", item = "milk" }"#).0 == #"  + items[1] = "milk""#)
+  }
+
+  @Test func anUnknownTypeChangesNothingAndTheNearestIsSuggested() async throws {
+    let repl = try Harness()
+    let typo = await repl.type("incremnt").0
+    #expect(typo == "  no state change (did you mean increment?)")
+    #expect(await repl.type("zzz").0 == "  no state change")
+    let number = await repl.type("42").0
+    #expect(number == "  error: expected an action (a table with a string type, or a string), got number")
+    let broken = await repl.type("{ type = }").0
+    #expect(broken.hasPrefix("  error: the line is not an action (a word, or a Lua table): "))
+  }
+
+  @Test func aTableOverTwoLinesContinues() async throws {
+    let repl = try Harness()
+    let (first, reply) = await repl.type("{ type = \"add\",")
+    #expect(first.isEmpty && reply == .needsMore)
+    #expect(await repl.session.prompt == ".. ")
+    let (second, done) = await repl.type("  item = \"eggs\" }")
+    #expect(second == #"  + items[1] = "eggs""# && done == .ready)
+    #expect(await repl.session.prompt == "> ")
+  }
+
+  @Test func aReducerErrorIsShownRolledBackAndTheSessionGoesOn() async throws {
+    let repl = try Harness()
+    let (text, reply) = await repl.type("boom")
+    #expect(reply == .ready)
+    #expect(text.hasPrefix(#"  error: the reducer failed on { type = "boom" }, and the state was rolled back: counter.lua:14: boom"#))
+    #expect(text.contains("stack traceback:"))
+    #expect(text.hasSuffix("  The state was rolled back; the session goes on."))
+    #expect(await repl.type(":state").0 == "  { count = 0, items = {} }")
+    #expect(await repl.type("increment").0 == "  − count = 0\n  + count = 1")
+  }
+
+  @Test func stateAndExpressionsAreLua() async throws {
+    let repl = try Harness()
+    await repl.type(#"{ type = "add", item = "milk" }"#)
+    #expect(await repl.type(":state items").0 == #"{ "milk" }"#)
+    #expect(await repl.type(":state items[1]").0 == #""milk""#)
+    let sum = await repl.type("= state.count + 41").0
+    #expect(sum == "41")
+    let two = await repl.type("= #state.items, env.debug").0
+    #expect(two == "1\nnil")
+    let (write, _) = await repl.type("= (function() state.count = 5 end)()")
+    #expect(write.contains("error:") && write.contains("state changes only in reduce"))
+    #expect(await repl.type("= nope(").0.contains("error:") == false)  // incomplete: reads on
+    #expect(await repl.session.prompt == ".. ")
+    let call = await repl.type(")").0
+    #expect(call.contains("error: input:2: attempt to call a nil value (global 'nope')"))
+  }
+
+  @Test func theLogMarksWhatEffectsSentAndUndoGoesBack() async throws {
+    let repl = try Harness()
+    await repl.type("increment", "later")
+    await repl.clock.advance(by: .seconds(1))
+    await repl.session.settle()
+    #expect(repl.printed.withLock { $0.last } == "← { type = \"increment\" }\n  − count = 1\n  + count = 2")
+    let listed = await repl.type(":log").0
+    #expect(listed == """
+        1 { type = "increment" }
+        2 { type = "later" }
+        3 ← { type = "increment" }
+      """)
+    #expect(await repl.type(":undo").0 == """
+        back before 3 ({ type = "increment" })
+        − count = 2
+        + count = 1
+      """)
+    #expect(await repl.type(":undo", ":undo", ":state").0.hasSuffix("  { count = 0, items = {} }"))
+    #expect(await repl.type(":undo").0 == "  nothing to undo")
+  }
+
+  @Test func effectsAreListedAndCancelled() async throws {
+    let repl = try Harness()
+    await repl.type("later")
+    let listed = await repl.type(":effects").0
+    #expect(listed.hasPrefix("  #") && listed.hasSuffix(" effect.after"))
+    let number = try #require(Int(listed.dropFirst(3).prefix { $0.isNumber }))
+    #expect(await repl.type(":cancel \(number)").0 == "  cancelled #\(number)")
+    await repl.session.settle()
+    #expect(await repl.type(":effects").0 == "  no effects running")
+    await repl.clock.advance(by: .seconds(5))
+    #expect(await repl.type(":state count").0 == "0")  // the cancelled effect sent nothing
+    #expect(await repl.type(":cancel 99").0 == "  error: no effect #99 is running; :effects lists them")
+  }
+
+  @Test func helpEnvQuitAndUnknownCommands() async throws {
+    let repl = try Harness(env: ["debug": true])
+    let help = await repl.type(":help").0
+    for command in ReplSession.commands { #expect(help.contains(command.name)) }
+    #expect(await repl.type(":env").0 == "  { debug = true }")
+    #expect(await repl.type(":nope").0 == "  error: :nope is no command; :help lists them")
+    #expect(await repl.type(":q").1 == .quit)
+    #expect(await repl.type(":quit").1 == .quit)
+  }
+
+  @Test func advanceMovesAPausedClock() async throws {
+    let repl = try Harness()
+    await repl.type("later")
+    #expect(await repl.type(":advance 0.5").0.isEmpty)
+    #expect(await repl.type(":advance 0.5").0 == "← { type = \"increment\" }\n  − count = 0\n  + count = 1")
+    #expect(await repl.type(":advance soon").0.hasPrefix("  error: :advance takes a number of seconds"))
+  }
+
+  @Test func reloadKeepsTheStateAndRefusesBrokenCode() async throws {
+    let repl = try Harness()
+    await repl.type("increment")
+    try Self.source.replacingOccurrences(of: "state.count + 1", with: "state.count + 10")
+      .write(to: repl.file, atomically: true, encoding: .utf8)
+    let reloaded = await repl.type(":reload").0
+    #expect(reloaded.hasPrefix("reloaded counter.lua in ") && reloaded.hasSuffix(" ms"))
+    #expect(await repl.type("increment").0 == "  − count = 1\n  + count = 11")
+    try "return {".write(to: repl.file, atomically: true, encoding: .utf8)
+    #expect(await repl.type(":reload").0 == """
+        error: counter.lua did not load: syntax error: counter.lua:1: unexpected symbol near \
+      <eof>; the old code runs on
+      """)
+    #expect(await repl.type("increment").0 == "  − count = 11\n  + count = 21")
+  }
+
+  /// A reload whose `migrate` changes the state shows what it changed, and the next action's
+  /// difference starts from there.
+  @Test func migrateOnReloadIsShown() async throws {
+    let repl = try Harness()
+    await repl.type("increment")
+    try (Self.source.replacingOccurrences(
+      of: "return Counter", with: "function Counter.migrate(state) state.count = 100 end\nreturn Counter"))
+      .write(to: repl.file, atomically: true, encoding: .utf8)
+    let reloaded = await repl.type(":reload").0
+    #expect(reloaded.hasSuffix("ms\n  − count = 1\n  + count = 100"))
+    #expect(await repl.type("decrement").0 == "  − count = 100\n  + count = 99")
+  }
+}
