@@ -35,6 +35,9 @@ public final class LuaFeature: Sendable {
     var lastSaved: LuaReference? = nil
   }
 
+  /// The files of the modules the feature required, beside it (none without a directory).
+  public let moduleFiles: LuaModuleFiles?
+
   let stateReference: LuaReference
   let environment: LuaReference
   let hostEnvironment = LuaFeatureEnvironment()
@@ -87,10 +90,12 @@ public final class LuaFeature: Sendable {
   ) throws(LuaFeatureError) {
     let vm: LuaVM
     let loaded: Loaded
+    let moduleFiles = directory.map { LuaModuleFiles(LuaModuleDirectories([$0])) }
+    self.moduleFiles = moduleFiles
     do {
       vm = try LuaVM(limits: limits)
       let sandbox = try ComposableLuaLibrary.featureSandbox(
-        in: vm, directory: directory, print: print)
+        in: vm, directory: directory, print: print, moduleFiles: moduleFiles)
       try Self.installEffectGlobals(vm: vm, sandbox: sandbox)
       let module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
       environment = try vm.reference(to: hostEnvironment.table(with: env, in: vm))

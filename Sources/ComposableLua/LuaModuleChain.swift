@@ -1,3 +1,4 @@
+import Foundation
 import LuaKit
 
 /// Modules from several resolvers, the first that has a module winning: the built-in library
@@ -25,4 +26,29 @@ func builtInPreloads(in vm: LuaVM) -> [String: LuaValue] {
     "composable.journal": ["table": .function(vm.journaledTableFunction())],
     "composable.json": .other(vm.jsonModule()),
   ]
+}
+
+/// The files of the modules a feature has required, beside it: what a host watches for hot
+/// reload. A resolver around the feature's directories that notes each file it serves.
+public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
+  let directories: LuaModuleDirectories
+  private let lock = NSLock()
+  private var files: Set<URL> = []
+
+  init(_ directories: LuaModuleDirectories) { self.directories = directories }
+
+  /// The files required so far (the feature's own file is not among them).
+  public var required: [URL] { lock.withLock { files.sorted { $0.path < $1.path } } }
+
+  public func source(ofModule name: String) throws -> LuaModuleSource? {
+    guard let source = try directories.source(ofModule: name) else { return nil }
+    if let file = directories.fileURL(ofModule: name) {
+      _ = lock.withLock { files.insert(file.standardizedFileURL) }
+    }
+    return source
+  }
+
+  public func searchDescription(for name: String) -> String {
+    directories.searchDescription(for: name)
+  }
 }

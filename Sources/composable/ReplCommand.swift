@@ -36,8 +36,13 @@ struct ReplLoop {
       print(text)
       fflush(nil)
     }
+    // Each save of the feature or a module it required swaps the new code in.
+    let hotReload = try HotReload(feature: host.feature, file: host.file) {
+      await session.reload()
+    }
+    defer { hotReload.stop() }
     print("\(host.feature.file): state \(try host.feature.state())")
-    print("Type an action (increment, or a table), = expression, or :help.")
+    print("Type an action (increment, or a table), = expression, or :help. Saves reload it.")
     while true {
       print(await session.prompt, terminator: "")
       fflush(nil)

@@ -26,6 +26,9 @@ struct Run: AsyncParsableCommand {
 
   @OptionGroup var options: FeatureOptions
 
+  @Flag(help: "Reload the feature when it or a module it required is saved (hot reload).")
+  var watch = false
+
   func run() async throws {
     let host = try await options.load()
     if isatty(STDIN_FILENO) == 1 {
@@ -52,6 +55,19 @@ struct Run: AsyncParsableCommand {
       })
     let store = Store(initialState: initial, reducer: reducer)
     let parser = try LuaLiteralReader()
+    let file = host.file
+    let hotReload =
+      watch
+      ? try HotReload(feature: loaded, file: file) {
+        HotReload.reload(
+          loaded, from: file,
+          report: {
+            print($0)
+            fflush(nil)
+          },
+          fail: { FileHandle.standardError.write(Data("error: \($0)\n".utf8)) })
+      } : nil
+    defer { hotReload?.stop() }
     let files = dependencies.files
     while let line = readLine() {
       let text = line.trimmingCharacters(in: .whitespaces)

@@ -115,24 +115,14 @@ extension ReplSession {
   }
 
   /// Loads the feature's file again and swaps the new code in, keeping the state; broken code
-  /// is refused and the old code keeps running.
+  /// is refused and the old code keeps running. (Hot reload calls it on each save.)
   @discardableResult
   public func reload() async -> Bool {
-    let start = ContinuousClock.now
-    do {
-      let source = try LuaSourceFile.read(file)
-      try feature.swap(toSource: source)
-      let elapsed = ContinuousClock.now - start
-      let milliseconds = Int((Seconds.of(elapsed) * 1000).rounded())
-      printer.line("reloaded \(file.lastPathComponent) in \(milliseconds) ms")
-      await store.send(.refresh)  // what `migrate` changed
-      return true
-    } catch let error as LuaSourceFile.Unreadable {
-      printer.error("cannot read \(file.lastPathComponent): \(error.reason); the old code runs on")
-    } catch {
-      printer.error("\(error); the old code runs on")
-    }
-    return false
+    let printer = self.printer
+    let reloaded = HotReload.reload(
+      feature, from: file, report: { printer.line($0) }, fail: { printer.error($0) })
+    if reloaded { await store.send(.refresh) }  // what `migrate` changed
+    return reloaded
   }
 
   func indentedBlock(_ text: String) -> String { printer.indented(text) }

@@ -42,12 +42,18 @@ public enum ComposableLuaLibrary {
 
 extension ComposableLuaLibrary {
   /// A sandbox as a feature has it: the library's modules (`composable`, `composable.effect`,
-  /// `composable.json`), and the modules beside the script in `directory`.
+  /// `composable.json`), and the modules beside the script in `directory` (or those
+  /// `moduleFiles` serves, noting each file).
   public static func featureSandbox(
-    in vm: LuaVM, directory: URL?, print: @escaping (String) -> Void = { Swift.print($0) }
+    in vm: LuaVM, directory: URL?, print: @escaping (String) -> Void = { Swift.print($0) },
+    moduleFiles: LuaModuleFiles? = nil
   ) throws(LuaError) -> LuaSandbox {
     var resolvers: [any LuaModuleResolver] = [builtInModules]
-    if let directory { resolvers.append(LuaModuleDirectories([directory])) }
+    if let moduleFiles {
+      resolvers.append(moduleFiles)
+    } else if let directory {
+      resolvers.append(LuaModuleDirectories([directory]))
+    }
     return try vm.makeSandbox(
       .init(
         print: print, modules: LuaModuleChain(resolvers: resolvers),

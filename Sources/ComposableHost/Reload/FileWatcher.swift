@@ -1,0 +1,165 @@
+import Foundation
+import Glibc
+
+/// Tells when files were saved, through inotify (no polling): one call of `onSave` per save,
+/// however the editor saves.
+///
+/// Editors save in three ways, and each ends the same way here:
+/// - in place (`IN_CLOSE_WRITE` after some `IN_MODIFY`);
+/// - a temporary file renamed over the file (`IN_MOVED_TO` of its name);
+/// - the file deleted and written anew (`IN_DELETE`, then `IN_CREATE`, then `IN_CLOSE_WRITE`).
+///
+/// The directories holding the files are watched, not the files: a watch on a file is lost
+/// when a rename or a delete replaces it. The events of one save come in a burst, and a save
+/// is reported once the burst has been quiet for `quiet` (30 ms by default).
+///
+/// The watcher runs on a thread of its own, which `stop()` (or deinit) ends; its descriptors
+/// are closed then.
+public final class FileWatcher: Sendable {
+  private let inotify: Int32
+  /// A pipe the thread polls beside inotify: `stop()` writes to it to wake the thread.
+  private let wake: Int32
+  private let wakeWriter: Int32
+  /// What is watched, shared with the thread (which holds it, never the watcher, so that the
+  /// watcher can go away and stop the thread in its deinit).
+  private let watched = Watched()
+  private let finished = DispatchSemaphore(value: 0)
+
+  /// Watches `files` (absolute paths); `onSave(paths)` is called on the watcher's thread with
+  /// the watched files saved in one burst.
+  public init(
+    files: [URL], quiet: Duration = .milliseconds(30),
+    onSave: @escaping @Sendable ([String]) -> Void
+  ) throws {
+    inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+    guard inotify >= 0 else { throw FileWatcherError("inotify_init1 failed: errno \(errno)") }
+    var ends: [Int32] = [0, 0]
+    guard pipe(&ends) == 0 else {
+      close(inotify)
+      throw FileWatcherError("pipe2 failed: errno \(errno)")
+    }
+    wake = ends[0]
+    wakeWriter = ends[1]
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    try watch(files)
+    let (inotify, wake, watched, finished) = (self.inotify, self.wake, self.watched, self.finished)
+    let thread = Thread {
+      Self.run(inotify: inotify, wake: wake, quiet: quiet, watched: watched, onSave: onSave)
+      finished.signal()
+    }
+    thread.name = "composable.watcher"
+    thread.start()
+  }
+
+  deinit {
+    stop()
+    close(inotify)
+    close(wake)
+    close(wakeWriter)
+  }
+
+  /// Watches these files from now on, instead of the ones before (a reload may require other
+  /// modules).
+  public func watch(_ files: [URL]) throws {
+    let paths = Set(files.map { $0.standardizedFileURL.path })
+    let wanted = Set(paths.map { ($0 as NSString).deletingLastPathComponent })
+    try watched.lock.withLock {
+      watched.files = paths
+      for directory in wanted where !watched.directories.values.contains(directory) {
+        let mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MODIFY
+        let descriptor = inotify_add_watch(inotify, directory, UInt32(mask))
+        guard descriptor >= 0 else {
+          throw FileWatcherError("cannot watch \(directory): errno \(errno)")
+        }
+        watched.directories[descriptor] = directory
+      }
+    }
+  }
+
+  /// Ends the thread; waits for it.
+  public func stop() {
+    let first = watched.lock.withLock { () -> Bool in
+      defer { watched.stopped = true }
+      return !watched.stopped
+    }
+    guard first else { return }
+    var one: UInt8 = 1
+    _ = write(wakeWriter, &one, 1)
+    finished.wait()
+  }
+
+  private static func run(
+    inotify: Int32, wake: Int32, quiet: Duration, watched: Watched,
+    onSave: @Sendable ([String]) -> Void
+  ) {
+    var saved: Set<String> = []
+    // While a burst is open: how long to wait for more of it.
+    let quietMilliseconds = Int32(
+      max(
+        1,
+        quiet.components.seconds * 1000
+          + quiet.components.attoseconds / 1_000_000_000_000_000))
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      var descriptors = [
+        pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+      ]
+      let ready = poll(&descriptors, 2, saved.isEmpty ? -1 : quietMilliseconds)
+      if ready < 0 {
+        if errno == EINTR { continue }
+        return
+      }
+      if descriptors[1].revents != 0 { return }
+      if ready == 0 {
+        // The burst is over: one save.
+        onSave(saved.sorted())
+        saved = []
+        continue
+      }
+      let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+      guard count > 0 else { continue }
+      saved.formUnion(changedFiles(in: buffer, count: count, watched: watched))
+    }
+  }
+
+  /// The watched files a batch of events finishes writing.
+  private static func changedFiles(
+    in buffer: [UInt8], count: Int, watched: Watched
+  ) -> [String] {
+    let (files, directories) = watched.lock.withLock { (watched.files, watched.directories) }
+    var changed: [String] = []
+    var offset = 0
+    let header = MemoryLayout<inotify_event>.size
+    buffer.withUnsafeBytes { bytes in
+      while offset + header <= count {
+        let descriptor = bytes.load(fromByteOffset: offset, as: Int32.self)
+        let mask = bytes.load(fromByteOffset: offset + 4, as: UInt32.self)
+        let length = Int(bytes.load(fromByteOffset: offset + 12, as: UInt32.self))
+        let nameBytes = bytes[(offset + header)..<min(count, offset + header + length)]
+        let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+        offset += header + length
+        // A save ends with the file closed after writing, or renamed into place.
+        guard mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0,
+          let directory = directories[descriptor]
+        else { continue }
+        let path = directory + "/" + name
+        if files.contains(path) { changed.append(path) }
+      }
+    }
+    return changed
+  }
+}
+
+/// The files and directories watched, and whether the watcher stopped: all under `lock`.
+private final class Watched: @unchecked Sendable {
+  let lock = NSLock()
+  var files: Set<String> = []
+  var directories: [Int32: String] = [:]
+  var stopped = false
+}
+
+public struct FileWatcherError: Error, CustomStringConvertible {
+  public let description: String
+  init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,75 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// Hot reload: the feature's file and every module it required, watched (`FileWatcher`); each
+/// save loads the code again and swaps it in between two actions, keeping the state (and
+/// running `migrate(state)` when the new code has one). Effects in flight keep running; their
+/// actions reach the new reducer. Broken code is refused, and the old code runs on.
+public final class HotReload: Sendable {
+  let watcher: FileWatcher
+
+  /// `reload` is called once per save (on a task of its own); the files are watched again
+  /// after it, since the new code may require other modules.
+  public init(
+    feature: LuaFeature, file: URL, reload: @escaping @Sendable () async -> Void
+  ) throws {
+    let files: @Sendable () -> [URL] = { [file] + (feature.moduleFiles?.required ?? []) }
+    let box = WatcherBox()
+    watcher = try FileWatcher(files: files()) { _ in
+      // One save at a time, in order: the next waits for this one.
+      box.serially {
+        await reload()
+        try? box.watcher?.watch(files())
+      }
+    }
+    box.watcher = watcher
+  }
+
+  public func stop() { watcher.stop() }
+
+  /// Loads `file` again into `feature`; what happened is one line to `report`: `reloaded
+  /// todos.lua in 9 ms`, or the error (file:line) and that the old code runs on.
+  @discardableResult
+  public static func reload(
+    _ feature: LuaFeature, from file: URL, report: (String) -> Void, fail: (String) -> Void
+  ) -> Bool {
+    let start = ContinuousClock.now
+    do {
+      let source = try LuaSourceFile.read(file)
+      try feature.swap(toSource: source)
+      let milliseconds = Int((Seconds.of(ContinuousClock.now - start) * 1000).rounded())
+      report("reloaded \(file.lastPathComponent) in \(milliseconds) ms")
+      return true
+    } catch let error as LuaSourceFile.Unreadable {
+      fail("cannot read \(file.lastPathComponent): \(error.reason); the old code runs on")
+    } catch {
+      fail("\(error); the old code runs on")
+    }
+    return false
+  }
+}
+
+/// The watcher, reachable from its own callback, and a chain of tasks that runs the reloads
+/// one after another.
+private final class WatcherBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var last: Task<Void, Never>?
+  private var _watcher: FileWatcher?
+
+  var watcher: FileWatcher? {
+    get { lock.withLock { _watcher } }
+    set { lock.withLock { _watcher = newValue } }
+  }
+
+  func serially(_ work: @escaping @Sendable () async -> Void) {
+    lock.withLock {
+      let previous = last
+      last = Task {
+        await previous?.value
+        await work()
+      }
+    }
+  }
+}

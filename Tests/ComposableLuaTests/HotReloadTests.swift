@@ -1,0 +1,173 @@
+import Composable
+import ComposableHost
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+/// Hot reload on real files and real inotify: every way an editor saves is one reload, the
+/// state stays, broken code is refused, modules count, effects in flight carry on.
+@Suite(.serialized) struct HotReloadTests {
+  /// Saves seen by a watcher, with a wait for the next ones.
+  final class Saves: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var saves: [[String]] = []
+
+    func add(_ paths: [String]) {
+      condition.lock()
+      saves.append(paths)
+      condition.broadcast()
+      condition.unlock()
+    }
+
+    /// Waits until `count` saves came (at most 5 s), then a moment more, and returns them all:
+    /// a second reload for one save would show here.
+    func wait(for count: Int, seconds: Double = 5) -> [[String]] {
+      condition.lock()
+      let deadline = Date().addingTimeInterval(seconds)
+      while saves.count < count, condition.wait(until: deadline) {}
+      condition.unlock()
+      Thread.sleep(forTimeInterval: 0.15)
+      condition.lock()
+      defer { condition.unlock() }
+      return saves
+    }
+  }
+
+  func folder() throws -> URL { try makeTemporaryDirectory("reload") }
+
+  @Test func eachWayOfSavingIsOneSave() throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("feature.lua")
+    try "return 1".write(to: file, atomically: false, encoding: .utf8)
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    defer { watcher.stop() }
+    // In place, in two writes: one save.
+    let handle = try FileHandle(forWritingTo: file)
+    try handle.truncate(atOffset: 0)
+    try handle.write(contentsOf: Data("return".utf8))
+    try handle.write(contentsOf: Data(" 2".utf8))
+    try handle.close()
+    #expect(saves.wait(for: 1) == [[file.path]])
+    // A temporary file renamed over it (as vim and most editors do).
+    let temporary = directory.appendingPathComponent(".feature.lua.swp")
+    try "return 3".write(to: temporary, atomically: false, encoding: .utf8)
+    #expect(rename(temporary.path, file.path) == 0)
+    #expect(saves.wait(for: 2).count == 2)
+    // Deleted and written anew.
+    try FileManager.default.removeItem(at: file)
+    try "return 4".write(to: file, atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 3).count == 3)
+    // Another file in the folder is no save of the feature.
+    try "x".write(to: directory.appendingPathComponent("notes.txt"), atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 4, seconds: 0.5).count == 3)
+  }
+
+  static let source = """
+    local effect = require("composable.effect")
+    local step = require("step")
+    return {
+      initial_state = function() return { count = 0 } end,
+      reduce = function(state, action)
+        if action.type == "increment" then state.count = state.count + step.size
+        elseif action.type == "later" then return effect.after(1, "increment")
+        end
+      end,
+    }
+    """
+
+  /// A REPL session with hot reload on a feature that requires a module beside it.
+  struct Reloading {
+    let directory: URL
+    let file: URL
+    let module: URL
+    let session: ReplSession
+    let printed: Locked<[String]>
+    let clock = ManualClock()
+    let reload: HotReload
+
+    init() throws {
+      directory = try makeTemporaryDirectory("reload")
+      file = directory.appendingPathComponent("counter.lua")
+      module = directory.appendingPathComponent("step.lua")
+      try HotReloadTests.source.write(to: file, atomically: false, encoding: .utf8)
+      try "return { size = 1 }".write(to: module, atomically: false, encoding: .utf8)
+      let printed = Locked<[String]>([])
+      self.printed = printed
+      let feature = try LuaFeature(contentsOf: file)
+      let session = try ReplSession(
+        feature: feature, file: file, env: [:], dependencies: .live, pausedClock: clock
+      ) { text in printed.withLock { $0.append(text) } }
+      self.session = session
+      reload = try HotReload(feature: feature, file: file) { await session.reload() }
+    }
+
+    /// Waits (at most 5 s) until a line starting with `prefix` was printed; all lines so far.
+    func waitFor(_ prefix: String, count: Int = 1) async -> [String] {
+      for _ in 0..<500 {
+        let lines = printed.withLock { $0 }
+        if lines.filter({ $0.hasPrefix(prefix) }).count >= count { return lines }
+        try? await Task.sleep(for: .milliseconds(10))
+      }
+      return printed.withLock { $0 }
+    }
+
+    func lastLine(after line: String) async -> String {
+      printed.withLock { $0 = [] }
+      _ = await session.handle(line)
+      await session.settle()
+      return printed.withLock { $0.last ?? "" }
+    }
+  }
+
+  @Test func aSaveSwapsTheCodeInAndTheStateStays() async throws {
+    let repl = try Reloading()
+    defer { repl.reload.stop() }
+    #expect(await repl.lastLine(after: "increment") == "  − count = 0\n  + count = 1")
+    try Self.source.replacingOccurrences(of: "state.count + step.size", with: "state.count * 10")
+      .write(to: repl.file, atomically: true, encoding: .utf8)  // renamed over it
+    let lines = await repl.waitFor("reloaded counter.lua in ")
+    #expect(lines.filter { $0.hasPrefix("reloaded counter.lua in ") }.count == 1)
+    #expect(await repl.lastLine(after: "increment") == "  − count = 1\n  + count = 10")
+  }
+
+  @Test func aRequiredModuleIsWatchedToo() async throws {
+    let repl = try Reloading()
+    defer { repl.reload.stop() }
+    try "return { size = 5 }".write(to: repl.module, atomically: false, encoding: .utf8)
+    _ = await repl.waitFor("reloaded counter.lua in ")
+    #expect(await repl.lastLine(after: "increment") == "  − count = 0\n  + count = 5")
+  }
+
+  @Test func aBrokenSaveKeepsTheOldCodeAndAFixedOneLoads() async throws {
+    let repl = try Reloading()
+    defer { repl.reload.stop() }
+    try "return {".write(to: repl.file, atomically: false, encoding: .utf8)
+    let broken = await repl.waitFor("  error: ")
+    #expect(broken.contains("""
+        error: counter.lua did not load: syntax error: counter.lua:1: unexpected symbol near \
+      <eof>; the old code runs on
+      """))
+    #expect(await repl.lastLine(after: "increment") == "  − count = 0\n  + count = 1")
+    try Self.source.replacingOccurrences(of: "state.count + step.size", with: "state.count + 2")
+      .write(to: repl.file, atomically: false, encoding: .utf8)
+    _ = await repl.waitFor("reloaded counter.lua in ")
+    #expect(await repl.lastLine(after: "increment") == "  − count = 1\n  + count = 3")
+  }
+
+  /// An effect started by the old code sends its action to the new reducer.
+  @Test func anEffectInFlightReachesTheNewCode() async throws {
+    let repl = try Reloading()
+    defer { repl.reload.stop() }
+    _ = await repl.lastLine(after: "later")
+    try Self.source.replacingOccurrences(of: "state.count + step.size", with: "state.count + 100")
+      .write(to: repl.file, atomically: true, encoding: .utf8)
+    _ = await repl.waitFor("reloaded counter.lua in ")
+    repl.printed.withLock { $0 = [] }
+    await repl.clock.advance(by: .seconds(1))
+    let lines = await repl.waitFor("← ")
+    #expect(lines == ["← { type = \"increment\" }\n  − count = 0\n  + count = 100"])
+  }
+}
