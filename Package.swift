@@ -75,12 +75,15 @@ let package = Package(
         .embedInCode("Lua/types/composable.test.meta.lua"),
       ]
     ),
+    // Debian's libedit for the REPL's line editing (pkg-config libedit).
+    .systemLibrary(
+      name: "CEditLine", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
     // What the host does around a feature: the REPL session, hot reload, reading typed Lua.
     .target(name: "ComposableHost", dependencies: ["LuaKit", "Composable", "ComposableLua"]),
     .executableTarget(
       name: "composable",
       dependencies: [
-        "LuaKit", "Composable", "ComposableLua", "ComposableHost",
+        "LuaKit", "Composable", "ComposableLua", "ComposableHost", "CEditLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

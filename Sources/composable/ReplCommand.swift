@@ -43,10 +43,23 @@ struct ReplLoop {
     defer { hotReload.stop() }
     print("\(host.feature.file): state \(try host.feature.state())")
     print("Type an action (increment, or a table), = expression, or :help. Saves reload it.")
+    // At a terminal, libedit edits the line; otherwise (a pipe, a test) lines are read plain.
+    let editor =
+      isatty(STDIN_FILENO) == 1
+      ? LineEditor(historyFile: LineEditor.historyFile(for: host.file)) { word, line in
+        session.completions(of: word, in: line)
+      } : nil
     while true {
-      print(await session.prompt, terminator: "")
-      fflush(nil)
-      guard let line = readLine() else { break }  // Ctrl-D
+      let prompt = await session.prompt
+      let line: String?
+      if let editor {
+        line = editor.readLine(prompt: prompt)
+      } else {
+        print(prompt, terminator: "")
+        fflush(nil)
+        line = readLine()
+      }
+      guard let line else { break }  // Ctrl-D
       if await session.handle(line) == .quit { break }
     }
     await Run.savePending(host.feature, files: host.dependencies.files)

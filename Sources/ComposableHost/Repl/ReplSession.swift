@@ -29,7 +29,7 @@ public actor ReplSession {
   let reader: LuaLiteralReader
   /// The test clock the store runs on when time is paused (`--paused`), moved by `:advance`.
   let pausedClock: ManualClock?
-  private let known: KnownTypesBox
+  let known: KnownTypesBox
   private var pending: [String] = []
 
   /// `dependencies` are the store's; with `pausedClock`, its clock is that one.

@@ -1,0 +1,53 @@
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// Tab completion: commands at the start of a line, action types where an action goes, and
+/// state paths after `:state ` and in expressions (`state.todos[1].ti`).
+extension ReplSession {
+  /// The words that complete `word`, the word under the cursor in `line`.
+  public nonisolated func completions(of word: String, in line: String) -> [String] {
+    let trimmed = line.trimmingCharacters(in: .whitespaces)
+    if trimmed.hasPrefix(":state ") {
+      return statePaths(startingWith: word)
+    }
+    if trimmed.hasPrefix("=") {
+      guard word.hasPrefix("state.") || word.hasPrefix("state[") else {
+        return "state".hasPrefix(word) ? ["state", "env"].filter { $0.hasPrefix(word) } : []
+      }
+      let rest = String(word.dropFirst("state".count))
+      return statePaths(startingWith: String(rest.drop { $0 == "." })).map {
+        $0.hasPrefix("[") ? "state" + $0 : "state." + $0
+      }
+    }
+    if trimmed.hasPrefix(":") || (trimmed.isEmpty && word.hasPrefix(":")) {
+      return Self.commands.map { String($0.name.split(separator: " ")[0]) }
+        .filter { $0.hasPrefix(word) && $0.hasPrefix(":") }
+    }
+    return known.value.completions(of: word)
+  }
+
+  /// Paths into the state that start with `prefix`: the fields of the table the part before
+  /// the last `.` or `[` names.
+  nonisolated func statePaths(startingWith prefix: String) -> [String] {
+    let split = prefix.lastIndex { $0 == "." || $0 == "[" }
+    let base = split.map { String(prefix[..<$0]) } ?? ""
+    let table: LuaValue
+    if base.isEmpty {
+      guard let state = try? feature.state() else { return [] }
+      table = state
+    } else {
+      let expression = "state" + (base.hasPrefix("[") ? base : "." + base)
+      guard let value = try? feature.evaluate(expression).first else { return [] }
+      table = value
+    }
+    guard case let .table(fields) = table else { return [] }
+    var paths: [String] = []
+    for (key, _) in fields.sortedEntries.prefix(200) {
+      let component = LuaValue.pathComponent(key, atRoot: base.isEmpty)
+      let path = base + component
+      if path.hasPrefix(prefix) { paths.append(path) }
+    }
+    return paths
+  }
+}

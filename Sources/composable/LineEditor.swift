@@ -1,0 +1,64 @@
+import CEditLine
+import Foundation
+
+/// Line editing at the terminal, on libedit: arrows, Home/End, Ctrl-R to search the history,
+/// the history kept in a file across sessions, and Tab completion from `complete`.
+final class LineEditor {
+  /// What Tab offers: the words that complete the word under the cursor, given the line.
+  /// libedit calls back through C, so the completer lives where a C function can reach it.
+  nonisolated(unsafe) static var complete: (_ word: String, _ line: String) -> [String] = {
+    _, _ in []
+  }
+  nonisolated(unsafe) private static var matches: [String] = []
+
+  let historyFile: URL
+
+  init(historyFile: URL, complete: @escaping (_ word: String, _ line: String) -> [String]) {
+    self.historyFile = historyFile
+    Self.complete = complete
+    try? FileManager.default.createDirectory(
+      at: historyFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+    using_history()
+    _ = read_history(historyFile.path)
+    // libedit's emacs keys leave Ctrl-R to redisplay; readline users expect a search.
+    _ = rl_parse_and_bind("bind ^R em-inc-search-prev")
+    // Ctrl-D on an empty line ends the session (libedit's readline inserts it otherwise).
+    _ = rl_parse_and_bind("bind ^D em-delete-or-list")
+    ce_set_completion { text, _, _ in
+      ce_completion_is_over()  // never fall back to file names
+      guard let text else { return nil }
+      return rl_completion_matches(text) { text, state in
+        if state == 0 {
+          let word = text.map { String(cString: $0) } ?? ""
+          let line = ce_line_buffer().map { String(cString: $0) } ?? ""
+          LineEditor.matches = LineEditor.complete(word, line)
+        }
+        guard Int(state) < LineEditor.matches.count else { return nil }
+        return strdup(LineEditor.matches[Int(state)])
+      }
+    }
+  }
+
+  /// The next line, or nil at the end of the input (Ctrl-D). A line that is not blank joins
+  /// the history, which is written at once: a session killed keeps what was typed.
+  func readLine(prompt: String) -> String? {
+    guard let pointer = readline(prompt) else { return nil }
+    defer { free(pointer) }
+    let line = String(cString: pointer)
+    if !line.trimmingCharacters(in: .whitespaces).isEmpty {
+      add_history(line)
+      _ = write_history(historyFile.path)
+    }
+    return line
+  }
+
+  /// Where a feature's history is kept: `$XDG_STATE_HOME/composable/NAME.history`, by default
+  /// under `~/.local/state`.
+  static func historyFile(for feature: URL) -> URL {
+    let base =
+      ProcessInfo.processInfo.environment["XDG_STATE_HOME"].map { URL(fileURLWithPath: $0) }
+      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
+    let name = feature.deletingPathExtension().lastPathComponent
+    return base.appendingPathComponent("composable").appendingPathComponent(name + ".history")
+  }
+}

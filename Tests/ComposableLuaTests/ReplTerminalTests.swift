@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// The REPL end to end, at a real pseudo-terminal (util-linux `script` gives the command one):
+/// keys in as a person types them, each after the REPL has answered the last.
+@Suite(.serialized) struct ReplTerminalTests {
+  static let feature = """
+    return {
+      initial_state = function() return { count = 0, items = {} } end,
+      reduce = function(state, action)
+        if action.type == "increment" then state.count = state.count + 1
+        elseif action.type == "add" then table.insert(state.items, action.item)
+        end
+      end,
+    }
+    """
+
+  /// `composable repl` on a terminal, driven key by key.
+  final class Terminal: @unchecked Sendable {
+    let process = Process()
+    let input = Pipe()
+    private let lock = NSLock()
+    private var output = ""
+    private var seen: String.Index
+
+    init(directory: URL) throws {
+      seen = output.startIndex
+      let command = try builtProduct("composable").path + " repl tally.lua --data data"
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+      process.arguments = ["-qec", command, "/dev/null"]
+      process.currentDirectoryURL = directory
+      var environment = ProcessInfo.processInfo.environment
+      environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+      environment["NO_COLOR"] = "1"
+      process.environment = environment
+      let reader = Pipe()
+      process.standardInput = input
+      process.standardOutput = reader
+      reader.fileHandleForReading.readabilityHandler = { [self] handle in
+        let text = String(decoding: handle.availableData, as: UTF8.self)
+        lock.withLock { output += text }
+      }
+      try process.run()
+    }
+
+    /// Types `keys`, then waits (at most 5 s) for `answer` to appear after what was seen.
+    @discardableResult
+    func type(_ keys: String, expecting answer: String) -> Bool {
+      input.fileHandleForWriting.write(Data(keys.utf8))
+      for _ in 0..<500 {
+        let found = lock.withLock { () -> Bool in
+          guard let range = output.range(of: answer, range: seen..<output.endIndex) else {
+            return false
+          }
+          seen = range.upperBound
+          return true
+        }
+        if found { return true }
+        Thread.sleep(forTimeInterval: 0.01)
+      }
+      return false
+    }
+
+    /// Ctrl-D, and the exit status.
+    func end() -> Int32 {
+      input.fileHandleForWriting.write(Data("\u{04}".utf8))
+      for _ in 0..<500 where process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+      if process.isRunning { process.terminate() }
+      process.waitUntilExit()
+      return process.terminationStatus
+    }
+
+    var transcript: String { lock.withLock { output } }
+  }
+
+  @Test func arrowsTabTwoLineTablesHistoryAndCtrlD() throws {
+    let directory = try makeTemporaryDirectory("terminal")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try Self.feature.write(
+      to: directory.appendingPathComponent("tally.lua"), atomically: true, encoding: .utf8)
+    let first = try Terminal(directory: directory)
+    #expect(first.type("", expecting: "> "))
+    #expect(first.type("increment\r", expecting: "+ count = 1"), "\(first.transcript)")
+    // Up recalls the last line.
+    #expect(first.type("\u{1B}[A\r", expecting: "+ count = 2"), "\(first.transcript)")
+    // Tab completes a command.
+    #expect(first.type(":st\t\r", expecting: "{ count = 2, items = {} }"), "\(first.transcript)")
+    // A table over two lines: the second prompt is `..`.
+    #expect(first.type("{ type = \"add\",\r", expecting: ".. "), "\(first.transcript)")
+    #expect(first.type(" item = \"x\" }\r", expecting: "+ items[1] = \"x\""), "\(first.transcript)")
+    #expect(first.end() == 0, "\(first.transcript)")
+    // The next session has the history: Ctrl-R finds `increment`.
+    let second = try Terminal(directory: directory)
+    #expect(second.type("", expecting: "> "))
+    #expect(second.type("\u{12}incr", expecting: "increment"), "\(second.transcript)")
+    #expect(second.type("\r", expecting: "+ count = 1"), "\(second.transcript)")
+    #expect(second.end() == 0, "\(second.transcript)")
+    let history = try String(
+      contentsOf: directory.appendingPathComponent("state/composable/tally.history"),
+      encoding: .utf8)
+    #expect(history.contains("increment"))
+  }
+}
