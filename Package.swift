@@ -102,7 +102,9 @@ let package = Package(
     .target(name: "LocalServer", dependencies: ["SearchAnswers"], path: "Tests/Support/LocalServer"),
     .executableTarget(
       name: "Benchmarks",
-      dependencies: ["LuaKit", "LuaSupport", "CLua", "Composable", "ComposableLua"]
+      dependencies: [
+        "LuaKit", "LuaSupport", "CLua", "Composable", "ComposableLua", "ComposableHost",
+      ]
     ),
     // A seeded generator the randomized tests share.
     .target(name: "SeededRandom", path: "Tests/Support/SeededRandom"),

@@ -10,6 +10,7 @@ let groups = [
   BenchmarkGroup(prefix: "lua.", run: { try runBlocking(LuaFeatureBenchmarks.run) }),
   BenchmarkGroup(prefix: "test.todos", run: LuaTestBenchmarks.run),
   BenchmarkGroup(prefix: "soak.todos1m", run: { try runBlocking(SoakBenchmarks.run) }),
+  BenchmarkGroup(prefix: "reload", run: { try runBlocking(ReplBenchmarks.run) }),
 ]
 
 if CommandLine.arguments.dropFirst().first == "lua-pieces" {  // a diagnostic, not a figure

@@ -45,7 +45,10 @@ extension LuaFeature {
         vm.rollbackTransaction()
         throw error
       }
-      if let saver = loaded.saver, vm.transactionWrote {
+      // Read before the commit, which forgets the journal (a field read: nothing to save).
+      let didWrite = vm.transactionWrote
+      loaded.lastActionWrote = didWrite
+      if let saver = loaded.saver, didWrite {
         wrote = true
         saver.changed()
       }

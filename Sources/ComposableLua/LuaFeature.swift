@@ -33,6 +33,8 @@ public final class LuaFeature: Sendable {
     var saver: StateSaver?
     /// A plain copy of what was last saved or restored, for `persist.is_duplicate`.
     var lastSaved: LuaReference? = nil
+    /// Whether the last action wrote to the state.
+    var lastActionWrote = false
   }
 
   /// The files of the modules the feature required, beside it (none without a directory).

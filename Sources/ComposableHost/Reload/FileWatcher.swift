@@ -11,7 +11,7 @@ import Glibc
 ///
 /// The directories holding the files are watched, not the files: a watch on a file is lost
 /// when a rename or a delete replaces it. The events of one save come in a burst, and a save
-/// is reported once the burst has been quiet for `quiet` (30 ms by default).
+/// is reported once the burst has been quiet for `quiet` (10 ms by default).
 ///
 /// The watcher runs on a thread of its own, which `stop()` (or deinit) ends; its descriptors
 /// are closed then.
@@ -28,7 +28,7 @@ public final class FileWatcher: Sendable {
   /// Watches `files` (absolute paths); `onSave(paths)` is called on the watcher's thread with
   /// the watched files saved in one burst.
   public init(
-    files: [URL], quiet: Duration = .milliseconds(30),
+    files: [URL], quiet: Duration = .milliseconds(10),
     onSave: @escaping @Sendable ([String]) -> Void
   ) throws {
     inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))

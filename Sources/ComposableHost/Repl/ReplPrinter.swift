@@ -27,14 +27,15 @@ public struct ReplPrinter: Sendable {
 
   /// An action reduced: an effect's comes in marked `←`; then what it changed, or that it
   /// changed nothing (with the nearest known type when its own is not known), or its error.
-  func reduced(_ entry: ReplLogEntry, error: LuaFeatureError?) {
+  func reduced(_ entry: ReplLogEntry, error: LuaFeatureError?, wrote: Bool) {
     var lines: [String] = []
     if entry.fromEffect { lines.append("← \(entry.action)") }
     if let error {
       lines.append(indented("error: \(error)"))
       lines.append("  The state was rolled back; the session goes on.")
-    } else if let difference = LuaValue.notationDifference(
-      from: entry.before, to: entry.after, colored: colored)
+    } else if wrote,
+      let difference = LuaValue.notationDifference(
+        from: entry.before, to: entry.after, colored: colored)
     {
       lines.append(indented(difference))
     } else {

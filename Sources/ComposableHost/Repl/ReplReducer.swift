@@ -72,6 +72,7 @@ struct ReplReducer: Reducer {
   let base: LuaFeatureReducer<LuaValue>
   let log: ReplLog
   let printer: ReplPrinter
+  let snapshot: StateSnapshot
 
   func reduce(into state: inout LuaValue, action: ReplAction) -> Effect<ReplAction> {
     let (value, fromEffect): (LuaValue, Bool)
@@ -80,6 +81,7 @@ struct ReplReducer: Reducer {
       do throws(LuaFeatureError) {
         try feature.setState(saved)
         state = saved
+        snapshot.value = saved
       } catch {
         printer.error(error.description)
       }
@@ -93,6 +95,7 @@ struct ReplReducer: Reducer {
           printer.line(printer.indented(difference))
         }
         state = now
+        snapshot.value = now
       } catch {
         printer.error(error.description)
       }
@@ -105,7 +108,8 @@ struct ReplReducer: Reducer {
     let error = log.takeError()
     let entry = log.append(
       value, fromEffect: fromEffect, before: before, after: state, failed: error != nil)
-    printer.reduced(entry, error: error)
+    // An action that wrote nothing changed nothing: no comparison of the whole state.
+    printer.reduced(entry, error: error, wrote: error == nil && feature.lastActionWrote)
     return effect.map(ReplAction.fromEffect)
   }
 }

@@ -121,7 +121,7 @@ extension ReplSession {
     let printer = self.printer
     let reloaded = HotReload.reload(
       feature, from: file, report: { printer.line($0) }, fail: { printer.error($0) })
-    if reloaded { await store.send(.refresh) }  // what `migrate` changed
+    if reloaded, feature.hasMigrate { await store.send(.refresh) }  // what `migrate` changed
     return reloaded
   }
 

@@ -30,6 +30,8 @@ public actor ReplSession {
   /// The test clock the store runs on when time is paused (`--paused`), moved by `:advance`.
   let pausedClock: ManualClock?
   let known: KnownTypesBox
+  /// The state as the store last read it, shared with the reducer.
+  let snapshot: StateSnapshot
   private var pending: [String] = []
 
   /// `dependencies` are the store's; with `pausedClock`, its clock is that one.
@@ -50,16 +52,24 @@ public actor ReplSession {
     var dependencies = dependencies
     if let pausedClock { dependencies.clock = pausedClock }
     let log = self.log
+    let snapshot = StateSnapshot(try feature.state())
+    self.snapshot = snapshot
     let base = LuaFeatureReducer<LuaValue>(
       feature: feature, dependencies: dependencies,
-      readState: { (feature) throws(LuaFeatureError) in try feature.state() },
+      // Read again only after an action that wrote: most actions of a large state cost what
+      // they touched, not the whole state.
+      readState: { (feature) throws(LuaFeatureError) in
+        if feature.lastActionWrote { snapshot.value = try feature.state() }
+        return snapshot.value
+      },
       onError: { error in
         // A reducer's error goes with its action; an effect's comes on its own.
         if case .effect = error { printer.error(error.description) } else { log.noteError(error) }
       })
     store = Store(
-      initialState: try feature.state(),
-      reducer: ReplReducer(feature: feature, base: base, log: log, printer: printer))
+      initialState: snapshot.value,
+      reducer: ReplReducer(
+        feature: feature, base: base, log: log, printer: printer, snapshot: snapshot))
   }
 
   /// The prompt for the next line.
@@ -98,8 +108,9 @@ public actor ReplSession {
     }
     await store.send(.typed(action))
     // A type that changed the state is one the feature handles: offered from now on.
-    if let entry = log.all.last(where: { !$0.fromEffect }), entry.before != entry.after,
-      let type = entry.action.type.stringValue
+    // (Whether it wrote, not a comparison of two whole states, which costs as much as they hold.)
+    if feature.lastActionWrote, let entry = log.all.last(where: { !$0.fromEffect }),
+      !entry.failed, let type = entry.action.type.stringValue
     {
       known.insert(type)
     }
@@ -124,6 +135,19 @@ public actor ReplSession {
   public func settle() async {
     await Task.yield()
     _ = await store.withIsolation { _ in () }
+  }
+}
+
+/// The last snapshot of the state, reused while actions write nothing.
+final class StateSnapshot: @unchecked Sendable {
+  private let lock = NSLock()
+  private var state: LuaValue
+
+  init(_ state: LuaValue) { self.state = state }
+
+  var value: LuaValue {
+    get { lock.withLock { state } }
+    set { lock.withLock { state = newValue } }
   }
 }
 

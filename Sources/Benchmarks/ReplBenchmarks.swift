@@ -1,0 +1,137 @@
+import Composable
+import ComposableHost
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// The REPL's two promises in time: a save is answered by the new code quickly, and the REPL
+/// opens quickly.
+enum ReplBenchmarks {
+  /// `reload.swap_p95_ms`: from a save of the todos feature (holding 10,000 todos) to the new
+  /// code answering an action, through inotify and the REPL session, p95 over 100 saves.
+  /// `repl.start_ms`: from spawning `composable repl counter.lua` to its first prompt, median
+  /// of 11.
+  static func run() async throws -> [Figure] {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("reload-bench-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
+    let todos = try String(
+      contentsOf: examples.appendingPathComponent("todos/todos.lua"), encoding: .utf8)
+    try FileManager.default.copyItem(
+      at: examples.appendingPathComponent("todos/todo.lua"),
+      to: directory.appendingPathComponent("todo.lua"))
+    let file = directory.appendingPathComponent("todos.lua")
+    /// The feature whose `version` action sets `state.version = version`.
+    func source(_ version: Int) -> String {
+      todos.replacingOccurrences(
+        of: "local function list(state, action, env)\n  local t = action.type\n",
+        with: """
+          local function list(state, action, env)
+            local t = action.type
+            if t == "version" then state.version = \(version) return end
+
+          """)
+    }
+    try source(0).write(to: file, atomically: true, encoding: .utf8)
+    let state: LuaValue = [
+      "filter": "all",
+      "todos": .table(
+        LuaTable(
+          array: (0..<10_000).map {
+            [
+              "id": .string(LuaString("id-\($0)")), "title": .string(LuaString("todo \($0)")),
+              "done": false,
+            ]
+          })),
+    ]
+    let feature = try LuaFeature(contentsOf: file, state: state)
+    let reloads = ReloadCount()
+    let session = try ReplSession(
+      feature: feature, file: file, env: [:], dependencies: .live,
+      write: { line in if line.hasPrefix("reloaded ") { reloads.add() } })
+    let reload = try HotReload(feature: feature, file: file) { await session.reload() }
+    defer { reload.stop() }
+    var samples: [Double] = []
+    for version in 1...100 {
+      let start = ContinuousClock.now
+      try source(version).write(to: file, atomically: version % 2 == 0, encoding: .utf8)
+      // As a person would: once the reload is in, an action, which the new code answers.
+      while reloads.count < version {
+        if ContinuousClock.now - start > .seconds(5) {
+          throw BenchmarkError("save \(version) was not reloaded within 5 s")
+        }
+        try await Task.sleep(for: .microseconds(200))
+      }
+      _ = await session.handle("version")
+      guard try feature.evaluate("state.version").first == .integer(version) else {
+        throw BenchmarkError("save \(version) was reloaded but its code did not answer")
+      }
+      samples.append(Seconds.of(ContinuousClock.now - start) * 1000)
+    }
+    samples.sort()
+    return [
+      Figure(name: "reload.swap_p95_ms", value: samples[94], unit: "ms"),
+      Figure(name: "reload.swap_median_ms", value: samples[49], unit: "ms"),
+      Figure(name: "repl.start_ms", value: try startMilliseconds(examples), unit: "ms"),
+    ]
+  }
+
+  /// Median of 11: spawn `composable repl counter.lua` and read until its first prompt.
+  static func startMilliseconds(_ examples: URL) throws -> Double {
+    let composable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("composable")
+    guard FileManager.default.isExecutableFile(atPath: composable.path) else {
+      throw BenchmarkError("build the composable product in release first (scripts/bench does)")
+    }
+    let counter = examples.appendingPathComponent("counter/counter.lua").path
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent("repl-start").path
+    var samples: [Double] = []
+    for _ in 0..<11 {
+      var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
+      guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw BenchmarkError("pipe") }
+      var actions = posix_spawn_file_actions_t()
+      posix_spawn_file_actions_init(&actions)
+      posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+      posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+      // The child keeps only its own ends: with ours open in it, its input would never end.
+      for end in [toChild[0], toChild[1], fromChild[0], fromChild[1]] {
+        posix_spawn_file_actions_addclose(&actions, end)
+      }
+      let executable: String = composable.path
+      let arguments: [String] = [executable, "repl", counter, "--data", data]
+      let argv = arguments.map { strdup($0) } + [nil]
+      let start = DispatchTime.now().uptimeNanoseconds
+      var pid: pid_t = 0
+      let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+      posix_spawn_file_actions_destroy(&actions)
+      argv.forEach { free($0) }
+      close(toChild[0])
+      close(fromChild[1])
+      guard spawned == 0 else { throw BenchmarkError("composable did not start") }
+      var seen = ""
+      var byte: UInt8 = 0
+      while !seen.hasSuffix("> "), read(fromChild[0], &byte, 1) == 1 {
+        seen.append(Character(UnicodeScalar(byte)))
+      }
+      samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+      close(toChild[1])  // end of input: the REPL quits
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
+      close(fromChild[0])
+      guard seen.hasSuffix("> ") else { throw BenchmarkError("no prompt from composable repl") }
+    }
+    return samples.sorted()[5]
+  }
+}
+
+/// How many reloads the session reported.
+final class ReloadCount: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = 0
+  var count: Int { lock.withLock { value } }
+  func add() { lock.withLock { value += 1 } }
+}
