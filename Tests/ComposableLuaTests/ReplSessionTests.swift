@@ -196,4 +196,19 @@ import Testing
     #expect(reloaded.hasSuffix("ms\n  − count = 1\n  + count = 100"))
     #expect(await repl.type("decrement").0 == "  − count = 100\n  + count = 99")
   }
+
+  /// Tab offers commands at the start, action types where an action goes (from the source's
+  /// comparisons and `Feature.actions`), and paths into the state after `:state ` and `state.`.
+  @Test func completionOffersCommandsTypesAndStatePaths() async throws {
+    let repl = try Harness()
+    await repl.type(#"{ type = "add", item = "milk" }"#)
+    let session = repl.session
+    #expect(session.completions(of: ":st", in: ":st") == [":state"])
+    #expect(session.completions(of: "inc", in: "inc") == ["increment"])
+    #expect(session.completions(of: "", in: "").contains("later"))
+    #expect(session.completions(of: "it", in: ":state it") == ["items"])
+    #expect(session.completions(of: "items[", in: ":state items[") == ["items[1]"])
+    #expect(session.completions(of: "state.c", in: "= state.c") == ["state.count"])
+    #expect(session.completions(of: "st", in: "= st") == ["state"])
+  }
 }
