@@ -78,12 +78,14 @@ let package = Package(
     // Debian's libedit for the REPL's line editing (pkg-config libedit).
     .systemLibrary(
       name: "CEditLine", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+    // Ctrl-C at the REPL's prompt, in C because a signal handler must be (libedit, linked).
+    .target(name: "TerminalSupport", linkerSettings: [.linkedLibrary("edit")]),
     // What the host does around a feature: the REPL session, hot reload, reading typed Lua.
     .target(name: "ComposableHost", dependencies: ["LuaKit", "Composable", "ComposableLua"]),
     .executableTarget(
       name: "composable",
       dependencies: [
-        "LuaKit", "Composable", "ComposableLua", "ComposableHost", "CEditLine",
+        "LuaKit", "Composable", "ComposableLua", "ComposableHost", "CEditLine", "TerminalSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

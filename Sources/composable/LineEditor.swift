@@ -1,4 +1,5 @@
 import CEditLine
+import TerminalSupport
 import Foundation
 
 /// Line editing at the terminal, on libedit: arrows, Home/End, Ctrl-R to search the history,
@@ -18,6 +19,9 @@ final class LineEditor {
     Self.complete = complete
     try? FileManager.default.createDirectory(
       at: historyFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+    // Ctrl-C ends the line being typed, not the session (Ctrl-D or :quit do; SIGTERM still
+    // saves and exits).
+    ts_catch_interrupts()
     using_history()
     _ = read_history(historyFile.path)
     // libedit's emacs keys leave Ctrl-R to redisplay; readline users expect a search.
@@ -42,7 +46,21 @@ final class LineEditor {
   /// The next line, or nil at the end of the input (Ctrl-D). A line that is not blank joins
   /// the history, which is written at once: a session killed keeps what was typed.
   func readLine(prompt: String) -> String? {
-    guard let pointer = readline(prompt) else { return nil }
+    while true {
+      _ = ts_take_interrupt()
+      let pointer = readline(prompt)
+      if ts_take_interrupt() != 0 {
+        // The line is dropped; a new prompt on a line of its own.
+        free(pointer)
+        print("^C")
+        continue
+      }
+      guard let pointer else { return nil }
+      return take(pointer)
+    }
+  }
+
+  private func take(_ pointer: UnsafeMutablePointer<CChar>) -> String {
     defer { free(pointer) }
     let line = String(cString: pointer)
     if !line.trimmingCharacters(in: .whitespaces).isEmpty {

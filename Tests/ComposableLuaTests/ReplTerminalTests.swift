@@ -73,7 +73,7 @@ import Testing
     var transcript: String { lock.withLock { output } }
   }
 
-  @Test func arrowsTabTwoLineTablesHistoryAndCtrlD() throws {
+  @Test func arrowsTabTwoLineTablesCtrlCHistoryAndCtrlD() throws {
     let directory = try makeTemporaryDirectory("terminal")
     defer { try? FileManager.default.removeItem(at: directory) }
     try Self.feature.write(
@@ -88,6 +88,9 @@ import Testing
     // A table over two lines: the second prompt is `..`.
     #expect(first.type("{ type = \"add\",\r", expecting: ".. "), "\(first.transcript)")
     #expect(first.type(" item = \"x\" }\r", expecting: "+ items[1] = \"x\""), "\(first.transcript)")
+    // Ctrl-C drops the line being typed and gives a new prompt; the session goes on.
+    #expect(first.type("incr\u{03}", expecting: "^C"), "\(first.transcript)")
+    #expect(first.type("= state.count + 40\r", expecting: "42"), "\(first.transcript)")
     #expect(first.end() == 0, "\(first.transcript)")
     // The next session has the history: Ctrl-R finds `increment`.
     let second = try Terminal(directory: directory)

@@ -1,0 +1,72 @@
+#include "TerminalSupport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <editline/readline.h>
+
+static volatile sig_atomic_t ts_interrupted = 0;
+static int ts_wake[2] = {-1, -1};
+
+// What a handler may do: note it, and write one byte to wake the reader.
+static void ts_note_interrupt(int signal_number) {
+  (void)signal_number;
+  int saved = errno;
+  ts_interrupted = 1;
+  char byte = 1;
+  (void)!write(ts_wake[1], &byte, 1);
+  errno = saved;
+}
+
+// The next key for libedit: waits on the terminal and on the wake pipe; Ctrl-C answers EOF,
+// which ends the readline with NULL (told apart from Ctrl-D by the note).
+static int ts_getc(FILE *stream) {
+  int fd = fileno(stream);
+  for (;;) {
+    struct pollfd fds[2] = {{fd, POLLIN, 0}, {ts_wake[0], POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return EOF;
+    }
+    if (fds[1].revents & POLLIN) {
+      char drained[64];
+      while (read(ts_wake[0], drained, sizeof drained) > 0) {
+      }
+      if (ts_interrupted) return EOF;
+      continue;
+    }
+    unsigned char key;
+    ssize_t count = read(fd, &key, 1);
+    if (count == 1) return key;
+    if (count < 0 && errno == EINTR) continue;
+    return EOF;
+  }
+}
+
+void ts_catch_interrupts(void) {
+  if (ts_wake[0] < 0) {
+    if (pipe(ts_wake) != 0) return;
+    for (int i = 0; i < 2; i++) {
+      fcntl(ts_wake[i], F_SETFD, FD_CLOEXEC);
+      fcntl(ts_wake[i], F_SETFL, O_NONBLOCK);
+    }
+  }
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = ts_note_interrupt;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, NULL);
+  rl_catch_signals = 0;  // libedit's own handlers would re-raise it to the process group
+  rl_getc_function = ts_getc;
+}
+
+int ts_take_interrupt(void) {
+  int interrupted = ts_interrupted;
+  ts_interrupted = 0;
+  return interrupted;
+}
