@@ -13,25 +13,26 @@ struct ReplCommand: AsyncParsableCommand {
 
   @OptionGroup var options: FeatureOptions
 
-  @Flag(help: "Start with time stopped: timers and debounces move only with :advance SECONDS.")
+  @Flag(
+    help: "Start with time stopped: timers and debounces move only with :advance (or :resume).")
   var paused = false
 
   func run() async throws {
     let host = try await options.load()
-    try await ReplLoop(host: host, pausedClock: paused ? ManualClock() : nil).run()
+    try await ReplLoop(host: host, clock: ReplClock(paused: paused)).run()
   }
 }
 
 /// The REPL at the terminal: a prompt, a line, what it did.
 struct ReplLoop {
   let host: FeatureHost
-  let pausedClock: ManualClock?
+  let clock: ReplClock
 
   func run() async throws {
     let colored = Terminal.wantsColour(FileHandle.standardOutput)
     let session = try ReplSession(
       feature: host.feature, file: host.file, env: host.env, dependencies: host.dependencies,
-      pausedClock: pausedClock, colored: colored
+      clock: clock, colored: colored
     ) { text in
       print(text)
       fflush(nil)

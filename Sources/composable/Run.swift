@@ -33,7 +33,7 @@ struct Run: AsyncParsableCommand {
     let host = try await options.load()
     if isatty(STDIN_FILENO) == 1 {
       // A person at a terminal: the REPL. Piped input stays one action per line.
-      try await ReplLoop(host: host, pausedClock: nil).run()
+      try await ReplLoop(host: host, clock: ReplClock()).run()
       return
     }
     let loaded = host.feature

@@ -85,7 +85,7 @@ import Testing
     let module: URL
     let session: ReplSession
     let printed: Locked<[String]>
-    let clock = ManualClock()
+    let clock = ReplClock(paused: true)
     let reload: HotReload
 
     init() throws {
@@ -98,7 +98,7 @@ import Testing
       self.printed = printed
       let feature = try LuaFeature(contentsOf: file)
       let session = try ReplSession(
-        feature: feature, file: file, env: [:], dependencies: .live, pausedClock: clock
+        feature: feature, file: file, env: [:], dependencies: .live, clock: clock
       ) { text in printed.withLock { $0.append(text) } }
       self.session = session
       reload = try HotReload(feature: feature, file: file) { await session.reload() }

@@ -19,6 +19,8 @@ import Testing
         state.count = state.count - 1
       elseif action.type == "later" then
         return effect.after(1, "increment")
+      elseif action.type == "soon" then
+        return effect.after(0.2, "increment")
       elseif action.type == "boom" then
         state.count = 99
         error("boom")
@@ -34,18 +36,21 @@ import Testing
     let session: ReplSession
     let printed: Locked<[String]>
     let file: URL
-    let clock: ManualClock
+    let clock: ReplClock
 
-    init(source: String = ReplSessionTests.source, env: LuaValue = [:]) throws {
+    init(
+      source: String = ReplSessionTests.source, env: LuaValue = [:],
+      clock: ReplClock = ReplClock(paused: true)
+    ) throws {
       let directory = try makeTemporaryDirectory("repl")
       file = directory.appendingPathComponent("counter.lua")
       try source.write(to: file, atomically: true, encoding: .utf8)
       let printed = Locked<[String]>([])
       self.printed = printed
-      clock = ManualClock()
+      self.clock = clock
       session = try ReplSession(
         feature: LuaFeature(contentsOf: file, env: env), file: file, env: env,
-        dependencies: .live, pausedClock: clock
+        dependencies: .live, clock: clock
       ) { text in printed.withLock { $0.append(text) } }
     }
 
@@ -91,7 +96,7 @@ import Testing
     let repl = try Harness()
     let (text, reply) = await repl.type("boom")
     #expect(reply == .ready)
-    #expect(text.hasPrefix(#"  error: the reducer failed on { type = "boom" }, and the state was rolled back: counter.lua:14: boom"#))
+    #expect(text.hasPrefix(#"  error: the reducer failed on { type = "boom" }, and the state was rolled back: counter.lua:16: boom"#))
     #expect(text.contains("stack traceback:"))
     #expect(text.hasSuffix("  The state was rolled back; the session goes on."))
     #expect(await repl.type(":state").0 == "  { count = 0, items = {} }")
@@ -166,6 +171,27 @@ import Testing
     #expect(await repl.type(":advance 0.5").0.isEmpty)
     #expect(await repl.type(":advance 0.5").0 == "← { type = \"increment\" }\n  − count = 0\n  + count = 1")
     #expect(await repl.type(":advance soon").0.hasPrefix("  error: :advance takes a number of seconds"))
+  }
+
+  /// Time runs until `:pause`; stopped, a timer waits however long the wall clock goes, and
+  /// `:advance` or `:resume` lets it go off.
+  @Test func pauseStopsTimersUntilAdvanceOrResume() async throws {
+    let repl = try Harness(clock: ReplClock())
+    #expect(await repl.type(":advance 1").0
+      == "  error: time runs by itself; :pause it first (or start with --paused)")
+    await repl.type("soon")
+    let paused = await repl.type(":pause").0
+    #expect(paused.hasPrefix("  time stopped at ") && paused.hasSuffix(":resume lets it run"))
+    try await Task.sleep(for: .milliseconds(400))
+    #expect(await repl.type(":state count").0 == "0")  // its 0.2 s have not passed
+    #expect(await repl.type(":advance 0.2").0 == "← { type = \"increment\" }\n  − count = 0\n  + count = 1")
+    await repl.type("soon")
+    #expect(await repl.type(":resume").0 == "  time runs")
+    repl.printed.withLock { $0 = [] }
+    for _ in 0..<300 where repl.printed.withLock({ $0.isEmpty }) {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(repl.printed.withLock { $0 } == ["← { type = \"increment\" }\n  − count = 1\n  + count = 2"])
   }
 
   @Test func reloadKeepsTheStateAndRefusesBrokenCode() async throws {

@@ -14,7 +14,9 @@ extension ReplSession {
     (":effects", "the effects running, numbered"),
     (":cancel N", "cancels effect N"),
     (":env", "the feature's env"),
-    (":advance SECONDS", "moves the clock, with --paused"),
+    (":pause", "stops time: timers and debounces wait"),
+    (":resume", "lets time run again"),
+    (":advance SECONDS", "moves stopped time forward, waking what is due in order"),
     (":reload", "loads the feature's file again, keeping the state"),
     (":help", "this list"),
     (":quit", "leaves (also :q and Ctrl-D)"),
@@ -38,6 +40,14 @@ extension ReplSession {
     case ":cancel": await cancel(argument)
     case ":env": printer.line(indentedBlock(env.pretty()))
     case ":advance": await advance(argument)
+    case ":pause":
+      clock.pause()
+      printer.line(
+        "  time stopped at \(Seconds.of(clock.now.offset)) s; :advance SECONDS moves it, "
+          + ":resume lets it run")
+    case ":resume":
+      clock.resume()
+      printer.line("  time runs")
     case ":reload": await reload()
     default:
       printer.error("\(parts[0]) is no command; :help lists them")
@@ -104,13 +114,12 @@ extension ReplSession {
   }
 
   func advance(_ argument: String) async {
-    guard let clock = pausedClock else {
-      return printer.error("time runs by itself; start with --paused to move it by hand")
-    }
     guard let seconds = Double(argument), let duration = Seconds.duration(seconds) else {
       return printer.error(":advance takes \(Seconds.expected) (:advance 0.5)")
     }
-    await clock.advance(by: duration)
+    guard await clock.advance(by: duration) else {
+      return printer.error("time runs by itself; :pause it first (or start with --paused)")
+    }
     await settle()
   }
 

@@ -27,30 +27,30 @@ public actor ReplSession {
   let log = ReplLog()
   let printer: ReplPrinter
   let reader: LuaLiteralReader
-  /// The test clock the store runs on when time is paused (`--paused`), moved by `:advance`.
-  let pausedClock: ManualClock?
+  /// The store's clock: real time until `:pause` (or `--paused`), then moved by `:advance`.
+  public let clock: ReplClock
   let known: KnownTypesBox
   /// The state as the store last read it, shared with the reducer.
   let snapshot: StateSnapshot
   private var pending: [String] = []
 
-  /// `dependencies` are the store's; with `pausedClock`, its clock is that one.
+  /// `dependencies` are the store's, but for its clock, which is `clock`.
   public init(
     feature: LuaFeature, file: URL, env: LuaValue, dependencies: DependencyValues,
-    pausedClock: ManualClock? = nil, colored: Bool = false,
+    clock: ReplClock = ReplClock(), colored: Bool = false,
     write: @escaping @Sendable (String) -> Void
   ) throws {
     self.feature = feature
     self.file = file
     self.env = env
-    self.pausedClock = pausedClock
+    self.clock = clock
     reader = try LuaLiteralReader()
     let known = KnownTypesBox(KnownActionTypes(KnownActionTypes.found(besides: file)))
     self.known = known
     let printer = ReplPrinter(colored: colored, knownTypes: { known.value }, write: write)
     self.printer = printer
     var dependencies = dependencies
-    if let pausedClock { dependencies.clock = pausedClock }
+    dependencies.clock = clock
     let log = self.log
     let snapshot = StateSnapshot(try feature.state())
     self.snapshot = snapshot

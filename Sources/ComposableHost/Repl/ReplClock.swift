@@ -1,0 +1,162 @@
+import Composable
+import Foundation
+
+/// The REPL's clock: real time until the person stops it (`:pause`, or `--paused` from the
+/// start). Stopped, it moves only with `advance(by:)`, which wakes each sleeper it passes at its
+/// deadline, earliest first, letting the work each wake-up starts run before the next, as a test
+/// clock does. `:resume` lets time run again from where it stood.
+///
+/// Running, one task sleeps in real time until the earliest deadline and wakes what is due; a
+/// new earlier sleeper, a pause or a resume starts it again.
+public final class ReplClock: Clock, @unchecked Sendable {
+  public struct Instant: InstantProtocol {
+    /// The time since the clock was made, as far as the clock has run.
+    public let offset: Duration
+
+    public init(offset: Duration = .zero) { self.offset = offset }
+    public func advanced(by duration: Duration) -> Self { Self(offset: offset + duration) }
+    public func duration(to other: Self) -> Duration { other.offset - offset }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
+  }
+
+  private struct Sleeper {
+    let id: Int
+    let deadline: Duration
+    let continuation: CheckedContinuation<Void, any Error>
+  }
+
+  private let lock = NSLock()
+  // All under `lock`.
+  private var paused: Bool
+  /// The clock's time at `anchor` (real time), from which it runs while not paused.
+  private var base: Duration = .zero
+  private var anchor = ContinuousClock.now
+  private var sleepers: [Sleeper] = []
+  private var nextID = 0
+  private var driver: Task<Void, Never>?
+
+  public init(paused: Bool = false) { self.paused = paused }
+
+  deinit { driver?.cancel() }
+
+  public var now: Instant { lock.withLock { Instant(offset: current()) } }
+  public var minimumResolution: Duration { .zero }
+
+  /// Whether time stands still.
+  public var isPaused: Bool { lock.withLock { paused } }
+
+  private func current() -> Duration { paused ? base : base + (ContinuousClock.now - anchor) }
+
+  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    try Task.checkCancellation()
+    let id = lock.withLock { () -> Int? in
+      guard deadline.offset > current() else { return nil }
+      nextID += 1
+      return nextID
+    }
+    guard let id else { return }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        lock.withLock {
+          sleepers.append(Sleeper(id: id, deadline: deadline.offset, continuation: continuation))
+          restartDriver()
+        }
+        // A cancel that came before the sleeper was registered found nothing to resume.
+        if Task.isCancelled { wake(id, throwing: CancellationError()) }
+      }
+    } onCancel: {
+      wake(id, throwing: CancellationError())
+    }
+  }
+
+  /// Stops time where it is.
+  public func pause() {
+    lock.withLock {
+      guard !paused else { return }
+      base = current()
+      paused = true
+      driver?.cancel()
+      driver = nil
+    }
+  }
+
+  /// Lets time run again from where it stood.
+  public func resume() {
+    lock.withLock {
+      guard paused else { return }
+      anchor = ContinuousClock.now
+      paused = false
+      restartDriver()
+    }
+  }
+
+  /// While paused: moves time forward by `duration`, waking each sleeper it passes at its
+  /// deadline, earliest first. False (and nothing moves) while time runs.
+  @discardableResult
+  public func advance(by duration: Duration) async -> Bool {
+    guard let target = lock.withLock({ paused ? base + duration : nil }) else { return false }
+    await Self.letWorkRun()
+    while let sleeper = takeSleeper(dueBy: target, setting: true) {
+      sleeper.continuation.resume()
+      await Self.letWorkRun()
+    }
+    lock.withLock { if paused, base < target { base = target } }
+    return true
+  }
+
+  /// The earliest sleeper due by `target` (first registered among equals); with `setting`,
+  /// the paused time is set to its deadline.
+  private func takeSleeper(dueBy target: Duration, setting: Bool) -> Sleeper? {
+    lock.withLock {
+      var earliest: Int?
+      for index in sleepers.indices where sleepers[index].deadline <= target {
+        if earliest.map({ sleepers[index].deadline < sleepers[$0].deadline }) ?? true {
+          earliest = index
+        }
+      }
+      guard let earliest else { return nil }
+      let sleeper = sleepers.remove(at: earliest)
+      if setting, paused, base < sleeper.deadline { base = sleeper.deadline }
+      return sleeper
+    }
+  }
+
+  /// Under `lock`: the task that wakes sleepers in real time, started again (none while
+  /// paused or with nobody asleep).
+  private func restartDriver() {
+    driver?.cancel()
+    driver = nil
+    guard !paused, !sleepers.isEmpty else { return }
+    driver = Task { [weak self] in await self?.drive() }
+  }
+
+  private func drive() async {
+    while !Task.isCancelled {
+      let wait = lock.withLock { () -> Duration? in
+        guard !paused, let earliest = sleepers.map(\.deadline).min() else { return nil }
+        return earliest - current()
+      }
+      guard let wait else { return }
+      if wait > .zero {
+        do { try await ContinuousClock().sleep(for: wait) } catch { return }
+      }
+      let now = lock.withLock { current() }
+      while let sleeper = takeSleeper(dueBy: now, setting: false) {
+        sleeper.continuation.resume()
+      }
+    }
+  }
+
+  private func wake(_ id: Int, throwing error: any Error) {
+    let sleeper = lock.withLock { () -> Sleeper? in
+      guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+      return sleepers.remove(at: index)
+    }
+    sleeper?.continuation.resume(throwing: error)
+  }
+
+  /// Lets the work a wake-up started run as far as it can before the next one.
+  private static func letWorkRun() async {
+    for _ in 0..<20 { await Task.yield() }
+  }
+}
