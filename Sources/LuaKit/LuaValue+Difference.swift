@@ -22,11 +22,12 @@ extension LuaValue {
   private static func collect(
     _ old: LuaValue, _ new: LuaValue, path: String, depth: Int, into found: inout [LuaDifference]
   ) {
-    guard old != new else { return }
+    // Two tables are walked, not first compared whole: a whole comparison at every level
+    // would go over a large unchanged part once per level above it.
     guard case let .table(oldTable) = old, case let .table(newTable) = new,
       depth < maximumDepth
     else {
-      found.append(LuaDifference(path: path, old: old, new: new))
+      if old != new { found.append(LuaDifference(path: path, old: old, new: new)) }
       return
     }
     if oldTable.isSequence, newTable.isSequence, !oldTable.isEmpty, !newTable.isEmpty {

@@ -4,21 +4,24 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <editline/readline.h>
 
-static volatile sig_atomic_t ts_interrupted = 0;
-static int ts_wake[2] = {-1, -1};
+// Lock-free atomics: safe in a handler, and seen as such by ThreadSanitizer.
+static atomic_int ts_interrupted = 0;
+static atomic_int ts_wake_reader = -1;
+static atomic_int ts_wake_writer = -1;
 
 // What a handler may do: note it, and write one byte to wake the reader.
 static void ts_note_interrupt(int signal_number) {
   (void)signal_number;
   int saved = errno;
-  ts_interrupted = 1;
+  atomic_store(&ts_interrupted, 1);
   char byte = 1;
-  (void)!write(ts_wake[1], &byte, 1);
+  (void)!write(atomic_load(&ts_wake_writer), &byte, 1);
   errno = saved;
 }
 
@@ -27,16 +30,17 @@ static void ts_note_interrupt(int signal_number) {
 static int ts_getc(FILE *stream) {
   int fd = fileno(stream);
   for (;;) {
-    struct pollfd fds[2] = {{fd, POLLIN, 0}, {ts_wake[0], POLLIN, 0}};
+    int wake = atomic_load(&ts_wake_reader);
+    struct pollfd fds[2] = {{fd, POLLIN, 0}, {wake, POLLIN, 0}};
     if (poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
       return EOF;
     }
     if (fds[1].revents & POLLIN) {
       char drained[64];
-      while (read(ts_wake[0], drained, sizeof drained) > 0) {
+      while (read(wake, drained, sizeof drained) > 0) {
       }
-      if (ts_interrupted) return EOF;
+      if (atomic_load(&ts_interrupted)) return EOF;
       continue;
     }
     unsigned char key;
@@ -48,12 +52,15 @@ static int ts_getc(FILE *stream) {
 }
 
 void ts_catch_interrupts(void) {
-  if (ts_wake[0] < 0) {
-    if (pipe(ts_wake) != 0) return;
+  if (atomic_load(&ts_wake_reader) < 0) {
+    int ends[2];
+    if (pipe(ends) != 0) return;
     for (int i = 0; i < 2; i++) {
-      fcntl(ts_wake[i], F_SETFD, FD_CLOEXEC);
-      fcntl(ts_wake[i], F_SETFL, O_NONBLOCK);
+      fcntl(ends[i], F_SETFD, FD_CLOEXEC);
+      fcntl(ends[i], F_SETFL, O_NONBLOCK);
     }
+    atomic_store(&ts_wake_writer, ends[1]);
+    atomic_store(&ts_wake_reader, ends[0]);
   }
   struct sigaction action;
   memset(&action, 0, sizeof action);
@@ -65,8 +72,4 @@ void ts_catch_interrupts(void) {
   rl_getc_function = ts_getc;
 }
 
-int ts_take_interrupt(void) {
-  int interrupted = ts_interrupted;
-  ts_interrupted = 0;
-  return interrupted;
-}
+int ts_take_interrupt(void) { return atomic_exchange(&ts_interrupted, 0); }
