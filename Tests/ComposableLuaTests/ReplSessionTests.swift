@@ -11,6 +11,8 @@ import Testing
     local effect = require("composable.effect")
     local Counter = {}
     Counter.actions = { "increment", "decrement", "later", "boom", "add" }
+    -- A type handled through a table: no comparison in the source names it.
+    local handlers = { pong = function(state) state.count = state.count + 100 end }
     function Counter.initial_state() return { count = 0, items = {} } end
     function Counter.reduce(state, action, env)
       if action.type == "increment" then
@@ -26,6 +28,10 @@ import Testing
         error("boom")
       elseif action.type == "add" then
         table.insert(state.items, action.item)
+      elseif action.type == "ping" then
+        return effect.send("pong")
+      elseif handlers[action.type] then
+        handlers[action.type](state)
       end
     end
     return Counter
@@ -96,7 +102,7 @@ import Testing
     let repl = try Harness()
     let (text, reply) = await repl.type("boom")
     #expect(reply == .ready)
-    #expect(text.hasPrefix(#"  error: the reducer failed on { type = "boom" }, and the state was rolled back: counter.lua:16: boom"#))
+    #expect(text.hasPrefix(#"  error: the reducer failed on { type = "boom" }, and the state was rolled back: counter.lua:18: boom"#))
     #expect(text.contains("stack traceback:"))
     #expect(text.hasSuffix("  The state was rolled back; the session goes on."))
     #expect(await repl.type(":state").0 == "  { count = 0, items = {} }")
@@ -236,5 +242,9 @@ import Testing
     #expect(session.completions(of: "items[", in: ":state items[") == ["items[1]"])
     #expect(session.completions(of: "state.c", in: "= state.c") == ["state.count"])
     #expect(session.completions(of: "st", in: "= st") == ["state"])
+    // A type an effect sent back is offered too: the feature handles what it sends.
+    #expect(session.completions(of: "po", in: "po").isEmpty)
+    await repl.type("ping")
+    #expect(session.completions(of: "po", in: "po") == ["pong"])
   }
 }

@@ -9,14 +9,18 @@ public struct ReplPrinter: Sendable {
   let colored: Bool
   /// The action types the feature is known to handle, for "did you mean".
   let knownTypes: @Sendable () -> KnownActionTypes
+  /// Notes a type seen coming back from an effect: one the feature sends, so one it handles.
+  let noteSeen: @Sendable (String) -> Void
 
   public init(
     colored: Bool = false, knownTypes: @escaping @Sendable () -> KnownActionTypes = { .init() },
+    noteSeen: @escaping @Sendable (String) -> Void = { _ in },
     write: @escaping @Sendable (String) -> Void
   ) {
     self.write = write
     self.colored = colored
     self.knownTypes = knownTypes
+    self.noteSeen = noteSeen
   }
 
   func line(_ text: String) { write(text) }
@@ -29,7 +33,10 @@ public struct ReplPrinter: Sendable {
   /// changed nothing (with the nearest known type when its own is not known), or its error.
   func reduced(_ entry: ReplLogEntry, error: LuaFeatureError?, wrote: Bool) {
     var lines: [String] = []
-    if entry.fromEffect { lines.append("← \(entry.action)") }
+    if entry.fromEffect {
+      lines.append("← \(entry.action)")
+      if let type = entry.action.type.stringValue { noteSeen(type) }
+    }
     if let error {
       lines.append(indented("error: \(error)"))
       lines.append("  The state was rolled back; the session goes on.")

@@ -47,7 +47,9 @@ public actor ReplSession {
     reader = try LuaLiteralReader()
     let known = KnownTypesBox(KnownActionTypes(KnownActionTypes.found(besides: file)))
     self.known = known
-    let printer = ReplPrinter(colored: colored, knownTypes: { known.value }, write: write)
+    let printer = ReplPrinter(
+      colored: colored, knownTypes: { known.value }, noteSeen: { known.insert($0) },
+      write: write)
     self.printer = printer
     var dependencies = dependencies
     dependencies.clock = clock
