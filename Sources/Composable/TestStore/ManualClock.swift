@@ -19,16 +19,9 @@ public final class ManualClock: Clock, @unchecked Sendable {
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
   }
 
-  private struct Sleeper {
-    let id: Int
-    let deadline: Instant
-    let continuation: CheckedContinuation<Void, any Error>
-  }
-
   private let lock = NSLock()
   private var current = Instant()
-  private var sleepers: [Sleeper] = []
-  private var nextID = 0
+  private var sleepers = ClockSleepers<Instant>()
 
   public init() {}
 
@@ -39,21 +32,18 @@ public final class ManualClock: Clock, @unchecked Sendable {
   public var sleeperCount: Int { lock.withLock { sleepers.count } }
 
   /// When the earliest sleep ends; nil when nothing sleeps.
-  public var nextDeadline: Instant? { lock.withLock { sleepers.map(\.deadline).min() } }
+  public var nextDeadline: Instant? { lock.withLock { sleepers.earliestDeadline } }
 
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     let id = lock.withLock { () -> Int? in
       guard deadline >= current else { return nil }
-      nextID += 1
-      return nextID
+      return sleepers.makeID()
     }
     guard let id else { return }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        lock.withLock {
-          sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-        }
+        lock.withLock { sleepers.add(id: id, deadline: deadline, continuation: continuation) }
         // A cancel that came before the sleeper was registered found nothing to resume.
         if Task.isCancelled { wake(id, throwing: CancellationError()) }
       }
@@ -76,26 +66,15 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
   /// The earliest sleeper due by `target` (the first registered among equals), with the time
   /// set to its deadline; nil when none is due.
-  private func takeSleeper(until target: Instant) -> Sleeper? {
+  private func takeSleeper(until target: Instant) -> ClockSleepers<Instant>.Sleeper? {
     lock.withLock {
-      var earliest: Int?
-      for index in sleepers.indices where sleepers[index].deadline <= target {
-        if earliest.map({ sleepers[index].deadline < sleepers[$0].deadline }) ?? true {
-          earliest = index
-        }
-      }
-      guard let earliest else { return nil }
-      let sleeper = sleepers.remove(at: earliest)
+      guard let sleeper = sleepers.takeEarliest(dueBy: target) else { return nil }
       if current < sleeper.deadline { current = sleeper.deadline }
       return sleeper
     }
   }
 
   private func wake(_ id: Int, throwing error: any Error) {
-    let sleeper = lock.withLock { () -> Sleeper? in
-      guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-      return sleepers.remove(at: index)
-    }
-    sleeper?.continuation.resume(throwing: error)
+    lock.withLock { sleepers.take(id: id) }?.continuation.resume(throwing: error)
   }
 }

@@ -9,21 +9,8 @@ import Foundation
 /// Running, one task sleeps in real time until the earliest deadline and wakes what is due; a
 /// new earlier sleeper, a pause or a resume starts it again.
 public final class ReplClock: Clock, @unchecked Sendable {
-  public struct Instant: InstantProtocol {
-    /// The time since the clock was made, as far as the clock has run.
-    public let offset: Duration
-
-    public init(offset: Duration = .zero) { self.offset = offset }
-    public func advanced(by duration: Duration) -> Self { Self(offset: offset + duration) }
-    public func duration(to other: Self) -> Duration { other.offset - offset }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.offset < rhs.offset }
-  }
-
-  private struct Sleeper {
-    let id: Int
-    let deadline: Duration
-    let continuation: CheckedContinuation<Void, any Error>
-  }
+  /// The time since the clock was made, as far as it has run (the test clock's instant).
+  public typealias Instant = ManualClock.Instant
 
   private let lock = NSLock()
   // All under `lock`.
@@ -31,8 +18,7 @@ public final class ReplClock: Clock, @unchecked Sendable {
   /// The clock's time at `anchor` (real time), from which it runs while not paused.
   private var base: Duration = .zero
   private var anchor = ContinuousClock.now
-  private var sleepers: [Sleeper] = []
-  private var nextID = 0
+  private var sleepers = ClockSleepers<Duration>()
   private var driver: Task<Void, Never>?
 
   public init(paused: Bool = false) { self.paused = paused }
@@ -51,14 +37,13 @@ public final class ReplClock: Clock, @unchecked Sendable {
     try Task.checkCancellation()
     let id = lock.withLock { () -> Int? in
       guard deadline.offset > current() else { return nil }
-      nextID += 1
-      return nextID
+      return sleepers.makeID()
     }
     guard let id else { return }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         lock.withLock {
-          sleepers.append(Sleeper(id: id, deadline: deadline.offset, continuation: continuation))
+          sleepers.add(id: id, deadline: deadline.offset, continuation: continuation)
           restartDriver()
         }
         // A cancel that came before the sleeper was registered found nothing to resume.
@@ -106,16 +91,11 @@ public final class ReplClock: Clock, @unchecked Sendable {
 
   /// The earliest sleeper due by `target` (first registered among equals); with `setting`,
   /// the paused time is set to its deadline.
-  private func takeSleeper(dueBy target: Duration, setting: Bool) -> Sleeper? {
+  private func takeSleeper(
+    dueBy target: Duration, setting: Bool
+  ) -> ClockSleepers<Duration>.Sleeper? {
     lock.withLock {
-      var earliest: Int?
-      for index in sleepers.indices where sleepers[index].deadline <= target {
-        if earliest.map({ sleepers[index].deadline < sleepers[$0].deadline }) ?? true {
-          earliest = index
-        }
-      }
-      guard let earliest else { return nil }
-      let sleeper = sleepers.remove(at: earliest)
+      guard let sleeper = sleepers.takeEarliest(dueBy: target) else { return nil }
       if setting, paused, base < sleeper.deadline { base = sleeper.deadline }
       return sleeper
     }
@@ -133,7 +113,7 @@ public final class ReplClock: Clock, @unchecked Sendable {
   private func drive() async {
     while !Task.isCancelled {
       let wait = lock.withLock { () -> Duration? in
-        guard !paused, let earliest = sleepers.map(\.deadline).min() else { return nil }
+        guard !paused, let earliest = sleepers.earliestDeadline else { return nil }
         return earliest - current()
       }
       guard let wait else { return }
@@ -148,11 +128,7 @@ public final class ReplClock: Clock, @unchecked Sendable {
   }
 
   private func wake(_ id: Int, throwing error: any Error) {
-    let sleeper = lock.withLock { () -> Sleeper? in
-      guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-      return sleepers.remove(at: index)
-    }
-    sleeper?.continuation.resume(throwing: error)
+    lock.withLock { sleepers.take(id: id) }?.continuation.resume(throwing: error)
   }
 
   /// Lets the work a wake-up started run as far as it can before the next one.
