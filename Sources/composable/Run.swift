@@ -5,7 +5,8 @@ import ComposableLua
 import Foundation
 import LuaKit
 
-/// `composable run FEATURE.lua`: runs a feature in a Store and reads actions, one per line.
+/// `composable run FEATURE.lua`: runs a feature in a Store. At a terminal that is the REPL
+/// (`ReplLoop`); piped, it reads actions, one per line, with no prompt.
 ///
 /// A line is an action: a bare word (`increment`) or a Lua table
 /// (`{ type = "add", amount = 3 }`). Each action, and each action an effect sends back, is
@@ -13,7 +14,8 @@ import LuaKit
 /// running effects (up to `--wait` seconds) so their actions are printed too.
 struct Run: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "run", abstract: "Run a Lua feature, reading actions line by line.")
+    commandName: "run",
+    abstract: "Run a Lua feature: the REPL at a terminal, one action per line when piped.")
 
   @Option(help: "Seconds to wait for running effects when the input ends.")
   var wait: Double = 5
