@@ -5,27 +5,12 @@ import LuaKit
 extension LuaFeature {
   /// The values of the Lua expression `expression`, with `state` bound to the state (read-only:
   /// a write raises, as it does anywhere outside `reduce`) and `env` to the feature's env. It
-  /// runs in the feature's sandbox under its limits. A syntax error whose input merely ended too
-  /// soon says so (`LuaError.syntax(incompleteInput: true)`), for a caller that reads more.
+  /// runs in the feature's sandbox under its limits.
   public func evaluate(_ expression: String) throws(LuaError) -> [LuaValue] {
     try queue.access { (vm, loaded) throws(LuaError) -> [LuaValue] in
       let chunk = try vm.load(
         "local state, env = ...\nreturn " + expression, chunkName: "input", in: loaded.sandbox)
       return try vm.call(chunk, arguments: [.reference(stateProxy), .reference(environment)])
-    }
-  }
-
-  /// Whether `expression` is a Lua expression so far incomplete (an open table or call) that
-  /// more lines may finish.
-  public func isIncomplete(_ expression: String) -> Bool {
-    queue.access { (vm, loaded) -> Bool in
-      do throws(LuaError) {
-        _ = try vm.load("return " + expression, chunkName: "input", in: loaded.sandbox)
-        return false
-      } catch {
-        if case .syntax(_, incompleteInput: true) = error { return true }
-        return false
-      }
     }
   }
 }

@@ -10,3 +10,10 @@ extension Effect {
     return Self(.named(kind, self))
   }
 }
+
+/// How messages name an effect by its kind: an operator's name in one word with the language's
+/// prefix (`effect.debounce`, `.debounce`), a name in words (`the save of todos.saved.lua`) as
+/// it is; nil for plain work, which has no kind.
+public func effectKindName(_ kind: String?, prefix: String) -> String? {
+  kind.map { $0.contains(" ") ? $0 : prefix + $0 }
+}

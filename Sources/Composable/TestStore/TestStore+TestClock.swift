@@ -25,10 +25,7 @@ extension TestStore {
   func describeEffect(
     _ effect: TestRecorder<State, Action>.InFlightEffect, line: Bool = true
   ) -> String {
-    // An operator's name gets the language's prefix (`effect.debounce`, `.debounce`); a name
-    // in words (`the save of todos.saved.lua`) is shown as it is.
-    var text =
-      effect.info.kind.map { $0.contains(" ") ? $0 : hints.effectPrefix + $0 } ?? "an effect"
+    var text = effectKindName(effect.info.kind, prefix: hints.effectPrefix) ?? "an effect"
     if let id = effect.info.ids.last { text += " with id \(id)" }
     return line ? text + ", started at line \(effect.location.line)" : text
   }

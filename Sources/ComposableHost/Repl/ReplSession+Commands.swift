@@ -96,7 +96,7 @@ extension ReplSession {
     printer.line(
       running.map { effect in
         var text = "  #\(effect.number) "
-        text += effect.kind.map { $0.contains(" ") ? $0 : "effect." + $0 } ?? "effect"
+        text += effectKindName(effect.kind, prefix: "effect.") ?? "effect"
         if let id = effect.ids.last { text += " id \(id)" }
         return text
       }.joined(separator: "\n"))

@@ -129,9 +129,6 @@ public actor ReplSession {
     }
   }
 
-  /// The actions of the session so far.
-  public var entries: [ReplLogEntry] { log.all }
-
   /// Waits for what the store is doing now (an action sent, effects' actions queued) to be
   /// reduced; for tests and for a host about to exit.
   public func settle() async {
