@@ -65,6 +65,23 @@ import Testing
     #expect(saves.wait(for: 4, seconds: 0.5).count == 3)
   }
 
+  /// A feature opened through a symlink is watched where it really is.
+  @Test func aFileReachedThroughASymlinkIsWatchedWhereItIs() throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let real = directory.appendingPathComponent("real")
+    try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+    let file = real.appendingPathComponent("feature.lua")
+    try "return 1".write(to: file, atomically: false, encoding: .utf8)
+    let link = directory.appendingPathComponent("link.lua")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [link]) { saves.add($0) }
+    defer { watcher.stop() }
+    try "return 2".write(to: file, atomically: true, encoding: .utf8)
+    #expect(saves.wait(for: 1) == [[file.resolvingSymlinksInPath().path]])
+  }
+
   static let source = """
     local effect = require("composable.effect")
     local step = require("step")

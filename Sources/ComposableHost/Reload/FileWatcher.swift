@@ -61,7 +61,8 @@ public final class FileWatcher: Sendable {
   /// Watches these files from now on, instead of the ones before (a reload may require other
   /// modules).
   public func watch(_ files: [URL]) throws {
-    let paths = Set(files.map { $0.standardizedFileURL.path })
+    // A file reached through a symlink is saved where it really is: that is what to watch.
+    let paths = Set(files.map { $0.resolvingSymlinksInPath().standardizedFileURL.path })
     let wanted = Set(paths.map { ($0 as NSString).deletingLastPathComponent })
     try watched.lock.withLock {
       watched.files = paths
