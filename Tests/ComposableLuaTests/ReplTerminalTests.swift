@@ -25,7 +25,9 @@ import Testing
 
     init(directory: URL) throws {
       seen = output.startIndex
-      let command = try builtProduct("composable").path + " repl tally.lua --data data"
+      // `exec`: the shell `script` starts (whichever $SHELL names, /bin/sh when unset) must not
+      // stay in the terminal's process group, or Ctrl-C reaches it too and dash ends with 130.
+      let command = try "exec " + builtProduct("composable").path + " repl tally.lua --data data"
       process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
       process.arguments = ["-qec", command, "/dev/null"]
       process.currentDirectoryURL = directory
