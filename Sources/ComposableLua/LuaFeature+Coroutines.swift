@@ -21,7 +21,7 @@ extension LuaFeature {
     dependencies: LuaFeatureDependencies? = nil
   ) throws(LuaError) -> LuaResumption {
     try queue.access { (vm, loaded) throws(LuaError) -> LuaResumption in
-      hostEnvironment.answer(from: dependencies)
+      hostEnvironment.answer(from: dependencies, forReducer: false)
       return try vm.resume(coroutine, with: arguments)
     }
   }

@@ -9,9 +9,20 @@ extension LuaFeature {
     _ action: LuaFeatureAction, dependencies scope: LuaFeatureDependencies,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) throws(LuaFeatureError) -> Effect<LuaValue> {
+    var returned = LuaValue.nil
+    return try reduceToEffect(action, dependencies: scope, onError: onError, returned: &returned)
+  }
+
+  /// `reduceToEffect`, setting `description` to what the reducer returned (nil for no effect),
+  /// for a host that records it.
+  func reduceToEffect(
+    _ action: LuaFeatureAction, dependencies scope: LuaFeatureDependencies,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void, returned description: inout LuaValue
+  ) throws(LuaFeatureError) -> Effect<LuaValue> {
     var wrote = false
     let effect = try reduce(action, dependencies: scope, wrote: &wrote) {
       (returned, vm) throws(LuaFeatureError) -> Effect<LuaValue> in
+      description = returned
       // Most actions return nothing: no interpreter (and no copy of the dependencies) then.
       guard case .nil = returned else {
         return try LuaEffectInterpreter(

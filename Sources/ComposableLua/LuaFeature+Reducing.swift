@@ -27,7 +27,7 @@ extension LuaFeature {
     interpret: (LuaValue, LuaVM) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
     try queue.access { (vm, loaded) throws(LuaFeatureError) -> Interpreted in
-      hostEnvironment.answer(from: dependencies)
+      hostEnvironment.answer(from: dependencies, forReducer: true)
       let returned: LuaValue
       do throws(LuaError) {
         switch action {  // rolled back if it fails

@@ -22,11 +22,14 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   /// Set and read only under the feature's lock, by the call that holds it (the host functions
   /// run inside that call, on its thread). Left set after the call: the next call sets its own.
   private var calling: LuaFeatureDependencies?
+  /// Whether the call in flight is a reducer's (its answers go on the tape) or an effect's.
+  private var callIsReducer = false
 
   /// Called at the start of each call into the VM, under the feature's lock. The same
   /// dependencies as the last call (one store sending action after action) cost one compare.
-  func answer(from dependencies: LuaFeatureDependencies?) {
+  func answer(from dependencies: LuaFeatureDependencies?, forReducer: Bool) {
     if calling !== dependencies { calling = dependencies }
+    callIsReducer = forReducer
   }
 
   func use(_ dependencies: DependencyValues) {
@@ -43,9 +46,22 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   func table(with values: LuaValue, in vm: LuaVM) -> LuaValue {
     var table = values.tableValue ?? LuaTable()
     let functions: [(String, LuaVM.HostFunction)] = [
-      ("uuid", { [unowned self] _ in [.string(LuaString(self.current.uuid().uuidString))] }),
-      ("now", { [unowned self] _ in [.number(self.current.date.now.timeIntervalSince1970)] }),
-      ("random", { [unowned self] arguments in try self.random(arguments) }),
+      (
+        "uuid",
+        { [unowned self] _ in
+          [self.answer("uuid") { .string(LuaString($0.uuid().uuidString)) }]
+        }
+      ),
+      (
+        "now",
+        { [unowned self] _ in [self.answer("now") { .number($0.date.now.timeIntervalSince1970) }] }
+      ),
+      (
+        "random",
+        { [unowned self] arguments in
+          [try self.answer("random") { try self.random(arguments, from: $0.random) }]
+        }
+      ),
     ]
     for (name, body) in functions where table[name] == .nil {
       table[name] = .function(vm.function(named: "env." + name, body))
@@ -53,11 +69,20 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
     return .table(table)
   }
 
-  private func random(_ arguments: [LuaValue]) throws -> [LuaValue] {
-    let source = current.random
+  /// What `draw` gives from the dependencies of the call in flight; a reducer's call goes
+  /// through their tape, when they have one (a session being recorded or replayed).
+  private func answer(
+    _ name: String, draw: (DependencyValues) throws -> LuaValue
+  ) rethrows -> LuaValue {
+    let current = self.current
+    guard callIsReducer, let tape = current.environmentTape else { return try draw(current) }
+    return try tape.answer(name) { try draw(current) }
+  }
+
+  private func random(_ arguments: [LuaValue], from source: RandomSource) throws -> LuaValue {
     switch arguments.count {
     case 0:
-      return [.number(source.unit())]
+      return .number(source.unit())
     case 1, 2:
       let bounds = arguments.count == 1 ? [.integer(1), arguments[0]] : arguments
       guard let low = bounds[0].intValue, let high = bounds[1].intValue else {
@@ -68,7 +93,7 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
         throw LuaError.runtime(
           message: "bad argument to 'env.random' (interval is empty)", traceback: "")
       }
-      return [.integer(source.integer(in: low...high))]
+      return .integer(source.integer(in: low...high))
     default:
       throw LuaError.runtime(message: "wrong number of arguments to 'env.random'", traceback: "")
     }

@@ -61,6 +61,25 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     return .none
   }
 
+  /// `reduce`, and what the reducer returned, as Lua described it (nil for no effect, or when
+  /// the action failed): for a host that records a session (`LuaValue.effectDescription`).
+  public func reduce(
+    into state: inout State, action: LuaValue, returned: inout LuaValue
+  ) -> Effect<LuaValue> {
+    do throws(LuaFeatureError) {
+      try writeBack?.writeIfChanged(state, into: feature)
+      let effect = try feature.reduceToEffect(
+        .value(action), dependencies: dependencies, onError: onError, returned: &returned)
+      state = try readState(feature)
+      writeBack?.gave(state)
+      return effect
+    } catch {
+      returned = .nil
+      onError(error)
+    }
+    return .none
+  }
+
   /// Reports the error as an issue: a test fails, an app logs it. The state was rolled back.
   public static func reportError(_ error: LuaFeatureError) {
     reportIssue(error.description)

@@ -6,6 +6,12 @@ public struct LuaDifference: Hashable, Sendable {
   public let path: String
   public let old: LuaValue
   public let new: LuaValue
+
+  public init(path: String, old: LuaValue, new: LuaValue) {
+    self.path = path
+    self.old = old
+    self.new = new
+  }
 }
 
 extension LuaValue {

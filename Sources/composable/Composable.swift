@@ -8,7 +8,9 @@ struct ComposableCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "composable",
     abstract: "Runs Composable-Architecture features written in Lua.",
-    subcommands: [Run.self, ReplCommand.self, TestCommand.self, Eval.self, NewCommand.self],
+    subcommands: [
+      Run.self, ReplCommand.self, ReplayCommand.self, TestCommand.self, Eval.self, NewCommand.self,
+    ],
     defaultSubcommand: Run.self
   )
 }

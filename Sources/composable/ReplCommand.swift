@@ -17,9 +17,13 @@ struct ReplCommand: AsyncParsableCommand {
     help: "Start with time stopped: timers and debounces move only with :advance (or :resume).")
   var paused = false
 
+  @Flag(help: "After each reload, run the session's actions again through the new code.")
+  var replay = false
+
   func run() async throws {
     let host = try await options.load()
-    try await ReplLoop(host: host, clock: ReplClock(paused: paused)).run()
+    try await ReplLoop(host: host, clock: ReplClock(paused: paused), replaysOnReload: replay)
+      .run()
   }
 }
 
@@ -27,12 +31,13 @@ struct ReplCommand: AsyncParsableCommand {
 struct ReplLoop {
   let host: FeatureHost
   let clock: ReplClock
+  var replaysOnReload = false
 
   func run() async throws {
     let colored = Terminal.wantsColour(FileHandle.standardOutput)
     let session = try ReplSession(
       feature: host.feature, file: host.file, env: host.env, dependencies: host.dependencies,
-      clock: clock, colored: colored
+      clock: clock, colored: colored, replaysOnReload: replaysOnReload
     ) { text in
       print(text)
       fflush(nil)

@@ -46,7 +46,7 @@ import Testing
 
     init(
       source: String = ReplSessionTests.source, env: LuaValue = [:],
-      clock: ReplClock = ReplClock(paused: true)
+      clock: ReplClock = ReplClock(paused: true), replaysOnReload: Bool = false
     ) throws {
       let directory = try makeTemporaryDirectory("repl")
       file = directory.appendingPathComponent("counter.lua")
@@ -56,7 +56,7 @@ import Testing
       self.clock = clock
       session = try ReplSession(
         feature: LuaFeature(contentsOf: file, env: env), file: file, env: env,
-        dependencies: .live, clock: clock
+        dependencies: .live, clock: clock, replaysOnReload: replaysOnReload
       ) { text in printed.withLock { $0.append(text) } }
     }
 
@@ -136,10 +136,10 @@ import Testing
     #expect(listed == """
         1 { type = "increment" }
         2 { type = "later" }
-        3 ← { type = "increment" }
+      ▶ 3 ← { type = "increment" }
       """)
     #expect(await repl.type(":undo").0 == """
-        back before 3 ({ type = "increment" })
+        after 2 of 3: { type = "later" }
         − count = 2
         + count = 1
       """)

@@ -59,8 +59,12 @@ public final class StateSaver: @unchecked Sendable {
       }
       lock.withLock { scheduled = false }
       do { try await write(files) } catch is CancellationError {} catch { onError(error) }
-    }.named("the save of \(path)")
+    }.named(Self.effectNamePrefix + path)
   }
+
+  /// How a save names itself among a store's running effects (`the save of todos.saved.lua`):
+  /// a host that cancels effects (a REPL's jump in time) tells saves apart by it.
+  public static let effectNamePrefix = "the save of "
 
   /// Writes the state now if a change is not on disk yet (a save still waiting, say): for a
   /// host about to exit, on end of input or a signal.

@@ -31,29 +31,45 @@ public struct ReplPrinter: Sendable {
 
   /// An action reduced: an effect's comes in marked `←`; then what it changed, or that it
   /// changed nothing (with the nearest known type when its own is not known), or its error.
-  func reduced(_ entry: ReplLogEntry, error: LuaFeatureError?, wrote: Bool) {
+  func reduced(
+    number: Int, _ recorded: RecordedAction, before: LuaValue, after: LuaValue,
+    error: LuaFeatureError?, wrote: Bool
+  ) {
     var lines: [String] = []
-    if entry.fromEffect {
-      lines.append("← \(entry.action)")
-      if let type = entry.action.type.stringValue { noteSeen(type) }
+    if recorded.fromEffect {
+      lines.append("← \(recorded.action)")
+      if let type = recorded.action.type.stringValue { noteSeen(type) }
     }
     if let error {
       lines.append(indented("error: \(error)"))
       lines.append("  The state was rolled back; the session goes on.")
     } else if wrote,
-      let difference = LuaValue.notationDifference(
-        from: entry.before, to: entry.after, colored: colored)
+      let difference = LuaValue.notationDifference(from: before, to: after, colored: colored)
     {
       lines.append(indented(difference))
     } else {
       var text = "  no state change"
-      if !entry.fromEffect, let type = entry.action.type.stringValue,
+      if !recorded.fromEffect, let type = recorded.action.type.stringValue,
         let nearest = knownTypes().nearest(to: type)
       {
         text += " (did you mean \(nearest)?)"
       }
       lines.append(text)
     }
+    write(lines.joined(separator: "\n"))
+  }
+
+  /// A replay of the session: how many actions ran, what the state is now next to what it
+  /// was, and what the report found.
+  func replayed(_ report: ReplayReport, before: LuaValue, after: LuaValue) {
+    let actions = report.count == 1 ? "action" : "actions"
+    var lines = ["  replayed \(report.count) \(actions) through the code loaded now"]
+    if let difference = LuaValue.notationDifference(from: before, to: after, colored: colored) {
+      lines.append(indented(difference))
+    } else {
+      lines.append("  the state is as it was")
+    }
+    lines += report.lines(colored: colored).map { "  " + $0 }
     write(lines.joined(separator: "\n"))
   }
 

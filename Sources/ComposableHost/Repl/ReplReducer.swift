@@ -3,113 +3,140 @@ import ComposableLua
 import Foundation
 import LuaKit
 
-/// What the REPL's store is sent: an action a person typed, one an effect sent back, or a
-/// state to go back to (`:undo`).
+/// What the REPL's store is sent: an action a person typed, one an effect sent back, a jump in
+/// time, or a replay of the session.
 public enum ReplAction: Sendable {
   case typed(LuaValue)
   case fromEffect(LuaValue)
-  case restore(LuaValue)
+  /// The state as it was after action N of the timeline (0: the initial state).
+  case jump(to: Int)
+  /// The session's actions up to where it stands, again from the initial state through the
+  /// code loaded now; what differs is printed.
+  case replay
   /// The state read again from Lua, after something outside an action changed it (a reload's
   /// `migrate`); what changed is printed.
   case refresh
 }
 
-/// One action of a session, as `:log` lists it and `:undo` takes it back.
-public struct ReplLogEntry: Sendable {
-  public let number: Int
-  public let action: LuaValue
-  public let fromEffect: Bool
-  /// The state before the action, and after it (the same when it failed and was rolled back).
-  public let before: LuaValue
-  public let after: LuaValue
-  public let failed: Bool
-}
-
-/// The session's record of actions, shared by the store's reducer (which adds to it) and the
-/// session's commands (which read it and take from it). Behind a lock: effects' actions are
-/// reduced while the person types.
-public final class ReplLog: @unchecked Sendable {
-  private let lock = NSLock()
-  private var entries: [ReplLogEntry] = []
-  private var nextNumber = 1
-  private var error: LuaFeatureError?
-
-  public var all: [ReplLogEntry] { lock.withLock { entries } }
-
-  func noteError(_ error: LuaFeatureError) { lock.withLock { self.error = error } }
-
-  func takeError() -> LuaFeatureError? {
-    lock.withLock {
-      defer { error = nil }
-      return error
-    }
-  }
-
-  func append(
-    _ action: LuaValue, fromEffect: Bool, before: LuaValue, after: LuaValue, failed: Bool
-  ) -> ReplLogEntry {
-    lock.withLock {
-      let entry = ReplLogEntry(
-        number: nextNumber, action: action, fromEffect: fromEffect, before: before, after: after,
-        failed: failed)
-      nextNumber += 1
-      entries.append(entry)
-      return entry
-    }
-  }
-
-  /// Takes the last entry off the log, for `:undo`.
-  func removeLast() -> ReplLogEntry? { lock.withLock { entries.popLast() } }
-}
-
-/// The feature's reducer as the REPL runs it: each action is logged and printed with the
-/// difference it made, in Lua; the actions its effects send back come in marked.
+/// The feature's reducer as the REPL runs it: each action is recorded on the timeline and
+/// printed with the difference it made, in Lua; the actions its effects send back come in
+/// marked. Jumps and replays run here too, so that no action is reduced in the middle of one.
 struct ReplReducer: Reducer {
   typealias State = LuaValue
   typealias Action = ReplAction
 
   let feature: LuaFeature
   let base: LuaFeatureReducer<LuaValue>
-  let log: ReplLog
+  let timeline: SessionTimeline
+  let replayer: SessionReplayer
+  let errors: ReducerErrorBox
+  let clock: ReplClock
   let printer: ReplPrinter
   let snapshot: StateSnapshot
 
   func reduce(into state: inout LuaValue, action: ReplAction) -> Effect<ReplAction> {
     let (value, fromEffect): (LuaValue, Bool)
     switch action {
-    case let .restore(saved):
-      do throws(LuaFeatureError) {
-        try feature.setState(saved)
-        state = saved
-        snapshot.value = saved
-      } catch {
-        printer.error(error.description)
-      }
+    case let .jump(number):
+      jump(into: &state, to: number)
+      return .none
+    case .replay:
+      replay(into: &state)
       return .none
     case .refresh:
-      do throws(LuaFeatureError) {
-        let now = try feature.state()
-        if let difference = LuaValue.notationDifference(
-          from: state, to: now, colored: printer.colored)
-        {
-          printer.line(printer.indented(difference))
-        }
-        state = now
-        snapshot.value = now
-      } catch {
-        printer.error(error.description)
-      }
+      refresh(into: &state)
       return .none
     case let .typed(typed): (value, fromEffect) = (typed, false)
     case let .fromEffect(sent): (value, fromEffect) = (sent, true)
     }
     let before = state
-    let effect = base.reduce(into: &state, action: value)
-    let error = log.takeError()
-    let entry = log.append(
-      value, fromEffect: fromEffect, before: before, after: state, failed: error != nil)
+    _ = replayer.tape.takeRecorded()  // answers drawn outside an action are not its own
+    var returned = LuaValue.nil
+    let effect = base.reduce(into: &state, action: value, returned: &returned)
+    let error = errors.take()
+    let recorded = RecordedAction(
+      action: value, fromEffect: fromEffect, time: Seconds.of(clock.now.offset),
+      draws: replayer.tape.takeRecorded(), effect: returned.effectDescription,
+      error: error?.recordedMessage)
+    // The state after the action is the snapshot just read (or the one before, when the action
+    // wrote nothing): a checkpoint costs no read of its own.
+    let number = timeline.record(recorded, stateAfter: state)
     // An action that wrote nothing changed nothing: no comparison of the whole state.
-    printer.reduced(entry, error: error, wrote: error == nil && feature.lastActionWrote)
+    printer.reduced(
+      number: number, recorded, before: before, after: state, error: error,
+      wrote: error == nil && feature.lastActionWrote)
     return effect.map(ReplAction.fromEffect)
+  }
+
+  private func jump(into state: inout LuaValue, to number: Int) {
+    do throws(LuaFeatureError) {
+      try replayer.restore(timeline, to: number)
+      timeline.move(to: number)
+      state = try feature.state()
+      snapshot.value = state
+    } catch {
+      printer.error(error.description)
+    }
+  }
+
+  /// Runs the actions up to the timeline's position again from its initial state, comparing
+  /// each with how it went when recorded; prints the state's difference and the first action
+  /// that now raises or returns another effect.
+  private func replay(into state: inout LuaValue) {
+    let before = state
+    let actions = timeline.actions.prefix(timeline.position)
+    var replayed: [RecordedAction] = []
+    replayed.reserveCapacity(actions.count)
+    var checkpoints: [Int: LuaValue] = [:]
+    var report = ReplayReport()
+    do throws(LuaFeatureError) {
+      try feature.setState(timeline.initialState)
+      for (index, recorded) in actions.enumerated() {
+        let outcome = replayer.replay(recorded)
+        report.compare(number: index + 1, recorded: recorded, now: outcome)
+        replayed.append(outcome.action)
+        if (index + 1) % timeline.checkpointInterval == 0 {
+          checkpoints[index + 1] = try feature.state()
+        }
+      }
+      timeline.replace(replayed, checkpoints: checkpoints)
+      state = try feature.state()
+      snapshot.value = state
+    } catch {
+      printer.error(error.description)
+      return
+    }
+    printer.replayed(report, before: before, after: state)
+  }
+
+  private func refresh(into state: inout LuaValue) {
+    do throws(LuaFeatureError) {
+      let now = try feature.state()
+      if let difference = LuaValue.notationDifference(
+        from: state, to: now, colored: printer.colored)
+      {
+        printer.line(printer.indented(difference))
+      }
+      state = now
+      snapshot.value = now
+    } catch {
+      printer.error(error.description)
+    }
+  }
+}
+
+/// The reducer's error for the action in flight, from the feature reducer's error callback to
+/// the REPL's reducer that records the action.
+final class ReducerErrorBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var error: LuaFeatureError?  // under `lock`
+
+  func note(_ error: LuaFeatureError) { lock.withLock { self.error = error } }
+
+  func take() -> LuaFeatureError? {
+    lock.withLock {
+      defer { error = nil }
+      return error
+    }
   }
 }

@@ -10,7 +10,11 @@ extension ReplSession {
     (":state [path]", "the state, or a part of it (:state todos[1])"),
     ("= expression", "a Lua expression's value; `state` is the state, read-only"),
     (":log", "the actions of the session, numbered; ← marks those effects sent back"),
-    (":undo", "back to the state before the last action"),
+    (":goto N", "the state as it was after action N of :log (0: the start)"),
+    (":undo", "back one action (effects running are cancelled)"),
+    (":redo", "forward one action, after :undo or :goto"),
+    (":replay", "runs the session again through the code loaded now, and shows what differs"),
+    (":save FILE", "writes the session (composable replay FILE runs it again)"),
     (":effects", "the effects running, numbered"),
     (":cancel N", "cancels effect N"),
     (":env", "the feature's env"),
@@ -35,7 +39,11 @@ extension ReplSession {
         }.joined(separator: "\n"))
     case ":state": showState(argument)
     case ":log": showLog()
+    case ":goto": await goto(argument)
     case ":undo": await undo()
+    case ":redo": await redo()
+    case ":replay": await replay()
+    case ":save": save(argument)
     case ":effects": await showEffects()
     case ":cancel": await cancel(argument)
     case ":env": printer.line(indentedBlock(env.pretty()))
@@ -68,38 +76,97 @@ extension ReplSession {
   }
 
   func showLog() {
-    let entries = log.all
-    guard !entries.isEmpty else { return printer.line("  no actions yet") }
-    printer.line(
-      entries.map { entry in
-        let mark = entry.fromEffect ? "← " : ""
-        let failed = entry.failed ? "  (failed, rolled back)" : ""
-        return "  \(entry.number) \(mark)\(entry.action)\(failed)"
-      }.joined(separator: "\n"))
+    let actions = timeline.actions
+    guard !actions.isEmpty else { return printer.line("  no actions yet") }
+    let position = timeline.position
+    var lines: [String] = []
+    if position == 0 { lines.append("▶ 0 the start") }
+    for (index, recorded) in actions.enumerated() {
+      let number = index + 1
+      let mark = recorded.fromEffect ? "← " : ""
+      var line = "\(number == position ? "▶" : " ") \(number) \(mark)\(recorded.action)"
+      if recorded.failed { line += "  (failed, rolled back)" }
+      if number > position { line += "  (undone)" }
+      lines.append(line)
+    }
+    printer.line(lines.joined(separator: "\n"))
   }
 
   func undo() async {
-    guard let entry = log.removeLast() else { return printer.line("  nothing to undo") }
-    await store.send(.restore(entry.before))
-    var text = "  back before \(entry.number) (\(entry.action))"
-    if let difference = LuaValue.notationDifference(
-      from: entry.after, to: entry.before, colored: printer.colored)
-    {
-      text += "\n" + printer.indented(difference)
+    let position = timeline.position
+    guard position > 0 else { return printer.line("  nothing to undo") }
+    await jump(to: position - 1)
+  }
+
+  func redo() async {
+    let position = timeline.position
+    guard position < timeline.count else { return printer.line("  nothing to redo") }
+    await jump(to: position + 1)
+  }
+
+  func goto(_ argument: String) async {
+    let count = timeline.count
+    guard let number = Int(argument), (0...count).contains(number) else {
+      return printer.error(
+        ":goto takes an action's number from :log, 0 to \(count) (:goto 0 is the start)")
     }
-    printer.line(text)
+    await jump(to: number)
+  }
+
+  /// Puts the state where it was after action `number`, cancelling the effects in flight first
+  /// (their answers belong to a time that is gone); saves of the state are left to finish.
+  func jump(to number: Int) async {
+    var lines = await cancelEffectsInFlight().map { "  cancelled \($0)" }
+    let before = snapshot.value
+    await store.send(.jump(to: number))
+    await settle()
+    lines.append(
+      number == 0
+        ? "  at the start"
+        : "  after \(number) of \(timeline.count): \(timeline.action(number)?.action ?? .nil)")
+    if let difference = LuaValue.notationDifference(
+      from: before, to: snapshot.value, colored: printer.colored)
+    {
+      lines.append(printer.indented(difference))
+    }
+    printer.line(lines.joined(separator: "\n"))
+  }
+
+  /// Runs the session's actions again from its initial state through the code loaded now.
+  func replay() async {
+    guard timeline.position > 0 else { return printer.line("  no actions to replay") }
+    let cancelled = await cancelEffectsInFlight()
+    if !cancelled.isEmpty {
+      printer.line(cancelled.map { "  cancelled \($0)" }.joined(separator: "\n"))
+    }
+    await store.send(.replay)
+    await settle()
+  }
+
+  /// Cancels the effects running but saves of the state; what was cancelled, as `:effects`
+  /// names them.
+  func cancelEffectsInFlight() async -> [String] {
+    var cancelled: [String] = []
+    for effect in await store.runningEffects
+    where !(effect.kind?.hasPrefix(StateSaver.effectNamePrefix) ?? false) {
+      if await store.cancelEffect(number: effect.number) {
+        cancelled.append("#\(effect.number) \(describe(effect))")
+      }
+    }
+    return cancelled
   }
 
   func showEffects() async {
     let running = await store.runningEffects
     guard !running.isEmpty else { return printer.line("  no effects running") }
-    printer.line(
-      running.map { effect in
-        var text = "  #\(effect.number) "
-        text += effectKindName(effect.kind, prefix: "effect.") ?? "effect"
-        if let id = effect.ids.last { text += " id \(id)" }
-        return text
-      }.joined(separator: "\n"))
+    printer.line(running.map { "  #\($0.number) " + describe($0) }.joined(separator: "\n"))
+  }
+
+  /// `effect.debounce id sort`: an effect's kind and id, as `:effects` lists it.
+  func describe(_ effect: RunningEffectSummary) -> String {
+    var text = effectKindName(effect.kind, prefix: "effect.") ?? "effect"
+    if let id = effect.ids.last { text += " id \(id)" }
+    return text
   }
 
   func cancel(_ argument: String) async {
@@ -131,6 +198,7 @@ extension ReplSession {
     let reloaded = HotReload.reload(
       feature, from: file, report: { printer.line($0) }, fail: { printer.error($0) })
     if reloaded, feature.hasMigrate { await store.send(.refresh) }  // what `migrate` changed
+    if reloaded, replaysOnReload { await replay() }
     return reloaded
   }
 

@@ -20,11 +20,18 @@ public actor ReplSession {
     case quit
   }
 
-  public let feature: LuaFeature
+  public nonisolated let feature: LuaFeature
   public let file: URL
   let env: LuaValue
+  /// The store's dependencies (its clock the REPL's, its env answers on the tape).
+  let dependencies: DependencyValues
   let store: Store<LuaValue, ReplAction>
-  let log = ReplLog()
+  /// Every action of the session, where the state stands among them, and checkpoints.
+  public nonisolated let timeline: SessionTimeline
+  /// What `env` answered each action's reducer: recorded, and played back by jumps and replays.
+  let tape = LuaEnvironmentTape()
+  /// Whether each reload is followed by a replay of the session (`--replay`).
+  public let replaysOnReload: Bool
   let printer: ReplPrinter
   let reader: LuaLiteralReader
   /// The store's clock: real time until `:pause` (or `--paused`), then moved by `:advance`.
@@ -37,10 +44,11 @@ public actor ReplSession {
   /// `dependencies` are the store's, but for its clock, which is `clock`.
   public init(
     feature: LuaFeature, file: URL, env: LuaValue, dependencies: DependencyValues,
-    clock: ReplClock = ReplClock(), colored: Bool = false,
+    clock: ReplClock = ReplClock(), colored: Bool = false, replaysOnReload: Bool = false,
     write: @escaping @Sendable (String) -> Void
   ) throws {
     self.feature = feature
+    self.replaysOnReload = replaysOnReload
     self.file = file
     self.env = env
     self.clock = clock
@@ -53,9 +61,12 @@ public actor ReplSession {
     self.printer = printer
     var dependencies = dependencies
     dependencies.clock = clock
-    let log = self.log
+    dependencies.environmentTape = tape
+    self.dependencies = dependencies
+    let errors = ReducerErrorBox()
     let snapshot = StateSnapshot(try feature.state())
     self.snapshot = snapshot
+    timeline = SessionTimeline(initialState: snapshot.value)
     let base = LuaFeatureReducer<LuaValue>(
       feature: feature, dependencies: dependencies,
       // Read again only after an action that wrote: most actions of a large state cost what
@@ -66,12 +77,14 @@ public actor ReplSession {
       },
       onError: { error in
         // A reducer's error goes with its action; an effect's comes on its own.
-        if case .effect = error { printer.error(error.description) } else { log.noteError(error) }
+        if case .effect = error { printer.error(error.description) } else { errors.note(error) }
       })
     store = Store(
       initialState: snapshot.value,
       reducer: ReplReducer(
-        feature: feature, base: base, log: log, printer: printer, snapshot: snapshot))
+        feature: feature, base: base, timeline: timeline,
+        replayer: SessionReplayer(feature: feature, dependencies: dependencies, tape: tape),
+        errors: errors, clock: clock, printer: printer, snapshot: snapshot))
   }
 
   /// The prompt for the next line.
@@ -111,7 +124,7 @@ public actor ReplSession {
     await store.send(.typed(action))
     // A type that changed the state is one the feature handles: offered from now on.
     // (Whether it wrote, not a comparison of two whole states, which costs as much as they hold.)
-    if feature.lastActionWrote, let entry = log.all.last(where: { !$0.fromEffect }),
+    if feature.lastActionWrote, let entry = timeline.actions.last(where: { !$0.fromEffect }),
       !entry.failed, let type = entry.action.type.stringValue
     {
       known.insert(type)

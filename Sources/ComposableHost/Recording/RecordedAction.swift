@@ -1,0 +1,43 @@
+import ComposableLua
+import LuaKit
+
+/// One action of a recorded session, with what a replay needs to reduce it as it was reduced.
+public struct RecordedAction: Equatable, Sendable {
+  public var action: LuaValue
+  /// Sent back by an effect (an HTTP response, a timer's tick), not typed by the person.
+  public var fromEffect: Bool
+  /// When the store reduced it: seconds on the store's clock since the session began.
+  public var time: Double
+  /// What `env.uuid()`, `env.now()` and `env.random()` answered the reducer, in order.
+  public var draws: [LuaEnvironmentTape.Draw]
+  /// The effect the reducer returned (`LuaValue.effectDescription`); nil for none.
+  public var effect: LuaValue
+  /// The reducer's error when the action failed (and was rolled back); nil when it did not.
+  public var error: String?
+
+  public init(
+    action: LuaValue, fromEffect: Bool, time: Double, draws: [LuaEnvironmentTape.Draw] = [],
+    effect: LuaValue = .nil, error: String? = nil
+  ) {
+    self.action = action
+    self.fromEffect = fromEffect
+    self.time = time
+    self.draws = draws
+    self.effect = effect
+    self.error = error
+  }
+
+  public var failed: Bool { error != nil }
+}
+
+extension LuaFeatureError {
+  /// The error as a recording keeps it: one line, the Lua message without the traceback and
+  /// without the words about the action, which the recording holds beside it.
+  var recordedMessage: String {
+    switch self {
+    case let .reduce(_, error), let .effect(_, error): error.message
+    case let .malformedEffect(_, path, message): "\(path): \(message)"
+    default: description
+    }
+  }
+}

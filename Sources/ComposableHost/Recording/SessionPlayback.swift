@@ -1,0 +1,78 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// A recorded session run again, headless, on the feature's code as it is now: what
+/// `composable replay FILE` does.
+public struct SessionPlayback: Sendable {
+  /// The state after the last action.
+  public let state: LuaValue
+  public let report: ReplayReport
+  /// How many actions raised this time (those that raised when recorded too).
+  public let raised: Int
+  /// Whether the feature's code (or a module's) changed since the recording.
+  public let codeChanged: Bool
+
+  /// Loads the feature at `url` with the session's env and initial state, checks that every
+  /// recorded action fits it, and replays them all.
+  public static func run(_ recording: SessionRecording, feature url: URL) throws -> SessionPlayback
+  {
+    let feature = try LuaFeature(
+      contentsOf: url, state: recording.initialState,
+      env: recording.env == .nil ? [:] : recording.env)
+    try SessionFit.check(recording, against: url)
+    var dependencies = DependencyValues.live
+    // What the recording does not answer (code that now draws more) is answered the same way
+    // at every replay.
+    dependencies.uuid = .incrementing
+    dependencies.random = RandomSource(seed: 0)
+    let replayer = SessionReplayer(
+      feature: feature, dependencies: dependencies, tape: LuaEnvironmentTape())
+    var report = ReplayReport()
+    var raised = 0
+    for (index, recorded) in recording.actions.enumerated() {
+      let outcome = replayer.replay(recorded)
+      if outcome.error != nil { raised += 1 }
+      report.compare(number: index + 1, recorded: recorded, now: outcome)
+    }
+    return SessionPlayback(
+      state: try feature.state(), report: report, raised: raised,
+      codeChanged: CodeFingerprint.of(feature, file: url) != recording.code)
+  }
+}
+
+/// Whether a session's actions fit a feature's code: each action's type must be one the
+/// feature handles (compared with in its source, or listed in `Feature.actions`), as Elm's
+/// debugger checks an imported session's messages against the program's.
+public enum SessionFit {
+  public struct Mismatch: Error, CustomStringConvertible, Sendable {
+    public let description: String
+  }
+
+  public static func check(_ recording: SessionRecording, against feature: URL) throws {
+    let known = KnownActionTypes.found(besides: feature)
+    // A feature whose types cannot be found in its source (a table of handlers, say) is not
+    // refused on that account: there is nothing to check against.
+    guard !known.isEmpty else { return }
+    for (index, recorded) in recording.actions.enumerated() {
+      guard let type = recorded.action.type.stringValue else {
+        throw Mismatch(
+          description: """
+            action \(index + 1) (\(recorded.action)) has no string type, so it fits no \
+            feature
+            """)
+      }
+      guard known.contains(type) else {
+        let nearest = KnownActionTypes(known).nearest(to: type).map { " (did you mean \($0)?)" }
+        throw Mismatch(
+          description: """
+            action \(index + 1) (\(recorded.action)) does not fit \
+            \(feature.lastPathComponent): it handles no action of type \(type)\(nearest ?? ""). \
+            To fix, replay it on the code it was recorded with, or, if the feature handles \
+            \(type) in a way its source does not show, list it in the feature's `actions`.
+            """)
+      }
+    }
+  }
+}

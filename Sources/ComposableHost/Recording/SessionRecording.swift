@@ -1,0 +1,225 @@
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// A recorded session, as `:save` writes it and `composable replay` reads it: the feature, a
+/// fingerprint of its code, the env, the initial state, and every action in order with what a
+/// replay needs (see `RecordedAction`). Effects' results are in it as the actions they sent,
+/// so a replay needs no network, timer or file.
+///
+/// On disk it is a Lua data file (`LuaDataFile`): readable, diffable, and read back with no
+/// code run. docs/sessions.md describes the format; `version` says which one a file follows.
+public struct SessionRecording: Equatable, Sendable {
+  /// What the file's `format` field holds.
+  public static let format = "composable-session"
+  /// The version this build writes, and the newest it reads.
+  public static let version = 1
+
+  /// The feature's file: relative to the session file on disk, as given in memory.
+  public var feature: String
+  /// `CodeFingerprint` of the feature and the modules it required when recorded.
+  public var code: String
+  public var env: LuaValue
+  public var initialState: LuaValue
+  public var actions: [RecordedAction]
+
+  public init(
+    feature: String, code: String, env: LuaValue, initialState: LuaValue,
+    actions: [RecordedAction]
+  ) {
+    self.feature = feature
+    self.code = code
+    self.env = env
+    self.initialState = initialState
+    self.actions = actions
+  }
+}
+
+/// A session file that cannot be read: the file, where in it, and what is wrong.
+public struct SessionFileError: Error, CustomStringConvertible, Sendable {
+  public let file: String
+  public let message: String
+
+  public var description: String { "\(file): \(message)" }
+}
+
+extension SessionRecording {
+  /// The session as a Lua value, fields named as in the file.
+  public var luaValue: LuaValue {
+    var table = LuaTable()
+    table["format"] = .string(LuaString(Self.format))
+    table["version"] = .integer(Self.version)
+    table["feature"] = .string(LuaString(feature))
+    table["code"] = .string(LuaString(code))
+    table["env"] = env
+    table["initial_state"] = initialState
+    table["actions"] = .table(LuaTable(array: actions.map(\.luaValue)))
+    return .table(table)
+  }
+
+  /// Writes the session to `url` (whole, through a temporary file: a reader never sees half).
+  public func write(to url: URL) throws {
+    let header = """
+      A ComposableLua session (format \(Self.format), version \(Self.version)).
+      `composable replay \(url.lastPathComponent)` runs it again; docs/sessions.md describes it.
+      """
+    let text = try LuaDataFile.text(of: luaValue, root: "session", header: header)
+    try Data(text.utf8).write(to: url, options: .atomic)
+  }
+
+  /// Reads the session file at `url`, checking every field.
+  public static func read(from url: URL) throws -> SessionRecording {
+    let name = url.lastPathComponent
+    let text: String
+    do { text = try LuaSourceFile.read(url) } catch {
+      throw SessionFileError(file: name, message: "\(error)")
+    }
+    let value: LuaValue
+    do {
+      let vm = try LuaVM()
+      value = try vm.readDataFile(text, chunkName: name)
+    } catch {
+      throw SessionFileError(file: name, message: "not a session file: \(error)")
+    }
+    do throws(SessionFileError.Field) {
+      return try SessionRecording(reading: value)
+    } catch {
+      throw SessionFileError(file: name, message: "\(error.path): \(error.message)")
+    }
+  }
+
+  init(reading value: LuaValue) throws(SessionFileError.Field) {
+    let fields = try FieldReader(value, path: "session")
+    guard fields["format"] == .string(LuaString(Self.format)) else {
+      throw .init(
+        path: "format",
+        message: "expected \"\(Self.format)\", got \(fields["format"]): not a session file")
+    }
+    let version = try fields.integer("version")
+    guard version >= 1, version <= Self.version else {
+      throw .init(
+        path: "version",
+        message: "this composable reads versions 1 to \(Self.version), the file is \(version)")
+    }
+    feature = try fields.string("feature")
+    code = try fields.string("code")
+    env = fields["env"]
+    guard env == .nil || env.tableValue != nil else {
+      throw .init(path: "env", message: "expected a table, got \(env.typeName)")
+    }
+    initialState = fields["initial_state"]
+    let list = try fields.table("actions")
+    guard list.isSequence else {
+      throw .init(path: "actions", message: "expected a list of actions")
+    }
+    actions = []
+    for (index, element) in list.sequence.enumerated() {
+      actions.append(try RecordedAction(reading: element, path: "actions[\(index + 1)]"))
+    }
+  }
+}
+
+extension RecordedAction {
+  /// The action as the file holds it: `{ action = ..., at = 1.25 }`, with `from_effect`,
+  /// `draws` (`{ { "uuid", "..." } }`), `effect` and `error` only when they say something.
+  var luaValue: LuaValue {
+    var table = LuaTable()
+    table["action"] = action
+    table["at"] = .number(time)
+    if fromEffect { table["from_effect"] = true }
+    if !draws.isEmpty {
+      table["draws"] = .table(
+        LuaTable(
+          array: draws.map { .table(LuaTable(array: [.string(LuaString($0.name)), $0.value])) }))
+    }
+    if effect != .nil { table["effect"] = effect }
+    if let error { table["error"] = .string(LuaString(error)) }
+    return .table(table)
+  }
+
+  init(reading value: LuaValue, path: String) throws(SessionFileError.Field) {
+    let fields = try FieldReader(value, path: path)
+    action = fields["action"]
+    guard action.tableValue != nil else {
+      throw .init(
+        path: path + ".action", message: "expected an action table, got \(action.typeName)")
+    }
+    guard let at = fields["at"].doubleValue, at.isFinite, at >= 0 else {
+      throw .init(path: path + ".at", message: "expected seconds (a number, 0 or more)")
+    }
+    time = at
+    switch fields["from_effect"] {
+    case .nil: fromEffect = false
+    case let .boolean(flag): fromEffect = flag
+    case let other:
+      throw .init(path: path + ".from_effect", message: "expected a boolean, got \(other.typeName)")
+    }
+    draws = []
+    if fields["draws"] != .nil {
+      let list = try fields.table("draws")
+      for (index, element) in list.sequence.enumerated() {
+        let pair = element.tableValue?.sequence ?? []
+        guard pair.count == 2, let name = pair[0].stringValue else {
+          throw .init(
+            path: "\(path).draws[\(index + 1)]", message: "expected { \"name\", value }")
+        }
+        draws.append(LuaEnvironmentTape.Draw(name: name, value: pair[1]))
+      }
+    }
+    effect = fields["effect"]
+    switch fields["error"] {
+    case .nil: error = nil
+    case let .string(text): error = text.string ?? "\(text)"
+    case let other:
+      throw .init(path: path + ".error", message: "expected a string, got \(other.typeName)")
+    }
+  }
+}
+
+extension SessionFileError {
+  /// A field that is not what the format says: its path in the file, and why.
+  public struct Field: Error, Sendable {
+    public let path: String
+    public let message: String
+  }
+}
+
+/// Reads the fields of one table of a session file, naming the path in each error.
+private struct FieldReader {
+  let table: LuaTable
+  let path: String
+
+  init(_ value: LuaValue, path: String) throws(SessionFileError.Field) {
+    guard let table = value.tableValue else {
+      throw .init(path: path, message: "expected a table, got \(value.typeName)")
+    }
+    self.table = table
+    self.path = path
+  }
+
+  subscript(name: String) -> LuaValue { table[name] }
+
+  /// Where field `name` is, as an error names it: `version`, `actions[3].draws`.
+  func at(_ name: String) -> String { path == "session" ? name : "\(path).\(name)" }
+
+  func string(_ name: String) throws(SessionFileError.Field) -> String {
+    guard let text = table[name].stringValue else {
+      throw .init(path: at(name), message: "expected a string, got \(table[name].typeName)")
+    }
+    return text
+  }
+
+  func integer(_ name: String) throws(SessionFileError.Field) -> Int {
+    guard let number = table[name].intValue else {
+      throw .init(path: at(name), message: "expected an integer, got \(table[name].typeName)")
+    }
+    return number
+  }
+
+  func table(_ name: String) throws(SessionFileError.Field) -> LuaTable {
+    guard let inner = table[name].tableValue else {
+      throw .init(path: at(name), message: "expected a table, got \(table[name].typeName)")
+    }
+    return inner
+  }
+}

@@ -1,0 +1,56 @@
+import Composable
+import ComposableLua
+import LuaKit
+
+/// Reduces recorded actions again on a feature, each with the `env` answers it had, running no
+/// effect (what effects did is recorded: the actions they sent). Time travel jumps with it; a
+/// replay after a reload and `composable replay` run a whole session through it.
+struct SessionReplayer {
+  let feature: LuaFeature
+  let tape: LuaEnvironmentTape
+  let dependencies: LuaFeatureDependencies
+
+  /// `dependencies` with `tape` as their environment tape.
+  init(feature: LuaFeature, dependencies: DependencyValues, tape: LuaEnvironmentTape) {
+    self.feature = feature
+    self.tape = tape
+    var values = dependencies
+    values.environmentTape = tape
+    self.dependencies = LuaFeatureDependencies(values)
+  }
+
+  /// How an action went this time.
+  struct Outcome {
+    /// The action as it went now: its draws, effect and error are this run's.
+    var action: RecordedAction
+    var error: LuaFeatureError?
+  }
+
+  /// Reduces `action` with its recorded draws.
+  func replay(_ recorded: RecordedAction) -> Outcome {
+    _ = tape.takeRecorded()
+    tape.play(recorded.draws)
+    var now = recorded
+    var failure: LuaFeatureError?
+    do throws(LuaFeatureError) {
+      now.effect = try feature.replay(recorded.action, dependencies: dependencies)
+      now.error = nil
+    } catch {
+      now.effect = .nil
+      now.error = error.recordedMessage
+      failure = error
+    }
+    tape.stopPlaying()
+    now.draws = tape.takeRecorded()
+    return Outcome(action: now, error: failure)
+  }
+
+  /// Puts the feature's state where it was after action `number` of `timeline`: its nearest
+  /// checkpoint, then the actions after it.
+  func restore(_ timeline: SessionTimeline, to number: Int) throws(LuaFeatureError) {
+    let (position, state) = timeline.checkpoint(atOrBefore: number)
+    try feature.setState(state)
+    let actions = timeline.actions
+    for index in position..<number { _ = replay(actions[index]) }
+  }
+}

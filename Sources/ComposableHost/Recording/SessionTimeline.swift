@@ -1,0 +1,90 @@
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// A session's actions as time travel sees them: the recorded branch, where the state stands
+/// on it (`position`: after action `position`, 0 being the initial state), and checkpoints of
+/// the state every `checkpointInterval` actions, so that any state is a checkpoint plus at
+/// most `checkpointInterval - 1` actions replayed.
+///
+/// After a jump back, the actions past `position` stay (`:redo` goes forward through them)
+/// until an action is recorded: the new branch starts there and the old tail is dropped, as an
+/// editor's undo does.
+///
+/// Shared by the store's reducer (which records and jumps) and the session's commands (which
+/// read); behind a lock.
+public final class SessionTimeline: @unchecked Sendable {
+  /// A jump replays at most this many actions less one. A checkpoint of the todos feature with
+  /// 1,000 todos holds about 250 KB; at 100, a 10,000-action session keeps 25 MB of them.
+  public let checkpointInterval: Int
+  public let initialState: LuaValue
+  // Sendable by construction: everything below is reached only under `lock`.
+  private let lock = NSLock()
+  private var recorded: [RecordedAction] = []
+  private var current = 0
+  private var checkpoints: [Int: LuaValue]
+
+  public init(initialState: LuaValue, checkpointInterval: Int = 100) {
+    self.initialState = initialState
+    self.checkpointInterval = max(1, checkpointInterval)
+    checkpoints = [0: initialState]
+  }
+
+  /// The branch's actions, numbered from 1 (`actions[0]` is action 1), those past `position`
+  /// included.
+  public var actions: [RecordedAction] { lock.withLock { recorded } }
+
+  /// The number of the last action the state reflects; 0 at the initial state.
+  public var position: Int { lock.withLock { current } }
+
+  public var count: Int { lock.withLock { recorded.count } }
+
+  /// Action `number` (from 1), or nil.
+  public func action(_ number: Int) -> RecordedAction? {
+    lock.withLock { recorded.indices.contains(number - 1) ? recorded[number - 1] : nil }
+  }
+
+  /// Records an action reduced at `position`, after which the state is `state`: the actions
+  /// past `position` (undone ones) are dropped first. Returns the action's number.
+  @discardableResult
+  public func record(
+    _ action: RecordedAction, stateAfter state: @autoclosure () -> LuaValue
+  )
+    -> Int
+  {
+    lock.withLock {
+      if current < recorded.count {
+        recorded.removeSubrange(current...)
+        checkpoints = checkpoints.filter { $0.key <= current }
+      }
+      recorded.append(action)
+      current = recorded.count
+      if current % checkpointInterval == 0 { checkpoints[current] = state() }
+      return current
+    }
+  }
+
+  /// The nearest checkpoint at or before action `number`: its position and state.
+  public func checkpoint(atOrBefore number: Int) -> (position: Int, state: LuaValue) {
+    lock.withLock {
+      var position = min(number, recorded.count) / checkpointInterval * checkpointInterval
+      while checkpoints[position] == nil { position -= checkpointInterval }
+      return (position, checkpoints[position]!)
+    }
+  }
+
+  /// The state now stands after action `number`.
+  func move(to number: Int) { lock.withLock { current = number } }
+
+  /// After a replay through new code: the actions as they now went (their draws, effects and
+  /// errors), and the checkpoints taken on the way, which replace the old ones.
+  func replace(_ actions: [RecordedAction], checkpoints: [Int: LuaValue]) {
+    lock.withLock {
+      recorded.replaceSubrange(0..<actions.count, with: actions)
+      self.checkpoints = checkpoints.merging([0: initialState]) { new, _ in new }
+    }
+  }
+
+  /// How many checkpoints are kept (for tests and benchmarks).
+  public var checkpointCount: Int { lock.withLock { checkpoints.count } }
+}

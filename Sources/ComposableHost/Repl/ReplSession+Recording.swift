@@ -1,0 +1,46 @@
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// The session as a recording: what `:save` writes.
+extension ReplSession {
+  /// The session up to where it stands (actions undone are left out), with the feature named
+  /// relative to `directory` when it is given (where the session file goes).
+  public func recording(relativeTo directory: URL? = nil) -> SessionRecording {
+    let path = directory.map { Self.path(of: file, relativeTo: $0) } ?? file.path
+    return SessionRecording(
+      feature: path, code: CodeFingerprint.of(feature, file: file), env: env,
+      initialState: timeline.initialState,
+      actions: Array(timeline.actions.prefix(timeline.position)))
+  }
+
+  /// `:save FILE`: the session, to `FILE` (relative to the working directory).
+  func save(_ argument: String) {
+    guard !argument.isEmpty else {
+      return printer.error(":save takes a file name (:save session.lua)")
+    }
+    let url = URL(fileURLWithPath: argument)
+    do {
+      let recording = recording(relativeTo: url.deletingLastPathComponent())
+      try recording.write(to: url)
+      let count = recording.actions.count
+      printer.line(
+        "  saved \(count) \(count == 1 ? "action" : "actions") to \(argument); "
+          + "composable replay \(argument) runs them again")
+    } catch let error as LuaError {
+      printer.error("the session was not saved: \(error)")
+    } catch {
+      printer.error("the session was not saved: \(argument): \(error.localizedDescription)")
+    }
+  }
+
+  /// `file`'s path from `directory`: `todos.lua`, `../features/todos.lua`.
+  static func path(of file: URL, relativeTo directory: URL) -> String {
+    let target = file.standardizedFileURL.pathComponents
+    let base = directory.standardizedFileURL.pathComponents
+    var common = 0
+    while common < min(target.count, base.count), target[common] == base[common] { common += 1 }
+    let up = Array(repeating: "..", count: base.count - common)
+    return (up + target[common...]).joined(separator: "/")
+  }
+}

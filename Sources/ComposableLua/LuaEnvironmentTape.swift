@@ -1,0 +1,95 @@
+import Composable
+import Foundation
+import LuaKit
+
+/// What `env.uuid()`, `env.now()` and `env.random()` answered reducers: kept while a session
+/// is recorded, and given back while it is replayed, so that a replayed `add` makes the todo
+/// with the id it had, and the recorded actions that name that id still find it.
+///
+/// Only reducers' calls go on the tape. An effect's coroutine may draw too, but a replay runs
+/// no effect: their results come back as the actions they sent, which are recorded.
+///
+/// A store gets a tape through its dependencies (`DependencyValues.environmentTape`); without
+/// one, `env` answers straight from the dependencies, at the cost of one lookup.
+public final class LuaEnvironmentTape: @unchecked Sendable {
+  /// One answer: the function's name (`uuid`, `now`, `random`) and what it returned.
+  public struct Draw: Hashable, Sendable {
+    public let name: String
+    public let value: LuaValue
+
+    public init(name: String, value: LuaValue) {
+      self.name = name
+      self.value = value
+    }
+  }
+
+  // Sendable by construction: both lists are only reached under `lock`.
+  private let lock = NSLock()
+  private var recorded: [Draw] = []
+  private var toPlay: ArraySlice<Draw> = []
+  private var playing = false
+
+  public init() {}
+
+  /// The answers recorded since the last call, in order; the tape starts afresh.
+  public func takeRecorded() -> [Draw] {
+    lock.withLock {
+      defer { recorded = [] }
+      return recorded
+    }
+  }
+
+  /// Gives `draws` back, in order, to the calls that come until `stopPlaying`: a call whose
+  /// name is the next draw's gets its value; any other call (code that now draws more, or
+  /// something else) is answered by the dependencies, and recorded.
+  public func play(_ draws: [Draw]) {
+    lock.withLock {
+      toPlay = draws[...]
+      playing = true
+      recorded = []
+    }
+  }
+
+  /// Ends a playback; how many of its draws were not asked for.
+  @discardableResult
+  public func stopPlaying() -> Int {
+    lock.withLock {
+      defer {
+        toPlay = []
+        playing = false
+      }
+      return toPlay.count
+    }
+  }
+
+  /// The answer to a reducer's call of `env.NAME()`: the next draw played back, or `draw()`
+  /// (recorded).
+  func answer(_ name: String, draw: () throws -> LuaValue) rethrows -> LuaValue {
+    let played = lock.withLock { () -> LuaValue? in
+      guard playing, let next = toPlay.first, next.name == name else { return nil }
+      toPlay = toPlay.dropFirst()
+      return next.value
+    }
+    if let played {
+      lock.withLock { recorded.append(Draw(name: name, value: played)) }
+      return played
+    }
+    let value = try draw()
+    lock.withLock { recorded.append(Draw(name: name, value: value)) }
+    return value
+  }
+}
+
+extension LuaEnvironmentTape: DependencyKey {
+  public static var liveValue: LuaEnvironmentTape? { nil }
+  public static var testValue: LuaEnvironmentTape? { nil }
+}
+
+extension DependencyValues {
+  /// Where reducers' `env.uuid()`, `env.now()` and `env.random()` answers are recorded and
+  /// played back (a REPL's session); nil, the default, for none.
+  public var environmentTape: LuaEnvironmentTape? {
+    get { self[LuaEnvironmentTape.self] }
+    set { self[LuaEnvironmentTape.self] = newValue }
+  }
+}

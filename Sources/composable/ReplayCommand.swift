@@ -1,0 +1,61 @@
+import ArgumentParser
+import ComposableHost
+import ComposableLua
+import Foundation
+
+/// `composable replay FILE`: runs a session saved by the REPL's `:save` again, headless, on the
+/// feature's code as it is now, and prints the final state.
+struct ReplayCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "replay",
+    abstract: "Replay a session saved with :save, headless, and print the final state.",
+    discussion: """
+      The actions run again from the session's initial state, each with the env answers it \
+      had; effects do not run (their results are in the session, as the actions they sent). \
+      Exits 1 when an action raises, and refuses a session whose actions the feature does not \
+      handle.
+      """)
+
+  @Argument(help: "The session file (:save FILE in the REPL).")
+  var file: String
+
+  @Option(help: "The feature to replay it on (default: the one it was recorded with).")
+  var feature: String?
+
+  func run() throws {
+    let sessionURL = URL(fileURLWithPath: file)
+    let recording: SessionRecording
+    do { recording = try SessionRecording.read(from: sessionURL) } catch {
+      try fail("\(error)")
+    }
+    let featureURL =
+      feature.map { URL(fileURLWithPath: $0) }
+      ?? URL(fileURLWithPath: recording.feature, relativeTo: sessionURL.deletingLastPathComponent())
+      .standardizedFileURL
+    let playback: SessionPlayback
+    do { playback = try SessionPlayback.run(recording, feature: featureURL) } catch let
+      mismatch as SessionFit.Mismatch
+    {
+      try fail("\(sessionURL.lastPathComponent) does not fit: \(mismatch)")
+    } catch {
+      try fail("\(error)")
+    }
+    let count = recording.actions.count
+    print(
+      "replayed \(count) \(count == 1 ? "action" : "actions") of \(sessionURL.lastPathComponent) "
+        + "on \(featureURL.lastPathComponent)")
+    if playback.codeChanged { print("the code changed since the session was recorded") }
+    for line in playback.report.lines(colored: false) { print(line) }
+    print("state " + playback.state.pretty())
+    if playback.raised > 0 {
+      let actions = playback.raised == 1 ? "action" : "actions"
+      FileHandle.standardError.write(Data("error: \(playback.raised) \(actions) raised\n".utf8))
+      throw ExitCode.failure
+    }
+  }
+
+  private func fail(_ message: String) throws -> Never {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    throw ExitCode.failure
+  }
+}

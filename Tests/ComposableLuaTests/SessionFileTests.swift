@@ -1,0 +1,180 @@
+import Composable
+import ComposableHost
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+/// `:save FILE` and `composable replay FILE`: a session out to a file people can read, and in
+/// again, headless; refused when the code no longer fits it.
+@Suite struct SessionFileTests {
+  typealias Harness = ReplSessionTests.Harness
+
+  /// A todos session: two adds (ids from live UUIDs), a toggle of the second by its id, a roll.
+  func recordTodos() async throws -> Harness {
+    let repl = try Harness(source: TimeTravelTests.todos)
+    await repl.type(#"{ type = "add", title = "milk\r\nand \"eggs\"" }"#)
+    await repl.type(#"{ type = "add", title = "bread" }"#, "roll")
+    let id = try repl.session.feature.evaluate("state.todos[2].id")[0]
+    await repl.type("{ type = \"toggle\", id = \(id) }")
+    return repl
+  }
+
+  @Test func aSavedSessionReadsBackAndReplaysToTheSameState() async throws {
+    let repl = try await recordTodos()
+    let directory = repl.file.deletingLastPathComponent()
+    let saved = await repl.type(":save \(directory.path)/session.lua").0
+    #expect(saved == "  saved 4 actions to \(directory.path)/session.lua; "
+      + "composable replay \(directory.path)/session.lua runs them again")
+    let read = try SessionRecording.read(from: directory.appendingPathComponent("session.lua"))
+    #expect(read == (await repl.session.recording(relativeTo: directory)))
+    #expect(read.feature == "counter.lua")
+    #expect(read.actions.map(\.draws.first?.name) == ["uuid", "uuid", "random", nil])
+    let text = try String(
+      contentsOf: directory.appendingPathComponent("session.lua"), encoding: .utf8)
+    #expect(text.hasPrefix("-- A ComposableLua session (format composable-session, version 1).\n"))
+    #expect(text.contains(#"action = { title = "milk\r\nand \"eggs\"", type = "add" },"#))
+
+    let outcome = try CommandLineTests.run(["replay", "session.lua"], in: directory)
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    let live = try repl.session.feature.state()
+    #expect(outcome.output == """
+      replayed 4 actions of session.lua on counter.lua
+      state \(live.pretty())
+
+      """)
+  }
+
+  /// Undone actions are not part of what is saved: the session as it stands.
+  @Test func undoneActionsAreLeftOut() async throws {
+    let repl = try await recordTodos()
+    await repl.type(":goto 2")
+    #expect(await repl.session.recording().actions.count == 2)
+  }
+
+  @Test func aSessionWhoseActionsNoLongerFitIsRefusedNamingTheFirst() async throws {
+    let repl = try await recordTodos()
+    let directory = repl.file.deletingLastPathComponent()
+    await repl.type(":save \(directory.path)/session.lua")
+    let source = try String(contentsOf: repl.file, encoding: .utf8)
+    try source.replacingOccurrences(of: #"t == "roll""#, with: #"t == "dice""#)
+      .write(to: repl.file, atomically: true, encoding: .utf8)
+    let outcome = try CommandLineTests.run(["replay", "session.lua"], in: directory)
+    #expect(outcome.status == 1)
+    #expect(outcome.output.isEmpty)
+    #expect(outcome.errors == """
+      error: session.lua does not fit: action 3 ({ type = "roll" }) does not fit counter.lua: \
+      it handles no action of type roll. To fix, replay it on the code it was recorded with, \
+      or, if the feature handles roll in a way its source does not show, list it in the \
+      feature's `actions`.
+
+      """)
+  }
+
+  /// A change that makes an action raise: the replay flags it by number and exits 1; a change
+  /// of code is said.
+  @Test func anActionThatNowRaisesExitsOne() async throws {
+    let repl = try await recordTodos()
+    let directory = repl.file.deletingLastPathComponent()
+    await repl.type(":save \(directory.path)/session.lua")
+    let source = try String(contentsOf: repl.file, encoding: .utf8)
+    try source.replacingOccurrences(
+      of: "todo.done = not todo.done", with: #"error("toggles are off")"#
+    ).write(to: repl.file, atomically: true, encoding: .utf8)
+    let outcome = try CommandLineTests.run(["replay", "session.lua"], in: directory)
+    #expect(outcome.status == 1)
+    let lines = outcome.output.split(separator: "\n").map(String.init)
+    #expect(lines.count > 3)
+    #expect(lines[1] == "the code changed since the session was recorded")
+    #expect(lines[2].hasPrefix("action 4 ({ id = \""))
+    #expect(lines[2].hasSuffix(#"type = "toggle" }) now raises: counter.lua:10: toggles are off"#))
+    #expect(outcome.errors == "error: 1 action raised\n")
+  }
+
+  /// `--feature` replays on another file: the same session on a copy.
+  @Test func featureNamesAnotherFile() async throws {
+    let repl = try await recordTodos()
+    let directory = repl.file.deletingLastPathComponent()
+    await repl.type(":save \(directory.path)/session.lua")
+    try FileManager.default.copyItem(
+      at: repl.file, to: directory.appendingPathComponent("copy.lua"))
+    try "return {".write(to: repl.file, atomically: true, encoding: .utf8)
+    let broken = try CommandLineTests.run(["replay", "session.lua"], in: directory)
+    #expect(broken.status == 1)
+    #expect(broken.errors.hasPrefix("error: counter.lua"))
+    let outcome = try CommandLineTests.run(
+      ["replay", "session.lua", "--feature", "copy.lua"], in: directory)
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    #expect(outcome.output.hasPrefix("replayed 4 actions of session.lua on copy.lua\n"))
+  }
+
+  @Test(arguments: [
+    ("return 42", "s.lua: session: expected a table, got integer"),
+    ("return {}", #"s.lua: format: expected "composable-session", got nil: not a session file"#),
+    (
+      #"return { format = "composable-session", version = 2 }"#,
+      "s.lua: version: this composable reads versions 1 to 1, the file is 2"
+    ),
+    (
+      #"return { format = "composable-session", version = 1, feature = "f.lua", code = "", "#
+        + #"actions = { { action = { type = "a" }, at = "soon" } } }"#,
+      "s.lua: actions[1].at: expected seconds (a number, 0 or more)"
+    ),
+    (
+      #"return { format = "composable-session", version = 1, feature = "f.lua", code = "", "#
+        + #"actions = { { action = { type = "a" }, at = 0, draws = { { 1 } } } } }"#,
+      #"s.lua: actions[1].draws[1]: expected { "name", value }"#
+    ),
+    ("return os.exit(3)", "s.lua: not a session file: "),
+    ("return {", "s.lua: not a session file: "),
+  ])
+  func aFileThatIsNoSessionIsNamedWithItsField(text: String, message: String) throws {
+    let directory = try makeTemporaryDirectory("session")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let url = directory.appendingPathComponent("s.lua")
+    try text.write(to: url, atomically: true, encoding: .utf8)
+    let error = #expect(throws: SessionFileError.self) { try SessionRecording.read(from: url) }
+    #expect(error?.description.hasPrefix(message) == true, "\(String(describing: error))")
+  }
+
+  @Test func aMissingSessionFileIsAClearError() throws {
+    let outcome = try CommandLineTests.run(["replay", "/nonexistent/s.lua"])
+    #expect(outcome.status == 1)
+    #expect(outcome.errors.hasPrefix("error: s.lua: "))
+  }
+
+  /// Values a session must keep exactly: floats apart from integers, -0.0, NaN, CR/LF,
+  /// bytes that are not UTF-8.
+  @Test func awkwardValuesRoundTrip() throws {
+    let directory = try makeTemporaryDirectory("session")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let action: LuaValue = [
+      "type": "set", "one": 1, "float": 1.0, "zero": .number(-0.0), "nan": .number(.nan),
+      "big": .integer(.min), "text": "a\r\nb\0c",
+      "bytes": .string(LuaString(bytes: [0xFF, 0xFE])),
+    ]
+    let recording = SessionRecording(
+      feature: "f.lua", code: "x", env: ["debug": true], initialState: ["n": 0],
+      actions: [
+        RecordedAction(
+          action: action, fromEffect: true, time: 2.5,
+          draws: [.init(name: "now", value: 1.5)], effect: ["kind": "send"], error: "f.lua:1: x")
+      ])
+    let url = directory.appendingPathComponent("s.lua")
+    try recording.write(to: url)
+    let read = try SessionRecording.read(from: url)
+    // NaN is not equal to itself: compare it apart.
+    #expect(read.actions[0].action.tableValue?["nan"].doubleValue?.isNaN == true)
+    var expected = recording, actual = read
+    expected.actions[0].action = .nil
+    actual.actions[0].action = .nil
+    #expect(actual == expected)
+    var withoutNaN = action.tableValue!
+    withoutNaN["nan"] = .nil
+    var readWithoutNaN = read.actions[0].action.tableValue!
+    readWithoutNaN["nan"] = .nil
+    #expect(readWithoutNaN == withoutNaN)
+    #expect(readWithoutNaN["zero"].doubleValue?.sign == .minus)
+    #expect(readWithoutNaN["float"] == .number(1.0))
+  }
+}

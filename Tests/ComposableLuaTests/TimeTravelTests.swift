@@ -1,0 +1,128 @@
+import Composable
+import ComposableHost
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+/// `:goto`, `:undo` and `:redo` over the session's timeline: branches, effects in flight, and
+/// `env` answers that come back as they were.
+@Suite struct TimeTravelTests {
+  typealias Harness = ReplSessionTests.Harness
+
+  static let todos = """
+    local effect = require("composable.effect")
+    local Todos = {}
+    function Todos.initial_state() return { todos = {}, rolls = {} } end
+    function Todos.reduce(state, action, env)
+      local t = action.type
+      if t == "add" then
+        table.insert(state.todos, { id = env.uuid(), title = action.title, done = false })
+      elseif t == "toggle" then
+        for _, todo in ipairs(state.todos) do
+          if todo.id == action.id then todo.done = not todo.done end
+        end
+      elseif t == "roll" then
+        table.insert(state.rolls, env.random(1, 1000000))
+      elseif t == "later" then
+        return effect.after(1, { type = "add", title = "later" })
+      end
+    end
+    return Todos
+    """
+
+  @Test func gotoUndoAndRedoMoveAlongTheTimeline() async throws {
+    let repl = try Harness()
+    await repl.type("increment", "increment", "increment")
+    #expect(await repl.type(":goto 1").0 == """
+        after 1 of 3: { type = "increment" }
+        − count = 3
+        + count = 1
+      """)
+    #expect(await repl.type(":log").0 == """
+      ▶ 1 { type = "increment" }
+        2 { type = "increment" }  (undone)
+        3 { type = "increment" }  (undone)
+      """)
+    #expect(await repl.type(":redo").0 == """
+        after 2 of 3: { type = "increment" }
+        − count = 1
+        + count = 2
+      """)
+    #expect(await repl.type(":goto 0").0 == "  at the start\n  − count = 2\n  + count = 0")
+    #expect(await repl.type(":goto 3").0.hasSuffix("  − count = 0\n  + count = 3"))
+    #expect(await repl.type(":redo").0 == "  nothing to redo")
+    #expect(await repl.type(":goto 4").0
+      == "  error: :goto takes an action's number from :log, 0 to 3 (:goto 0 is the start)")
+    #expect(await repl.type(":goto x").0.hasPrefix("  error: :goto takes"))
+  }
+
+  /// An action after a jump back starts a new branch: the undone tail is dropped then, not at
+  /// the jump.
+  @Test func anActionAfterAJumpStartsANewBranch() async throws {
+    let repl = try Harness()
+    await repl.type("increment", "increment", "increment", ":goto 1")
+    #expect(await repl.type("decrement").0 == "  − count = 1\n  + count = 0")
+    #expect(await repl.type(":log").0 == """
+        1 { type = "increment" }
+      ▶ 2 { type = "decrement" }
+      """)
+    #expect(await repl.type(":redo").0 == "  nothing to redo")
+    #expect(await repl.type(":undo").0.hasSuffix("  − count = 0\n  + count = 1"))
+  }
+
+  /// A jump cancels the effects in flight and says which; they send nothing afterwards.
+  @Test func aJumpCancelsTheEffectsInFlight() async throws {
+    let repl = try Harness()
+    await repl.type("increment", "later")
+    let undone = await repl.type(":undo").0
+    let lines = undone.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2)
+    #expect(lines.first?.hasPrefix("  cancelled #") == true)
+    #expect(lines.first?.hasSuffix(" effect.after") == true)
+    #expect(lines.last == "  after 1 of 2: { type = \"increment\" }")
+    #expect(await repl.type(":effects").0 == "  no effects running")
+    await repl.clock.advance(by: .seconds(5))
+    await repl.session.settle()
+    #expect(await repl.type(":state count").0 == "1")
+    #expect(repl.session.timeline.count == 2)
+  }
+
+  /// `env.uuid()` and `env.random()` answer a replayed action as they answered it live (live
+  /// generators here, which never repeat), so a recorded action that names an id finds it.
+  @Test func envAnswersComeBackAsTheyWere() async throws {
+    let repl = try Harness(source: Self.todos)
+    await repl.type(#"{ type = "add", title = "a" }"#, #"{ type = "add", title = "b" }"#)
+    await repl.type("roll", "roll")
+    let ids = try repl.session.feature.evaluate("state.todos[1].id, state.todos[2].id")
+    let rolls = try repl.session.feature.evaluate("state.rolls[1], state.rolls[2]")
+    #expect(ids[0] != ids[1])
+    await repl.type("{ type = \"toggle\", id = \(ids[1]) }")
+    let before = try repl.session.feature.state()
+    await repl.type(":goto 0", ":goto 5")
+    #expect(try repl.session.feature.state() == before)
+    await repl.type(":goto 1", ":redo", ":redo", ":redo", ":redo")
+    #expect(try repl.session.feature.state() == before)
+    #expect(try repl.session.feature.evaluate("state.todos[2].done") == [true])
+    #expect(try repl.session.feature.evaluate("state.rolls[1], state.rolls[2]") == rolls)
+    #expect(repl.session.timeline.action(1)?.draws.map(\.name) == ["uuid"])
+  }
+
+  /// Past the checkpoint interval, a jump is a checkpoint and the actions after it: every state
+  /// comes back exactly.
+  @Test func jumpsAcrossCheckpointsGiveEveryStateExactly() async throws {
+    let repl = try Harness(source: Self.todos)
+    var states: [LuaValue] = [try repl.session.feature.state()]
+    for index in 1...250 {
+      let line =
+        index % 3 == 0 ? "roll" : #"{ type = "add", title = "t\#(index)" }"#
+      await repl.type(line)
+      states.append(try repl.session.feature.state())
+    }
+    #expect(repl.session.timeline.checkpointCount == 3)
+    for number in [250, 0, 199, 200, 201, 1, 99, 100, 101, 137, 250] {
+      await repl.type(":goto \(number)")
+      #expect(try repl.session.feature.state() == states[number], "after :goto \(number)")
+    }
+  }
+}
