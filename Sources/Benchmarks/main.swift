@@ -11,6 +11,7 @@ let groups = [
   BenchmarkGroup(prefix: "test.todos", run: LuaTestBenchmarks.run),
   BenchmarkGroup(prefix: "soak.todos1m", run: { try runBlocking(SoakBenchmarks.run) }),
   BenchmarkGroup(prefix: "reload", run: { try runBlocking(ReplBenchmarks.run) }),
+  BenchmarkGroup(prefix: "replay", run: { try runBlocking(TimeTravelBenchmarks.run) }),
 ]
 
 if CommandLine.arguments.dropFirst().first == "lua-pieces" {  // a diagnostic, not a figure

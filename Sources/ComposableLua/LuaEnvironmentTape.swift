@@ -23,13 +23,22 @@ public final class LuaEnvironmentTape: @unchecked Sendable {
     }
   }
 
-  // Sendable by construction: both lists are only reached under `lock`.
+  // Sendable by construction: everything below is only reached under `lock`.
   private let lock = NSLock()
   private var recorded: [Draw] = []
-  private var toPlay: ArraySlice<Draw> = []
+  /// What is left to play, by function name.
+  private var toPlay: [String: ArraySlice<LuaValue>] = [:]
   private var playing = false
 
   public init() {}
+
+  /// A tape that plays `answers` back, each function's in order, from the start: for a test
+  /// that gives the answers a recorded session got.
+  public convenience init(playing answers: [String: [LuaValue]]) {
+    self.init()
+    toPlay = answers.mapValues { $0[...] }
+    playing = true
+  }
 
   /// The answers recorded since the last call, in order; the tape starts afresh.
   public func takeRecorded() -> [Draw] {
@@ -39,12 +48,13 @@ public final class LuaEnvironmentTape: @unchecked Sendable {
     }
   }
 
-  /// Gives `draws` back, in order, to the calls that come until `stopPlaying`: a call whose
-  /// name is the next draw's gets its value; any other call (code that now draws more, or
-  /// something else) is answered by the dependencies, and recorded.
+  /// Gives `draws` back to the calls that come until `stopPlaying`: each call of `env.NAME()`
+  /// gets the next of NAME's draws, in order. A call with none left (code that now draws
+  /// more) is answered by the dependencies. Every answer is recorded.
   public func play(_ draws: [Draw]) {
     lock.withLock {
-      toPlay = draws[...]
+      toPlay = [:]
+      for draw in draws { toPlay[draw.name, default: []].append(draw.value) }
       playing = true
       recorded = []
     }
@@ -55,10 +65,10 @@ public final class LuaEnvironmentTape: @unchecked Sendable {
   public func stopPlaying() -> Int {
     lock.withLock {
       defer {
-        toPlay = []
+        toPlay = [:]
         playing = false
       }
-      return toPlay.count
+      return toPlay.values.reduce(0) { $0 + $1.count }
     }
   }
 
@@ -66,9 +76,9 @@ public final class LuaEnvironmentTape: @unchecked Sendable {
   /// (recorded).
   func answer(_ name: String, draw: () throws -> LuaValue) rethrows -> LuaValue {
     let played = lock.withLock { () -> LuaValue? in
-      guard playing, let next = toPlay.first, next.name == name else { return nil }
-      toPlay = toPlay.dropFirst()
-      return next.value
+      guard playing, let next = toPlay[name]?.first else { return nil }
+      toPlay[name] = toPlay[name]?.dropFirst()
+      return next
     }
     if let played {
       lock.withLock { recorded.append(Draw(name: name, value: played)) }

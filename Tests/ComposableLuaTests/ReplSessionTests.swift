@@ -46,17 +46,21 @@ import Testing
 
     init(
       source: String = ReplSessionTests.source, env: LuaValue = [:],
-      clock: ReplClock = ReplClock(paused: true), replaysOnReload: Bool = false
+      clock: ReplClock = ReplClock(paused: true), replaysOnReload: Bool = false,
+      dependencies: DependencyValues = .live, file existing: URL? = nil
     ) throws {
-      let directory = try makeTemporaryDirectory("repl")
-      file = directory.appendingPathComponent("counter.lua")
-      try source.write(to: file, atomically: true, encoding: .utf8)
+      if let existing {
+        file = existing
+      } else {
+        file = try makeTemporaryDirectory("repl").appendingPathComponent("counter.lua")
+        try source.write(to: file, atomically: true, encoding: .utf8)
+      }
       let printed = Locked<[String]>([])
       self.printed = printed
       self.clock = clock
       session = try ReplSession(
         feature: LuaFeature(contentsOf: file, env: env), file: file, env: env,
-        dependencies: .live, clock: clock, replaysOnReload: replaysOnReload
+        dependencies: dependencies, clock: clock, replaysOnReload: replaysOnReload
       ) { text in printed.withLock { $0.append(text) } }
     }
 

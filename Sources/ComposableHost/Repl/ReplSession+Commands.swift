@@ -15,6 +15,7 @@ extension ReplSession {
     (":redo", "forward one action, after :undo or :goto"),
     (":replay", "runs the session again through the code loaded now, and shows what differs"),
     (":save FILE", "writes the session (composable replay FILE runs it again)"),
+    (":test FILE", "writes the session as a test: NAME_test.lua (Lua) or NAME.swift (Swift)"),
     (":effects", "the effects running, numbered"),
     (":cancel N", "cancels effect N"),
     (":env", "the feature's env"),
@@ -44,6 +45,7 @@ extension ReplSession {
     case ":redo": await redo()
     case ":replay": await replay()
     case ":save": save(argument)
+    case ":test": await writeTest(argument)
     case ":effects": await showEffects()
     case ":cancel": await cancel(argument)
     case ":env": printer.line(indentedBlock(env.pretty()))

@@ -30,6 +30,8 @@ public actor ReplSession {
   public nonisolated let timeline: SessionTimeline
   /// What `env` answered each action's reducer: recorded, and played back by jumps and replays.
   let tape = LuaEnvironmentTape()
+  /// The HTTP requests and file operations effects made, with their answers (for `:test`).
+  public nonisolated let exchanges = ExchangeLog()
   /// Whether each reload is followed by a replay of the session (`--replay`).
   public let replaysOnReload: Bool
   let printer: ReplPrinter
@@ -59,7 +61,7 @@ public actor ReplSession {
       colored: colored, knownTypes: { known.value }, noteSeen: { known.insert($0) },
       write: write)
     self.printer = printer
-    var dependencies = dependencies
+    var dependencies = exchanges.recording(dependencies, clock: clock)
     dependencies.clock = clock
     dependencies.environmentTape = tape
     self.dependencies = dependencies

@@ -134,4 +134,25 @@ extension LuaTestSession {
     default: throw LuaTestError("TestStore.new: uuid must be \"incrementing\", got \(value)")
     }
   }
+
+  /// `answers = { uuid = { ... }, now = { ... }, random = { ... } }`: what `env.uuid()`,
+  /// `env.now()` and `env.random()` answer the reducer, each function's in order (a test
+  /// written from a recorded session gives the answers the session got).
+  func answersTape(_ value: LuaValue) throws -> LuaEnvironmentTape {
+    guard let table = value.tableValue else {
+      throw LuaTestError("TestStore.new: answers must be a table, got \(value.typeName)")
+    }
+    var answers: [String: [LuaValue]] = [:]
+    for (key, list) in table.entries {
+      guard let name = key.stringValue, ["uuid", "now", "random"].contains(name),
+        let values = list.tableValue, values.isSequence || values.isEmpty
+      else {
+        throw LuaTestError(
+          "TestStore.new: answers maps uuid, now and random to lists of answers, got "
+            + "\(LuaValue.describeForMessage(key))")
+      }
+      answers[name] = values.sequence
+    }
+    return LuaEnvironmentTape(playing: answers)
+  }
 }

@@ -114,6 +114,7 @@ extension LuaTestSession {
     if let now = spec.now.doubleValue {
       dependencies.date = .constant(Date(timeIntervalSince1970: now))
     }
+    if spec.answers != .nil { dependencies.environmentTape = try answersTape(spec.answers) }
     let store = TestStore(
       initialState: try feature.state(),
       reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },

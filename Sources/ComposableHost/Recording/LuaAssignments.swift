@@ -1,0 +1,93 @@
+import LuaKit
+
+/// Lua statements that turn one value into another, as a person writes a TestStore's expected
+/// change: `s.todos[1].done = true`, `table.insert(s.todos, 1, { ... })`,
+/// `table.remove(s.todos, 3)`. A sequence keeps being a sequence: an element inserted or
+/// removed in the middle is a `table.insert` or `table.remove`, never a hole.
+enum LuaAssignments {
+  /// The statements that make `old` into `new`, where `target` names `old` (`s`).
+  ///
+  /// The root itself is never assigned (`s = { ... }` would only rebind the test's local): a
+  /// root that changed whole is cleared and filled field by field.
+  static func statements(
+    from old: LuaValue, to new: LuaValue, target: String
+  ) throws(LuaError)
+    -> [String]
+  {
+    var statements: [String] = []
+    try collect(old, new, target, isRoot: true, into: &statements)
+    return statements
+  }
+
+  private static func collect(
+    _ old: LuaValue, _ new: LuaValue, _ target: String, isRoot: Bool = false,
+    into statements: inout [String]
+  ) throws(LuaError) {
+    guard old != new else { return }
+    guard case let .table(oldTable) = old, case let .table(newTable) = new else {
+      statements.append("\(target) = \(try literal(new, indent: 0))")
+      return
+    }
+    if !isRoot, oldTable.isSequence, newTable.isSequence, !oldTable.isEmpty, !newTable.isEmpty {
+      try collectSequences(oldTable.sequence, newTable.sequence, target, into: &statements)
+      return
+    }
+    // A table that shares nothing with what was there (an element that moved, say) is written
+    // whole: one assignment reads better than one per field.
+    if !isRoot, !oldTable.isEmpty,
+      !oldTable.entries.contains(where: { newTable[$0.key] == $0.value })
+    {
+      statements.append("\(target) = \(try literal(new, indent: 0))")
+      return
+    }
+    var keys = oldTable.sortedEntries.map(\.key)
+    keys += newTable.sortedEntries.map(\.key).filter { oldTable[$0] == .nil }
+    for key in keys {
+      try collect(
+        oldTable[key], newTable[key], target + LuaValue.pathComponent(key, atRoot: false),
+        into: &statements)
+    }
+  }
+
+  private static func collectSequences(
+    _ old: [LuaValue], _ new: [LuaValue], _ target: String, into statements: inout [String]
+  ) throws(LuaError) {
+    var start = 0
+    while start < old.count, start < new.count, old[start] == new[start] { start += 1 }
+    var oldEnd = old.count
+    var newEnd = new.count
+    while oldEnd > start, newEnd > start, old[oldEnd - 1] == new[newEnd - 1] {
+      oldEnd -= 1
+      newEnd -= 1
+    }
+    // Where only one side has elements in the middle, they were inserted or removed there;
+    // otherwise the middle is changed element by element, and what is left over on one side
+    // is inserted or removed after it.
+    let paired =
+      oldEnd - start == 0 || newEnd - start == 0 ? 0 : min(oldEnd, newEnd) - start
+    for index in start..<(start + paired) {
+      try collect(old[index], new[index], "\(target)[\(index + 1)]", into: &statements)
+    }
+    // Removed from the back first, so that each index still names the element it did.
+    for index in ((start + paired)..<oldEnd).reversed() {
+      statements.append("table.remove(\(target), \(index + 1))")
+    }
+    for index in (start + paired)..<newEnd {
+      statements.append(
+        "table.insert(\(target), \(index + 1), \(try literal(new[index], indent: 0)))")
+    }
+  }
+
+  /// `value` as Lua source that reads back as exactly it (`LuaDataFile`'s literals), its lines
+  /// after the first indented by `indent` spaces.
+  static func literal(_ value: LuaValue, indent: Int) throws(LuaError) -> String {
+    var text = try LuaDataFile.text(of: value)
+    text.removeFirst("return ".count)
+    if text.hasSuffix("\n") { text.removeLast() }
+    guard indent > 0 else { return text }
+    let padding = String(repeating: " ", count: indent)
+    return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map {
+      $0.offset == 0 ? String($0.element) : padding + $0.element
+    }.joined(separator: "\n")
+  }
+}

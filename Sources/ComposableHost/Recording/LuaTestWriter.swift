@@ -1,0 +1,142 @@
+import Foundation
+import LuaKit
+
+/// A session as a Lua TestStore test (`:test NAME_test.lua`): each action sent with the change
+/// it made as Lua assignments, each action an effect sent back received, `advance` for the
+/// time between, and what the network and the files answered served from the recording.
+enum LuaTestWriter {
+  static func text(_ plan: SessionTestPlan, name: String) throws(LuaError) -> String {
+    let module = plan.feature.deletingPathExtension().lastPathComponent
+    var lines = [
+      "-- Written by composable's :test from a REPL session on \(plan.feature.lastPathComponent).",
+      "-- Each action is sent with the change it made, each action an effect sent back is",
+      "-- received, and the time between is advanced; what env, the network and the files",
+      "-- answered is served from the recording.",
+      "local TestStore = require(\"composable.test\").TestStore",
+      "",
+    ]
+    var storeFields = ["      feature = \(quoted(module)),"]
+    storeFields.append("      state = \(try LuaAssignments.literal(plan.initialState, indent: 6)),")
+    if let env = plan.env.tableValue, !env.isEmpty {
+      storeFields.append("      env = \(try LuaAssignments.literal(plan.env, indent: 6)),")
+    }
+    if !plan.draws.isEmpty {
+      var answers = LuaTable()
+      for name in Set(plan.draws.map(\.name)) {
+        answers[name] = .table(
+          LuaTable(array: plan.draws.filter { $0.name == name }.map(\.value)))
+      }
+      // What env.uuid(), env.now() and env.random() answered the reducer, in order.
+      storeFields.append(
+        "      answers = \(try LuaAssignments.literal(.table(answers), indent: 6)),")
+    }
+    let http = plan.httpExchanges
+    if !http.isEmpty {
+      let responses = http.map { exchange, delay -> LuaValue in
+        var table = exchange.answer.tableValue ?? LuaTable()
+        table["method"] = exchange.request.method
+        table["url"] = exchange.request.url
+        if let error = exchange.error { table["error"] = .string(LuaString(error)) }
+        if delay > 0 { table["delay"] = .number(Double(delay) / 1000) }
+        return .table(table)
+      }
+      lines += [
+        "-- The HTTP requests effects made, in order, and what came back.",
+        "local responses = \(try LuaAssignments.literal(.table(LuaTable(array: responses)), indent: 0))",
+        "",
+        "local function http(request)",
+        "  for i, response in ipairs(responses) do",
+        "    if response.method == request.method and response.url == request.url then",
+        "      table.remove(responses, i)",
+        "      if response.error then error(response.error, 0) end",
+        "      return response",
+        "    end",
+        "  end",
+        "  error(\"the session made no more \" .. request.method .. \" \" .. request.url .. \" requests\", 0)",
+        "end",
+        "",
+      ]
+      storeFields.append("      http = http,")
+    }
+    let fileAnswers = plan.fileAnswers
+    if !fileAnswers.isEmpty {
+      let answers = fileAnswers.map { exchange -> LuaValue in
+        var table = LuaTable()
+        table["operation"] = exchange.request.operation
+        table["path"] = exchange.request.path
+        table["result"] = exchange.answer
+        if let error = exchange.error { table["error"] = .string(LuaString(error)) }
+        return .table(table)
+      }
+      lines += [
+        "-- The file operations effects made whose answers matter, in order.",
+        "local file_answers = \(try LuaAssignments.literal(.table(LuaTable(array: answers)), indent: 0))",
+        "",
+        "local function files(request)",
+        "  for i, answer in ipairs(file_answers) do",
+        "    if answer.operation == request.operation and answer.path == request.path then",
+        "      table.remove(file_answers, i)",
+        "      if answer.error then error(answer.error, 0) end",
+        "      return answer.result",
+        "    end",
+        "  end",
+        "  if request.operation == \"list\" then return {} end",
+        "  return nil -- a write is taken; a read of a file the session never read finds none",
+        "end",
+        "",
+      ]
+      storeFields.append("      files = files,")
+    } else if plan.saveDelay != nil {
+      storeFields.append("      files = {},")
+    }
+
+    lines += [
+      "describe(\(quoted(name)), function()",
+      "  it(\"replays the session\", function()",
+      "    local store = TestStore.new{",
+    ]
+    lines += storeFields
+    lines.append("    }")
+    for step in plan.steps {
+      switch step {
+      case let .advance(milliseconds):
+        lines.append("    store:advance(\(SessionTestPlan.seconds(milliseconds)))")
+      case let .leftOut(number, action, error):
+        lines.append("    -- action \(number) (\(action)) raised when recorded, and is left out:")
+        lines.append("    -- \(error.split(separator: "\n").first ?? "")")
+      case let .send(action, before, after), let .receive(action, before, after):
+        let method: String
+        if case .send = step { method = "send" } else { method = "receive" }
+        let changes = try LuaAssignments.statements(from: before, to: after, target: "s")
+        let literal = try LuaAssignments.literal(action, indent: 4)
+        if changes.isEmpty {
+          lines.append("    store:\(method)(\(literal))")
+        } else {
+          lines.append("    store:\(method)(\(literal), function(s)")
+          for change in changes {
+            lines += change.split(separator: "\n", omittingEmptySubsequences: false).map {
+              "      " + $0
+            }
+          }
+          lines.append("    end)")
+        }
+      }
+    }
+    if !plan.inFlight.isEmpty {
+      lines.append(
+        "    -- Still running when the test was written: \(plan.inFlight.joined(separator: ", ")).")
+      lines.append("    store:skip_in_flight_effects()")
+    }
+    if let delay = plan.saveDelay, delay > 0 {
+      lines.append(
+        "    store:advance(\(SessionTestPlan.seconds(Int((delay * 1000).rounded(.up))))) -- the save"
+      )
+      if !plan.inFlight.isEmpty { lines.append("    store:skip_received_actions()") }
+    }
+    lines += ["    store:finish()", "  end)", "end)", ""]
+    return lines.joined(separator: "\n")
+  }
+
+  /// `text` as a Lua string literal.
+  static func quoted(_ text: String) -> String { LuaValue.string(LuaString(text)).description }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import LuaKit
+
+/// A session as a Swift Testing test over `TestStore(feature:)` (`:test NAME.swift`): the same
+/// steps as the Lua test, with the feature found beside the test file (`#filePath`), time on a
+/// `ManualClock`, `env` answers on a `LuaEnvironmentTape`, and HTTP and file answers from the
+/// recording.
+enum SwiftTestWriter {
+  static func text(_ plan: SessionTestPlan, name: String, testFile: URL) -> String {
+    let featurePath = ReplSession.path(
+      of: plan.feature, relativeTo: testFile.deletingLastPathComponent())
+    var lines = [
+      "// Written by composable's :test from a REPL session on \(plan.feature.lastPathComponent).",
+      "// Each action is sent with the change it made, each action an effect sent back is",
+      "// received, and the time between is advanced; what env, the network and the files",
+      "// answered is served from the recording.",
+      "import Composable",
+      "import ComposableLua",
+      "import Foundation",
+      "import LuaKit",
+      "import Testing",
+      "",
+      "@Suite struct \(name) {",
+      "  @Test func replaysTheSession() async throws {",
+      "    let clock = ManualClock()",
+      "    let recorded = Recorded()",
+      "    let store = try TestStore(",
+      "      feature: URL(fileURLWithPath: #filePath).deletingLastPathComponent()",
+      "        .appendingPathComponent(\(SwiftLiteral.of(LuaString(featurePath)))).path,",
+      "      initialState: \(SwiftLiteral.of(plan.initialState, indent: 6)),",
+      "      env: \(SwiftLiteral.of(plan.env == .nil ? [:] : plan.env, indent: 6))",
+      "    ) {",
+      "      $0.clock = clock",
+    ]
+    if !plan.draws.isEmpty {
+      var answers: [String] = []
+      for name in Set(plan.draws.map(\.name)).sorted() {
+        let values = plan.draws.filter { $0.name == name }.map(\.value)
+        answers.append(
+          "\(SwiftLiteral.of(LuaString(name))): \(SwiftLiteral.of(.table(LuaTable(array: values)), indent: 8))"
+        )
+      }
+      lines.append(
+        "      // What env.uuid(), env.now() and env.random() answered the reducer, in order.")
+      lines.append("      $0.environmentTape = LuaEnvironmentTape(playing: [")
+      lines += answers.map { "        " + $0 + "," }
+      lines.append("      ])")
+    }
+    if !plan.httpExchanges.isEmpty {
+      lines.append(
+        "      $0.http = HTTPClient { request in try await recorded.answer(request, clock: clock) }"
+      )
+    }
+    if !plan.fileAnswers.isEmpty {
+      lines.append("      $0.files = recorded.files")
+    } else if plan.saveDelay != nil {
+      lines.append("      $0.files = .inMemory()")
+    }
+    lines.append("    }")
+    for step in plan.steps {
+      switch step {
+      case let .advance(milliseconds):
+        lines.append("    await clock.advance(by: .milliseconds(\(milliseconds)))")
+      case let .leftOut(number, action, error):
+        lines.append("    // action \(number) (\(action)) raised when recorded, and is left out:")
+        lines.append("    // \(error.split(separator: "\n").first ?? "")")
+      case let .send(action, before, after), let .receive(action, before, after):
+        let method: String
+        if case .send = step { method = "send" } else { method = "receive" }
+        let changes = SwiftLiteral.assignments(from: before, to: after, target: "$0")
+        let literal = SwiftLiteral.of(action, indent: 4)
+        if changes.isEmpty {
+          lines.append("    await store.\(method)(\(literal))")
+        } else {
+          lines.append("    await store.\(method)(\(literal)) {")
+          for change in changes {
+            lines += change.split(separator: "\n", omittingEmptySubsequences: false).map {
+              "      " + $0
+            }
+          }
+          lines.append("    }")
+        }
+      }
+    }
+    if !plan.inFlight.isEmpty {
+      lines.append(
+        "    // Still running when the test was written: \(plan.inFlight.joined(separator: ", ")).")
+      lines.append("    await store.skipInFlightEffects()")
+    }
+    if let delay = plan.saveDelay, delay > 0 {
+      lines.append(
+        "    await clock.advance(by: .milliseconds(\(Int((delay * 1000).rounded(.up)))))  // the save"
+      )
+      if !plan.inFlight.isEmpty { lines.append("    await store.skipReceivedActions()") }
+    }
+    lines += ["    await store.finish()", "  }", ""]
+    lines += recordedHelper(plan)
+    lines += ["}", ""]
+    return lines.joined(separator: "\n")
+  }
+
+  /// The nested `Recorded` class: the HTTP responses and file answers of the session, served
+  /// in order to requests of the same method and URL (operation and path).
+  static func recordedHelper(_ plan: SessionTestPlan) -> [String] {
+    var lines = [
+      "  /// The HTTP requests and file operations effects made in the session, and their answers.",
+      "  final class Recorded: @unchecked Sendable {",
+      "    private let lock = NSLock()",
+      "    /// Method, URL, the response (or the error), and milliseconds it took.",
+      "    private var responses: [(String, String, Result<HTTPResponse, HTTPClientError>, Int)] = [",
+    ]
+    for (exchange, delay) in plan.httpExchanges {
+      let method = SwiftLiteral.of(exchange.request.method.stringValue ?? "")
+      let url = SwiftLiteral.of(exchange.request.url.stringValue ?? "")
+      let result: String
+      if let error = exchange.error {
+        result = ".failure(HTTPClientError(\(SwiftLiteral.of(LuaString(error)))))"
+      } else {
+        let answer = exchange.answer
+        var headers: [String] = []
+        for (key, value) in answer.headers.tableValue?.sortedEntries ?? [] {
+          if case let .string(name) = key, case let .string(text) = value {
+            headers.append("\(SwiftLiteral.of(name)): \(SwiftLiteral.of(text))")
+          }
+        }
+        let body = answer.body.stringValue.map { $0 } ?? ""
+        result =
+          ".success(HTTPResponse(status: \(answer.status.intValue ?? 200), headers: "
+          + "[\(headers.isEmpty ? ":" : headers.joined(separator: ", "))], "
+          + "text: \(SwiftLiteral.of(LuaString(body)))))"
+      }
+      lines.append("      (\(method), \(url), \(result), \(delay)),")
+    }
+    lines += [
+      "    ]",
+      "    /// Operation, path, and the answer: contents, names, a boolean, nil, or an error.",
+      "    private var fileAnswers: [(String, String, LuaValue, String?)] = [",
+    ]
+    for exchange in plan.fileAnswers {
+      let operation = SwiftLiteral.of(exchange.request.operation.stringValue ?? "")
+      let path = SwiftLiteral.of(exchange.request.path.stringValue ?? "")
+      let error = exchange.error.map { SwiftLiteral.of(LuaString($0)) } ?? "nil"
+      lines.append("      (\(operation), \(path), \(SwiftLiteral.of(exchange.answer)), \(error)),")
+    }
+    lines += [
+      "    ]",
+      "",
+      "    func answer(_ request: HTTPRequest, clock: ManualClock) async throws -> HTTPResponse {",
+      "      let found = lock.withLock { () -> (Result<HTTPResponse, HTTPClientError>, Int)? in",
+      "        guard let index = responses.firstIndex(where: { $0.0 == request.method && $0.1 == request.url })",
+      "        else { return nil }",
+      "        let (_, _, result, delay) = responses.remove(at: index)",
+      "        return (result, delay)",
+      "      }",
+      "      guard let (result, delay) = found else {",
+      "        throw HTTPClientError(\"the session made no more \\(request.method) \\(request.url) requests\")",
+      "      }",
+      "      if delay > 0 { try await clock.sleep(for: .milliseconds(delay)) }",
+      "      return try result.get()",
+      "    }",
+      "",
+      "    func file(_ operation: String, _ path: String) throws -> LuaValue {",
+      "      let found = lock.withLock { () -> (LuaValue, String?)? in",
+      "        guard let index = fileAnswers.firstIndex(where: { $0.0 == operation && $0.1 == path })",
+      "        else { return nil }",
+      "        let (_, _, answer, error) = fileAnswers.remove(at: index)",
+      "        return (answer, error)",
+      "      }",
+      "      if let error = found?.1 { throw FileClientError(error) }",
+      "      return found?.0 ?? .nil",
+      "    }",
+      "",
+      "    /// Writes are taken; a read of a file the session never read finds none.",
+      "    var files: FileClient {",
+      "      FileClient(",
+      "        read: { path in",
+      "          guard case let .string(contents) = try self.file(\"read\", path) else {",
+      "            throw FileClientError.notFound(path)",
+      "          }",
+      "          return contents.bytes",
+      "        },",
+      "        write: { path, _ in _ = try self.file(\"write\", path) },",
+      "        append: { path, _ in _ = try self.file(\"append\", path) },",
+      "        list: { path in (try self.file(\"list\", path).tableValue?.sequence ?? []).compactMap(\\.stringValue) },",
+      "        remove: { path in _ = try self.file(\"remove\", path) },",
+      "        exists: { path in try self.file(\"exists\", path) == true })",
+      "    }",
+      "  }",
+    ]
+    return lines
+  }
+}

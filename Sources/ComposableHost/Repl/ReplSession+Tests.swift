@@ -1,0 +1,69 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+
+/// `:test FILE`: the session as a test, in Lua (`NAME_test.lua`) or Swift (`NAME.swift`).
+extension ReplSession {
+  func writeTest(_ argument: String) async {
+    guard argument.hasSuffix("_test.lua") || argument.hasSuffix(".swift") else {
+      return printer.error(
+        ":test takes a Lua test's name (:test session_test.lua) or a Swift file's (:test "
+          + "SessionTests.swift)")
+    }
+    let url = URL(fileURLWithPath: argument)
+    guard !FileManager.default.fileExists(atPath: url.path) else {
+      return printer.error(
+        "\(argument) exists, and :test does not write over a file: remove it, or choose another "
+          + "name")
+    }
+    let isLua = argument.hasSuffix("_test.lua")
+    let swiftName = url.deletingPathExtension().lastPathComponent
+    if !isLua, swiftName.wholeMatch(of: #/[A-Za-z_][A-Za-z0-9_]*/#) == nil {
+      return printer.error(
+        "\(url.lastPathComponent): the file's name is the test suite's, so it must be a Swift "
+          + "name (:test SessionTests.swift)")
+    }
+    let featureDirectory = file.deletingLastPathComponent().resolvingSymlinksInPath()
+    if isLua, url.deletingLastPathComponent().resolvingSymlinksInPath() != featureDirectory {
+      return printer.error(
+        "write a Lua test beside \(file.lastPathComponent) (in \(featureDirectory.path)): it "
+          + "finds the feature by its module name")
+    }
+    let inFlight = await store.runningEffects
+      .filter { !($0.kind?.hasPrefix(StateSaver.effectNamePrefix) ?? false) }.map(describe)
+    let text: String
+    do {
+      let plan = try SessionTestPlan(
+        recording: recording(), exchanges: exchanges.all, feature: file, inFlight: inFlight)
+      let name = url.deletingPathExtension().lastPathComponent
+      text =
+        isLua
+        ? try LuaTestWriter.text(plan, name: String(name.dropLast("_test".count)))
+        : SwiftTestWriter.text(plan, name: name, testFile: url)
+      try Data(text.utf8).write(to: url, options: .withoutOverwriting)
+    } catch {
+      return printer.error("the test was not written: \(error)")
+    }
+    let sends =
+      text.components(separatedBy: "store:send(").count - 1
+      + text.components(separatedBy: "await store.send(").count - 1
+    let receives =
+      text.components(separatedBy: "store:receive(").count - 1
+      + text.components(separatedBy: "await store.receive(").count - 1
+    var line = "  wrote \(argument): \(sends) sent, \(receives) received"
+    guard isLua else { return printer.line(line) }
+    // Run at once: a test written from a session passes when written.
+    let results = await LuaTestRunner().run(file: url)
+    let failures = results.compactMap { result -> [String]? in
+      if case let .failed(messages) = result.outcome { return messages } else { return nil }
+    }.flatMap { $0 }
+    if failures.isEmpty, !results.isEmpty {
+      line += "; it passes (composable test \(argument))"
+      printer.line(line)
+    } else {
+      printer.line(line)
+      printer.error("it does not pass yet:\n" + failures.joined(separator: "\n"))
+    }
+  }
+}

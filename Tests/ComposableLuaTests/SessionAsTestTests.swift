@@ -1,0 +1,165 @@
+import Composable
+import ComposableLua
+import Foundation
+import LocalServer
+import LuaKit
+import Testing
+
+@testable import ComposableHost
+
+/// `:test NAME_test.lua`: a session recorded in the REPL (an HTTP request to a real server on
+/// 127.0.0.1, a debounced sort, ids from live UUIDs) written as a Lua TestStore test that
+/// passes when written and fails when the reducer changes.
+@Suite struct SessionAsTestTests {
+  typealias Harness = ReplSessionTests.Harness
+
+  static let source = """
+    local effect = require("composable.effect")
+    local Facts = {}
+    function Facts.initial_state() return { facts = {}, items = {} } end
+    function Facts.reduce(state, action, env)
+      local t = action.type
+      if t == "fetch" then
+        return effect.http{ url = env.url .. "/fact", response = "fact_loaded" }
+      elseif t == "fact_loaded" then
+        if action.ok then table.insert(state.facts, action.body) else state.error = action.error end
+      elseif t == "add" then
+        table.insert(state.items, { id = env.uuid(), n = action.n })
+        return effect.debounce(effect.send("sort"), "sort", 0.5)
+      elseif t == "remove" then
+        table.remove(state.items, action.at)
+      elseif t == "sort" then
+        table.sort(state.items, function(a, b) return a.n < b.n end)
+      end
+    end
+    return Facts
+    """
+
+  /// Records the session: a fact fetched, three adds a quarter second apart, the sort half a
+  /// second after the last, a removal.
+  func record(_ server: LocalHTTPServer) async throws -> Harness {
+    let repl = try Harness(source: Self.source, env: ["url": .string(LuaString(server.url))])
+    await repl.type("fetch")
+    for _ in 0..<500 where repl.session.timeline.count < 2 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await repl.session.settle()
+    #expect(repl.session.timeline.count == 2)
+    for n in [3, 1, 2] {
+      await repl.type("{ type = \"add\", n = \(n) }", ":advance 0.25")
+    }
+    await repl.type(":advance 0.25")
+    await repl.type(#"{ type = "remove", at = 1 }"#)
+    #expect(try repl.session.feature.evaluate("#state.items, state.items[1].n, state.facts[1]")
+      == [2, 2, "a fact\r\nover two lines"])
+    return repl
+  }
+
+  @Test func aSessionBecomesATestThatPassesAndFailsWhenTheReducerChanges() async throws {
+    let server = try LocalHTTPServer { request in
+      request.path == "/fact" ? .text("a fact\r\nover two lines") : .text("no", status: 404)
+    }
+    defer { server.stop() }
+    let repl = try await record(server)
+    let directory = repl.file.deletingLastPathComponent()
+    let test = directory.appendingPathComponent("facts_test.lua")
+    let written = await repl.type(":test \(test.path)").0
+    #expect(written == "  wrote \(test.path): 5 sent, 2 received; it passes "
+      + "(composable test \(test.path))")
+    let text = try String(contentsOf: test, encoding: .utf8)
+    // The HTTP answer is served from the recording, not asked of the server again.
+    #expect(text.contains(#"url = "\#(server.url)/fact""#))
+    #expect(text.contains(#"body = "a fact\r\nover two lines""#))
+    #expect(text.contains("store:advance(0.25)"))
+    #expect(text.contains(#"store:receive({ type = "sort" }, function(s)"#))
+    #expect(text.contains("table.remove(s.items, 1)"))
+    // An element that changed in every field is written whole.
+    #expect(text.contains(#"      s.items[1] = { id = ""#))
+    server.stop()
+    let passing = await LuaTestRunner().run(file: test)
+    #expect(passing.map(\.outcome) == [.passed], "\(passing)")
+
+    // One character of the reducer: the sort goes the other way.
+    let source = try String(contentsOf: repl.file, encoding: .utf8)
+    try source.replacingOccurrences(of: "a.n < b.n", with: "a.n > b.n")
+      .write(to: repl.file, atomically: true, encoding: .utf8)
+    let failing = await LuaTestRunner().run(file: test)
+    guard case let .failed(messages)? = failing.first?.outcome else {
+      Issue.record("the test did not fail: \(failing)")
+      return
+    }
+    let message = messages.joined(separator: "\n")
+    #expect(message.contains("facts_test.lua:"))
+    #expect(message.contains("− items[1].n = 1"), "\(message)")
+    #expect(message.contains("+ items[1].n = 3"), "\(message)")
+  }
+
+  @Test func aTestIsNeverWrittenOverAFileOrAwayFromTheFeature() async throws {
+    let repl = try Harness()
+    await repl.type("increment")
+    let directory = repl.file.deletingLastPathComponent()
+    let existing = directory.appendingPathComponent("counter_test.lua")
+    try "-- mine".write(to: existing, atomically: true, encoding: .utf8)
+    #expect(await repl.type(":test \(existing.path)").0 == "  error: \(existing.path) exists, and "
+      + ":test does not write over a file: remove it, or choose another name")
+    #expect(try String(contentsOf: existing, encoding: .utf8) == "-- mine")
+    let elsewhere = try makeTemporaryDirectory("elsewhere").appendingPathComponent("c_test.lua")
+    #expect(await repl.type(":test \(elsewhere.path)").0.hasPrefix(
+      "  error: write a Lua test beside counter.lua"))
+    #expect(await repl.type(":test notes.txt").0.hasPrefix("  error: :test takes a Lua test's name"))
+    #expect(await repl.type(":test my-session.swift").0 == "  error: my-session.swift: the file's "
+      + "name is the test suite's, so it must be a Swift name (:test SessionTests.swift)")
+    let swift = directory.appendingPathComponent("CounterSessionTests.swift")
+    #expect(await repl.type(":test \(swift.path)").0 == "  wrote \(swift.path): 1 sent, 0 received")
+    let text = try String(contentsOf: swift, encoding: .utf8)
+    #expect(text.contains("@Suite struct CounterSessionTests {"))
+    #expect(text.contains(#"    await store.send(["type": "increment"]) {"#))
+    #expect(text.contains(#"      $0["count"] = 1"#))
+  }
+
+  /// An action that raised is left out of the test, saying so; the rest still passes.
+  @Test func anActionThatRaisedIsLeftOutAndSaid() async throws {
+    let repl = try Harness()
+    await repl.type("increment", "boom", "increment")
+    let test = repl.file.deletingLastPathComponent().appendingPathComponent("boom_test.lua")
+    #expect(await repl.type(":test \(test.path)").0.hasSuffix("; it passes (composable test \(test.path))"))
+    let text = try String(contentsOf: test, encoding: .utf8)
+    #expect(text.contains(#"    -- action 2 ({ type = "boom" }) raised when recorded, and is left out:"#))
+  }
+}
+
+/// `:test NAME.swift`: the Swift test written from a session is the one in `Generated/`, which
+/// compiles and passes as part of this suite. (Set `REGENERATE_SESSION_TESTS=1` to write it
+/// again after a deliberate change to the writer.)
+@Suite struct SessionAsSwiftTestTests {
+  static let generated = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Generated/FactsSessionTests.swift")
+
+  @Test func theSwiftTestWrittenFromASessionIsTheOneThatRuns() async throws {
+    var dependencies = DependencyValues.live
+    dependencies.uuid = .incrementing
+    dependencies.http = HTTPClient { request in
+      HTTPResponse(
+        status: 200, headers: ["Content-Type": "text/plain"], text: "a fact\r\nover two lines")
+    }
+    let feature = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("fixtures/facts/facts.lua")
+    let repl = try ReplSessionTests.Harness(
+      env: ["url": "http://facts.example"], dependencies: dependencies, file: feature)
+    await repl.type("fetch")
+    for _ in 0..<500 where repl.session.timeline.count < 2 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    for n in [3, 1, 2] { await repl.type("{ type = \"add\", n = \(n) }", ":advance 0.25") }
+    await repl.type(":advance 0.25", #"{ type = "remove", at = 1 }"#)
+    let plan = try SessionTestPlan(
+      recording: await repl.session.recording(), exchanges: repl.session.exchanges.all,
+      feature: feature, inFlight: [])
+    let text = SwiftTestWriter.text(plan, name: "FactsSessionTests", testFile: Self.generated)
+    if ProcessInfo.processInfo.environment["REGENERATE_SESSION_TESTS"] == "1" {
+      try Data(text.utf8).write(to: Self.generated)
+    }
+    let committed = try String(contentsOf: Self.generated, encoding: .utf8)
+    #expect(text == committed)
+  }
+}
