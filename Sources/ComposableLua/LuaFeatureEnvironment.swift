@@ -21,9 +21,11 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   private var defaults = DependencyValues.live  // under `lock`
   /// Set and read only under the feature's lock, by the call that holds it (the host functions
   /// run inside that call, on its thread). Left set after the call: the next call sets its own.
-  private var calling: LuaFeatureDependencies?
+  /// Both are set once per action: the feature's lock already makes access exclusive, so the
+  /// runtime's check (a measurable part of a small action) is skipped.
+  @exclusivity(unchecked) private var calling: LuaFeatureDependencies?
   /// Whether the call in flight is a reducer's (its answers go on the tape) or an effect's.
-  private var callIsReducer = false
+  @exclusivity(unchecked) private var callIsReducer = false
 
   /// Called at the start of each call into the VM, under the feature's lock. The same
   /// dependencies as the last call (one store sending action after action) cost one compare.

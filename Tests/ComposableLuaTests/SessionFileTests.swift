@@ -137,6 +137,28 @@ import Testing
     #expect(error?.description.hasPrefix(message) == true, "\(String(describing: error))")
   }
 
+  /// A save that cannot be written says why, and the session goes on; a value that is not
+  /// data (json.null, a userdata) is named by its field.
+  @Test func aSaveThatFailsSaysWhyAndLosesNothing() async throws {
+    let repl = try Harness()
+    await repl.type("increment")
+    #expect(await repl.type(":save").0 == "  error: :save takes a file name (:save session.lua)")
+    let missing = await repl.type(":save /nonexistent/dir/s.lua").0
+    #expect(missing.hasPrefix("  error: the session was not saved: /nonexistent/dir/s.lua: "))
+    let source = ReplSessionTests.source.replacingOccurrences(
+      of: "elseif action.type == \"ping\" then",
+      with: "elseif action.type == \"null\" then\n state.n = require(\"composable.json\").null\n"
+        + "elseif action.type == \"ping\" then")
+    let nulls = try Harness(source: source)
+    await nulls.type(#"{ type = "add", item = "x" }"#)
+    let directory = nulls.file.deletingLastPathComponent()
+    await nulls.type("null")
+    // The null is in the state, not in the recording: the recording saves.
+    #expect(await nulls.type(":save \(directory.path)/s.lua").0.hasPrefix("  saved 2 actions"))
+    await repl.type("increment")
+    #expect(await repl.type(":state count").0 == "2")
+  }
+
   @Test func aMissingSessionFileIsAClearError() throws {
     let outcome = try CommandLineTests.run(["replay", "/nonexistent/s.lua"])
     #expect(outcome.status == 1)

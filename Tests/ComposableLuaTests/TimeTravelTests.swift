@@ -55,6 +55,10 @@ import Testing
     #expect(await repl.type(":goto 4").0
       == "  error: :goto takes an action's number from :log, 0 to 3 (:goto 0 is the start)")
     #expect(await repl.type(":goto x").0.hasPrefix("  error: :goto takes"))
+    #expect(await repl.type(":goto -1").0.hasPrefix("  error: :goto takes"))
+    #expect(await repl.type(":goto 99999999999999999999").0.hasPrefix("  error: :goto takes"))
+    #expect(await repl.type(":goto").0.hasPrefix("  error: :goto takes"))
+    #expect(repl.session.timeline.position == 3)
   }
 
   /// An action after a jump back starts a new branch: the undone tail is dropped then, not at
