@@ -130,3 +130,39 @@ import Testing
     }
   }
 }
+
+/// A jump is a change like any other to a feature that persists: what the person left the
+/// state at is what is saved when the session ends.
+@Suite struct TimeTravelPersistenceTests {
+  @Test func theStateJumpedToIsWhatIsSavedAtTheEnd() throws {
+    let directory = try makeTemporaryDirectory("jump-save")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    for name in ["todos.lua", "todo.lua"] {
+      try FileManager.default.copyItem(
+        at: URL(fileURLWithPath: example("todos/\(name)")),
+        to: directory.appendingPathComponent(name))
+    }
+    let outcome = try CommandLineTests.run(
+      ["repl", "todos.lua", "--data", "data", "--uuid", "incrementing"],
+      input: """
+        { type = "add", title = "milk" }
+        { type = "add", title = "eggs" }
+        :goto 1
+
+        """, in: directory)
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    let saved = try String(
+      contentsOf: directory.appendingPathComponent("data/todos.saved.lua"), encoding: .utf8)
+    #expect(saved.contains("milk"))
+    #expect(!saved.contains("eggs"))
+    // And :goto 0, which replays nothing, is saved too.
+    let again = try CommandLineTests.run(
+      ["repl", "todos.lua", "--data", "data", "--uuid", "incrementing"],
+      input: ":goto 0\n{ type = \"add\", title = \"bread\" }\n:goto 0\n", in: directory)
+    #expect(again.status == 0)
+    let restored = try String(
+      contentsOf: directory.appendingPathComponent("data/todos.saved.lua"), encoding: .utf8)
+    #expect(restored.contains("milk"))
+    #expect(!restored.contains("bread"))
+  }
+}
