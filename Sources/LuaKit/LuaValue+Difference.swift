@@ -54,14 +54,7 @@ extension LuaValue {
     _ old: [LuaValue], _ new: [LuaValue], path: String, depth: Int,
     into found: inout [LuaDifference]
   ) {
-    var start = 0
-    while start < old.count, start < new.count, old[start] == new[start] { start += 1 }
-    var oldEnd = old.count
-    var newEnd = new.count
-    while oldEnd > start, newEnd > start, old[oldEnd - 1] == new[newEnd - 1] {
-      oldEnd -= 1
-      newEnd -= 1
-    }
+    let (start, oldEnd, newEnd) = changedMiddle(old, new)
     let paired = min(oldEnd, newEnd) - start
     // When one side only grew or shrank in the middle, its elements are added or removed where
     // they are; otherwise the middle is compared element by element.
@@ -83,6 +76,23 @@ extension LuaValue {
     for index in (start + paired)..<newEnd {
       found.append(LuaDifference(path: path + "[\(index + 1)]", old: .nil, new: new[index]))
     }
+  }
+
+  /// Where two sequences differ: past their common start (`start`) and before their common
+  /// end (`oldEnd` in `old`, `newEnd` in `new`). One element inserted or removed is a middle
+  /// that is empty on one side.
+  public static func changedMiddle(
+    _ old: [LuaValue], _ new: [LuaValue]
+  ) -> (start: Int, oldEnd: Int, newEnd: Int) {
+    var start = 0
+    while start < old.count, start < new.count, old[start] == new[start] { start += 1 }
+    var oldEnd = old.count
+    var newEnd = new.count
+    while oldEnd > start, newEnd > start, old[oldEnd - 1] == new[newEnd - 1] {
+      oldEnd -= 1
+      newEnd -= 1
+    }
+    return (start, oldEnd, newEnd)
   }
 
   /// `.name` (or `name` first), `[1]`, `["a key"]`: how Lua code indexes with `key`.

@@ -13,27 +13,11 @@ import Testing
 @Suite struct SessionAsTestTests {
   typealias Harness = ReplSessionTests.Harness
 
-  static let source = """
-    local effect = require("composable.effect")
-    local Facts = {}
-    function Facts.initial_state() return { facts = {}, items = {} } end
-    function Facts.reduce(state, action, env)
-      local t = action.type
-      if t == "fetch" then
-        return effect.http{ url = env.url .. "/fact", response = "fact_loaded" }
-      elseif t == "fact_loaded" then
-        if action.ok then table.insert(state.facts, action.body) else state.error = action.error end
-      elseif t == "add" then
-        table.insert(state.items, { id = env.uuid(), n = action.n })
-        return effect.debounce(effect.send("sort"), "sort", 0.5)
-      elseif t == "remove" then
-        table.remove(state.items, action.at)
-      elseif t == "sort" then
-        table.sort(state.items, function(a, b) return a.n < b.n end)
-      end
-    end
-    return Facts
-    """
+  /// The feature: a fact fetched over HTTP, items added with ids from `env.uuid()` and sorted
+  /// half a second after the last add, items removed.
+  static let feature = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("fixtures/facts/facts.lua")
+  static let source = (try? String(contentsOf: feature, encoding: .utf8)) ?? ""
 
   /// Records the session: a fact fetched, three adds a quarter second apart, the sort half a
   /// second after the last, a removal.
@@ -142,8 +126,7 @@ import Testing
       HTTPResponse(
         status: 200, headers: ["Content-Type": "text/plain"], text: "a fact\r\nover two lines")
     }
-    let feature = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("fixtures/facts/facts.lua")
+    let feature = SessionAsTestTests.feature
     let repl = try ReplSessionTests.Harness(
       env: ["url": "http://facts.example"], dependencies: dependencies, file: feature)
     await repl.type("fetch")

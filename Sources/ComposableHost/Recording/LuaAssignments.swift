@@ -52,14 +52,7 @@ enum LuaAssignments {
   private static func collectSequences(
     _ old: [LuaValue], _ new: [LuaValue], _ target: String, into statements: inout [String]
   ) throws(LuaError) {
-    var start = 0
-    while start < old.count, start < new.count, old[start] == new[start] { start += 1 }
-    var oldEnd = old.count
-    var newEnd = new.count
-    while oldEnd > start, newEnd > start, old[oldEnd - 1] == new[newEnd - 1] {
-      oldEnd -= 1
-      newEnd -= 1
-    }
+    let (start, oldEnd, newEnd) = LuaValue.changedMiddle(old, new)
     // Where only one side has elements in the middle, they were inserted or removed there;
     // otherwise the middle is changed element by element, and what is left over on one side
     // is inserted or removed after it.
