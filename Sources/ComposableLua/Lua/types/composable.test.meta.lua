@@ -31,7 +31,8 @@
 ---@field files? string|table<string, string>|fun(request: TestFileRequest): any a fixture
 ---directory beside the test (copied), names to contents, or a function
 ---@field uuid? "incrementing"
----@field answers? table<"uuid"|"now"|"random", any[]> what env.uuid(), env.now() and env.random() answer the reducer, in order
+---@field answers? table<"uuid"|"now"|"random", any[]> what env.uuid(), env.now() and
+---env.random() answer the reducer, each function's in order
 ---@field now? number seconds since 1970, for `env.now()`
 ---@field exhaustive? boolean false checks only what the test asserts
 
