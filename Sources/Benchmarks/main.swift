@@ -12,6 +12,7 @@ let groups = [
   BenchmarkGroup(prefix: "soak.todos1m", run: { try runBlocking(SoakBenchmarks.run) }),
   BenchmarkGroup(prefix: "reload", run: { try runBlocking(ReplBenchmarks.run) }),
   BenchmarkGroup(prefix: "replay", run: { try runBlocking(TimeTravelBenchmarks.run) }),
+  BenchmarkGroup(prefix: "start", run: StartupBenchmarks.run),
 ]
 
 if CommandLine.arguments.dropFirst().first == "lua-pieces" {  // a diagnostic, not a figure
