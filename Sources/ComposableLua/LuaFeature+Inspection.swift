@@ -24,4 +24,12 @@ extension LuaFeature {
 extension LuaFeature {
   /// Whether the loaded code has `migrate(state)`, which a swap runs.
   public var hasMigrate: Bool { queue.access { $1.module.migrate != nil } }
+
+  /// Bytes the feature's VM holds after a full collection: the state, its proxies, the code.
+  public func memoryInUse() -> Int {
+    queue.access { vm, _ in
+      vm.collectGarbage()
+      return vm.memoryInUse
+    }
+  }
 }

@@ -700,11 +700,52 @@ int lk_state_write(lua_State *L, int proxy, int key, int value) {
 // cleared on every action: they keep at most this many old values from being collected.
 static const lua_Integer lk_journal_kept_entries = 16;
 
+// After an action that journaled more than this many writes, the journal is replaced by a new
+// table rather than cleared: Lua never shrinks a table's array, so the old one would keep its
+// peak size (16 bytes a slot, three slots a write) for the life of the VM.
+static const lua_Integer lk_journal_replaced_above = 4096;
+
+// A new journal, in the registry and in the upvalues of every closure that holds the journal:
+// the proxies' __index, __newindex and __pairs, and the `next` that __pairs returns.
+static int lk_replace_journal(lua_State *L) {
+  lua_createtable(L, 48, 0);
+  int journal = lua_gettop(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  int metatable = lua_gettop(L);
+  static const char *const holders[] = {"__index", "__newindex", "__pairs"};
+  for (int i = 0; i < 3; i++) {
+    lua_getfield(L, metatable, holders[i]);
+    lua_pushvalue(L, journal);
+    lua_setupvalue(L, -2, 1);
+    if (i == 2 && lua_getupvalue(L, -1, 3) != NULL) {  // __pairs holds `next`
+      lua_pushvalue(L, journal);
+      lua_setupvalue(L, -2, 1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, journal);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
+  lua_settop(L, journal - 1);
+  return 0;
+}
+
 static void lk_forget_journal(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_Integer length = info->journal_length;
   info->journal_length = 0;
   if (length <= lk_journal_kept_entries) return;
+  if (length > lk_journal_replaced_above) {
+    // Protected, and outside the cap (as the host's own writes are): a table that cannot be
+    // made leaves the old journal, cleared below.
+    int saved_enforce = info->enforce_memory;
+    info->enforce_memory = 0;
+    lua_pushcfunction(L, lk_replace_journal);
+    int status = lua_pcall(L, 0, 0, 0);
+    info->enforce_memory = saved_enforce;
+    if (status == LUA_OK) return;
+    lua_pop(L, 1);
+  }
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
   for (lua_Integer slot = length * 3; slot > lk_journal_kept_entries * 3; slot--) {
     lua_pushnil(L);

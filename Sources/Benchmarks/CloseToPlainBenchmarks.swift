@@ -1,0 +1,161 @@
+import CLua
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import LuaSupport
+
+/// Against the same work done in plain mutable Lua, with no store (issue 17): a toggle, the
+/// memory of a large state after an action touched all of it, and two stores on two cores.
+enum CloseToPlainBenchmarks {
+  /// The toggle of `LuaFeatureBenchmarks.todos`, as a plain Lua function.
+  static let plainToggle = """
+    return function(state, action)
+      if action.type == "toggle" then
+        local todo = state.todos[action.id]
+        todo.done = not todo.done
+      end
+    end
+    """
+
+  /// Nanoseconds per call of the plain toggle on `count` todos keyed by id, from Swift through
+  /// the raw C API, with a fresh action table each call (as the counter's floor).
+  static func plainToggleNanoseconds(count: Int, iterations: Int) throws -> Double {
+    let L = luaL_newstate()!
+    defer { lua_close(L) }
+    luaL_openlibs(L)
+    guard luaL_loadstring(L, plainToggle) == LUA_OK, lua_pcallk(L, 0, 1, 0, 0, nil) == LUA_OK
+    else { throw BenchmarkError("the plain toggle did not load") }
+    let reduce = luaL_ref(L, LK_REGISTRYINDEX)
+    lua_createtable(L, 0, 1)
+    lua_createtable(L, Int32(count), 0)
+    for id in 1...count {
+      lua_createtable(L, 0, 3)
+      lua_pushinteger(L, lua_Integer(id))
+      lua_setfield(L, -2, "id")
+      lua_pushstring(L, "Todo \(id)")
+      lua_setfield(L, -2, "title")
+      lua_pushboolean(L, 0)
+      lua_setfield(L, -2, "done")
+      lua_rawseti(L, -2, lua_Integer(id))
+    }
+    lua_setfield(L, -2, "todos")
+    let state = luaL_ref(L, LK_REGISTRYINDEX)
+    let start = DispatchTime.now().uptimeNanoseconds
+    for index in 0..<iterations {
+      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(reduce))
+      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(state))
+      lua_createtable(L, 0, 2)
+      lua_pushstring(L, "toggle")
+      lua_setfield(L, -2, "type")
+      lua_pushinteger(L, lua_Integer(index % count + 1))
+      lua_setfield(L, -2, "id")
+      guard lua_pcallk(L, 2, 0, 0, 0, nil) == LUA_OK else { throw BenchmarkError("toggle failed") }
+    }
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(iterations)
+  }
+
+  /// `initial_state()` of 100,000 todos, and an action that touches every one.
+  static let todos100k = """
+    return {
+      initial_state = function()
+        local todos = {}
+        for id = 1, 100000 do todos[id] = { id = id, title = "Todo " .. id, done = false } end
+        return { todos = todos }
+      end,
+      reduce = function(state, action)
+        if action.type == "touch_all" then
+          for _, todo in ipairs(state.todos) do todo.done = not todo.done end
+        end
+      end,
+    }
+    """
+
+  /// The same in plain Lua: the state made, every todo touched, a full collection, and what
+  /// the state holds.
+  static let plainTodos100k = """
+    local todos = {}
+    for id = 1, 100000 do todos[id] = { id = id, title = "Todo " .. id, done = false } end
+    local state = { todos = todos }
+    for _, todo in ipairs(state.todos) do todo.done = not todo.done end
+    collectgarbage("collect")
+    collectgarbage("collect")
+    return collectgarbage("count") * 1024, state
+    """
+
+  static func run() async throws -> [Figure] {
+    // The toggle, rounds side by side with the store's.
+    let unlimited = LuaLimits(memory: nil, instructions: 10_000_000)
+    let small = try LuaFeature(
+      source: LuaFeatureBenchmarks.todos, file: "todos.lua",
+      state: LuaFeatureBenchmarks.todosState(count: 10), limits: unlimited)
+    let store = Store(
+      initialState: LuaFeatureHandle(feature: small),
+      reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: small, dependencies: .live))
+    let iterations = 200_000
+    var ours: [Double] = [], plain: [Double] = []
+    for _ in 0..<7 {
+      plain.append(try plainToggleNanoseconds(count: 10, iterations: iterations))
+      ours.append(
+        await store.withIsolation { store in
+          StoreBenchmarks.time(iterations: iterations) {
+            for index in 0..<iterations {
+              store.send(["type": "toggle", "id": .integer(index % 10 + 1)])
+            }
+          }
+        })
+    }
+    let toggleRatio = StoreBenchmarks.median(zip(ours, plain).map { $0 / $1 })
+
+    // Memory: our feature's VM after the action, against plain Lua.
+    let feature = try LuaFeature(
+      source: todos100k, file: "todos.lua", limits: LuaLimits(memory: nil, instructions: nil))
+    _ = try feature.reduce(["type": "touch_all"]) { (_) throws(LuaFeatureError) in () }
+    let ourBytes = Double(feature.memoryInUse())
+    let vm = try LuaVM(limits: LuaLimits(memory: nil, instructions: nil))
+    let plainBytes = try vm.evaluate(plainTodos100k)[0].doubleValue ?? 1
+
+    return [
+      Figure(name: "lua.todos.toggle10_plain_ns", value: StoreBenchmarks.median(plain), unit: "ns"),
+      Figure(name: "lua.todos.toggle10_ratio_vs_plain", value: toggleRatio, unit: "x"),
+      Figure(name: "memory.todos100k.ours_mb", value: ourBytes / 1_048_576, unit: "MB"),
+      Figure(name: "memory.todos100k.plain_mb", value: plainBytes / 1_048_576, unit: "MB"),
+      Figure(name: "memory.todos100k.ratio_vs_plain", value: ourBytes / plainBytes, unit: "x"),
+      Figure(name: "store.scaling2_ratio", value: try await scaling(), unit: "x"),
+    ]
+  }
+
+  /// Two Lua counter stores sending at once, on the two cores, against one alone: the
+  /// aggregate rate over one store's, the median of 5 rounds.
+  static func scaling() async throws -> Double {
+    let iterations = 400_000
+    let unlimited = LuaLimits(memory: nil, instructions: 10_000_000)
+    func makeStore() throws -> Store<LuaFeatureHandle, LuaValue> {
+      let feature = try LuaFeature(
+        source: LuaFeatureBenchmarks.counter, file: "counter.lua", limits: unlimited)
+      return Store(
+        initialState: LuaFeatureHandle(feature: feature),
+        reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: .live))
+    }
+    let first = try makeStore(), second = try makeStore()
+    @Sendable func sendAll(_ store: Store<LuaFeatureHandle, LuaValue>) async {
+      await store.withIsolation { store in
+        let increment: LuaValue = ["type": "increment"]
+        for _ in 0..<iterations { store.send(increment) }
+      }
+    }
+    var ratios: [Double] = []
+    for _ in 0..<5 {
+      var start = ContinuousClock.now
+      await sendAll(first)
+      let alone = Seconds.of(ContinuousClock.now - start)
+      start = ContinuousClock.now
+      async let a: Void = sendAll(first)
+      async let b: Void = sendAll(second)
+      _ = await (a, b)
+      let together = Seconds.of(ContinuousClock.now - start)
+      ratios.append(2 * alone / together)
+    }
+    return StoreBenchmarks.median(ratios)
+  }
+}
