@@ -38,8 +38,11 @@ static const long lk_watch_idle_period_ns = 100 * 1000 * 1000;
 static const int lk_watch_quiet_looks = 200;  // a second of fast looks
 #define LK_WATCH_SIGNAL SIGURG  // ignored by default: a stray one does nothing
 
+// Each slot on cache lines of its own (two, against the prefetcher's pairing of lines): every
+// call writes its slot's `call` twice, and two VMs on two cores writing neighbouring slots made
+// each core wait for the other's line.
 typedef struct {
-  atomic_int owned;       // a state holds the slot
+  _Alignas(128) atomic_int owned;  // a state holds the slot
   atomic_uint call;       // odd while a call runs; each call moves it on by two
   atomic_int signalling;  // the watchdog is signalling the slot's thread
   atomic_int armed;       // the handler installed the hook for this call
