@@ -730,11 +730,10 @@ static int lk_replace_journal(lua_State *L) {
   return 0;
 }
 
-static void lk_forget_journal(lua_State *L) {
+// The journal of `length` entries, after a commit or a rollback: its entries past the first
+// few cleared, or the whole table replaced. Out of line: most actions write less than that.
+static __attribute__((noinline)) void lk_clear_journal(lua_State *L, lua_Integer length) {
   lk_info *info = lk_info_of(L);
-  lua_Integer length = info->journal_length;
-  info->journal_length = 0;
-  if (length <= lk_journal_kept_entries) return;
   if (length > lk_journal_replaced_above) {
     // Protected, and outside the cap (as the host's own writes are): a table that cannot be
     // made leaves the old journal, cleared below.
@@ -752,6 +751,13 @@ static void lk_forget_journal(lua_State *L) {
     lua_rawseti(L, -2, slot);
   }
   lua_pop(L, 1);
+}
+
+static inline void lk_forget_journal(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  lua_Integer length = info->journal_length;
+  info->journal_length = 0;
+  if (length > lk_journal_kept_entries) lk_clear_journal(L, length);
 }
 
 void lk_transaction_begin(lua_State *L) {
