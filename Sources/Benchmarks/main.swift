@@ -13,6 +13,7 @@ let groups = [
   BenchmarkGroup(prefix: "reload", run: { try runBlocking(ReplBenchmarks.run) }),
   BenchmarkGroup(prefix: "replay", run: { try runBlocking(TimeTravelBenchmarks.run) }),
   BenchmarkGroup(prefix: "start", run: StartupBenchmarks.run),
+  BenchmarkGroup(prefix: "memory.todos100k.rss", run: ResidentMemoryBenchmarks.run),
   BenchmarkGroup(prefix: "plain", run: { try runBlocking(CloseToPlainBenchmarks.run) }),
 ]
 
