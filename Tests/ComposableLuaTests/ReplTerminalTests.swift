@@ -45,11 +45,12 @@ import Testing
       try process.run()
     }
 
-    /// Types `keys`, then waits (at most 5 s) for `answer` to appear after what was seen.
+    /// Types `keys`, then waits (at most 20 s: a bound for a loaded machine running the
+    /// sanitized build, not a pace) for `answer` to appear after what was seen.
     @discardableResult
     func type(_ keys: String, expecting answer: String) -> Bool {
       input.fileHandleForWriting.write(Data(keys.utf8))
-      for _ in 0..<500 {
+      for _ in 0..<2_000 {
         let found = lock.withLock { () -> Bool in
           guard let range = output.range(of: answer, range: seen..<output.endIndex) else {
             return false
