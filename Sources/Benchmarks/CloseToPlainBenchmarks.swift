@@ -21,38 +21,30 @@ enum CloseToPlainBenchmarks {
   /// Nanoseconds per call of the plain toggle on `count` todos keyed by id, from Swift through
   /// the raw C API, with a fresh action table each call (as the counter's floor).
   static func plainToggleNanoseconds(count: Int, iterations: Int) throws -> Double {
-    let L = luaL_newstate()!
-    defer { lua_close(L) }
-    luaL_openlibs(L)
-    guard luaL_loadstring(L, plainToggle) == LUA_OK, lua_pcallk(L, 0, 1, 0, 0, nil) == LUA_OK
-    else { throw BenchmarkError("the plain toggle did not load") }
-    let reduce = luaL_ref(L, LK_REGISTRYINDEX)
-    lua_createtable(L, 0, 1)
-    lua_createtable(L, Int32(count), 0)
-    for id in 1...count {
-      lua_createtable(L, 0, 3)
-      lua_pushinteger(L, lua_Integer(id))
-      lua_setfield(L, -2, "id")
-      lua_pushstring(L, "Todo \(id)")
-      lua_setfield(L, -2, "title")
-      lua_pushboolean(L, 0)
-      lua_setfield(L, -2, "done")
-      lua_rawseti(L, -2, lua_Integer(id))
-    }
-    lua_setfield(L, -2, "todos")
-    let state = luaL_ref(L, LK_REGISTRYINDEX)
-    let start = DispatchTime.now().uptimeNanoseconds
-    for index in 0..<iterations {
-      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(reduce))
-      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(state))
-      lua_createtable(L, 0, 2)
-      lua_pushstring(L, "toggle")
-      lua_setfield(L, -2, "type")
-      lua_pushinteger(L, lua_Integer(index % count + 1))
-      lua_setfield(L, -2, "id")
-      guard lua_pcallk(L, 2, 0, 0, 0, nil) == LUA_OK else { throw BenchmarkError("toggle failed") }
-    }
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(iterations)
+    try LuaFloorBenchmarks.plainNanosecondsPerCall(
+      reducer: plainToggle, iterations: iterations,
+      pushState: { L in
+        lua_createtable(L, 0, 1)
+        lua_createtable(L, Int32(count), 0)
+        for id in 1...count {
+          lua_createtable(L, 0, 3)
+          lua_pushinteger(L, lua_Integer(id))
+          lua_setfield(L, -2, "id")
+          lua_pushstring(L, "Todo \(id)")
+          lua_setfield(L, -2, "title")
+          lua_pushboolean(L, 0)
+          lua_setfield(L, -2, "done")
+          lua_rawseti(L, -2, lua_Integer(id))
+        }
+        lua_setfield(L, -2, "todos")
+      },
+      pushAction: { L, index in
+        lua_createtable(L, 0, 2)
+        lua_pushstring(L, "toggle")
+        lua_setfield(L, -2, "type")
+        lua_pushinteger(L, lua_Integer(index % count + 1))
+        lua_setfield(L, -2, "id")
+      })
   }
 
   /// `initial_state()` of 100,000 todos, and an action that touches every one.

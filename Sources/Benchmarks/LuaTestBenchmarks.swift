@@ -82,29 +82,8 @@ enum LuaTestBenchmarks {
     try spec.write(
       to: directory.appendingPathComponent("todos_spec.lua"), atomically: true, encoding: .utf8)
 
-    /// Milliseconds for one whole run, spawned with posix_spawn (Foundation's Process adds tens
-    /// of milliseconds of its own, which would blur the comparison).
     func time(_ executable: String, _ arguments: [String]) throws -> Double {
-      var actions = posix_spawn_file_actions_t()
-      posix_spawn_file_actions_init(&actions)
-      defer { posix_spawn_file_actions_destroy(&actions) }
-      posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-      let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-      defer { argv.forEach { free($0) } }
-      let start = DispatchTime.now().uptimeNanoseconds
-      var pid: pid_t = 0
-      guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else {
-        throw BenchmarkError("\(executable) did not start")
-      }
-      var status: Int32 = 0
-      waitpid(pid, &status, 0)
-      let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-      guard status == 0 else {
-        throw BenchmarkError(
-          "\(executable) \(arguments.joined(separator: " ")) failed (status \(status))")
-      }
-      return elapsed
+      try ChildProcess.timedRun([executable] + arguments)
     }
 
     var ours: [Double] = [], theirs: [Double] = []

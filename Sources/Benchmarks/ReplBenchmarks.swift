@@ -90,38 +90,12 @@ enum ReplBenchmarks {
     let data = FileManager.default.temporaryDirectory.appendingPathComponent("repl-start").path
     var samples: [Double] = []
     for _ in 0..<11 {
-      var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
-      guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw BenchmarkError("pipe") }
-      var actions = posix_spawn_file_actions_t()
-      posix_spawn_file_actions_init(&actions)
-      posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-      posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-      // The child keeps only its own ends: with ours open in it, its input would never end.
-      for end in [toChild[0], toChild[1], fromChild[0], fromChild[1]] {
-        posix_spawn_file_actions_addclose(&actions, end)
-      }
-      let executable: String = composable.path
-      let arguments: [String] = [executable, "repl", counter, "--data", data]
-      let argv = arguments.map { strdup($0) } + [nil]
       let start = DispatchTime.now().uptimeNanoseconds
-      var pid: pid_t = 0
-      let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-      posix_spawn_file_actions_destroy(&actions)
-      argv.forEach { free($0) }
-      close(toChild[0])
-      close(fromChild[1])
-      guard spawned == 0 else { throw BenchmarkError("composable did not start") }
-      var seen = ""
-      var byte: UInt8 = 0
-      while !seen.hasSuffix("> "), read(fromChild[0], &byte, 1) == 1 {
-        seen.append(Character(UnicodeScalar(byte)))
-      }
+      let child = try ChildProcess.spawn(
+        [composable.path, "repl", counter, "--data", data], readingOutput: true)
+      let seen = child.read(through: "> ")
       samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-      close(toChild[1])  // end of input: the REPL quits
-      var status: Int32 = 0
-      waitpid(pid, &status, 0)
-      close(fromChild[0])
+      _ = child.finish()  // end of input: the REPL quits
       guard seen.hasSuffix("> ") else { throw BenchmarkError("no prompt from composable repl") }
     }
     return samples.sorted()[5]

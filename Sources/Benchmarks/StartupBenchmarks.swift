@@ -17,12 +17,12 @@ enum StartupBenchmarks {
     let data = FileManager.default.temporaryDirectory.appendingPathComponent("start-bench").path
     let run = [composable, "run", counter, "--data", data, "--wait", "0"]
     let lua = ["/usr/bin/lua5.4", "-e", ""]
-    _ = try milliseconds(run)  // warm the page cache for both
-    _ = try milliseconds(lua)
+    _ = try ChildProcess.timedRun(run)  // warm the page cache for both
+    _ = try ChildProcess.timedRun(lua)
     var ours: [Double] = [], plain: [Double] = []
     for _ in 0..<21 {
-      ours.append(try milliseconds(run))
-      plain.append(try milliseconds(lua))
+      ours.append(try ChildProcess.timedRun(run))
+      plain.append(try ChildProcess.timedRun(lua))
     }
     let ratios = zip(ours, plain).map { $0 / $1 }.sorted()
     return [
@@ -30,38 +30,6 @@ enum StartupBenchmarks {
       Figure(name: "start.lua_ms", value: plain.sorted()[10], unit: "ms"),
       Figure(name: "start.run_ratio_vs_lua", value: ratios[10], unit: "x"),
     ]
-  }
-
-  /// Spawns `arguments` with one empty line on standard input and output to /dev/null, and
-  /// times it to its exit.
-  static func milliseconds(_ arguments: [String]) throws -> Double {
-    var input: [Int32] = [0, 0]
-    guard pipe(&input) == 0 else { throw BenchmarkError("pipe") }
-    // The line goes in before the child starts: one that never reads it (lua5.4 -e '') must not
-    // make the write fail, or kill this process with SIGPIPE.
-    var newline: UInt8 = 10
-    _ = write(input[1], &newline, 1)
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addclose(&actions, input[0])
-    posix_spawn_file_actions_addclose(&actions, input[1])
-    let argv = arguments.map { strdup($0) } + [nil]
-    let start = DispatchTime.now().uptimeNanoseconds
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-    posix_spawn_file_actions_destroy(&actions)
-    argv.forEach { free($0) }
-    close(input[0])
-    close(input[1])
-    guard spawned == 0 else { throw BenchmarkError("\(arguments[0]) did not start") }
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-    guard status == 0 else { throw BenchmarkError("\(arguments.joined(separator: " ")) failed") }
-    return elapsed
   }
 }
 
@@ -124,35 +92,10 @@ enum ResidentMemoryBenchmarks {
   /// Spawns `arguments`, waits until its output has a line ending in `readyAfter` (its first
   /// line, for composable: the state it loaded), reads its VmRSS, then ends its input.
   static func residentKilobytes(_ arguments: [String], readyAfter: String) throws -> Double {
-    var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
-    guard pipe(&input) == 0, pipe(&output) == 0 else { throw BenchmarkError("pipe") }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-    posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    for end in input + output { posix_spawn_file_actions_addclose(&actions, end) }
-    let argv = arguments.map { strdup($0) } + [nil]
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-    posix_spawn_file_actions_destroy(&actions)
-    argv.forEach { free($0) }
-    close(input[0])
-    close(output[1])
-    guard spawned == 0 else { throw BenchmarkError("\(arguments[0]) did not start") }
-    var seen = ""
-    var byte: UInt8 = 0
-    while !seen.hasSuffix(readyAfter), read(output[0], &byte, 1) == 1 {
-      seen.append(Character(UnicodeScalar(byte)))
-    }
-    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-    close(input[1])
-    // Drain what it still writes, so that it is never stopped on a full pipe.
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while read(output[0], &buffer, buffer.count) > 0 {}
-    close(output[0])
-    var exitStatus: Int32 = 0
-    waitpid(pid, &exitStatus, 0)
+    let child = try ChildProcess.spawn(arguments, readingOutput: true)
+    _ = child.read(through: readyAfter)
+    let status = (try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8)) ?? ""
+    _ = child.finish()
     guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
       let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
     else { throw BenchmarkError("no VmRSS for \(arguments[0])") }

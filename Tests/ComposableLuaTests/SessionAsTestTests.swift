@@ -138,7 +138,7 @@ import Testing
     let plan = try SessionTestPlan(
       recording: await repl.session.recording(), exchanges: repl.session.exchanges.all,
       feature: feature, inFlight: [])
-    let text = SwiftTestWriter.text(plan, name: "FactsSessionTests", testFile: Self.generated)
+    let text = try SwiftTestWriter.text(plan, name: "FactsSessionTests", testFile: Self.generated)
     if ProcessInfo.processInfo.environment["REGENERATE_SESSION_TESTS"] == "1" {
       try Data(text.utf8).write(to: Self.generated)
     }

@@ -62,9 +62,8 @@ public final class StateSaver: @unchecked Sendable {
     }.named(Self.effectNamePrefix + path)
   }
 
-  /// How a save names itself among a store's running effects (`the save of todos.saved.lua`):
-  /// a host that cancels effects (a REPL's jump in time) tells saves apart by it.
-  public static let effectNamePrefix = "the save of "
+  /// How a save names itself among a store's running effects (`the save of todos.saved.lua`).
+  static let effectNamePrefix = "the save of "
 
   /// Writes the state now if a change is not on disk yet (a save still waiting, say): for a
   /// host about to exit, on end of input or a signal.
@@ -92,4 +91,10 @@ public final class StateSaver: @unchecked Sendable {
   private func pendingContents() -> (Int, @Sendable () throws -> [UInt8]?)? {
     lock.withLock { contents.map { (changes, $0) } }
   }
+}
+
+extension RunningEffectSummary {
+  /// Whether the effect is a `StateSaver`'s save: a host that cancels effects (a REPL's jump in
+  /// time) leaves saves to finish.
+  public var isStateSave: Bool { kind?.hasPrefix(StateSaver.effectNamePrefix) ?? false }
 }

@@ -97,45 +97,25 @@ enum LuaTestWriter {
     ]
     lines += storeFields
     lines.append("    }")
-    for step in plan.steps {
-      switch step {
-      case let .advance(milliseconds):
-        lines.append("    store:advance(\(SessionTestPlan.seconds(milliseconds)))")
-      case let .leftOut(number, action, error):
-        lines.append("    -- action \(number) (\(action)) raised when recorded, and is left out:")
-        lines.append("    -- \(error.split(separator: "\n").first ?? "")")
-      case let .send(action, before, after), let .receive(action, before, after):
-        let method: String
-        if case .send = step { method = "send" } else { method = "receive" }
-        let changes = try LuaAssignments.statements(from: before, to: after, target: "s")
-        let literal = try LuaAssignments.literal(action, indent: 4)
-        if changes.isEmpty {
-          lines.append("    store:\(method)(\(literal))")
-        } else {
-          lines.append("    store:\(method)(\(literal), function(s)")
-          for change in changes {
-            lines += change.split(separator: "\n", omittingEmptySubsequences: false).map {
-              "      " + $0
-            }
-          }
-          lines.append("    end)")
-        }
-      }
-    }
-    if !plan.inFlight.isEmpty {
-      lines.append(
-        "    -- Still running when the test was written: \(plan.inFlight.joined(separator: ", ")).")
-      lines.append("    store:skip_in_flight_effects()")
-    }
-    if let delay = plan.saveDelay, delay > 0 {
-      lines.append(
-        "    store:advance(\(SessionTestPlan.seconds(Int((delay * 1000).rounded(.up))))) -- the save"
-      )
-      if !plan.inFlight.isEmpty { lines.append("    store:skip_received_actions()") }
-    }
-    lines += ["    store:finish()", "  end)", "end)", ""]
+    lines += try plan.body(syntax)
+    lines += ["  end)", "end)", ""]
     return lines.joined(separator: "\n")
   }
+
+  /// A Lua TestStore test's statements.
+  static let syntax = TestSyntax(
+    comment: "--",
+    advance: { "store:advance(\(SessionTestPlan.seconds($0)))" },
+    literal: { (action) throws(LuaError) in try LuaAssignments.literal(action, indent: 4) },
+    changes: { (before, after) throws(LuaError) in
+      try LuaAssignments.statements(from: before, to: after, target: "s")
+    },
+    call: { "store:\($0)(\($1))" },
+    open: { "store:\($0)(\($1), function(s)" },
+    close: "end)",
+    skipInFlightEffects: "store:skip_in_flight_effects()",
+    skipReceivedActions: "store:skip_received_actions()",
+    finish: "store:finish()")
 
   /// `text` as a Lua string literal.
   static func quoted(_ text: String) -> String { LuaValue.string(LuaString(text)).description }

@@ -18,17 +18,8 @@ public struct SessionPlayback: Sendable {
   /// recorded action fits it, and replays them all.
   public static func run(_ recording: SessionRecording, feature url: URL) throws -> SessionPlayback
   {
-    let feature = try LuaFeature(
-      contentsOf: url, state: recording.initialState,
-      env: recording.env == .nil ? [:] : recording.env)
+    let replayer = try SessionReplayer.fresh(recording, feature: url)
     try SessionFit.check(recording, against: url)
-    var dependencies = DependencyValues.live
-    // What the recording does not answer (code that now draws more) is answered the same way
-    // at every replay.
-    dependencies.uuid = .incrementing
-    dependencies.random = RandomSource(seed: 0)
-    let replayer = SessionReplayer(
-      feature: feature, dependencies: dependencies, tape: LuaEnvironmentTape())
     var report = ReplayReport()
     var raised = 0
     for (index, recorded) in recording.actions.enumerated() {
@@ -37,8 +28,8 @@ public struct SessionPlayback: Sendable {
       report.compare(number: index + 1, recorded: recorded, now: outcome)
     }
     return SessionPlayback(
-      state: try feature.state(), report: report, raised: raised,
-      codeChanged: CodeFingerprint.of(feature, file: url) != recording.code)
+      state: try replayer.feature.state(), report: report, raised: raised,
+      codeChanged: CodeFingerprint.of(replayer.feature, file: url) != recording.code)
   }
 }
 

@@ -1,5 +1,6 @@
 import Composable
 import ComposableLua
+import Foundation
 import LuaKit
 
 /// Reduces recorded actions again on a feature, each with the `env` answers it had, running no
@@ -17,6 +18,23 @@ struct SessionReplayer {
     var values = dependencies
     values.environmentTape = tape
     self.dependencies = LuaFeatureDependencies(values)
+  }
+
+  /// A replayer over a fresh load of the feature at `url`, from `recording`'s initial state and
+  /// env: what `composable replay` and a test written from a session run. What the recording
+  /// does not answer (code that now draws more) is answered the same way at every replay:
+  /// UUIDs counting from zero, `random` seeded with 0.
+  static func fresh(
+    _ recording: SessionRecording, feature url: URL,
+    print: @escaping (String) -> Void = { Swift.print($0) }
+  ) throws -> SessionReplayer {
+    let feature = try LuaFeature(
+      contentsOf: url, state: recording.initialState,
+      env: recording.env == .nil ? [:] : recording.env, print: print)
+    var dependencies = DependencyValues.live
+    dependencies.uuid = .incrementing
+    dependencies.random = RandomSource(seed: 0)
+    return SessionReplayer(feature: feature, dependencies: dependencies, tape: LuaEnvironmentTape())
   }
 
   /// How an action went this time.

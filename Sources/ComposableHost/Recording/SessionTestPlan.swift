@@ -40,15 +40,9 @@ struct SessionTestPlan {
     self.env = recording.env
     self.feature = feature
     self.inFlight = inFlight
-    let loaded = try LuaFeature(
-      contentsOf: feature, state: recording.initialState,
-      env: recording.env == .nil ? [:] : recording.env, print: { _ in })
+    let replayer = try SessionReplayer.fresh(recording, feature: feature, print: { _ in })
+    let loaded = replayer.feature
     saveDelay = loaded.persistence?.debounce
-    var dependencies = DependencyValues.live
-    dependencies.uuid = .incrementing
-    dependencies.random = RandomSource(seed: 0)
-    let replayer = SessionReplayer(
-      feature: loaded, dependencies: dependencies, tape: LuaEnvironmentTape())
     var state = recording.initialState
     var clock: Int?
     for (index, recorded) in recording.actions.enumerated() {
@@ -100,5 +94,74 @@ struct SessionTestPlan {
       let operation = exchange.request.operation.stringValue ?? ""
       return exchange.error != nil || ["read", "list", "exists"].contains(operation)
     }
+  }
+}
+
+/// How one test language writes the plan's steps: the Lua and the Swift writers each give one,
+/// and `SessionTestPlan.body` walks the steps once for both.
+struct TestSyntax: Sendable {
+  /// `--` or `//`.
+  let comment: String
+  /// The statement that moves the test clock `milliseconds` on.
+  let advance: @Sendable (_ milliseconds: Int) -> String
+  /// An action as the language writes it.
+  let literal: @Sendable (_ action: LuaValue) throws(LuaError) -> String
+  /// The statements that make `before` into `after` in the expected-state closure.
+  let changes: @Sendable (_ before: LuaValue, _ after: LuaValue) throws(LuaError) -> [String]
+  /// `store:send(ACTION)`, and with a change, its opening (`store:send(ACTION, function(s)`)
+  /// and closing (`end)`) lines.
+  let call: @Sendable (_ method: String, _ literal: String) -> String
+  let open: @Sendable (_ method: String, _ literal: String) -> String
+  let close: String
+  let skipInFlightEffects: String
+  let skipReceivedActions: String
+  let finish: String
+}
+
+extension SessionTestPlan {
+  /// The test's body, indented 4 spaces: the steps, then what was still running, the wait for
+  /// a save, and the finish.
+  func body(_ syntax: TestSyntax) throws(LuaError) -> [String] {
+    var lines: [String] = []
+    for step in steps {
+      switch step {
+      case let .advance(milliseconds):
+        lines.append("    " + syntax.advance(milliseconds))
+      case let .leftOut(number, action, error):
+        lines.append(
+          "    \(syntax.comment) action \(number) (\(action)) raised when recorded, and is left out:"
+        )
+        lines.append("    \(syntax.comment) \(error.split(separator: "\n").first ?? "")")
+      case let .send(action, before, after), let .receive(action, before, after):
+        let method: String
+        if case .send = step { method = "send" } else { method = "receive" }
+        let changes = try syntax.changes(before, after)
+        let literal = try syntax.literal(action)
+        guard !changes.isEmpty else {
+          lines.append("    " + syntax.call(method, literal))
+          continue
+        }
+        lines.append("    " + syntax.open(method, literal))
+        for change in changes {
+          lines += change.split(separator: "\n", omittingEmptySubsequences: false).map {
+            "      " + $0
+          }
+        }
+        lines.append("    " + syntax.close)
+      }
+    }
+    if !inFlight.isEmpty {
+      lines.append(
+        "    \(syntax.comment) Still running when the test was written: "
+          + "\(inFlight.joined(separator: ", ")).")
+      lines.append("    " + syntax.skipInFlightEffects)
+    }
+    if let delay = saveDelay, delay > 0 {
+      let milliseconds = Int((delay * 1000).rounded(.up))
+      lines.append("    \(syntax.advance(milliseconds))  \(syntax.comment) the save")
+      if !inFlight.isEmpty { lines.append("    " + syntax.skipReceivedActions) }
+    }
+    lines.append("    " + syntax.finish)
+    return lines
   }
 }

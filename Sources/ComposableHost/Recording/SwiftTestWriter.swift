@@ -6,7 +6,9 @@ import LuaKit
 /// `ManualClock`, `env` answers on a `LuaEnvironmentTape`, and HTTP and file answers from the
 /// recording.
 enum SwiftTestWriter {
-  static func text(_ plan: SessionTestPlan, name: String, testFile: URL) -> String {
+  static func text(
+    _ plan: SessionTestPlan, name: String, testFile: URL
+  ) throws(LuaError) -> String {
     let featurePath = ReplSession.path(
       of: plan.feature, relativeTo: testFile.deletingLastPathComponent())
     var lines = [
@@ -57,47 +59,25 @@ enum SwiftTestWriter {
       lines.append("      $0.files = .inMemory()")
     }
     lines.append("    }")
-    for step in plan.steps {
-      switch step {
-      case let .advance(milliseconds):
-        lines.append("    await clock.advance(by: .milliseconds(\(milliseconds)))")
-      case let .leftOut(number, action, error):
-        lines.append("    // action \(number) (\(action)) raised when recorded, and is left out:")
-        lines.append("    // \(error.split(separator: "\n").first ?? "")")
-      case let .send(action, before, after), let .receive(action, before, after):
-        let method: String
-        if case .send = step { method = "send" } else { method = "receive" }
-        let changes = SwiftLiteral.assignments(from: before, to: after, target: "$0")
-        let literal = SwiftLiteral.of(action, indent: 4)
-        if changes.isEmpty {
-          lines.append("    await store.\(method)(\(literal))")
-        } else {
-          lines.append("    await store.\(method)(\(literal)) {")
-          for change in changes {
-            lines += change.split(separator: "\n", omittingEmptySubsequences: false).map {
-              "      " + $0
-            }
-          }
-          lines.append("    }")
-        }
-      }
-    }
-    if !plan.inFlight.isEmpty {
-      lines.append(
-        "    // Still running when the test was written: \(plan.inFlight.joined(separator: ", ")).")
-      lines.append("    await store.skipInFlightEffects()")
-    }
-    if let delay = plan.saveDelay, delay > 0 {
-      lines.append(
-        "    await clock.advance(by: .milliseconds(\(Int((delay * 1000).rounded(.up)))))  // the save"
-      )
-      if !plan.inFlight.isEmpty { lines.append("    await store.skipReceivedActions()") }
-    }
-    lines += ["    await store.finish()", "  }", ""]
+    lines += try plan.body(syntax)
+    lines += ["  }", ""]
     lines += recordedHelper(plan)
     lines += ["}", ""]
     return lines.joined(separator: "\n")
   }
+
+  /// A Swift Testing test's statements over `TestStore(feature:)`.
+  static let syntax = TestSyntax(
+    comment: "//",
+    advance: { "await clock.advance(by: .milliseconds(\($0)))" },
+    literal: { SwiftLiteral.of($0, indent: 4) },
+    changes: { SwiftLiteral.assignments(from: $0, to: $1, target: "$0") },
+    call: { "await store.\($0)(\($1))" },
+    open: { "await store.\($0)(\($1)) {" },
+    close: "}",
+    skipInFlightEffects: "await store.skipInFlightEffects()",
+    skipReceivedActions: "await store.skipReceivedActions()",
+    finish: "await store.finish()")
 
   /// The nested `Recorded` class: the HTTP responses and file answers of the session, served
   /// in order to requests of the same method and URL (operation and path).

@@ -149,8 +149,7 @@ extension ReplSession {
   /// names them.
   func cancelEffectsInFlight() async -> [String] {
     var cancelled: [String] = []
-    for effect in await store.runningEffects
-    where !(effect.kind?.hasPrefix(StateSaver.effectNamePrefix) ?? false) {
+    for effect in await store.runningEffects where !effect.isStateSave {
       if await store.cancelEffect(number: effect.number) {
         cancelled.append("#\(effect.number) \(describe(effect))")
       }

@@ -30,8 +30,7 @@ extension ReplSession {
         "write a Lua test beside \(file.lastPathComponent) (in \(featureDirectory.path)): it "
           + "finds the feature by its module name")
     }
-    let inFlight = await store.runningEffects
-      .filter { !($0.kind?.hasPrefix(StateSaver.effectNamePrefix) ?? false) }.map(describe)
+    let inFlight = await store.runningEffects.filter { !$0.isStateSave }.map(describe)
     let text: String
     do {
       let plan = try SessionTestPlan(
@@ -40,7 +39,7 @@ extension ReplSession {
       text =
         isLua
         ? try LuaTestWriter.text(plan, name: String(name.dropLast("_test".count)))
-        : SwiftTestWriter.text(plan, name: name, testFile: url)
+        : try SwiftTestWriter.text(plan, name: name, testFile: url)
       try Data(text.utf8).write(to: url, options: .withoutOverwriting)
     } catch {
       return printer.error("the test was not written: \(error)")
