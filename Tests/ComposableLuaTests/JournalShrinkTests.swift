@@ -8,6 +8,8 @@ import Testing
 /// proxies' metamethods hold the journal too, and must hold the new one).
 @Suite struct JournalShrinkTests {
   static let source = """
+    -- The `next` that pairs over the state gave, kept across actions by the module.
+    local saved_next
     return {
       initial_state = function()
         local todos = {}
@@ -24,6 +26,14 @@ import Testing
         elseif action.type == "count_done" then
           local done = 0
           for _, todo in pairs(state.todos) do if todo.done then done = done + 1 end end
+          state.n = done
+          saved_next = saved_next or pairs(state.todos)
+        elseif action.type == "count_with_saved_next" then
+          local done, key, todo = 0, saved_next(state.todos, nil)
+          while key do
+            if todo.done then done = done + 1 end
+            key, todo = saved_next(state.todos, key)
+          end
           state.n = done
         end
       end,
@@ -57,5 +67,9 @@ import Testing
     }
     try feature.reduce(["type": "count_done"]) { (_) throws(LuaFeatureError) in () }
     #expect(try feature.evaluate("state.n") == [0])
+    // The `next` a reducer kept from before the journal was replaced still walks the state.
+    try feature.reduce(["type": "touch_all"]) { (_) throws(LuaFeatureError) in () }
+    try feature.reduce(["type": "count_with_saved_next"]) { (_) throws(LuaFeatureError) in () }
+    #expect(try feature.evaluate("state.n") == [20000])
   }
 }

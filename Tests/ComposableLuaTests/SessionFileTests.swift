@@ -108,7 +108,13 @@ import Testing
     #expect(outcome.output.hasPrefix("replayed 4 actions of session.lua on copy.lua\n"))
   }
 
-  @Test(arguments: [
+  /// A session file of version 1 whose `actions` field is `actions`.
+  static func session(actions: String) -> String {
+    #"return { format = "composable-session", version = 1, feature = "f.lua", code = "", "#
+      + "actions = \(actions) }"
+  }
+
+  static let malformed: [(String, String)] = [
     ("return 42", "s.lua: session: expected a table, got integer"),
     ("return {}", #"s.lua: format: expected "composable-session", got nil: not a session file"#),
     (
@@ -116,18 +122,38 @@ import Testing
       "s.lua: version: this composable reads versions 1 to 1, the file is 2"
     ),
     (
-      #"return { format = "composable-session", version = 1, feature = "f.lua", code = "", "#
-        + #"actions = { { action = { type = "a" }, at = "soon" } } }"#,
+      session(actions: #"{ { action = { type = "a" }, at = "soon" } }"#),
       "s.lua: actions[1].at: expected seconds (a number, 0 or more)"
     ),
     (
-      #"return { format = "composable-session", version = 1, feature = "f.lua", code = "", "#
-        + #"actions = { { action = { type = "a" }, at = 0, draws = { { 1 } } } } }"#,
+      session(actions: #"{ { action = { type = "a" }, at = 0/0 } }"#),
+      "s.lua: actions[1].at: expected seconds (a number, 0 or more)"
+    ),
+    (
+      session(actions: #"{ { action = { type = "a" }, at = 1e309 } }"#),
+      "s.lua: actions[1].at: expected seconds (a number, 0 or more)"
+    ),
+    (
+      session(actions: #"{ { action = { type = "a" }, at = -1 } }"#),
+      "s.lua: actions[1].at: expected seconds (a number, 0 or more)"
+    ),
+    (
+      session(actions: #"{ { action = "increment", at = 0 } }"#),
+      "s.lua: actions[1].action: expected an action table, got string"
+    ),
+    (
+      session(actions: #"{ { action = { type = "a" }, at = 0, draws = { { 1 } } } }"#),
       #"s.lua: actions[1].draws[1]: expected { "name", value }"#
+    ),
+    (
+      "return " + String(repeating: "{ ", count: 300) + String(repeating: "} ", count: 300),
+      "s.lua: not a session file: "
     ),
     ("return os.exit(3)", "s.lua: not a session file: "),
     ("return {", "s.lua: not a session file: "),
-  ])
+  ]
+
+  @Test(arguments: malformed)
   func aFileThatIsNoSessionIsNamedWithItsField(text: String, message: String) throws {
     let directory = try makeTemporaryDirectory("session")
     defer { try? FileManager.default.removeItem(at: directory) }
