@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 enum { MAXIMUM_HEADER_BYTES = 1 << 20, FIRST_BODY_CAPACITY = 16 << 10 };
 
@@ -46,6 +47,16 @@ static int global_ready = 0;
 static void global_init(void) { global_ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }
 
 // MARK: Callbacks, on the client's thread
+
+// Sockets close-on-exec from the start: libcurl 7.88 opens them without it, so a process the
+// host spawned meanwhile inherited the connection, and a cancelled request stayed open (the
+// server saw no hang-up) for as long as that process lived.
+static curl_socket_t open_socket(void *context, curlsocktype purpose,
+                                 struct curl_sockaddr *address) {
+  (void)context;
+  (void)purpose;
+  return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
 
 static size_t on_body(char *data, size_t size, size_t count, void *user) {
   transfer *t = user;
@@ -263,6 +274,7 @@ uint64_t cs_start(cs_client *client, const cs_request *request, cs_completion co
   int ok = curl_easy_setopt(easy, CURLOPT_URL, request->url) == CURLE_OK;
   curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, open_socket);
   curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);

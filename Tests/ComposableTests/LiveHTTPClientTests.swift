@@ -134,6 +134,35 @@ import Testing
     #expect(server.clientHangUps == 1)
   }
 
+  /// A process started while a request is in flight does not inherit its connection: when
+  /// the request is cancelled, the server sees the hang-up while that process still lives.
+  @Test func aProcessStartedMeanwhileDoesNotHoldTheConnection() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let client = HTTPClient.live()
+    let task = Task { try await client.perform(HTTPRequest(url: server.url + "/slow")) }
+    let sent = Date().addingTimeInterval(5)
+    while server.received.isEmpty, Date() < sent { try await Task.sleep(for: .milliseconds(10)) }
+    // posix_spawn with no file actions: what is not close-on-exec goes to the child.
+    var pid: pid_t = 0
+    let words: [String] = ["/bin/sleep", "30"]
+    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    #expect(posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ) == 0)
+    defer {
+      kill(pid, SIGKILL)
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
+    }
+    task.cancel()
+    _ = await task.result
+    let deadline = Date().addingTimeInterval(10)
+    while server.clientHangUps == 0, Date() < deadline {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(server.clientHangUps == 1)
+  }
+
   @Test func aBodyOverTheLimitIsAClearError() async throws {
     let server = try Self.server()
     defer { server.stop() }
