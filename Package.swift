@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -14,7 +14,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.0.0"),
-    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.3.0"),
+    // Without its default FoundationNetworking trait: that would link URLSession, and with it
+    // libcurl and its ~30 libraries, into every process at start (we open libcurl ourselves, at
+    // the first request).
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.3.0", traits: []),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.0"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.4.0"),
     .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
@@ -36,10 +39,10 @@ let package = Package(
       name: "LuaKit", dependencies: ["LuaSupport", "CLua"],
       resources: [.embedInCode("Lua/sandbox.lua")]),
     // Debian's libcurl for the live HTTP client, and the C that drives it (its options are
-    // set through a variadic function, and its callbacks run mid-transfer).
+    // set through a variadic function, and its callbacks run mid-transfer). Only the header is
+    // used at build time: the library is opened at the first request (CurlSupport), not linked.
     .systemLibrary(
       name: "CCurl",
-      pkgConfig: "libcurl",
       providers: [.apt(["libcurl4-openssl-dev"])]
     ),
     .target(name: "CurlSupport", dependencies: ["CCurl"]),

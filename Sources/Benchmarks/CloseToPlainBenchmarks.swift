@@ -75,20 +75,46 @@ enum CloseToPlainBenchmarks {
     return collectgarbage("count") * 1024, state
     """
 
+  /// The toggle as a typed action: pushed field by field, names interned.
+  enum TodosAction: Codable, Sendable, LuaActionConvertible {
+    case toggle(id: Int)
+
+    static let toggleName: LuaName = "toggle", idName: LuaName = "id"
+    var luaType: LuaName { Self.toggleName }
+    func writeFields(to action: inout LuaTableWriter) throws(LuaError) {
+      switch self {
+      case let .toggle(id): try action.set(Self.idName, id)
+      }
+    }
+  }
+
   static func run() async throws -> [Figure] {
-    // The toggle, rounds side by side with the store's.
+    // The toggle, rounds side by side with the store's: typed actions, and `LuaValue` ones.
     let unlimited = LuaLimits(memory: nil, instructions: 10_000_000)
-    let small = try LuaFeature(
-      source: LuaFeatureBenchmarks.todos, file: "todos.lua",
-      state: LuaFeatureBenchmarks.todosState(count: 10), limits: unlimited)
+    func makeFeature() throws -> LuaFeature {
+      try LuaFeature(
+        source: LuaFeatureBenchmarks.todos, file: "todos.lua",
+        state: LuaFeatureBenchmarks.todosState(count: 10), limits: unlimited)
+    }
+    let small = try makeFeature(), typedFeature = try makeFeature()
     let store = Store(
       initialState: LuaFeatureHandle(feature: small),
       reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: small, dependencies: .live))
+    let typedStore = Store(
+      initialState: LuaFeatureHandle(feature: typedFeature),
+      reducer: LuaFeatureCodableReducer<LuaFeatureHandle, TodosAction>(
+        feature: typedFeature, dependencies: .live))
     let iterations = 200_000
-    var ours: [Double] = [], plain: [Double] = []
+    var values: [Double] = [], typed: [Double] = [], plain: [Double] = []
     for _ in 0..<7 {
       plain.append(try plainToggleNanoseconds(count: 10, iterations: iterations))
-      ours.append(
+      typed.append(
+        await typedStore.withIsolation { store in
+          StoreBenchmarks.time(iterations: iterations) {
+            for index in 0..<iterations { store.send(.toggle(id: index % 10 + 1)) }
+          }
+        })
+      values.append(
         await store.withIsolation { store in
           StoreBenchmarks.time(iterations: iterations) {
             for index in 0..<iterations {
@@ -97,7 +123,8 @@ enum CloseToPlainBenchmarks {
           }
         })
     }
-    let toggleRatio = StoreBenchmarks.median(zip(ours, plain).map { $0 / $1 })
+    let toggleRatio = StoreBenchmarks.median(zip(typed, plain).map { $0 / $1 })
+    let valueRatio = StoreBenchmarks.median(zip(values, plain).map { $0 / $1 })
 
     // Memory: our feature's VM after the action, against plain Lua.
     let feature = try LuaFeature(
@@ -109,7 +136,9 @@ enum CloseToPlainBenchmarks {
 
     return [
       Figure(name: "lua.todos.toggle10_plain_ns", value: StoreBenchmarks.median(plain), unit: "ns"),
+      Figure(name: "lua.todos.toggle10_typed_ns", value: StoreBenchmarks.median(typed), unit: "ns"),
       Figure(name: "lua.todos.toggle10_ratio_vs_plain", value: toggleRatio, unit: "x"),
+      Figure(name: "lua.todos.toggle10_luavalue_ratio_vs_plain", value: valueRatio, unit: "x"),
       Figure(name: "memory.todos100k.ours_mb", value: ourBytes / 1_048_576, unit: "MB"),
       Figure(name: "memory.todos100k.plain_mb", value: plainBytes / 1_048_576, unit: "MB"),
       Figure(name: "memory.todos100k.ratio_vs_plain", value: ourBytes / plainBytes, unit: "x"),

@@ -1,4 +1,7 @@
+import Composable
+import ComposableLua
 import Foundation
+import LuaKit
 
 // `scripts/bench [NAME...]`: runs the groups whose figures start with one of the NAMEs (all
 // when none) and prints each figure as `name: value unit`.
@@ -17,6 +20,23 @@ let groups = [
   BenchmarkGroup(prefix: "plain", run: { try runBlocking(CloseToPlainBenchmarks.run) }),
 ]
 
+// A loop of typed toggles to profile under `perf record` (a diagnostic, not a figure).
+if CommandLine.arguments.dropFirst().first == "toggle-loop" {
+  try runBlocking {
+    let feature = try LuaFeature(
+      source: LuaFeatureBenchmarks.todos, file: "todos.lua",
+      state: LuaFeatureBenchmarks.todosState(count: 10),
+      limits: LuaLimits(memory: nil, instructions: 10_000_000))
+    let store = Store(
+      initialState: LuaFeatureHandle(feature: feature),
+      reducer: LuaFeatureCodableReducer<LuaFeatureHandle, CloseToPlainBenchmarks.TodosAction>(
+        feature: feature, dependencies: .live))
+    await store.withIsolation { store in
+      for index in 0..<5_000_000 { store.send(.toggle(id: index % 10 + 1)) }
+    }
+  }
+  exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "lua-pieces" {  // a diagnostic, not a figure
   try runBlocking(LuaFeatureBenchmarks.pieces)
   exit(0)

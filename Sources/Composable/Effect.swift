@@ -52,7 +52,8 @@ public struct Effect<Action: Sendable>: Sendable {
       })
   }
 
-  @inlinable var isNone: Bool { if case .none = operation { true } else { false } }
+  /// Whether this is `.none`: no work at all.
+  @inlinable public var isNone: Bool { if case .none = operation { true } else { false } }
 }
 
 /// Delivers actions from an effect to its store. Once the effect is cancelled it delivers

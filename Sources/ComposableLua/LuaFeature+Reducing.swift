@@ -32,6 +32,8 @@ extension LuaFeature {
       do throws(LuaError) {
         switch action {  // rolled back if it fails
         case let .value(value): returned = try vm.callTransaction(loaded.step, argument: value)
+        case let .typed(typed):
+          returned = try vm.callTransaction(loaded.step, table: LuaActionTable(action: typed))
         case let .encoded(argument, _):
           returned = try vm.callTransaction(loaded.step, argument: argument)
         }
@@ -69,10 +71,10 @@ extension LuaFeature {
         if let problem = LuaAction.problem(value) {
           return .runtime(message: "action: " + problem, traceback: "")
         }
-      case let .encoded(_, describe):  // a Swift value that does not encode to the action shape
+      case .encoded, .typed:  // a Swift value that does not make the action shape
         return .runtime(
           message: "action: expected an action (a table with a string type, or a string), "
-            + "got \(describe())", traceback: "")
+            + "got \(action.description)", traceback: "")
       }
     }
     return .conversion(path: "action" + path.dropFirst("argument".count), message: message)

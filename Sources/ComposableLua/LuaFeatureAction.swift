@@ -1,10 +1,11 @@
 import LuaKit
 
-/// An action on its way into a feature's reducer: a Lua value, or a Swift value encoded
-/// straight onto the Lua stack (the Codable reducer's actions: marshalled once, not encoded,
-/// read back and pushed again).
+/// An action on its way into a feature's reducer: a Lua value, a typed action that pushes itself,
+/// or a Swift value encoded straight onto the Lua stack (the Codable reducer's actions:
+/// marshalled once, not encoded, read back and pushed again).
 enum LuaFeatureAction {
   case value(LuaValue)
+  case typed(any LuaActionConvertible)
   /// `describe` names the action in messages, only when one is needed.
   case encoded(LuaArgument, describe: @Sendable () -> String)
 
@@ -15,6 +16,7 @@ enum LuaFeatureAction {
   var describe: @Sendable () -> String {
     switch self {
     case let .value(value): return { ((try? LuaAction.normalize(value)) ?? value).description }
+    case let .typed(action): return { "\(action)" }
     case let .encoded(_, describe): return describe
     }
   }

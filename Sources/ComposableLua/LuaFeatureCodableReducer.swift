@@ -3,33 +3,40 @@ import Foundation
 import IssueReporting
 import LuaKit
 
-/// A Lua feature with Swift types on its edges: a `Codable` state struct, and an action enum
-/// that crosses into Lua in the action shape (`case add(amount: Int)` is
-/// `{ type = "add", amount = 3 }`). Actions that Lua effects send back are decoded into the
-/// enum; one that does not decode is reported and dropped.
-public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Codable & Sendable>:
-  Reducer
-{
+/// A Lua feature with Swift types on its edges: a `Codable` state struct (or a
+/// `LuaFeatureHandle`, the state staying in Lua), and an action enum that crosses into Lua in
+/// the action shape (`case add(amount: Int)` is `{ type = "add", amount = 3 }`): pushed field by
+/// field when it is `LuaActionConvertible`, encoded otherwise. Actions that Lua effects send
+/// back are decoded into the enum; one that does not decode is reported and dropped.
+public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendable>: Reducer {
   public let feature: LuaFeature
   let dependencies: LuaFeatureDependencies
   let onError: @Sendable (LuaFeatureError) -> Void
+  /// Reads the state after an action; nil for a store that holds a `LuaFeatureHandle`.
+  let readState: (@Sendable (LuaFeature) throws(LuaFeatureError) -> State)?
+  /// How an action crosses into Lua: typed or encoded, chosen by the initializer.
+  let crossing: @Sendable (Action) -> LuaFeatureAction
 
-  public init(
+  init(
     feature: LuaFeature, dependencies: DependencyValues,
-    onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
+    onError: @escaping @Sendable (LuaFeatureError) -> Void,
+    readState: (@Sendable (LuaFeature) throws(LuaFeatureError) -> State)?,
+    crossing: @escaping @Sendable (Action) -> LuaFeatureAction
   ) {
     self.feature = feature
     self.dependencies = LuaFeatureDependencies(dependencies)
     self.onError = onError
+    self.readState = readState
+    self.crossing = crossing
   }
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     do throws(LuaFeatureError) {
-      // Encoded straight onto the stack: marshalled once.
       let effect = try feature.reduceToEffect(
-        .encoded(.encoded(action, as: "action"), describe: { "\(action)" }),
-        dependencies: dependencies, onError: onError)
-      state = try feature.decodeState(State.self)
+        crossing(action), dependencies: dependencies, onError: onError)
+      if let readState { state = try readState(feature) }
+      // Most actions return nothing: no closure is made (and allocated) for them.
+      guard !effect.isNone else { return .none }
       let feature = self.feature
       let onError = self.onError
       return effect.compactMap { luaAction in
@@ -44,6 +51,62 @@ public struct LuaFeatureCodableReducer<State: Decodable & Sendable, Action: Coda
       onError(error)
       return .none
     }
+  }
+
+  /// Encoded straight onto the stack: marshalled once.
+  static func encoded(_ action: Action) -> LuaFeatureAction {
+    .encoded(.encoded(action, as: "action"), describe: { "\(action)" })
+  }
+}
+
+extension LuaFeatureCodableReducer where State: Decodable {
+  /// The state decoded after every action.
+  public init(
+    feature: LuaFeature, dependencies: DependencyValues,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
+  ) {
+    self.init(
+      feature: feature, dependencies: dependencies, onError: onError,
+      readState: { (feature) throws(LuaFeatureError) in try feature.decodeState(State.self) },
+      crossing: Self.encoded)
+  }
+}
+
+extension LuaFeatureCodableReducer where State: Decodable, Action: LuaActionConvertible {
+  /// The state decoded after every action; actions pushed field by field.
+  public init(
+    feature: LuaFeature, dependencies: DependencyValues,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
+  ) {
+    self.init(
+      feature: feature, dependencies: dependencies, onError: onError,
+      readState: { (feature) throws(LuaFeatureError) in try feature.decodeState(State.self) },
+      crossing: { .typed($0) })
+  }
+}
+
+extension LuaFeatureCodableReducer where State == LuaFeatureHandle {
+  /// The state stays in Lua: the store holds a handle, and an action costs no read of it.
+  public init(
+    feature: LuaFeature, dependencies: DependencyValues,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
+  ) {
+    self.init(
+      feature: feature, dependencies: dependencies, onError: onError,
+      readState: nil, crossing: Self.encoded)
+  }
+}
+
+extension LuaFeatureCodableReducer
+where State == LuaFeatureHandle, Action: LuaActionConvertible {
+  /// The state stays in Lua; actions pushed field by field.
+  public init(
+    feature: LuaFeature, dependencies: DependencyValues,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
+  ) {
+    self.init(
+      feature: feature, dependencies: dependencies, onError: onError,
+      readState: nil, crossing: { .typed($0) })
   }
 }
 

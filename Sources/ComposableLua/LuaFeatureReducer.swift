@@ -13,7 +13,9 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   public typealias Action = LuaValue
 
   public let feature: LuaFeature
-  let readState: @Sendable (LuaFeature) throws(LuaFeatureError) -> State
+  /// Reads the state after an action; nil for a store that holds a `LuaFeatureHandle` to this
+  /// feature, which stays as it is (no read, and no retain of the feature, per action).
+  let readState: (@Sendable (LuaFeature) throws(LuaFeatureError) -> State)?
   /// This reducer's dependencies, handed to each call: `env` answers from them during it, so
   /// two reducers over one feature each use their own.
   let dependencies: LuaFeatureDependencies
@@ -37,8 +39,8 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
 
   init(
     feature: LuaFeature, dependencies: DependencyValues,
-    readState: @escaping @Sendable (LuaFeature) throws(LuaFeatureError) -> State,
-    writeBack: StateWriteBack<State>
+    readState: (@Sendable (LuaFeature) throws(LuaFeatureError) -> State)?,
+    writeBack: StateWriteBack<State>?
   ) {
     self.feature = feature
     self.readState = readState
@@ -52,8 +54,10 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
       try writeBack?.writeIfChanged(state, into: feature)
       let effect = try feature.reduceToEffect(
         .value(action), dependencies: dependencies, onError: onError)
-      state = try readState(feature)
-      writeBack?.gave(state)
+      if let readState {
+        state = try readState(feature)
+        writeBack?.gave(state)
+      }
       return effect
     } catch {
       onError(error)
@@ -70,8 +74,10 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
       try writeBack?.writeIfChanged(state, into: feature)
       let effect = try feature.reduceToEffect(
         .value(action), dependencies: dependencies, onError: onError, returned: &returned)
-      state = try readState(feature)
-      writeBack?.gave(state)
+      if let readState {
+        state = try readState(feature)
+        writeBack?.gave(state)
+      }
       return effect
     } catch {
       returned = .nil
@@ -139,8 +145,7 @@ final class StateWriteBack<State: Sendable>: @unchecked Sendable {
 extension LuaFeatureReducer where State == LuaFeatureHandle {
   /// A reducer whose store holds a handle: the state stays in Lua.
   public init(feature: LuaFeature, dependencies: DependencyValues) {
-    self.init(
-      feature: feature, dependencies: dependencies, readState: { LuaFeatureHandle(feature: $0) })
+    self.init(feature: feature, dependencies: dependencies, readState: nil, writeBack: nil)
   }
 }
 

@@ -6,6 +6,7 @@
 #include "CurlSupport.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,9 +43,64 @@ struct cs_client {
   transfer *active;              // the thread's own
 };
 
+// libcurl, opened when the first client is made rather than when the process starts: it and
+// the ~30 libraries it needs (TLS, Kerberos, LDAP...) were most of the command's start-up, and
+// most runs of a feature make no request.
+static struct {
+  CURLcode (*global_init)(long);
+  CURL *(*easy_init)(void);
+  CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+  CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+  void (*easy_cleanup)(CURL *);
+  const char *(*easy_strerror)(CURLcode);
+  struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+  void (*slist_free_all)(struct curl_slist *);
+  CURLM *(*multi_init)(void);
+  CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+  CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+  CURLMcode (*multi_perform)(CURLM *, int *);
+  CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd[], unsigned int, int, int *);
+  CURLMsg *(*multi_info_read)(CURLM *, int *);
+  CURLMcode (*multi_wakeup)(CURLM *);
+  CURLMcode (*multi_cleanup)(CURLM *);
+} lib;
+
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static int global_ready = 0;
-static void global_init(void) { global_ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }
+
+// Each function by name; 0 when the library or one of them is missing.
+static int load_library(void) {
+  void *handle = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  if (!handle) handle = dlopen("libcurl.so", RTLD_NOW | RTLD_LOCAL);
+  if (!handle) return 0;
+#define LOAD(field, name)                                   \
+  do {                                                      \
+    *(void **)(&lib.field) = dlsym(handle, name);           \
+    if (!lib.field) return 0;                               \
+  } while (0)
+  LOAD(global_init, "curl_global_init");
+  LOAD(easy_init, "curl_easy_init");
+  LOAD(easy_setopt, "curl_easy_setopt");
+  LOAD(easy_getinfo, "curl_easy_getinfo");
+  LOAD(easy_cleanup, "curl_easy_cleanup");
+  LOAD(easy_strerror, "curl_easy_strerror");
+  LOAD(slist_append, "curl_slist_append");
+  LOAD(slist_free_all, "curl_slist_free_all");
+  LOAD(multi_init, "curl_multi_init");
+  LOAD(multi_add_handle, "curl_multi_add_handle");
+  LOAD(multi_remove_handle, "curl_multi_remove_handle");
+  LOAD(multi_perform, "curl_multi_perform");
+  LOAD(multi_poll, "curl_multi_poll");
+  LOAD(multi_info_read, "curl_multi_info_read");
+  LOAD(multi_wakeup, "curl_multi_wakeup");
+  LOAD(multi_cleanup, "curl_multi_cleanup");
+#undef LOAD
+  return 1;
+}
+
+static void global_init(void) {
+  global_ready = load_library() && lib.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+}
 
 // MARK: Callbacks, on the client's thread
 
@@ -65,7 +121,7 @@ static size_t on_body(char *data, size_t size, size_t count, void *user) {
   if (!t->checked_length) {
     t->checked_length = 1;
     curl_off_t declared = -1;
-    if (curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK) {
+    if (lib.easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK) {
       r->declared_length = declared;
       if (declared > 0 && (uint64_t)declared > t->maximum_body) {
         t->over_limit = 1;
@@ -123,14 +179,14 @@ static size_t on_header(char *data, size_t size, size_t count, void *user) {
 // MARK: The client's thread
 
 static void release(transfer *t) {
-  if (t->easy) curl_easy_cleanup(t->easy);
-  curl_slist_free_all(t->headers);
+  if (t->easy) lib.easy_cleanup(t->easy);
+  lib.slist_free_all(t->headers);
   free(t);
 }
 
 // Ends `t` (already out of the active list): reports it and frees it.
 static void finish(cs_client *client, transfer *t, cs_outcome outcome, CURLcode code) {
-  curl_multi_remove_handle(client->multi, t->easy);
+  lib.multi_remove_handle(client->multi, t->easy);
   cs_response *r = t->response;
   r->curl_code = (int)code;
   if (outcome == CS_COMPLETED && t->over_limit) outcome = CS_OVER_LIMIT;
@@ -140,10 +196,10 @@ static void finish(cs_client *client, transfer *t, cs_outcome outcome, CURLcode 
   if (outcome == CS_FAILED && t->failure) {
     snprintf(r->error, sizeof r->error, "%s", t->failure);
   } else if (outcome == CS_FAILED && r->error[0] == 0) {
-    snprintf(r->error, sizeof r->error, "%s", curl_easy_strerror(code));
+    snprintf(r->error, sizeof r->error, "%s", lib.easy_strerror(code));
   }
   long status = 0;
-  curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+  lib.easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
   r->status = status;
   r->outcome = outcome;
   if (outcome != CS_COMPLETED) {  // nobody reads a partial body: give its memory back now
@@ -186,7 +242,7 @@ static void *run(void *argument) {
       starting = t->next;
       t->next = client->active;
       client->active = t;
-      if (curl_multi_add_handle(client->multi, t->easy) != CURLM_OK) {
+      if (lib.multi_add_handle(client->multi, t->easy) != CURLM_OK) {
         take_active(client, t->id, NULL);
         finish(client, t, CS_FAILED, CURLE_FAILED_INIT);
       }
@@ -206,16 +262,16 @@ static void *run(void *argument) {
     }
 
     int running = 0;
-    curl_multi_perform(client->multi, &running);
+    lib.multi_perform(client->multi, &running);
     CURLMsg *message;
     int left = 0;
-    while ((message = curl_multi_info_read(client->multi, &left))) {
+    while ((message = lib.multi_info_read(client->multi, &left))) {
       if (message->msg != CURLMSG_DONE) continue;
       CURLcode code = message->data.result;
       transfer *t = take_active(client, 0, message->easy_handle);
       if (t) finish(client, t, CS_COMPLETED, code);
     }
-    curl_multi_poll(client->multi, NULL, 0, 1000, NULL);
+    lib.multi_poll(client->multi, NULL, 0, 1000, NULL);
   }
 }
 
@@ -226,12 +282,12 @@ cs_client *cs_client_new(size_t maximum_body) {
   if (!global_ready) return NULL;
   cs_client *client = calloc(1, sizeof *client);
   if (!client) return NULL;
-  client->multi = curl_multi_init();
+  client->multi = lib.multi_init();
   client->maximum_body = maximum_body;
   client->next_id = 1;
   pthread_mutex_init(&client->lock, NULL);
   if (!client->multi || pthread_create(&client->thread, NULL, run, client) != 0) {
-    if (client->multi) curl_multi_cleanup(client->multi);
+    if (client->multi) lib.multi_cleanup(client->multi);
     pthread_mutex_destroy(&client->lock);
     free(client);
     return NULL;
@@ -244,9 +300,9 @@ void cs_client_free(cs_client *client) {
   pthread_mutex_lock(&client->lock);
   client->stopping = 1;
   pthread_mutex_unlock(&client->lock);
-  curl_multi_wakeup(client->multi);
+  lib.multi_wakeup(client->multi);
   pthread_join(client->thread, NULL);
-  curl_multi_cleanup(client->multi);
+  lib.multi_cleanup(client->multi);
   pthread_mutex_destroy(&client->lock);
   free(client);
 }
@@ -257,11 +313,11 @@ uint64_t cs_start(cs_client *client, const cs_request *request, cs_completion co
                   void *context) {
   transfer *t = calloc(1, sizeof *t);
   cs_response *r = calloc(1, sizeof *r);
-  CURL *easy = curl_easy_init();
+  CURL *easy = lib.easy_init();
   if (!t || !r || !easy) {
     free(t);
     free(r);
-    if (easy) curl_easy_cleanup(easy);
+    if (easy) lib.easy_cleanup(easy);
     return 0;
   }
   t->easy = easy;
@@ -271,47 +327,47 @@ uint64_t cs_start(cs_client *client, const cs_request *request, cs_completion co
   t->maximum_body = client->maximum_body;
   r->declared_length = -1;
 
-  int ok = curl_easy_setopt(easy, CURLOPT_URL, request->url) == CURLE_OK;
-  curl_easy_setopt(easy, CURLOPT_PRIVATE, t);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // decoded bodies count against the limit
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, t);
-  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, t);
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, r->error);
-  if (request->timeout_ms > 0) curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, request->timeout_ms);
+  int ok = lib.easy_setopt(easy, CURLOPT_URL, request->url) == CURLE_OK;
+  lib.easy_setopt(easy, CURLOPT_PRIVATE, t);
+  lib.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  lib.easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+  lib.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  lib.easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  lib.easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+  lib.easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
+  lib.easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // decoded bodies count against the limit
+  lib.easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+  lib.easy_setopt(easy, CURLOPT_WRITEDATA, t);
+  lib.easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+  lib.easy_setopt(easy, CURLOPT_HEADERDATA, t);
+  lib.easy_setopt(easy, CURLOPT_ERRORBUFFER, r->error);
+  if (request->timeout_ms > 0) lib.easy_setopt(easy, CURLOPT_TIMEOUT_MS, request->timeout_ms);
 
   const char *method = request->method;
   int sends_body = request->body || is(method, "POST") || is(method, "PUT") || is(method, "PATCH");
   if (is(method, "HEAD")) {
-    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+    lib.easy_setopt(easy, CURLOPT_NOBODY, 1L);
   } else if (sends_body) {
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_length);
+    lib.easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_length);
     // Copied: the caller's bytes need not outlive this call.
-    ok = ok && curl_easy_setopt(easy, CURLOPT_COPYPOSTFIELDS,
+    ok = ok && lib.easy_setopt(easy, CURLOPT_COPYPOSTFIELDS,
                                 request->body ? (const char *)request->body : "") == CURLE_OK;
-    if (!is(method, "POST")) curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, method);
+    if (!is(method, "POST")) lib.easy_setopt(easy, CURLOPT_CUSTOMREQUEST, method);
   } else if (!is(method, "GET")) {
-    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, method);
+    lib.easy_setopt(easy, CURLOPT_CUSTOMREQUEST, method);
   }
-  struct curl_slist *headers = curl_slist_append(NULL, "Expect:");  // no 100-continue wait
+  struct curl_slist *headers = lib.slist_append(NULL, "Expect:");  // no 100-continue wait
   for (size_t i = 0; headers && i < request->header_count; i++) {
-    struct curl_slist *more = curl_slist_append(headers, request->headers[i]);
+    struct curl_slist *more = lib.slist_append(headers, request->headers[i]);
     if (!more) {
-      curl_slist_free_all(headers);
+      lib.slist_free_all(headers);
       headers = NULL;
     } else {
       headers = more;
     }
   }
   t->headers = headers;
-  ok = ok && headers && curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers) == CURLE_OK;
+  ok = ok && headers && lib.easy_setopt(easy, CURLOPT_HTTPHEADER, headers) == CURLE_OK;
   if (!ok) {
     release(t);
     free(r);
@@ -328,7 +384,7 @@ uint64_t cs_start(cs_client *client, const cs_request *request, cs_completion co
   }
   client->starting_tail = t;
   pthread_mutex_unlock(&client->lock);
-  curl_multi_wakeup(client->multi);
+  lib.multi_wakeup(client->multi);
   return id;
 }
 
@@ -346,7 +402,7 @@ void cs_cancel(cs_client *client, uint64_t id) {
   }
   client->cancels[client->cancel_count++] = id;
   pthread_mutex_unlock(&client->lock);
-  curl_multi_wakeup(client->multi);
+  lib.multi_wakeup(client->multi);
 }
 
 void cs_response_free(cs_response *response) {

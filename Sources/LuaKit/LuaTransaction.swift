@@ -91,6 +91,18 @@ extension LuaVM {
       })
   }
 
+  /// `callTransaction(_:argument:)` with a table pushed field by field (a typed action, say):
+  /// nothing is allocated on the way but what Lua allocates for the table.
+  public func callTransaction(
+    _ call: LuaTransactionCall, table argument: some LuaTableConvertible
+  ) throws(LuaError) -> LuaValue {
+    try callTransaction(
+      call,
+      pushingArgument: { (stack) throws(LuaError) in
+        try stack.push(table: argument, in: self)
+      })
+  }
+
   @inline(__always)
   private func callTransaction(
     _ call: LuaTransactionCall, pushingArgument push: (LuaStack) throws(LuaError) -> Void

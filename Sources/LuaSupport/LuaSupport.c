@@ -290,6 +290,7 @@ void lk_close(lua_State *L) {
   lua_close(L);
   if (info->watch_slot >= 0) lk_watch_release(info->watch_slot);
   lk_pool_close(&info->pool);
+  free(info->name_slots);
   free(info);
 }
 

@@ -70,6 +70,8 @@ typedef struct {
   int charging;          // a top-level call with a budget is in flight: allocations count
   int orphan_count;      // malloc blocks Lua shrank to a small size (see lk_resize)
   void *orphans[LK_MAX_ORPHANS];
+  int *name_slots;       // registry slots of the interned names, by index; 0: not yet (Names.c)
+  int name_capacity;
 } lk_info;
 
 static inline lk_info *lk_info_of(lua_State *L) {

@@ -12,7 +12,8 @@ extension HTTPClient {
   /// once when the server declares a length over it), so a huge body costs at most the limit in
   /// memory. Each client has its own connections and no cookies or cache.
   public static func live(maximumBodySize: Int = 10 << 20, timeout: Double = 30) -> HTTPClient {
-    let transport = LiveHTTPTransport(maximumBodySize: maximumBodySize)
+    // Made at the first request: libcurl is opened then, not when the process starts.
+    let lazyTransport = LazyLiveHTTPTransport(maximumBodySize: maximumBodySize)
     return HTTPClient { request in
       guard let url = URL(string: request.url),
         ["http", "https"].contains(url.scheme?.lowercased())
@@ -23,7 +24,7 @@ extension HTTPClient {
         throw HTTPClientError("\(request.url): \(problem)")
       }
       let seconds = request.timeout ?? timeout
-      guard let transport else {
+      guard let transport = lazyTransport.transport else {
         throw HTTPClientError("\(request.method) \(request.url) failed: libcurl did not start")
       }
       let response = try await transport.perform(request, timeout: seconds)

@@ -171,3 +171,23 @@ private func withCStrings<Result>(
   defer { copies.forEach { free($0) } }
   return copies.map { UnsafePointer($0) }.withUnsafeBufferPointer(use)
 }
+
+/// A live transport made when first asked for, once: a client that makes no request never opens
+/// libcurl or starts its thread.
+final class LazyLiveHTTPTransport: @unchecked Sendable {
+  private let lock = NSLock()
+  private let maximumBodySize: Int
+  private var made: LiveHTTPTransport??  // under `lock`: nil until asked, then what was made
+
+  init(maximumBodySize: Int) { self.maximumBodySize = maximumBodySize }
+
+  /// The transport, or nil when libcurl could not be opened or started.
+  var transport: LiveHTTPTransport? {
+    lock.withLock {
+      if let made { return made }
+      let transport = LiveHTTPTransport(maximumBodySize: maximumBodySize)
+      made = .some(transport)
+      return transport
+    }
+  }
+}

@@ -144,6 +144,10 @@ void lk_transaction_commit(lua_State *L);
 int lk_transaction_is_open(lua_State *L);
 /// Whether the open (or last) transaction wrote anything.
 int lk_transaction_wrote(lua_State *L);
+/// Pushes interned name `index`: the string made from `bytes` the first time and kept in the
+/// registry, then pushed from there (no hashing of the bytes, no lookup in the string table).
+/// Returns 0, pushing nothing, when the table of names cannot grow (out of memory).
+int lk_push_name(lua_State *L, int index, const char *bytes, size_t length);
 /// Makes the value at `index` a tagged table, the tag field's name being the string in registry
 /// slot `tag_ref`: a string `s` becomes `{ [tag] = s }`, and a table must have a string under
 /// `tag`. Returns 0 (leaving the value) if it is neither.

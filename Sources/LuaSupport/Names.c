@@ -1,0 +1,29 @@
+// Interned names (LuaKit's LuaName): strings Swift pushes again and again, such as the fields of
+// typed actions. Each is made once per state and kept in the registry; after that a push is one
+// array read and one registry read, where lua_pushlstring would hash the bytes and look them up
+// in the string table.
+
+#include <stdlib.h>
+
+#include "LuaSupportState.h"
+
+int lk_push_name(lua_State *L, int index, const char *bytes, size_t length) {
+  lk_info *info = lk_info_of(L);
+  if (index < info->name_capacity && info->name_slots[index] != 0) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, info->name_slots[index]);
+    return 1;
+  }
+  if (index >= info->name_capacity) {
+    int capacity = info->name_capacity == 0 ? 32 : info->name_capacity;
+    while (capacity <= index) capacity *= 2;
+    int *slots = realloc(info->name_slots, sizeof(int) * (size_t)capacity);
+    if (slots == NULL) return 0;
+    for (int i = info->name_capacity; i < capacity; i++) slots[i] = 0;
+    info->name_slots = slots;
+    info->name_capacity = capacity;
+  }
+  lua_pushlstring(L, bytes, length);
+  lua_pushvalue(L, -1);
+  info->name_slots[index] = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 1;
+}
