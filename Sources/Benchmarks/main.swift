@@ -20,19 +20,21 @@ let groups = [
   BenchmarkGroup(prefix: "plain", run: { try runBlocking(CloseToPlainBenchmarks.run) }),
 ]
 
-// A loop of typed toggles to profile under `perf record` (a diagnostic, not a figure).
+// A loop of typed toggles to profile under `perf record` (a diagnostic, not a figure):
+// `toggle-loop [TODOS]`, 10 todos by default.
 if CommandLine.arguments.dropFirst().first == "toggle-loop" {
+  let count = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10
   try runBlocking {
     let feature = try LuaFeature(
       source: LuaFeatureBenchmarks.todos, file: "todos.lua",
-      state: LuaFeatureBenchmarks.todosState(count: 10),
+      state: LuaFeatureBenchmarks.todosState(count: count),
       limits: LuaLimits(memory: nil, instructions: 10_000_000))
     let store = Store(
       initialState: LuaFeatureHandle(feature: feature),
       reducer: LuaFeatureCodableReducer<LuaFeatureHandle, CloseToPlainBenchmarks.TodosAction>(
         feature: feature, dependencies: .live))
     await store.withIsolation { store in
-      for index in 0..<5_000_000 { store.send(.toggle(id: index % 10 + 1)) }
+      for index in 0..<5_000_000 { store.send(.toggle(id: index % count + 1)) }
     }
   }
   exit(0)

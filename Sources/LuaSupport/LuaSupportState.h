@@ -56,6 +56,7 @@ typedef struct {
   lk_failure last_failure;
   void *owner;
   lua_Integer journal_length;  // entries (three slots each) in the transaction journal
+  lua_Integer proxies_made;    // real tables given a proxy by the open transaction
   lk_pool pool;
   lua_State *main;     // the state's main thread
   int watch_slot;      // the state's slot in the watchdog's table, or -1 (Watchdog.c)

@@ -28,6 +28,7 @@ static const char lk_journal_key = 0;   // registry: the journal, three slots an
 static const char lk_metatable_key = 0; // registry: the proxies' shared metatable
 static const char lk_marker_key = 0;    // registry: the metatable that marks arrays (host's)
 static const char lk_adopted_key = 0;   // journal: (table, &lk_adopted_key, old metatable)
+static const char lk_made_key = 0;      // registry: real tables given a proxy (see below)
 
 // The metamethods' upvalues.
 #define LK_JOURNAL lua_upvalueindex(1)
@@ -72,13 +73,35 @@ static int lk_push_real_of(lua_State *L, int index) {
   return 0;
 }
 
-// Pushes the proxy of the real table at `index`, the one it keeps or a new one. A table keeps
-// its proxy as long as it lives, so a nested table is wrapped once, not once per action.
+// Proxies kept for speed, dropped after a sweep. A real table keeps the proxy made for it, so
+// a nested table that action after action reads is wrapped once, not once per action. An
+// action that gave more than lk_sweep_proxies tables a proxy swept the state (each todo
+// touched once, say): at its commit or rollback those tables forget their proxies, and the
+// proxies no Lua code holds are collected, so a sweep leaves no memory behind. A proxy still
+// held keeps working (it keeps its real table); the next read of that table makes a new one.
+// The tables given a proxy are listed (registry[&lk_made_key]) only for the open transaction.
+enum { lk_sweep_proxies = 4096 };
+
+// Lists the real table at `index` as given a proxy by the open transaction. Before the link
+// is made: if the list cannot grow, the error comes first and nothing is left unlisted.
+static void lk_list_proxy_made(lua_State *L, int index) {
+  lk_info *info = lk_info_of(L);
+  if (!info->transaction_open) return;  // the host's root, a read between actions: kept
+  index = lua_absindex(L, index);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_made_key);
+  lua_pushvalue(L, index);
+  lua_rawseti(L, -2, info->proxies_made + 1);
+  lua_pop(L, 1);
+  info->proxies_made += 1;
+}
+
+// Pushes the proxy of the real table at `index`, the one it keeps or a new one.
 static void lk_push_proxy_of(lua_State *L, int index, int metatable) {
   index = lua_absindex(L, index);
   metatable = lua_absindex(L, metatable);
   if (lua_rawgetp(L, index, &lk_proxy_key) == LUA_TTABLE) return;
   lua_pop(L, 1);
+  lk_list_proxy_made(L, index);
   lua_createtable(L, 0, 1);
   lua_pushvalue(L, index);
   lua_rawsetp(L, -2, &lk_real_key);
@@ -199,6 +222,7 @@ static void lk_adopt(lua_State *L, int index, int journal, int depth) {
     lua_rawset(L, real);
   }
   // What may allocate comes before what changes the table, which then cannot fail.
+  lk_list_proxy_made(L, real);
   lua_pushvalue(L, real);
   lua_rawsetp(L, index, &lk_real_key);
   lua_pushvalue(L, index);
@@ -241,6 +265,17 @@ static void lk_adopt(lua_State *L, int index, int journal, int depth) {
 static void lk_store_form(lua_State *L, int index, int journal, int depth) {
   index = lua_absindex(L, index);
   if (lk_push_real_of(L, index)) {
+    // The real table is linked to this proxy, so that a rollback which gives back a table
+    // this one was stored in finds the proxy it was stored as. It may have no link: a proxy
+    // kept from before its link was dropped (see lk_sweep_proxies).
+    int linked = lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE;
+    int same = linked && lua_rawequal(L, -1, index);
+    lua_pop(L, 1);
+    if (!same) {
+      if (!linked) lk_list_proxy_made(L, -1);
+      lua_pushvalue(L, index);
+      lua_rawsetp(L, -2, &lk_proxy_key);
+    }
     lua_replace(L, index);
     return;
   }
@@ -587,6 +622,8 @@ void lk_transactions_open(lua_State *L) {
   lua_pushvalue(L, metatable);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
   lua_pop(L, 2);
+  lua_createtable(L, 16, 0);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_made_key);
   static const luaL_Reg safe[] = {
       {"next", lk_safe_next},
       {"pairs", lk_safe_pairs},
@@ -760,6 +797,54 @@ static inline void lk_forget_journal(lua_State *L) {
   if (length > lk_journal_kept_entries) lk_clear_journal(L, length);
 }
 
+// After a sweep (see lk_sweep_proxies), protected: the listed tables forget their proxies, and
+// the list, as long as the sweep, is replaced by a new one.
+static int lk_drop_proxies_made(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_made_key);
+  for (lua_Integer i = 1; i <= info->proxies_made; i++) {
+    if (lua_rawgeti(L, -1, i) == LUA_TTABLE) {
+      lua_pushnil(L);
+      lua_rawsetp(L, -2, &lk_proxy_key);  // an existing key: allocates nothing
+    }
+    lua_pop(L, 1);
+  }
+  lua_createtable(L, 16, 0);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_made_key);
+  return 0;
+}
+
+// The list of the transaction that ends, emptied; after a sweep, its proxies dropped. Out of
+// line: most actions give no table a proxy.
+static __attribute__((noinline)) void lk_forget_proxies_made(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  if (info->proxies_made > lk_sweep_proxies) {
+    int saved_enforce = info->enforce_memory;
+    info->enforce_memory = 0;
+    lua_pushcfunction(L, lk_drop_proxies_made);
+    int status = lua_pcall(L, 0, 0, 0);
+    info->enforce_memory = saved_enforce;
+    if (status == LUA_OK) {
+      info->proxies_made = 0;
+      return;
+    }
+    lua_pop(L, 1);  // the proxies stay; the list is emptied below
+  }
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_made_key);
+  for (lua_Integer i = info->proxies_made; i > 0; i--) {
+    lua_pushnil(L);
+    lua_rawseti(L, -2, i);
+  }
+  lua_pop(L, 1);
+  info->proxies_made = 0;
+}
+
+static inline void lk_end_transaction(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  info->transaction_open = 0;
+  if (info->proxies_made != 0) lk_forget_proxies_made(L);
+}
+
 void lk_transaction_begin(lua_State *L) {
   lk_forget_journal(L);
   lk_info_of(L)->transaction_open = 1;
@@ -767,7 +852,7 @@ void lk_transaction_begin(lua_State *L) {
 
 void lk_transaction_commit(lua_State *L) {
   lk_forget_journal(L);
-  lk_info_of(L)->transaction_open = 0;
+  lk_end_transaction(L);
 }
 
 int lk_transaction_is_open(lua_State *L) { return lk_info_of(L)->transaction_open; }
@@ -777,6 +862,7 @@ int lk_transaction_rollback(lua_State *L) {
   info->transaction_open = 0;
   int status = lk_undo_to(L, 0);
   lk_forget_journal(L);
+  lk_end_transaction(L);
   return status;
 }
 
