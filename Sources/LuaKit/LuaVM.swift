@@ -352,3 +352,28 @@ public final class LuaVM {
     return LuaSandbox(environment: environment, configuration: configuration)
   }
 }
+
+extension LuaVM {
+  /// Calls `function` and keeps its first result in Lua, copied as data: plain tables, as a
+  /// snapshot into Swift and a push back would make them, but without that trip (see
+  /// `DataCopy.c`; a table reached twice is shared). Nil when the function returned nothing.
+  /// What cannot be copied (a table key, a cycle, too deep) is thrown as the snapshot names it.
+  public func callKeepingData(_ function: LuaReference) throws(LuaError) -> LuaReference? {
+    drainReleases()
+    return try stack.guarded { () throws(LuaError) -> LuaReference? in
+      let base = stack.top
+      try stack.push(function, in: self)
+      try callProtected(arguments: 0, results: LK_MULTRET)
+      guard stack.top > base else { return nil }
+      stack.setTop(base + 1)
+      if lk_copy_data(L, -1) == LUA_OK { return makeReference(at: -1, L) }
+      lk_pop(L, 1)  // the short reason: the snapshot says where
+      let value: LuaValue
+      do throws(LuaError) { value = try stack.value(at: -1, in: self) } catch {
+        throw error.rooted(at: "result #1")
+      }
+      try stack.push(value, in: self)
+      return makeReference(at: -1, L)
+    }
+  }
+}

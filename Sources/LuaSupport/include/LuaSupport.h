@@ -144,6 +144,10 @@ void lk_transaction_commit(lua_State *L);
 int lk_transaction_is_open(lua_State *L);
 /// Whether the open (or last) transaction wrote anything.
 int lk_transaction_wrote(lua_State *L);
+/// Pushes a copy of the value at `index` as a state holds data (see DataCopy.c): plain tables,
+/// arrays marked, no table keys, no cycles, at most 200 deep. Returns LUA_OK, or an error
+/// status with a short reason on the stack instead.
+int lk_copy_data(lua_State *L, int index);
 /// Pushes interned name `index`: the string made from `bytes` the first time and kept in the
 /// registry, then pushed from there (no hashing of the bytes, no lookup in the string table).
 /// Returns 0, pushing nothing, when the table of names cannot grow (out of memory).

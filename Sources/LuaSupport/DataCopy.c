@@ -1,0 +1,96 @@
+// A copy of a Lua value as a state holds data (lk_copy_data): what a snapshot into Swift and a
+// push back would make, made in Lua without the trip. A feature's initial state is made this
+// way: the table `initial_state()` returns is copied, so no module local holds any of it.
+//
+// The rules are the snapshot's: a proxy stands for its real table; tables become plain tables,
+// marked as arrays when they carry the array marker or hold exactly the keys 1..n (n > 0),
+// any other metatable dropped; functions and other values are kept as they are. A table key,
+// a table that contains itself, or tables nested deeper than LK_DATA_MAX_DEPTH are errors: the
+// host then takes the snapshot's path, whose errors name the field. One difference: a table
+// reached twice is copied once and shared, where a push back would copy it twice, so a value
+// that holds one table 2^40 times over costs one copy.
+#include "LuaSupport.h"
+#include "LuaSupportState.h"
+
+enum { LK_DATA_MAX_DEPTH = 200 };  // LuaValue.maximumDepth
+
+// Stack slots of the protected body: 1 the value, 2 copies made (source -> copy), 3 tables
+// being copied (source -> true).
+enum { COPIES = 2, VISITING = 3 };
+
+static void lk_copy_value(lua_State *L, int source, int depth);
+
+// Pushes the copy of the table at `source` (absolute).
+static void lk_copy_table(lua_State *L, int source, int depth) {
+  if (depth >= LK_DATA_MAX_DEPTH) luaL_error(L, "nested too deep");
+  luaL_checkstack(L, 8, "nested too deep");
+  if (lk_push_proxied_table(L, source)) {  // a proxy: its real table
+    lk_copy_table(L, lua_gettop(L), depth);
+    lua_remove(L, -2);
+    return;
+  }
+  lua_pushvalue(L, source);
+  if (lua_rawget(L, COPIES) == LUA_TTABLE) return;  // reached before: shared
+  lua_pop(L, 1);
+  lua_pushvalue(L, source);
+  if (lua_rawget(L, VISITING) != LUA_TNIL) luaL_error(L, "cycle");
+  lua_pop(L, 1);
+  lua_pushvalue(L, source);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, VISITING);
+
+  lua_newtable(L);
+  int copy = lua_gettop(L);
+  lua_Integer count = 0, largest = 0;
+  int sequence = 1;
+  lua_pushnil(L);
+  while (lk_next(L, source) != 0) {
+    int key = lua_gettop(L) - 1;
+    if (lua_type(L, key) == LUA_TTABLE) luaL_error(L, "a table key");
+    count += 1;
+    if (sequence && lua_isinteger(L, key) && lua_tointeger(L, key) >= 1) {
+      if (lua_tointeger(L, key) > largest) largest = lua_tointeger(L, key);
+    } else {
+      sequence = 0;
+    }
+    lua_pushvalue(L, key);
+    lk_copy_value(L, key + 1, depth + 1);
+    lua_rawset(L, copy);
+    lua_pop(L, 1);
+  }
+  if (lk_has_array_marker(L, source) || (sequence && count > 0 && largest == count)) {
+    lk_mark_array(L, copy);
+  }
+  lua_pushvalue(L, source);
+  lua_pushnil(L);
+  lua_rawset(L, VISITING);
+  lua_pushvalue(L, source);
+  lua_pushvalue(L, copy);
+  lua_rawset(L, COPIES);
+}
+
+// Pushes the copy of the value at `source` (absolute).
+static void lk_copy_value(lua_State *L, int source, int depth) {
+  if (lua_type(L, source) == LUA_TTABLE) lk_copy_table(L, source, depth);
+  else lua_pushvalue(L, source);
+}
+
+static int lk_copy_data_protected(lua_State *L) {
+  lua_settop(L, 1);
+  lua_newtable(L);  // COPIES
+  lua_newtable(L);  // VISITING
+  lk_copy_value(L, 1, 0);
+  return 1;
+}
+
+int lk_copy_data(lua_State *L, int index) {
+  index = lua_absindex(L, index);
+  lua_pushcfunction(L, lk_copy_data_protected);
+  lua_pushvalue(L, index);
+  lk_info *info = lk_info_of(L);
+  int saved_enforce = info->enforce_memory;
+  info->enforce_memory = 0;  // the host's own copy, as marshalling is
+  int status = lua_pcall(L, 1, 1, 0);
+  info->enforce_memory = saved_enforce;
+  return status;
+}
