@@ -142,14 +142,14 @@ enum CloseToPlainBenchmarks {
       Figure(name: "memory.todos100k.ours_mb", value: ourBytes / 1_048_576, unit: "MB"),
       Figure(name: "memory.todos100k.plain_mb", value: plainBytes / 1_048_576, unit: "MB"),
       Figure(name: "memory.todos100k.ratio_vs_plain", value: ourBytes / plainBytes, unit: "x"),
-      Figure(name: "store.scaling2_ratio", value: try await scaling(), unit: "x"),
-    ]
+    ] + (try await scaling())
   }
 
   /// Two Lua counter stores sending at once, on the two cores, against one alone: the
-  /// aggregate rate over one store's, the median of 9 rounds (this shared host's second core
-  /// comes and goes).
-  static func scaling() async throws -> Double {
+  /// aggregate rate over one store's. Beside it, in the same rounds, the same for plain Lua
+  /// counters called through the raw C API on two threads: what this machine's two cores give
+  /// at the time (a shared host's second core comes and goes). Medians of 9 rounds.
+  static func scaling() async throws -> [Figure] {
     let iterations = 400_000
     let unlimited = LuaLimits(memory: nil, instructions: 10_000_000)
     func makeStore() throws -> Store<LuaFeatureHandle, LuaValue> {
@@ -166,7 +166,7 @@ enum CloseToPlainBenchmarks {
         for _ in 0..<iterations { store.send(increment) }
       }
     }
-    var ratios: [Double] = []
+    var ratios: [Double] = [], raw: [Double] = []
     for _ in 0..<9 {
       var start = ContinuousClock.now
       await sendAll(first)
@@ -175,9 +175,36 @@ enum CloseToPlainBenchmarks {
       async let a: Void = sendAll(first)
       async let b: Void = sendAll(second)
       _ = await (a, b)
-      let together = Seconds.of(ContinuousClock.now - start)
-      ratios.append(2 * alone / together)
+      ratios.append(2 * alone / Seconds.of(ContinuousClock.now - start))
+
+      raw.append(plainScaling(iterations: 4 * iterations))
     }
-    return StoreBenchmarks.median(ratios)
+    let ours = StoreBenchmarks.median(ratios), plain = StoreBenchmarks.median(raw)
+    return [
+      Figure(name: "store.scaling2_ratio", value: ours, unit: "x"),
+      Figure(name: "store.scaling2_raw_threads_ratio", value: plain, unit: "x"),
+    ]
+  }
+
+  /// One round of the plain counter alone, then on two threads at once: the aggregate rate
+  /// over one thread's.
+  static func plainScaling(iterations: Int) -> Double {
+    let run: @Sendable () -> Void = {
+      _ = try? LuaFloorBenchmarks.nanosecondsPerCall(iterations: iterations)
+    }
+    var start = ContinuousClock.now
+    run()
+    let alone = Seconds.of(ContinuousClock.now - start)
+    let done = DispatchGroup()
+    start = ContinuousClock.now
+    for _ in 0..<2 {
+      done.enter()
+      Thread {
+        run()
+        done.leave()
+      }.start()
+    }
+    done.wait()
+    return 2 * alone / Seconds.of(ContinuousClock.now - start)
   }
 }
