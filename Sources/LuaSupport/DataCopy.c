@@ -14,9 +14,9 @@
 
 enum { LK_DATA_MAX_DEPTH = 200 };  // LuaValue.maximumDepth
 
-// Stack slots of the protected body: 1 the value, 2 copies made (source -> copy), 3 tables
-// being copied (source -> true).
-enum { COPIES = 2, VISITING = 3 };
+// Stack slot of the protected body's table of the tables reached: source -> its copy, or `true`
+// while it is being copied (reached again then, it contains itself).
+enum { REACHED = 2 };
 
 static void lk_copy_value(lua_State *L, int source, int depth);
 
@@ -30,14 +30,14 @@ static void lk_copy_table(lua_State *L, int source, int depth) {
     return;
   }
   lua_pushvalue(L, source);
-  if (lua_rawget(L, COPIES) == LUA_TTABLE) return;  // reached before: shared
-  lua_pop(L, 1);
-  lua_pushvalue(L, source);
-  if (lua_rawget(L, VISITING) != LUA_TNIL) luaL_error(L, "cycle");
+  switch (lua_rawget(L, REACHED)) {
+    case LUA_TTABLE: return;  // reached before: shared
+    case LUA_TBOOLEAN: luaL_error(L, "cycle");
+  }
   lua_pop(L, 1);
   lua_pushvalue(L, source);
   lua_pushboolean(L, 1);
-  lua_rawset(L, VISITING);
+  lua_rawset(L, REACHED);
 
   lua_newtable(L);
   int copy = lua_gettop(L);
@@ -62,11 +62,8 @@ static void lk_copy_table(lua_State *L, int source, int depth) {
     lk_mark_array(L, copy);
   }
   lua_pushvalue(L, source);
-  lua_pushnil(L);
-  lua_rawset(L, VISITING);
-  lua_pushvalue(L, source);
   lua_pushvalue(L, copy);
-  lua_rawset(L, COPIES);
+  lua_rawset(L, REACHED);  // an existing key: allocates nothing
 }
 
 // Pushes the copy of the value at `source` (absolute).
@@ -77,8 +74,7 @@ static void lk_copy_value(lua_State *L, int source, int depth) {
 
 static int lk_copy_data_protected(lua_State *L) {
   lua_settop(L, 1);
-  lua_newtable(L);  // COPIES
-  lua_newtable(L);  // VISITING
+  lua_newtable(L);  // REACHED
   lk_copy_value(L, 1, 0);
   return 1;
 }
