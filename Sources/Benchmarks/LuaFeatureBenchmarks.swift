@@ -43,12 +43,26 @@ enum LuaFeatureBenchmarks {
 
   static let iterations = 200_000
 
+  /// The counter's action as a typed action: `{ type = "increment" }` pushed with an interned
+  /// name, no `LuaValue` per send.
+  enum CounterAction: Codable, Sendable, LuaActionConvertible {
+    case increment
+
+    static let incrementName: LuaName = "increment"
+    var luaType: LuaName { Self.incrementName }
+  }
+
   static func run() async throws -> [Figure] {
     let unlimited = LuaLimits(memory: nil, instructions: 10_000_000)
     let counterFeature = try LuaFeature(source: counter, file: "counter.lua", limits: unlimited)
     let luaStore = Store(
       initialState: LuaFeatureHandle(feature: counterFeature),
       reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: counterFeature, dependencies: .live))
+    let typedFeature = try LuaFeature(source: counter, file: "counter.lua", limits: unlimited)
+    let typedStore = Store(
+      initialState: LuaFeatureHandle(feature: typedFeature),
+      reducer: LuaFeatureCodableReducer<LuaFeatureHandle, CounterAction>(
+        feature: typedFeature, dependencies: .live))
     let swiftStore = Store(initialState: 0, reducer: StoreBenchmarks.Counter())
     let small = try LuaFeature(
       source: todos, file: "todos.lua", state: todosState(count: 10), limits: unlimited)
@@ -63,9 +77,15 @@ enum LuaFeatureBenchmarks {
 
     let increment: LuaValue = ["type": "increment"]
     var lua: [Double] = [], swift: [Double] = [], toggle10: [Double] = [], toggle100k: [Double] = []
-    var floor: [Double] = []
+    var floor: [Double] = [], typed: [Double] = []
     for _ in 0..<7 {
       floor.append(try LuaFloorBenchmarks.nanosecondsPerCall(iterations: iterations))
+      typed.append(
+        await typedStore.withIsolation { store in
+          StoreBenchmarks.time(iterations: iterations) {
+            for _ in 0..<iterations { store.send(.increment) }
+          }
+        })
       lua.append(
         await luaStore.withIsolation { store in
           StoreBenchmarks.time(iterations: iterations) {
@@ -107,6 +127,8 @@ enum LuaFeatureBenchmarks {
       Figure(name: "lua.counter.ratio_vs_floor", value: ratios(lua, floor), unit: "x"),
       // The floor is the counter in plain mutable Lua, called the same way: issue 17's name.
       Figure(name: "lua.counter.ratio_vs_plain", value: ratios(lua, floor), unit: "x"),
+      Figure(name: "lua.counter.typed_ns", value: StoreBenchmarks.median(typed), unit: "ns"),
+      Figure(name: "lua.counter.typed_ratio_vs_plain", value: ratios(typed, floor), unit: "x"),
       Figure(name: "swift.counter.store_ns", value: StoreBenchmarks.median(swift), unit: "ns"),
       Figure(name: "lua.todos.toggle10_ns", value: StoreBenchmarks.median(toggle10), unit: "ns"),
       Figure(
