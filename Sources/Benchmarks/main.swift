@@ -21,9 +21,10 @@ let groups = [
 ]
 
 // A loop of typed toggles to profile under `perf record` (a diagnostic, not a figure):
-// `toggle-loop [TODOS]`, 10 todos by default.
+// `toggle-loop [TODOS [ACTIONS]]`, 10 todos and 5,000,000 actions by default.
 if CommandLine.arguments.dropFirst().first == "toggle-loop" {
   let count = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10
+  let actions = CommandLine.arguments.dropFirst(3).first.flatMap { Int($0) } ?? 5_000_000
   try runBlocking {
     let feature = try LuaFeature(
       source: LuaFeatureBenchmarks.todos, file: "todos.lua",
@@ -34,7 +35,7 @@ if CommandLine.arguments.dropFirst().first == "toggle-loop" {
       reducer: LuaFeatureCodableReducer<LuaFeatureHandle, CloseToPlainBenchmarks.TodosAction>(
         feature: feature, dependencies: .live))
     await store.withIsolation { store in
-      for index in 0..<5_000_000 { store.send(.toggle(id: index % count + 1)) }
+      for index in 0..<actions { store.send(.toggle(id: index % count + 1)) }
     }
   }
   exit(0)
