@@ -83,10 +83,5 @@ int lk_copy_data(lua_State *L, int index) {
   index = lua_absindex(L, index);
   lua_pushcfunction(L, lk_copy_data_protected);
   lua_pushvalue(L, index);
-  lk_info *info = lk_info_of(L);
-  int saved_enforce = info->enforce_memory;
-  info->enforce_memory = 0;  // the host's own copy, as marshalling is
-  int status = lua_pcall(L, 1, 1, 0);
-  info->enforce_memory = saved_enforce;
-  return status;
+  return lk_pcall_uncapped(L, 1, 1);
 }

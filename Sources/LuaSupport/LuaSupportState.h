@@ -79,6 +79,17 @@ static inline lk_info *lk_info_of(lua_State *L) {
   return *(lk_info **)lua_getextraspace(L);
 }
 
+// lua_pcall for the host's own work (a write, a copy, an undo, a journal replaced): outside
+// the memory cap, as marshalling is, so it does not fail for want of memory the reducer used.
+static inline int lk_pcall_uncapped(lua_State *L, int arguments, int results) {
+  lk_info *info = lk_info_of(L);
+  int saved_enforce = info->enforce_memory;
+  info->enforce_memory = 0;
+  int status = lua_pcall(L, arguments, results, 0);
+  info->enforce_memory = saved_enforce;
+  return status;
+}
+
 // The instruction budget (LuaSupport.c, Watchdog.c).
 void lk_arm_instruction_budget(lua_State *L);
 /// Charges `work` units (instructions, or elements and bytes a C function goes through) to

@@ -342,16 +342,12 @@ static int lk_undo_journal(lua_State *L) {
 // Undoes the entries newer than `mark`: protected, and without the cap, so the undo does not
 // fail for want of the memory the undone work used. Returns Lua's status.
 static int lk_undo_to(lua_State *L, lua_Integer mark) {
-  lk_info *info = lk_info_of(L);
-  if (info->journal_length <= mark) return LUA_OK;
-  int saved_enforce = info->enforce_memory;
-  info->enforce_memory = 0;
+  if (lk_info_of(L)->journal_length <= mark) return LUA_OK;
   lua_pushcfunction(L, lk_undo_journal);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
   lua_pushinteger(L, mark);
-  int status = lua_pcall(L, 2, 0, 0);
+  int status = lk_pcall_uncapped(L, 2, 0);
   if (status != LUA_OK) lua_pop(L, 1);
-  info->enforce_memory = saved_enforce;
   return status;
 }
 
@@ -723,12 +719,7 @@ int lk_state_write(lua_State *L, int proxy, int key, int value) {
   if (key == 0) lua_pushnil(L);
   else lua_pushvalue(L, key);
   lua_pushvalue(L, value);
-  lk_info *info = lk_info_of(L);
-  int saved_enforce = info->enforce_memory;
-  info->enforce_memory = 0;  // the host's own write, as marshalling is
-  int status = lua_pcall(L, 3, 0, 0);
-  info->enforce_memory = saved_enforce;
-  return status;
+  return lk_pcall_uncapped(L, 3, 0);  // the host's own write
 }
 
 // MARK: - Transactions
@@ -770,16 +761,10 @@ static int lk_replace_journal(lua_State *L) {
 // The journal of `length` entries, after a commit or a rollback: its entries past the first
 // few cleared, or the whole table replaced. Out of line: most actions write less than that.
 static __attribute__((noinline)) void lk_clear_journal(lua_State *L, lua_Integer length) {
-  lk_info *info = lk_info_of(L);
   if (length > lk_journal_replaced_above) {
-    // Protected, and outside the cap (as the host's own writes are): a table that cannot be
-    // made leaves the old journal, cleared below.
-    int saved_enforce = info->enforce_memory;
-    info->enforce_memory = 0;
+    // A table that cannot be made leaves the old journal, cleared below.
     lua_pushcfunction(L, lk_replace_journal);
-    int status = lua_pcall(L, 0, 0, 0);
-    info->enforce_memory = saved_enforce;
-    if (status == LUA_OK) return;
+    if (lk_pcall_uncapped(L, 0, 0) == LUA_OK) return;
     lua_pop(L, 1);
   }
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
@@ -819,12 +804,8 @@ static int lk_drop_proxies_made(lua_State *L) {
 static __attribute__((noinline)) void lk_forget_proxies_made(lua_State *L) {
   lk_info *info = lk_info_of(L);
   if (info->proxies_made > lk_sweep_proxies) {
-    int saved_enforce = info->enforce_memory;
-    info->enforce_memory = 0;
     lua_pushcfunction(L, lk_drop_proxies_made);
-    int status = lua_pcall(L, 0, 0, 0);
-    info->enforce_memory = saved_enforce;
-    if (status == LUA_OK) {
+    if (lk_pcall_uncapped(L, 0, 0) == LUA_OK) {
       info->proxies_made = 0;
       return;
     }
