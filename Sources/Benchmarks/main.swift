@@ -18,6 +18,7 @@ let groups = [
   BenchmarkGroup(prefix: "start", run: StartupBenchmarks.run),
   BenchmarkGroup(prefix: "memory.todos100k.rss", run: ResidentMemoryBenchmarks.run),
   BenchmarkGroup(prefix: "plain", run: { try runBlocking(CloseToPlainBenchmarks.run) }),
+  BenchmarkGroup(prefix: "proxy", run: ProxyBenchmarks.run),
 ]
 
 // A loop of typed toggles to profile under `perf record` (a diagnostic, not a figure):
