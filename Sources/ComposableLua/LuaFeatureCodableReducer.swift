@@ -66,10 +66,18 @@ extension LuaFeatureCodableReducer where State: Decodable {
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
   ) {
     self.init(
-      feature: feature, dependencies: dependencies, onError: onError,
-      readState: { (feature) throws(LuaFeatureError) in try feature.decodeState(State.self) },
+      feature: feature, dependencies: dependencies, onError: onError, readState: Self.decoded,
       crossing: Self.encoded)
   }
+
+  static func decoded(_ feature: LuaFeature) throws(LuaFeatureError) -> State {
+    try feature.decodeState(State.self)
+  }
+}
+
+extension LuaFeatureCodableReducer where Action: LuaActionConvertible {
+  /// Pushed field by field.
+  static func typed(_ action: Action) -> LuaFeatureAction { .typed(action) }
 }
 
 extension LuaFeatureCodableReducer where State: Decodable, Action: LuaActionConvertible {
@@ -79,9 +87,8 @@ extension LuaFeatureCodableReducer where State: Decodable, Action: LuaActionConv
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
   ) {
     self.init(
-      feature: feature, dependencies: dependencies, onError: onError,
-      readState: { (feature) throws(LuaFeatureError) in try feature.decodeState(State.self) },
-      crossing: { .typed($0) })
+      feature: feature, dependencies: dependencies, onError: onError, readState: Self.decoded,
+      crossing: Self.typed)
   }
 }
 
@@ -92,8 +99,8 @@ extension LuaFeatureCodableReducer where State == LuaFeatureHandle {
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
   ) {
     self.init(
-      feature: feature, dependencies: dependencies, onError: onError,
-      readState: nil, crossing: Self.encoded)
+      feature: feature, dependencies: dependencies, onError: onError, readState: nil,
+      crossing: Self.encoded)
   }
 }
 
@@ -105,8 +112,8 @@ where State == LuaFeatureHandle, Action: LuaActionConvertible {
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
   ) {
     self.init(
-      feature: feature, dependencies: dependencies, onError: onError,
-      readState: nil, crossing: { .typed($0) })
+      feature: feature, dependencies: dependencies, onError: onError, readState: nil,
+      crossing: Self.typed)
   }
 }
 
