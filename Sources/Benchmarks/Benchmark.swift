@@ -138,3 +138,28 @@ struct ChildProcess {
     return status
   }
 }
+
+/// The files benchmarks work with: the built command, the examples, a scratch directory.
+enum BenchmarkFiles {
+  /// The release `composable` beside this binary (scripts/bench builds both).
+  static func composable() throws -> URL {
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("composable")
+    guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+      throw BenchmarkError("build the composable product in release first (scripts/bench does)")
+    }
+    return executable
+  }
+
+  /// The repository's `examples` directory.
+  static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
+
+  /// A new, empty directory for one benchmark's files, named after it; the caller removes it.
+  static func makeScratchDirectory(_ name: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("\(name)-bench-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+  }
+}

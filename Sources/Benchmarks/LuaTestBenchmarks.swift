@@ -54,19 +54,14 @@ enum LuaTestBenchmarks {
     guard let busted = which("busted") else {
       throw BenchmarkError("busted is missing: scripts/install-deps installs lua-busted")
     }
-    let composable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("composable")
-    guard FileManager.default.isExecutableFile(atPath: composable.path) else {
-      throw BenchmarkError("build the composable product in release first (scripts/bench does)")
-    }
+    let composable = try BenchmarkFiles.composable()
     // The busted side: the spec, the feature's files, and the composable library as files.
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "busted-\(UUID())")
     try FileManager.default.createDirectory(
       at: directory.appendingPathComponent("composable"), withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let examples = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-      .appendingPathComponent("examples/todos")
+    let examples = BenchmarkFiles.examples.appendingPathComponent("todos")
     for file in ["todos.lua", "todo.lua"] {
       try FileManager.default.copyItem(
         at: examples.appendingPathComponent(file), to: directory.appendingPathComponent(file))

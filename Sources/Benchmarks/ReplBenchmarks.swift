@@ -12,12 +12,9 @@ enum ReplBenchmarks {
   /// `repl.start_ms`: from spawning `composable repl counter.lua` to its first prompt, median
   /// of 11.
   static func run() async throws -> [Figure] {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("reload-bench-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try BenchmarkFiles.makeScratchDirectory("reload")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
+    let examples = BenchmarkFiles.examples
     let todos = try String(
       contentsOf: examples.appendingPathComponent("todos/todos.lua"), encoding: .utf8)
     try FileManager.default.copyItem(
@@ -81,11 +78,7 @@ enum ReplBenchmarks {
 
   /// Median of 11: spawn `composable repl counter.lua` and read until its first prompt.
   static func startMilliseconds(_ examples: URL) throws -> Double {
-    let composable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("composable")
-    guard FileManager.default.isExecutableFile(atPath: composable.path) else {
-      throw BenchmarkError("build the composable product in release first (scripts/bench does)")
-    }
+    let composable = try BenchmarkFiles.composable()
     let counter = examples.appendingPathComponent("counter/counter.lua").path
     let data = FileManager.default.temporaryDirectory.appendingPathComponent("repl-start").path
     var samples: [Double] = []

@@ -6,11 +6,7 @@ import Foundation
 /// rounds' ratios.
 enum StartupBenchmarks {
   static func run() throws -> [Figure] {
-    let composable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("composable").path
-    guard FileManager.default.isExecutableFile(atPath: composable) else {
-      throw BenchmarkError("build the composable product in release first (scripts/bench does)")
-    }
+    let composable = try BenchmarkFiles.composable().path
     let counter = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
       .appendingPathComponent("examples/counter/counter.lua").path
@@ -50,11 +46,8 @@ enum ResidentMemoryBenchmarks {
     """
 
   static func run() throws -> [Figure] {
-    let composable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("composable").path
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("rss-bench-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let composable = try BenchmarkFiles.composable().path
+    let directory = try BenchmarkFiles.makeScratchDirectory("rss")
     defer { try? FileManager.default.removeItem(at: directory) }
     var files: [Int: String] = [:]
     for count in [0, 100_000] {

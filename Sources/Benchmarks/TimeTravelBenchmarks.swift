@@ -16,12 +16,9 @@ import LuaKit
 ///   to a `Store` holding the feature (effects started), rounds side by side.
 enum TimeTravelBenchmarks {
   static func run() async throws -> [Figure] {
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("timetravel-bench-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try BenchmarkFiles.makeScratchDirectory("timetravel")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
+    let examples = BenchmarkFiles.examples
     for name in ["todos.lua", "todo.lua"] {
       try FileManager.default.copyItem(
         at: examples.appendingPathComponent("todos/\(name)"),

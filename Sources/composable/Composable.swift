@@ -37,7 +37,7 @@ struct Eval: ParsableCommand {
       let results = try vm.evaluate(source, chunkName: url.lastPathComponent, in: sandbox)
       for result in results { print(result) }
     } catch {
-      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      printError("\(error)")
       throw ExitCode.failure
     }
   }

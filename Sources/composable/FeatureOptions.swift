@@ -61,7 +61,7 @@ struct FeatureOptions: ParsableArguments {
     do {
       loaded = try LuaFeature(contentsOf: url, env: .table(env))
     } catch {
-      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      printError("\(error)")
       throw ExitCode.failure
     }
     var dependencies = DependencyValues.live
@@ -72,7 +72,7 @@ struct FeatureOptions: ParsableArguments {
     dependencies.files = Run.files(under: root)
     if loaded.persistence != nil {
       let restored = try await loaded.restorePersisted(files: dependencies.files) { message in
-        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+        printError(message, kind: "warning")
       }
       if case .saved = restored { print("Restored from \(root.path).") }
     }

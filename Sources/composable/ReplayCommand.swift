@@ -49,13 +49,13 @@ struct ReplayCommand: ParsableCommand {
     print("state " + playback.state.pretty())
     if playback.raised > 0 {
       let actions = playback.raised == 1 ? "action" : "actions"
-      FileHandle.standardError.write(Data("error: \(playback.raised) \(actions) raised\n".utf8))
+      printError("\(playback.raised) \(actions) raised")
       throw ExitCode.failure
     }
   }
 
   private func fail(_ message: String) throws -> Never {
-    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    printError(message)
     throw ExitCode.failure
   }
 }

@@ -47,7 +47,7 @@ struct Run: AsyncParsableCommand {
     let reducer = LuaFeatureReducer<LuaValue>(
       feature: loaded, dependencies: dependencies,
       readState: { (feature) throws(LuaFeatureError) in try feature.state() },
-      onError: { error in FileHandle.standardError.write(Data("error: \(error)\n".utf8)) }
+      onError: { error in printError("\(error)") }
     ).printChanges(
       to: ChangePrinter(colored: Terminal.wantsColour(FileHandle.standardOutput)) { text in
         // Flushed each time, also into a pipe: whoever reads the session sees each action as it
@@ -67,7 +67,7 @@ struct Run: AsyncParsableCommand {
             print($0)
             fflush(nil)
           },
-          fail: { FileHandle.standardError.write(Data("error: \($0)\n".utf8)) })
+          fail: { printError("\($0)") })
       } : nil
     defer { hotReload?.stop() }
     let files = dependencies.files
@@ -78,7 +78,7 @@ struct Run: AsyncParsableCommand {
       do {
         await store.send(try parser.action(from: text))
       } catch {
-        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        printError("\(error)")
       }
     }
     let deadline = ContinuousClock.now + (Seconds.duration(wait) ?? .zero)
@@ -113,6 +113,6 @@ struct Run: AsyncParsableCommand {
   }
 
   static func saveFailed(_ error: any Error) {
-    FileHandle.standardError.write(Data("error: the state could not be saved: \(error)\n".utf8))
+    printError("the state could not be saved: \(error)")
   }
 }

@@ -32,17 +32,11 @@ enum LuaAssignments {
       try collectSequences(oldTable.sequence, newTable.sequence, target, into: &statements)
       return
     }
-    // A table that shares nothing with what was there (an element that moved, say) is written
-    // whole: one assignment reads better than one per field.
-    if !isRoot, !oldTable.isEmpty,
-      !oldTable.entries.contains(where: { newTable[$0.key] == $0.value })
-    {
+    if !isRoot, oldTable.isReplaced(by: newTable) {
       statements.append("\(target) = \(try literal(new, indent: 0))")
       return
     }
-    var keys = oldTable.sortedEntries.map(\.key)
-    keys += newTable.sortedEntries.map(\.key).filter { oldTable[$0] == .nil }
-    for key in keys {
+    for key in oldTable.keysToCompare(with: newTable) {
       try collect(
         oldTable[key], newTable[key], target + LuaValue.pathComponent(key, atRoot: false),
         into: &statements)

@@ -94,16 +94,11 @@ enum SwiftLiteral {
       }
       return
     }
-    // A table that shares nothing with what was there (an element that moved) is written whole.
-    if target != "$0", !oldTable.isEmpty,
-      !oldTable.entries.contains(where: { newTable[$0.key] == $0.value })
-    {
+    if target != "$0", oldTable.isReplaced(by: newTable) {
       statements.append("\(target) = \(of(new))")
       return
     }
-    var keys = oldTable.sortedEntries.map(\.key)
-    keys += newTable.sortedEntries.map(\.key).filter { oldTable[$0] == .nil }
-    for key in keys {
+    for key in oldTable.keysToCompare(with: newTable) {
       collect(oldTable[key], newTable[key], "\(target)[\(of(key))]", into: &statements)
     }
   }
