@@ -49,7 +49,7 @@ import Testing
     /// sanitized build, not a pace) for `answer` to appear after what was seen.
     @discardableResult
     func type(_ keys: String, expecting answer: String) -> Bool {
-      input.fileHandleForWriting.write(Data(keys.utf8))
+      send(keys)
       for _ in 0..<2_000 {
         let found = lock.withLock { () -> Bool in
           guard let range = output.range(of: answer, range: seen..<output.endIndex) else {
@@ -63,6 +63,9 @@ import Testing
       }
       return false
     }
+
+    /// Types `keys` and waits for nothing.
+    func send(_ keys: String) { input.fileHandleForWriting.write(Data(keys.utf8)) }
 
     /// Ctrl-D, and the exit status.
     func end() -> Int32 {
@@ -95,9 +98,13 @@ import Testing
     #expect(first.type("incr\u{03}", expecting: "^C"), "\(first.transcript)")
     #expect(first.type("= state.count + 40\r", expecting: "42"), "\(first.transcript)")
     #expect(first.end() == 0, "\(first.transcript)")
-    // The next session has the history: Ctrl-R finds `increment`.
+    // The next session has the history: Up recalls the last line, and Ctrl-R finds
+    // `increment`. Up first: until libedit has the terminal, its line discipline would take
+    // Ctrl-R as its own (reprint) and drop it, where an arrow's bytes wait for libedit.
     let second = try Terminal(directory: directory)
     #expect(second.type("", expecting: "> "))
+    #expect(second.type("\u{1B}[A", expecting: "= state.count + 40"), "\(second.transcript)")
+    second.send("\u{1B}[B")  // back to the empty line
     #expect(second.type("\u{12}incr", expecting: "increment"), "\(second.transcript)")
     #expect(second.type("\r", expecting: "+ count = 1"), "\(second.transcript)")
     #expect(second.end() == 0, "\(second.transcript)")
