@@ -40,6 +40,31 @@ extension LuaFeature {
     return wrote ? withSave(effect, scope, onError) : effect
   }
 
+  /// `reduceToEffect`, setting `changes` to where the action changed the state, read from its
+  /// transaction before it commits: what `printChanges` shows for a store that holds a handle,
+  /// with no copy of the state kept. A failure to read them fails neither the action nor its
+  /// effect.
+  func reduceToEffect(
+    _ action: LuaFeatureAction, dependencies scope: LuaFeatureDependencies,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void,
+    changes: inout Result<[LuaDifference], LuaFeatureError>
+  ) throws(LuaFeatureError) -> Effect<LuaValue> {
+    var wrote = false
+    let state = stateReference
+    let effect = try reduce(action, dependencies: scope, wrote: &wrote) {
+      (returned, vm) throws(LuaFeatureError) -> Effect<LuaValue> in
+      let effect: Effect<LuaValue> =
+        if case .nil = returned { .none } else {
+          try interpret(returned, in: vm, for: action, scope, onError)
+        }
+      do throws(LuaError) { changes = .success(try vm.transactionDifferences(root: state)) } catch {
+        changes = .failure(.conversion(error))
+      }
+      return effect
+    }
+    return wrote ? withSave(effect, scope, onError) : effect
+  }
+
   private func interpret(
     _ returned: LuaValue, in vm: LuaVM, for action: LuaFeatureAction,
     _ scope: LuaFeatureDependencies, _ onError: @escaping @Sendable (LuaFeatureError) -> Void

@@ -14,6 +14,18 @@ extension LuaFeature {
     }
   }
 
+  /// Writes the state as a Lua literal, the `description` of `state()`, read table by table:
+  /// no snapshot is made, so a large state costs the text, not a copy of itself.
+  public func writeState(to output: inout some TextOutputStream) throws(LuaFeatureError) {
+    try queue.access { (vm, loaded) throws(LuaFeatureError) in
+      do throws(LuaError) {
+        try vm.writeDescription(of: stateReference, rootName: "state", to: &output)
+      } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
   /// The state decoded into a Swift type.
   public func decodeState<State: Decodable>(_ type: State.Type) throws(LuaFeatureError) -> State {
     try queue.access { (vm, loaded) throws(LuaFeatureError) -> State in

@@ -19,7 +19,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   /// This reducer's dependencies, handed to each call: `env` answers from them during it, so
   /// two reducers over one feature each use their own.
   let dependencies: LuaFeatureDependencies
-  let onError: @Sendable (LuaFeatureError) -> Void
+  private(set) var onError: @Sendable (LuaFeatureError) -> Void
   /// For a store that holds a copy of the state: the copy this reducer last gave it, and how
   /// to write a different one back into Lua. A Swift parent may write to its Lua child's state
   /// between actions; the child's next action must start from what the parent wrote.
@@ -144,8 +144,12 @@ final class StateWriteBack<State: Sendable>: @unchecked Sendable {
 
 extension LuaFeatureReducer where State == LuaFeatureHandle {
   /// A reducer whose store holds a handle: the state stays in Lua.
-  public init(feature: LuaFeature, dependencies: DependencyValues) {
+  public init(
+    feature: LuaFeature, dependencies: DependencyValues,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer.reportError
+  ) {
     self.init(feature: feature, dependencies: dependencies, readState: nil, writeBack: nil)
+    self.onError = onError
   }
 }
 

@@ -11,7 +11,11 @@ extension LuaValue: ValueNotation {
   public static func notationDifference(
     from old: LuaValue, to new: LuaValue, colored: Bool
   ) -> String? {
-    let differences = LuaValue.differences(from: old, to: new)
+    notation(of: LuaValue.differences(from: old, to: new), colored: colored)
+  }
+
+  /// Differences as `notationDifference` prints them, one line a side; nil when there are none.
+  static func notation(of differences: [LuaDifference], colored: Bool) -> String? {
     guard !differences.isEmpty else { return nil }
     return differences.flatMap { $0.lines(colored: colored) }.joined(separator: "\n")
   }

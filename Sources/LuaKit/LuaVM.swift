@@ -70,6 +70,13 @@ public final class LuaVM {
     _ = lk_gc_collect(L)
   }
 
+  /// Runs a full garbage collection and gives what it freed back to the system, rather than
+  /// keeping it for the VM's next allocations: after a large structure became garbage once.
+  public func collectGarbageAndReleaseMemory() {
+    collectGarbage()
+    lk_release_free_memory(L)
+  }
+
   var stack: LuaStack { LuaStack(L) }
 
   /// Frees the registry slots of references that were dropped since the last entry.

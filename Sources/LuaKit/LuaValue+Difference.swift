@@ -20,62 +20,9 @@ extension LuaValue {
   /// inserted or removed is one difference, not a shift of every element after it. Linear in
   /// the size of the values (no edit-distance search), so a diff of a large state stays cheap.
   public static func differences(from old: LuaValue, to new: LuaValue) -> [LuaDifference] {
-    var found: [LuaDifference] = []
-    collect(old, new, path: "", depth: 0, into: &found)
-    return found
-  }
-
-  private static func collect(
-    _ old: LuaValue, _ new: LuaValue, path: String, depth: Int, into found: inout [LuaDifference]
-  ) {
-    // Two tables are walked, not first compared whole: a whole comparison at every level
-    // would go over a large unchanged part once per level above it.
-    guard case let .table(oldTable) = old, case let .table(newTable) = new,
-      depth < maximumDepth
-    else {
-      if old != new { found.append(LuaDifference(path: path, old: old, new: new)) }
-      return
-    }
-    if oldTable.isSequence, newTable.isSequence, !oldTable.isEmpty, !newTable.isEmpty {
-      collectSequences(oldTable.sequence, newTable.sequence, path: path, depth: depth, into: &found)
-      return
-    }
-    var keys = Array(oldTable.entries.keys)
-    keys += newTable.entries.keys.filter { oldTable.entries[$0] == nil }
-    keys.sort(by: keyOrder)
-    for key in keys {
-      collect(
-        oldTable[key], newTable[key], path: path + pathComponent(key, atRoot: path.isEmpty),
-        depth: depth + 1, into: &found)
-    }
-  }
-
-  private static func collectSequences(
-    _ old: [LuaValue], _ new: [LuaValue], path: String, depth: Int,
-    into found: inout [LuaDifference]
-  ) {
-    let (start, oldEnd, newEnd) = changedMiddle(old, new)
-    let paired = min(oldEnd, newEnd) - start
-    // When one side only grew or shrank in the middle, its elements are added or removed where
-    // they are; otherwise the middle is compared element by element.
-    if oldEnd - start == 0 || newEnd - start == 0 {
-      for index in start..<oldEnd {
-        found.append(LuaDifference(path: path + "[\(index + 1)]", old: old[index], new: .nil))
-      }
-      for index in start..<newEnd {
-        found.append(LuaDifference(path: path + "[\(index + 1)]", old: .nil, new: new[index]))
-      }
-      return
-    }
-    for index in start..<(start + paired) {
-      collect(old[index], new[index], path: path + "[\(index + 1)]", depth: depth + 1, into: &found)
-    }
-    for index in (start + paired)..<oldEnd {
-      found.append(LuaDifference(path: path + "[\(index + 1)]", old: old[index], new: .nil))
-    }
-    for index in (start + paired)..<newEnd {
-      found.append(LuaDifference(path: path + "[\(index + 1)]", old: .nil, new: new[index]))
-    }
+    var walk = LuaDifferenceWalk(source: LuaValueDifferenceSource())
+    walk.collect(old, new, path: "", depth: 0)
+    return walk.found
   }
 
   /// Where two sequences differ: past their common start (`start`) and before their common
@@ -84,15 +31,7 @@ extension LuaValue {
   public static func changedMiddle(
     _ old: [LuaValue], _ new: [LuaValue]
   ) -> (start: Int, oldEnd: Int, newEnd: Int) {
-    var start = 0
-    while start < old.count, start < new.count, old[start] == new[start] { start += 1 }
-    var oldEnd = old.count
-    var newEnd = new.count
-    while oldEnd > start, newEnd > start, old[oldEnd - 1] == new[newEnd - 1] {
-      oldEnd -= 1
-      newEnd -= 1
-    }
-    return (start, oldEnd, newEnd)
+    LuaDifferenceWalk(source: LuaValueDifferenceSource()).changedMiddle(old, new)
   }
 
   /// `.name` (or `name` first), `[1]`, `["a key"]`: how Lua code indexes with `key`.

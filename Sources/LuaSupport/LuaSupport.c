@@ -1,4 +1,8 @@
 #include "LuaSupport.h"
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include "LuaSupportState.h"
 
 #include <stdio.h>
@@ -14,10 +18,11 @@ static const int lk_hook_granularity = 1000;
 
 // Lua allocates and frees small blocks all the time: the table of each action and its fields,
 // the tables and strings of a state. They come from free lists, one a size class, carved from
-// 16 KiB slabs; larger blocks go to malloc. A freed small block goes back to its list. Nothing
-// on that path counts anything: when the memory cap is reached, `lk_pool_trim` adds up the free
-// bytes of each slab from the lists, and a slab whose every carved byte is free goes back to the
-// system. The cap counts every slab, so a state never holds more than its cap.
+// 16 KiB slabs, each slab for one size class; larger blocks go to malloc. A freed small block
+// goes back to its list. Nothing on that path counts anything: when the memory cap is reached,
+// or the host asks (lk_release_free_memory), `lk_pool_trim` adds up the free bytes of each slab
+// from the lists, and a slab whose every carved byte is free goes back to the system. The cap
+// counts every slab, so a state never holds more than its cap.
 #define LK_POOL_LARGEST ((size_t)LK_POOL_GRANULE * LK_POOL_CLASSES)
 
 static inline int lk_pool_class(size_t size) { return (int)((size - 1) / LK_POOL_GRANULE); }
@@ -32,7 +37,8 @@ static inline lk_slab *lk_slab_of(void *block) {
 // Whether a small block of `size` bytes needs a new slab.
 static int lk_pool_needs_slab(const lk_pool *pool, size_t size) {
   if (pool->free[lk_pool_class(size)] != NULL) return 0;
-  return (size_t)(pool->end - pool->cursor) < lk_pool_rounded(size);
+  int size_class = lk_pool_class(size);
+  return (size_t)(pool->end[size_class] - pool->cursor[size_class]) < lk_pool_rounded(size);
 }
 
 static void *lk_pool_take(lk_pool *pool, size_t size) {
@@ -43,18 +49,18 @@ static void *lk_pool_take(lk_pool *pool, size_t size) {
     return block;
   }
   size_t rounded = lk_pool_rounded(size);
-  if ((size_t)(pool->end - pool->cursor) < rounded) {  // the rest of the slab is too small
+  if ((size_t)(pool->end[size_class] - pool->cursor[size_class]) < rounded) {  // too small
     lk_slab *slab = aligned_alloc(LK_POOL_SLAB, LK_POOL_SLAB);
     if (slab == NULL) return NULL;
     slab->next = pool->slabs;
     slab->carved = 0;
     pool->slabs = slab;
     pool->slab_count += 1;
-    pool->cursor = (char *)slab + LK_POOL_GRANULE;  // after the header, 16-byte aligned
-    pool->end = (char *)slab + LK_POOL_SLAB;
+    pool->cursor[size_class] = (char *)slab + LK_POOL_GRANULE;  // after the header, aligned
+    pool->end[size_class] = (char *)slab + LK_POOL_SLAB;
   }
-  void *result = pool->cursor;
-  pool->cursor += rounded;
+  void *result = pool->cursor[size_class];
+  pool->cursor[size_class] += rounded;
   lk_slab_of(result)->carved += (uint32_t)rounded;
   return result;
 }
@@ -92,8 +98,10 @@ static void lk_pool_trim(lk_pool *pool) {
       link = &slab->next;
       continue;
     }
-    if (pool->cursor != NULL && lk_slab_of(pool->cursor - 1) == slab) {
-      pool->cursor = pool->end = NULL;
+    for (int size_class = 0; size_class < LK_POOL_CLASSES; size_class++) {
+      if (pool->cursor[size_class] != NULL && lk_slab_of(pool->cursor[size_class] - 1) == slab) {
+        pool->cursor[size_class] = pool->end[size_class] = NULL;
+      }
     }
     *link = slab->next;
     free(slab);
@@ -235,6 +243,13 @@ static void *lk_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     }
   }
   return block;
+}
+
+void lk_release_free_memory(lua_State *L) {
+  lk_pool_trim(&lk_info_of(L)->pool);
+#ifdef __GLIBC__
+  malloc_trim(0);  // what the slabs and Lua's large blocks left free inside malloc's heap
+#endif
 }
 
 static int lk_traceback(lua_State *L);

@@ -36,8 +36,11 @@ enum { LK_MAX_ORPHANS = 64 };
 
 typedef struct {
   lk_free_block *free[LK_POOL_CLASSES];  // freed blocks, one list a class
-  char *cursor;                          // the unused rest of the newest slab
-  char *end;
+  // The unused rest of each class's newest slab. A slab holds blocks of one size only, so the
+  // blocks of a large structure that became garbage (the table `initial_state()` returned,
+  // once copied) free whole slabs, not holes between the blocks of others.
+  char *cursor[LK_POOL_CLASSES];
+  char *end[LK_POOL_CLASSES];
   lk_slab *slabs;
   size_t slab_count;
 } lk_pool;
@@ -104,6 +107,12 @@ void lk_mark_array(lua_State *L, int index);
 void lk_reserve_memory(lua_State *L, size_t bytes);
 // Transactions and the functions that see raw tables (Transaction.c).
 void lk_transactions_open(lua_State *L);
+/// Pushes the transaction journal: three slots an entry (table, key, old value), the first
+/// `journal_length` entries its own.
+void lk_push_journal(lua_State *L);
+/// Whether the journal key at `index` marks an adoption (table, marker, old metatable) rather
+/// than a write.
+int lk_is_adoption_key(lua_State *L, int index);
 // Library functions whose work is charged to the budget (Bounded.c, Patterns.c).
 void lk_bounded_library_open(lua_State *L);
 void lk_patterns_open(lua_State *L);

@@ -682,6 +682,12 @@ void lk_push_journaled_table_function(lua_State *L) {
 
 int lk_push_proxied_table(lua_State *L, int index) { return lk_push_real_of(L, index); }
 
+void lk_push_journal(lua_State *L) { lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key); }
+
+int lk_is_adoption_key(lua_State *L, int index) {
+  return lua_type(L, index) == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == &lk_adopted_key;
+}
+
 // The body of lk_state_write, protected: 1 proxy, 2 key (nil: the whole state), 3 value.
 static int lk_state_write_protected(lua_State *L) {
   if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");

@@ -40,14 +40,18 @@ struct Run: AsyncParsableCommand {
     }
     let loaded = host.feature
     let dependencies = host.dependencies
-    let initial = try loaded.state()
-    print("\(loaded.file) loaded. State: \(initial)")
+    // Written as it is read from Lua: a large state is never held whole, as a copy or as text.
+    var output = StandardOutputChunks()
+    output.write("\(loaded.file) loaded. State: ")
+    try loaded.writeState(to: &output)
+    output.write("\n")
+    output.flush()
     print("Type actions, one per line: a word (increment) or a table ({ type = \"add\", n = 1 }).")
     fflush(nil)
-    let reducer = LuaFeatureReducer<LuaValue>(
-      feature: loaded, dependencies: dependencies,
-      readState: { (feature) throws(LuaFeatureError) in try feature.state() },
-      onError: { error in printError("\(error)") }
+    // The store holds a handle: the state stays in Lua, and each action's changes are read from
+    // its transaction, so no copy of the state is kept beside it.
+    let reducer = LuaFeatureReducer<LuaFeatureHandle>(
+      feature: loaded, dependencies: dependencies, onError: { error in printError("\(error)") }
     ).printChanges(
       to: ChangePrinter(colored: Terminal.wantsColour(FileHandle.standardOutput)) { text in
         // Flushed each time, also into a pipe: whoever reads the session sees each action as it
@@ -55,7 +59,7 @@ struct Run: AsyncParsableCommand {
         print(text)
         fflush(nil)
       })
-    let store = Store(initialState: initial, reducer: reducer)
+    let store = Store(initialState: LuaFeatureHandle(feature: loaded), reducer: reducer)
     let parser = try LuaLiteralReader()
     let file = host.file
     let hotReload =

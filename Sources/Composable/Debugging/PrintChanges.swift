@@ -5,7 +5,7 @@ public struct ChangePrinter: Sendable {
   let write: @Sendable (String) -> Void
   /// Whether differences are coloured (for a terminal); only types with a `ValueNotation` of
   /// their own colour theirs.
-  let colored: Bool
+  public let colored: Bool
 
   public init(colored: Bool = false, _ write: @escaping @Sendable (String) -> Void) {
     self.colored = colored
@@ -13,6 +13,16 @@ public struct ChangePrinter: Sendable {
   }
 
   public static let console = Self { print($0) }
+
+  /// Writes what `printChanges` prints for one action: the action, then the difference of the
+  /// state, or "(No state changes)" when `difference` is nil. For reducers that find the
+  /// difference their own way (a Lua feature's, from its transaction).
+  public func write(action: String, difference: String?) {
+    var report = "received action:\n"
+    report += indented(action) + "\n"
+    report += difference.map(indented) ?? "  (No state changes)"
+    write(report)
+  }
 }
 
 extension Reducer {
@@ -30,16 +40,9 @@ public struct PrintChangesReducer<Base: Reducer>: Reducer {
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
     let before = state
     let effect = base.reduce(into: &state, action: action)
-    var report = "received action:\n"
-    report += indented(Notation.describe(action)) + "\n"
-    if let difference = Notation.difference(
-      before, state, colored: printer.colored, format: .default)
-    {
-      report += indented(difference)
-    } else {
-      report += "  (No state changes)"
-    }
-    printer.write(report)
+    printer.write(
+      action: Notation.describe(action),
+      difference: Notation.difference(before, state, colored: printer.colored, format: .default))
     return effect
   }
 }

@@ -34,6 +34,9 @@ static inline void lk_replace(lua_State *L, int i) { lua_replace(L, i); }
 static inline int lk_upvalueindex(int i) { return lua_upvalueindex(i); }
 static inline void lk_pushglobaltable(lua_State *L) { lua_pushglobaltable(L); }
 static inline int lk_gc_collect(lua_State *L) { return lua_gc(L, LUA_GCCOLLECT); }
+/// Gives what the state freed back to the system: its pool's slabs that hold nothing, and what
+/// malloc keeps free (after a large structure became garbage and was collected).
+void lk_release_free_memory(lua_State *L);
 static inline int lk_gc_count_kb(lua_State *L) { return lua_gc(L, LUA_GCCOUNT); }
 static inline int lk_gc_count_b(lua_State *L) { return lua_gc(L, LUA_GCCOUNTB); }
 static inline void *lk_newuserdata(lua_State *L, size_t size) {
@@ -144,6 +147,15 @@ void lk_transaction_commit(lua_State *L);
 int lk_transaction_is_open(lua_State *L);
 /// Whether the open (or last) transaction wrote anything.
 int lk_transaction_wrote(lua_State *L);
+/// Inside a transaction, what it changed in the state at `root` (a proxy or its real table), as
+/// the host reads it (see TransactionChanges.c). Pushes a table of three tables, each keyed by
+/// a table's address (light userdata): [1] the first old value of each key the transaction
+/// wrote in that table (nil as the marker `lk_changes_is_nil_marker` knows); [2] every table
+/// of the state before or now; [3] those that changed, or hold one that did. Returns LUA_OK, or
+/// an error status with the message on the stack instead.
+int lk_transaction_changes(lua_State *L, int root);
+/// Whether the value at `index` is the marker of an old value that was nil.
+int lk_changes_is_nil_marker(lua_State *L, int index);
 /// Pushes a copy of the value at `index` as a state holds data (see DataCopy.c): plain tables,
 /// arrays marked, no table keys, no cycles, at most 200 deep. Returns LUA_OK, or an error
 /// status with a short reason on the stack instead.

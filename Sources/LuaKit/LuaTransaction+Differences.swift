@@ -1,0 +1,216 @@
+import CLua
+import LuaSupport
+
+extension LuaVM {
+  /// Inside an open transaction: where the state at `root` (a handle on it or its proxy) is now
+  /// different from what it was when the transaction began, as `LuaValue.differences` would
+  /// say it of a snapshot before and one after, but with no snapshot: the old contents come
+  /// from the journal, and only the tables that changed, or hold one that did, are read.
+  /// `rootName` starts the path of a conversion error.
+  public func transactionDifferences(
+    root: LuaReference, rootName: String = "state"
+  ) throws(LuaError) -> [LuaDifference] {
+    guard lk_transaction_wrote(L) != 0 else { return [] }
+    return try stack.guarded { () throws(LuaError) -> [LuaDifference] in
+      try stack.push(root, in: self)
+      let status = lk_transaction_changes(L, -1)
+      guard status == LUA_OK else { throw takeError(status: status) }
+      let found = stack.absolute(-1)
+      for part in 1...3 { lua_rawgeti(L, found, lua_Integer(part)) }
+      let source = LuaTransactionSource(vm: self, L: L, found: found + 1)
+      // The root's real table: the handle may be on it or on its proxy.
+      let address = lua_topointer(L, lk_push_proxied_table(L, found - 1) != 0 ? -1 : found - 1)!
+      var walk = LuaDifferenceWalk(source: source)
+      do throws(LuaError) {
+        try walk.collect(
+          .table(address, before: true), .table(address, before: false), path: "", depth: 0)
+      } catch {
+        throw error.rooted(at: rootName)
+      }
+      return walk.found
+    }
+  }
+}
+
+/// A state's tables as they were before the open transaction and are now, read through what
+/// `lk_transaction_changes` found: each table by its address, the old contents as its contents
+/// with the journal's first old values laid over them.
+private struct LuaTransactionSource: LuaDifferenceSource {
+  enum Node {
+    case value(LuaValue)
+    /// A table of the state; `before`: as it was when the transaction began.
+    case table(UnsafeRawPointer, before: Bool)
+  }
+
+  unowned(unsafe) let vm: LuaVM
+  let L: OpaquePointer
+  /// Where the three tables of `lk_transaction_changes` are on the stack, one after another:
+  /// the old values, the tables by address, the changed ones.
+  let found: Int32
+
+  var nothing: Node { .value(.nil) }
+  private var stack: LuaStack { LuaStack(L) }
+
+  func isTable(_ node: Node) -> Bool {
+    if case .table = node { true } else { false }
+  }
+
+  func isUnchanged(_ old: Node, _ new: Node) -> Bool {
+    guard case let .table(oldAddress, oldBefore) = old,
+      case let .table(newAddress, newBefore) = new,
+      oldAddress == newAddress
+    else { return false }
+    return oldBefore == newBefore || !changed(oldAddress)
+  }
+
+  func isEqual(_ old: Node, _ new: Node) throws(LuaError) -> Bool {
+    try isEqual(old, new, depth: 0)
+  }
+
+  private func isEqual(_ old: Node, _ new: Node, depth: Int) throws(LuaError) -> Bool {
+    switch (old, new) {
+    case let (.value(a), .value(b)): return a == b
+    case (.table, .table):
+      if isUnchanged(old, new) { return true }
+      guard depth < LuaValue.maximumDepth else { return false }
+      let (a, b) = (try table(old), try table(new))
+      guard a.sequence.count == b.sequence.count, a.others.count == b.others.count else {
+        return false
+      }
+      for (element, other) in zip(a.sequence, b.sequence) {
+        guard try isEqual(element, other, depth: depth + 1) else { return false }
+      }
+      for (key, element) in a.others {
+        guard let other = b.others[key], try isEqual(element, other, depth: depth + 1) else {
+          return false
+        }
+      }
+      return true
+    default: return false
+    }
+  }
+
+  func table(_ node: Node) throws(LuaError) -> LuaDifferenceTable<Node> {
+    guard case let .table(address, before) = node else {
+      return LuaDifferenceTable(sequence: [], others: [:], isArray: false)
+    }
+    return try stack.guarded { () throws(LuaError) -> LuaDifferenceTable<Node> in
+      let table = try push(address)
+      var sequence: [Node] = []
+      let length = lua_rawlen(L, table)
+      sequence.reserveCapacity(Int(length))
+      for index in 0..<length {
+        defer { lua_settop(L, -2) }
+        if lua_rawgeti(L, table, lua_Integer(index + 1)) == LUA_TNIL { break }
+        sequence.append(try entry(at: -1, before: before, in: .integer(Int(index + 1))))
+      }
+      var others: [LuaValue: Node] = [:]
+      lua_pushnil(L)
+      while lk_next(L, table) != 0 {
+        defer { lua_settop(L, -2) }
+        if lua_isinteger(L, -2) != 0, case let index = lua_tointegerx(L, -2, nil),
+          index >= 1, index <= sequence.count
+        {
+          continue  // read with the sequence
+        }
+        let key = try stack.value(at: -2, in: vm)
+        others[key] = try entry(at: -1, before: before, in: key)
+      }
+      var read = LuaDifferenceTable(
+        sequence: sequence, others: others, isArray: vm.hasArrayMarker(at: table, L))
+      if before, lua_rawgetp(L, found, address) == LUA_TTABLE {
+        try layOldValues(at: stack.absolute(-1), over: &read)
+      }
+      return read
+    }
+  }
+
+  /// Lays the old values of a table (`lk_transaction_changes`'s, at `index`) over what it holds
+  /// now, keeping the sequence the values at 1, 2, ... up to the first key missing.
+  private func layOldValues(
+    at index: Int32, over table: inout LuaDifferenceTable<Node>
+  ) throws(LuaError) {
+    var firstRemoved = Int.max
+    var removed: Set<Int> = []
+    lua_pushnil(L)
+    while lua_next(L, index) != 0 {
+      defer { lua_settop(L, -2) }
+      let key = try stack.value(at: -2, in: vm)
+      let wasNil = lk_changes_is_nil_marker(L, -1) != 0
+      let old = wasNil ? nil : try entry(at: -1, before: true, in: key)
+      if case let .integer(position) = key, position >= 1, position <= table.sequence.count {
+        if let old {
+          table.sequence[position - 1] = old
+        } else {
+          removed.insert(position)
+          firstRemoved = min(firstRemoved, position)
+        }
+      } else {
+        table.others[key] = old
+      }
+    }
+    if firstRemoved != .max {  // the sequence ends before it; the rest are other entries
+      for position in (firstRemoved + 1)...max(firstRemoved + 1, table.sequence.count)
+      where position <= table.sequence.count && !removed.contains(position) {
+        table.others[.integer(position)] = table.sequence[position - 1]
+      }
+      table.sequence.removeSubrange((firstRemoved - 1)...)
+    }
+    while let next = table.others.removeValue(forKey: .integer(table.sequence.count + 1)) {
+      table.sequence.append(next)
+    }
+  }
+
+  func value(_ node: Node) throws(LuaError) -> LuaValue {
+    try value(node, depth: 0)
+  }
+
+  private func value(_ node: Node, depth: Int) throws(LuaError) -> LuaValue {
+    guard case let .table(address, before) = node else {
+      if case let .value(value) = node { return value }
+      return .nil
+    }
+    if !before || !changed(address) {  // as it is now: a snapshot, as any other
+      return try stack.guarded { () throws(LuaError) -> LuaValue in
+        try stack.value(at: try push(address), in: vm)
+      }
+    }
+    guard depth < LuaValue.maximumDepth else {
+      throw .conversion(path: "", message: LuaValue.tooDeepMessage)
+    }
+    let old = try table(node)
+    var table = LuaTable(kind: old.isArray ? .array : .map)
+    for key in old.keys {
+      guard let element = old[key] else { continue }
+      do throws(LuaError) { table[key] = try value(element, depth: depth + 1) } catch {
+        throw error.under(LuaPath.component(key))
+      }
+    }
+    if table.kind == .map, !table.isEmpty, table.isSequence { table.kind = .array }
+    return .table(table)
+  }
+
+  func failure(_ error: LuaError, at path: String) -> LuaError {
+    error.under(path.isEmpty || path.hasPrefix("[") ? path : "." + path)
+  }
+
+  /// Pushes the table at `address`, returning its index.
+  private func push(_ address: UnsafeRawPointer) throws(LuaError) -> Int32 {
+    guard stack.reserve(6), lua_rawgetp(L, found + 1, address) == LUA_TTABLE else {
+      throw .conversion(path: "", message: LuaValue.tooDeepMessage)
+    }
+    return stack.absolute(-1)
+  }
+
+  private func changed(_ address: UnsafeRawPointer) -> Bool {
+    defer { lua_settop(L, -2) }
+    return lua_rawgetp(L, found + 2, address) != LUA_TNIL
+  }
+
+  private func entry(at index: Int32, before: Bool, in key: LuaValue) throws(LuaError) -> Node {
+    if lua_type(L, index) == LUA_TTABLE { return .table(lua_topointer(L, index)!, before: before) }
+    do throws(LuaError) { return .value(try stack.value(at: index, in: vm)) } catch {
+      throw error.under(LuaPath.component(key))
+    }
+  }
+}

@@ -1,0 +1,127 @@
+// What the open transaction changed in a state, for a host that shows it (`composable run`
+// printing each action's differences) without keeping a copy of the state between actions.
+//
+// The journal holds, for each write, the table, the key and the value before it. The first
+// entry of a (table, key) holds what was there when the transaction began, so a table's old
+// contents are its contents now with those first old values laid over them. What the host
+// still needs is which tables to look into: a table changed if it was written or a table in it
+// (before or now) changed. That is found by one walk over the state, before and after:
+// without parent links a write cannot say which tables hold the table it wrote. The walk marks
+// a table it meets again while still inside it as changed, which may send the host into a
+// table that did not change (it then finds nothing) but never past one that did.
+#include "LuaSupport.h"
+#include "LuaSupportState.h"
+
+enum { LK_CHANGES_MAX_DEPTH = 200 };  // LuaValue.maximumDepth
+
+// Stack slots of the protected body: 1 the root's real table, then the three tables it makes.
+enum { ROOT = 1, OLD_VALUES = 2, TABLES = 3, CHANGED = 4 };
+
+static const char lk_was_nil = 0;  // an old value that was nil
+
+int lk_changes_is_nil_marker(lua_State *L, int index) {
+  return lua_type(L, index) == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == &lk_was_nil;
+}
+
+// The first old value of each (table, key) the journal holds: OLD_VALUES[table's address] =
+// { [key] = old value or the nil marker }.
+static void lk_collect_old_values(lua_State *L) {
+  lua_Integer length = lk_info_of(L)->journal_length;
+  lk_push_journal(L);
+  int journal = lua_gettop(L);
+  for (lua_Integer slot = 0; slot < length * 3; slot += 3) {
+    lua_rawgeti(L, journal, slot + 1);
+    lua_rawgeti(L, journal, slot + 2);
+    if (lk_is_adoption_key(L, -1) || lua_type(L, -2) != LUA_TTABLE) {
+      lua_pop(L, 2);
+      continue;
+    }
+    const void *address = lua_topointer(L, -2);
+    if (lua_rawgetp(L, OLD_VALUES, address) != LUA_TTABLE) {
+      lua_pop(L, 1);
+      lua_newtable(L);
+      lua_pushvalue(L, -1);
+      lua_rawsetp(L, OLD_VALUES, address);
+    }
+    lua_pushvalue(L, -2);
+    if (lua_rawget(L, -2) == LUA_TNIL) {  // the first write of the key: what it began as
+      lua_pop(L, 1);
+      lua_pushvalue(L, -2);
+      lua_rawgeti(L, journal, slot + 3);
+      if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushlightuserdata(L, (void *)&lk_was_nil);
+      }
+      lua_rawset(L, -3);
+    } else {
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 3);
+  }
+  lua_pop(L, 1);
+}
+
+static int lk_visit(lua_State *L, int table, int depth);
+
+// Visits the table at the top, if it is one, popping it; returns whether it changed.
+static int lk_visit_top(lua_State *L, int depth) {
+  int changed = lua_type(L, -1) == LUA_TTABLE && lk_visit(L, lua_gettop(L), depth);
+  lua_pop(L, 1);
+  return changed;
+}
+
+// Registers the table at `table` (absolute) and everything in it, before and now, in TABLES by
+// address, and the changed ones in CHANGED; returns whether it changed.
+static int lk_visit(lua_State *L, int table, int depth) {
+  const void *address = lua_topointer(L, table);
+  if (lua_rawgetp(L, TABLES, address) != LUA_TNIL) {  // met before, or being visited
+    lua_pop(L, 1);
+    int changed = lua_rawgetp(L, CHANGED, address) != LUA_TNIL;
+    lua_pop(L, 1);
+    return changed;
+  }
+  lua_pop(L, 1);
+  // Deeper than a host reads: changed, so that nothing is skipped on its word.
+  if (depth >= LK_CHANGES_MAX_DEPTH) return 1;
+  luaL_checkstack(L, 8, "a state nested too deeply");
+  lua_pushvalue(L, table);
+  lua_rawsetp(L, TABLES, address);
+  lua_pushboolean(L, 1);
+  lua_rawsetp(L, CHANGED, address);  // met again inside itself: taken as changed
+  int changed = lua_rawgetp(L, OLD_VALUES, address) == LUA_TTABLE;
+  int old_values = lua_gettop(L);
+  lua_pushnil(L);
+  while (lk_next(L, table) != 0) changed |= lk_visit_top(L, depth + 1);
+  if (lua_type(L, old_values) == LUA_TTABLE) {
+    lua_pushnil(L);
+    while (lua_next(L, old_values) != 0) changed |= lk_visit_top(L, depth + 1);
+  }
+  lua_pop(L, 1);
+  if (!changed) {
+    lua_pushnil(L);
+    lua_rawsetp(L, CHANGED, address);
+  }
+  return changed;
+}
+
+static int lk_transaction_changes_protected(lua_State *L) {
+  lua_settop(L, ROOT);
+  lua_newtable(L);  // OLD_VALUES
+  lua_newtable(L);  // TABLES
+  lua_newtable(L);  // CHANGED
+  lk_collect_old_values(L);
+  lk_visit(L, ROOT, 0);
+  lua_createtable(L, 3, 0);
+  for (int slot = OLD_VALUES; slot <= CHANGED; slot++) {
+    lua_pushvalue(L, slot);
+    lua_rawseti(L, -2, slot - 1);
+  }
+  return 1;
+}
+
+int lk_transaction_changes(lua_State *L, int root) {
+  root = lua_absindex(L, root);
+  lua_pushcfunction(L, lk_transaction_changes_protected);
+  if (!lk_push_proxied_table(L, root)) lua_pushvalue(L, root);
+  return lk_pcall_uncapped(L, 1, 1);
+}

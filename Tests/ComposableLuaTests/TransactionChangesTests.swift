@@ -1,0 +1,217 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import SeededRandom
+import Testing
+
+/// `printChanges` on a store that holds a handle reads each action's changes from its
+/// transaction (no copy of the state): it must print exactly what a store holding snapshots
+/// prints, for every kind of write, alias and move, and nothing for an action that failed.
+@Suite struct TransactionChangesTests {
+  /// What a handle store's `printChanges` printed for each action sent.
+  final class Printed: Sendable {
+    private let texts = Locked<[String]>([])
+    var printer: ChangePrinter { ChangePrinter { text in self.texts.withLock { $0.append(text) } } }
+    func take() -> [String] {
+      texts.withLock { texts in
+        defer { texts = [] }; return texts
+      }
+    }
+  }
+
+  static func store(
+    _ feature: LuaFeature, _ printed: Printed, _ errors: Errors = Errors()
+  ) -> Store<LuaFeatureHandle, LuaValue> {
+    Store(
+      initialState: LuaFeatureHandle(feature: feature),
+      reducer: LuaFeatureReducer<LuaFeatureHandle>(
+        feature: feature, dependencies: .live, onError: { errors.append($0) }
+      ).printChanges(to: printed.printer))
+  }
+
+  /// What a store holding snapshots prints for `action` taking `before` to `after`.
+  static func expected(_ action: LuaValue, _ before: LuaValue, _ after: LuaValue) -> String {
+    let printed = Locked<String>("")
+    ChangePrinter { text in printed.withLock { $0 = text } }.write(
+      action: action.notation,
+      difference: LuaValue.notationDifference(from: before, to: after, colored: false))
+    return printed.withLock { $0 }
+  }
+
+  @Test func generatedProgramsPrintWhatSnapshotsWould() async throws {
+    let seed = ProcessInfo.processInfo.environment["TRANSACTION_SEED"].flatMap(UInt64.init) ?? 7
+    var random = SplitMix64(seed: seed)
+    let feature = try LuaFeature(
+      source: RandomTransactionTests.interpreter, file: "program.lua",
+      limits: LuaLimits(memory: 16 << 20, instructions: 200_000))
+    let initial = try feature.state()
+    let printed = Printed()
+    let store = Self.store(feature, printed)
+    var compared = 0, mismatches = 0
+    for index in 0..<2_000 {
+      var action = Program.random(using: &random)
+      if random.below(4) != 0 { action.fail = nil }  // mostly actions that commit
+      guard let before = try? feature.state() else {
+        try feature.replaceState(with: initial)  // a cycle, which a snapshot refuses
+        continue
+      }
+      await store.send(action)
+      let text = printed.take()
+      guard let after = try? feature.state() else { continue }
+      compared += 1
+      let expected = Self.expected(action, before, after)
+      if text != [expected] {
+        mismatches += 1
+        Issue.record(
+          """
+          case \(index) (seed \(seed)) printed other changes than the snapshots show:
+          program:  \(action)
+          before:   \(before)
+          after:    \(after)
+          printed:  \(text)
+          expected: \(expected)
+          """)
+        if mismatches > 3 { break }
+      }
+    }
+    #expect(compared > 1_500)
+  }
+
+  static let todos = """
+    return {
+      initial_state = function()
+        local todos = {}
+        for id = 1, 5 do todos[id] = { id = id, title = "Todo " .. id, done = false } end
+        return { todos = todos, groups = { { members = { todos[2] } } }, count = 0 }
+      end,
+      reduce = function(state, action)
+        local t = action.type
+        if t == "toggle" then
+          local todo = state.todos[action.id]
+          todo.done = not todo.done
+        elseif t == "remove" then table.remove(state.todos, action.at)
+        elseif t == "rename" then state.todos[2].title = "Renamed\\r\\nTodo"
+        elseif t == "same" then state.count = state.count; state.todos[1].done = false
+        elseif t == "rebuild" then
+          local copy = {}
+          for i, todo in ipairs(state.todos) do
+            copy[i] = { id = todo.id, title = todo.title, done = todo.done }
+          end
+          state.todos = copy
+        elseif t == "nan" then state.count = 0/0
+        elseif t == "keep" then KEPT = state.todos[3]
+        elseif t == "through_kept" then KEPT.title = "Kept"
+        elseif t == "fail" then state.count = 1; error("no")
+        elseif t == "loop" then state.loop = {}; state.loop.self = state.loop
+        end
+      end,
+    }
+    """
+
+  func run(_ actions: [LuaValue]) async throws -> ([String], [LuaFeatureError]) {
+    let feature = try LuaFeature(source: Self.todos, file: "todos.lua")
+    let printed = Printed(), errors = Errors()
+    let store = Self.store(feature, printed, errors)
+    var texts: [String] = []
+    for action in actions {
+      await store.send(action)
+      texts += printed.take()
+    }
+    return (texts, errors.all)
+  }
+
+  @Test func oneWriteIsOneChange() async throws {
+    let (texts, _) = try await run([["type": "toggle", "id": 4]])
+    #expect(
+      texts == [
+        """
+        received action:
+          { id = 4, type = "toggle" }
+          \u{2212} todos[4].done = false
+          + todos[4].done = true
+        """
+      ])
+  }
+
+  /// A table held in two places shows its change in both, though the reducer went through
+  /// one: `groups[1].members[1]` is `todos[2]`.
+  @Test func aChangedTableShowsWhereverItIsHeld() async throws {
+    let (texts, _) = try await run(["rename"])
+    #expect(
+      texts == [
+        """
+        received action:
+          "rename"
+          \u{2212} groups[1].members[1].title = "Todo 2"
+          + groups[1].members[1].title = "Renamed\\r\\nTodo"
+          \u{2212} todos[2].title = "Todo 2"
+          + todos[2].title = "Renamed\\r\\nTodo"
+        """
+      ])
+  }
+
+  @Test func aRemovalInTheMiddleIsOneChange() async throws {
+    let (texts, _) = try await run([["type": "remove", "at": 2]])
+    #expect(
+      texts == [
+        """
+        received action:
+          { at = 2, type = "remove" }
+          \u{2212} todos[2] = { done = false, id = 2, title = "Todo 2" }
+        """
+      ])
+  }
+
+  /// Writes that put back what was there, and new tables equal to the old ones, change nothing.
+  @Test func writesOfTheSameValuesAreNoChange() async throws {
+    let (texts, _) = try await run(["same", "rebuild"])
+    #expect(
+      texts == [
+        "received action:\n  \"same\"\n  (No state changes)",
+        "received action:\n  \"rebuild\"\n  (No state changes)",
+      ])
+  }
+
+  @Test func aFailedActionChangesNothing() async throws {
+    let (texts, errors) = try await run(["fail", "nan", "nan"])
+    #expect(errors.count == 1)
+    #expect(
+      texts == [
+        "received action:\n  \"fail\"\n  (No state changes)",
+        "received action:\n  \"nan\"\n  \u{2212} count = 0\n  + count = 0/0",
+        "received action:\n  \"nan\"\n  (No state changes)",
+      ])
+  }
+
+  /// A table a global kept from an earlier action is written in a later one: no path from the
+  /// state's root was taken to it in that action, and its change shows all the same.
+  @Test func aWriteThroughAKeptTableShows() async throws {
+    let (texts, _) = try await run(["keep", "through_kept"])
+    #expect(
+      texts == [
+        "received action:\n  \"keep\"\n  (No state changes)",
+        """
+        received action:
+          "through_kept"
+          \u{2212} todos[3].title = "Todo 3"
+          + todos[3].title = "Kept"
+        """,
+      ])
+  }
+
+  /// A change a snapshot cannot show (a table that contains itself) is said so; the action
+  /// itself stands.
+  @Test func aChangeThatCannotBeReadIsSaidSo() async throws {
+    let (texts, errors) = try await run(["loop"])
+    #expect(errors.isEmpty)
+    #expect(
+      texts == [
+        """
+        received action:
+          "loop"
+          (the changes could not be read: state.loop.self: cycle: the table contains itself)
+        """
+      ])
+  }
+}

@@ -1,0 +1,69 @@
+import LuaKit
+import SeededRandom
+import Testing
+
+/// `writeDescription` reads a value from Lua table by table and must write exactly what the
+/// snapshot's `description` says, through proxies too; what a snapshot refuses (a cycle, too
+/// deep) it writes as a comment instead of failing half-way through its output.
+@Suite struct LuaDescriptionWriterTests {
+  func written(_ reference: LuaReference, in vm: LuaVM) throws -> String {
+    var text = ""
+    try vm.writeDescription(of: reference, to: &text)
+    return text
+  }
+
+  @Test func randomValuesAreWrittenAsTheirSnapshotsDescribeThem() throws {
+    let vm = try LuaVM()
+    var make = RoundTripPropertyTests.Make(random: SplitMix64(seed: 2026_11_23))
+    for iteration in 0..<3_000 {
+      let value = make.luaValue(depth: 4)
+      let reference = try vm.reference(to: value)
+      let expected = try vm.value(of: reference).description
+      let text = try written(reference, in: vm)
+      #expect(text == expected, "iteration \(iteration)")
+      if text != expected { return }
+    }
+  }
+
+  @Test func aTableWithHolesKeysOfEveryKindAndAnEmptyArray() throws {
+    let vm = try LuaVM()
+    let value: LuaValue = [
+      "list": [1, 2.5, "a\r\nb\u{0}"], "holes": .table(LuaTable(entries: [1: 1, 3: 3])),
+      "empty": .table(LuaTable(array: [])), "map": [:], "nan": .number(.nan),
+      "keys": .table(LuaTable(entries: [true: 1, 2.5: 2, "end": 3, "a key": 4, -1: 5])),
+    ]
+    let reference = try vm.reference(to: value)
+    let text = try written(reference, in: vm)
+    #expect(text == value.description)
+    #expect(
+      text
+        == #"{ empty = {}, holes = { [1] = 1, [3] = 3 }, keys = { [-1] = 5, [2.5] = 2, "#
+        + #"["a key"] = 4, ["end"] = 3, [true] = 1 }, list = { 1, 2.5, "a\r\nb\000" }, "#
+        + #"map = {}, nan = 0/0 }"#)
+  }
+
+  @Test func aProxyIsWrittenAsTheStateItStandsFor() throws {
+    let vm = try LuaVM()
+    let state = try vm.reference(to: ["todos": [["done": false, "id": 1]], "count": 2])
+    let proxy = try vm.transactionalProxy(of: state)
+    #expect(try written(proxy, in: vm) == "{ count = 2, todos = { { done = false, id = 1 } } }")
+  }
+
+  @Test func aCycleAndTooDeepTablesAreWrittenAsComments() throws {
+    let vm = try LuaVM()
+    let table = try vm.reference(to: ["name": "loop"])
+    let link = try vm.load("local t = ... t.self = t t.list = { t }", chunkName: "cycle")
+    try vm.call(link, arguments: [.reference(table)])
+    #expect(
+      try written(table, in: vm)
+        == #"{ list = { { --[[ cycle ]] } }, name = "loop", self = { --[[ cycle ]] } }"#)
+    let deep = try vm.reference(to: [:])
+    let nest = try vm.load(
+      "local t = ... for _ = 1, 250 do local n = {} t.n = n t = n end", chunkName: "deep")
+    try vm.call(nest, arguments: [.reference(deep)])
+    let text = try written(deep, in: vm)
+    #expect(
+      text.hasSuffix(
+        "{ --[[ nested more than 200 levels deep ]] }" + String(repeating: " }", count: 200)))
+  }
+}
