@@ -30,8 +30,23 @@ static inline size_t lk_pool_rounded(size_t size) {
   return (size_t)(lk_pool_class(size) + 1) * LK_POOL_GRANULE;
 }
 
-static inline lk_slab *lk_slab_of(void *block) {
-  return (lk_slab *)((uintptr_t)block & ~(uintptr_t)(LK_POOL_SLAB - 1));
+// Slabs come from plain malloc, not aligned_alloc: an aligned block leaves a gap before it
+// that malloc can rarely fill, which held a third of a large state's memory. So a block finds
+// its slab by a search in the slabs sorted by address, which only lk_pool_trim needs.
+static int lk_slab_order(const void *left, const void *right) {
+  uintptr_t a = (uintptr_t)*(lk_slab *const *)left, b = (uintptr_t)*(lk_slab *const *)right;
+  return a < b ? -1 : a > b;
+}
+
+// The slab of `sorted` (`count` slabs by address) that holds `block`.
+static lk_slab *lk_slab_of(lk_slab **sorted, size_t count, const void *block) {
+  size_t low = 0, high = count;  // the first slab past the block is at `high`
+  while (low < high) {
+    size_t middle = low + (high - low) / 2;
+    if ((uintptr_t)sorted[middle] <= (uintptr_t)block) low = middle + 1;
+    else high = middle;
+  }
+  return sorted[low - 1];  // a block is in some slab: low > 0
 }
 
 // Whether a small block of `size` bytes needs a new slab.
@@ -50,18 +65,19 @@ static void *lk_pool_take(lk_pool *pool, size_t size) {
   }
   size_t rounded = lk_pool_rounded(size);
   if ((size_t)(pool->end[size_class] - pool->cursor[size_class]) < rounded) {  // too small
-    lk_slab *slab = aligned_alloc(LK_POOL_SLAB, LK_POOL_SLAB);
+    lk_slab *slab = malloc(LK_POOL_SLAB);
     if (slab == NULL) return NULL;
     slab->next = pool->slabs;
     slab->carved = 0;
     pool->slabs = slab;
     pool->slab_count += 1;
+    pool->current[size_class] = slab;
     pool->cursor[size_class] = (char *)slab + LK_POOL_GRANULE;  // after the header, aligned
     pool->end[size_class] = (char *)slab + LK_POOL_SLAB;
   }
   void *result = pool->cursor[size_class];
   pool->cursor[size_class] += rounded;
-  lk_slab_of(result)->carved += (uint32_t)rounded;
+  pool->current[size_class]->carved += (uint32_t)rounded;
   return result;
 }
 
@@ -73,24 +89,34 @@ static inline void lk_pool_give(lk_pool *pool, void *block, size_t size) {
 }
 
 // Gives the slabs whose carved bytes are all free back to the system: their free blocks leave
-// the lists first. Runs only when the cap is reached, so its cost (the free lists' length) is
-// rare.
+// the lists first. Runs only when the cap is reached or the host asks, so its cost (the free
+// lists' length, times a search) is rare. Without the memory to sort the slabs, it does
+// nothing.
 static void lk_pool_trim(lk_pool *pool) {
-  for (lk_slab *slab = pool->slabs; slab != NULL; slab = slab->next) slab->free = 0;
+  if (pool->slab_count == 0) return;
+  lk_slab **sorted = malloc(pool->slab_count * sizeof(lk_slab *));
+  if (sorted == NULL) return;
+  size_t count = 0;
+  for (lk_slab *slab = pool->slabs; slab != NULL; slab = slab->next) {
+    slab->free = 0;
+    sorted[count++] = slab;
+  }
+  qsort(sorted, count, sizeof(lk_slab *), lk_slab_order);
   for (int size_class = 0; size_class < LK_POOL_CLASSES; size_class++) {
     uint32_t size = (uint32_t)(size_class + 1) * LK_POOL_GRANULE;
     for (lk_free_block *block = pool->free[size_class]; block != NULL; block = block->next) {
-      lk_slab_of(block)->free += size;
+      lk_slab_of(sorted, count, block)->free += size;
     }
   }
   for (int size_class = 0; size_class < LK_POOL_CLASSES; size_class++) {
     lk_free_block **link = &pool->free[size_class];
     while (*link != NULL) {
-      lk_slab *slab = lk_slab_of(*link);
+      lk_slab *slab = lk_slab_of(sorted, count, *link);
       if (slab->free == slab->carved) *link = (*link)->next;
       else link = &(*link)->next;
     }
   }
+  free(sorted);
   lk_slab **link = &pool->slabs;
   while (*link != NULL) {
     lk_slab *slab = *link;
@@ -99,7 +125,8 @@ static void lk_pool_trim(lk_pool *pool) {
       continue;
     }
     for (int size_class = 0; size_class < LK_POOL_CLASSES; size_class++) {
-      if (pool->cursor[size_class] != NULL && lk_slab_of(pool->cursor[size_class] - 1) == slab) {
+      if (pool->current[size_class] == slab) {
+        pool->current[size_class] = NULL;
         pool->cursor[size_class] = pool->end[size_class] = NULL;
       }
     }

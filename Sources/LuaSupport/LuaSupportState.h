@@ -18,7 +18,6 @@
 #endif
 
 // Small blocks of a state, by 16-byte size class up to 256 bytes (see LuaSupport.c).
-// Slabs are aligned to their size, so a block finds its slab by masking its address.
 enum { LK_POOL_GRANULE = 16, LK_POOL_CLASSES = 16, LK_POOL_SLAB = 16 * 1024 };
 
 typedef struct lk_free_block {
@@ -41,6 +40,7 @@ typedef struct {
   // once copied) free whole slabs, not holes between the blocks of others.
   char *cursor[LK_POOL_CLASSES];
   char *end[LK_POOL_CLASSES];
+  lk_slab *current[LK_POOL_CLASSES];  // the slab the cursor is in
   lk_slab *slabs;
   size_t slab_count;
 } lk_pool;

@@ -1,0 +1,27 @@
+import LuaKit
+import Testing
+
+/// A large structure that became garbage is given back whole: the pool's slabs each hold one
+/// size of block, so the tables of a copied-away value do not share slabs with the strings the
+/// copy keeps, and the slabs come from plain malloc, which leaves no gaps beside them.
+@Suite struct LuaMemoryReleaseTests {
+  static let todos = """
+    local todos = {}
+    for id = 1, 50000 do todos[id] = { id = id, title = "Todo " .. id, done = false } end
+    return { todos = todos }
+    """
+
+  @Test func theValueACopyReplacedIsGivenBack() throws {
+    let vm = try LuaVM()
+    let made = try #require(try vm.callKeepingData(vm.load(Self.todos, chunkName: "todos")))
+    vm.collectGarbage()
+    let kept = vm.memoryHeld
+    // What the copy replaced is free, but the pool still holds it.
+    #expect(Double(kept) > Double(vm.memoryInUse) * 1.5)
+    vm.collectGarbageAndReleaseMemory()
+    #expect(Double(vm.memoryHeld) < Double(vm.memoryInUse) * 1.15)
+    let state = try vm.value(of: made)
+    #expect(state.todos.tableValue?.count == 50_000)
+    #expect(state.todos[50_000] == ["id": 50_000, "title": "Todo 50000", "done": false])
+  }
+}
