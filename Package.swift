@@ -89,7 +89,6 @@ let package = Package(
       name: "composable",
       dependencies: [
         "LuaKit", "Composable", "ComposableLua", "ComposableHost", "CEditLine", "TerminalSupport",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     // The search example's answers, and its demo server on FlyingFox (`search-server`), which

@@ -186,6 +186,28 @@ enum CloseToPlainBenchmarks {
     ]
   }
 
+  /// Two fresh counter stores, each sending `actions` at once (a diagnostic).
+  static func sendTogether(actions: Int) async throws {
+    func makeStore() throws -> Store<LuaFeatureHandle, LuaValue> {
+      let feature = try LuaFeature(
+        source: LuaFeatureBenchmarks.counter, file: "counter.lua",
+        limits: LuaLimits(memory: nil, instructions: 10_000_000))
+      return Store(
+        initialState: LuaFeatureHandle(feature: feature),
+        reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: .live))
+    }
+    @Sendable func sendAll(_ store: Store<LuaFeatureHandle, LuaValue>) async {
+      await store.withIsolation { store in
+        let increment: LuaValue = ["type": "increment"]
+        for _ in 0..<actions { store.send(increment) }
+      }
+    }
+    let first = try makeStore(), second = try makeStore()
+    async let a: Void = sendAll(first)
+    async let b: Void = sendAll(second)
+    _ = await (a, b)
+  }
+
   /// One round of the plain counter alone, then on two threads at once: the aggregate rate
   /// over one thread's.
   static func plainScaling(iterations: Int) -> Double {

@@ -41,6 +41,30 @@ if CommandLine.arguments.dropFirst().first == "toggle-loop" {
   }
   exit(0)
 }
+// The typed counter's loop, to profile the same way: `counter-loop [ACTIONS]`.
+if CommandLine.arguments.dropFirst().first == "counter-loop" {
+  let actions = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 5_000_000
+  try runBlocking {
+    let feature = try LuaFeature(
+      source: LuaFeatureBenchmarks.counter, file: "counter.lua",
+      limits: LuaLimits(memory: nil, instructions: 10_000_000))
+    let store = Store(
+      initialState: LuaFeatureHandle(feature: feature),
+      reducer: LuaFeatureCodableReducer<LuaFeatureHandle, LuaFeatureBenchmarks.CounterAction>(
+        feature: feature, dependencies: .live))
+    await store.withIsolation { store in
+      for _ in 0..<actions { store.send(.increment) }
+    }
+  }
+  exit(0)
+}
+// Two counter stores sending at once, as `store.scaling2_ratio` times them, to profile:
+// `scaling-loop [ACTIONS]` (each store sends ACTIONS).
+if CommandLine.arguments.dropFirst().first == "scaling-loop" {
+  let actions = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 5_000_000
+  try runBlocking { try await CloseToPlainBenchmarks.sendTogether(actions: actions) }
+  exit(0)
+}
 if CommandLine.arguments.dropFirst().first == "lua-pieces" {  // a diagnostic, not a figure
   try runBlocking(LuaFeatureBenchmarks.pieces)
   exit(0)

@@ -3,18 +3,18 @@ import LuaKit
 
 /// Reads what a person types as Lua: an action (a bare word, or a Lua table) or an `--env`
 /// value, each evaluated in a sandbox of its own under small limits.
+///
+/// The sandbox's VM is made the first time Lua has to be read: a session of bare words (and a
+/// command that reads no line at all) starts without making one.
 public struct LuaLiteralReader {
-  let vm: LuaVM
-  let sandbox: LuaSandbox
+  private let lua = LazySandbox()
 
-  public init() throws {
-    vm = try LuaVM(limits: LuaLimits(memory: 8 << 20, instructions: 100_000))
-    sandbox = try vm.makeSandbox(.init(print: { _ in }))
-  }
+  public init() {}
 
   public func action(from text: String) throws -> LuaValue {
     if text.isLuaWord { return .string(LuaString(text)) }
     do {
+      let (vm, sandbox) = try lua.made()
       return try vm.evaluate("return " + text, chunkName: "input", in: sandbox).first ?? .nil
     } catch {
       // Lua's own words, which may not say where ("C stack overflow" for a table nested past
@@ -29,6 +29,7 @@ public struct LuaLiteralReader {
   /// Whether `text` is Lua that more lines may finish (an open table), as `lua5.4` reads it.
   public func isIncomplete(_ text: String) -> Bool {
     do throws(LuaError) {
+      let (vm, sandbox) = try lua.made()
       _ = try vm.load("return " + text, chunkName: "input", in: sandbox)
       return false
     } catch {
@@ -41,11 +42,27 @@ public struct LuaLiteralReader {
     if text.isLuaWord, !["true", "false", "nil"].contains(text) {
       return .string(LuaString(text))
     }
-    guard
+    guard let (vm, sandbox) = try? lua.made(),
       let values = try? vm.evaluate("return " + text, chunkName: "--env", in: sandbox),
       values.count == 1, values[0] != .nil
     else { return .string(LuaString(text)) }
     return values[0]
+  }
+}
+
+/// The reader's VM and sandbox, made on first use (under a lock, as the copies of a reader share it).
+private final class LazySandbox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var lua: (LuaVM, LuaSandbox)?  // under `lock`
+
+  func made() throws(LuaError) -> (LuaVM, LuaSandbox) {
+    lock.lock()
+    defer { lock.unlock() }
+    if let lua { return lua }
+    let vm = try LuaVM(limits: LuaLimits(memory: 8 << 20, instructions: 100_000))
+    let made = (vm, try vm.makeSandbox(.init(print: { _ in })))
+    lua = made
+    return made
   }
 }
 

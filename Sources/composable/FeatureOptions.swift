@@ -1,4 +1,3 @@
-import ArgumentParser
 import Composable
 import ComposableHost
 import ComposableLua
@@ -7,31 +6,42 @@ import LuaKit
 
 /// What `run` and `repl` take to load a feature and give it the world: the script, its env,
 /// where its files are, and how repeatable a session is.
-struct FeatureOptions: ParsableArguments {
-  @Argument(help: "The feature script.")
+struct FeatureOptions {
+  static let argument = CommandShape.Argument(name: "feature", help: "The feature script.")
+  static let options: [CommandShape.Option] = [
+    .value(
+      "env",
+      help: "A value for the feature's env, as NAME=VALUE (repeatable). VALUE is a Lua literal "
+        + "(debug=false, n=3, tags={\"a\"}) or else plain text (name=ada).",
+      repeats: true),
+    .value(
+      "uuid",
+      help: "UUIDs from env.uuid(): live (random) or incrementing "
+        + "(00000000-...-000000000000, then ...001). (default: live)"),
+    .value(
+      "seed",
+      help: "Seed env.random() so a session can be repeated (default: seeded by the system)."),
+    .value(
+      "data", help: "Where the feature's files are kept (default: ~/.local/share/composable/NAME)."),
+  ]
+
   var feature: String
-
-  @Option(
-    name: .customLong("env"),
-    help: """
-      A value for the feature's env, as NAME=VALUE (repeatable). VALUE is a Lua literal \
-      (debug=false, n=3, tags={"a"}) or else plain text (name=ada).
-      """)
-  var environment: [String] = []
-
-  @Option(
-    help:
-      "UUIDs from env.uuid(): live (random) or incrementing (00000000-...-000000000000, then ...001)."
-  )
-  var uuid: UUIDKind = .live
-
-  @Option(help: "Seed env.random() so a session can be repeated (default: seeded by the system).")
+  var environment: [String]
+  var uuid: UUIDKind
   var seed: UInt64?
-
-  enum UUIDKind: String, ExpressibleByArgument, CaseIterable { case live, incrementing }
-
-  @Option(help: "Where the feature's files are kept (default: ~/.local/share/composable/NAME).")
   var data: String?
+
+  enum UUIDKind: String, CaseIterable { case live, incrementing }
+
+  init(_ arguments: ParsedArguments) throws(UsageError) {
+    feature = arguments.string("feature") ?? ""
+    environment = arguments.strings("env")
+    uuid = try arguments.choice("uuid", default: .live)
+    seed = try arguments.value(
+      "seed", default: nil, expected: "a whole number from 0 to \(UInt64.max)"
+    ) { UInt64($0) }
+    data = arguments.string("data")
+  }
 
   /// `--data`, or the XDG data directory for this feature.
   var dataDirectory: URL {
@@ -47,11 +57,11 @@ struct FeatureOptions: ParsableArguments {
   /// waiting written on Ctrl-C or a kill. A feature that does not load is its error alone and
   /// exit 1 (64 would say the arguments were wrong).
   func load() async throws -> FeatureHost {
-    let reader = try LuaLiteralReader()
+    let reader = LuaLiteralReader()
     var env = LuaTable()
     for entry in environment {
       guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
-        throw ValidationError("--env \(entry): expected NAME=VALUE")
+        throw UsageError("--env \(entry): expected NAME=VALUE")
       }
       env[String(entry[..<equals])] = reader.envValue(
         from: String(entry[entry.index(after: equals)...]))
@@ -62,7 +72,7 @@ struct FeatureOptions: ParsableArguments {
       loaded = try LuaFeature(contentsOf: url, env: .table(env))
     } catch {
       printError("\(error)")
-      throw ExitCode.failure
+      throw ExitStatus.failure
     }
     var dependencies = DependencyValues.live
     if uuid == .incrementing { dependencies.uuid = .incrementing }

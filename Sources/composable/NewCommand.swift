@@ -1,21 +1,22 @@
-import ArgumentParser
 import ComposableHost
 import ComposableLua
 import Foundation
 
 /// `composable new NAME`: a folder with a feature, its test, and what an editor and luacheck
 /// need to check them, which `composable test NAME` passes at once.
-struct NewCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "new",
-    abstract: "Write a new feature, its test, and editor settings into a folder NAME.")
+struct NewCommand: Command {
+  static let shape = CommandShape(
+    name: "new", abstract: "Write a new feature, its test, and editor settings into a folder NAME.",
+    arguments: [
+      .init(name: "name", help: "The feature's name: letters, digits and _, as a Lua module name.")
+    ])
 
-  @Argument(help: "The feature's name: letters, digits and _, as a Lua module name.")
-  var name: String
+  let name: String
 
-  func validate() throws {
+  init(_ arguments: ParsedArguments) throws(UsageError) {
+    name = arguments.string("name") ?? ""
     guard name.isLuaWord else {
-      throw ValidationError(
+      throw UsageError(
         "\(name): a feature's name is a Lua module name: letters, digits and _, "
           + "not starting with a digit")
     }
@@ -24,7 +25,7 @@ struct NewCommand: ParsableCommand {
   func run() throws {
     let folder = URL(fileURLWithPath: name)
     if FileManager.default.fileExists(atPath: folder.path) {
-      throw ValidationError(
+      throw UsageError(
         "\(name) already exists; nothing was written. To fix, choose another name or move it.")
     }
     let types = folder.appendingPathComponent(".composable/types")

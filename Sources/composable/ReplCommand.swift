@@ -1,4 +1,3 @@
-import ArgumentParser
 import Composable
 import ComposableHost
 import ComposableLua
@@ -6,19 +5,29 @@ import Foundation
 import LuaKit
 
 /// `composable repl FEATURE.lua`: the REPL on a feature (what `run` opens on a terminal).
-struct ReplCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "repl",
-    abstract: "Open the REPL on a Lua feature: actions, :state, = expressions, :undo, :reload.")
+struct ReplCommand: Command {
+  static let shape = CommandShape(
+    name: "repl",
+    abstract: "Open the REPL on a Lua feature: actions, :state, = expressions, :undo, :reload.",
+    arguments: [FeatureOptions.argument],
+    options: FeatureOptions.options + [
+      .flag(
+        "paused",
+        help: "Start with time stopped: timers and debounces move only with :advance "
+          + "(or :resume)."),
+      .flag(
+        "replay", help: "After each reload, run the session's actions again through the new code."),
+    ])
 
-  @OptionGroup var options: FeatureOptions
+  let options: FeatureOptions
+  let paused: Bool
+  let replay: Bool
 
-  @Flag(
-    help: "Start with time stopped: timers and debounces move only with :advance (or :resume).")
-  var paused = false
-
-  @Flag(help: "After each reload, run the session's actions again through the new code.")
-  var replay = false
+  init(_ arguments: ParsedArguments) throws(UsageError) {
+    options = try FeatureOptions(arguments)
+    paused = arguments.flag("paused")
+    replay = arguments.flag("replay")
+  }
 
   func run() async throws {
     let host = try await options.load()

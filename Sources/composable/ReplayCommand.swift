@@ -1,26 +1,32 @@
-import ArgumentParser
 import ComposableHost
 import ComposableLua
 import Foundation
 
 /// `composable replay FILE`: runs a session saved by the REPL's `:save` again, headless, on the
 /// feature's code as it is now, and prints the final state.
-struct ReplayCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "replay",
+struct ReplayCommand: Command {
+  static let shape = CommandShape(
+    name: "replay",
     abstract: "Replay a session saved with :save, headless, and print the final state.",
     discussion: """
       The actions run again from the session's initial state, each with the env answers it \
       had; effects do not run (their results are in the session, as the actions they sent). \
       Exits 1 when an action raises, and refuses a session whose actions the feature does not \
       handle.
-      """)
+      """,
+    arguments: [.init(name: "file", help: "The session file (:save FILE in the REPL).")],
+    options: [
+      .value(
+        "feature", help: "The feature to replay it on (default: the one it was recorded with).")
+    ])
 
-  @Argument(help: "The session file (:save FILE in the REPL).")
-  var file: String
+  let file: String
+  let feature: String?
 
-  @Option(help: "The feature to replay it on (default: the one it was recorded with).")
-  var feature: String?
+  init(_ arguments: ParsedArguments) {
+    file = arguments.string("file") ?? ""
+    feature = arguments.string("feature")
+  }
 
   func run() throws {
     let sessionURL = URL(fileURLWithPath: file)
@@ -50,12 +56,12 @@ struct ReplayCommand: ParsableCommand {
     if playback.raised > 0 {
       let actions = playback.raised == 1 ? "action" : "actions"
       printError("\(playback.raised) \(actions) raised")
-      throw ExitCode.failure
+      throw ExitStatus.failure
     }
   }
 
   private func fail(_ message: String) throws -> Never {
     printError(message)
-    throw ExitCode.failure
+    throw ExitStatus.failure
   }
 }

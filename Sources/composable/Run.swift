@@ -1,4 +1,3 @@
-import ArgumentParser
 import Composable
 import ComposableHost
 import ComposableLua
@@ -12,24 +11,28 @@ import LuaKit
 /// (`{ type = "add", amount = 3 }`). Each action, and each action an effect sends back, is
 /// printed with the diff of the state it led to. At the end of the input the command waits for
 /// running effects (up to `--wait` seconds) so their actions are printed too.
-struct Run: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "run",
-    abstract: "Run a Lua feature: the REPL at a terminal, one action per line when piped.")
+struct Run: Command {
+  static let shape = CommandShape(
+    name: "run",
+    abstract: "Run a Lua feature: the REPL at a terminal, one action per line when piped.",
+    arguments: [FeatureOptions.argument],
+    options: FeatureOptions.options + [
+      .value("wait", help: "Seconds to wait for running effects when the input ends. (default: 5)"),
+      .flag(
+        "watch", help: "Reload the feature when it or a module it required is saved (hot reload)."),
+    ])
 
-  @Option(help: "Seconds to wait for running effects when the input ends.")
-  var wait: Double = 5
+  let options: FeatureOptions
+  let wait: Double
+  let watch: Bool
 
-  func validate() throws {
-    guard Seconds.duration(wait) != nil else {
-      throw ValidationError("--wait: expected \(Seconds.expected), got \(wait)")
+  init(_ arguments: ParsedArguments) throws(UsageError) {
+    options = try FeatureOptions(arguments)
+    wait = try arguments.value("wait", default: 5, expected: Seconds.expected) { text in
+      Double(text).flatMap { Seconds.duration($0) != nil ? $0 : nil }
     }
+    watch = arguments.flag("watch")
   }
-
-  @OptionGroup var options: FeatureOptions
-
-  @Flag(help: "Reload the feature when it or a module it required is saved (hot reload).")
-  var watch = false
 
   func run() async throws {
     let host = try await options.load()
@@ -60,7 +63,7 @@ struct Run: AsyncParsableCommand {
         fflush(nil)
       })
     let store = Store(initialState: LuaFeatureHandle(feature: loaded), reducer: reducer)
-    let parser = try LuaLiteralReader()
+    let parser = LuaLiteralReader()
     let file = host.file
     let hotReload =
       watch

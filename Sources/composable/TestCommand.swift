@@ -1,24 +1,34 @@
-import ArgumentParser
 import ComposableLua
 import Foundation
 
 /// `composable test [paths]`: runs the Lua tests (`*_test.lua`) under the paths.
-struct TestCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "test", abstract: "Run Lua tests (*_test.lua files) and report.")
+struct TestCommand: Command {
+  static let shape = CommandShape(
+    name: "test", abstract: "Run Lua tests (*_test.lua files) and report.",
+    arguments: [
+      .init(
+        name: "paths",
+        help: "Test files or directories to search (default: the current directory).",
+        repeats: true)
+    ],
+    options: [
+      .value("filter", help: "Only the tests whose names contain this."),
+      .value("output", help: "readable, tap or junit. (default: readable)"),
+    ])
 
-  enum Output: String, ExpressibleByArgument, CaseIterable {
+  enum Output: String, CaseIterable {
     case readable, tap, junit
   }
 
-  @Argument(help: "Test files or directories to search (default: the current directory).")
-  var paths: [String] = []
+  let paths: [String]
+  let filter: String?
+  let output: Output
 
-  @Option(help: "Only the tests whose names contain this.")
-  var filter: String?
-
-  @Option(help: "readable, tap or junit.")
-  var output: Output = .readable
+  init(_ arguments: ParsedArguments) throws(UsageError) {
+    paths = arguments.strings("paths")
+    filter = arguments.string("filter")
+    output = try arguments.choice("output", default: .readable)
+  }
 
   func run() async throws {
     let runner = LuaTestRunner()
@@ -33,7 +43,7 @@ struct TestCommand: AsyncParsableCommand {
     case .junit: print(LuaTestReport.junit(results))
     }
     if results.contains(where: { if case .failed = $0.outcome { true } else { false } }) {
-      throw ExitCode.failure
+      throw ExitStatus.failure
     }
   }
 }

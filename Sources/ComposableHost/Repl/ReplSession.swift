@@ -54,7 +54,7 @@ public actor ReplSession {
     self.file = file
     self.env = env
     self.clock = clock
-    reader = try LuaLiteralReader()
+    reader = LuaLiteralReader()
     let known = KnownTypesBox(KnownActionTypes(KnownActionTypes.found(besides: file)))
     self.known = known
     let printer = ReplPrinter(

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// How `composable` reads its command line (by hand, see `CommandShape`): help where asked,
+/// and for everything it cannot read, `Error: ...`, the usage, and exit status 64.
+@Suite struct CommandLineParsingTests {
+  static let runUsage =
+    "Usage: composable run <feature> [--env <env> ...] [--uuid <uuid>] [--seed <seed>] "
+    + "[--data <data>] [--wait <wait>] [--watch]\n"
+    + "  See 'composable run --help' for more information.\n"
+
+  func run(_ arguments: [String], input: String = "") throws -> CommandLineTests.Outcome {
+    try CommandLineTests.run(arguments, input: input)
+  }
+
+  @Test func helpListsTheSubcommandsAndEachOnesOptions() throws {
+    let root = try run(["--help"])
+    #expect(root.status == 0)
+    #expect(
+      root.output.hasPrefix("OVERVIEW: Runs Composable-Architecture features written in Lua."))
+    for name in ["run (default)", "repl", "replay", "test", "eval", "new"] {
+      #expect(root.output.contains("\n  \(name) "), "\(name)")
+    }
+    let viaHelp = try run(["help", "run"])
+    let viaFlag = try run(["run", "examples/counter/counter.lua", "-h"])
+    #expect(viaHelp.status == 0 && viaFlag.status == 0)
+    #expect(viaHelp.output == viaFlag.output)
+    #expect(
+      viaHelp.output.contains("  --wait <wait>           Seconds to wait for running effects"))
+    #expect(viaHelp.output.contains("  --watch                 Reload the feature when"))
+    // Every line of help fits 80 columns, except the usage line.
+    for line in viaHelp.output.split(separator: "\n") where !line.hasPrefix("USAGE") {
+      #expect(line.count <= 80, "\(line)")
+    }
+  }
+
+  @Test func whatCannotBeReadIsAUsageErrorNamingIt() throws {
+    let cases: [([String], String)] = [
+      (["run"], "Missing expected argument '<feature>'"),
+      (["run", "a.lua", "b.lua"], "Unexpected argument 'b.lua'"),
+      (["run", "a.lua", "--bogus"], "Unknown option '--bogus'"),
+      (["run", "a.lua", "-x"], "Unknown option '-x'"),
+      (["run", "a.lua", "--wait"], "Missing value for '--wait <wait>'"),
+      (["run", "a.lua", "--watch=yes"], "--watch takes no value"),
+      (
+        ["run", "a.lua", "--wait", "-1"],
+        "--wait: expected a number of seconds from 0 to 1e9, got -1"
+      ),
+      (["run", "a.lua", "--uuid", "random"], "--uuid: expected live or incrementing, got random"),
+      (
+        ["run", "a.lua", "--seed", "1e3"],
+        "--seed: expected a whole number from 0 to 18446744073709551615, got 1e3"
+      ),
+    ]
+    for (arguments, message) in cases {
+      let outcome = try run(arguments)
+      #expect(outcome.status == 64, "\(arguments)")
+      #expect(outcome.errors == "Error: \(message)\n" + Self.runUsage, "\(arguments)")
+      #expect(outcome.output.isEmpty)
+    }
+    let test = try run(["test", "--output", "xml"])
+    #expect(test.status == 64)
+    #expect(test.errors.hasPrefix("Error: --output: expected readable, tap or junit, got xml\n"))
+    let help = try run(["help", "frob"])
+    #expect(help.status == 64)
+    #expect(
+      help.errors
+        == "Error: Unknown subcommand 'frob'\n  See 'composable --help' for the subcommands.\n")
+  }
+
+  /// `--name=value` and `--name value` read the same; a repeated option keeps every value; a
+  /// word that names no subcommand is `run`'s feature; after `--`, a word is an argument.
+  @Test func theFormsOfAnOptionAndTheDefaultSubcommand() throws {
+    let outcome = try run(
+      [
+        "examples/counter/counter.lua", "--wait=0", "--env", "a=1", "--env=b=\"two\"",
+        "--seed", "7", "--uuid=incrementing",
+      ], input: "increment\n")
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    #expect(outcome.output.hasPrefix("counter.lua loaded. State: { count = 0 }\n"))
+    #expect(outcome.output.contains("+ count = 1"))
+    let dashed = try run(["run", "--wait", "0", "--", "--looks-like-an-option.lua"])
+    #expect(dashed.status == 1)
+    #expect(dashed.errors.contains("--looks-like-an-option.lua did not load"))
+  }
+}
