@@ -78,17 +78,15 @@ let package = Package(
         .embedInCode("Lua/types/composable.test.meta.lua"),
       ]
     ),
-    // Debian's libedit for the REPL's line editing (pkg-config libedit).
-    .systemLibrary(
-      name: "CEditLine", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
-    // Ctrl-C at the REPL's prompt, in C because a signal handler must be (libedit, linked).
-    .target(name: "TerminalSupport", linkerSettings: [.linkedLibrary("edit")]),
+    // The REPL's terminal: Ctrl-C at its prompt, in C because a signal handler must be, and
+    // Debian's libedit for line editing, opened with dlopen when first needed.
+    .target(name: "TerminalSupport"),
     // What the host does around a feature: the REPL session, hot reload, reading typed Lua.
     .target(name: "ComposableHost", dependencies: ["LuaKit", "Composable", "ComposableLua"]),
     .executableTarget(
       name: "composable",
       dependencies: [
-        "LuaKit", "Composable", "ComposableLua", "ComposableHost", "CEditLine", "TerminalSupport",
+        "LuaKit", "Composable", "ComposableLua", "ComposableHost", "TerminalSupport",
       ]
     ),
     // The search example's answers, and its demo server on FlyingFox (`search-server`), which

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <editline/readline.h>
 
 // Lock-free atomics: safe in a handler, and seen as such by ThreadSanitizer.
 static atomic_int ts_interrupted = 0;
@@ -68,8 +67,7 @@ void ts_catch_interrupts(void) {
   action.sa_flags = SA_RESTART;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, NULL);
-  rl_catch_signals = 0;  // libedit's own handlers would re-raise it to the process group
-  rl_getc_function = ts_getc;
+  if (te_open()) te_read_keys_with(ts_getc);
 }
 
 int ts_take_interrupt(void) { return atomic_exchange(&ts_interrupted, 0); }

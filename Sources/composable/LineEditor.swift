@@ -1,9 +1,9 @@
-import CEditLine
-import TerminalSupport
 import Foundation
+import TerminalSupport
 
 /// Line editing at the terminal, on libedit: arrows, Home/End, Ctrl-R to search the history,
-/// the history kept in a file across sessions, and Tab completion from `complete`.
+/// the history kept in a file across sessions, and Tab completion from `complete`. libedit is
+/// opened when the first editor is made; without it (not installed) there is none.
 final class LineEditor {
   /// What Tab offers: the words that complete the word under the cursor, given the line.
   /// libedit calls back through C, so the completer lives where a C function can reach it.
@@ -14,7 +14,8 @@ final class LineEditor {
 
   let historyFile: URL
 
-  init(historyFile: URL, complete: @escaping (_ word: String, _ line: String) -> [String]) {
+  init?(historyFile: URL, complete: @escaping (_ word: String, _ line: String) -> [String]) {
+    guard te_open() != 0 else { return nil }
     self.historyFile = historyFile
     Self.complete = complete
     try? FileManager.default.createDirectory(
@@ -22,19 +23,19 @@ final class LineEditor {
     // Ctrl-C ends the line being typed, not the session (Ctrl-D or :quit do; SIGTERM still
     // saves and exits).
     ts_catch_interrupts()
-    using_history()
-    _ = read_history(historyFile.path)
+    te_using_history()
+    _ = te_read_history(historyFile.path)
     // libedit's emacs keys leave Ctrl-R to redisplay; readline users expect a search.
-    _ = rl_parse_and_bind("bind ^R em-inc-search-prev")
+    _ = te_parse_and_bind("bind ^R em-inc-search-prev")
     // Ctrl-D on an empty line ends the session (libedit's readline inserts it otherwise).
-    _ = rl_parse_and_bind("bind ^D em-delete-or-list")
-    ce_set_completion { text, _, _ in
-      ce_completion_is_over()  // never fall back to file names
+    _ = te_parse_and_bind("bind ^D em-delete-or-list")
+    te_set_completion { text, _, _ in
+      te_completion_is_over()  // never fall back to file names
       guard let text else { return nil }
-      return rl_completion_matches(text) { text, state in
+      return te_completion_matches(text) { text, state in
         if state == 0 {
           let word = text.map { String(cString: $0) } ?? ""
-          let line = ce_line_buffer().map { String(cString: $0) } ?? ""
+          let line = te_line_buffer().map { String(cString: $0) } ?? ""
           LineEditor.matches = LineEditor.complete(word, line)
         }
         guard Int(state) < LineEditor.matches.count else { return nil }
@@ -48,7 +49,7 @@ final class LineEditor {
   func readLine(prompt: String) -> String? {
     while true {
       _ = ts_take_interrupt()
-      let pointer = readline(prompt)
+      let pointer = te_readline(prompt)
       if ts_take_interrupt() != 0 {
         // The line is dropped; a new prompt on a line of its own.
         free(pointer)
@@ -64,8 +65,8 @@ final class LineEditor {
     defer { free(pointer) }
     let line = String(cString: pointer)
     if !line.trimmingCharacters(in: .whitespaces).isEmpty {
-      add_history(line)
-      _ = write_history(historyFile.path)
+      te_add_history(line)
+      _ = te_write_history(historyFile.path)
     }
     return line
   }

@@ -1,6 +1,9 @@
-// Ctrl-C at the REPL's prompt, in C because a signal handler must be.
+// The REPL's terminal, in C: Ctrl-C at its prompt (a signal handler must be C), and libedit,
+// opened with dlopen (its functions are C, reached through dlsym).
 #ifndef TERMINAL_SUPPORT_H
 #define TERMINAL_SUPPORT_H
+
+#include <stdio.h>
 
 /// Has Ctrl-C end the line being typed instead of the process: SIGINT is noted and wakes the
 /// reading of keys, which libedit then does through `ts_getc` (set as its `rl_getc_function`).
@@ -10,5 +13,24 @@ void ts_catch_interrupts(void);
 /// Whether Ctrl-C ended the last `readline` (which then returned NULL, as at the end of the
 /// input); clears the note.
 int ts_take_interrupt(void);
+
+// Line editing on libedit, opened on first use (LineEditing.c).
+/// Opens libedit; 0 when it cannot be had (then nothing below may be called).
+int te_open(void);
+void te_using_history(void);
+int te_read_history(const char *path);
+int te_write_history(const char *path);
+void te_add_history(const char *line);
+int te_parse_and_bind(const char *line);
+/// libedit's `readline`: the line typed (to be freed), or NULL at the end of the input.
+char *te_readline(const char *prompt);
+char **te_completion_matches(const char *text, char *(*generate)(const char *, int));
+/// What Tab calls (libedit's `rl_attempted_completion_function`).
+void te_set_completion(char **(*complete)(const char *, int, int));
+/// Says the completion is over: no fall back to file names.
+void te_completion_is_over(void);
+const char *te_line_buffer(void);
+/// Has libedit read each key with `read_key`, and install no signal handlers of its own.
+void te_read_keys_with(int (*read_key)(FILE *));
 
 #endif
