@@ -47,7 +47,7 @@ struct FeatureOptions {
   var dataDirectory: URL {
     if let data { return URL(fileURLWithPath: data) }
     let base =
-      ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+      environmentVariable("XDG_DATA_HOME").map { URL(fileURLWithPath: $0) }
       ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
     let name = URL(fileURLWithPath: feature).deletingPathExtension().lastPathComponent
     return base.appendingPathComponent("composable").appendingPathComponent(name)

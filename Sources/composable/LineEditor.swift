@@ -75,7 +75,7 @@ final class LineEditor {
   /// under `~/.local/state`.
   static func historyFile(for feature: URL) -> URL {
     let base =
-      ProcessInfo.processInfo.environment["XDG_STATE_HOME"].map { URL(fileURLWithPath: $0) }
+      environmentVariable("XDG_STATE_HOME").map { URL(fileURLWithPath: $0) }
       ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
     let name = feature.deletingPathExtension().lastPathComponent
     return base.appendingPathComponent("composable").appendingPathComponent(name + ".history")

@@ -51,6 +51,29 @@ import Testing
       == .load(file: latin1.path, message: "cannot read it: line 3 is not UTF-8 text"))
   }
 
+  /// A script longer than one read of the file (64 KiB), and one whose path goes through a
+  /// file as if it were a folder, a symlink to the script, and an empty script.
+  @Test func aLongScriptIsReadWholeAndOddPathsSayWhy() throws {
+    let directory = try makeTemporaryDirectory("feature")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let long = directory.appendingPathComponent("long.lua")
+    let padding = String(repeating: "-- padding, to make the file long\n", count: 6_000)
+    try (padding + "return { initial_state = function() return { n = 7 } end, "
+      + "reduce = function() end }").write(to: long, atomically: true, encoding: .utf8)
+    #expect(try LuaFeature(contentsOf: long).state() == ["n": 7])
+    let link = directory.appendingPathComponent("link.lua")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: long)
+    #expect(try LuaFeature(contentsOf: link).state() == ["n": 7])
+    let throughFile = long.appendingPathComponent("x.lua")
+    #expect(featureError { _ = try LuaFeature(contentsOf: throughFile) }
+      == .load(file: throughFile.path, message: "cannot read it: no such file"))
+    let empty = directory.appendingPathComponent("empty.lua")
+    try Data().write(to: empty)
+    #expect(featureError { _ = try LuaFeature(contentsOf: empty) }
+      == .load(
+        file: "empty.lua", message: "a feature must return a table with a reduce function, got nothing"))
+  }
+
   @Test func siblingModulesAreFoundAndNothingOutside() throws {
     let directory = try makeTemporaryDirectory("feature")
     defer { try? FileManager.default.removeItem(at: directory) }
