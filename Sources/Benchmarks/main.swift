@@ -26,36 +26,24 @@ let groups = [
 if CommandLine.arguments.dropFirst().first == "toggle-loop" {
   let count = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10
   let actions = CommandLine.arguments.dropFirst(3).first.flatMap { Int($0) } ?? 5_000_000
-  try runBlocking {
-    let feature = try LuaFeature(
+  try sendTyped(
+    actions,
+    to: LuaFeature(
       source: LuaFeatureBenchmarks.todos, file: "todos.lua",
       state: LuaFeatureBenchmarks.todosState(count: count),
       limits: LuaLimits(memory: nil, instructions: 10_000_000))
-    let store = Store(
-      initialState: LuaFeatureHandle(feature: feature),
-      reducer: LuaFeatureCodableReducer<LuaFeatureHandle, CloseToPlainBenchmarks.TodosAction>(
-        feature: feature, dependencies: .live))
-    await store.withIsolation { store in
-      for index in 0..<actions { store.send(.toggle(id: index % count + 1)) }
-    }
-  }
+  ) { CloseToPlainBenchmarks.TodosAction.toggle(id: $0 % count + 1) }
   exit(0)
 }
 // The typed counter's loop, to profile the same way: `counter-loop [ACTIONS]`.
 if CommandLine.arguments.dropFirst().first == "counter-loop" {
   let actions = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 5_000_000
-  try runBlocking {
-    let feature = try LuaFeature(
+  try sendTyped(
+    actions,
+    to: LuaFeature(
       source: LuaFeatureBenchmarks.counter, file: "counter.lua",
       limits: LuaLimits(memory: nil, instructions: 10_000_000))
-    let store = Store(
-      initialState: LuaFeatureHandle(feature: feature),
-      reducer: LuaFeatureCodableReducer<LuaFeatureHandle, LuaFeatureBenchmarks.CounterAction>(
-        feature: feature, dependencies: .live))
-    await store.withIsolation { store in
-      for _ in 0..<actions { store.send(.increment) }
-    }
-  }
+  ) { _ in LuaFeatureBenchmarks.CounterAction.increment }
   exit(0)
 }
 // Two counter stores sending at once, as `store.scaling2_ratio` times them, to profile:
@@ -73,6 +61,22 @@ if CommandLine.arguments.dropFirst().first == "pieces" {  // a diagnostic, not a
   try MarshalBenchmarks.pieces()
   exit(0)
 }
+/// Sends `count` typed actions (`action(index)`) through a store over `feature`: a loop to
+/// profile.
+func sendTyped<Action: LuaActionConvertible & Codable>(
+  _ count: Int, to feature: LuaFeature, _ action: @escaping @Sendable (Int) -> Action
+) throws {
+  try runBlocking {
+    let store = Store(
+      initialState: LuaFeatureHandle(feature: feature),
+      reducer: LuaFeatureCodableReducer<LuaFeatureHandle, Action>(
+        feature: feature, dependencies: .live))
+    await store.withIsolation { store in
+      for index in 0..<count { store.send(action(index)) }
+    }
+  }
+}
+
 /// Runs async benchmark code from this synchronous entry point.
 func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
   let result = LockedResult<T>()
