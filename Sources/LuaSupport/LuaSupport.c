@@ -18,8 +18,9 @@ static const int lk_hook_granularity = 1000;
 
 // Lua allocates and frees small blocks all the time: the table of each action and its fields,
 // the tables and strings of a state. They come from free lists, one a size class, carved from
-// 16 KiB slabs, each slab for one size class; larger blocks go to malloc. A freed small block
-// goes back to its list. Nothing on that path counts anything: when the memory cap is reached,
+// 16 KiB slabs; larger blocks go to malloc. A freed small block goes back to its list. New
+// strings are carved from slabs of their own, everything else from shared ones (a table beside
+// its fields, for locality). Nothing on that path counts anything: when the memory cap is reached,
 // or the host asks (lk_release_free_memory), `lk_pool_trim` adds up the free bytes of each slab
 // from the lists, and a slab whose every carved byte is free goes back to the system. The cap
 // counts every slab, so a state never holds more than its cap.
@@ -49,14 +50,20 @@ static lk_slab *lk_slab_of(lk_slab **sorted, size_t count, const void *block) {
   return sorted[low - 1];  // a block is in some slab: low > 0
 }
 
-// Whether a small block of `size` bytes needs a new slab.
-static int lk_pool_needs_slab(const lk_pool *pool, size_t size) {
-  if (pool->free[lk_pool_class(size)] != NULL) return 0;
-  int size_class = lk_pool_class(size);
-  return (size_t)(pool->end[size_class] - pool->cursor[size_class]) < lk_pool_rounded(size);
+// Which slabs a new block is carved from: strings apart from everything else (see
+// LK_POOL_GROUPS). `tag` is what Lua passes as the old size of a new block: the type of the
+// object, or 0 for a vector.
+static inline int lk_pool_group(size_t tag) {
+  return (tag & 0x0F) == LUA_TSTRING ? LK_POOL_STRINGS : LK_POOL_OBJECTS;
 }
 
-static void *lk_pool_take(lk_pool *pool, size_t size) {
+// Whether a small block of `size` bytes for `group` needs a new slab.
+static int lk_pool_needs_slab(const lk_pool *pool, size_t size, int group) {
+  if (pool->free[lk_pool_class(size)] != NULL) return 0;
+  return (size_t)(pool->end[group] - pool->cursor[group]) < lk_pool_rounded(size);
+}
+
+static void *lk_pool_take(lk_pool *pool, size_t size, int group) {
   int size_class = lk_pool_class(size);
   lk_free_block *block = pool->free[size_class];
   if (block != NULL) {
@@ -64,20 +71,20 @@ static void *lk_pool_take(lk_pool *pool, size_t size) {
     return block;
   }
   size_t rounded = lk_pool_rounded(size);
-  if ((size_t)(pool->end[size_class] - pool->cursor[size_class]) < rounded) {  // too small
+  if ((size_t)(pool->end[group] - pool->cursor[group]) < rounded) {  // the rest is too small
     lk_slab *slab = malloc(LK_POOL_SLAB);
     if (slab == NULL) return NULL;
     slab->next = pool->slabs;
     slab->carved = 0;
     pool->slabs = slab;
     pool->slab_count += 1;
-    pool->current[size_class] = slab;
-    pool->cursor[size_class] = (char *)slab + LK_POOL_GRANULE;  // after the header, aligned
-    pool->end[size_class] = (char *)slab + LK_POOL_SLAB;
+    pool->current[group] = slab;
+    pool->cursor[group] = (char *)slab + LK_POOL_GRANULE;  // after the header, aligned
+    pool->end[group] = (char *)slab + LK_POOL_SLAB;
   }
-  void *result = pool->cursor[size_class];
-  pool->cursor[size_class] += rounded;
-  pool->current[size_class]->carved += (uint32_t)rounded;
+  void *result = pool->cursor[group];
+  pool->cursor[group] += rounded;
+  pool->current[group]->carved += (uint32_t)rounded;
   return result;
 }
 
@@ -124,10 +131,10 @@ static void lk_pool_trim(lk_pool *pool) {
       link = &slab->next;
       continue;
     }
-    for (int size_class = 0; size_class < LK_POOL_CLASSES; size_class++) {
-      if (pool->current[size_class] == slab) {
-        pool->current[size_class] = NULL;
-        pool->cursor[size_class] = pool->end[size_class] = NULL;
+    for (int group = 0; group < LK_POOL_GROUPS; group++) {
+      if (pool->current[group] == slab) {
+        pool->current[group] = NULL;
+        pool->cursor[group] = pool->end[group] = NULL;
       }
     }
     *link = slab->next;
@@ -170,7 +177,7 @@ static void lk_release(lk_info *info, void *block, size_t size) {
 }
 
 // A block of `size` bytes holding the first bytes of `block` (of `old` bytes, or NULL).
-static void *lk_resize(lk_info *info, void *block, size_t old, size_t size) {
+static void *lk_resize(lk_info *info, void *block, size_t old, size_t size, int group) {
   lk_pool *pool = &info->pool;
   if (size > LK_POOL_LARGEST) {
     if (block != NULL && old > LK_POOL_LARGEST) {
@@ -189,7 +196,7 @@ static void *lk_resize(lk_info *info, void *block, size_t old, size_t size) {
   }
   if (block != NULL && old <= LK_POOL_LARGEST && lk_pool_class(old) == lk_pool_class(size))
     return block;
-  void *small = lk_pool_take(pool, size);
+  void *small = lk_pool_take(pool, size, group);
   if (small == NULL) {
     if (block == NULL || size > old) return NULL;
     // Lua requires a shrink to succeed, and keeping the block does: it is at least `size`
@@ -219,14 +226,15 @@ static size_t lk_held(const lk_info *info) {
 }
 
 // What the VM would hold once `block` (of `old` bytes) became `size` bytes.
-static size_t lk_held_after(const lk_info *info, void *block, size_t old, size_t size) {
+static size_t lk_held_after(
+    const lk_info *info, void *block, size_t old, size_t size, int group) {
   size_t held = lk_held(info);
   if (size > LK_POOL_LARGEST) {
     return held + size - (block != NULL && old > LK_POOL_LARGEST ? old : 0);
   }
   if (block != NULL && old <= LK_POOL_LARGEST && lk_pool_class(old) == lk_pool_class(size))
     return held;
-  return lk_pool_needs_slab(&info->pool, size) ? held + LK_POOL_SLAB : held;
+  return lk_pool_needs_slab(&info->pool, size, group) ? held + LK_POOL_SLAB : held;
 }
 
 static void lk_count_hook(lua_State *L, lua_Debug *ar);
@@ -245,20 +253,21 @@ static inline void lk_charge_allocation(lk_info *info, size_t bytes) {
 static void *lk_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   lk_info *info = (lk_info *)ud;
   size_t old = ptr ? osize : 0;  // when ptr is NULL, osize is a type tag, not a size
+  int group = ptr ? LK_POOL_OBJECTS : lk_pool_group(osize);
   if (nsize == 0) {
     if (ptr != NULL) lk_release(info, ptr, old);
     info->memory_used -= old;
     return NULL;
   }
   if (nsize > old && info->enforce_memory && info->memory_limit != 0 &&
-      lk_held_after(info, ptr, old, nsize) > info->memory_limit) {
+      lk_held_after(info, ptr, old, nsize, group) > info->memory_limit) {
     lk_pool_trim(&info->pool);
-    if (lk_held_after(info, ptr, old, nsize) > info->memory_limit) {
+    if (lk_held_after(info, ptr, old, nsize, group) > info->memory_limit) {
       info->last_failure = LK_FAILURE_MEMORY_LIMIT;
       return NULL;  // Lua collects garbage, retries once, then raises LUA_ERRMEM
     }
   }
-  void *block = lk_resize(info, ptr, old, nsize);
+  void *block = lk_resize(info, ptr, old, nsize, group);
   if (block == NULL) return NULL;
   info->memory_used = info->memory_used - old + nsize;
   if (info->charging) {  // a top-level call with a budget is in flight

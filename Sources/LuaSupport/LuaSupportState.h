@@ -20,6 +20,12 @@
 // Small blocks of a state, by 16-byte size class up to 256 bytes (see LuaSupport.c).
 enum { LK_POOL_GRANULE = 16, LK_POOL_CLASSES = 16, LK_POOL_SLAB = 16 * 1024 };
 
+// New blocks are carved from two groups of slabs: strings, and everything else. A table sits
+// beside its fields and its neighbours (one page for a todo read at random, not three), while
+// the tables of a large structure that became garbage (the table `initial_state()` returned,
+// once copied) free whole slabs: the strings the copy shares are not among them.
+enum { LK_POOL_OBJECTS = 0, LK_POOL_STRINGS = 1, LK_POOL_GROUPS = 2 };
+
 typedef struct lk_free_block {
   struct lk_free_block *next;
 } lk_free_block;
@@ -35,12 +41,10 @@ enum { LK_MAX_ORPHANS = 64 };
 
 typedef struct {
   lk_free_block *free[LK_POOL_CLASSES];  // freed blocks, one list a class
-  // The unused rest of each class's newest slab. A slab holds blocks of one size only, so the
-  // blocks of a large structure that became garbage (the table `initial_state()` returned,
-  // once copied) free whole slabs, not holes between the blocks of others.
-  char *cursor[LK_POOL_CLASSES];
-  char *end[LK_POOL_CLASSES];
-  lk_slab *current[LK_POOL_CLASSES];  // the slab the cursor is in
+  // The unused rest of each group's newest slab (LK_POOL_GROUPS).
+  char *cursor[LK_POOL_GROUPS];
+  char *end[LK_POOL_GROUPS];
+  lk_slab *current[LK_POOL_GROUPS];  // the slab the cursor is in
   lk_slab *slabs;
   size_t slab_count;
 } lk_pool;

@@ -1,8 +1,8 @@
 import LuaKit
 import Testing
 
-/// A large structure that became garbage is given back whole: the pool's slabs each hold one
-/// size of block, so the tables of a copied-away value do not share slabs with the strings the
+/// A large structure that became garbage is given back whole: new strings are carved from slabs
+/// of their own, so the tables of a copied-away value do not share slabs with the strings the
 /// copy keeps, and the slabs come from plain malloc, which leaves no gaps beside them.
 @Suite struct LuaMemoryReleaseTests {
   static let todos = """
