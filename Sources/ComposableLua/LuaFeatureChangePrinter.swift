@@ -4,8 +4,8 @@ import LuaKit
 extension LuaFeatureReducer where State == LuaFeatureHandle {
   /// Prints each action and where it changed the state, as `printChanges` does for a store that
   /// holds a copy, in the same words. The changes are read from the action's transaction before
-  /// it commits, looking only into the tables it changed: no copy of the state is kept or
-  /// compared, so a state of 100,000 todos costs no memory beside itself.
+  /// it commits (a walk over the state finds the tables that changed; only those are read and
+  /// compared): no copy of the state is kept, so 100,000 todos cost no memory beside themselves.
   public func printChanges(to printer: ChangePrinter = .console) -> LuaFeatureChangePrinter {
     LuaFeatureChangePrinter(base: self, printer: printer)
   }

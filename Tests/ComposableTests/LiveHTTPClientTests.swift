@@ -121,9 +121,12 @@ import Testing
     let server = try Self.server()
     defer { server.stop() }
     let task = Task { try await HTTPClient.live().perform(HTTPRequest(url: server.url + "/slow")) }
-    // Cancel once the request is in flight: the server has it and is taking its time.
-    let sent = Date().addingTimeInterval(5)
+    // Cancel once the request is in flight: the server has it and is taking its time. (Under a
+    // loaded sanitized suite the server has taken more than 5 s to read it; cancelled before
+    // that, the request never reaches the server, which then has no hang-up to see.)
+    let sent = Date().addingTimeInterval(50)
     while server.received.isEmpty, Date() < sent { try await Task.sleep(for: .milliseconds(10)) }
+    try #require(!server.received.isEmpty, "the server never received the request")
     task.cancel()
     let result = await task.result
     #expect(throws: CancellationError.self) { try result.get() }
@@ -141,8 +144,9 @@ import Testing
     defer { server.stop() }
     let client = HTTPClient.live()
     let task = Task { try await client.perform(HTTPRequest(url: server.url + "/slow")) }
-    let sent = Date().addingTimeInterval(5)
+    let sent = Date().addingTimeInterval(50)
     while server.received.isEmpty, Date() < sent { try await Task.sleep(for: .milliseconds(10)) }
+    try #require(!server.received.isEmpty, "the server never received the request")
     // posix_spawn with no file actions: what is not close-on-exec goes to the child.
     var pid: pid_t = 0
     let words: [String] = ["/bin/sleep", "30"]
