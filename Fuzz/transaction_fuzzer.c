@@ -136,7 +136,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       continue;
     }
     if (op == 15) {
-      if (open) lk_transaction_commit(L);
+      if (open) {
+        // What the transaction changed, as a host that prints it reads it: it must not fail
+        // (but for memory) and must leave the state exactly as it was.
+        if (call(L, snapshot, 0, 1, args) != LUA_OK) violated(L, "snapshot");
+        int status = lk_transaction_changes(L, proxy);
+        if (status == LUA_OK) {
+          if (lua_type(L, -1) != LUA_TTABLE) violated(L, "the changes are not a table");
+          for (int part = 1; part <= 3; part++) {
+            if (lua_rawgeti(L, -1, part) != LUA_TTABLE) violated(L, "a part of the changes");
+            lua_pop(L, 1);
+          }
+        } else if (status != LUA_ERRMEM) {
+          violated(L, "reading the changes");
+        }
+        lua_pop(L, 1);
+        if (call(L, snapshot, 0, 1, args) != LUA_OK) violated(L, "snapshot");
+        if (!lua_rawequal(L, -1, -2)) violated(L, "reading the changes changed the state");
+        lua_settop(L, top);
+        lk_transaction_commit(L);
+      }
       open = 0;
       continue;
     }
