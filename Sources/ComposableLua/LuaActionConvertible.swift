@@ -37,13 +37,14 @@ extension LuaAction {
   static let typeName = LuaName(typeField)
 }
 
-/// A typed action as the table it crosses as: `type`, then its fields. Not generic: a generic
-/// wrapper's metadata would be looked up at run time on every send.
+/// A typed action as the table it crosses as: its fields, then `type`, last, so that no field
+/// can replace it: the action has its shape without a check on the way in. Not generic: a
+/// generic wrapper's metadata would be looked up at run time on every send.
 struct LuaActionTable: LuaTableConvertible {
   let action: any LuaActionConvertible
 
   func write(to table: inout LuaTableWriter) throws(LuaError) {
-    try table.set(LuaAction.typeName, action.luaType)
     try action.writeFields(to: &table)
+    try table.set(LuaAction.typeName, action.luaType)
   }
 }

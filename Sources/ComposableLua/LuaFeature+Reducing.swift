@@ -33,7 +33,8 @@ extension LuaFeature {
         switch action {  // rolled back if it fails
         case let .value(value): returned = try vm.callTransaction(loaded.step, argument: value)
         case let .typed(typed):
-          returned = try vm.callTransaction(loaded.step, table: LuaActionTable(action: typed))
+          returned = try vm.callTransaction(
+            loaded.step, table: LuaActionTable(action: typed), setsTag: true)
         case let .encoded(argument, _):
           returned = try vm.callTransaction(loaded.step, argument: argument)
         }

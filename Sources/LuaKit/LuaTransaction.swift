@@ -92,12 +92,14 @@ extension LuaVM {
   }
 
   /// `callTransaction(_:argument:)` with a table pushed field by field (a typed action, say):
-  /// nothing is allocated on the way but what Lua allocates for the table.
+  /// nothing is allocated on the way but what Lua allocates for the table. With `setsTag`, the
+  /// writer promises to set the call's tag field to a string, last (so no field of its own can
+  /// replace it), and the table is not checked for it.
   public func callTransaction(
-    _ call: LuaTransactionCall, table argument: some LuaTableConvertible
+    _ call: LuaTransactionCall, table argument: some LuaTableConvertible, setsTag: Bool = false
   ) throws(LuaError) -> LuaValue {
     try callTransaction(
-      call,
+      call, checksTag: !setsTag,
       pushingArgument: { (stack) throws(LuaError) in
         try stack.push(table: argument, in: self)
       })
@@ -105,7 +107,8 @@ extension LuaVM {
 
   @inline(__always)
   private func callTransaction(
-    _ call: LuaTransactionCall, pushingArgument push: (LuaStack) throws(LuaError) -> Void
+    _ call: LuaTransactionCall, checksTag: Bool = true,
+    pushingArgument push: (LuaStack) throws(LuaError) -> Void
   ) throws(LuaError) -> LuaValue {
     drainReleases()
     lk_transaction_begin(L)
@@ -116,7 +119,7 @@ extension LuaVM {
         do throws(LuaError) { try push(stack) } catch {
           throw error.rooted(at: "argument")
         }
-        if call.slots.tag != 0, lk_normalize_tagged(L, -1, call.slots.tag) == 0 {
+        if checksTag, call.slots.tag != 0, lk_normalize_tagged(L, -1, call.slots.tag) == 0 {
           lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.tag))
           let tag = stack.errorMessage(at: -1)
           throw .conversion(

@@ -127,4 +127,25 @@ import Testing
     #expect(messages.last?.contains("relabel refused") == true)
     #expect(try feature.state() == ["seen": []])
   }
+
+  /// An action whose fields name `type` too (by mistake, or a `LuaValue` of any shape) still
+  /// arrives with its own type, a string: the type is written last, and the action needs no
+  /// check on the way in.
+  @Test func aFieldNamedTypeCannotReplaceTheActionsType() throws {
+    enum Mistyped: Codable, Sendable, LuaActionConvertible {
+      case bump
+      var luaType: LuaName { Self.bumpName }
+      func writeFields(to action: inout LuaTableWriter) throws(LuaError) {
+        try action.set(Self.typeName, ["not", "a", "string"] as LuaValue)
+        try action.set(Self.sizeName, 3)
+      }
+      static let bumpName: LuaName = "bump", typeName: LuaName = "type", sizeName: LuaName = "size"
+    }
+    let feature = try LuaFeature(source: Self.notes, file: "notes.lua")
+    let reducer = LuaFeatureCodableReducer<LuaFeatureHandle, Mistyped>(
+      feature: feature, dependencies: .test)
+    var handle = LuaFeatureHandle(feature: feature)
+    _ = reducer.reduce(into: &handle, action: .bump)
+    #expect(try feature.state() == ["seen": [["type": "bump", "size": 3]]])
+  }
 }
