@@ -19,13 +19,20 @@ extension LuaFeature {
         throw .load(file: file, message: error.description)
       }
       let module = try Self.loadModule(source, file: file, vm: vm, sandbox: fresh)
+      var migrationChanges: Result<[LuaDifference], LuaFeatureError> = .success([])
       if let migrate = module.migrate {
         do throws(LuaError) {
           try vm.callTransaction(migrate, state: stateProxy)  // rolled back if it fails
-          vm.commitTransaction()
         } catch {
           throw .load(file: file, message: "migrate(state) failed: \(error)")
         }
+        // Read before the commit, from the journal, as an action's changes are.
+        do throws(LuaError) {
+          migrationChanges = .success(try vm.transactionDifferences(root: stateReference))
+        } catch {
+          migrationChanges = .failure(.conversion(error))
+        }
+        vm.commitTransaction()
       }
       let step: LuaTransactionCall
       do throws(LuaError) { step = try makeStep(module.reduce, in: vm) } catch {
@@ -35,7 +42,7 @@ extension LuaFeature {
       if module.persistence?.path != saver?.path { saver = makeSaver(for: module.persistence) }
       current = Loaded(
         sandbox: fresh, module: module, step: step, fileName: file, saver: saver,
-        lastSaved: current.lastSaved)
+        lastSaved: current.lastSaved, migrationChanges: migrationChanges)
     }
   }
 }

@@ -25,6 +25,12 @@ extension LuaFeature {
   /// Whether the loaded code has `migrate(state)`, which a swap runs.
   public var hasMigrate: Bool { queue.access { $1.module.migrate != nil } }
 
+  /// Where the last swap's `migrate(state)` changed the state, read from its transaction before
+  /// it committed (none when the code had no `migrate`).
+  public var migrationChanges: Result<[LuaDifference], LuaFeatureError> {
+    queue.access { $1.migrationChanges }
+  }
+
   /// Bytes the feature's VM holds after a full collection: the state, its proxies, the code.
   public func memoryInUse() -> Int {
     queue.access { vm, _ in

@@ -35,6 +35,8 @@ public final class LuaFeature: Sendable {
     var lastSaved: LuaReference? = nil
     /// Whether the last action wrote to the state.
     var lastActionWrote = false
+    /// Where the last swap's `migrate(state)` changed the state (none without one).
+    var migrationChanges: Result<[LuaDifference], LuaFeatureError> = .success([])
   }
 
   /// The files of the modules the feature required, beside it (none without a directory).

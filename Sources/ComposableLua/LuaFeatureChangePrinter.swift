@@ -21,13 +21,15 @@ public struct LuaFeatureChangePrinter: Reducer {
 
   public func reduce(into state: inout LuaFeatureHandle, action: LuaValue) -> Effect<LuaValue> {
     var changes: Result<[LuaDifference], LuaFeatureError> = .success([])
+    var returned = LuaValue.nil
     var effect = Effect<LuaValue>.none
     do throws(LuaFeatureError) {
       effect = try base.feature.reduceToEffect(
         .value(action), dependencies: base.dependencies, onError: base.onError,
-        changes: &changes)
+        returned: &returned, changes: &changes)
     } catch {
-      base.onError(error)  // rolled back: no changes
+      changes = .success([])  // rolled back: no changes
+      base.onError(error)
     }
     let difference: String?
     switch changes {

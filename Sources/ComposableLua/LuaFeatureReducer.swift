@@ -65,15 +65,19 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     return .none
   }
 
-  /// `reduce`, and what the reducer returned, as Lua described it (nil for no effect, or when
-  /// the action failed): for a host that records a session (`LuaValue.effectDescription`).
+  /// `reduce`, with what the reducer returned, as Lua described it (nil for no effect, or when
+  /// the action failed), and where the action changed the state (none when it failed): for a
+  /// host that records a session (`LuaValue.effectDescription`) and shows each action's
+  /// changes, read from its transaction rather than by comparing two snapshots.
   public func reduce(
-    into state: inout State, action: LuaValue, returned: inout LuaValue
+    into state: inout State, action: LuaValue, returned: inout LuaValue,
+    changes: inout Result<[LuaDifference], LuaFeatureError>
   ) -> Effect<LuaValue> {
     do throws(LuaFeatureError) {
       try writeBack?.writeIfChanged(state, into: feature)
       let effect = try feature.reduceToEffect(
-        .value(action), dependencies: dependencies, onError: onError, returned: &returned)
+        .value(action), dependencies: dependencies, onError: onError, returned: &returned,
+        changes: &changes)
       if let readState {
         state = try readState(feature)
         writeBack?.gave(state)
@@ -81,6 +85,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
       return effect
     } catch {
       returned = .nil
+      changes = .success([])
       onError(error)
     }
     return .none

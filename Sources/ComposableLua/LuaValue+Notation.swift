@@ -15,7 +15,7 @@ extension LuaValue: ValueNotation {
   }
 
   /// Differences as `notationDifference` prints them, one line a side; nil when there are none.
-  static func notation(of differences: [LuaDifference], colored: Bool) -> String? {
+  public static func notation(of differences: [LuaDifference], colored: Bool) -> String? {
     guard !differences.isEmpty else { return nil }
     return differences.flatMap { $0.lines(colored: colored) }.joined(separator: "\n")
   }

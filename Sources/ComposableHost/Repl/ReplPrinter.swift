@@ -32,8 +32,8 @@ public struct ReplPrinter: Sendable {
   /// An action reduced: an effect's comes in marked `←`; then what it changed, or that it
   /// changed nothing (with the nearest known type when its own is not known), or its error.
   func reduced(
-    number: Int, _ recorded: RecordedAction, before: LuaValue, after: LuaValue,
-    error: LuaFeatureError?, wrote: Bool
+    number: Int, _ recorded: RecordedAction,
+    changes: Result<[LuaDifference], LuaFeatureError>, error: LuaFeatureError?
   ) {
     var lines: [String] = []
     if recorded.fromEffect {
@@ -43,8 +43,10 @@ public struct ReplPrinter: Sendable {
     if let error {
       lines.append(indented("error: \(error)"))
       lines.append("  The state was rolled back; the session goes on.")
-    } else if wrote,
-      let difference = LuaValue.notationDifference(from: before, to: after, colored: colored)
+    } else if case let .failure(unreadable) = changes {
+      lines.append("  (the changes could not be read: \(unreadable))")
+    } else if case let .success(differences) = changes,
+      let difference = LuaValue.notation(of: differences, colored: colored)
     {
       lines.append(indented(difference))
     } else {

@@ -13,8 +13,8 @@ public enum ReplAction: Sendable {
   /// The session's actions up to where it stands, again from the initial state through the
   /// code loaded now; what differs is printed.
   case replay
-  /// The state read again from Lua, after something outside an action changed it (a reload's
-  /// `migrate`); what changed is printed.
+  /// After a reload's `migrate` changed the state outside an action: what it changed is
+  /// printed.
   case refresh
 }
 
@@ -22,11 +22,11 @@ public enum ReplAction: Sendable {
 /// printed with the difference it made, in Lua; the actions its effects send back come in
 /// marked. Jumps and replays run here too, so that no action is reduced in the middle of one.
 struct ReplReducer: Reducer {
-  typealias State = LuaValue
+  typealias State = LuaFeatureHandle
   typealias Action = ReplAction
 
   let feature: LuaFeature
-  let base: LuaFeatureReducer<LuaValue>
+  let base: LuaFeatureReducer<LuaFeatureHandle>
   let timeline: SessionTimeline
   let replayer: SessionReplayer
   let errors: ReducerErrorBox
@@ -34,46 +34,44 @@ struct ReplReducer: Reducer {
   let printer: ReplPrinter
   let snapshot: StateSnapshot
 
-  func reduce(into state: inout LuaValue, action: ReplAction) -> Effect<ReplAction> {
+  func reduce(into state: inout LuaFeatureHandle, action: ReplAction) -> Effect<ReplAction> {
     let (value, fromEffect): (LuaValue, Bool)
     switch action {
     case let .jump(number):
-      jump(into: &state, to: number)
+      jump(to: number)
       return .none
     case .replay:
-      replay(into: &state)
+      replay()
       return .none
     case .refresh:
-      refresh(into: &state)
+      refresh()
       return .none
     case let .typed(typed): (value, fromEffect) = (typed, false)
     case let .fromEffect(sent): (value, fromEffect) = (sent, true)
     }
-    let before = state
     _ = replayer.tape.takeRecorded()  // answers drawn outside an action are not its own
     var returned = LuaValue.nil
-    let effect = base.reduce(into: &state, action: value, returned: &returned)
+    var changes: Result<[LuaDifference], LuaFeatureError> = .success([])
+    let effect = base.reduce(
+      into: &state, action: value, returned: &returned, changes: &changes)
     let error = errors.take()
     let recorded = RecordedAction(
       action: value, fromEffect: fromEffect, time: Seconds.of(clock.now.offset),
       draws: replayer.tape.takeRecorded(), effect: returned.effectDescription,
       error: error?.recordedMessage)
-    // The state after the action is the snapshot just read (or the one before, when the action
-    // wrote nothing): a checkpoint costs no read of its own.
-    let number = timeline.record(recorded, stateAfter: state)
-    // An action that wrote nothing changed nothing: no comparison of the whole state.
-    printer.reduced(
-      number: number, recorded, before: before, after: state, error: error,
-      wrote: error == nil && feature.lastActionWrote)
+    if error == nil, feature.lastActionWrote { snapshot.actionWrote() }
+    // The state is read for a checkpoint only (the timeline asks every so many actions).
+    let number = timeline.record(recorded, stateAfter: snapshot.value)
+    // What the action changed comes from its transaction: no comparison of the whole state.
+    printer.reduced(number: number, recorded, changes: changes, error: error)
     return effect.map(ReplAction.fromEffect)
   }
 
-  private func jump(into state: inout LuaValue, to number: Int) {
+  private func jump(to number: Int) {
     do throws(LuaFeatureError) {
       try replayer.restore(timeline, to: number)
       timeline.move(to: number)
-      state = try feature.state()
-      snapshot.value = state
+      snapshot.value = try feature.state()
     } catch {
       printer.error(error.description)
     }
@@ -82,8 +80,8 @@ struct ReplReducer: Reducer {
   /// Runs the actions up to the timeline's position again from its initial state, comparing
   /// each with how it went when recorded; prints the state's difference and the first action
   /// that now raises or returns another effect.
-  private func replay(into state: inout LuaValue) {
-    let before = state
+  private func replay() {
+    let before = snapshot.value
     let actions = timeline.actions.prefix(timeline.position)
     var replayed: [RecordedAction] = []
     replayed.reserveCapacity(actions.count)
@@ -100,28 +98,25 @@ struct ReplReducer: Reducer {
         }
       }
       timeline.replace(replayed, checkpoints: checkpoints)
-      state = try feature.state()
-      snapshot.value = state
+      let after = try feature.state()
+      snapshot.value = after
+      printer.replayed(report, before: before, after: after)
     } catch {
       printer.error(error.description)
-      return
     }
-    printer.replayed(report, before: before, after: state)
   }
 
-  private func refresh(into state: inout LuaValue) {
-    do throws(LuaFeatureError) {
-      let now = try feature.state()
-      if let difference = LuaValue.notationDifference(
-        from: state, to: now, colored: printer.colored)
-      {
+  /// Prints what the last reload's `migrate` changed, read from its transaction.
+  private func refresh() {
+    switch feature.migrationChanges {
+    case let .success(differences):
+      if let difference = LuaValue.notation(of: differences, colored: printer.colored) {
         printer.line(printer.indented(difference))
       }
-      state = now
-      snapshot.value = now
-    } catch {
-      printer.error(error.description)
+    case let .failure(error):
+      printer.line("  (the changes could not be read: \(error))")
     }
+    snapshot.actionWrote()  // migrate wrote: read again when asked
   }
 }
 

@@ -25,7 +25,8 @@ public actor ReplSession {
   let env: LuaValue
   /// The store's dependencies (its clock the REPL's, its env answers on the tape).
   let dependencies: DependencyValues
-  let store: Store<LuaValue, ReplAction>
+  /// Holds a handle: the state stays in Lua, and is read (`snapshot`) when a step needs it.
+  let store: Store<LuaFeatureHandle, ReplAction>
   /// Every action of the session, where the state stands among them, and checkpoints.
   public nonisolated let timeline: SessionTimeline
   /// What `env` answered each action's reducer: recorded, and played back by jumps and replays.
@@ -39,7 +40,8 @@ public actor ReplSession {
   /// The store's clock: real time until `:pause` (or `--paused`), then moved by `:advance`.
   public let clock: ReplClock
   let known: KnownTypesBox
-  /// The state as the store last read it, shared with the reducer.
+  /// The state as last read, read again when needed after an action wrote; shared with the
+  /// reducer.
   let snapshot: StateSnapshot
   private var pending: [String] = []
 
@@ -66,23 +68,17 @@ public actor ReplSession {
     dependencies.environmentTape = tape
     self.dependencies = dependencies
     let errors = ReducerErrorBox()
-    let snapshot = StateSnapshot(try feature.state())
+    let snapshot = try StateSnapshot(feature: feature)
     self.snapshot = snapshot
     timeline = SessionTimeline(initialState: snapshot.value)
-    let base = LuaFeatureReducer<LuaValue>(
+    let base = LuaFeatureReducer<LuaFeatureHandle>(
       feature: feature, dependencies: dependencies,
-      // Read again only after an action that wrote: most actions of a large state cost what
-      // they touched, not the whole state.
-      readState: { (feature) throws(LuaFeatureError) in
-        if feature.lastActionWrote { snapshot.value = try feature.state() }
-        return snapshot.value
-      },
       onError: { error in
         // A reducer's error goes with its action; an effect's comes on its own.
         if case .effect = error { printer.error(error.description) } else { errors.note(error) }
       })
     store = Store(
-      initialState: snapshot.value,
+      initialState: LuaFeatureHandle(feature: feature),
       reducer: ReplReducer(
         feature: feature, base: base, timeline: timeline,
         replayer: SessionReplayer(feature: feature, dependencies: dependencies, tape: tape),
@@ -152,17 +148,43 @@ public actor ReplSession {
   }
 }
 
-/// The last snapshot of the state, reused while actions write nothing.
+/// The state as last read, read again only when it is asked for after an action wrote: an
+/// action costs what it touched (its changes come from its transaction), and a large state is
+/// read for a checkpoint, a jump or a replay, not after every action.
 final class StateSnapshot: @unchecked Sendable {
   private let lock = NSLock()
-  private var state: LuaValue
+  private let feature: LuaFeature
+  private var state: LuaValue  // under `lock`
+  private var stale = false  // under `lock`
 
-  init(_ state: LuaValue) { self.state = state }
-
-  var value: LuaValue {
-    get { lock.withLock { state } }
-    set { lock.withLock { state = newValue } }
+  init(feature: LuaFeature) throws(LuaFeatureError) {
+    self.feature = feature
+    state = try feature.state()
   }
+
+  /// The state now. Read outside the lock, which the feature's own lock is never taken under;
+  /// a state that cannot be read (a table that contains itself) leaves the last one.
+  var value: LuaValue {
+    get {
+      guard lock.withLock({ stale }), let fresh = try? feature.state() else {
+        return lock.withLock { state }
+      }
+      lock.withLock {
+        state = fresh
+        stale = false
+      }
+      return fresh
+    }
+    set {
+      lock.withLock {
+        state = newValue
+        stale = false
+      }
+    }
+  }
+
+  /// An action wrote to the state: the next `value` reads it again.
+  func actionWrote() { lock.withLock { stale = true } }
 }
 
 /// The known types, shared with the printer (which runs in the store).
