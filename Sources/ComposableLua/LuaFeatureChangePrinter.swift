@@ -22,23 +22,9 @@ public struct LuaFeatureChangePrinter: Reducer {
   public func reduce(into state: inout LuaFeatureHandle, action: LuaValue) -> Effect<LuaValue> {
     var changes: Result<[LuaDifference], LuaFeatureError> = .success([])
     var returned = LuaValue.nil
-    var effect = Effect<LuaValue>.none
-    do throws(LuaFeatureError) {
-      effect = try base.feature.reduceToEffect(
-        .value(action), dependencies: base.dependencies, onError: base.onError,
-        returned: &returned, changes: &changes)
-    } catch {
-      changes = .success([])  // rolled back: no changes
-      base.onError(error)
-    }
-    let difference: String?
-    switch changes {
-    case let .success(differences):
-      difference = LuaValue.notation(of: differences, colored: printer.colored)
-    case let .failure(error):
-      difference = "(the changes could not be read: \(error))"
-    }
-    printer.write(action: action.notation, difference: difference)
+    let effect = base.reduce(into: &state, action: action, returned: &returned, changes: &changes)
+    printer.write(
+      action: action.notation, difference: LuaValue.notation(of: changes, colored: printer.colored))
     return effect
   }
 }

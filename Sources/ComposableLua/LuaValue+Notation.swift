@@ -14,6 +14,17 @@ extension LuaValue: ValueNotation {
     notation(of: LuaValue.differences(from: old, to: new), colored: colored)
   }
 
+  /// An action's changes as read from its transaction: the lines `notation(of:colored:)` gives,
+  /// nil when there are none, or why they could not be read.
+  public static func notation(
+    of changes: Result<[LuaDifference], LuaFeatureError>, colored: Bool
+  ) -> String? {
+    switch changes {
+    case let .success(differences): notation(of: differences, colored: colored)
+    case let .failure(error): "(the changes could not be read: \(error))"
+    }
+  }
+
   /// Differences as `notationDifference` prints them, one line a side; nil when there are none.
   public static func notation(of differences: [LuaDifference], colored: Bool) -> String? {
     guard !differences.isEmpty else { return nil }

@@ -43,11 +43,7 @@ public struct ReplPrinter: Sendable {
     if let error {
       lines.append(indented("error: \(error)"))
       lines.append("  The state was rolled back; the session goes on.")
-    } else if case let .failure(unreadable) = changes {
-      lines.append("  (the changes could not be read: \(unreadable))")
-    } else if case let .success(differences) = changes,
-      let difference = LuaValue.notation(of: differences, colored: colored)
-    {
+    } else if let difference = LuaValue.notation(of: changes, colored: colored) {
       lines.append(indented(difference))
     } else {
       var text = "  no state change"

@@ -108,13 +108,8 @@ struct ReplReducer: Reducer {
 
   /// Prints what the last reload's `migrate` changed, read from its transaction.
   private func refresh() {
-    switch feature.migrationChanges {
-    case let .success(differences):
-      if let difference = LuaValue.notation(of: differences, colored: printer.colored) {
-        printer.line(printer.indented(difference))
-      }
-    case let .failure(error):
-      printer.line("  (the changes could not be read: \(error))")
+    if let difference = LuaValue.notation(of: feature.migrationChanges, colored: printer.colored) {
+      printer.line(printer.indented(difference))
     }
     snapshot.actionWrote()  // migrate wrote: read again when asked
   }
