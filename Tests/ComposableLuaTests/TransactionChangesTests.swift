@@ -104,6 +104,10 @@ import Testing
         elseif t == "through_kept" then KEPT.title = "Kept"
         elseif t == "fail" then state.count = 1; error("no")
         elseif t == "loop" then state.loop = {}; state.loop.self = state.loop
+        elseif t == "huge" then state.count = 1e300; state.todos[1].id = math.mininteger
+        elseif t == "deep" then
+          local level = state
+          for _ = 1, 205 do level.deeper = {} level = level.deeper end
         end
       end,
     }
@@ -213,5 +217,27 @@ import Testing
           (the changes could not be read: state.loop.self: cycle: the table contains itself)
         """
       ])
+  }
+
+  /// Numbers at the edges print as a snapshot prints them; a state grown deeper than a snapshot
+  /// reads (one level at a time, each store allowed) is said so, and the action stands.
+  @Test func hugeNumbersAndATooDeepStateAreSaid() async throws {
+    let (texts, errors) = try await run(["huge", "deep"])
+    #expect(errors.isEmpty)
+    #expect(
+      texts.first
+        == """
+        received action:
+          "huge"
+          \u{2212} count = 0
+          + count = \(LuaValue.number(1e300))
+          \u{2212} todos[1].id = 1
+          + todos[1].id = \(Int.min)
+        """)
+    let deep = try #require(texts.last)
+    #expect(
+      deep.hasPrefix("received action:\n  \"deep\"\n  (the changes could not be read: state.deeper")
+    )
+    #expect(deep.hasSuffix(": nested more than 200 levels deep)"))
   }
 }
