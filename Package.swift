@@ -36,10 +36,17 @@ let package = Package(
     // functions, the transactional state proxies, and the library functions that charge their
     // work (Bounded.c, Patterns.c).
     .target(name: "LuaSupport", dependencies: ["CLua"]),
-    // The sandbox's bootstrap is a Lua file, embedded in the binary.
+    // The sandbox's bootstrap is a Lua file, compiled to bytecode at build time.
     .target(
       name: "LuaKit", dependencies: ["LuaSupport", "CLua"],
-      resources: [.embedInCode("Lua/sandbox.lua")]),
+      plugins: ["LuaBytecodePlugin"]),
+    // Compiles a target's `Lua/*.lua` files into a `LuaBytecode` enum at build time, with the
+    // Lua the package links: a process loads the library's chunks without parsing them.
+    .executableTarget(
+      name: "lua-bytecode", dependencies: ["CLua"], path: "Sources/LuaBytecodeCompiler",
+      linkerSettings: [.linkedLibrary(":liblua5.4.a"), .linkedLibrary("m")]),
+    .plugin(
+      name: "LuaBytecodePlugin", capability: .buildTool(), dependencies: ["lua-bytecode"]),
     // Debian's libcurl for the live HTTP client, and the C that drives it (its options are
     // set through a variadic function, and its callbacks run mid-transfer). Only the header is
     // used at build time: the library is opened at the first request (CurlSupport), not linked.
@@ -68,17 +75,19 @@ let package = Package(
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ],
-      // The Lua library as Lua files, embedded in the binary (the executable stays one file).
+      // The Lua library as Lua files, embedded in the binary (the executable stays one file):
+      // compiled at build time (LuaBytecodePlugin), and as text for tools that run it outside
+      // a host.
       resources: [
-        .embedInCode("Lua/composable.lua"), .embedInCode("Lua/effect.lua"),
-        .embedInCode("Lua/test.lua"),
+        .embedInCode("Lua/composable.lua"), .embedInCode("Lua/composable.effect.lua"),
         // LuaLS annotations of the library, which `composable new` writes beside a feature.
         .embedInCode("Lua/types/feature.meta.lua"),
         .embedInCode("Lua/types/composable.meta.lua"),
         .embedInCode("Lua/types/composable.effect.meta.lua"),
         .embedInCode("Lua/types/composable.json.meta.lua"),
         .embedInCode("Lua/types/composable.test.meta.lua"),
-      ]
+      ],
+      plugins: ["LuaBytecodePlugin"]
     ),
     // The REPL's terminal: Ctrl-C at its prompt, in C because a signal handler must be, and
     // Debian's libedit for line editing, opened with dlopen when first needed.

@@ -12,10 +12,18 @@ public struct LuaModuleSource: Equatable, Sendable {
   public var code: String
   /// How errors name the module: `todo.lua` gives `todo.lua:3: ...`.
   public var chunkName: String
+  /// `code` compiled at build time, loaded in its place: for the host's own library. Its chunk
+  /// keeps the name it was compiled with, not `chunkName`.
+  package var precompiled: LuaPrecompiledChunk?
 
   public init(code: String, chunkName: String) {
     self.code = code
     self.chunkName = chunkName
+  }
+
+  package init(code: String, precompiled: LuaPrecompiledChunk, chunkName: String) {
+    self.init(code: code, chunkName: chunkName)
+    self.precompiled = precompiled
   }
 }
 
@@ -28,6 +36,8 @@ public struct LuaModuleTable: LuaModuleResolver, Sendable {
       result[entry.key] = LuaModuleSource(code: entry.value, chunkName: entry.key + ".lua")
     }
   }
+
+  public init(modules: [String: LuaModuleSource]) { self.modules = modules }
 
   public func source(ofModule name: String) -> LuaModuleSource? { modules[name] }
 

@@ -40,6 +40,6 @@ public struct LuaSandbox {
   public let configuration: Configuration
 }
 
-/// The trusted chunk that builds sandboxes (`Lua/sandbox.lua`, embedded in the binary), run once
-/// in the real global environment.
-let sandboxBootstrap = String(decoding: PackageResources.sandbox_lua, as: UTF8.self)
+/// The trusted chunk that builds sandboxes (`Lua/sandbox.lua`, compiled at build time), run
+/// once in the real global environment.
+let sandboxBootstrap = LuaPrecompiledChunk(bytecode: LuaBytecode.sandbox)

@@ -26,8 +26,7 @@ public final class LuaVM {
     arrayMarkerIdentity = lua_topointer(L, -1)!
     lk_set_array_marker(L, -1)  // the one metatable a table stored in a state may have
     arrayMarkerSlot = luaL_ref(L, LK_REGISTRYINDEX)
-    guard lk_loadtext(L, sandboxBootstrap, sandboxBootstrap.utf8.count, "=sandbox") == LUA_OK,
-      lk_pcall(L, 0, 1) == LUA_OK
+    guard sandboxBootstrap.push(L) == LUA_OK, lk_pcall(L, 0, 1) == LUA_OK
     else {
       let message = LuaStack(L).errorMessage(at: -1)
       lk_close(L)
@@ -108,14 +107,23 @@ public final class LuaVM {
   func load(
     _ source: String, chunkName: String, globals: ChunkGlobals
   ) throws(LuaError) -> LuaReference {
-    drainReleases()
-    return try stack.guarded { () throws(LuaError) -> LuaReference in
-      var source = source
-      let status = source.withUTF8 { buffer in
+    var source = source
+    return try load(globals: globals) {
+      source.withUTF8 { buffer in
         buffer.withMemoryRebound(to: CChar.self) { chars in
           lk_loadtext(L, chars.baseAddress, chars.count, "@" + chunkName)
         }
       }
+    }
+  }
+
+  /// The chunk `loadChunk` pushed (or the error it left), with `globals` as its `_ENV`.
+  func load(
+    globals: ChunkGlobals, _ loadChunk: () -> Int32
+  ) throws(LuaError) -> LuaReference {
+    drainReleases()
+    return try stack.guarded { () throws(LuaError) -> LuaReference in
+      let status = loadChunk()
       guard status == LUA_OK else {
         let message = stack.errorMessage(at: -1)
         if status == LUA_ERRSYNTAX {
@@ -341,7 +349,10 @@ public final class LuaVM {
       guard let module = try modules.source(ofModule: name) else {
         return [.nil, .init("module '\(name)' not found: \(modules.searchDescription(for: name))")]
       }
-      return [.init(module.code), .init("@" + module.chunkName)]
+      if let precompiled = module.precompiled {
+        return [.string(LuaString(bytes: precompiled.bytecode)), .nil, "b"]
+      }
+      return [.init(module.code), .init("@" + module.chunkName), "t"]
     }
     drainReleases()
     let environment = try stack.guarded { () throws(LuaError) -> LuaReference in

@@ -632,6 +632,10 @@ int lk_loadtext(lua_State *L, const char *source, size_t length, const char *chu
   return luaL_loadbufferx(L, source, length, chunkname, "t");
 }
 
+int lk_loadbinary(lua_State *L, const unsigned char *bytecode, size_t length) {
+  return luaL_loadbufferx(L, (const char *)bytecode, length, "=bytecode", "b");
+}
+
 // MARK: - Host functions
 
 typedef struct {

@@ -19,7 +19,10 @@ import Testing
     // What the copy replaced is free, but the pool still holds it.
     #expect(Double(kept) > Double(vm.memoryInUse) * 1.5)
     vm.collectGarbageAndReleaseMemory()
-    #expect(Double(vm.memoryHeld) < Double(vm.memoryInUse) * 1.15)
+    // Slabs that keep a live block stay: 14-18% over what is in use for 10,000 to 100,000
+    // todos, as blocks happen to fall (the bootstrap loaded from bytecode moved 50,000 from 1.144
+    // to 1.156). Without the release it is 1.5 and more, the line above.
+    #expect(Double(vm.memoryHeld) < Double(vm.memoryInUse) * 1.2)
     let state = try vm.value(of: made)
     #expect(state.todos.tableValue?.count == 50_000)
     #expect(state.todos[50_000] == ["id": 50_000, "title": "Todo 50000", "done": false])

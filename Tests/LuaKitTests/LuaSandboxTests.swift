@@ -33,7 +33,8 @@ import Testing
   }
 
   @Test func theSafeLibraryIsThere() throws {
-    let results = try run("""
+    let results = try run(
+      """
       return string.format('%d-%s', 1, 'a'), table.concat({ 'x', 'y' }, ','), math.floor(2.5),
         utf8.char(72), select('#', 1, 2), coroutine.isyieldable()
       """)
@@ -62,7 +63,8 @@ import Testing
   }
 
   @Test func metatablesLeadNowhere() throws {
-    let results = try run("""
+    let results = try run(
+      """
       local found = {}
       for _, value in ipairs({ '', 1, true, print, coroutine.create(print), {} }) do
         local meta = getmetatable(value)
@@ -80,7 +82,8 @@ import Testing
       .string(LuaString(bytes: bytecode)))
     #expect(viaSandbox == [nil, "attempt to load a binary chunk (mode is 't')"])
     let forcedMode = try vm.call(
-      try vm.load("local code = ... return load(code, 'x', 'b')", chunkName: "feature.lua", in: sandbox),
+      try vm.load(
+        "local code = ... return load(code, 'x', 'b')", chunkName: "feature.lua", in: sandbox),
       .string(LuaString(bytes: bytecode)))
     #expect(forcedMode == [nil, "attempt to load a binary chunk (mode is 't')"])
   }
@@ -92,6 +95,39 @@ import Testing
     } throws: { error in
       guard case let .syntax(message, _) = error as? LuaError else { return false }
       return message == "attempt to load a binary chunk (mode is 't')"
+    }
+  }
+
+  /// A module's source is loaded as text whoever resolves it: only the package's own library
+  /// (`LuaModuleSource.precompiled`) loads as bytecode.
+  @Test func bytecodeIsRefusedAsAModule() throws {
+    let bytecode = try compiledBytecode("return 'pwned'")
+    let sandbox = try vm.makeSandbox(
+      .init(modules: LuaModuleTable(["evil": String(decoding: bytecode, as: UTF8.self)])))
+    #expect {
+      try vm.evaluate("local m = require('evil') return m", chunkName: "feature.lua", in: sandbox)
+    } throws: { error in
+      (error as? LuaError)?.message == "feature.lua:1: attempt to load a binary chunk (mode is 't')"
+    }
+  }
+
+  /// The bootstrap and a precompiled module load from bytecode, keeping the name they were
+  /// compiled with, and an error in one names it and its line as from the source.
+  @Test func aPrecompiledModuleLoadsAndNamesItsErrorsAsCompiled() throws {
+    let module = LuaPrecompiledChunk(
+      bytecode: try compiledBytecode(
+        "return { fail = function() error('no') end, answer = 42 }", chunkName: "=library"))
+    let sandbox = try vm.makeSandbox(
+      .init(
+        modules: LuaModuleTable(modules: [
+          "library": LuaModuleSource(code: "", precompiled: module, chunkName: "ignored.lua")
+        ])))
+    #expect(
+      try vm.evaluate("return require('library').answer", chunkName: "f.lua", in: sandbox) == [42])
+    #expect {
+      try vm.evaluate("require('library').fail()", chunkName: "f.lua", in: sandbox)
+    } throws: { error in
+      (error as? LuaError)?.message == "library:1: no"
     }
   }
 
@@ -118,9 +154,10 @@ import Testing
 
   @Test func requireLoadsAllowedModulesOnceAndOnlyThose() throws {
     let counter = PrintedLines()
-    let sandbox = try vm.makeSandbox(.init(
-      print: { counter.lines.append($0) },
-      modules: LuaModuleTable(["greeting": "print('loaded') return { text = 'hello' }"])))
+    let sandbox = try vm.makeSandbox(
+      .init(
+        print: { counter.lines.append($0) },
+        modules: LuaModuleTable(["greeting": "print('loaded') return { text = 'hello' }"])))
     let results = try vm.evaluate(
       "return require('greeting').text, require('greeting') == require('greeting')",
       chunkName: "feature.lua", in: sandbox)
@@ -185,10 +222,10 @@ import Testing
   }
 
   /// Real Lua 5.4 bytecode, made with `lua_dump` on a separate, unsandboxed state.
-  private func compiledBytecode(_ source: String) throws -> [UInt8] {
+  private func compiledBytecode(_ source: String, chunkName: String = "?") throws -> [UInt8] {
     let state = luaL_newstate()!
     defer { lua_close(state) }
-    #expect(luaL_loadstring(state, source) == LUA_OK)
+    #expect(luaL_loadbufferx(state, source, source.utf8.count, chunkName, "t") == LUA_OK)
     final class Buffer { var bytes: [UInt8] = [] }
     let buffer = Buffer()
     let writer: lua_Writer = { _, data, size, context in

@@ -1,16 +1,17 @@
 import Foundation
 import LuaKit
 
-/// The Lua library, from the `.lua` files beside this one (SwiftPM embeds them in the binary,
-/// so the executable stays one file). Each file says at its top what it offers.
+/// The Lua library, from the `.lua` files beside this one, embedded in the binary (so the
+/// executable stays one file) as text and as bytecode compiled at build time (`LuaBytecode`).
+/// Each file says at its top what it offers.
 enum LuaLibrarySource {
   /// `composable`: composing reducers (`combine`, `scope`, `if_let`, `for_each`, `on_change`,
   /// `persist`).
   static let composable = String(decoding: PackageResources.composable_lua, as: UTF8.self)
   /// `composable.effect`: effects as plain descriptions that the host turns into `Effect`s.
-  static let effect = String(decoding: PackageResources.effect_lua, as: UTF8.self)
+  static let effect = String(decoding: PackageResources.composable_effect_lua, as: UTF8.self)
   /// The trusted chunk behind Lua tests (`describe`/`it`, assertions, `TestStore`).
-  static let test = String(decoding: PackageResources.test_lua, as: UTF8.self)
+  static let test = LuaPrecompiledChunk(bytecode: LuaBytecode.composable_test)
 }
 
 /// The Lua library's modules by name, for tools that run features outside a host (the busted
@@ -61,5 +62,15 @@ extension ComposableLuaLibrary {
   }
 }
 
-/// The modules every feature can require, as a resolver.
-let builtInModules = LuaModuleTable(ComposableLuaLibrary.modules)
+/// The modules every feature can require, as a resolver: each loads from its bytecode.
+let builtInModules = LuaModuleTable(
+  modules: [
+    "composable": LuaModuleSource(
+      code: LuaLibrarySource.composable,
+      precompiled: LuaPrecompiledChunk(bytecode: LuaBytecode.composable),
+      chunkName: "composable.lua"),
+    "composable.effect": LuaModuleSource(
+      code: LuaLibrarySource.effect,
+      precompiled: LuaPrecompiledChunk(bytecode: LuaBytecode.composable_effect),
+      chunkName: "composable.effect.lua"),
+  ])

@@ -35,7 +35,7 @@ final class LuaTestSession {
       throw LuaFeatureError.load(file: displayName, message: "cannot read it: \(error.reason)")
     }
     let vm = try LuaVM()
-    let library = try vm.evaluate(LuaLibrarySource.test, chunkName: "=composable.test")
+    let library = try vm.call(vm.load(LuaLibrarySource.test))
     guard case let .function(install) = library[0], case let .function(runner) = library[1],
       case let .function(apply) = library[3],
       case let .function(matches) = library[4]

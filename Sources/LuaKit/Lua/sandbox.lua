@@ -50,10 +50,11 @@ return function(host_print, find_module, preloaded)
     local module = loaded[name]
     if module ~= nil then return module end
     -- Errors point at the line that called require, not into this chunk.
-    local found, source, chunkname = pcall(find_module, name)
+    -- Bytecode ("b") comes only from the host's own library, compiled at build time.
+    local found, source, chunkname, mode = pcall(find_module, name)
     if not found then error(source, 2) end
     if source == nil then error(chunkname, 2) end
-    local chunk, message = load(source, chunkname, "t", env)
+    local chunk, message = load(source, chunkname, mode == "b" and "b" or "t", env)
     if chunk == nil then error(message, 2) end
     module = chunk(name)
     if module == nil then module = true end

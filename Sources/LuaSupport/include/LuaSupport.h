@@ -95,6 +95,11 @@ void lk_push_original_pattern_functions(lua_State *L);
 /// Loads a chunk in text mode only: bytecode is refused.
 int lk_loadtext(lua_State *L, const char *source, size_t length, const char *chunkname);
 
+/// Loads a chunk of bytecode only, which keeps the name it was compiled with. For chunks the
+/// build compiled (LuaPrecompiledChunk): Lua does not check bytecode, so bytes from anywhere
+/// else could break the state.
+int lk_loadbinary(lua_State *L, const unsigned char *bytecode, size_t length);
+
 // MARK: - Host functions
 
 /// A Swift function called from Lua. It returns the number of results it pushed, or -1 after

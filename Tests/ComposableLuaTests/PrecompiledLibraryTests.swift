@@ -1,0 +1,67 @@
+import CLua
+import Foundation
+import Testing
+
+@testable import ComposableLua
+@testable import LuaKit
+
+/// The library loads from bytecode the build compiled (LuaBytecodePlugin). That bytecode is the
+/// library's files as they are now, compiled by the Lua the package links, with the chunk names
+/// errors show.
+@Suite struct PrecompiledLibraryTests {
+  static let library = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Sources/ComposableLua/Lua")
+
+  @Test(arguments: [
+    ("composable", LuaBytecode.composable),
+    ("composable.effect", LuaBytecode.composable_effect),
+    ("composable.test", LuaBytecode.composable_test),
+  ])
+  func theBytecodeIsTheFileCompiledNow(name: String, bytecode: [UInt8]) throws {
+    let text = try String(
+      contentsOf: Self.library.appendingPathComponent(name + ".lua"), encoding: .utf8)
+    #expect(try Self.compiled(text, chunkName: "=" + name) == bytecode)
+  }
+
+  @Test func theEmbeddedTextIsTheFileToo() throws {
+    for (name, text) in ComposableLuaLibrary.modules {
+      let file = try String(
+        contentsOf: Self.library.appendingPathComponent(name + ".lua"), encoding: .utf8)
+      #expect(text == file, "\(name)")
+    }
+  }
+
+  /// An error raised inside the library names the compiled chunk and the line in its file.
+  @Test func anErrorInTheLibraryNamesItsChunkAndLine() throws {
+    let file = try String(
+      contentsOf: Self.library.appendingPathComponent("composable.lua"), encoding: .utf8)
+    let lines = file.split(separator: "\n", omittingEmptySubsequences: false)
+    let line = try #require(lines.firstIndex { $0.contains("e.kind ~= \"none\"") }) + 1
+    let vm = try LuaVM()
+    let sandbox = try ComposableLuaLibrary.featureSandbox(in: vm, directory: nil)
+    #expect {
+      try vm.evaluate(
+        "require('composable').combine(function() return 42 end)({}, {})", chunkName: "f.lua",
+        in: sandbox)
+    } throws: { error in
+      (error as? LuaError)?.message
+        == "composable:\(line): attempt to index a number value (local 'e')"
+    }
+  }
+
+  static func compiled(_ text: String, chunkName: String) throws -> [UInt8] {
+    let state = try #require(luaL_newstate())
+    defer { lua_close(state) }
+    try #require(luaL_loadbufferx(state, text, text.utf8.count, chunkName, "t") == LUA_OK)
+    final class Buffer { var bytes: [UInt8] = [] }
+    let buffer = Buffer()
+    let writer: lua_Writer = { _, data, size, context in
+      let buffer = Unmanaged<Buffer>.fromOpaque(context!).takeUnretainedValue()
+      buffer.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size))
+      return 0
+    }
+    _ = lua_dump(state, writer, Unmanaged.passUnretained(buffer).toOpaque(), 0)
+    return buffer.bytes
+  }
+}
