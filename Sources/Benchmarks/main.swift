@@ -35,15 +35,26 @@ if CommandLine.arguments.dropFirst().first == "toggle-loop" {
   ) { CloseToPlainBenchmarks.TodosAction.toggle(id: $0 % count + 1) }
   exit(0)
 }
-// The typed counter's loop, to profile the same way: `counter-loop [ACTIONS]`.
+// The typed counter's loop, to profile the same way: `counter-loop [ACTIONS] [value]`; with
+// `value`, the action is a `LuaValue`, as `lua.counter.ratio_vs_plain` sends it.
 if CommandLine.arguments.dropFirst().first == "counter-loop" {
   let actions = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 5_000_000
-  try sendTyped(
-    actions,
-    to: LuaFeature(
-      source: LuaFeatureBenchmarks.counter, file: "counter.lua",
-      limits: LuaLimits(memory: nil, instructions: 10_000_000))
-  ) { _ in LuaFeatureBenchmarks.CounterAction.increment }
+  let feature = try LuaFeature(
+    source: LuaFeatureBenchmarks.counter, file: "counter.lua",
+    limits: LuaLimits(memory: nil, instructions: 10_000_000))
+  if CommandLine.arguments.dropFirst(3).first == "value" {
+    try runBlocking {
+      let store = Store(
+        initialState: LuaFeatureHandle(feature: feature),
+        reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: .live))
+      let increment: LuaValue = ["type": "increment"]
+      await store.withIsolation { store in
+        for _ in 0..<actions { store.send(increment) }
+      }
+    }
+  } else {
+    try sendTyped(actions, to: feature) { _ in LuaFeatureBenchmarks.CounterAction.increment }
+  }
   exit(0)
 }
 // Two counter stores sending at once, as `store.scaling2_ratio` times them, to profile:
