@@ -1,5 +1,3 @@
-import CLua
-import LuaSupport
 import Foundation
 import LuaKit
 
@@ -60,48 +58,52 @@ enum MarshalBenchmarks {
     }
   }
 
-  /// The JSON path, through the raw C API so that nothing of ours slows it down.
+  /// The JSON path: JSONEncoder, then lua-cjson's decode into a table and encode back (in
+  /// `lua5.4`, PlainLuaWorker: a C module cannot load into this process), then JSONDecoder.
+  /// An iteration is the Swift half here and the Lua half there, each timed on this clock.
   final class JSONPath {
-    let L: OpaquePointer
-    let decodeFunction: Int32
-    let encodeFunction: Int32
     let encoder = JSONEncoder()
     let decoder = JSONDecoder()
+    let cjson: PlainLuaWorker
+    /// What cjson's encode wrote back, which JSONDecoder reads.
+    let returned: Data
+    let directory: URL
 
     init() throws {
-      L = luaL_newstate()!
-      luaL_openlibs(L)
-      let setup = "local cjson = require('cjson') return cjson.decode, cjson.encode"
-      guard luaL_loadstring(L, setup) == LUA_OK, lua_pcallk(L, 0, 2, 0, 0, nil) == LUA_OK else {
-        throw BenchmarkError("lua-cjson is missing: run scripts/install-deps")
-      }
-      encodeFunction = luaL_ref(L, LK_REGISTRYINDEX)
-      decodeFunction = luaL_ref(L, LK_REGISTRYINDEX)
+      directory = try BenchmarkFiles.makeScratchDirectory("marshal")
+      let sent = directory.appendingPathComponent("sent.json")
+      let back = directory.appendingPathComponent("back.json")
+      try encoder.encode(state).write(to: sent)
+      cjson = try PlainLuaWorker(
+        setup: """
+          local cjson = require("cjson")
+          local file = assert(io.open("\(sent.path)", "rb"))
+          local text = file:read("a")
+          file:close()
+          local out = assert(io.open("\(back.path)", "wb"))
+          out:write(cjson.encode(cjson.decode(text)))
+          out:close()
+          return {
+            -- Swift -> Lua: the JSON into a table that stays in Lua, as state would; and back.
+            roundtrip = function(n)
+              for _ = 1, n do cjson.encode(cjson.decode(text)) end
+            end,
+          }
+          """)
+      returned = try Data(contentsOf: back)
     }
 
-    deinit { lua_close(L) }
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     @discardableResult
     func roundTrip(times: Int = 1) throws -> State {
       var back = State(todos: [])
       for _ in 0..<times {
-        let json = try encoder.encode(state)
-        // Swift -> Lua: decode the JSON into a table that stays in Lua, as state would.
-        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(decodeFunction))
-        json.withUnsafeBytes { _ = lua_pushlstring(L, $0.baseAddress, $0.count) }
-        guard lua_pcallk(L, 1, 1, 0, 0, nil) == LUA_OK else { throw BenchmarkError("cjson.decode") }
-        let table = luaL_ref(L, LK_REGISTRYINDEX)
-        // Lua -> Swift: encode the table and decode the JSON.
-        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(encodeFunction))
-        lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(table))
-        guard lua_pcallk(L, 1, 1, 0, 0, nil) == LUA_OK else { throw BenchmarkError("cjson.encode") }
-        var length = 0
-        let bytes = lua_tolstring(L, -1, &length)!
-        back = try decoder.decode(State.self, from: Data(bytes: bytes, count: length))
+        _ = try encoder.encode(state)
+        back = try decoder.decode(State.self, from: returned)
         precondition(back.todos.count == state.todos.count, "the JSON round trip lost todos")
-        lua_settop(L, 0)
-        luaL_unref(L, LK_REGISTRYINDEX, table)
       }
+      try cjson.run("roundtrip", times)
       return back
     }
   }
