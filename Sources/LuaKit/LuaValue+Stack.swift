@@ -25,7 +25,13 @@ extension LuaStack {
       lua_createtable(
         L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
       guard reserve(3) else { throw .conversion(path: "", message: "nesting too deep") }
-      for (key, element) in table.entries {
+      // By index rather than `for (key, element) in`: an iterator hands out copies, each a
+      // retain and a release of the key's and the value's storage; a subscript read borrows.
+      let entries = table.entries
+      var index = entries.startIndex
+      while index != entries.endIndex {
+        let key = entries.keys[index], element = entries.values[index]
+        entries.formIndex(after: &index)
         if case let .number(number) = key, number.isNaN {
           throw .conversion(path: "", message: "a table key cannot be NaN")
         }
