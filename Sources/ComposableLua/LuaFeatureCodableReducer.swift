@@ -37,19 +37,26 @@ public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendab
       if let readState { state = try readState(feature) }
       // Most actions return nothing: no closure is made (and allocated) for them.
       guard !effect.isNone else { return .none }
-      let feature = self.feature
-      let onError = self.onError
-      return effect.compactMap { luaAction in
-        do throws(LuaFeatureError) {
-          return try feature.decode(Action.self, from: luaAction)
-        } catch {
-          onError(error)
-          return nil
-        }
-      }
+      return decoding(effect)
     } catch {
       onError(error)
       return .none
+    }
+  }
+
+  /// The actions `effect` sends, decoded into `Action`. Apart from `reduce`, whose every call
+  /// would otherwise retain and release the feature for the closure most calls never make.
+  @inline(never)
+  private func decoding(_ effect: Effect<LuaValue>) -> Effect<Action> {
+    let feature = self.feature
+    let onError = self.onError
+    return effect.compactMap { luaAction in
+      do throws(LuaFeatureError) {
+        return try feature.decode(Action.self, from: luaAction)
+      } catch {
+        onError(error)
+        return nil
+      }
     }
   }
 
