@@ -21,6 +21,27 @@ extension LuaFeature {
     return wrote ? withSave(effect, scope, onError) : effect
   }
 
+  /// `reduceToEffect` for a `LuaValue` action, which goes down as it is (see
+  /// `reduce(describing:dependencies:wrote:interpret:call:)`).
+  func reduceToEffect(
+    value action: LuaValue, dependencies scope: LuaFeatureDependencies,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void
+  ) throws(LuaFeatureError) -> Effect<LuaValue> {
+    var wrote = false
+    let effect = try reduce(
+      describing: .value(action), dependencies: scope, wrote: &wrote,
+      interpret: { (returned, vm) throws(LuaFeatureError) -> Effect<LuaValue> in
+        guard case .nil = returned else {
+          return try interpret(returned, in: vm, for: .value(action), scope, onError)
+        }
+        return .none
+      },
+      call: { (vm, step) throws(LuaError) -> LuaValue in
+        try vm.callTransaction(step, argument: action)
+      })
+    return wrote ? withSave(effect, scope, onError) : effect
+  }
+
   /// `reduceToEffect` for a host that shows what each action did: `description` is set to what
   /// the reducer returned (nil for no effect), and `changes` to where the action changed the
   /// state, read from its transaction before it commits (no copy of the state is needed to

@@ -26,19 +26,35 @@ extension LuaFeature {
     _ action: LuaFeatureAction, dependencies: LuaFeatureDependencies? = nil, wrote: inout Bool,
     interpret: (LuaValue, LuaVM) throws(LuaFeatureError) -> Interpreted
   ) throws(LuaFeatureError) -> Interpreted {
+    try reduce(describing: action, dependencies: dependencies, wrote: &wrote, interpret: interpret)
+    {
+      (vm, step) throws(LuaError) -> LuaValue in
+      switch action {
+      case let .value(value): try vm.callTransaction(step, argument: value)
+      case let .typed(typed):
+        try vm.callTransaction(step, table: LuaActionTable(action: typed), setsTag: true)
+      case let .encoded(argument, _): try vm.callTransaction(step, argument: argument)
+      }
+    }
+  }
+
+  /// `reduce`, with the step called by `call` on the action, which `action` names in messages,
+  /// made only when one is needed. A `LuaValue` action comes this way as it is: wrapped in a
+  /// `LuaFeatureAction` on every call, it was copied in and out (an enum with an existential
+  /// case is handled by address), two retains and two releases per action.
+  func reduce<Interpreted>(
+    describing action: @autoclosure () -> LuaFeatureAction,
+    dependencies: LuaFeatureDependencies? = nil, wrote: inout Bool,
+    interpret: (LuaValue, LuaVM) throws(LuaFeatureError) -> Interpreted,
+    call: (LuaVM, LuaTransactionCall) throws(LuaError) -> LuaValue
+  ) throws(LuaFeatureError) -> Interpreted {
     try queue.access { (vm, loaded) throws(LuaFeatureError) -> Interpreted in
       hostEnvironment.answer(from: dependencies, forReducer: true)
       let returned: LuaValue
       do throws(LuaError) {
-        switch action {  // rolled back if it fails
-        case let .value(value): returned = try vm.callTransaction(loaded.step, argument: value)
-        case let .typed(typed):
-          returned = try vm.callTransaction(
-            loaded.step, table: LuaActionTable(action: typed), setsTag: true)
-        case let .encoded(argument, _):
-          returned = try vm.callTransaction(loaded.step, argument: argument)
-        }
+        returned = try call(vm, loaded.step)  // rolled back if it fails
       } catch {
+        let action = action()
         throw .reduce(action: action.description, error: Self.inActionTerms(error, action))
       }
       let interpreted: Interpreted

@@ -53,7 +53,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     do throws(LuaFeatureError) {
       try writeBack?.writeIfChanged(state, into: feature)
       let effect = try feature.reduceToEffect(
-        .value(action), dependencies: dependencies, onError: onError)
+        value: action, dependencies: dependencies, onError: onError)
       if let readState {
         state = try readState(feature)
         writeBack?.gave(state)
