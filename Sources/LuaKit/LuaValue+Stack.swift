@@ -25,8 +25,9 @@ extension LuaStack {
       lua_createtable(
         L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
       guard reserve(3) else { throw .conversion(path: "", message: "nesting too deep") }
-      // By index rather than `for (key, element) in`: an iterator hands out copies, each a
-      // retain and a release of the key's and the value's storage; a subscript read borrows.
+      // By index rather than `for (key, element) in`: the iterator retained and released the
+      // dictionary's storage on every push. (Each key and value read is still a copy: a
+      // retain and a release of its string.)
       let entries = table.entries
       var index = entries.startIndex
       while index != entries.endIndex {
