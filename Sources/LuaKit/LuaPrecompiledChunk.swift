@@ -14,6 +14,25 @@ package struct LuaPrecompiledChunk: Equatable, Sendable {
 
   package init(bytecode: [UInt8]) { self.bytecode = bytecode }
 
+  /// `source` compiled now, in a state of its own, as `lua-bytecode` compiles at build time
+  /// (for tests: what the build made, made again).
+  package init(compiling source: String, chunkName: String) throws(LuaError) {
+    guard let state = luaL_newstate() else { throw .memoryLimit(limit: 0) }
+    defer { lua_close(state) }
+    guard luaL_loadbufferx(state, source, source.utf8.count, chunkName, "t") == LUA_OK else {
+      throw .syntax(message: LuaStack(state).errorMessage(at: -1), incompleteInput: false)
+    }
+    final class Bytes { var bytes: [UInt8] = [] }
+    let output = Bytes()
+    let write: lua_Writer = { _, data, size, context in
+      let output = Unmanaged<Bytes>.fromOpaque(context!).takeUnretainedValue()
+      output.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size))
+      return 0
+    }
+    _ = lua_dump(state, write, Unmanaged.passUnretained(output).toOpaque(), 0)
+    bytecode = output.bytes
+  }
+
   /// Pushes the chunk as a function (or the error), returning Lua's status.
   func push(_ L: OpaquePointer) -> Int32 {
     bytecode.withUnsafeBufferPointer { lk_loadbinary(L, $0.baseAddress, $0.count) }

@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 import Testing
 
@@ -21,7 +20,7 @@ import Testing
   func theBytecodeIsTheFileCompiledNow(name: String, bytecode: [UInt8]) throws {
     let text = try String(
       contentsOf: Self.library.appendingPathComponent(name + ".lua"), encoding: .utf8)
-    #expect(try Self.compiled(text, chunkName: "=" + name) == bytecode)
+    #expect(try LuaPrecompiledChunk(compiling: text, chunkName: "=" + name).bytecode == bytecode)
   }
 
   @Test func theEmbeddedTextIsTheFileToo() throws {
@@ -48,20 +47,5 @@ import Testing
       (error as? LuaError)?.message
         == "composable:\(line): attempt to index a number value (local 'e')"
     }
-  }
-
-  static func compiled(_ text: String, chunkName: String) throws -> [UInt8] {
-    let state = try #require(luaL_newstate())
-    defer { lua_close(state) }
-    try #require(luaL_loadbufferx(state, text, text.utf8.count, chunkName, "t") == LUA_OK)
-    final class Buffer { var bytes: [UInt8] = [] }
-    let buffer = Buffer()
-    let writer: lua_Writer = { _, data, size, context in
-      let buffer = Unmanaged<Buffer>.fromOpaque(context!).takeUnretainedValue()
-      buffer.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size))
-      return 0
-    }
-    _ = lua_dump(state, writer, Unmanaged.passUnretained(buffer).toOpaque(), 0)
-    return buffer.bytes
   }
 }

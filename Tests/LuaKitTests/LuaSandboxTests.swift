@@ -223,18 +223,8 @@ import Testing
 
   /// Real Lua 5.4 bytecode, made with `lua_dump` on a separate, unsandboxed state.
   private func compiledBytecode(_ source: String, chunkName: String = "?") throws -> [UInt8] {
-    let state = luaL_newstate()!
-    defer { lua_close(state) }
-    #expect(luaL_loadbufferx(state, source, source.utf8.count, chunkName, "t") == LUA_OK)
-    final class Buffer { var bytes: [UInt8] = [] }
-    let buffer = Buffer()
-    let writer: lua_Writer = { _, data, size, context in
-      let buffer = Unmanaged<Buffer>.fromOpaque(context!).takeUnretainedValue()
-      buffer.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size))
-      return 0
-    }
-    _ = lua_dump(state, writer, Unmanaged.passUnretained(buffer).toOpaque(), 0)
-    #expect(buffer.bytes.first == 0x1B)
-    return buffer.bytes
+    let bytes = try LuaPrecompiledChunk(compiling: source, chunkName: chunkName).bytecode
+    #expect(bytes.first == 0x1B)
+    return bytes
   }
 }
