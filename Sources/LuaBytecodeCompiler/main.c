@@ -45,14 +45,24 @@ static char *read_file(const char *path, size_t *size) {
   return text;
 }
 
+/// Ends a failed run: the partial output removed.
+static int fail(FILE *out, const char *partial) {
+  fclose(out);
+  remove(partial);
+  return 1;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: lua-bytecode OUTPUT.swift FILE.lua...\n");
     return 64;
   }
-  FILE *out = fopen(argv[1], "w");
+  // Written beside the output and renamed at the end: a failed run leaves no half a file.
+  char partial[4096];
+  snprintf(partial, sizeof partial, "%s.partial", argv[1]);
+  FILE *out = fopen(partial, "w");
   if (out == NULL) {
-    perror(argv[1]);
+    perror(partial);
     return 1;
   }
   lua_State *L = luaL_newstate();
@@ -65,7 +75,7 @@ int main(int argc, char **argv) {
     size_t length = strlen(file);
     if (length <= 4 || strcmp(file + length - 4, ".lua") != 0) {
       fprintf(stderr, "lua-bytecode: %s: expected a .lua file\n", argv[i]);
-      return 1;
+      return fail(out, partial);
     }
     char chunkname[256], name[256];
     snprintf(chunkname, sizeof chunkname, "=%.*s", (int)(length - 4), file);
@@ -77,11 +87,11 @@ int main(int argc, char **argv) {
     char *text = read_file(argv[i], &size);
     if (text == NULL) {
       perror(argv[i]);
-      return 1;
+      return fail(out, partial);
     }
     if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) {
       fprintf(stderr, "%s: %s\n", argv[i], lua_tostring(L, -1));
-      return 1;
+      return fail(out, partial);
     }
     fprintf(out, "  /// `%s`, compiled as chunk `%s`.\n", file, chunkname);
     fprintf(out, "  static let %s: [UInt8] = [", name);
@@ -93,8 +103,9 @@ int main(int argc, char **argv) {
   }
   fprintf(out, "}\n");
   lua_close(L);
-  if (fclose(out) != 0) {
+  if (fclose(out) != 0 || rename(partial, argv[1]) != 0) {
     perror(argv[1]);
+    remove(partial);
     return 1;
   }
   return 0;
