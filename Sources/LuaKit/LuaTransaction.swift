@@ -74,8 +74,12 @@ extension LuaVM {
   ) throws(LuaError) -> LuaValue {
     try callTransaction(
       call,
-      pushingArgument: { (stack) throws(LuaError) in
-        try stack.push(argument, in: self)
+      pushingArgument: { (stack) throws(LuaError) -> Bool in
+        guard call.tagIdentity != 0 else {
+          try stack.push(argument, in: self)
+          return false
+        }
+        return try stack.push(argument, in: self, findingTag: call.tagIdentity)
       })
   }
 
@@ -86,8 +90,9 @@ extension LuaVM {
   ) throws(LuaError) -> LuaValue {
     try callTransaction(
       call,
-      pushingArgument: { (stack) throws(LuaError) in
+      pushingArgument: { (stack) throws(LuaError) -> Bool in
         try argument.push(onto: stack, in: self)
+        return false
       })
   }
 
@@ -99,16 +104,18 @@ extension LuaVM {
     _ call: LuaTransactionCall, table argument: some LuaTableConvertible, setsTag: Bool = false
   ) throws(LuaError) -> LuaValue {
     try callTransaction(
-      call, checksTag: !setsTag,
-      pushingArgument: { (stack) throws(LuaError) in
+      call,
+      pushingArgument: { (stack) throws(LuaError) -> Bool in
         try stack.push(table: argument, in: self)
+        return setsTag
       })
   }
 
+  /// `push` pushes the argument and says whether it is known to be tagged already (then it is
+  /// not checked again).
   @inline(__always)
   private func callTransaction(
-    _ call: LuaTransactionCall, checksTag: Bool = true,
-    pushingArgument push: (LuaStack) throws(LuaError) -> Void
+    _ call: LuaTransactionCall, pushingArgument push: (LuaStack) throws(LuaError) -> Bool
   ) throws(LuaError) -> LuaValue {
     drainReleases()
     lk_transaction_begin(L)
@@ -116,10 +123,11 @@ extension LuaVM {
       return try stack.guarded { () throws(LuaError) -> LuaValue in
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
-        do throws(LuaError) { try push(stack) } catch {
+        let tagged: Bool
+        do throws(LuaError) { tagged = try push(stack) } catch {
           throw error.rooted(at: "argument")
         }
-        if checksTag, call.slots.tag != 0, lk_normalize_tagged(L, -1, call.slots.tag) == 0 {
+        if !tagged, call.slots.tag != 0, lk_normalize_tagged(L, -1, call.slots.tag) == 0 {
           lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.tag))
           let tag = stack.errorMessage(at: -1)
           throw .conversion(
@@ -193,6 +201,10 @@ public struct LuaTransactionCall: Sendable {
   /// Registry slots; `tag` is 0 for a call without one. Only integers, so that reading a call
   /// counts no references.
   let slots: (function: Int32, state: Int32, context: Int32, tag: Int32)
+  /// The tag's string as `lua_topointer` gives it, or 0. Lua keeps one object per short string
+  /// (interned), alive here through `tag`'s slot, so a key with this identity is the tag; a
+  /// longer tag is not interned, and is looked up as a field instead (0).
+  let tagIdentity: UInt
 
   /// `tag`, when given, is a reference to the tag field's name (a string); like the others, the
   /// caller keeps it alive.
@@ -206,5 +218,19 @@ public struct LuaTransactionCall: Sendable {
         path: "", message: "\(reference) belongs to another Lua VM and cannot be used here")
     }
     slots = (function.slot, state.slot, context.slot, tag?.slot ?? 0)
+    tagIdentity =
+      tag.map { tag in
+        vm.stack.guarded { () -> UInt in
+          lua_rawgeti(vm.L, LK_REGISTRYINDEX, lua_Integer(tag.slot))
+          var length = 0
+          guard lua_type(vm.L, -1) == LUA_TSTRING, lua_tolstring(vm.L, -1, &length) != nil,
+            length <= Self.longestInternedString
+          else { return 0 }
+          return UInt(bitPattern: lua_topointer(vm.L, -1))
+        }
+      } ?? 0
   }
+
+  /// LUAI_MAXSHORTLEN: strings up to this long are interned, one object per content.
+  static let longestInternedString = 40
 }

@@ -5,12 +5,32 @@ extension LuaStack {
   /// Pushes a Swift-side value. Arrays get the VM's array marker so they stay arrays when empty.
   func push(_ value: LuaValue, in vm: LuaVM) throws(LuaError) {
     guard reserve(4) else { throw .conversion(path: "", message: "nesting too deep") }
-    try pushReserved(value, in: vm, depth: 0)
+    var tagged = false
+    try pushReserved(value, in: vm, depth: 0, tag: nil, tagged: &tagged)
+  }
+
+  /// `push`, saying whether the value is a table with a string under the field `tag` (the
+  /// identity of a short string, as `LuaTransactionCall.tagIdentity` keeps it): seen as its
+  /// keys go by, so that the call need not look the field up again.
+  func push(_ value: LuaValue, in vm: LuaVM, findingTag tag: UInt) throws(LuaError) -> Bool {
+    guard reserve(4) else { throw .conversion(path: "", message: "nesting too deep") }
+    var tagged = false
+    try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged)
+    return tagged
   }
 
   /// `push`, once room is made: each table makes room for its key and value (the hot path of
   /// an action is a table of scalars, one check for it all).
   private func pushReserved(_ value: LuaValue, in vm: LuaVM, depth: Int) throws(LuaError) {
+    var tagged = false
+    try pushReserved(value, in: vm, depth: depth, tag: nil, tagged: &tagged)
+  }
+
+  /// With a `tag` (only for the value itself, not its nested tables), `tagged` is set when a
+  /// key pushed is that string and its value a string.
+  private func pushReserved(
+    _ value: LuaValue, in vm: LuaVM, depth: Int, tag: UInt?, tagged: inout Bool
+  ) throws(LuaError) {
     switch value {
     case .nil: lua_pushnil(L)
     case let .boolean(flag): lua_pushboolean(L, flag ? 1 : 0)
@@ -42,6 +62,11 @@ extension LuaStack {
         try pushReserved(key, in: vm, depth: depth + 1)
         do throws(LuaError) { try pushReserved(element, in: vm, depth: depth + 1) } catch {
           throw error.under(LuaPath.component(key))
+        }
+        if let tag, UInt(bitPattern: lua_topointer(L, -2)) == tag,
+          lua_type(L, -1) == LUA_TSTRING
+        {
+          tagged = true
         }
         lua_rawset(L, -3)
       }
