@@ -127,6 +127,11 @@ import Testing
     let feature = try LuaFeature(source: TransactionTests.source, file: "edit.lua")
     for (action, description) in [
       (["kind": "edit"] as LuaValue, "a table whose type is nil"), (42, "number"),
+      // The tag is seen as the keys are pushed: a nested `type`, or one that is not a string,
+      // does not make the action tagged.
+      (["inner": ["type": "edit"]], "a table whose type is nil"),
+      (["type": 3, "types": "edit"], "a table whose type is number"),
+      (["type": ["edit"]], "a table whose type is table"),
     ] {
       let error = featureError { _ = try feature.reduce(action) { (_) throws(LuaFeatureError) in () } }
       guard case let .reduce(_, .runtime(message, _)) = error else {
