@@ -17,6 +17,16 @@ import Testing
 @Suite struct RandomTransactionTests {
   static let cases = 10_000
 
+  /// A feature running `interpreter`, and the seed of the generator of its programs:
+  /// `TRANSACTION_SEED` when set, `seed` otherwise (failures name it).
+  static func program(seed: UInt64) throws -> (feature: LuaFeature, seed: UInt64) {
+    let chosen = ProcessInfo.processInfo.environment["TRANSACTION_SEED"].flatMap(UInt64.init)
+    let feature = try LuaFeature(
+      source: interpreter, file: "program.lua",
+      limits: LuaLimits(memory: 16 << 20, instructions: 200_000))
+    return (feature, chosen ?? seed)
+  }
+
   static let interpreter = """
     local saved = {}
     local M = {}
@@ -110,11 +120,8 @@ import Testing
     """
 
   @Test func failedActionsLeaveTheStateExactlyAsItWas() async throws {
-    let seed = ProcessInfo.processInfo.environment["TRANSACTION_SEED"].flatMap(UInt64.init) ?? 12
+    let (feature, seed) = try Self.program(seed: 12)
     var random = SplitMix64(seed: seed)
-    let feature = try LuaFeature(
-      source: Self.interpreter, file: "program.lua",
-      limits: LuaLimits(memory: 16 << 20, instructions: 200_000))
     let initial = try feature.state()
     var checked = 0, failures = 0
     for index in 0..<Self.cases {

@@ -40,11 +40,8 @@ import Testing
   }
 
   @Test func generatedProgramsPrintWhatSnapshotsWould() async throws {
-    let seed = ProcessInfo.processInfo.environment["TRANSACTION_SEED"].flatMap(UInt64.init) ?? 7
+    let (feature, seed) = try RandomTransactionTests.program(seed: 7)
     var random = SplitMix64(seed: seed)
-    let feature = try LuaFeature(
-      source: RandomTransactionTests.interpreter, file: "program.lua",
-      limits: LuaLimits(memory: 16 << 20, instructions: 200_000))
     let initial = try feature.state()
     let printed = Printed()
     let store = Self.store(feature, printed)
