@@ -63,6 +63,9 @@ typedef struct {
   lk_failure last_failure;
   void *owner;
   lua_Integer journal_length;  // entries (three slots each) in the transaction journal
+  lua_State *journal;          // the journal's segment being written (Journal.c)
+  lua_Integer journal_segment; // its place in the list of segments, 0 the oldest
+  int journal_room;            // slots it takes before it must be given more
   lua_Integer proxies_made;    // real tables given a proxy by the open transaction
   lk_pool pool;
   lua_State *main;     // the state's main thread
@@ -111,9 +114,46 @@ void lk_mark_array(lua_State *L, int index);
 void lk_reserve_memory(lua_State *L, size_t bytes);
 // Transactions and the functions that see raw tables (Transaction.c).
 void lk_transactions_open(lua_State *L);
-/// Pushes the transaction journal: three slots an entry (table, key, old value), the first
-/// `journal_length` entries its own.
-void lk_push_journal(lua_State *L);
+// The transaction journal (Journal.c): `journal_length` entries of three values, (table, key,
+// old value), or (table, the adoption key, old metatable) for an adoption.
+void lk_journal_open(lua_State *L);
+/// Gives the segment being written room for at least one more entry; raises the memory error
+/// (or the memory limit's) if it cannot, before anything is written.
+void lk_journal_reserve(lua_State *L);
+/// Moves the three values on top of the stack into the journal as its newest entry; raises
+/// (having moved nothing) if the journal cannot grow.
+static inline void lk_journal_push(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  if (__builtin_expect(info->journal_room < 3, 0)) lk_journal_reserve(L);
+  lua_xmove(L, info->journal, 3);
+  info->journal_room -= 3;
+  info->journal_length += 1;
+}
+/// Drops the newest entry (once an undo applied it).
+void lk_journal_drop(lua_State *L);
+/// Pushes field 1, 2 or 3 of the entry `entry` (0: the oldest), leaving the journal as it is.
+void lk_journal_push_field(lua_State *L, lua_Integer entry, int field);
+/// A journal of more entries than this is replaced by a new, small one when it is forgotten:
+/// Lua never shrinks a stack that was asked for its room, so it would keep its peak size (16
+/// bytes a slot, three slots an entry) for the life of the VM. Less than a segment's entries.
+enum { LK_JOURNAL_REPLACED_ABOVE = 4096 };
+/// Forgets a journal of more than LK_JOURNAL_REPLACED_ABOVE entries (lk_journal_forget).
+void lk_journal_forget_large(lua_State *L);
+/// Empties the journal after a commit or a rollback (twice an action: inline, and nothing to do
+/// for a journal already empty).
+static inline void lk_journal_forget(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  lua_Integer length = info->journal_length;
+  if (length == 0) return;
+  info->journal_length = 0;
+  if (length > LK_JOURNAL_REPLACED_ABOVE || info->journal_segment != 0) {
+    lk_journal_forget_large(L);
+    return;
+  }
+  // One segment, the first, holds the whole journal: its stack is the entries.
+  info->journal_room += (int)length * 3;
+  lua_settop(info->journal, 0);
+}
 /// Whether the journal key at `index` marks an adoption (table, marker, old metatable) rather
 /// than a write.
 int lk_is_adoption_key(lua_State *L, int index);

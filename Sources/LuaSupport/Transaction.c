@@ -24,16 +24,17 @@
 
 static const char lk_real_key = 0;      // proxy[&lk_real_key]: the real table it stands for
 static const char lk_proxy_key = 0;     // real[&lk_proxy_key]: its proxy, once one was made
-static const char lk_journal_key = 0;   // registry: the journal, three slots an entry
 static const char lk_metatable_key = 0; // registry: the proxies' shared metatable
 static const char lk_marker_key = 0;    // registry: the metatable that marks arrays (host's)
-static const char lk_adopted_key = 0;   // journal: (table, &lk_adopted_key, old metatable)
+static const char lk_adopted_key = 0;   // journal entry: (table, &lk_adopted_key, old metatable)
 static const char lk_made_key = 0;      // registry: real tables given a proxy (see below)
 
-// The metamethods' upvalues.
-#define LK_JOURNAL lua_upvalueindex(1)
-#define LK_METATABLE lua_upvalueindex(2)
-#define LK_NEXT lua_upvalueindex(3)
+// The metamethods' upvalues: __index, __newindex and `next` hold the shared metatable, which
+// they give a nested table's new proxy; a flat root's __newindex holds its real table too;
+// __pairs holds `next`.
+#define LK_METATABLE lua_upvalueindex(1)
+#define LK_FLAT_REAL lua_upvalueindex(2)
+#define LK_NEXT lua_upvalueindex(1)
 
 // How deep a table stored into the state may be nested: the decoder's limit too.
 enum { LK_STATE_MAX_DEPTH = 200 };
@@ -158,29 +159,23 @@ static int lk_proxy_pairs(lua_State *L) {
 
 // MARK: - Adoption
 
-static void lk_journal_append(lua_State *L, int journal, int table, int key, int value) {
-  lk_info *info = lk_info_of(L);
-  journal = lua_absindex(L, journal);
+static void lk_journal_append(lua_State *L, int table, int key, int value) {
   table = lua_absindex(L, table);
   key = lua_absindex(L, key);
   value = lua_absindex(L, value);
-  lua_Integer slot = info->journal_length * 3;
   lua_pushvalue(L, table);
-  lua_rawseti(L, journal, slot + 1);
   lua_pushvalue(L, key);
-  lua_rawseti(L, journal, slot + 2);
   lua_pushvalue(L, value);
-  lua_rawseti(L, journal, slot + 3);
-  info->journal_length += 1;
+  lk_journal_push(L);
 }
 
-static void lk_store_form(lua_State *L, int index, int journal, int depth);
+static void lk_store_form(lua_State *L, int index, int depth);
 
 // Makes the plain table at `index` part of the state: its contents move into a new real table
 // and it becomes that table's proxy, so references kept to it elsewhere go through the journal.
 // Nested plain tables are adopted the same way; a proxy inside stands for its real table. The
 // adoption is journaled first, so a failure at any point is undone by the rollback.
-static void lk_adopt(lua_State *L, int index, int journal, int depth) {
+static void lk_adopt(lua_State *L, int index, int depth) {
   index = lua_absindex(L, index);
   if (depth >= LK_STATE_MAX_DEPTH) {
     lua_pushfstring(L, "a table stored in the state is nested more than %d levels deep",
@@ -202,7 +197,7 @@ static void lk_adopt(lua_State *L, int index, int journal, int depth) {
   }
   int metatable = base + 1;
   lua_pushlightuserdata(L, (void *)&lk_adopted_key);
-  lk_journal_append(L, journal, index, -1, metatable);
+  lk_journal_append(L, index, -1, metatable);
   lua_pop(L, 1);
   lua_Integer count = 0;
   lua_pushnil(L);
@@ -247,7 +242,7 @@ static void lk_adopt(lua_State *L, int index, int journal, int depth) {
     if (lua_type(L, -1) == LUA_TTABLE) {
       int value = lua_gettop(L);
       lua_pushvalue(L, value);
-      lk_store_form(L, value + 1, journal, depth + 1);
+      lk_store_form(L, value + 1, depth + 1);
       if (!lua_rawequal(L, value, value + 1)) {
         lua_pushvalue(L, value - 1);
         lua_pushvalue(L, value + 1);
@@ -262,7 +257,7 @@ static void lk_adopt(lua_State *L, int index, int journal, int depth) {
 
 // Replaces the table at `index` by what a real table of the state holds in its place: a
 // proxy by its real table, a plain table by the real table it is adopted into.
-static void lk_store_form(lua_State *L, int index, int journal, int depth) {
+static void lk_store_form(lua_State *L, int index, int depth) {
   index = lua_absindex(L, index);
   if (lk_push_real_of(L, index)) {
     // The real table is linked to this proxy, so that a rollback which gives back a table
@@ -279,7 +274,7 @@ static void lk_store_form(lua_State *L, int index, int journal, int depth) {
     lua_replace(L, index);
     return;
   }
-  lk_adopt(L, index, journal, depth);
+  lk_adopt(L, index, depth);
   if (!lk_push_real_of(L, index)) lk_raise(L, "a table could not be stored in the state");
   lua_replace(L, index);
 }
@@ -319,22 +314,22 @@ static void lk_unadopt(lua_State *L, int table, int metatable) {
 
 // MARK: - Undoing
 
-// Undoes the journal's entries newer than `mark`, newest first (1: the journal).
+// Undoes the journal's entries newer than `mark` (1), newest first, each dropped once undone
+// (if the undo fails, what is left of the journal is what is left to undo).
 static int lk_undo_journal(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  lua_Integer mark = lua_tointeger(L, 2);
-  for (lua_Integer slot = info->journal_length * 3; slot > mark * 3; slot -= 3) {
-    lua_rawgeti(L, 1, slot - 2);
-    lua_rawgeti(L, 1, slot - 1);
-    lua_rawgeti(L, 1, slot);
-    if (lua_type(L, -2) == LUA_TLIGHTUSERDATA && lua_touserdata(L, -2) == &lk_adopted_key) {
+  lua_Integer mark = lua_tointeger(L, 1);
+  while (info->journal_length > mark) {
+    lua_Integer entry = info->journal_length - 1;
+    for (int field = 1; field <= 3; field++) lk_journal_push_field(L, entry, field);
+    if (lk_is_adoption_key(L, -2)) {
       lk_unadopt(L, -3, -1);
       lua_pop(L, 3);
     } else {
       lua_rawset(L, -3);
       lua_pop(L, 1);
     }
-    info->journal_length -= 1;
+    lk_journal_drop(L);
   }
   return 0;
 }
@@ -344,18 +339,17 @@ static int lk_undo_journal(lua_State *L) {
 static int lk_undo_to(lua_State *L, lua_Integer mark) {
   if (lk_info_of(L)->journal_length <= mark) return LUA_OK;
   lua_pushcfunction(L, lk_undo_journal);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
   lua_pushinteger(L, mark);
-  int status = lk_pcall_uncapped(L, 2, 0);
+  int status = lk_pcall_uncapped(L, 1, 0);
   if (status != LUA_OK) lua_pop(L, 1);
   return status;
 }
 
 // MARK: - Writing
 
-// lk_store_form, protected (1: the value, 2: the journal).
+// lk_store_form, protected (1: the value).
 static int lk_store_form_protected(lua_State *L) {
-  lk_store_form(L, 1, 2, 1);
+  lk_store_form(L, 1, 1);
   lua_settop(L, 1);
   return 1;
 }
@@ -381,8 +375,7 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
 // proxy[key] = value through the journal, with the real table at `real`: the old value is
 // journaled, a table value is put in the form the state holds, then the write is applied.
 // Every index is absolute or an upvalue.
-static void lk_journaled_set(
-    lua_State *L, int proxy, int key, int value, int real, int journal, int shared) {
+static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int real, int shared) {
   lk_info *info = lk_info_of(L);
   if (!info->transaction_open) luaL_error(L, "%s", lk_read_only_message);
   int key_type = lua_type(L, key);
@@ -399,8 +392,7 @@ static void lk_journaled_set(
     lua_Integer mark = info->journal_length;
     lua_pushcfunction(L, lk_store_form_protected);
     lua_pushvalue(L, value);
-    lua_pushvalue(L, journal);
-    int status = lua_pcall(L, 2, 1, 0);
+    int status = lua_pcall(L, 1, 1, 0);
     if (status != LUA_OK) {
       lk_undo_to(L, mark);
       if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING) {
@@ -413,16 +405,12 @@ static void lk_journaled_set(
     lua_replace(L, value);
     lk_leave_flat_reads(L, proxy, shared);
   }
-  // The entry, written in place (the hot path of every write: no index arithmetic).
-  lua_Integer slot = info->journal_length * 3;
+  // The entry (the hot path of every write).
   lua_pushvalue(L, real);
-  lua_rawseti(L, journal, slot + 1);
   lua_pushvalue(L, key);
-  lua_rawseti(L, journal, slot + 2);
   lua_pushvalue(L, key);
   lua_rawget(L, real);
-  lua_rawseti(L, journal, slot + 3);
-  info->journal_length += 1;
+  lk_journal_push(L);
   lua_pushvalue(L, key);
   lua_pushvalue(L, value);
   lua_rawset(L, real);
@@ -430,16 +418,16 @@ static void lk_journaled_set(
 
 static int lk_proxy_newindex(lua_State *L) {
   if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
-  lk_journaled_set(L, 1, 2, 3, 4, LK_JOURNAL, LK_METATABLE);
+  lk_journaled_set(L, 1, 2, 3, 4, LK_METATABLE);
   return 0;
 }
 
-// A flat root's __newindex holds its real table as a third upvalue: no lookup in the proxy.
+// A flat root's __newindex holds its real table as an upvalue: no lookup in the proxy.
 static int lk_flat_proxy_newindex(lua_State *L) {
   // 4 (a metamethod gets exactly three arguments): a stack slot is cheaper to use than an
   // upvalue.
-  lua_pushvalue(L, lua_upvalueindex(3));
-  lk_journaled_set(L, 1, 2, 3, 4, LK_JOURNAL, LK_METATABLE);
+  lua_pushvalue(L, LK_FLAT_REAL);
+  lk_journaled_set(L, 1, 2, 3, 4, LK_METATABLE);
   return 0;
 }
 
@@ -477,10 +465,9 @@ static void lk_choose_reads(lua_State *L, int proxy, int real) {
   }
   lua_pushvalue(L, real);
   lua_setfield(L, -2, "__index");
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
   lua_pushvalue(L, shared);
   lua_pushvalue(L, real);
-  lua_pushcclosure(L, lk_flat_proxy_newindex, 3);
+  lua_pushcclosure(L, lk_flat_proxy_newindex, 2);
   lua_setfield(L, -2, "__newindex");
   lua_setmetatable(L, proxy);
   lua_pop(L, 1);
@@ -544,9 +531,8 @@ static int lk_safe_rawset(lua_State *L) {
     return luaL_argerror(L, 2, "a light userdata cannot be a key here");
   }
   if (lk_push_real_of(L, 1)) {  // 4
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);    // 5
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);  // 6
-    lk_journaled_set(L, 1, 2, 3, 4, 5, 6);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);  // 5
+    lk_journaled_set(L, 1, 2, 3, 4, 5);
   } else {
     lua_pushvalue(L, 2);
     lua_pushvalue(L, 3);
@@ -590,34 +576,24 @@ static int lk_safe_setmetatable(lua_State *L) {
 // MARK: - Opening
 
 void lk_transactions_open(lua_State *L) {
-  lua_createtable(L, 48, 0);  // journal
-  int journal = lua_gettop(L);
+  lk_journal_open(L);
   lua_createtable(L, 0, 5);  // the proxies' metatable
   int metatable = lua_gettop(L);
-  lua_pushvalue(L, journal);
   lua_pushvalue(L, metatable);
-  lua_pushcclosure(L, lk_proxy_index, 2);
+  lua_pushcclosure(L, lk_proxy_index, 1);
   lua_setfield(L, metatable, "__index");
-  lua_pushvalue(L, journal);
   lua_pushvalue(L, metatable);
-  lua_pushcclosure(L, lk_proxy_newindex, 2);
+  lua_pushcclosure(L, lk_proxy_newindex, 1);
   lua_setfield(L, metatable, "__newindex");
   lua_pushcfunction(L, lk_proxy_len);
   lua_setfield(L, metatable, "__len");
-  lua_pushvalue(L, journal);
   lua_pushvalue(L, metatable);
-  lua_pushvalue(L, journal);
-  lua_pushvalue(L, metatable);
-  lua_pushcclosure(L, lk_proxy_next, 2);
-  lua_pushcclosure(L, lk_proxy_pairs, 3);
+  lua_pushcclosure(L, lk_proxy_next, 1);
+  lua_pushcclosure(L, lk_proxy_pairs, 1);
   lua_setfield(L, metatable, "__pairs");
   lua_pushliteral(L, "state");  // getmetatable/setmetatable cannot reach it
   lua_setfield(L, metatable, "__metatable");
-  lua_pushvalue(L, journal);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
-  lua_pushvalue(L, metatable);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
-  lua_pop(L, 2);
   lua_createtable(L, 16, 0);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_made_key);
   static const luaL_Reg safe[] = {
@@ -682,8 +658,6 @@ void lk_push_journaled_table_function(lua_State *L) {
 
 int lk_push_proxied_table(lua_State *L, int index) { return lk_push_real_of(L, index); }
 
-void lk_push_journal(lua_State *L) { lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key); }
-
 int lk_is_adoption_key(lua_State *L, int index) {
   return lua_type(L, index) == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == &lk_adopted_key;
 }
@@ -730,64 +704,6 @@ int lk_state_write(lua_State *L, int proxy, int key, int value) {
 
 // MARK: - Transactions
 
-// A committed journal's first entries are left for the next writes to overwrite, rather than
-// cleared on every action: they keep at most this many old values from being collected.
-static const lua_Integer lk_journal_kept_entries = 16;
-
-// After an action that journaled more than this many writes, the journal is replaced by a new
-// table rather than cleared: Lua never shrinks a table's array, so the old one would keep its
-// peak size (16 bytes a slot, three slots a write) for the life of the VM.
-static const lua_Integer lk_journal_replaced_above = 4096;
-
-// A new journal, in the registry and in the upvalues of every closure that holds the journal:
-// the proxies' __index, __newindex and __pairs, and the `next` that __pairs returns.
-static int lk_replace_journal(lua_State *L) {
-  lua_createtable(L, 48, 0);
-  int journal = lua_gettop(L);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
-  int metatable = lua_gettop(L);
-  static const char *const holders[] = {"__index", "__newindex", "__pairs"};
-  for (int i = 0; i < 3; i++) {
-    lua_getfield(L, metatable, holders[i]);
-    lua_pushvalue(L, journal);
-    lua_setupvalue(L, -2, 1);
-    if (i == 2 && lua_getupvalue(L, -1, 3) != NULL) {  // __pairs holds `next`
-      lua_pushvalue(L, journal);
-      lua_setupvalue(L, -2, 1);
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-  }
-  lua_pushvalue(L, journal);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
-  lua_settop(L, journal - 1);
-  return 0;
-}
-
-// The journal of `length` entries, after a commit or a rollback: its entries past the first
-// few cleared, or the whole table replaced. Out of line: most actions write less than that.
-static __attribute__((noinline)) void lk_clear_journal(lua_State *L, lua_Integer length) {
-  if (length > lk_journal_replaced_above) {
-    // A table that cannot be made leaves the old journal, cleared below.
-    lua_pushcfunction(L, lk_replace_journal);
-    if (lk_pcall_uncapped(L, 0, 0) == LUA_OK) return;
-    lua_pop(L, 1);
-  }
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_journal_key);
-  for (lua_Integer slot = length * 3; slot > lk_journal_kept_entries * 3; slot--) {
-    lua_pushnil(L);
-    lua_rawseti(L, -2, slot);
-  }
-  lua_pop(L, 1);
-}
-
-static inline void lk_forget_journal(lua_State *L) {
-  lk_info *info = lk_info_of(L);
-  lua_Integer length = info->journal_length;
-  info->journal_length = 0;
-  if (length > lk_journal_kept_entries) lk_clear_journal(L, length);
-}
-
 // After a sweep (see lk_sweep_proxies), protected: the listed tables forget their proxies, and
 // the list, as long as the sweep, is replaced by a new one.
 static int lk_drop_proxies_made(lua_State *L) {
@@ -833,12 +749,12 @@ static inline void lk_end_transaction(lua_State *L) {
 }
 
 void lk_transaction_begin(lua_State *L) {
-  lk_forget_journal(L);
+  lk_journal_forget(L);
   lk_info_of(L)->transaction_open = 1;
 }
 
 void lk_transaction_commit(lua_State *L) {
-  lk_forget_journal(L);
+  lk_journal_forget(L);
   lk_end_transaction(L);
 }
 
@@ -848,7 +764,7 @@ int lk_transaction_rollback(lua_State *L) {
   lk_info *info = lk_info_of(L);
   info->transaction_open = 0;
   int status = lk_undo_to(L, 0);
-  lk_forget_journal(L);
+  lk_journal_forget(L);
   lk_end_transaction(L);
   return status;
 }

@@ -27,11 +27,9 @@ int lk_changes_is_nil_marker(lua_State *L, int index) {
 // { [key] = old value or the nil marker }.
 static void lk_collect_old_values(lua_State *L) {
   lua_Integer length = lk_info_of(L)->journal_length;
-  lk_push_journal(L);
-  int journal = lua_gettop(L);
-  for (lua_Integer slot = 0; slot < length * 3; slot += 3) {
-    lua_rawgeti(L, journal, slot + 1);
-    lua_rawgeti(L, journal, slot + 2);
+  for (lua_Integer entry = 0; entry < length; entry++) {
+    lk_journal_push_field(L, entry, 1);
+    lk_journal_push_field(L, entry, 2);
     if (lk_is_adoption_key(L, -1) || lua_type(L, -2) != LUA_TTABLE) {
       lua_pop(L, 2);
       continue;
@@ -47,7 +45,7 @@ static void lk_collect_old_values(lua_State *L) {
     if (lua_rawget(L, -2) == LUA_TNIL) {  // the first write of the key: what it began as
       lua_pop(L, 1);
       lua_pushvalue(L, -2);
-      lua_rawgeti(L, journal, slot + 3);
+      lk_journal_push_field(L, entry, 3);
       if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         lua_pushlightuserdata(L, (void *)&lk_was_nil);
@@ -58,7 +56,6 @@ static void lk_collect_old_values(lua_State *L) {
     }
     lua_pop(L, 3);
   }
-  lua_pop(L, 1);
 }
 
 static int lk_visit(lua_State *L, int table, int depth);
