@@ -75,11 +75,11 @@ extension LuaVM {
     try callTransaction(
       call,
       pushingArgument: { (stack) throws(LuaError) -> Bool in
-        guard call.tagIdentity != 0 else {
+        guard let tag = call.tagKey else {
           try stack.push(argument, in: self)
           return false
         }
-        return try stack.push(argument, in: self, findingTag: call.tagIdentity)
+        return try stack.push(argument, in: self, findingTag: tag)
       })
   }
 
@@ -201,10 +201,9 @@ public struct LuaTransactionCall: Sendable {
   /// Registry slots; `tag` is 0 for a call without one. Only integers, so that reading a call
   /// counts no references.
   let slots: (function: Int32, state: Int32, context: Int32, tag: Int32)
-  /// The tag's string as `lua_topointer` gives it, or 0. Lua keeps one object per short string
-  /// (interned), alive here through `tag`'s slot, so a key with this identity is the tag; a
-  /// longer tag is not interned, and is looked up as a field instead (0).
-  let tagIdentity: UInt
+  /// The tag's name, for a `LuaValue` argument's keys to be compared with as they are pushed;
+  /// nil without a tag, or for a name too long to keep inline (looked up as a field instead).
+  let tagKey: LuaTagKey?
 
   /// `tag`, when given, is a reference to the tag field's name (a string); like the others, the
   /// caller keeps it alive.
@@ -218,19 +217,48 @@ public struct LuaTransactionCall: Sendable {
         path: "", message: "\(reference) belongs to another Lua VM and cannot be used here")
     }
     slots = (function.slot, state.slot, context.slot, tag?.slot ?? 0)
-    tagIdentity =
-      tag.map { tag in
-        vm.stack.guarded { () -> UInt in
+    tagKey =
+      tag.flatMap { tag in
+        vm.stack.guarded { () -> LuaTagKey? in
           lua_rawgeti(vm.L, LK_REGISTRYINDEX, lua_Integer(tag.slot))
-          var length = 0
-          guard lua_type(vm.L, -1) == LUA_TSTRING, lua_tolstring(vm.L, -1, &length) != nil,
-            length <= Self.longestInternedString
-          else { return 0 }
-          return UInt(bitPattern: lua_topointer(vm.L, -1))
+          guard lua_type(vm.L, -1) == LUA_TSTRING else { return nil }
+          return vm.stack.withBytes(at: -1) { LuaTagKey(slot: tag.slot, name: $0) }
         }
-      } ?? 0
+      }
   }
 
-  /// LUAI_MAXSHORTLEN: strings up to this long are interned, one object per content.
-  static let longestInternedString = 40
+}
+
+/// A tag field's name as plain integers (reading it counts no references): its registry slot,
+/// and its bytes when they fit in 16. A key of a pushed table with those bytes is pushed as the
+/// name kept in the registry, which Lua need not hash and look up among its interned strings
+/// (a third of what pushing the key cost), and is known to be the tag without a lookup.
+struct LuaTagKey: Sendable {
+  let slot: Int32
+  private let length: Int
+  private let bytes: (UInt64, UInt64)
+
+  init?(slot: Int32, name: UnsafeRawBufferPointer) {
+    guard let bytes = Self.words(name) else { return nil }
+    self.slot = slot
+    self.length = name.count
+    self.bytes = bytes
+  }
+
+  /// Up to 16 bytes, zero-padded, as two words.
+  @inline(__always)
+  private static func words(_ name: UnsafeRawBufferPointer) -> (UInt64, UInt64)? {
+    guard name.count <= 16 else { return nil }
+    var words: (UInt64, UInt64) = (0, 0)
+    withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: name) }
+    return words
+  }
+
+  @inline(__always)
+  func isName(_ key: LuaString) -> Bool {
+    key.bytes.withUnsafeBytes { key in
+      guard key.count == length, let words = Self.words(key) else { return false }
+      return words == bytes
+    }
+  }
 }

@@ -9,10 +9,9 @@ extension LuaStack {
     try pushReserved(value, in: vm, depth: 0, tag: nil, tagged: &tagged)
   }
 
-  /// `push`, saying whether the value is a table with a string under the field `tag` (the
-  /// identity of a short string, as `LuaTransactionCall.tagIdentity` keeps it): seen as its
-  /// keys go by, so that the call need not look the field up again.
-  func push(_ value: LuaValue, in vm: LuaVM, findingTag tag: UInt) throws(LuaError) -> Bool {
+  /// `push`, saying whether the value is a table with a string under the field `tag`: seen as
+  /// its keys go by, so that the call need not look the field up again.
+  func push(_ value: LuaValue, in vm: LuaVM, findingTag tag: LuaTagKey) throws(LuaError) -> Bool {
     guard reserve(4) else { throw .conversion(path: "", message: "nesting too deep") }
     var tagged = false
     try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged)
@@ -27,9 +26,9 @@ extension LuaStack {
   }
 
   /// With a `tag` (only for the value itself, not its nested tables), `tagged` is set when a
-  /// key pushed is that string and its value a string.
+  /// key pushed is that name and its value a string.
   private func pushReserved(
-    _ value: LuaValue, in vm: LuaVM, depth: Int, tag: UInt?, tagged: inout Bool
+    _ value: LuaValue, in vm: LuaVM, depth: Int, tag: LuaTagKey?, tagged: inout Bool
   ) throws(LuaError) {
     switch value {
     case .nil: lua_pushnil(L)
@@ -59,15 +58,18 @@ extension LuaStack {
         if case .nil = key {  // Lua would raise, and outside a protected call that aborts
           throw .conversion(path: "", message: "a table key cannot be nil")
         }
-        try pushReserved(key, in: vm, depth: depth + 1)
+        let isTag: Bool
+        if let tag, case let .string(name) = key, tag.isName(name) {
+          lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(tag.slot))
+          isTag = true
+        } else {
+          try pushReserved(key, in: vm, depth: depth + 1)
+          isTag = false
+        }
         do throws(LuaError) { try pushReserved(element, in: vm, depth: depth + 1) } catch {
           throw error.under(LuaPath.component(key))
         }
-        if let tag, UInt(bitPattern: lua_topointer(L, -2)) == tag,
-          lua_type(L, -1) == LUA_TSTRING
-        {
-          tagged = true
-        }
+        if isTag, lua_type(L, -1) == LUA_TSTRING { tagged = true }
         lua_rawset(L, -3)
       }
       if table.kind == .array { vm.setArrayMarker(on: -1, L) }
