@@ -26,6 +26,16 @@ import Testing
         elseif t == "forever" then
           local i = 0
           while true do i = i + 1; state.n = i end
+        elseif t == "in_coroutine" then  -- journaled from another Lua thread's stack
+          local writer = coroutine.wrap(function()
+            for i = 1, action.times do
+              state.n = i
+              if i % 1000 == 0 then coroutine.yield() end
+            end
+            state.items.from_coroutine = { deep = true }
+          end)
+          for _ = 1, action.times // 1000 + 1 do writer() end
+          if action.fail then error("after the coroutine") end
         elseif t == "small" then
           state.n = state.n + 1
           if action.fail then error("small") end
@@ -66,6 +76,22 @@ import Testing
       } != nil)
     try feature.reduce(["type": "small"]) { (_) throws(LuaFeatureError) in () }
     #expect(try feature.evaluate("state.n, #state.items, state.label") == [1, 70_000, "start"])
+  }
+
+  @Test func writesFromACoroutineOfTheReducerAreJournaled() throws {
+    let feature = try LuaFeature(
+      source: Self.source, file: "co.lua", limits: LuaLimits(memory: nil, instructions: nil))
+    #expect(
+      featureError {
+        try feature.reduce(["type": "in_coroutine", "times": 70_000, "fail": true]) {
+          (_) throws(LuaFeatureError) in ()
+        }
+      } != nil)
+    #expect(try feature.state() == Self.start)
+    try feature.reduce(["type": "in_coroutine", "times": 5_000]) {
+      (_) throws(LuaFeatureError) in ()
+    }
+    #expect(try feature.evaluate("state.n, state.items.from_coroutine.deep") == [5_000, true])
   }
 
   @Test func aLargeJournalGivesItsMemoryBack() throws {
