@@ -230,35 +230,20 @@ public struct LuaTransactionCall: Sendable {
 }
 
 /// A tag field's name as plain integers (reading it counts no references): its registry slot,
-/// and its bytes when they fit in 16. A key of a pushed table with those bytes is pushed as the
-/// name kept in the registry, which Lua need not hash and look up among its interned strings
-/// (a third of what pushing the key cost), and is known to be the tag without a lookup.
+/// and its bytes when they fit in a `LuaString`'s inline form (15). A key of a pushed table
+/// that is this string is pushed as the name kept in the registry, which Lua need not hash and
+/// look up among its interned strings (a third of what pushing the key cost), and is known to
+/// be the tag without a lookup.
 struct LuaTagKey: Sendable {
   let slot: Int32
-  private let length: Int
-  private let bytes: (UInt64, UInt64)
+  private let words: (UInt64, UInt64)
 
   init?(slot: Int32, name: UnsafeRawBufferPointer) {
-    guard let bytes = Self.words(name) else { return nil }
+    guard let words = LuaString.inlineWords(name) else { return nil }
     self.slot = slot
-    self.length = name.count
-    self.bytes = bytes
-  }
-
-  /// Up to 16 bytes, zero-padded, as two words.
-  @inline(__always)
-  private static func words(_ name: UnsafeRawBufferPointer) -> (UInt64, UInt64)? {
-    guard name.count <= 16 else { return nil }
-    var words: (UInt64, UInt64) = (0, 0)
-    withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: name) }
-    return words
+    self.words = words
   }
 
   @inline(__always)
-  func isName(_ key: LuaString) -> Bool {
-    key.bytes.withUnsafeBytes { key in
-      guard key.count == length, let words = Self.words(key) else { return false }
-      return words == bytes
-    }
-  }
+  func isName(_ key: LuaString) -> Bool { key.isInline(words) }
 }

@@ -35,7 +35,7 @@ extension LuaStack {
     case let .boolean(flag): lua_pushboolean(L, flag ? 1 : 0)
     case let .integer(integer): lua_pushinteger(L, lua_Integer(integer))
     case let .number(number): lua_pushnumber(L, number)
-    case let .string(string): string.bytes.withUnsafeBytes { push(bytes: $0) }
+    case let .string(string): string.withUnsafeBytes { push(bytes: $0) }
     case let .table(table):
       guard depth < LuaValue.maximumDepth else {  // as a snapshot stops: the same data both ways
         throw .conversion(path: "", message: LuaValue.tooDeepMessage)
@@ -125,9 +125,7 @@ extension LuaStack {
       var length = 0
       let pointer = UnsafeRawPointer(lua_tolstring(L, index, &length)!)
       let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
-      guard length >= Self.sharedStringLength else {
-        return .string(LuaString(bytes: Array(bytes)))
-      }
+      guard length >= Self.sharedStringLength else { return .string(LuaString(copying: bytes)) }
       if let shared = reading.read[pointer] { return shared }
       let string = LuaValue.string(LuaString(bytes: Array(bytes)))
       reading.read[pointer] = string
