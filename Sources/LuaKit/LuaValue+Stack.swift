@@ -30,12 +30,9 @@ extension LuaStack {
   private func pushReserved(
     _ value: LuaValue, in vm: LuaVM, depth: Int, tag: LuaTagKey?, tagged: inout Bool
   ) throws(LuaError) {
+    if pushScalar(value) { return }
     switch value {
-    case .nil: lua_pushnil(L)
-    case let .boolean(flag): lua_pushboolean(L, flag ? 1 : 0)
-    case let .integer(integer): lua_pushinteger(L, lua_Integer(integer))
-    case let .number(number): lua_pushnumber(L, number)
-    case let .string(string): string.withUnsafeBytes { push(bytes: $0) }
+    case .nil, .boolean, .integer, .number, .string: break  // pushed above
     case let .table(table):
       guard depth < LuaValue.maximumDepth else {  // as a snapshot stops: the same data both ways
         throw .conversion(path: "", message: LuaValue.tooDeepMessage)
@@ -45,8 +42,8 @@ extension LuaStack {
         L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
       guard reserve(3) else { throw .conversion(path: "", message: "nesting too deep") }
       // By index rather than `for (key, element) in`: the iterator retained and released the
-      // dictionary's storage on every push. (Each key and value read is still a copy: a
-      // retain and a release of its string.)
+      // dictionary's storage on every push. (Each key and value read is a copy: a retain and a
+      // release of a string longer than LuaString keeps inline.)
       let entries = table.entries
       var index = entries.startIndex
       while index != entries.endIndex {
@@ -63,11 +60,13 @@ extension LuaStack {
           lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(tag.slot))
           isTag = true
         } else {
-          try pushReserved(key, in: vm, depth: depth + 1)
+          if !pushScalar(key) { try pushReserved(key, in: vm, depth: depth + 1) }
           isTag = false
         }
-        do throws(LuaError) { try pushReserved(element, in: vm, depth: depth + 1) } catch {
-          throw error.under(LuaPath.component(key))
+        if !pushScalar(element) {  // the fields of an action are scalars: no call for them
+          do throws(LuaError) { try pushReserved(element, in: vm, depth: depth + 1) } catch {
+            throw error.under(LuaPath.component(key))
+          }
         }
         if isTag, lua_type(L, -1) == LUA_TSTRING { tagged = true }
         lua_rawset(L, -3)
@@ -76,6 +75,20 @@ extension LuaStack {
     case let .function(reference), let .other(reference):
       try push(reference, in: vm)
     }
+  }
+
+  /// Pushes `value` if it is neither a table nor a reference, saying whether it did.
+  @inline(__always)
+  private func pushScalar(_ value: LuaValue) -> Bool {
+    switch value {
+    case .nil: lua_pushnil(L)
+    case let .boolean(flag): lua_pushboolean(L, flag ? 1 : 0)
+    case let .integer(integer): lua_pushinteger(L, lua_Integer(integer))
+    case let .number(number): lua_pushnumber(L, number)
+    case let .string(string): string.withUnsafeBytes { push(bytes: $0) }
+    case .table, .function, .other: return false
+    }
+    return true
   }
 
   func push(_ reference: LuaReference, in vm: LuaVM) throws(LuaError) {
