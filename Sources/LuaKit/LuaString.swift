@@ -99,8 +99,10 @@ private struct SmallBytes: Hashable, Sendable {
   }
 
   init?(_ bytes: [UInt8]) {
-    guard bytes.count <= Self.capacity else { return nil }
-    self.init(bytes.withUnsafeBytes { $0 })
+    guard bytes.count <= Self.capacity,
+      let small = bytes.withUnsafeBytes({ SmallBytes($0) })  // the pointer used only inside
+    else { return nil }
+    self = small
   }
 
   var count: Int { Swift.withUnsafeBytes(of: words) { Int($0[Self.capacity]) } }

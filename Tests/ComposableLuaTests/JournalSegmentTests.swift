@@ -46,61 +46,52 @@ import Testing
 
   static let start: LuaValue = ["n": 0, "items": [:], "label": "start"]
 
+  /// Reduces `action` on `feature`, running none of its effects.
+  func reduce(_ feature: LuaFeature, _ action: LuaValue) throws {
+    try feature.reduce(action) { (_) throws(LuaFeatureError) in () }
+  }
+
+  /// What reducing `action` threw, or nil when it did not fail.
+  func failure(_ feature: LuaFeature, _ action: LuaValue) -> LuaFeatureError? {
+    featureError { try reduce(feature, action) }
+  }
+
   @Test func writesOverManySegmentsRollBackInFull() throws {
     let feature = try LuaFeature(
       source: Self.source, file: "big.lua", limits: LuaLimits(memory: nil, instructions: nil))
     // 200,000 entries: four segments, the last one part full.
-    let error = featureError {
-      try feature.reduce(["type": "count", "times": 200_000, "late": true, "fail": true]) {
-        (_) throws(LuaFeatureError) in ()
-      }
-    }
+    let error = failure(feature, ["type": "count", "times": 200_000, "late": true, "fail": true])
     #expect(error?.description.contains("big.lua:10: after 200000 writes") == true)
     #expect(try feature.state() == Self.start)
 
     // 70,000 tables adopted and written, then undone: each table is given back as it was.
-    #expect(
-      featureError {
-        try feature.reduce(["type": "fill", "times": 70_000, "fail": true]) {
-          (_) throws(LuaFeatureError) in ()
-        }
-      } != nil)
+    #expect(failure(feature, ["type": "fill", "times": 70_000, "fail": true]) != nil)
     #expect(try feature.state() == Self.start)
 
     // Committed, then small actions roll back and commit as before.
-    try feature.reduce(["type": "fill", "times": 70_000]) { (_) throws(LuaFeatureError) in () }
+    try reduce(feature, ["type": "fill", "times": 70_000])
     #expect(try feature.evaluate("#state.items, state.items[70000].id") == [70_000, 70_000])
-    #expect(
-      featureError {
-        try feature.reduce(["type": "small", "fail": true]) { (_) throws(LuaFeatureError) in () }
-      } != nil)
-    try feature.reduce(["type": "small"]) { (_) throws(LuaFeatureError) in () }
+    #expect(failure(feature, ["type": "small", "fail": true]) != nil)
+    try reduce(feature, ["type": "small"])
     #expect(try feature.evaluate("state.n, #state.items, state.label") == [1, 70_000, "start"])
   }
 
   @Test func writesFromACoroutineOfTheReducerAreJournaled() throws {
     let feature = try LuaFeature(
       source: Self.source, file: "co.lua", limits: LuaLimits(memory: nil, instructions: nil))
-    #expect(
-      featureError {
-        try feature.reduce(["type": "in_coroutine", "times": 70_000, "fail": true]) {
-          (_) throws(LuaFeatureError) in ()
-        }
-      } != nil)
+    #expect(failure(feature, ["type": "in_coroutine", "times": 70_000, "fail": true]) != nil)
     #expect(try feature.state() == Self.start)
-    try feature.reduce(["type": "in_coroutine", "times": 5_000]) {
-      (_) throws(LuaFeatureError) in ()
-    }
+    try reduce(feature, ["type": "in_coroutine", "times": 5_000])
     #expect(try feature.evaluate("state.n, state.items.from_coroutine.deep") == [5_000, true])
   }
 
   @Test func aLargeJournalGivesItsMemoryBack() throws {
     let feature = try LuaFeature(
       source: Self.source, file: "big.lua", limits: LuaLimits(memory: nil, instructions: nil))
-    try feature.reduce(["type": "small"]) { (_) throws(LuaFeatureError) in () }
+    try reduce(feature, ["type": "small"])
     let before = feature.memoryInUse()
     // 200,000 entries hold about 9.6 MB of stack while the action runs.
-    try feature.reduce(["type": "count", "times": 200_000]) { (_) throws(LuaFeatureError) in () }
+    try reduce(feature, ["type": "count", "times": 200_000])
     let after = feature.memoryInUse()
     #expect(after - before < 64 << 10, "held \(after - before) bytes more after the action")
     #expect(try feature.evaluate("state.n") == [200_000])
@@ -134,21 +125,16 @@ import Testing
     let feature = try LuaFeature(
       source: Self.source, file: "hog.lua",
       limits: LuaLimits(memory: 8 << 20, instructions: nil))
-    let error = featureError {
-      try feature.reduce(["type": "forever"]) { (_) throws(LuaFeatureError) in () }
-    }
+    let error = failure(feature, ["type": "forever"])
     guard case .reduce(_, .memoryLimit) = error else {
       Issue.record("expected the memory limit, got \(String(describing: error))")
       return
     }
     #expect(try feature.state() == Self.start)
     // The journal is usable after the failure, at the same cap.
-    try feature.reduce(["type": "count", "times": 1_000]) { (_) throws(LuaFeatureError) in () }
+    try reduce(feature, ["type": "count", "times": 1_000])
     #expect(try feature.evaluate("state.n") == [1_000])
-    #expect(
-      featureError {
-        try feature.reduce(["type": "small", "fail": true]) { (_) throws(LuaFeatureError) in () }
-      } != nil)
+    #expect(failure(feature, ["type": "small", "fail": true]) != nil)
     #expect(try feature.evaluate("state.n") == [1_000])
   }
 }
