@@ -10,3 +10,11 @@ files["**/*.meta.lua"] = {
   globals = { "sleep", "http", "file", "describe", "context", "it", "pending", "before_each",
     "after_each" },
 }
+-- The conformance run's harness and plain-Lua side (Sources/Conformance): they set up the
+-- globals a rewritten test file calls, and take away what a sandbox leaves out.
+files["Sources/Conformance/harness.lua"] = {
+  globals = { "__statement", "__skip", "collectgarbage", "require" },
+}
+files["Sources/Conformance/plain.lua"] = { globals = { "require", "string", "math" } }
+-- The differential tests' prelude defines what generated programs call.
+files["Tests/ComposableLuaTests/lua/differential/prelude.lua"] = { globals = { "out", "case" } }

@@ -9,6 +9,11 @@ extension LuaFeature {
   /// fresh sandbox; if it is broken, the error is thrown and the old reducer stays. A
   /// `migrate(state)` in the new code runs once, as a transaction.
   public func swap(toSource source: String, file: String? = nil) throws(LuaFeatureError) {
+    try swap(toSource: LuaString(source), file: file)
+  }
+
+  /// `swap` for source as bytes, as a file holds them.
+  public func swap(toSource source: LuaString, file: String? = nil) throws(LuaFeatureError) {
     try queue.access { (vm, current) throws(LuaFeatureError) in
       let file = file ?? current.fileName
       let fresh: LuaSandbox

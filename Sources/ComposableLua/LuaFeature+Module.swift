@@ -16,7 +16,7 @@ extension LuaFeature {
   }
 
   static func loadModule(
-    _ source: String, file: String, vm: LuaVM, sandbox: LuaSandbox
+    _ source: LuaString, file: String, vm: LuaVM, sandbox: LuaSandbox
   ) throws(LuaFeatureError) -> Module {
     let results: [LuaValue]
     do throws(LuaError) {

@@ -76,19 +76,32 @@ public final class LuaFeature: Sendable {
     contentsOf url: URL, state: LuaValue? = nil, env: LuaValue = [:],
     limits: LuaLimits = LuaLimits(), print: @escaping (String) -> Void = { Swift.print($0) }
   ) throws(LuaFeatureError) {
-    let code: String
-    do { code = try LuaSourceFile.read(url) } catch {
+    let code: [UInt8]
+    do { code = try LuaSourceFile.bytes(of: url) } catch {
       throw .load(file: url.path, message: "cannot read it: \(error.reason)")
     }
     try self.init(
-      source: code, file: url.lastPathComponent, directory: url.deletingLastPathComponent(),
-      state: state, env: env, limits: limits, print: print)
+      source: LuaString(bytes: code), file: url.lastPathComponent,
+      directory: url.deletingLastPathComponent(), state: state, env: env, limits: limits,
+      print: print)
   }
 
   /// Loads a feature from source. `file` names it in errors; `directory` is where `require`
   /// finds its sibling modules (none when nil).
-  public init(
+  public convenience init(
     source: String, file: String, directory: URL? = nil, state: LuaValue? = nil,
+    env: LuaValue = [:], limits: LuaLimits = LuaLimits(),
+    print: @escaping (String) -> Void = { Swift.print($0) }
+  ) throws(LuaFeatureError) {
+    try self.init(
+      source: LuaString(source), file: file, directory: directory, state: state, env: env,
+      limits: limits, print: print)
+  }
+
+  /// Loads a feature from source as bytes, as a file holds them (a string literal may hold any
+  /// byte, as `lua5.4` reads it).
+  public init(
+    source: LuaString, file: String, directory: URL? = nil, state: LuaValue? = nil,
     env: LuaValue = [:], limits: LuaLimits = LuaLimits(),
     print: @escaping (String) -> Void = { Swift.print($0) }
   ) throws(LuaFeatureError) {

@@ -3,12 +3,15 @@
 /// The memory cap holds while Lua code runs; Swift code that builds values on the Lua stack
 /// (marshalling, host functions) is not capped, so a memory error never unwinds through a
 /// Swift frame. The instruction budget is counted per top-level call, coroutines included,
-/// and a script cannot swallow it with `pcall`: once spent, every later instruction fails.
-/// Counting slows every instruction, so a call on the main thread starts counting only once
-/// it has run for a few milliseconds (a watchdog arms the count, see `Watchdog.c`): a short
-/// call is never counted, and a runaway one stops that much later. Work done in C is charged
-/// to the same budget (`Bounded.c`, `Patterns.c`, the allocator). The time limit is the
-/// backstop for what no count sees (comparing long strings, one instruction each).
+/// and a script cannot swallow it: once spent (or once the time is up), every later
+/// instruction fails, every pcall or resume that catches the error raises it again, and the
+/// call fails even if Lua code caught it. Counting slows every instruction, so a call on the
+/// main thread starts counting only once it has run for a few milliseconds (a watchdog arms
+/// the count, see `Watchdog.c`): a short call is never counted, and a runaway one stops that
+/// much later. Work done in C is charged to the same budget (the library functions of
+/// `Libraries.c`, the allocator). The time limit is the backstop for what no count sees
+/// (comparing long strings, one instruction each). A memory error is Lua's own: Lua code may
+/// catch it and go on, under the cap.
 public struct LuaLimits: Equatable, Sendable {
   /// Bytes the VM may make the process hold (its allocator's free blocks included), or nil for
   /// no cap.

@@ -9,7 +9,10 @@ public protocol LuaModuleResolver {
 }
 
 public struct LuaModuleSource: Equatable, Sendable {
-  public var code: String
+  /// The source as the file holds it: bytes, which a string literal may hold any of.
+  public var bytes: LuaString
+  /// The source as text (bytes that are not UTF-8 replaced), for tools that read it.
+  public var code: String { String(decoding: bytes.bytes, as: UTF8.self) }
   /// How errors name the module: `todo.lua` gives `todo.lua:3: ...`.
   public var chunkName: String
   /// `code` compiled at build time, loaded in its place: for the host's own library. Its chunk
@@ -17,7 +20,11 @@ public struct LuaModuleSource: Equatable, Sendable {
   package var precompiled: LuaPrecompiledChunk?
 
   public init(code: String, chunkName: String) {
-    self.code = code
+    self.init(bytes: LuaString(code), chunkName: chunkName)
+  }
+
+  public init(bytes: LuaString, chunkName: String) {
+    self.bytes = bytes
     self.chunkName = chunkName
   }
 
@@ -65,8 +72,11 @@ public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
       guard file.path.hasPrefix(root.path + "/") else {
         throw LuaModuleError.outside(name, file.path)
       }
-      let code = try String(contentsOf: file, encoding: .utf8)
-      return LuaModuleSource(code: code, chunkName: relative)
+      let bytes: [UInt8]
+      do { bytes = try LuaSourceFile.bytes(of: file) } catch {
+        throw LuaModuleError.unreadable(name, file.path, error.reason)
+      }
+      return LuaModuleSource(bytes: LuaString(bytes: bytes), chunkName: relative)
     }
     return nil
   }
@@ -101,6 +111,8 @@ public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
 public enum LuaModuleError: Error, CustomStringConvertible {
   case invalidName(String)
   case outside(String, String)
+  /// The module's file is there but cannot be read: its name, path, and why.
+  case unreadable(String, String, String)
 
   public var description: String {
     switch self {
@@ -108,6 +120,8 @@ public enum LuaModuleError: Error, CustomStringConvertible {
       "invalid module name '\(name)': use words of letters, digits, '_' or '-' joined by dots"
     case let .outside(name, path):
       "module '\(name)' resolves to \(path), outside the module directories"
+    case let .unreadable(name, path, reason):
+      "module '\(name)' cannot be read from \(path): \(reason)"
     }
   }
 }

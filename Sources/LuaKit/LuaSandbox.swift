@@ -1,19 +1,22 @@
 /// An environment for feature code: the safe part of the standard library and nothing else.
 ///
 /// Present: `assert error ipairs next pairs pcall xpcall select tonumber tostring type
-/// rawequal rawget rawset rawlen setmetatable getmetatable`, and copies of `string` (without
-/// `dump`), `table`, `math` (without `random`/`randomseed`: reducers get seeded randomness from
-/// the host), `utf8` and `coroutine`. These are the VM's own versions (LuaSupport): `next`,
-/// `pairs`, `rawget`, `rawset` and `rawlen` understand state proxies and never show their
-/// hidden keys, `setmetatable` refuses `__gc` (a finalizer would run outside every budget),
-/// and the library functions that loop in C charge their work to the instruction budget.
-/// Replaced: `print` goes to the host, `load` compiles text only and defaults to this
+/// rawequal rawget rawset rawlen setmetatable getmetatable`, `string` (without `dump`), and
+/// copies of `table`, `math` (without `random`/`randomseed`: reducers get seeded randomness from
+/// the host), `utf8` and `coroutine`. These are the VM's own versions (LuaSupport, see
+/// Libraries.c): `next`, `pairs`, `rawget`, `rawset` and `rawlen` understand state proxies and
+/// never show their hidden keys, `setmetatable` refuses `__gc` (a finalizer would run outside
+/// every budget), the library functions that loop in C charge their work to the instruction
+/// budget, and nothing that catches errors (`pcall`, `coroutine.resume`...) catches a limit.
+/// Replaced: `print` and `warn` go to the host, `load` compiles text only and defaults to this
 /// environment, `require` loads only the modules the host allows.
 /// Absent: `io`, `os`, `debug`, `package`, `dofile`, `loadfile`, `collectgarbage`.
 ///
 /// Each sandbox is a fresh table: one sandbox's globals never leak into another's, and the
-/// libraries are copies, so changing `string.format` in one changes nothing elsewhere. The
-/// string metatable is protected, so `getmetatable("")` reveals nothing either.
+/// libraries are copies, so changing `table.insert` in one changes nothing elsewhere. The one
+/// exception is `string`: strings reach it through their metatable, which a VM has one of, so
+/// it is the VM's real string table, as in plain Lua (`("x"):f()` finds a function added to
+/// `string`).
 public struct LuaSandbox {
   public struct Configuration {
     /// Where `print` goes: one line per call, arguments joined by tabs.

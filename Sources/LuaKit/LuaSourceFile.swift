@@ -9,6 +9,12 @@ public enum LuaSourceFile {
     public var description: String { reason }
   }
 
+  /// The file's bytes, which is what Lua compiles: a string literal may hold any byte, as
+  /// `lua5.4` reads it. (`read` is for tools that want the text.)
+  public static func bytes(of url: URL) throws(Unreadable) -> [UInt8] {
+    try contents(of: url.path)
+  }
+
   public static func read(_ url: URL) throws(Unreadable) -> String {
     let bytes = try contents(of: url.path)
     if let text = String(validating: bytes, as: UTF8.self) { return text }

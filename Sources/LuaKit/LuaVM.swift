@@ -94,6 +94,14 @@ public final class LuaVM {
     try load(source, chunkName: chunkName, globals: sandbox.map { .sandbox($0) } ?? .real)
   }
 
+  /// `load` for source as bytes, as a file holds them: Lua source is bytes, and a string
+  /// literal may hold any of them (`"\xff"` written as the byte itself), as `lua5.4` reads it.
+  public func load(
+    _ source: LuaString, chunkName: String, in sandbox: LuaSandbox? = nil
+  ) throws(LuaError) -> LuaReference {
+    try load(source, chunkName: chunkName, globals: sandbox.map { .sandbox($0) } ?? .real)
+  }
+
   /// What a loaded chunk sees as its globals.
   enum ChunkGlobals {
     /// The VM's own global table (trusted code only).
@@ -113,6 +121,18 @@ public final class LuaVM {
         buffer.withMemoryRebound(to: CChar.self) { chars in
           lk_loadtext(L, chars.baseAddress, chars.count, "@" + chunkName)
         }
+      }
+    }
+  }
+
+  func load(
+    _ source: LuaString, chunkName: String, globals: ChunkGlobals
+  ) throws(LuaError) -> LuaReference {
+    try load(globals: globals) {
+      source.withUnsafeBytes { buffer in
+        lk_loadtext(
+          L, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count,
+          "@" + chunkName)
       }
     }
   }
@@ -148,6 +168,14 @@ public final class LuaVM {
   @discardableResult
   public func evaluate(
     _ source: String, chunkName: String = "eval", in sandbox: LuaSandbox? = nil
+  ) throws(LuaError) -> [LuaValue] {
+    try call(load(source, chunkName: chunkName, in: sandbox))
+  }
+
+  /// `evaluate` for source as bytes (see `load(_:chunkName:in:)` for bytes).
+  @discardableResult
+  public func evaluate(
+    _ source: LuaString, chunkName: String = "eval", in sandbox: LuaSandbox? = nil
   ) throws(LuaError) -> [LuaValue] {
     try call(load(source, chunkName: chunkName, in: sandbox))
   }
@@ -335,7 +363,9 @@ public final class LuaVM {
   ) throws(LuaError) -> LuaSandbox {
     let print = configuration.print
     let printFunction = function(named: "print") { arguments in
-      print(arguments.first?.stringValue ?? "")
+      // Bytes that are not UTF-8 are shown as U+FFFD: a line is still printed.
+      guard case let .string(line)? = arguments.first else { print(""); return [] }
+      print(String(decoding: line.bytes, as: UTF8.self))
       return []
     }
     let modules = configuration.modules
@@ -352,7 +382,7 @@ public final class LuaVM {
       if let precompiled = module.precompiled {
         return [.string(LuaString(bytes: precompiled.bytecode)), .nil, "b"]
       }
-      return [.init(module.code), .init("@" + module.chunkName), "t"]
+      return [.string(module.bytes), .init("@" + module.chunkName), "t"]
     }
     drainReleases()
     let environment = try stack.guarded { () throws(LuaError) -> LuaReference in
@@ -385,13 +415,40 @@ extension LuaVM {
       guard stack.top > base else { return nil }
       stack.setTop(base + 1)
       if lk_copy_data(L, -1) == LUA_OK { return makeReference(at: -1, L) }
+      let reason = stack.errorMessage(at: -1)
       lk_pop(L, 1)  // the short reason: the snapshot says where
       let value: LuaValue
       do throws(LuaError) { value = try stack.value(at: -1, in: self) } catch {
         throw error.rooted(at: "result #1")
       }
+      // What a snapshot reads but a state cannot hold: a key with no saved form.
+      if let path = LuaVM.pathOfKeyThatIsNotData(in: value) {
+        throw .conversion(path: "result #1" + path, message: reason)
+      }
       try stack.push(value, in: self)
       return makeReference(at: -1, L)
     }
+  }
+
+  /// The path of the first table (in key order) with a key that is a function, a coroutine or
+  /// a userdata, or nil. Each table is looked into once, however many times it is reached.
+  static func pathOfKeyThatIsNotData(in value: LuaValue) -> String? {
+    // A table reached twice in a snapshot shares its dictionary's storage: looked into once.
+    // (Empty dictionaries share one storage too, and hold no key.)
+    var seen = Set<UInt>()
+    func search(_ value: LuaValue) -> String? {
+      guard case let .table(table) = value else { return nil }
+      let storage = withUnsafeBytes(of: table.entries) { $0.load(as: UInt.self) }
+      guard seen.insert(storage).inserted else { return nil }
+      for (key, element) in table.sortedEntries {
+        switch key {
+        case .function, .other: return ""
+        default: break
+        }
+        if let path = search(element) { return LuaPath.component(key) + path }
+      }
+      return nil
+    }
+    return search(value)
   }
 }

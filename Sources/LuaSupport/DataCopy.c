@@ -46,7 +46,11 @@ static void lk_copy_table(lua_State *L, int source, int depth) {
   lua_pushnil(L);
   while (lk_next(L, source) != 0) {
     int key = lua_gettop(L) - 1;
-    if (lua_type(L, key) == LUA_TTABLE) luaL_error(L, "a table key");
+    int key_type = lua_type(L, key);
+    if (key_type != LUA_TSTRING && key_type != LUA_TNUMBER && key_type != LUA_TBOOLEAN) {
+      luaL_error(L, "a %s cannot be a state key (keys are strings, numbers and booleans)",
+                 key_type == LUA_TTHREAD ? "coroutine" : lua_typename(L, key_type));
+    }
     count += 1;
     if (sequence && lua_isinteger(L, key) && lua_tointeger(L, key) >= 1) {
       if (lua_tointeger(L, key) > largest) largest = lua_tointeger(L, key);

@@ -245,9 +245,8 @@ static void lk_count_hook(lua_State *L, lua_Debug *ar);
 // spent budget arms the hook to raise at the next instruction (coroutines have it already).
 static inline void lk_charge_allocation(lk_info *info, size_t bytes) {
   info->instructions_used += (int64_t)(bytes >> 6);
-  if (info->instructions_used <= info->instruction_limit || info->budget_exhausted) return;
-  info->budget_exhausted = 1;
-  lua_sethook(info->main, lk_count_hook, LUA_MASKCOUNT, 1);
+  if (info->instructions_used <= info->instruction_limit || info->stopped) return;
+  lk_stop(info->main, LK_FAILURE_INSTRUCTION_LIMIT);
 }
 
 static void *lk_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -289,7 +288,6 @@ void lk_release_free_memory(lua_State *L) {
 }
 
 static int lk_traceback(lua_State *L);
-static void lk_patch_coroutine_library(lua_State *L);
 
 static int lk_panic(lua_State *L) {
   const char *message = lua_tostring(L, -1);
@@ -315,11 +313,7 @@ lua_State *lk_newstate(size_t memory_limit) {
   info->arm_request = info->watch_slot >= 0 ? lk_watch_arm_request(info->watch_slot)
                                             : &never_requested;
   lua_atpanic(L, lk_panic);
-  luaL_openlibs(L);
-  lk_patch_coroutine_library(L);
-  lk_transactions_open(L);
-  lk_bounded_library_open(L);
-  lk_patterns_open(L);
+  lk_open_libraries(L);
   // Generational collection: a feature's state is large and long-lived, and each action makes
   // a little short-lived garbage (the action table). In incremental mode every cycle marks the
   // whole state, so the cost per action grew with the state; young collections do not.
@@ -363,15 +357,42 @@ void lk_reserve_memory(lua_State *L, size_t bytes) {
 
 // MARK: - Instruction budget
 
-// Pushes the error of a spent budget, naming the Lua line at `level`.
-static void lk_push_limit_error(lua_State *L, lk_info *info, int level) {
-  luaL_where(L, level);
-  if (info->over_time) {
-    lua_pushfstring(L, "time limit of %f seconds exceeded", (lua_Number)info->time_limit);
-  } else {
-    lua_pushfstring(L, "instruction limit of %I exceeded", (lua_Integer)info->instruction_limit);
+// Pushes the error of the stop in effect, naming the Lua line at `level` (none when
+// `level` < 0).
+static void lk_push_stop_error(lua_State *L, lk_info *info, int level) {
+  if (level >= 0) luaL_where(L, level);
+  else lua_pushliteral(L, "");
+  switch (info->stopped) {
+    case LK_FAILURE_TIME_LIMIT:
+      lua_pushfstring(L, "time limit of %f seconds exceeded", (lua_Number)info->time_limit);
+      break;
+    default:
+      lua_pushfstring(L, "instruction limit of %I exceeded", (lua_Integer)info->instruction_limit);
   }
   lua_concat(L, 2);
+}
+
+int lk_raise_stop(lua_State *L, int level) {
+  lk_push_stop_error(L, lk_info_of(L), level);
+  return lua_error(L);
+}
+
+void lk_stop(lua_State *L, lk_failure reason) {
+  lk_info *info = lk_info_of(L);
+  if (info->stopped == LK_FAILURE_NONE) info->stopped = reason;
+  // Every thread the call may run on raises at its next instruction: the one that stopped,
+  // the one the call entered on and the main thread (whose hook lk_leave takes off).
+  lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, 1);
+  if (info->entered != NULL && info->entered != L) {
+    lua_sethook(info->entered, lk_count_hook, LUA_MASKCOUNT, 1);
+  }
+  if (info->main != L) lua_sethook(info->main, lk_count_hook, LUA_MASKCOUNT, 1);
+  info->main_hooked = 1;
+}
+
+void lk_caught(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  if (info->call_depth != 0 && info->stopped) lk_raise_stop(L, 1);
 }
 
 static void lk_count_hook(lua_State *L, lua_Debug *ar) {
@@ -379,9 +400,9 @@ static void lk_count_hook(lua_State *L, lua_Debug *ar) {
   lk_info *info = lk_info_of(L);
   if (info->call_depth == 0) return;
   // Where the watchdog's signal is held back, the hook asks what it would have said: stop for
-  // time (which sets the budget spent, below), or nothing.
+  // time (which sets the stop, below), or nothing.
   if (LK_SIGNALS_HELD_BACK && info->watching) lk_watch_arm_requested(info->watch_slot);
-  if (!info->budget_exhausted) {
+  if (!info->stopped) {
     if (info->instruction_limit == 0) return;
     info->instructions_used += lua_gethookcount(L);
     if (info->instructions_used <= info->instruction_limit) {
@@ -389,25 +410,16 @@ static void lk_count_hook(lua_State *L, lua_Debug *ar) {
         lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
       return;
     }
-    info->budget_exhausted = 1;
+    lk_stop(L, LK_FAILURE_INSTRUCTION_LIMIT);
   }
   // From now on every instruction raises, so a `pcall` in the script cannot swallow the stop:
-  // each frame fails at its first instruction until the error reaches lk_pcall.
+  // each frame fails at its first instruction until the error reaches lk_pcall. Inside a hook,
+  // level 0 is the Lua function that was running: name its line.
   lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, 1);
-  // Inside a hook, level 0 is the Lua function that was running: name its line.
-  lk_push_limit_error(L, info, 0);
-  lua_error(L);
+  lk_raise_stop(L, 0);
 }
 
-void lk_stop_for_time(lua_State *L) {
-  lk_info *info = lk_info_of(L);
-  info->over_time = 1;
-  info->budget_exhausted = 1;
-  lua_sethook(info->main, lk_count_hook, LUA_MASKCOUNT, 1);
-  if (info->entered != NULL && info->entered != info->main) {
-    lua_sethook(info->entered, lk_count_hook, LUA_MASKCOUNT, 1);
-  }
-}
+void lk_stop_for_time(lua_State *L) { lk_stop(L, LK_FAILURE_TIME_LIMIT); }
 
 void lk_set_time_limit(lua_State *L, double seconds) {
   lk_info *info = lk_info_of(L);
@@ -426,19 +438,14 @@ void lk_charge(lua_State *L, lua_Integer work) {
     lk_arm_instruction_budget(info->main);
   }
   if (info->call_depth == 0) return;
-  if (info->budget_exhausted) {
-    lk_push_limit_error(L, info, 1);
-    lua_error(L);
-  }
+  if (info->stopped) lk_raise_stop(L, 1);
   if (info->instruction_limit == 0 || work <= 0) return;
-  if (!info->budget_exhausted && work <= info->instruction_limit - info->instructions_used) {
+  if (work <= info->instruction_limit - info->instructions_used) {
     info->instructions_used += work;
     return;
   }
-  info->budget_exhausted = 1;
-  lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, 1);  // as the hook does: nothing runs on
-  lk_push_limit_error(L, info, 1);
-  lua_error(L);
+  lk_stop(L, LK_FAILURE_INSTRUCTION_LIMIT);  // as the hook does: nothing runs on
+  lk_raise_stop(L, 1);
 }
 
 // The main thread gets the hook only for a call that runs long (see Watchdog.c); a coroutine
@@ -447,46 +454,6 @@ void lk_set_instruction_limit(lua_State *L, int64_t instructions) {
   lk_info *info = lk_info_of(L);
   info->instruction_limit = instructions < 0 ? 0 : instructions;
   if (info->instruction_limit == 0) lua_sethook(L, NULL, 0, 0);
-}
-
-static void lk_hook_new_thread(lua_State *L, lua_State *thread) {
-  lk_info *info = lk_info_of(L);
-  if (thread != NULL && (info->instruction_limit != 0 || info->time_limit != 0)) {
-    lk_arm_instruction_budget(thread);
-  }
-}
-
-// coroutine.create, then the count hook on the new thread (upvalue 1: Lua's create).
-static int lk_coroutine_create(lua_State *L) {
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, 1);
-  lk_hook_new_thread(L, lua_tothread(L, -1));
-  return 1;
-}
-
-// coroutine.wrap, then the count hook on the thread inside (the function Lua's wrap returns
-// holds its coroutine as its first upvalue).
-static int lk_coroutine_wrap(lua_State *L) {
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, 1);
-  if (lua_getupvalue(L, -1, 1) != NULL) {
-    if (lua_type(L, -1) == LUA_TTHREAD) lk_hook_new_thread(L, lua_tothread(L, -1));
-    lua_pop(L, 1);
-  }
-  return 1;
-}
-
-static void lk_patch_coroutine_library(lua_State *L) {
-  lua_getglobal(L, "coroutine");
-  lua_getfield(L, -1, "create");
-  lua_pushcclosure(L, lk_coroutine_create, 1);
-  lua_setfield(L, -2, "create");
-  lua_getfield(L, -1, "wrap");
-  lua_pushcclosure(L, lk_coroutine_wrap, 1);
-  lua_setfield(L, -2, "wrap");
-  lua_pop(L, 1);
 }
 
 int64_t lk_instruction_limit(lua_State *L) { return lk_info_of(L)->instruction_limit; }
@@ -544,8 +511,7 @@ static inline __attribute__((always_inline)) int lk_enter(lua_State *L, lua_Stat
   lk_info *info = lk_info_of(L);
   if (info->call_depth == 0) {
     info->instructions_used = 0;
-    info->budget_exhausted = 0;
-    info->over_time = 0;
+    info->stopped = LK_FAILURE_NONE;
     info->charging = info->instruction_limit != 0;
     info->entered = thread;
     int counts = info->instruction_limit != 0;
@@ -582,13 +548,27 @@ static inline __attribute__((always_inline)) void lk_leave(
   }
   if (status == LUA_OK || status == LUA_YIELD) {
     info->last_failure = LK_FAILURE_NONE;
-  } else if (info->over_time) {
-    info->last_failure = LK_FAILURE_TIME_LIMIT;
-  } else if (info->budget_exhausted) {
-    info->last_failure = LK_FAILURE_INSTRUCTION_LIMIT;
+  } else if (info->stopped) {
+    info->last_failure = info->stopped;
   } else if (status == LUA_ERRMEM && info->memory_limit != 0) {
     info->last_failure = LK_FAILURE_MEMORY_LIMIT;
   }
+}
+
+// A call that was stopped (lk_stop) fails, even when Lua code caught the stop's error and the
+// call returned: its results (from `base` up) are dropped for the stop's error.
+static int lk_fail_stopped_call(lua_State *L, int status, int base) {
+  lk_info *info = lk_info_of(L);
+  if (status == LUA_OK || status == LUA_YIELD) {
+    lua_settop(L, base);
+    int saved_enforce = info->enforce_memory;
+    info->enforce_memory = 0;
+    lk_push_stop_error(L, info, -1);
+    lua_pushliteral(L, " (the error was caught in Lua, but a limit ends the whole call)");
+    lua_concat(L, 2);
+    info->enforce_memory = saved_enforce;
+  }
+  return status == LUA_OK || status == LUA_YIELD ? LUA_ERRRUN : status;
 }
 
 int lk_pcall(lua_State *L, int nargs, int nresults) {
@@ -601,8 +581,12 @@ int lk_pcall(lua_State *L, int nargs, int nresults) {
     lua_pushcfunction(L, lk_traceback);
     lua_insert(L, handler);
   }
+  int base = lua_gettop(L) - nargs - 1;  // below the function
   int saved_enforce = lk_enter(L, L);
   int status = lua_pcall(L, nargs, nresults, handler);
+  if (__builtin_expect(lk_info_of(L)->stopped != LK_FAILURE_NONE, 0)) {
+    status = lk_fail_stopped_call(L, status, base);
+  }
   lk_leave(L, status, saved_enforce);
   if (!resident) lua_remove(L, handler);
   return status;
@@ -623,6 +607,13 @@ int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
         : lua_pushfstring(L, "(error object is a %s value)", luaL_typename(co, -1));
     luaL_traceback(L, co, message, 0);
     lua_remove(L, -2);
+  }
+  if (__builtin_expect(lk_info_of(L)->stopped != LK_FAILURE_NONE, 0)) {
+    if (status == LUA_OK || status == LUA_YIELD) {
+      lua_pop(co, *nresults);
+      *nresults = 0;
+    }
+    status = lk_fail_stopped_call(L, status, lua_gettop(L));
   }
   lk_leave(L, status, saved_enforce);
   return status;

@@ -58,7 +58,12 @@ typedef struct {
   int enforce_memory;          // the cap applies only while Lua code runs under lk_pcall
   int64_t instruction_limit;   // 0: no budget
   int64_t instructions_used;
-  int budget_exhausted;
+  // Why the call in flight was stopped (its budget spent, its time up), or LK_FAILURE_NONE. A
+  // stop is final for the whole top-level call: every instruction after it raises, every place
+  // that catches an error raises it again, and the call fails even when Lua code caught the
+  // error (see lk_stop). The memory cap is not a stop: its error is Lua's own, and Lua code may
+  // catch it and go on (docs/transactions.md says why).
+  lk_failure stopped;
   int call_depth;              // nesting of lk_pcall; the budget is per top-level call
   lk_failure last_failure;
   void *owner;
@@ -67,6 +72,7 @@ typedef struct {
   lua_Integer journal_segment; // its place in the list of segments, 0 the oldest
   int journal_room;            // slots it takes before it must be given more
   lua_Integer proxies_made;    // real tables given a proxy by the open transaction
+  int kept_grew;               // a sweep kept proxies weakly since the last full collection
   lk_pool pool;
   lua_State *main;     // the state's main thread
   int watch_slot;      // the state's slot in the watchdog's table, or -1 (Watchdog.c)
@@ -74,10 +80,9 @@ typedef struct {
   int watching;        // the watchdog watches the call in flight on `main`
   int main_hooked;     // the count hook is on `main` for this call
   double time_limit;     // seconds a top-level call may run, 0: none
-  int over_time;         // the call in flight ran past the time limit
   lua_State *entered;    // the thread the call in flight entered on
   int transaction_open;  // state tables may be written (Transaction.c)
-  int close_depth;       // coroutine.close calls in progress, nested (Bounded.c)
+  int close_depth;       // coroutine.close calls in progress, nested (CoroutineLibrary.c)
   int charging;          // a top-level call with a budget is in flight: allocations count
   int orphan_count;      // malloc blocks Lua shrank to a small size (see lk_resize)
   void *orphans[LK_MAX_ORPHANS];
@@ -102,6 +107,15 @@ static inline int lk_pcall_uncapped(lua_State *L, int arguments, int results) {
 
 // The instruction budget (LuaSupport.c, Watchdog.c).
 void lk_arm_instruction_budget(lua_State *L);
+/// Stops the call in flight for `reason` (its budget or its time): from now on every instruction
+/// of every thread it runs raises the limit's error, and the call fails whatever catches it.
+void lk_stop(lua_State *L, lk_failure reason);
+/// Raises the error of the stop in effect (lk_stop), naming the Lua line at `level`.
+int lk_raise_stop(lua_State *L, int level);
+/// For C code that caught an error (a pcall or resume of its own), or is about to return to
+/// Lua code: a stop in effect is raised again at once, so no catch lets Lua code go on past a
+/// limit.
+void lk_caught(lua_State *L);
 /// Charges `work` units (instructions, or elements and bytes a C function goes through) to
 /// the budget of the call in flight, raising the instruction limit error when it is spent.
 void lk_charge(lua_State *L, lua_Integer work);
@@ -157,9 +171,15 @@ static inline void lk_journal_forget(lua_State *L) {
 /// Whether the journal key at `index` marks an adoption (table, marker, old metatable) rather
 /// than a write.
 int lk_is_adoption_key(lua_State *L, int index);
-// Library functions whose work is charged to the budget (Bounded.c, Patterns.c).
-void lk_bounded_library_open(lua_State *L);
-void lk_patterns_open(lua_State *L);
+// The standard libraries, with the functions the state replaces (Libraries.c): each file opens
+// its own, over Lua's.
+void lk_open_libraries(lua_State *L);
+void lk_base_library_open(lua_State *L);       // BaseLibrary.c
+void lk_coroutine_library_open(lua_State *L);  // CoroutineLibrary.c
+void lk_string_library_open(lua_State *L);     // StringLibrary.c
+void lk_patterns_open(lua_State *L);           // Patterns.c
+void lk_table_library_open(lua_State *L);      // TableLibrary.c
+void lk_utf8_library_open(lua_State *L);       // UTF8Library.c
 int lk_watch_claim(lua_State *L);
 void lk_watch_release(int slot);
 /// A call begins on the slot's state; `armed`: it counts its budget already (or has none).

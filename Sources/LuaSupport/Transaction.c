@@ -28,22 +28,41 @@ static const char lk_metatable_key = 0; // registry: the proxies' shared metatab
 static const char lk_marker_key = 0;    // registry: the metatable that marks arrays (host's)
 static const char lk_adopted_key = 0;   // journal entry: (table, &lk_adopted_key, old metatable)
 static const char lk_made_key = 0;      // registry: real tables given a proxy (see below)
+static const char lk_kept_key = 0;      // registry: real -> proxy, weak, after a sweep (below)
 
-// The metamethods' upvalues: __index, __newindex and `next` hold the shared metatable, which
-// they give a nested table's new proxy; a flat root's __newindex holds its real table too;
-// __pairs holds `next`.
+// The metamethods' upvalues: __index and __newindex hold the shared metatable, which they give
+// a nested table's new proxy; a flat root's __newindex holds its real table too.
 #define LK_METATABLE lua_upvalueindex(1)
 #define LK_FLAT_REAL lua_upvalueindex(2)
-#define LK_NEXT lua_upvalueindex(1)
 
 // How deep a table stored into the state may be nested: the decoder's limit too.
 enum { LK_STATE_MAX_DEPTH = 200 };
 
 static const char *const lk_read_only_message = "state changes only in reduce: send an action";
-// Two tables that hold the same things read the same to the host, so as keys of a state they
-// would collapse into one entry in every snapshot and every saved file.
-static const char *const lk_table_key_message =
-    "a table cannot be a state key (keys are strings, numbers and booleans)";
+// Keys of a state are data a saved file can hold: two tables that hold the same things read
+// the same to the host, so as keys they would collapse into one entry in every snapshot and
+// every saved file; a function, a coroutine or a userdata has no saved form at all.
+static int lk_is_data_key_type(int type) {
+  return type == LUA_TSTRING || type == LUA_TNUMBER || type == LUA_TBOOLEAN;
+}
+
+// Raises the refusal of a key of type `type` (not a data key), after the Lua line that wrote
+// when `where`.
+static int lk_raise_key_refused(lua_State *L, int type, int where) {
+  const char *what;
+  switch (type) {
+    case LUA_TTABLE: what = "a table"; break;
+    case LUA_TFUNCTION: what = "a function"; break;
+    case LUA_TTHREAD: what = "a coroutine"; break;
+    case LUA_TLIGHTUSERDATA: what = "a light userdata"; break;
+    default: what = "a userdata"; break;
+  }
+  if (where) luaL_where(L, 1);
+  else lua_pushliteral(L, "");
+  lua_pushfstring(L, "%s cannot be a state key (keys are strings, numbers and booleans)", what);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
 
 // Raises `message` as is: the write that called for it adds where it happened in Lua code.
 static int lk_raise(lua_State *L, const char *message) {
@@ -78,8 +97,13 @@ static int lk_push_real_of(lua_State *L, int index) {
 // a nested table that action after action reads is wrapped once, not once per action. An
 // action that gave more than lk_sweep_proxies tables a proxy swept the state (each todo
 // touched once, say): at its commit or rollback those tables forget their proxies, and the
-// proxies no Lua code holds are collected, so a sweep leaves no memory behind. A proxy still
-// held keeps working (it keeps its real table); the next read of that table makes a new one.
+// proxies no Lua code holds are collected, so a sweep leaves no memory behind.
+//
+// A table has one proxy at a time, whatever happens: a proxy that Lua code still holds (in a
+// module local, say) must stay `rawequal` to what reading the state gives, or `table.move(kept,
+// 1, 3, 2, state.list)` would take two tables for one. So the forgotten links go to a table with
+// weak values (registry[&lk_kept_key], real -> proxy): a proxy no one holds is collected and
+// its entry goes with it; one still held is found there by the next read and linked again.
 // The tables given a proxy are listed (registry[&lk_made_key]) only for the open transaction.
 enum { lk_sweep_proxies = 4096 };
 
@@ -96,13 +120,26 @@ static void lk_list_proxy_made(lua_State *L, int index) {
   info->proxies_made += 1;
 }
 
-// Pushes the proxy of the real table at `index`, the one it keeps or a new one.
+// Pushes the proxy of the real table at `index`, the one it keeps (or kept, before a sweep
+// dropped the link while Lua code still held the proxy) or a new one.
 static void lk_push_proxy_of(lua_State *L, int index, int metatable) {
   index = lua_absindex(L, index);
   metatable = lua_absindex(L, metatable);
   if (lua_rawgetp(L, index, &lk_proxy_key) == LUA_TTABLE) return;
   lua_pop(L, 1);
   lk_list_proxy_made(L, index);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_kept_key);
+  lua_pushvalue(L, index);
+  if (lua_rawget(L, -2) == LUA_TTABLE) {  // still held: linked again, and out of the weak table
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, index, &lk_proxy_key);
+    lua_pushvalue(L, index);
+    lua_pushnil(L);
+    lua_rawset(L, -4);  // an existing key: allocates nothing
+    lua_remove(L, -2);
+    return;
+  }
+  lua_pop(L, 2);
   lua_createtable(L, 0, 1);
   lua_pushvalue(L, index);
   lua_rawsetp(L, -2, &lk_real_key);
@@ -137,21 +174,11 @@ static int lk_proxy_len(lua_State *L) {
   return 1;
 }
 
-// The iterator `pairs` returns: the real table's next, nested tables as proxies.
-static int lk_proxy_next(lua_State *L) {
-  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
-  lua_settop(L, 3);
-  lua_pushvalue(L, 2);
-  if (lk_next(L, 3) == 0) return 0;
-  if (lua_type(L, -1) == LUA_TTABLE) {
-    lk_push_proxy_of(L, -1, LK_METATABLE);
-    lua_replace(L, -2);
-  }
-  return 2;
-}
+static int lk_safe_next(lua_State *L);
 
+// __pairs(proxy): the sandbox's `next`, as `pairs` gives for a plain table.
 static int lk_proxy_pairs(lua_State *L) {
-  lua_pushvalue(L, LK_NEXT);
+  lua_pushcfunction(L, lk_safe_next);
   lua_pushvalue(L, 1);
   lua_pushnil(L);
   return 3;
@@ -203,7 +230,8 @@ static void lk_adopt(lua_State *L, int index, int depth) {
   lua_pushnil(L);
   while (lua_next(L, index) != 0) {
     count += 1;
-    if (lua_type(L, -2) == LUA_TTABLE) lk_raise(L, lk_table_key_message);
+    int key_type = lua_type(L, -2);
+    if (!lk_is_data_key_type(key_type)) lk_raise_key_refused(L, key_type, 0);
     lua_pop(L, 1);
   }
   lua_Integer sequence = (lua_Integer)lua_rawlen(L, index);
@@ -379,12 +407,14 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
   lk_info *info = lk_info_of(L);
   if (!info->transaction_open) luaL_error(L, "%s", lk_read_only_message);
   int key_type = lua_type(L, key);
-  if (key_type == LUA_TNIL) luaL_error(L, "index is nil");
-  if (key_type == LUA_TNUMBER && lua_tonumber(L, key) != lua_tonumber(L, key)) {
-    luaL_error(L, "index is NaN");
+  if (__builtin_expect(key_type != LUA_TSTRING, 0)) {
+    // Lua's own words for what no table takes, then what a state does not.
+    if (key_type == LUA_TNIL) luaL_error(L, "table index is nil");
+    if (key_type == LUA_TNUMBER && lua_tonumber(L, key) != lua_tonumber(L, key)) {
+      luaL_error(L, "table index is NaN");
+    }
+    if (!lk_is_data_key_type(key_type)) lk_raise_key_refused(L, key_type, 1);
   }
-  if (key_type == LUA_TLIGHTUSERDATA) luaL_error(L, "a light userdata cannot be a state key");
-  if (key_type == LUA_TTABLE) luaL_error(L, "%s", lk_table_key_message);
   if (lua_type(L, value) == LUA_TTABLE) {
     // All or nothing: a table that cannot be stored (too deep, a metatable, out of memory)
     // is given back as it was before the error goes on, even to a pcall in the reducer that
@@ -476,13 +506,16 @@ static void lk_choose_reads(lua_State *L, int proxy, int real) {
 // MARK: - The functions that see raw tables, for feature code
 
 // next(t [, k]): a proxy's entries are its real table's, nested tables as proxies; a hidden
-// key is never returned.
+// key is never returned. A plain table is Lua's own, whatever its keys (a light userdata such as
+// json.null included): only a state's tables hold hidden keys, and no light userdata else.
 static int lk_safe_next(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 2);
-  if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) return luaL_argerror(L, 2, "invalid key to 'next'");
   int proxy = lk_push_real_of(L, 1);
-  if (proxy) lua_replace(L, 1);
+  if (proxy) {
+    if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) return luaL_argerror(L, 2, "invalid key to 'next'");
+    lua_replace(L, 1);
+  }
   if (lk_next(L, 1) == 0) {
     lua_pushnil(L);
     return 1;
@@ -491,17 +524,34 @@ static int lk_safe_next(lua_State *L) {
   return 2;
 }
 
-// pairs(t): __pairs when there is one (proxies have it), else the safe next: Lua's own pairs
-// would hand out Lua's own next.
+// The rest of pairs after a __pairs metamethod that yielded.
+static int lk_pairs_continued(lua_State *L, int status, lua_KContext context) {
+  (void)L;
+  (void)status;
+  (void)context;
+  return 3;
+}
+
+// pairs(t): `next, t, nil` for a state's table (as for any plain table: `pairs(state) ==
+// next`), else __pairs when there is one (which may yield), else the safe next: Lua's own
+// pairs would hand out Lua's own next.
 static int lk_safe_pairs(lua_State *L) {
   luaL_checkany(L, 1);
+  if (lua_type(L, 1) == LUA_TTABLE && lua_rawgetp(L, 1, &lk_real_key) == LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_pushcfunction(L, lk_safe_next);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+  }
+  lua_settop(L, 1);
   if (luaL_getmetafield(L, 1, "__pairs") == LUA_TNIL) {
     lua_pushcfunction(L, lk_safe_next);
     lua_pushvalue(L, 1);
     lua_pushnil(L);
   } else {
     lua_pushvalue(L, 1);
-    lua_call(L, 1, 3);
+    lua_callk(L, 1, 3, 0, lk_pairs_continued);
   }
   return 3;
 }
@@ -510,12 +560,14 @@ static int lk_safe_rawget(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checkany(L, 2);
   lua_settop(L, 2);
-  if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) {
-    lua_pushnil(L);
-    return 1;
-  }
   int proxy = lk_push_real_of(L, 1);
-  if (proxy) lua_replace(L, 1);
+  if (proxy) {
+    if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) {  // no such key in a state but hidden ones
+      lua_pushnil(L);
+      return 1;
+    }
+    lua_replace(L, 1);
+  }
   lua_rawget(L, 1);
   if (proxy) lk_wrap_top(L);
   return 1;
@@ -527,9 +579,6 @@ static int lk_safe_rawset(lua_State *L) {
   luaL_checkany(L, 2);
   luaL_checkany(L, 3);
   lua_settop(L, 3);
-  if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) {
-    return luaL_argerror(L, 2, "a light userdata cannot be a key here");
-  }
   if (lk_push_real_of(L, 1)) {  // 4
     lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);  // 5
     lk_journaled_set(L, 1, 2, 3, 4, 5);
@@ -556,6 +605,11 @@ static int lk_safe_setmetatable(lua_State *L) {
   int type = lua_type(L, 2);
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_argexpected(L, type == LUA_TNIL || type == LUA_TTABLE, 2, "nil or table");
+  if (lua_rawgetp(L, 1, &lk_real_key) == LUA_TTABLE) {
+    return luaL_error(L, "a state table cannot have a metatable (state is plain data: tables, "
+                         "strings, numbers and booleans)");
+  }
+  lua_pop(L, 1);
   if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL) {
     return luaL_error(L, "cannot change a protected metatable");
   }
@@ -573,6 +627,23 @@ static int lk_safe_setmetatable(lua_State *L) {
   return 1;
 }
 
+// getmetatable(v): a state table has none, as the plain table it stands for (its proxy's is
+// the host's); anything else as Lua answers.
+static int lk_safe_getmetatable(lua_State *L) {
+  luaL_checkany(L, 1);
+  if (lua_type(L, 1) == LUA_TTABLE && lua_rawgetp(L, 1, &lk_real_key) == LUA_TTABLE) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_settop(L, 1);
+  if (!lua_getmetatable(L, 1)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  luaL_getmetafield(L, 1, "__metatable");  // its protection, if it has one
+  return 1;
+}
+
 // MARK: - Opening
 
 void lk_transactions_open(lua_State *L) {
@@ -587,15 +658,19 @@ void lk_transactions_open(lua_State *L) {
   lua_setfield(L, metatable, "__newindex");
   lua_pushcfunction(L, lk_proxy_len);
   lua_setfield(L, metatable, "__len");
-  lua_pushvalue(L, metatable);
-  lua_pushcclosure(L, lk_proxy_next, 1);
-  lua_pushcclosure(L, lk_proxy_pairs, 1);
+  lua_pushcfunction(L, lk_proxy_pairs);
   lua_setfield(L, metatable, "__pairs");
   lua_pushliteral(L, "state");  // getmetatable/setmetatable cannot reach it
   lua_setfield(L, metatable, "__metatable");
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
   lua_createtable(L, 16, 0);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_made_key);
+  lua_newtable(L);  // real -> proxy, the proxy held weakly
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_kept_key);
   static const luaL_Reg safe[] = {
       {"next", lk_safe_next},
       {"pairs", lk_safe_pairs},
@@ -603,6 +678,7 @@ void lk_transactions_open(lua_State *L) {
       {"rawset", lk_safe_rawset},
       {"rawlen", lk_safe_rawlen},
       {"setmetatable", lk_safe_setmetatable},
+      {"getmetatable", lk_safe_getmetatable},
       {NULL, NULL},
   };
   lua_pushglobaltable(L);
@@ -704,18 +780,59 @@ int lk_state_write(lua_State *L, int proxy, int key, int value) {
 
 // MARK: - Transactions
 
-// After a sweep (see lk_sweep_proxies), protected: the listed tables forget their proxies, and
-// the list, as long as the sweep, is replaced by a new one.
+// Replaces the table of proxies kept after sweeps by a new one holding what is still in it
+// (protected): the collector empties a weak table but leaves it as large as it grew.
+static int lk_compact_kept_protected(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_kept_key);
+  int old = lua_gettop(L);
+  lua_newtable(L);
+  lua_getmetatable(L, old);
+  lua_setmetatable(L, -2);
+  lua_pushnil(L);
+  while (lua_next(L, old) != 0) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, -4);
+  }
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_kept_key);
+  return 0;
+}
+
+static void lk_compact_kept(lua_State *L) {
+  lua_pushcfunction(L, lk_compact_kept_protected);
+  if (lk_pcall_uncapped(L, 0, 0) != LUA_OK) lua_pop(L, 1);  // out of memory: it stays as it is
+}
+
+int lk_gc_collect(lua_State *L) {
+  int result = lua_gc(L, LUA_GCCOLLECT);
+  lk_info *info = lk_info_of(L);
+  if (info->kept_grew) {  // a sweep kept proxies since: the old table goes in a second pass
+    info->kept_grew = 0;
+    lk_compact_kept(L);
+    result = lua_gc(L, LUA_GCCOLLECT);
+  }
+  return result;
+}
+
+// After a sweep (see lk_sweep_proxies), protected: the listed tables forget their proxies
+// (kept weakly, for as long as Lua code holds them), and the list, as long as the sweep, is
+// replaced by a new one.
 static int lk_drop_proxies_made(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_made_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_kept_key);
   for (lua_Integer i = 1; i <= info->proxies_made; i++) {
-    if (lua_rawgeti(L, -1, i) == LUA_TTABLE) {
+    if (lua_rawgeti(L, -2, i) == LUA_TTABLE) {
+      lua_pushvalue(L, -1);
+      if (lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE) lua_rawset(L, -4);
+      else lua_pop(L, 2);
       lua_pushnil(L);
       lua_rawsetp(L, -2, &lk_proxy_key);  // an existing key: allocates nothing
     }
     lua_pop(L, 1);
   }
+  lua_pop(L, 1);
+  info->kept_grew = 1;
   lua_createtable(L, 16, 0);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_made_key);
   return 0;
@@ -726,6 +843,7 @@ static int lk_drop_proxies_made(lua_State *L) {
 static __attribute__((noinline)) void lk_forget_proxies_made(lua_State *L) {
   lk_info *info = lk_info_of(L);
   if (info->proxies_made > lk_sweep_proxies) {
+    lk_compact_kept(L);  // what the last sweep kept and the collector took since, made small
     lua_pushcfunction(L, lk_drop_proxies_made);
     if (lk_pcall_uncapped(L, 0, 0) == LUA_OK) {
       info->proxies_made = 0;

@@ -16,8 +16,8 @@ struct Eval: Command {
 
   func run() throws {
     let url = URL(fileURLWithPath: file)
-    let source: String
-    do { source = try LuaSourceFile.read(url) } catch {
+    let source: LuaString
+    do { source = LuaString(bytes: try LuaSourceFile.bytes(of: url)) } catch {
       throw UsageError("cannot read \(file): \(error.reason)")
     }
     let vm = try LuaVM()

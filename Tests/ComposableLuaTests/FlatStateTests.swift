@@ -81,7 +81,7 @@ import Testing
       Issue.record("expected a runtime error, got \(String(describing: error))")
       return
     }
-    #expect(message == "flat.lua:16: index is nil")
+    #expect(message == "flat.lua:16: table index is nil")  // Lua's own words
     #expect(try feature.state() == ["count": 0])
   }
 }

@@ -51,8 +51,21 @@ import Testing
   @Test func repeatingPastTheCapIsTheMemoryError() throws {
     let (vm, sandbox) = try makeVM(instructions: nil)
     #expect(throws: LuaError.memoryLimit(limit: Self.cap)) {
-      try vm.evaluate("return string.rep('x', 1 << 40)", in: sandbox)
+      try vm.evaluate("return string.rep('x', 1 << 30)", in: sandbox)
     }
+  }
+
+  @Test func repeatingPastWhatAStringHoldsIsLuasOwnErrorCaughtByPcall() throws {
+    // Lua 5.4.4 makes no string longer than INT_MAX bytes: its error comes before any charge
+    // or allocation, in its words, and a pcall catches it.
+    let (vm, sandbox) = try makeVM()
+    let results = try vm.evaluate(
+      """
+      local ok, message = pcall(string.rep, 'x', 1 << 40)
+      return ok, message, pcall(string.rep, 'ab', math.maxinteger, ',')
+      """,
+      in: sandbox)
+    #expect(results == [false, "resulting string too large", false, "resulting string too large"])
   }
 
   @Test func movingAnEndlessRangeStopsAtTheBudget() throws {

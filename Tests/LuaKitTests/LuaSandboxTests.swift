@@ -49,9 +49,13 @@ import Testing
     #expect(try run("return string.dump, ('').dump, ('x').dump") == [nil, nil, nil])
   }
 
-  @Test func theStringMetatableIsHidden() throws {
-    #expect(try run("return getmetatable('')") == [false])
-    #expect(try vm.evaluate("return getmetatable('')") == [false])  // host code too
+  @Test func stringsFindTheirMethodsInTheSandboxesString() throws {
+    // As in plain Lua: the string metatable's __index is `string`, so a function added to
+    // `string` is a method of every string.
+    #expect(try run("return getmetatable('').__index == string") == [true])
+    #expect(
+      try run("function string.shout(s) return s:upper() .. '!' end return ('hey'):shout()")
+        == ["HEY!"])
   }
 
   @Test func theGlobalsAreTheSandboxNotTheHost() throws {
@@ -72,7 +76,8 @@ import Testing
       end
       return table.concat(found, ',')
       """)
-    #expect(results == ["string=false"])  // only strings have one, and it is hidden
+    #expect(results.count == 1)  // only strings have one: Lua's, whose __index is `string`
+    #expect(results.first?.stringValue?.hasPrefix("string=table: ") == true)
   }
 
   @Test func bytecodeIsRefusedByLoad() throws {
@@ -80,12 +85,20 @@ import Testing
     let viaSandbox = try vm.call(
       try vm.load("return load(...)", chunkName: "feature.lua", in: sandbox),
       .string(LuaString(bytes: bytecode)))
-    #expect(viaSandbox == [nil, "attempt to load a binary chunk (mode is 't')"])
+    #expect(
+      viaSandbox == [nil, "attempt to load a binary chunk (bytecode is refused in the sandbox)"])
     let forcedMode = try vm.call(
       try vm.load(
         "local code = ... return load(code, 'x', 'b')", chunkName: "feature.lua", in: sandbox),
       .string(LuaString(bytes: bytecode)))
-    #expect(forcedMode == [nil, "attempt to load a binary chunk (mode is 't')"])
+    #expect(
+      forcedMode == [nil, "attempt to load a binary chunk (bytecode is refused in the sandbox)"])
+    // A text-only mode keeps Lua's own words.
+    let textOnly = try vm.call(
+      try vm.load(
+        "local code = ... return load(code, 'x', 't')", chunkName: "feature.lua", in: sandbox),
+      .string(LuaString(bytes: bytecode)))
+    #expect(textOnly == [nil, "attempt to load a binary chunk (mode is 't')"])
   }
 
   @Test func bytecodeIsRefusedByTheHostLoader() throws {
@@ -138,9 +151,18 @@ import Testing
 
   @Test func sandboxesDoNotShareGlobalsOrLibraries() throws {
     let other = try vm.makeSandbox()
-    _ = try run("shared = 1 string.upper = nil")
-    #expect(try vm.evaluate("return shared, string.upper ~= nil", in: other) == [nil, true])
-    #expect(try vm.evaluate("return ('x'):upper()") == ["X"])
+    _ = try run("shared = 1 table.insert = nil math.floor = nil")
+    #expect(
+      try vm.evaluate("return shared, table.insert ~= nil, math.floor ~= nil", in: other)
+        == [nil, true, true])
+  }
+
+  @Test func theStringTableIsTheVMsAsStringsReachIt() throws {
+    // Strings reach `string` through the one metatable a VM has for them, so every sandbox of
+    // the VM sees the same one, as every chunk of a plain Lua does.
+    let other = try vm.makeSandbox()
+    _ = try run("function string.twice(s) return s .. s end")
+    #expect(try vm.evaluate("return ('ab'):twice(), string.twice('c')", in: other) == ["abab", "cc"])
   }
 
   @Test func requireIsRefusedWhenNoModulesAreAllowed() throws {

@@ -37,7 +37,7 @@ public final class HotReload: Sendable {
   ) -> Bool {
     let start = ContinuousClock.now
     do {
-      let source = try LuaSourceFile.read(file)
+      let source = LuaString(bytes: try LuaSourceFile.bytes(of: file))
       try feature.swap(toSource: source)
       let milliseconds = Int((Seconds.of(ContinuousClock.now - start) * 1000).rounded())
       report("reloaded \(file.lastPathComponent) in \(milliseconds) ms")

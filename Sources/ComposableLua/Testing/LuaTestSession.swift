@@ -30,8 +30,8 @@ final class LuaTestSession {
   init(file: URL, displayName: String, output: @escaping (String) -> Void) throws {
     directory = file.deletingLastPathComponent()
     fileName = displayName
-    let source: String
-    do { source = try LuaSourceFile.read(file) } catch {
+    let source: LuaString
+    do { source = LuaString(bytes: try LuaSourceFile.bytes(of: file)) } catch {
       throw LuaFeatureError.load(file: displayName, message: "cannot read it: \(error.reason)")
     }
     let vm = try LuaVM()

@@ -1,16 +1,16 @@
 -- The trusted chunk that builds sandboxes, run once in the real global environment.
 
-local pairs, ipairs, select, tostring, type, error = pairs, ipairs, select, tostring, type, error
-local load, concat = load, table.concat
+local pairs, ipairs, error, type, pcall = pairs, ipairs, error, type, pcall
+local load = load
 
--- Strings share one metatable whose __index is the real string table; hide it.
-getmetatable("").__metatable = false
+-- The C side's makers of a sandbox's load, print and warn (BaseLibrary.c), taken out of the
+-- real globals before any other chunk runs.
+local tools = _G["luakit.sandbox_tools"]
+_G["luakit.sandbox_tools"] = nil
 
-local function copy(library, without)
+local function copy(library)
   local result = {}
-  for name, value in pairs(library) do
-    if not (without and without[name]) then result[name] = value end
-  end
+  for name, value in pairs(library) do result[name] = value end
   return result
 end
 
@@ -23,25 +23,29 @@ local safe = {
 return function(host_print, find_module, preloaded)
   local env = {}
   for _, name in ipairs(safe) do env[name] = _G[name] end
-  env.string = copy(string, { dump = true })
+  -- The real string table (string.dump is gone from it): strings find their methods there,
+  -- through their metatable, so a function added to `string` is a method of every string, as in
+  -- plain Lua. It is shared by every sandbox of the VM, as strings are.
+  env.string = string
   env.table = copy(table)
-  env.math = copy(math, { random = true, randomseed = true })
+  env.math = copy(math)
+  env.math.random, env.math.randomseed = nil, nil
   env.utf8 = copy(utf8)
   env.coroutine = copy(coroutine)
   env._G = env
 
-  env.print = function(...)
-    local parts = {}
-    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
-    host_print(concat(parts, "\t"))
-  end
+  env.print = tools.print(host_print)
+  env.warn = tools.warn(host_print)
+  env.load = tools.load(env)
+  -- Lua names a function in an error by where it finds it among the loaded modules when the
+  -- call does not say (`pcall(load, {})`): the newest sandbox's are the VM's, so that its errors
+  -- read "bad argument #1 to 'load'" as plain Lua's do. (Nothing trusted uses them: this chunk
+  -- took its own `load` above.)
+  _G.print, _G.warn, _G.load = env.print, env.warn, env.load
 
-  env.load = function(chunk, name, _mode, environment)  -- any mode: text only, always
-    if environment == nil then environment = env end
-    return load(chunk, name, "t", environment)
-  end
-
-  local loaded = {}
+  -- As in plain Lua, the standard libraries are modules too: `require("utf8")` is `utf8`.
+  local loaded = { _G = env, string = env.string, table = env.table, math = env.math,
+    utf8 = env.utf8, coroutine = env.coroutine }
   for name, module in pairs(preloaded) do loaded[name] = module end
   env.require = function(name)
     if type(name) ~= "string" then

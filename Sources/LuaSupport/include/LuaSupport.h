@@ -33,7 +33,9 @@ static inline void lk_remove(lua_State *L, int i) { lua_remove(L, i); }
 static inline void lk_replace(lua_State *L, int i) { lua_replace(L, i); }
 static inline int lk_upvalueindex(int i) { return lua_upvalueindex(i); }
 static inline void lk_pushglobaltable(lua_State *L) { lua_pushglobaltable(L); }
-static inline int lk_gc_collect(lua_State *L) { return lua_gc(L, LUA_GCCOLLECT); }
+/// A full garbage collection, then the host's own tables that the collection emptied made
+/// small again (the proxies kept after a sweep, see Transaction.c).
+int lk_gc_collect(lua_State *L);
 /// Gives what the state freed back to the system: its pool's slabs that hold nothing, and what
 /// malloc keeps free (after a large structure became garbage and was collected).
 void lk_release_free_memory(lua_State *L);

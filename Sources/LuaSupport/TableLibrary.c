@@ -1,0 +1,296 @@
+// The table library, written again so that every loop is charged to the budget.
+//
+// Lua's own functions loop in C over elements they reach with lua_geti/lua_seti, and a table
+// whose `__len` reports a huge length (or a range given as arguments) makes a loop that no
+// instruction count sees: `table.remove(setmetatable({}, { __len = function() return
+// math.maxinteger end }), 1)` would shift 2^63 elements. These versions do what Lua 5.4.4's
+// do, step for step (the same arguments checked in the same order with the same messages,
+// the same elements read and written in the same order, the same errors), and charge each step
+// as they make it: a loop that a metamethod's error would end early ends there, as in Lua, and
+// one that would run for ages stops when the budget is spent.
+//
+// Each function is called directly from Lua (never through another C function), so Lua names
+// it in argument errors as it names its own (`bad argument #2 to 'insert'`) and places errors
+// at the Lua line that called.
+#include "LuaSupportState.h"
+
+#include <limits.h>
+
+enum { LK_TABLE_READ = 1, LK_TABLE_WRITE = 2, LK_TABLE_LENGTH = 4 };
+
+// Whether the metatable on top (below `pushed` values it pushed already) has `event`,
+// pushing its value.
+static int lk_has_metamethod(lua_State *L, const char *event, int pushed) {
+  lua_pushstring(L, event);
+  return lua_rawget(L, -pushed - 1) != LUA_TNIL;
+}
+
+// Argument `arg` must be a table, or a value whose metatable gives the access `what` needs
+// (__index to read, __newindex to write, __len for the length).
+static void lk_check_table_like(lua_State *L, int arg, int what) {
+  if (lua_type(L, arg) == LUA_TTABLE) return;
+  int pushed = 1;  // the metatable, then each metamethod looked at
+  if (lua_getmetatable(L, arg) &&
+      (!(what & LK_TABLE_READ) || lk_has_metamethod(L, "__index", pushed++)) &&
+      (!(what & LK_TABLE_WRITE) || lk_has_metamethod(L, "__newindex", pushed++)) &&
+      (!(what & LK_TABLE_LENGTH) || lk_has_metamethod(L, "__len", pushed++))) {
+    lua_pop(L, pushed);
+    return;
+  }
+  luaL_checktype(L, arg, LUA_TTABLE);  // raises Lua's own message
+}
+
+// The length of argument `arg`, checked for the access `what` first (as Lua's aux_getn).
+static lua_Integer lk_table_length(lua_State *L, int arg, int what) {
+  lk_check_table_like(L, arg, what | LK_TABLE_LENGTH);
+  return luaL_len(L, arg);
+}
+
+
+// table.insert(t, [pos,] value)
+static int lk_table_insert(lua_State *L) {
+  lua_Integer first_empty = lk_table_length(L, 1, LK_TABLE_READ | LK_TABLE_WRITE);
+  first_empty = (lua_Integer)((lua_Unsigned)first_empty + 1u);  // wraps as Lua's luaL_intop
+  lua_Integer position;
+  switch (lua_gettop(L)) {
+    case 2:
+      position = first_empty;
+      break;
+    case 3: {
+      position = luaL_checkinteger(L, 2);
+      luaL_argcheck(L, (lua_Unsigned)position - 1u < (lua_Unsigned)first_empty, 2,
+                    "position out of bounds");
+      for (lua_Integer i = first_empty; i > position; i--) {
+        lk_charge(L, 1);
+        lua_geti(L, 1, i - 1);
+        lua_seti(L, 1, i);
+      }
+      break;
+    }
+    default:
+      return luaL_error(L, "wrong number of arguments to 'insert'");
+  }
+  lua_seti(L, 1, position);
+  return 0;
+}
+
+// table.remove(t [, pos])
+static int lk_table_remove(lua_State *L) {
+  lua_Integer size = lk_table_length(L, 1, LK_TABLE_READ | LK_TABLE_WRITE);
+  lua_Integer position = luaL_optinteger(L, 2, size);
+  if (position != size) {
+    // Lua 5.4.4 names argument 1 here (fixed in 5.4.5): kept, so messages read the same.
+    luaL_argcheck(L, (lua_Unsigned)position - 1u <= (lua_Unsigned)size, 1,
+                  "position out of bounds");
+  }
+  lua_geti(L, 1, position);
+  for (; position < size; position++) {
+    lk_charge(L, 1);
+    lua_geti(L, 1, position + 1);
+    lua_seti(L, 1, position);
+  }
+  lua_pushnil(L);
+  lua_seti(L, 1, position);
+  return 1;
+}
+
+// table.move(a1, f, e, t [, a2])
+static int lk_table_move(lua_State *L) {
+  lua_Integer first = luaL_checkinteger(L, 2);
+  lua_Integer last = luaL_checkinteger(L, 3);
+  lua_Integer target = luaL_checkinteger(L, 4);
+  int destination = !lua_isnoneornil(L, 5) ? 5 : 1;
+  lk_check_table_like(L, 1, LK_TABLE_READ);
+  lk_check_table_like(L, destination, LK_TABLE_WRITE);
+  if (last >= first) {
+    luaL_argcheck(L, first > 0 || last < LUA_MAXINTEGER + first, 3,
+                  "too many elements to move");
+    lua_Integer count = last - first + 1;
+    luaL_argcheck(L, target <= LUA_MAXINTEGER - count + 1, 4, "destination wrap around");
+    // Forwards unless the ranges overlap in the same table with the target after the source.
+    if (target > last || target <= first ||
+        (destination != 1 && !lua_compare(L, 1, destination, LUA_OPEQ))) {
+      for (lua_Integer i = 0; i < count; i++) {
+        lk_charge(L, 1);
+        lua_geti(L, 1, first + i);
+        lua_seti(L, destination, target + i);
+      }
+    } else {
+      for (lua_Integer i = count - 1; i >= 0; i--) {
+        lk_charge(L, 1);
+        lua_geti(L, 1, first + i);
+        lua_seti(L, destination, target + i);
+      }
+    }
+  }
+  lua_pushvalue(L, destination);
+  return 1;
+}
+
+// Adds t[i] to the buffer of table.concat.
+static void lk_concat_field(lua_State *L, luaL_Buffer *buffer, lua_Integer i) {
+  lk_charge(L, 1);
+  lua_geti(L, 1, i);
+  if (!lua_isstring(L, -1)) {
+    luaL_error(L, "invalid value (%s) at index %I in table for 'concat'", luaL_typename(L, -1),
+               (lua_Integer)i);
+  }
+  luaL_addvalue(buffer);
+}
+
+// table.concat(t [, sep [, i [, j]]])
+static int lk_table_concat(lua_State *L) {
+  lua_Integer last = lk_table_length(L, 1, LK_TABLE_READ);
+  size_t separator_length;
+  const char *separator = luaL_optlstring(L, 2, "", &separator_length);
+  lua_Integer i = luaL_optinteger(L, 3, 1);
+  last = luaL_optinteger(L, 4, last);
+  luaL_Buffer buffer;
+  luaL_buffinit(L, &buffer);
+  for (; i < last; i++) {
+    lk_concat_field(L, &buffer, i);
+    luaL_addlstring(&buffer, separator, separator_length);
+  }
+  if (i == last) lk_concat_field(L, &buffer, i);
+  luaL_pushresult(&buffer);
+  return 1;
+}
+
+// table.unpack(list [, i [, j]]): no check of the list's type, as in Lua (a string unpacks
+// through its metatable).
+static int lk_table_unpack(lua_State *L) {
+  lua_Integer i = luaL_optinteger(L, 2, 1);
+  lua_Integer last = lua_isnoneornil(L, 3) ? luaL_len(L, 1) : luaL_checkinteger(L, 3);
+  if (i > last) return 0;
+  lua_Unsigned count = (lua_Unsigned)last - (lua_Unsigned)i;  // minus one: cannot overflow
+  if (count >= (unsigned int)INT_MAX || !lua_checkstack(L, (int)(++count))) {
+    return luaL_error(L, "too many results to unpack");
+  }
+  for (; i < last; i++) {
+    lk_charge(L, 1);
+    lua_geti(L, 1, i);
+  }
+  lua_geti(L, 1, last);
+  return (int)count;
+}
+
+// MARK: - Sorting
+//
+// Lua's quicksort, with the same comparisons in the same order: a sort with a comparator that
+// is not a strict order, or one that reads the table, sees what it would see under `lua5.4`.
+// One difference: when a partition comes out badly unbalanced, Lua picks later pivots at
+// random (from the clock); this one derives them from the interval, so a sort is the same
+// every time (a replayed action sorts as it did). Lua's own choice is no more predictable.
+
+typedef unsigned int lk_sort_index;
+
+enum { LK_SORT_RANDOM_ABOVE = 100 };  // intervals this long may use a shifted pivot
+
+// a[i] = top, a[j] = the value below it (both popped).
+static void lk_sort_set2(lua_State *L, lk_sort_index i, lk_sort_index j) {
+  lua_seti(L, 1, i);
+  lua_seti(L, 1, j);
+}
+
+// Whether the value at `a` sorts before the one at `b` (negative indices), one step charged.
+static int lk_sort_less(lua_State *L, int a, int b) {
+  lk_charge(L, 1);
+  if (lua_isnil(L, 2)) return lua_compare(L, a, b, LUA_OPLT);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, a - 1);
+  lua_pushvalue(L, b - 2);
+  lua_call(L, 2, 1);
+  int less = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return less;
+}
+
+// Partitions [lo, up] around the pivot P on top of the stack, which is a[up - 1] too; returns
+// where P ends. Before: a[lo] <= P <= a[up].
+static lk_sort_index lk_sort_partition(lua_State *L, lk_sort_index lo, lk_sort_index up) {
+  lk_sort_index i = lo, j = up - 1;
+  for (;;) {
+    while (lua_geti(L, 1, ++i), lk_sort_less(L, -1, -2)) {
+      if (i == up - 1) luaL_error(L, "invalid order function for sorting");
+      lua_pop(L, 1);
+    }
+    while (lua_geti(L, 1, --j), lk_sort_less(L, -3, -1)) {
+      if (j < i) luaL_error(L, "invalid order function for sorting");
+      lua_pop(L, 1);
+    }
+    if (j < i) {
+      lua_pop(L, 1);
+      lk_sort_set2(L, up - 1, i);
+      return i;
+    }
+    lk_sort_set2(L, i, j);
+  }
+}
+
+// A pivot in the middle half of [lo, up], shifted by `shift`.
+static lk_sort_index lk_sort_pivot(lk_sort_index lo, lk_sort_index up, unsigned shift) {
+  lk_sort_index quarter = (up - lo) / 4;
+  return shift % (quarter * 2) + (lo + quarter);
+}
+
+static void lk_sort_interval(lua_State *L, lk_sort_index lo, lk_sort_index up, unsigned shift) {
+  while (lo < up) {
+    lua_geti(L, 1, lo);
+    lua_geti(L, 1, up);
+    if (lk_sort_less(L, -1, -2)) lk_sort_set2(L, lo, up);
+    else lua_pop(L, 2);
+    if (up - lo == 1) return;
+    lk_sort_index p = up - lo < LK_SORT_RANDOM_ABOVE || shift == 0
+        ? (lo + up) / 2 : lk_sort_pivot(lo, up, shift);
+    lua_geti(L, 1, p);
+    lua_geti(L, 1, lo);
+    if (lk_sort_less(L, -2, -1)) {
+      lk_sort_set2(L, p, lo);
+    } else {
+      lua_pop(L, 1);
+      lua_geti(L, 1, up);
+      if (lk_sort_less(L, -1, -2)) lk_sort_set2(L, p, up);
+      else lua_pop(L, 2);
+    }
+    if (up - lo == 2) return;
+    lua_geti(L, 1, p);  // the pivot
+    lua_pushvalue(L, -1);
+    lua_geti(L, 1, up - 1);
+    lk_sort_set2(L, p, up - 1);
+    p = lk_sort_partition(L, lo, up);
+    lk_sort_index smaller;
+    if (p - lo < up - p) {  // recurse into the smaller side: the C stack stays O(log n)
+      lk_sort_interval(L, lo, p - 1, shift);
+      smaller = p - lo;
+      lo = p + 1;
+    } else {
+      lk_sort_interval(L, p + 1, up, shift);
+      smaller = up - p;
+      up = p - 1;
+    }
+    if ((up - lo) / 128 > smaller) shift = (lo * 2654435761u) ^ (up * 40503u) ^ 1u;
+  }
+}
+
+// table.sort(list [, comp])
+static int lk_table_sort(lua_State *L) {
+  lua_Integer length = lk_table_length(L, 1, LK_TABLE_READ | LK_TABLE_WRITE);
+  if (length > 1) {
+    luaL_argcheck(L, length < INT_MAX, 1, "array too big");
+    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_settop(L, 2);
+    lk_sort_interval(L, 1, (lk_sort_index)length, 0);
+  }
+  return 0;
+}
+
+void lk_table_library_open(lua_State *L) {
+  static const luaL_Reg functions[] = {
+      {"insert", lk_table_insert}, {"remove", lk_table_remove}, {"move", lk_table_move},
+      {"concat", lk_table_concat}, {"unpack", lk_table_unpack}, {"sort", lk_table_sort},
+      {NULL, NULL},
+  };
+  lua_getglobal(L, "table");
+  luaL_setfuncs(L, functions, 0);
+  lua_pop(L, 1);
+}

@@ -1,0 +1,99 @@
+import ComposableLua
+import LuaKit
+import Testing
+
+/// Once the budget or the time limit fires anywhere in an action, the action fails and rolls
+/// back, whatever catches the error: a pcall, a coroutine the reducer resumes, a coroutine.wrap
+/// it calls, a coroutine.close. The memory cap is Lua's own error, which Lua code may catch and
+/// go on from (docs/transactions.md says why).
+@Suite struct LimitStopTests {
+  static let source = """
+    return {
+      initial_state = function() return { n = 0 } end,
+      reduce = function(state, action)
+        local t = action.type
+        if t == "wrap" then
+          pcall(coroutine.wrap(function() state.c = 3 while true do end end))
+          state.d = 1
+        elseif t == "resume" then
+          local co = coroutine.create(function() state.c = 3 while true do end end)
+          state.e = { coroutine.resume(co) }
+          state.d = 1
+        elseif t == "pcall" then
+          state.c = 3
+          pcall(function() while true do end end)
+          state.d = 1
+        elseif t == "xpcall" then
+          state.c = 3
+          xpcall(function() while true do end end, function() state.h = 1 return "handled" end)
+          state.d = 1
+        elseif t == "close" then
+          local co = coroutine.create(function()
+            local _ <close> = setmetatable({}, { __close = function() while true do end end })
+            coroutine.yield()
+          end)
+          coroutine.resume(co)
+          state.c = 3
+          state.e = { coroutine.close(co) }
+        elseif t == "charged" then
+          -- Work done in C, caught: the stop stays.
+          state.c = 3
+          pcall(table.remove, setmetatable({}, { __len = function() return math.maxinteger end }), 1)
+          state.d = 1
+        elseif t == "memory" then
+          state.c = 3
+          local ok = pcall(function() local t = {} while true do t[#t + 1] = { 1, 2, 3 } end end)
+          state.caught = not ok
+        elseif t == "count" then
+          state.n = state.n + 1
+        end
+      end,
+    }
+    """
+
+  static func feature(_ limits: LuaLimits) throws -> LuaFeature {
+    try LuaFeature(source: source, file: "stop.lua", limits: limits)
+  }
+
+  static func send(_ feature: LuaFeature, _ type: String) -> LuaError? {
+    do {
+      try feature.reduce(.string(LuaString(type))) { (_) throws(LuaFeatureError) in () }
+      return nil
+    } catch {
+      guard case let .reduce(_, error) = error else { return nil }
+      return error
+    }
+  }
+
+  @Test(arguments: ["wrap", "resume", "pcall", "xpcall", "close", "charged"])
+  func theBudgetEndsTheActionWhateverCatchesIt(_ action: String) throws {
+    let feature = try Self.feature(LuaLimits(memory: 64 << 20, instructions: 100_000, seconds: 30))
+    let error = Self.send(feature, action)
+    guard case let .instructionLimit(limit, _, _)? = error else {
+      Issue.record("\(action): expected the instruction limit, got \(String(describing: error))")
+      return
+    }
+    #expect(limit == 100_000)
+    #expect(try feature.state() == ["n": 0], "\(action): rolled back")
+    #expect(Self.send(feature, "count") == nil)
+    #expect(try feature.state() == ["n": 1], "the next action runs")
+  }
+
+  @Test(arguments: ["wrap", "pcall", "close"])
+  func theTimeLimitEndsTheActionWhateverCatchesIt(_ action: String) throws {
+    let feature = try Self.feature(LuaLimits(memory: 64 << 20, instructions: nil, seconds: 0.2))
+    let error = Self.send(feature, action)
+    guard case .timeLimit? = error else {
+      Issue.record("\(action): expected the time limit, got \(String(describing: error))")
+      return
+    }
+    #expect(try feature.state() == ["n": 0], "\(action): rolled back")
+    #expect(Self.send(feature, "count") == nil)
+  }
+
+  @Test func aCaughtMemoryErrorLetsTheActionGoOn() throws {
+    let feature = try Self.feature(LuaLimits(memory: 16 << 20, instructions: nil, seconds: 30))
+    #expect(Self.send(feature, "memory") == nil)
+    #expect(try feature.state() == ["n": 0, "c": 3, "caught": true])
+  }
+}
