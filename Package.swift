@@ -33,8 +33,8 @@ let package = Package(
     ),
     // What must be C: macro shims, the traceback handler, the instruction hook and its
     // watchdog, the capped allocator, the trampoline that raises Lua errors on behalf of Swift
-    // functions, the transactional state proxies, and the library functions that charge their
-    // work (Bounded.c, Patterns.c).
+    // functions, the transactional state proxies, and the library functions written again to
+    // charge their work (Libraries.c lists them).
     .target(name: "LuaSupport", dependencies: ["CLua"]),
     // The sandbox's bootstrap is a Lua file, compiled to bytecode at build time.
     .target(
@@ -119,6 +119,12 @@ let package = Package(
         "LuaKit", "LuaSupport", "CLua", "Composable", "ComposableLua", "ComposableHost",
       ]
     ),
+    // Lua 5.4.4's own tests, statement by statement, under plain `lua5.4`, in the sandbox and
+    // in a feature's state (`swift run lua-conformance`; the test files are not part of the
+    // package: ../shared/lua-5.4.4-testes, or --testes DIR).
+    .executableTarget(
+      name: "lua-conformance", dependencies: ["LuaKit", "ComposableLua"],
+      path: "Sources/Conformance", exclude: ["statements.lua", "plain.lua", "harness.lua"]),
     // A seeded generator the randomized tests share.
     .target(name: "SeededRandom", path: "Tests/Support/SeededRandom"),
     .testTarget(
