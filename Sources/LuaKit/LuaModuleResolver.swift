@@ -65,8 +65,10 @@ public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
       guard file.path.hasPrefix(root.path + "/") else {
         throw LuaModuleError.outside(name, file.path)
       }
-      let code = try String(contentsOf: file, encoding: .utf8)
-      return LuaModuleSource(code: code, chunkName: relative)
+      // Read as a feature's own file is: only a regular file, never waiting on a FIFO.
+      do { return LuaModuleSource(code: try LuaSourceFile.read(file), chunkName: relative) } catch {
+        throw LuaModuleError.unreadable(name, file.path, error.reason)
+      }
     }
     return nil
   }
@@ -101,6 +103,7 @@ public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
 public enum LuaModuleError: Error, CustomStringConvertible {
   case invalidName(String)
   case outside(String, String)
+  case unreadable(String, String, String)
 
   public var description: String {
     switch self {
@@ -108,6 +111,8 @@ public enum LuaModuleError: Error, CustomStringConvertible {
       "invalid module name '\(name)': use words of letters, digits, '_' or '-' joined by dots"
     case let .outside(name, path):
       "module '\(name)' resolves to \(path), outside the module directories"
+    case let .unreadable(name, path, reason):
+      "module '\(name)' cannot be read from \(path): \(reason)"
     }
   }
 }
