@@ -94,6 +94,21 @@ public final class LuaVM {
     try load(source, chunkName: chunkName, globals: sandbox.map { .sandbox($0) } ?? .real)
   }
 
+  /// `load` of source given as bytes, exactly as they are: what a person typed may be any bytes
+  /// (Lua's own lexer takes any byte in a string literal), and a `String` would have replaced
+  /// those that are not UTF-8.
+  public func load(
+    bytes source: [UInt8], chunkName: String, in sandbox: LuaSandbox? = nil
+  ) throws(LuaError) -> LuaReference {
+    try load(globals: sandbox.map { .sandbox($0) } ?? .real) {
+      source.withUnsafeBytes { buffer in
+        lk_loadtext(
+          L, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count,
+          "@" + chunkName)
+      }
+    }
+  }
+
   /// What a loaded chunk sees as its globals.
   enum ChunkGlobals {
     /// The VM's own global table (trusted code only).
@@ -150,6 +165,14 @@ public final class LuaVM {
     _ source: String, chunkName: String = "eval", in sandbox: LuaSandbox? = nil
   ) throws(LuaError) -> [LuaValue] {
     try call(load(source, chunkName: chunkName, in: sandbox))
+  }
+
+  /// `evaluate` of source given as bytes (see `load(bytes:chunkName:in:)`).
+  @discardableResult
+  public func evaluate(
+    bytes source: [UInt8], chunkName: String = "eval", in sandbox: LuaSandbox? = nil
+  ) throws(LuaError) -> [LuaValue] {
+    try call(load(bytes: source, chunkName: chunkName, in: sandbox))
   }
 
   // MARK: Calling
