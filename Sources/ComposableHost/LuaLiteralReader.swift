@@ -21,15 +21,21 @@ public struct LuaLiteralReader {
     if let text = String(validating: word, as: UTF8.self), text.isLuaWord {
       return .string(LuaString(bytes: Array(word)))
     }
+    let value: LuaValue
     do {
       let (vm, sandbox) = try lua.made()
-      return try vm.evaluate(bytes: Self.returning(line), chunkName: "input", in: sandbox).first
-        ?? .nil
+      value =
+        try vm.evaluate(bytes: Self.returning(line), chunkName: "input", in: sandbox).first ?? .nil
     } catch {
       // Lua's own words, which may not say where ("C stack overflow" for a table nested past
       // what its parser takes), after what was being read.
       throw NotAnAction(message: error.message)
     }
+    // Data, as every action is: a function typed in (`f = print`) or a metatable is refused.
+    if let problem = value.dataProblem {
+      throw NotAnAction(message: "action\(problem.path): \(problem.message)")
+    }
+    return value
   }
 
   /// `action(from:)` of text typed in Swift (its UTF-8 bytes).

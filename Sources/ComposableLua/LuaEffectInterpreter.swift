@@ -52,7 +52,7 @@ struct LuaEffectInterpreter {
     }
     switch known {
     case .none: return .none
-    case .send: return .send(try wrappedAction(table, at: path))
+    case .send: return .send(try wrappedAction(table, at: path, effect: "effect.send"))
     case .merge: return .merge(try effects(table["effects"], at: path + ".effects"))
     case .concat: return .concatenate(try effects(table["effects"], at: path + ".effects"))
     case .after: return try after(table, at: path)
@@ -72,7 +72,7 @@ struct LuaEffectInterpreter {
   private func after(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
     .after(
       try duration(table["seconds"], at: path + ".seconds"), clock: clock,
-      send: try wrappedAction(table, at: path))
+      send: try wrappedAction(table, at: path, effect: "effect.after"))
   }
 
   private func every(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
@@ -81,7 +81,8 @@ struct LuaEffectInterpreter {
       throw fail(path + ".seconds", "expected more than 0 seconds between ticks, got 0")
     }
     return .timer(
-      every: interval, clock: clock, send: try wrappedAction(table, at: path)
+      every: interval, clock: clock,
+      send: try wrappedAction(table, at: path, effect: "effect.every")
     ).named("every")
   }
 

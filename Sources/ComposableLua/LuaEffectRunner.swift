@@ -44,6 +44,13 @@ struct LuaEffectRunner: Sendable {
       case "send":
         do {
           let action = try LuaAction.normalize(request["action"])
+          if let problem = action.dataProblem {
+            fail(
+              .conversion(
+                path: "send(action)" + problem.path,
+                message: "\(problem.message) (\(LuaAction.dataRule))"))
+            return
+          }
           await send(try feature.wrap(action, with: wrappers))
         } catch let error as LuaAction.Malformed {
           fail(.conversion(path: "send(action)", message: error.message))

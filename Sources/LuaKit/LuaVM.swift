@@ -344,6 +344,15 @@ public final class LuaVM {
     lua_setmetatable(thread, table)
   }
 
+  /// What metatable a table has, for a snapshot: none, the array marker, or another.
+  enum TableMetatable { case none, arrayMarker, other }
+
+  func metatable(at index: Int32, _ thread: OpaquePointer) -> TableMetatable {
+    guard lua_getmetatable(thread, index) != 0 else { return .none }
+    defer { lk_pop(thread, 1) }
+    return lua_topointer(thread, -1) == arrayMarkerIdentity ? .arrayMarker : .other
+  }
+
   func hasArrayMarker(at index: Int32, _ thread: OpaquePointer) -> Bool {
     guard lua_getmetatable(thread, index) != 0 else { return false }
     defer { lk_pop(thread, 1) }
