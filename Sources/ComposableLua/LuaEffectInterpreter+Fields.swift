@@ -39,9 +39,17 @@ extension LuaEffectInterpreter {
     let action = try self.action(table["action"], at: path + ".action", effect: effect)
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     guard !wrappers.isEmpty else { return action }
-    do throws(LuaError) { return try LuaFeature.wrap(action, with: wrappers, in: vm) } catch {
+    let wrapped: LuaValue
+    do throws(LuaError) { wrapped = try LuaFeature.wrap(action, with: wrappers, in: vm) } catch {
       throw .effect(action: describeAction(), error: error)
     }
+    // A wrapper is Lua code (`map_effect`'s included): what it makes must be data too.
+    if let problem = wrapped.dataProblem {
+      throw fail(
+        path + ".wrappers",
+        "\(effect): the wrapped action\(problem.path): \(problem.message) (\(LuaAction.dataRule))")
+    }
+    return wrapped
   }
 
   /// An action an effect carries: an action, and plain data, as the state is (checked here, at

@@ -51,7 +51,15 @@ struct LuaEffectRunner: Sendable {
                 message: "\(problem.message) (\(LuaAction.dataRule))"))
             return
           }
-          await send(try feature.wrap(action, with: wrappers))
+          let wrapped = try feature.wrap(action, with: wrappers)
+          if let problem = wrapped.dataProblem {  // a wrapper (`map_effect`) added it
+            fail(
+              .conversion(
+                path: "send(action), wrapped" + problem.path,
+                message: "\(problem.message) (\(LuaAction.dataRule))"))
+            return
+          }
+          await send(wrapped)
         } catch let error as LuaAction.Malformed {
           fail(.conversion(path: "send(action)", message: error.message))
           return

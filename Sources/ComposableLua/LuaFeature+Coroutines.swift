@@ -44,12 +44,6 @@ extension LuaFeature {
   ) throws(LuaError) -> LuaValue {
     var action = action
     for wrapper in wrappers.reversed() { action = try vm.call(wrapper, with: action) }
-    // A wrapper is Lua code (`map_effect`'s included): what it makes must be data too.
-    if let problem = action.dataProblem {
-      throw .conversion(
-        path: "the wrapped action" + problem.path,
-        message: "\(problem.message) (\(LuaAction.dataRule))")
-    }
     return action
   }
 }
