@@ -19,10 +19,10 @@ import Testing
   @Test func aNULIsRefusedWhereverItIs() {
     #expect(
       refusal(Array("..\u{0}/escaped.txt".utf8))
-        == #""..\x00/escaped.txt": byte 3 is 0x00 (NUL), a control byte; a path holds none"#)
+        == #""..\000/escaped.txt": byte 3 is 0x00 (NUL), a control byte; a path holds none"#)
     #expect(
       refusal(Array("\u{0}../escaped.txt".utf8))
-        == #""\x00../escaped.txt": byte 1 is 0x00 (NUL), a control byte; a path holds none"#)
+        == #""\000../escaped.txt": byte 1 is 0x00 (NUL), a control byte; a path holds none"#)
     #expect(refusal(Array("notes.txt\u{0}".utf8))?.contains("byte 10 is 0x00 (NUL)") == true)
   }
 
@@ -45,7 +45,7 @@ import Testing
   @Test func bytesThatAreNotUTF8AreRefusedAndNamed() throws {
     #expect(
       refusal([0x61, 0xFF, 0x62])
-        == #""a\xFFb": byte 2 (0xFF) is not UTF-8; a path is UTF-8 text"#)
+        == #""a\255b": byte 2 (0xFF) is not UTF-8; a path is UTF-8 text"#)
     // A lone continuation byte, a truncated sequence, an overlong encoding of '/'.
     #expect(refusal([0x80])?.contains("byte 1 (0x80) is not UTF-8") == true)
     #expect(refusal(Array("é".utf8.dropLast()) + [0x41])?.contains("byte 1 (0xC3)") == true)

@@ -93,7 +93,7 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// Why bytes are not a `DataPath`: the path, quoted (control and non-UTF-8 bytes escaped as
-  /// Lua escapes them, long paths cut), and what is wrong with it.
+  /// Lua escapes them, a long path cut), and what is wrong with it.
   public struct Invalid: Error, Equatable, Sendable, CustomStringConvertible {
     public let reason: String
     public let quoted: String
@@ -111,9 +111,10 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
   /// How many bytes of a path a message quotes: enough to recognize it, never a megabyte.
   static let quotedLength = 80
 
-  /// `bytes` as a Lua string literal: printable ASCII and UTF-8 text as they are, `"` and `\`
-  /// escaped, every other byte as `\xHH` (which Lua reads back). Cut after `quotedLength`
-  /// bytes, saying how many more there are.
+  /// `bytes` as a Lua string literal, as LuaKit quotes one: printable ASCII and UTF-8 text as
+  /// they are, `"` and `\` escaped, a line feed, tab and carriage return by name, every other
+  /// byte as `\ddd` (which Lua reads back). Cut after `quotedLength` bytes, saying how many
+  /// more there are.
   static func quote(_ bytes: [UInt8]) -> String {
     let shown = bytes.prefix(quotedLength)
     var text = "\""
@@ -128,8 +129,12 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
       switch byte {
       case UInt8(ascii: "\""): text += "\\\""
       case UInt8(ascii: "\\"): text += "\\\\"
+      case 0x0A: text += "\\n"
+      case 0x09: text += "\\t"
+      case 0x0D: text += "\\r"
       case 0x20..<0x7F: text += String(UnicodeScalar(byte))
-      default: text += "\\x" + hex(byte).dropFirst(2)
+      // Three digits always, as LuaKit quotes: `\1` before a digit would read as another byte.
+      default: text += "\\" + String(repeating: "0", count: 3 - String(byte).count) + String(byte)
       }
       index += 1
     }
