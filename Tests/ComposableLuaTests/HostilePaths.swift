@@ -50,7 +50,7 @@ enum HostilePath {
   }
 
   /// Valid paths that name what the host must refuse, made in a sandbox's root.
-  enum Special: String, CaseIterable, CustomStringConvertible {
+  enum Special: String, CaseIterable, Sendable {
     /// `door` is a symlink to the folder beside the root; the path is a file in there.
     case symlinkOut = "door/secret.txt"
     /// A FIFO with no writer: opening it to read would wait forever.
@@ -62,7 +62,6 @@ enum HostilePath {
     /// A directory, where a file is meant.
     case directory = "folder"
 
-    var description: String { String(describing: self) }
     var path: DataPath { DataPath(stringLiteral: rawValue) }
   }
 }
