@@ -5,6 +5,11 @@ public struct LuaDataProblem: Equatable, Sendable, CustomStringConvertible {
   /// What is there: `a function is not data`.
   public let message: String
 
+  public init(path: String, message: String) {
+    self.path = path
+    self.message = message
+  }
+
   public var description: String { path.isEmpty ? message : "\(path): \(message)" }
 }
 

@@ -1,4 +1,5 @@
 import Composable
+import SeededRandom
 import Testing
 
 /// `DataPath` takes a path under a root from its bytes and refuses, naming the byte and where,
@@ -116,19 +117,6 @@ import Testing
       #expect((try? DataPath(validating: path.description)) == path)
     }
     #expect(taken > 100, "the generator gave too few valid paths to say anything")
-  }
-}
-
-/// A small seeded generator, so the property test draws the same bytes every run.
-struct SplitMix64 {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
 
