@@ -17,8 +17,9 @@ public struct LuaTable: Hashable, Sendable {
 
   /// How many entries are not data (a function, userdata or coroutine as their key or value, or
   /// a value that is a table which is not data), kept as entries change: `isData` then needs no
-  /// walk, and a walk looking for what is not data goes down only where something is.
-  private var entriesNotData = 0
+  /// walk, and a walk looking for what is not data goes down only where something is. (32 bits,
+  /// beside the two flags: the table stays 16 bytes, so a `LuaValue` does not grow.)
+  private var entriesNotData: Int32 = 0
 
   /// Whether the table is plain data, as a state is: nil, booleans, numbers, strings and tables
   /// of these, keyed by strings, numbers and booleans, with no metatable (but the array marker).

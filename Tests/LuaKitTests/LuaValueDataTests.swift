@@ -21,6 +21,13 @@ import Testing
           path: String(repeating: "[1]", count: 41), message: "a function is not data"))
   }
 
+  /// What makes `isData` known at once costs no size: a table stays 16 bytes, so a `LuaValue`
+  /// (whose largest case is an inline string) does not grow.
+  @Test func aTableStaysSixteenBytes() {
+    #expect(MemoryLayout<LuaTable>.size <= 16)
+    #expect(MemoryLayout<LuaValue>.size <= MemoryLayout<LuaString>.size + 1)
+  }
+
   @Test func eachKindThatIsNotDataIsNamedWhereItIs() throws {
     let vm = try LuaVM()
     func problem(_ source: String) throws -> LuaDataProblem? {
