@@ -68,6 +68,20 @@ import Testing
           + "string near '\"p'"), "\(outcome.errors)")
   }
 
+  /// `composable repl` with its input piped reads bytes the same way.
+  @Test func composableReplHandsTheBytesToTheReducer() throws {
+    let folder = try makeTemporaryDirectory("input-bytes-repl")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let feature = folder.appendingPathComponent("bytes.lua")
+    try Data(Self.source.utf8).write(to: feature)
+    let outcome = try CommandLineTests.run(
+      ["repl", feature.path, "--data", folder.appendingPathComponent("data").path],
+      inputBytes: Self.line + Array("\r\nw\r\n:q\r\n".utf8))
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    #expect(outcome.output.contains("+ codes = \"\(Self.expectedCodes)\""), "\(outcome.output)")
+    #expect(outcome.output.contains("+ n = 1"))
+  }
+
   @Test func theREPLHandsTheBytesToTheReducer() async throws {
     let harness = try ReplSessionTests.Harness(source: Self.source)
     _ = await harness.session.handle(bytes: Self.line)

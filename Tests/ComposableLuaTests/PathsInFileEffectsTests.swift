@@ -38,10 +38,10 @@ import Testing
     let store: Store<LuaFeatureHandle, LuaValue>
     let errors = Errors()
 
-    init(root: URL) throws {
+    init(root: URL, readLimit: Int = FileClient.defaultReadLimit) throws {
       feature = try LuaFeature(source: PathsInFileEffectsTests.source, file: "feature.lua")
       var dependencies = DependencyValues.live
-      dependencies.files = .live(root: root)
+      dependencies.files = .live(root: root, readLimit: readLimit)
       let errors = self.errors
       store = Store(
         initialState: LuaFeatureHandle(feature: feature),
@@ -107,6 +107,22 @@ import Testing
     ])
     #expect(sandbox.neighbours() == PathSandbox.untouched)
     #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.root.path) == [])
+  }
+
+  /// A file over the read limit answers a failure that names the path and the limit, and
+  /// quotes none of its contents; one at the limit reads.
+  @Test(arguments: ["effect", "run"])
+  func aFileOverTheReadLimitIsAFailureThatQuotesNothing(_ kind: String) async throws {
+    let sandbox = try PathSandbox("paths-limit")
+    defer { sandbox.remove() }
+    let host = try Host(root: sandbox.root, readLimit: 64)
+    try Data(repeating: UInt8(ascii: "k"), count: 64).write(
+      to: sandbox.root.appendingPathComponent("at.txt"))
+    try Data(Array("secret".utf8) + Array(repeating: UInt8(ascii: "k"), count: 59)).write(
+      to: sandbox.root.appendingPathComponent("over.txt"))
+    #expect(try await host.attempt(kind, "read", Array("at.txt".utf8)).result == "ok")
+    let (result, _, _) = try await host.attempt(kind, "read", Array("over.txt".utf8))
+    #expect(result == "over.txt: it is 65 bytes, more than the 64 a read takes; it was not read")
   }
 
   @Test(arguments: operations)
