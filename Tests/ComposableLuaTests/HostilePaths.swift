@@ -24,6 +24,7 @@ enum HostilePath {
       ("very long", Array(repeating: UInt8(ascii: "a"), count: 5000)),
       ("a very long name", Array(repeating: UInt8(ascii: "a"), count: 300)),
       ("not UTF-8", [0x61, 0xFF, 0x2E, 0x74]),
+      ("a C1 control character", Array("a\u{9B}31m/../b".utf8)),
     ]
     for byte in Array(UInt8(0x01)...UInt8(0x1F)) + [0x7F] {
       paths.append(("control byte \(byte)", Array("a".utf8) + [byte] + Array("/../../b.txt".utf8)))

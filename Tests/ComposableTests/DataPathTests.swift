@@ -43,6 +43,15 @@ import Testing
     }
   }
 
+  /// The C1 control characters, valid UTF-8, are refused too, and quoted as bytes: a terminal
+  /// showing the message would obey U+009B as it obeys ESC [.
+  @Test func c1ControlCharactersAreRefusedAndQuotedAsBytes() {
+    #expect(
+      refusal(Array("a\u{9B}31mb".utf8))
+        == #""a\194\15531mb": bytes 2 and 3 are U+009B, a control character; a path holds none"#)
+    #expect(refusal(Array("é\u{85}".utf8))?.contains("bytes 3 and 4 are U+0085") == true)
+  }
+
   @Test func bytesThatAreNotUTF8AreRefusedAndNamed() throws {
     #expect(
       refusal([0x61, 0xFF, 0x62])

@@ -5,7 +5,8 @@
 /// and refuses what could lead a system call anywhere but under the root or surprise it:
 /// - an empty path, an absolute one, a `..` component;
 /// - a control byte (0x00-0x1F, 0x7F): a NUL would cut the C string the kernel is given after
-///   the checks were made on the whole, and the others have no business in a file name;
+///   the checks were made on the whole, and the others have no business in a file name (nor
+///   have the C1 control characters, U+0080-U+009F, which a terminal may obey in a message);
 /// - bytes that are not UTF-8: a path is text, so that it reads back exactly in Lua, in Swift
 ///   and in a message;
 /// - more than `maximumLength` bytes, or a component of more than `maximumComponentLength`.
@@ -55,6 +56,15 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
       throw Invalid(
         bytes,
         "byte \(offset + 1) (\(Self.hex(bytes[offset]))) is not UTF-8; a path is UTF-8 text")
+    }
+    // The C1 controls (U+0080-U+009F) too: a terminal may act on them as on ESC sequences.
+    if let scalar = text.unicodeScalars.first(where: { (0x80...0x9F).contains($0.value) }) {
+      let offset = text.unicodeScalars[..<text.unicodeScalars.firstIndex(of: scalar)!]
+        .reduce(0) { $0 + UTF8.width($1) }
+      throw Invalid(
+        bytes,
+        "bytes \(offset + 1) and \(offset + 2) are U+00\(Self.hex(UInt8(scalar.value)).dropFirst(2)), "
+          + "a control character; a path holds none")
     }
     guard !bytes.isEmpty else { throw Invalid(bytes, "the path is empty") }
     guard bytes.first != UInt8(ascii: "/") else {
@@ -121,7 +131,9 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
     var index = shown.startIndex
     while index < shown.endIndex {
       let byte = shown[index]
-      if byte >= 0x80, let (character, length) = utf8Character(in: shown, at: index) {
+      if byte >= 0x80, let (character, length) = utf8Character(in: shown, at: index),
+        !character.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) })
+      {
         text += character
         index += length
         continue
