@@ -98,37 +98,6 @@ public struct NotAnAction: Error, CustomStringConvertible {
   }
 }
 
-extension Collection<UInt8> {
-  /// The bytes without the spaces and tabs around them.
-  public var trimmingSpacesAndTabs: SubSequence {
-    let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-    guard let first = firstIndex(where: { !blank($0) }) else { return self[endIndex...] }
-    var end = first
-    var index = first
-    while index != endIndex {
-      if !blank(self[index]) { end = self.index(after: index) }
-      formIndex(after: &index)
-    }
-    return self[first..<end]
-  }
-}
-
-extension Collection<UInt8> {
-  /// The bytes without the white space Lua skips around them (space, tab, line breaks, vertical
-  /// tab, form feed).
-  public var trimmingLuaSpace: SubSequence {
-    let space: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
-    guard let first = firstIndex(where: { !space($0) }) else { return self[endIndex...] }
-    var end = first
-    var index = first
-    while index != endIndex {
-      if !space(self[index]) { end = self.index(after: index) }
-      formIndex(after: &index)
-    }
-    return self[first..<end]
-  }
-}
-
 extension String {
   /// Letters, digits and `_`, not starting with a digit: a shorthand action name.
   public var isLuaWord: Bool {
