@@ -143,7 +143,7 @@ let package = Package(
     .testTarget(
       name: "ComposableTests",
       dependencies: [
-        "Composable", "LocalServer",
+        "Composable", "LocalServer", "SeededRandom",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),

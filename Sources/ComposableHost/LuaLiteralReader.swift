@@ -11,26 +11,43 @@ public struct LuaLiteralReader {
 
   public init() {}
 
-  public func action(from text: String) throws -> LuaValue {
-    if text.isLuaWord { return .string(LuaString(text)) }
+  /// The action a line of input stands for, from its bytes exactly as they came: a bare word
+  /// (`increment`, surrounding spaces and tabs aside) is the string itself; anything else is
+  /// read as Lua (`return` and the line), so every byte a Lua string literal can hold reaches
+  /// the action as it is, invalid UTF-8 and NUL included, and what Lua refuses is refused in
+  /// Lua's words.
+  public func action(from line: [UInt8]) throws -> LuaValue {
+    let word = line.trimmingSpacesAndTabs
+    if let text = String(validating: word, as: UTF8.self), text.isLuaWord {
+      return .string(LuaString(bytes: Array(word)))
+    }
+    let value: LuaValue
     do {
       let (vm, sandbox) = try lua.made()
-      return try vm.evaluate("return " + text, chunkName: "input", in: sandbox).first ?? .nil
+      value =
+        try vm.evaluate(bytes: Self.returning(line), chunkName: "input", in: sandbox).first ?? .nil
     } catch {
       // Lua's own words, which may not say where ("C stack overflow" for a table nested past
       // what its parser takes), after what was being read.
       throw NotAnAction(message: error.message)
     }
+    // Data, as every action is: a function typed in (`f = print`) or a metatable is refused.
+    if let problem = value.dataProblem {
+      throw NotAnAction(message: "action\(problem.path): \(problem.message)")
+    }
+    return value
   }
 
-  /// An `--env` value: a Lua literal (`false`, `3`, `2.5`, `"text"`, `{ "a", "b" }`) as that
-  /// value; anything else (a word, a URL, an empty text) as the text itself, so `--env
-  /// name=ada` still works. `--env n='"3"'` is the string "3".
-  /// Whether `text` is Lua that more lines may finish (an open table), as `lua5.4` reads it.
-  public func isIncomplete(_ text: String) -> Bool {
+  /// `action(from:)` of text typed in Swift (its UTF-8 bytes).
+  public func action(from text: String) throws -> LuaValue {
+    try action(from: Array(text.utf8))
+  }
+
+  /// Whether `line` is Lua that more lines may finish (an open table), as `lua5.4` reads it.
+  public func isIncomplete(_ line: [UInt8]) -> Bool {
     do throws(LuaError) {
       let (vm, sandbox) = try lua.made()
-      _ = try vm.load("return " + text, chunkName: "input", in: sandbox)
+      _ = try vm.load(bytes: Self.returning(line), chunkName: "input", in: sandbox)
       return false
     } catch {
       if case .syntax(_, incompleteInput: true) = error { return true }
@@ -38,6 +55,13 @@ public struct LuaLiteralReader {
     }
   }
 
+  public func isIncomplete(_ text: String) -> Bool { isIncomplete(Array(text.utf8)) }
+
+  private static func returning(_ line: [UInt8]) -> [UInt8] { Array("return ".utf8) + line }
+
+  /// An `--env` value: a Lua literal (`false`, `3`, `2.5`, `"text"`, `{ "a", "b" }`) as that
+  /// value; anything else (a word, a URL, an empty text) as the text itself, so `--env
+  /// name=ada` still works. `--env n='"3"'` is the string "3".
   public func envValue(from text: String) -> LuaValue {
     if text.isLuaWord, !["true", "false", "nil"].contains(text) {
       return .string(LuaString(text))

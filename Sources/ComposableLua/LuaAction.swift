@@ -35,6 +35,10 @@ public enum LuaAction {
     return "expected an action (a table with a string type, or a string), got \(found)"
   }
 
+  /// What an action may hold, for messages about one that holds something else.
+  public static let dataRule =
+    "an action holds nil, booleans, numbers, strings and tables of these, as the state does"
+
   private static let typeKey = LuaValue.string(LuaString(typeField))
 
   /// The name Lua's `type()` gives `value` (messages about actions speak Lua).

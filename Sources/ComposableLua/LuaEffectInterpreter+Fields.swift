@@ -31,22 +31,41 @@ extension LuaEffectInterpreter {
     return result
   }
 
-  /// The effect's `action`, passed through its `wrappers` now (`LuaFeature.wrap`).
+  /// The `action` of an `effect` (`effect.send`, `after`, `every`), passed through its
+  /// `wrappers` now (`LuaFeature.wrap`).
   func wrappedAction(
-    _ table: LuaTable, at path: String
+    _ table: LuaTable, at path: String, effect: String
   ) throws(LuaFeatureError) -> LuaValue {
-    let action = try self.action(table["action"], at: path + ".action")
+    let action = try self.action(table["action"], at: path + ".action", effect: effect)
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     guard !wrappers.isEmpty else { return action }
-    do throws(LuaError) { return try LuaFeature.wrap(action, with: wrappers, in: vm) } catch {
+    let wrapped: LuaValue
+    do throws(LuaError) { wrapped = try LuaFeature.wrap(action, with: wrappers, in: vm) } catch {
       throw .effect(action: describeAction(), error: error)
     }
+    // A wrapper is Lua code (`map_effect`'s included): what it makes must be data too.
+    if let problem = wrapped.dataProblem {
+      throw fail(
+        path + ".wrappers",
+        "\(effect): the wrapped action\(problem.path): \(problem.message) (\(LuaAction.dataRule))")
+    }
+    return wrapped
   }
 
-  func action(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
-    do { return try LuaAction.normalize(value) } catch {
+  /// An action an effect carries: an action, and plain data, as the state is (checked here, at
+  /// the reducer's return, so the action that returned it fails and is rolled back; a function
+  /// or a table with a metatable would otherwise arrive later, or arrive changed).
+  func action(
+    _ value: LuaValue, at path: String, effect: String
+  ) throws(LuaFeatureError) -> LuaValue {
+    let action: LuaValue
+    do { action = try LuaAction.normalize(value) } catch {
       throw fail(path, error.message)
     }
+    if let problem = action.dataProblem {
+      throw fail(path + problem.path, "\(effect): \(problem.message) (\(LuaAction.dataRule))")
+    }
+    return action
   }
 
   func duration(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> Duration {

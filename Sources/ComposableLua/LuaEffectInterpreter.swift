@@ -52,7 +52,7 @@ struct LuaEffectInterpreter {
     }
     switch known {
     case .none: return .none
-    case .send: return .send(try wrappedAction(table, at: path))
+    case .send: return .send(try wrappedAction(table, at: path, effect: "effect.send"))
     case .merge: return .merge(try effects(table["effects"], at: path + ".effects"))
     case .concat: return .concatenate(try effects(table["effects"], at: path + ".effects"))
     case .after: return try after(table, at: path)
@@ -72,7 +72,7 @@ struct LuaEffectInterpreter {
   private func after(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
     .after(
       try duration(table["seconds"], at: path + ".seconds"), clock: clock,
-      send: try wrappedAction(table, at: path))
+      send: try wrappedAction(table, at: path, effect: "effect.after"))
   }
 
   private func every(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
@@ -81,7 +81,8 @@ struct LuaEffectInterpreter {
       throw fail(path + ".seconds", "expected more than 0 seconds between ticks, got 0")
     }
     return .timer(
-      every: interval, clock: clock, send: try wrappedAction(table, at: path)
+      every: interval, clock: clock,
+      send: try wrappedAction(table, at: path, effect: "effect.every")
     ).named("every")
   }
 
@@ -137,7 +138,8 @@ struct LuaEffectInterpreter {
       throw fail(
         path + ".operation", "expected \(LuaFileOperation.listed), got \(table["operation"])")
     }
-    var request = try fileRequest(table["request"], operation: known, at: path + ".request")
+    var (request, filePath) = try fileRequest(
+      table["request"], operation: known, at: path + ".request")
     // Writes may go unanswered; what a read, a list or an exists finds needs an action to go to.
     let response =
       known.answersWithData
@@ -152,23 +154,29 @@ struct LuaEffectInterpreter {
     }
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     let runner = self.runner
-    let checked = request
+    let (checked, target) = (request, filePath)
     return LuaEffect.run { send in
       await runner.fileOperation(
-        operation, checked, responseType: response, wrappers: wrappers, send: send)
+        known, at: target, checked, responseType: response, wrappers: wrappers, send: send)
     }.named("file." + operation)
   }
 
   /// The request of `effect.file.*`, every field checked, whether or not an action hears back:
   /// a misspelt field is an error here, not a write that silently does something else.
+  ///
+  /// The path is made a `DataPath` here, so a path that could not be used (a NUL, a control
+  /// byte, `..`, absolute...) fails the action that returned it, naming the field.
   private func fileRequest(
     _ request: LuaValue, operation: LuaFileOperation, at path: String
-  ) throws(LuaFeatureError) -> LuaValue {
-    try checkFields(
-      of: request, allowed: operation.requestFields, effect: "effect.file.\(operation.rawValue)",
-      at: path)
-    guard request["path"].stringValue != nil else {
+  ) throws(LuaFeatureError) -> (request: LuaValue, path: DataPath) {
+    let effect = "effect.file.\(operation.rawValue)"
+    try checkFields(of: request, allowed: operation.requestFields, effect: effect, at: path)
+    guard case let .string(pathBytes) = request["path"] else {
       throw fail(path + ".path", "expected a string, got \(request["path"].typeName)")
+    }
+    let filePath: DataPath
+    do { filePath = try DataPath(validating: pathBytes.bytes) } catch {
+      throw fail(path + ".path", "\(effect): \(error)")
     }
     if request["json"] != .nil, request["json"].boolValue == nil {
       throw fail(path + ".json", "expected a boolean, got \(request["json"].typeName)")
@@ -188,7 +196,7 @@ struct LuaEffectInterpreter {
         }
       }
     }
-    return request
+    return (request, filePath)
   }
 
   /// A request table whose every field is one `effect` takes: a misspelt field is an error

@@ -44,7 +44,22 @@ struct LuaEffectRunner: Sendable {
       case "send":
         do {
           let action = try LuaAction.normalize(request["action"])
-          await send(try feature.wrap(action, with: wrappers))
+          if let problem = action.dataProblem {
+            fail(
+              .conversion(
+                path: "send(action)" + problem.path,
+                message: "\(problem.message) (\(LuaAction.dataRule))"))
+            return
+          }
+          let wrapped = try feature.wrap(action, with: wrappers)
+          if let problem = wrapped.dataProblem {  // a wrapper (`map_effect`) added it
+            fail(
+              .conversion(
+                path: "send(action), wrapped" + problem.path,
+                message: "\(problem.message) (\(LuaAction.dataRule))"))
+            return
+          }
+          await send(wrapped)
         } catch let error as LuaAction.Malformed {
           fail(.conversion(path: "send(action)", message: error.message))
           return
@@ -94,19 +109,21 @@ struct LuaEffectRunner: Sendable {
     }
   }
 
-  /// `effect.file.*`: performs the operation and sends the result as the `response` action,
-  /// if there is one.
+  /// `effect.file.*`: performs the operation (its request checked by the interpreter, its
+  /// path made a `DataPath` there) and sends the result as the `response` action, if there is
+  /// one.
   func fileOperation(
-    _ operation: String, _ request: LuaValue, responseType: String?, wrappers: [LuaReference],
-    send: Send<LuaValue>
+    _ operation: LuaFileOperation, at path: DataPath, _ request: LuaValue, responseType: String?,
+    wrappers: [LuaReference], send: Send<LuaValue>
   ) async {
-    guard var result = await file(operation, request) else { return }
+    guard var result = await file(operation, at: path, request) else { return }
     guard let responseType else {
       // Nothing hears back: a failure is reported, as a reducer's error would be.
       if result["ok"] == false {
         fail(
           .runtime(
-            message: "effect.file.\(operation) of \(request["path"]) failed: \(result["error"])",
+            message: "effect.file.\(operation.rawValue) of \(request["path"]) failed: "
+              + "\(result["error"])",
             traceback: ""))
       }
       return
@@ -117,26 +134,44 @@ struct LuaEffectRunner: Sendable {
     }
   }
 
-  /// `{ ok = true, contents | entries }` or `{ ok = false, error }`; nil when cancelled.
+  /// `file.read(path)` and friends inside `effect.run`: the request as the coroutine gave it,
+  /// every field checked here. `{ ok = true, ... }` or `{ ok = false, error }`; nil when
+  /// cancelled.
   func file(_ operation: String, _ request: LuaValue) async -> LuaValue? {
-    guard let path = request["path"].stringValue else {
-      return [
-        "ok": false,
-        "error": .string(
-          LuaString(
-            "request.path: expected a string, got \(request["path"].typeName)")),
-      ]
+    func failed(_ message: String) -> LuaValue {
+      ["ok": false, "error": .string(LuaString(message))]
     }
+    guard let known = LuaFileOperation(rawValue: operation) else {
+      return failed(
+        "\(LuaValue(operation)) is no file operation: expected \(LuaFileOperation.listed)")
+    }
+    let field = "file.\(operation): path"
+    guard case let .string(bytes) = request["path"] else {
+      return failed("\(field): expected a string, got \(request["path"].typeName)")
+    }
+    do {
+      return await file(known, at: try DataPath(validating: bytes.bytes), request)
+    } catch {
+      return failed("\(field): \(error)")
+    }
+  }
+
+  /// Performs `operation` on `path`: `{ ok = true, contents | entries | exists }` or
+  /// `{ ok = false, error }`; nil when cancelled.
+  private func file(
+    _ operation: LuaFileOperation, at path: DataPath, _ request: LuaValue
+  ) async -> LuaValue? {
     func contents() throws -> [UInt8] {
       guard case let .string(text) = request["contents"] else {
         throw FileClientError(
-          "request.contents: expected a string, got \(request["contents"].typeName)")
+          "file.\(operation.rawValue): contents: expected a string, got "
+            + request["contents"].typeName)
       }
       return text.bytes
     }
     do {
       var result: LuaValue = ["ok": true]
-      switch LuaFileOperation(rawValue: operation) {
+      switch operation {
       case .read:
         let bytes = try await files.read(path)
         result["contents"] = .string(LuaString(bytes: bytes))
@@ -148,9 +183,6 @@ struct LuaEffectRunner: Sendable {
         result["entries"] = .table(LuaTable(array: entries))
       case .remove: try await files.remove(path)
       case .exists: result["exists"] = .boolean(try await files.exists(path))
-      case nil:
-        throw FileClientError(
-          "\(LuaValue(operation)) is no file operation: expected \(LuaFileOperation.listed)")
       }
       if Task.isCancelled { return nil }
       return result

@@ -7,9 +7,15 @@ extension LuaFeature {
   /// a write raises, as it does anywhere outside `reduce`) and `env` to the feature's env. It
   /// runs in the feature's sandbox under its limits.
   public func evaluate(_ expression: String) throws(LuaError) -> [LuaValue] {
+    try evaluate(bytes: Array(expression.utf8))
+  }
+
+  /// `evaluate` of an expression given as bytes, exactly as typed (what is not UTF-8 included).
+  public func evaluate(bytes expression: [UInt8]) throws(LuaError) -> [LuaValue] {
     try queue.access { (vm, loaded) throws(LuaError) -> [LuaValue] in
       let chunk = try vm.load(
-        "local state, env = ...\nreturn " + expression, chunkName: "input", in: loaded.sandbox)
+        bytes: Array("local state, env = ...\nreturn ".utf8) + expression, chunkName: "input",
+        in: loaded.sandbox)
       return try vm.call(chunk, arguments: [.reference(stateProxy), .reference(environment)])
     }
   }

@@ -51,9 +51,19 @@ extension LuaFeature {
     switch table["persist"] {
     case .nil: break
     case let .table(options):
-      guard let path = options["path"].stringValue else {
+      guard case let .string(pathBytes) = options["path"] else {
         throw .load(
           file: file, message: "persist.path must be a string, got \(options["path"].typeName)")
+      }
+      let path: DataPath
+      do { path = try DataPath(validating: pathBytes.bytes) } catch {
+        throw .load(file: file, message: "persist.path: \(error)")
+      }
+      guard !path.isRoot else {
+        throw .load(
+          file: file,
+          message: "persist.path: \(LuaValue.string(pathBytes)) names the data directory itself; "
+            + "give a file name")
       }
       let debounce = options["debounce"] == .nil ? 1 : options["debounce"].doubleValue
       guard let debounce, Seconds.duration(debounce) != nil else {

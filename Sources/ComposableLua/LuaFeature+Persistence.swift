@@ -24,7 +24,7 @@ extension LuaFeature {
   /// `savePending` without waiting on anything: `write(path, contents)` does the writing. For a
   /// signal handler, which must not wait for tasks (the threads that would run them may be the
   /// ones it stopped).
-  public func savePending(write: (String, [UInt8]) throws -> Void) throws {
+  public func savePending(write: (DataPath, [UInt8]) throws -> Void) throws {
     try saver?.savePending(write: write)
   }
 
@@ -64,6 +64,10 @@ extension LuaFeature {
     let loaded = await PersistedState.load(from: persistence.path, files: files, report: report) {
       bytes in try self.readSaved(bytes, path: persistence.path, wholeState: wholeState)
     }
+    if case let .corrupt(reason, movedTo) = loaded, movedTo == persistence.path.description {
+      // Left where it is (it could not be read, or not moved aside): a save would replace it.
+      saver?.refuseSaves(because: reason)
+    }
     guard case let .saved(value) = loaded else { return loaded }
     try queue.access { (vm, current) throws(LuaFeatureError) in
       try writeState(persistence.select.map { LuaValue($0) } ?? .nil, value, in: vm)
@@ -96,7 +100,7 @@ extension LuaFeature {
   }
 
   func readSaved(
-    _ bytes: [UInt8], path: String, wholeState: Bool
+    _ bytes: [UInt8], path: DataPath, wholeState: Bool
   ) throws(PersistedState.NotAState) -> LuaValue {
     guard let text = String(validating: bytes, as: UTF8.self) else {
       throw .init(reason: "it is not a saved state: it is not UTF-8 text")
@@ -104,7 +108,7 @@ extension LuaFeature {
     let value: LuaValue
     do throws(LuaError) {
       value = try queue.access { (vm, _) throws(LuaError) in
-        try vm.readDataFile(text, chunkName: path)
+        try vm.readDataFile(text, chunkName: path.description)
       }
     } catch {
       guard let json = try? JSONDecoder().decode(LuaValue.self, from: Data(bytes)) else {

@@ -76,9 +76,16 @@ extension LuaFeature {
     }
   }
 
+  /// How `callTransaction` names what the called function returned, in a path.
+  static let returnedPath = "result #1"
+
   /// An error of the step in the words of actions: the tag check's (the action is malformed)
   /// says what an action is, and the argument is called the action.
   static func inActionTerms(_ error: LuaError, _ action: LuaFeatureAction) -> LuaError {
+    // What the reducer returned, which could not be read (a cycle, nesting too deep): its effect.
+    if case let .conversion(path, message) = error, path.hasPrefix(Self.returnedPath) {
+      return .conversion(path: "effect" + path.dropFirst(Self.returnedPath.count), message: message)
+    }
     guard case let .conversion(path, message) = error, path.hasPrefix("argument") else {
       return error
     }

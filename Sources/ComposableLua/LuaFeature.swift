@@ -60,7 +60,7 @@ public final class LuaFeature: Sendable {
   /// How the feature asked to be kept on disk (`Feature.persist = composable.persist{...}`).
   public struct Persistence: Equatable, Sendable {
     /// The file, relative to the host's data directory.
-    public var path: String
+    public var path: DataPath
     /// The state field to save, or nil for the whole state.
     public var select: String?
     /// Seconds of quiet before a save.

@@ -9,14 +9,8 @@ public enum LuaSourceFile {
     public var description: String { reason }
   }
 
-  /// The file's bytes, which is what Lua compiles: a string literal may hold any byte, as
-  /// `lua5.4` reads it. (`read` is for tools that want the text.)
-  public static func bytes(of url: URL) throws(Unreadable) -> [UInt8] {
-    try contents(of: url.path)
-  }
-
   public static func read(_ url: URL) throws(Unreadable) -> String {
-    let bytes = try contents(of: url.path)
+    let bytes = try bytes(of: url)
     if let text = String(validating: bytes, as: UTF8.self) { return text }
     var line = 1
     for lineBytes in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
@@ -26,27 +20,38 @@ public enum LuaSourceFile {
     throw Unreadable(reason: "line \(line) is not UTF-8 text")
   }
 
-  /// The file's bytes, read with POSIX calls: Foundation's `FileManager` costs more to set up
-  /// at launch than the read itself.
-  private static func contents(of path: String) throws(Unreadable) -> [UInt8] {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      throw Unreadable(
-        reason: errno == ENOENT || errno == ENOTDIR
-          ? "no such file" : "it cannot be read (permission denied?)")
-    }
-    defer { close(descriptor) }
+  /// The most bytes a script or data file read here may have: 64 MiB, a feature VM's default
+  /// memory cap (the text is compiled in a VM, which could not hold more).
+  public static let maximumSize = 64 << 20
+
+  /// The file's bytes, which is what Lua compiles (a string literal may hold any byte, as
+  /// `lua5.4` reads it; `read` is for tools that want the text), read with POSIX calls:
+  /// Foundation's `FileManager` costs more to set up at launch than the read itself.
+  ///
+  /// Only a regular file is read. What `path` names is looked at before it is opened, and
+  /// opened without waiting (`O_NONBLOCK`), so a FIFO with no writer, a device or a socket is
+  /// refused at once instead of blocking the host; what was opened is checked again.
+  public static func bytes(of url: URL, limit: Int = maximumSize) throws(Unreadable) -> [UInt8] {
+    let path = url.path
     var status = stat()
+    guard stat(path, &status) == 0 else { throw failure(errno) }
+    try requireRegular(status)
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+    guard descriptor >= 0 else { throw failure(errno) }
+    defer { close(descriptor) }
     guard fstat(descriptor, &status) == 0 else {
       throw Unreadable(reason: "it cannot be read (permission denied?)")
     }
-    guard status.st_mode & S_IFMT != S_IFDIR else {
-      throw Unreadable(reason: "it is a directory; give the .lua file")
+    try requireRegular(status)
+    let tooLarge = { (size: Int) in
+      Unreadable(reason: "it is \(size) bytes, more than the \(limit) a file read here may have")
     }
+    guard Int(status.st_size) <= limit else { throw tooLarge(Int(status.st_size)) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+      let wanted = min(chunk.count, limit + 1 - bytes.count)
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, wanted) }
       if count == 0 { return bytes }
       guard count > 0 else {
         if errno == EINTR { continue }
@@ -55,6 +60,27 @@ public enum LuaSourceFile {
             ? "it is a directory; give the .lua file" : "it cannot be read (permission denied?)")
       }
       bytes += chunk[..<count]
+      guard bytes.count <= limit else { throw tooLarge(bytes.count) }  // it grew
+    }
+  }
+
+  private static func failure(_ code: Int32) -> Unreadable {
+    Unreadable(
+      reason: code == ENOENT || code == ENOTDIR
+        ? "no such file" : "it cannot be read (permission denied?)")
+  }
+
+  /// Refuses a directory, a FIFO, a device or a socket, saying which.
+  private static func requireRegular(_ status: stat) throws(Unreadable) {
+    switch status.st_mode & S_IFMT {
+    case S_IFREG: return
+    case S_IFDIR: throw Unreadable(reason: "it is a directory; give the .lua file")
+    case S_IFIFO:
+      throw Unreadable(reason: "it is a FIFO (named pipe), not a regular file; give a file")
+    case S_IFCHR, S_IFBLK:
+      throw Unreadable(reason: "it is a device, not a regular file; give a file")
+    case S_IFSOCK: throw Unreadable(reason: "it is a socket, not a regular file; give a file")
+    default: throw Unreadable(reason: "it is not a regular file; give a file")
     }
   }
 }

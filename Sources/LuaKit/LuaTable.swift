@@ -10,6 +10,22 @@ public struct LuaTable: Hashable, Sendable {
   public private(set) var entries: [LuaValue: LuaValue]
   public var kind: Kind
 
+  /// Whether the Lua table this snapshot was read from had a metatable other than the array
+  /// marker. The snapshot does not keep the metatable; this says that one was dropped, so that
+  /// a value that must be plain data (an action an effect sends back) can be refused.
+  public internal(set) var hadMetatable = false
+
+  /// How many entries are not data (a function, userdata or coroutine as their key or value, or
+  /// a value that is a table which is not data), kept as entries change: `isData` then needs no
+  /// walk, and a walk looking for what is not data goes down only where something is. (32 bits,
+  /// beside the two flags: the table stays 16 bytes, so a `LuaValue` does not grow.)
+  private var entriesNotData: Int32 = 0
+
+  /// Whether the table is plain data, as a state is: nil, booleans, numbers, strings and tables
+  /// of these, keyed by strings, numbers and booleans, with no metatable (but the array marker).
+  /// Known at once, whatever the size and however often a table is shared inside.
+  public var isData: Bool { entriesNotData == 0 && !hadMetatable }
+
   public init(kind: Kind = .map, entries: [LuaValue: LuaValue] = [:]) {
     self.kind = kind
     self.entries = [:]
@@ -21,6 +37,7 @@ public struct LuaTable: Hashable, Sendable {
     self.entries = Dictionary(minimumCapacity: elements.count)
     for (offset, element) in elements.enumerated() where element != .nil {
       entries[.integer(offset + 1)] = element
+      if Self.isNotData(element) { entriesNotData += 1 }
     }
   }
 
@@ -33,7 +50,14 @@ public struct LuaTable: Hashable, Sendable {
     get { entries[key.normalizedKey] ?? .nil }
     set {
       let key = key.normalizedKey
-      if newValue == .nil { entries[key] = nil } else { entries[key] = newValue }
+      let old: LuaValue?
+      if newValue == .nil {
+        old = entries.removeValue(forKey: key)
+      } else {
+        old = entries.updateValue(newValue, forKey: key)
+        if Self.isNotData(key) || Self.isNotData(newValue) { entriesNotData += 1 }
+      }
+      if let old, Self.isNotData(key) || Self.isNotData(old) { entriesNotData -= 1 }
     }
   }
 
@@ -62,6 +86,16 @@ public struct LuaTable: Hashable, Sendable {
   /// and references, so printing and diffs never depend on hashing.
   public var sortedEntries: [(key: LuaValue, value: LuaValue)] {
     entries.sorted { LuaValue.keyOrder($0.key, $1.key) }.map { (key: $0.key, value: $0.value) }
+  }
+
+  /// Whether `value` (a key or a value) keeps its table from being plain data.
+  @inline(__always)
+  static func isNotData(_ value: LuaValue) -> Bool {
+    switch value {
+    case .nil, .boolean, .integer, .number, .string: false
+    case let .table(table): !table.isData
+    case .function, .other: true
+    }
   }
 
   public static func == (lhs: LuaTable, rhs: LuaTable) -> Bool { lhs.entries == rhs.entries }

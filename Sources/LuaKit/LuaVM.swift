@@ -94,12 +94,26 @@ public final class LuaVM {
     try load(source, chunkName: chunkName, globals: sandbox.map { .sandbox($0) } ?? .real)
   }
 
-  /// `load` for source as bytes, as a file holds them: Lua source is bytes, and a string
-  /// literal may hold any of them (`"\xff"` written as the byte itself), as `lua5.4` reads it.
+  /// `load` of source given as bytes, exactly as they are: what a person typed may be any bytes
+  /// (Lua's own lexer takes any byte in a string literal), and a `String` would have replaced
+  /// those that are not UTF-8.
+  public func load(
+    bytes source: [UInt8], chunkName: String, in sandbox: LuaSandbox? = nil
+  ) throws(LuaError) -> LuaReference {
+    try load(globals: sandbox.map { .sandbox($0) } ?? .real) {
+      source.withUnsafeBytes { buffer in
+        lk_loadtext(
+          L, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count,
+          "@" + chunkName)
+      }
+    }
+  }
+
+  /// `load(bytes:)` for source held as a `LuaString` (a file's bytes, as `lua5.4` reads them).
   public func load(
     _ source: LuaString, chunkName: String, in sandbox: LuaSandbox? = nil
   ) throws(LuaError) -> LuaReference {
-    try load(source, chunkName: chunkName, globals: sandbox.map { .sandbox($0) } ?? .real)
+    try load(bytes: source.bytes, chunkName: chunkName, in: sandbox)
   }
 
   /// What a loaded chunk sees as its globals.
@@ -125,17 +139,6 @@ public final class LuaVM {
     }
   }
 
-  func load(
-    _ source: LuaString, chunkName: String, globals: ChunkGlobals
-  ) throws(LuaError) -> LuaReference {
-    try load(globals: globals) {
-      source.withUnsafeBytes { buffer in
-        lk_loadtext(
-          L, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count,
-          "@" + chunkName)
-      }
-    }
-  }
 
   /// The chunk `loadChunk` pushed (or the error it left), with `globals` as its `_ENV`.
   func load(
@@ -172,7 +175,15 @@ public final class LuaVM {
     try call(load(source, chunkName: chunkName, in: sandbox))
   }
 
-  /// `evaluate` for source as bytes (see `load(_:chunkName:in:)` for bytes).
+  /// `evaluate` of source given as bytes (see `load(bytes:chunkName:in:)`).
+  @discardableResult
+  public func evaluate(
+    bytes source: [UInt8], chunkName: String = "eval", in sandbox: LuaSandbox? = nil
+  ) throws(LuaError) -> [LuaValue] {
+    try call(load(bytes: source, chunkName: chunkName, in: sandbox))
+  }
+
+  /// `evaluate(bytes:)` for source held as a `LuaString`.
   @discardableResult
   public func evaluate(
     _ source: LuaString, chunkName: String = "eval", in sandbox: LuaSandbox? = nil
@@ -347,6 +358,15 @@ public final class LuaVM {
     let table = lua_absindex(thread, index)
     lua_rawgeti(thread, LK_REGISTRYINDEX, lua_Integer(arrayMarkerSlot))
     lua_setmetatable(thread, table)
+  }
+
+  /// What metatable a table has, for a snapshot: none, the array marker, or another.
+  enum TableMetatable { case none, arrayMarker, other }
+
+  func metatable(at index: Int32, _ thread: OpaquePointer) -> TableMetatable {
+    guard lua_getmetatable(thread, index) != 0 else { return .none }
+    defer { lk_pop(thread, 1) }
+    return lua_topointer(thread, -1) == arrayMarkerIdentity ? .arrayMarker : .other
   }
 
   func hasArrayMarker(at index: Int32, _ thread: OpaquePointer) -> Bool {

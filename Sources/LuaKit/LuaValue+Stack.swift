@@ -160,7 +160,9 @@ extension LuaStack {
       guard reserve(4) else { throw .conversion(path: "", message: "nesting too deep") }
       reading.visiting.append(identity)
       defer { reading.visiting.removeLast() }
-      var table = LuaTable(kind: vm.hasArrayMarker(at: index, L) ? .array : .map)
+      let metatable = vm.metatable(at: index, L)
+      var table = LuaTable(kind: metatable == .arrayMarker ? .array : .map)
+      table.hadMetatable = metatable == .other
       lua_pushnil(L)
       while lk_next(L, index) != 0 {
         if lua_type(L, -2) == LUA_TTABLE {  // equal-looking tables would collapse into one key

@@ -1,3 +1,4 @@
+import ComposableHost
 import Foundation
 import TerminalSupport
 
@@ -44,9 +45,10 @@ final class LineEditor {
     }
   }
 
-  /// The next line, or nil at the end of the input (Ctrl-D). A line that is not blank joins
-  /// the history, which is written at once: a session killed keeps what was typed.
-  func readLine(prompt: String) -> String? {
+  /// The next line's bytes as typed (not decoded: what is not UTF-8 stays as it is), or nil at
+  /// the end of the input (Ctrl-D). A line that is not blank joins the history, which is
+  /// written at once: a session killed keeps what was typed.
+  func readLine(prompt: String) -> [UInt8]? {
     while true {
       _ = ts_take_interrupt()
       let pointer = te_readline(prompt)
@@ -61,11 +63,11 @@ final class LineEditor {
     }
   }
 
-  private func take(_ pointer: UnsafeMutablePointer<CChar>) -> String {
+  private func take(_ pointer: UnsafeMutablePointer<CChar>) -> [UInt8] {
     defer { free(pointer) }
-    let line = String(cString: pointer)
-    if !line.trimmingCharacters(in: .whitespaces).isEmpty {
-      te_add_history(line)
+    let line = UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)).map { $0 }
+    if !line.trimmingSpacesAndTabs.isEmpty {
+      te_add_history(pointer)
       _ = te_write_history(historyFile.path)
     }
     return line

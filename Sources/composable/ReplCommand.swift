@@ -64,18 +64,19 @@ struct ReplLoop {
       ? LineEditor(historyFile: LineEditor.historyFile(for: host.file)) { word, line in
         session.completions(of: word, in: line)
       } : nil
+    var input = InputLines()
     while true {
       let prompt = await session.prompt
-      let line: String?
+      let line: [UInt8]?
       if let editor {
         line = editor.readLine(prompt: prompt)
       } else {
         print(prompt, terminator: "")
         fflush(nil)
-        line = readLine()
+        line = input.next()
       }
       guard let line else { break }  // Ctrl-D
-      if await session.handle(line) == .quit { break }
+      if await session.handle(bytes: line) == .quit { break }
     }
     await Run.savePending(host.feature, files: host.dependencies.files)
   }

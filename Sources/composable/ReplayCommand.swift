@@ -34,10 +34,15 @@ struct ReplayCommand: Command {
     do { recording = try SessionRecording.read(from: sessionURL) } catch {
       try fail("\(error)")
     }
-    let featureURL =
-      feature.map { URL(fileURLWithPath: $0) }
-      ?? URL(fileURLWithPath: recording.feature, relativeTo: sessionURL.deletingLastPathComponent())
-      .standardizedFileURL
+    // The session's own `feature` stays under its folder; one named here is the user's choice.
+    let featureURL: URL
+    if let feature {
+      featureURL = URL(fileURLWithPath: feature)
+    } else {
+      do { featureURL = try recording.featureFile(besideSession: sessionURL) } catch {
+        try fail("\(error)")
+      }
+    }
     let playback: SessionPlayback
     do { playback = try SessionPlayback.run(recording, feature: featureURL) } catch let
       mismatch as SessionFit.Mismatch

@@ -78,12 +78,13 @@ struct Run: Command {
       } : nil
     defer { hotReload?.stop() }
     let files = dependencies.files
-    while let line = readLine() {
-      let text = line.trimmingCharacters(in: .whitespaces)
+    var lines = InputLines()
+    while let line = lines.next() {
+      let text = line.trimmingSpacesAndTabs
       if text.isEmpty { continue }
-      if text == ":quit" || text == ":q" { break }
+      if text.elementsEqual(":quit".utf8) || text.elementsEqual(":q".utf8) { break }
       do {
-        await store.send(try parser.action(from: text))
+        await store.send(try parser.action(from: line))
       } catch {
         printError("\(error)")
       }

@@ -14,6 +14,13 @@ import Testing
   static func run(
     _ arguments: [String], input: String = "", in directory: URL = repositoryRoot
   ) throws -> Outcome {
+    try run(arguments, inputBytes: Array(input.utf8), in: directory)
+  }
+
+  /// `run` with standard input given as bytes (any bytes, not only UTF-8 text).
+  static func run(
+    _ arguments: [String], inputBytes input: [UInt8], in directory: URL = repositoryRoot
+  ) throws -> Outcome {
     let process = Process()
     process.executableURL = try builtProduct("composable")
     process.arguments = arguments
@@ -23,7 +30,7 @@ import Testing
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
+    stdin.fileHandleForWriting.write(Data(input))
     try stdin.fileHandleForWriting.close()
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
     let errors = stderr.fileHandleForReading.readDataToEndOfFile()

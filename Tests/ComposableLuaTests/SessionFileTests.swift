@@ -45,6 +45,25 @@ import Testing
       """)
   }
 
+  /// A session saved away from its feature names it with `..`, which a replay takes only from
+  /// the command line (a session from someone else must not name any file): `:save` says how.
+  @Test func aSessionSavedAwayFromItsFeatureSaysToNameIt() async throws {
+    let repl = try await recordTodos()
+    let elsewhere = try makeTemporaryDirectory("sessions-elsewhere")
+    defer { try? FileManager.default.removeItem(at: elsewhere) }
+    let session = elsewhere.appendingPathComponent("s.lua").path
+    let saved = await repl.type(":save \(session)").0
+    #expect(
+      saved == "  saved 4 actions to \(session); composable replay --feature \(repl.file.path) "
+        + "\(session) runs them again (its feature is not under the session file's folder, so a "
+        + "replay takes it only when named)")
+    let refused = try CommandLineTests.run(["replay", session])
+    #expect(refused.status == 1)
+    #expect(refused.errors.contains("s.lua: feature: \"../"), "\(refused.errors)")
+    let named = try CommandLineTests.run(["replay", "--feature", repl.file.path, session])
+    #expect(named.status == 0, "\(named.errors)")
+  }
+
   /// Undone actions are not part of what is saved: the session as it stands.
   @Test func undoneActionsAreLeftOut() async throws {
     let repl = try await recordTodos()

@@ -22,6 +22,8 @@ public struct FileClientError: Error, Equatable, Sendable, CustomStringConvertib
   public static func notFound(_ path: String) -> FileClientError {
     FileClientError("\(path): no such file", code: .notFound)
   }
+
+  public static func notFound(_ path: DataPath) -> FileClientError { notFound(path.description) }
 }
 
 extension Error {
@@ -32,21 +34,25 @@ extension Error {
 /// File IO for effects, by path relative to a root the host chooses. The live client (confined
 /// to its root, with atomic writes) comes with the live effects; tests use `inMemory()` or
 /// their own answers.
+///
+/// Every operation takes a `DataPath`, checked when it was made: no unchecked text reaches a
+/// client, the live one or a test's.
 public struct FileClient: Sendable {
-  public var read: @Sendable (String) async throws -> [UInt8]
-  public var write: @Sendable (String, [UInt8]) async throws -> Void
-  public var append: @Sendable (String, [UInt8]) async throws -> Void
-  public var list: @Sendable (String) async throws -> [String]
-  public var remove: @Sendable (String) async throws -> Void
-  public var exists: @Sendable (String) async throws -> Bool
+  public var read: @Sendable (DataPath) async throws -> [UInt8]
+  public var write: @Sendable (DataPath, [UInt8]) async throws -> Void
+  public var append: @Sendable (DataPath, [UInt8]) async throws -> Void
+  /// The names in a directory (`DataPath.root` for the root itself), sorted.
+  public var list: @Sendable (DataPath) async throws -> [String]
+  public var remove: @Sendable (DataPath) async throws -> Void
+  public var exists: @Sendable (DataPath) async throws -> Bool
 
   public init(
-    read: @escaping @Sendable (String) async throws -> [UInt8],
-    write: @escaping @Sendable (String, [UInt8]) async throws -> Void,
-    append: @escaping @Sendable (String, [UInt8]) async throws -> Void,
-    list: @escaping @Sendable (String) async throws -> [String],
-    remove: @escaping @Sendable (String) async throws -> Void,
-    exists: @escaping @Sendable (String) async throws -> Bool
+    read: @escaping @Sendable (DataPath) async throws -> [UInt8],
+    write: @escaping @Sendable (DataPath, [UInt8]) async throws -> Void,
+    append: @escaping @Sendable (DataPath, [UInt8]) async throws -> Void,
+    list: @escaping @Sendable (DataPath) async throws -> [String],
+    remove: @escaping @Sendable (DataPath) async throws -> Void,
+    exists: @escaping @Sendable (DataPath) async throws -> Bool
   ) {
     self.read = read
     self.write = write
@@ -57,20 +63,30 @@ public struct FileClient: Sendable {
   }
 
   /// Files kept in memory: a real file system in miniature for tests, starting from `files`.
-  public static func inMemory(_ files: [String: String] = [:]) -> FileClient {
-    let storage = InMemoryFiles(files.mapValues { Array($0.utf8) })
+  public static func inMemory(_ files: [DataPath: String] = [:]) -> FileClient {
+    inMemory(bytes: files.mapValues { Array($0.utf8) })
+  }
+
+  /// `inMemory` with contents as bytes.
+  public static func inMemory(bytes files: [DataPath: [UInt8]]) -> FileClient {
+    let storage = InMemoryFiles(
+      Dictionary(files.map { ($0.key.description, $0.value) }, uniquingKeysWith: { $1 }))
     return FileClient(
       read: { path in
-        guard let contents = storage.get(path) else { throw FileClientError.notFound(path) }
+        guard let contents = storage.get(path.description) else {
+          throw FileClientError.notFound(path)
+        }
         return contents
       },
-      write: { path, contents in storage.set(path, contents) },
-      append: { path, contents in storage.set(path, (storage.get(path) ?? []) + contents) },
-      list: { directory in storage.list(directory) },
-      remove: { path in
-        guard storage.remove(path) else { throw FileClientError.notFound(path) }
+      write: { path, contents in storage.set(path.description, contents) },
+      append: { path, contents in
+        storage.set(path.description, (storage.get(path.description) ?? []) + contents)
       },
-      exists: { path in storage.get(path) != nil })
+      list: { directory in storage.list(directory.isRoot ? "" : directory.description) },
+      remove: { path in
+        guard storage.remove(path.description) else { throw FileClientError.notFound(path) }
+      },
+      exists: { path in storage.get(path.description) != nil })
   }
 }
 
@@ -110,25 +126,17 @@ extension FileClient: DependencyKey {
   public static func failing(
     _ reason: String, report: @escaping @Sendable (String, String) -> Void = { _, _ in }
   ) -> FileClient {
-    FileClient(
-      read: {
-        report("read", $0); throw FileClientError("\(reason): read \($0)")
-      },
-      write: { path, _ in
-        report("write", path); throw FileClientError("\(reason): write \(path)")
-      },
-      append: { path, _ in
-        report("append", path); throw FileClientError("\(reason): append \(path)")
-      },
-      list: {
-        report("list", $0); throw FileClientError("\(reason): list \($0)")
-      },
-      remove: {
-        report("remove", $0); throw FileClientError("\(reason): remove \($0)")
-      },
-      exists: {
-        report("exists", $0); throw FileClientError("\(reason): exists \($0)")
-      })
+    @Sendable func fail(_ operation: String, _ path: DataPath) -> FileClientError {
+      report(operation, path.description)
+      return FileClientError("\(reason): \(operation) \(path)")
+    }
+    return FileClient(
+      read: { throw fail("read", $0) },
+      write: { path, _ in throw fail("write", path) },
+      append: { path, _ in throw fail("append", path) },
+      list: { throw fail("list", $0) },
+      remove: { throw fail("remove", $0) },
+      exists: { throw fail("exists", $0) })
   }
 }
 

@@ -9,7 +9,7 @@ import IssueReporting
 /// A change counts when `isDuplicate(old, new)` says it does.
 extension Reducer where State: Encodable {
   public func persisted(
-    to path: String,
+    to path: DataPath,
     files: FileClient,
     clock: any Clock<Duration>,
     debounce: Duration = .seconds(1),
@@ -41,7 +41,7 @@ extension Reducer where State: Encodable {
 extension Reducer where State: Encodable & Equatable {
   /// Saves whenever the state changed.
   public func persisted(
-    to path: String, files: FileClient, clock: any Clock<Duration>,
+    to path: DataPath, files: FileClient, clock: any Clock<Duration>,
     debounce: Duration = .seconds(1),
     onSaveError: @escaping @Sendable (any Error) -> Void = {
       reportIssue("Saving the state failed: \($0)")
@@ -80,7 +80,7 @@ public enum PersistedState {
   /// `problem` can refuse a value that decodes but is no state (`null` where a table must be),
   /// naming why; it is then moved aside like a corrupt file.
   public static func load<State: Decodable & Sendable>(
-    _ type: State.Type, from path: String, files: FileClient,
+    _ type: State.Type, from path: DataPath, files: FileClient,
     now: Date = Date(), report: @Sendable (String) -> Void = { reportIssue($0) },
     problem: (State) -> String? = { _ in nil }
   ) async -> Loaded<State> {
@@ -107,7 +107,7 @@ public enum PersistedState {
   /// `NotAState` (any other error reads "it is not a saved state: <error>"), and the file is
   /// then moved aside.
   public static func load<State: Sendable>(
-    from path: String, files: FileClient, now: Date = Date(),
+    from path: DataPath, files: FileClient, now: Date = Date(),
     report: @Sendable (String) -> Void = { reportIssue($0) },
     decode: ([UInt8]) throws -> State
   ) async -> Loaded<State> {
@@ -130,28 +130,28 @@ public enum PersistedState {
   }
 
   private static func moveAside<State>(
-    _ path: String, reason: String, bytes: [UInt8]?, files: FileClient, now: Date,
+    _ path: DataPath, reason: String, bytes: [UInt8]?, files: FileClient, now: Date,
     report: @Sendable (String) -> Void
   ) async -> Loaded<State> {
-    let aside = "\(path).corrupt-\(Int(now.timeIntervalSince1970))"
     guard let bytes else {
       report(
         "The saved state at \(path) was not loaded, because \(reason). It was left where it "
           + "is; the feature starts from its initial state.")
-      return .corrupt(reason: reason, movedTo: path)
+      return .corrupt(reason: reason, movedTo: path.description)
     }
     do {
+      let aside = try path.appendingToName(".corrupt-\(Int(now.timeIntervalSince1970))")
       try await files.write(aside, bytes)
       try await files.remove(path)
       report(
         "The saved state at \(path) was not loaded, because \(reason). It was moved to \(aside); the feature starts from its initial state."
       )
-      return .corrupt(reason: reason, movedTo: aside)
+      return .corrupt(reason: reason, movedTo: aside.description)
     } catch {
       report(
         "The saved state at \(path) was not loaded, because \(reason). Moving it aside failed too (\(error)); it was left where it is."
       )
-      return .corrupt(reason: reason, movedTo: path)
+      return .corrupt(reason: reason, movedTo: path.description)
     }
   }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// write. A host about to exit writes what is still waiting with `savePending`.
 public final class StateSaver: @unchecked Sendable {
   /// The file, relative to the file client's root.
-  public let path: String
+  public let path: DataPath
 
   private let lock = NSLock()
   // All under `lock`.
@@ -18,14 +18,20 @@ public final class StateSaver: @unchecked Sendable {
   private var saved = 0
   private var scheduled = false
   private var contents: (@Sendable () throws -> [UInt8]?)?
+  private var refusal: String?
 
   /// `contents`, when given, is what a save writes until a `save(contents:...)` gives newer; it
   /// may answer nil, for a state not worth writing (a duplicate of what is on disk): that save
   /// writes nothing, and the changes it covers count as saved.
-  public init(path: String, contents: (@Sendable () throws -> [UInt8]?)? = nil) {
+  public init(path: DataPath, contents: (@Sendable () throws -> [UInt8]?)? = nil) {
     self.path = path
     self.contents = contents
   }
+
+  /// Makes every later save fail with `reason` instead of writing: for a file that was there at
+  /// start but could not be read (too large, not a regular file, unreadable), which a save
+  /// would replace, losing it.
+  public func refuseSaves(because reason: String) { lock.withLock { refusal = reason } }
 
   /// Counts a change of the state: it is pending until a save that started after it is done.
   public func changed() { lock.withLock { changes += 1 } }
@@ -59,7 +65,7 @@ public final class StateSaver: @unchecked Sendable {
       }
       lock.withLock { scheduled = false }
       do { try await write(files) } catch is CancellationError {} catch { onError(error) }
-    }.named(Self.effectNamePrefix + path)
+    }.named(Self.effectNamePrefix + path.description)
   }
 
   /// How a save names itself among a store's running effects (`the save of todos.saved.lua`).
@@ -75,21 +81,36 @@ public final class StateSaver: @unchecked Sendable {
   /// `savePending` without waiting on anything: `write(path, contents)` does the writing. For a
   /// signal handler, which must not wait for tasks (the threads that would run them may be the
   /// ones it stopped).
-  public func savePending(write: (String, [UInt8]) throws -> Void) throws {
-    guard isPending, let (count, contents) = pendingContents() else { return }
+  public func savePending(write: (DataPath, [UInt8]) throws -> Void) throws {
+    guard isPending, let (count, contents) = try pendingContents() else { return }
     if let bytes = try contents() { try write(path, bytes) }
     lock.withLock { saved = max(saved, count) }
   }
 
   private func write(_ files: FileClient) async throws {
-    guard let (count, contents) = pendingContents() else { return }
+    guard let (count, contents) = try pendingContents() else { return }
     if let bytes = try contents() { try await files.write(path, bytes) }
     lock.withLock { saved = max(saved, count) }
   }
 
-  /// The change count a write starting now covers, and what it writes.
-  private func pendingContents() -> (Int, @Sendable () throws -> [UInt8]?)? {
-    lock.withLock { contents.map { (changes, $0) } }
+  /// The change count a write starting now covers, and what it writes; the refusal, if saves
+  /// are refused.
+  private func pendingContents() throws -> (Int, @Sendable () throws -> [UInt8]?)? {
+    let refused: String? = lock.withLock { refusal }
+    if let refused { throw StateSaverRefusal(path: path, reason: refused) }
+    return lock.withLock { contents.map { (changes, $0) } }
+  }
+}
+
+/// Why a save was not written: the file at `path` could not be read at start, and a save would
+/// have replaced it.
+public struct StateSaverRefusal: Error, CustomStringConvertible {
+  public let path: DataPath
+  public let reason: String
+
+  public var description: String {
+    "\(path) was not saved: the file there could not be loaded at start (\(reason)), and a save "
+      + "would replace it. To fix, move it away (or make it readable) and start again"
   }
 }
 

@@ -20,7 +20,7 @@ public enum CodeFingerprint {
     for url in files where seen.insert(url.path).inserted {
       mix(url.lastPathComponent.utf8)
       mix([0])
-      mix((try? Data(contentsOf: url)) ?? Data())
+      mix((try? LuaSourceFile.bytes(of: url)) ?? [])  // never waiting on a FIFO
       mix([0])
     }
     return "fnv1a64:" + String(hash, radix: 16).leftPadded(to: 16)

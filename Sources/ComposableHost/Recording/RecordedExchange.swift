@@ -66,12 +66,12 @@ public final class ExchangeLog: @unchecked Sendable {
     }
     let files = dependencies.files
     @Sendable func note<T>(
-      _ operation: String, _ path: String, answer: (T) -> LuaValue,
+      _ operation: String, _ path: DataPath, answer: (T) -> LuaValue,
       _ body: () async throws -> T
     ) async throws -> T {
       let start = Seconds.of(clock.now.offset)
       let request: LuaValue = [
-        "operation": .string(LuaString(operation)), "path": .string(LuaString(path)),
+        "operation": .string(LuaString(operation)), "path": .string(LuaString(path.description)),
       ]
       do {
         let result = try await body()

@@ -1,3 +1,4 @@
+import Composable
 import ComposableLua
 import Foundation
 import LuaKit
@@ -86,6 +87,41 @@ extension SessionRecording {
     } catch {
       throw SessionFileError(file: name, message: "\(error.path): \(error.message)")
     }
+  }
+
+  /// The feature's file as a session file read from `sessionFile` names it: relative to the
+  /// session file's folder, and under it, symlinks included. A session from someone else may
+  /// name any text there; it is checked as a `DataPath` (no control byte, no `..`, not
+  /// absolute) and resolved, and a file outside the folder is refused. (A feature named on the
+  /// command line, `composable replay --feature F`, is the user's own choice and not checked.)
+  public func featureFile(besideSession sessionFile: URL) throws(SessionFileError) -> URL {
+    let name = sessionFile.lastPathComponent
+    let toFix = "To fix, replay it on a feature you name: composable replay --feature FILE \(name)"
+    let path: DataPath
+    do { path = try DataPath(validating: feature.utf8) } catch {
+      throw SessionFileError(file: name, message: "feature: \(error). \(toFix)")
+    }
+    let folder = sessionFile.deletingLastPathComponent().standardizedFileURL
+    let joined = folder.appendingPathComponent(path.description)
+    guard let realFolder = Self.realPath(folder.path) else {
+      throw SessionFileError(file: name, message: "its folder \(folder.path) cannot be read")
+    }
+    // Not there: the loader says so, naming the file.
+    guard let real = Self.realPath(joined.path) else { return joined }
+    guard real.hasPrefix(realFolder == "/" ? "/" : realFolder + "/") else {
+      throw SessionFileError(
+        file: name,
+        message: "feature: \(path) leads outside the session file's folder (through a symlink, "
+          + "to \(real)). \(toFix)")
+    }
+    return URL(fileURLWithPath: real)
+  }
+
+  /// `path` with every symlink resolved, or nil when it does not exist.
+  private static func realPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
   }
 
   init(reading value: LuaValue) throws(SessionFileError.Field) {

@@ -1,3 +1,4 @@
+import Composable
 import ComposableLua
 import Foundation
 import LuaKit
@@ -24,9 +25,16 @@ extension ReplSession {
       let recording = recording(relativeTo: url.deletingLastPathComponent())
       try recording.write(to: url)
       let count = recording.actions.count
-      printer.line(
-        "  saved \(count) \(count == 1 ? "action" : "actions") to \(argument); "
-          + "composable replay \(argument) runs them again")
+      // A replay takes a session's feature only from under the session file's folder (a
+      // session from someone else must not name any file): one elsewhere is named to it.
+      let beside = (try? DataPath(validating: recording.feature)) != nil
+      let replay =
+        beside
+        ? "composable replay \(argument) runs them again"
+        : "composable replay --feature \(file.path) \(argument) runs them again (its feature is "
+          + "not under the session file's folder, so a replay takes it only when named)"
+      let actions = count == 1 ? "action" : "actions"
+      printer.line("  saved \(count) \(actions) to \(argument); \(replay)")
     } catch let error as LuaError {
       printer.error("the session was not saved: \(error)")
     } catch {

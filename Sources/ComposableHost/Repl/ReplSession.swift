@@ -43,7 +43,7 @@ public actor ReplSession {
   /// The state as last read, read again when needed after an action wrote; shared with the
   /// reducer.
   let snapshot: StateSnapshot
-  private var pending: [String] = []
+  private var pending: [[UInt8]] = []
 
   /// `dependencies` are the store's, but for its clock, which is `clock`.
   public init(
@@ -91,18 +91,25 @@ public actor ReplSession {
   /// The action types known so far (for completion).
   public var knownTypes: KnownActionTypes { known.value }
 
-  public func handle(_ line: String) async -> Reply {
-    let text = line.trimmingCharacters(in: .whitespaces)
+  public func handle(_ line: String) async -> Reply { await handle(bytes: Array(line.utf8)) }
+
+  /// Handles a line given as its bytes, exactly as they came (what is not UTF-8 included): an
+  /// action or an expression reaches Lua as typed.
+  public func handle(bytes line: [UInt8]) async -> Reply {
+    let text = line.trimmingSpacesAndTabs
     if pending.isEmpty {
       if text.isEmpty { return .ready }
-      if text.hasPrefix(":") { return await command(text) }
+      if text.first == UInt8(ascii: ":") {
+        return await command(String(decoding: text, as: UTF8.self))
+      }
     }
     pending.append(line)
-    let input = pending.joined(separator: "\n")
-    let trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
-    let isExpression = trimmed.hasPrefix("=")
-    let body = isExpression ? String(trimmed.dropFirst()) : trimmed
-    if !body.isLuaWord, reader.isIncomplete(body) { return .needsMore }
+    let input = Array(pending.joined(separator: [UInt8(ascii: "\n")]))
+    let trimmed = input.trimmingLuaSpace
+    let isExpression = trimmed.first == UInt8(ascii: "=")
+    let body = Array(isExpression ? trimmed.dropFirst() : trimmed)
+    let isWord = String(validating: body, as: UTF8.self)?.isLuaWord ?? false
+    if !isWord, reader.isIncomplete(body) { return .needsMore }
     pending = []
     if isExpression {
       evaluate(body)
@@ -113,9 +120,9 @@ public actor ReplSession {
   }
 
   /// Sends a typed action; what it did is printed as it is reduced.
-  func send(_ text: String) async {
+  func send(_ line: [UInt8]) async {
     let action: LuaValue
-    do { action = try LuaAction.normalize(reader.action(from: text)) } catch {
+    do { action = try LuaAction.normalize(reader.action(from: line)) } catch {
       printer.error((error as? LuaAction.Malformed)?.message ?? "\(error)")
       return
     }
@@ -130,15 +137,17 @@ public actor ReplSession {
   }
 
   /// `= expression`: its values, laid out as Lua.
-  func evaluate(_ expression: String) {
+  func evaluate(_ expression: [UInt8]) {
     do throws(LuaError) {
-      let values = try feature.evaluate(expression)
+      let values = try feature.evaluate(bytes: expression)
       printer.line(
         values.isEmpty ? "  (no value)" : values.map { $0.pretty() }.joined(separator: "\n"))
     } catch {
       printer.error(error.message)
     }
   }
+
+  func evaluate(_ expression: String) { evaluate(Array(expression.utf8)) }
 
   /// Waits for what the store is doing now (an action sent, effects' actions queued) to be
   /// reduced; for tests and for a host about to exit.

@@ -56,8 +56,8 @@ extension LuaTestSession {
     }
   }
 
-  /// `files = "fixtures/todos"` (a copy, so the fixture is never changed) or
-  /// `files = { ["todos.saved.lua"] = "..." }`.
+  /// `files = "fixtures/todos"` (a copy, so the fixture is never changed; the folder must be
+  /// under the test's folder), `files = { ["todos.saved.lua"] = "..." }`, or a function.
   func fileClient(_ value: LuaValue) throws -> FileClient {
     switch value {
     case .nil:
@@ -71,34 +71,32 @@ extension LuaTestSession {
           """)
       }
     case let .string(path):
-      let fixture = directory.appendingPathComponent(path.description)
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: fixture.path, isDirectory: &isDirectory),
-        isDirectory.boolValue
-      else {
-        throw LuaTestError("TestStore.new: files: no fixture directory \(fixture.path)")
+      let fixture: DataPath
+      do { fixture = try DataPath(validating: path.bytes) } catch {
+        throw LuaTestError("TestStore.new: files: \(error)")
       }
-      let copy = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "lua-test-\(UUID().uuidString)")
-      try FileManager.default.copyItem(at: fixture, to: copy)
-      return .live(root: copy)
+      return .live(root: try LuaTestFixture.copy(fixture, under: directory))
     case let .table(table):
-      var files: [String: String] = [:]
+      var files: [DataPath: [UInt8]] = [:]
       for (key, value) in table.entries {
-        guard let name = key.stringValue, let text = value.stringValue else {
-          throw LuaTestError("TestStore.new: files must map names to contents")
+        guard case let .string(name) = key, case let .string(contents) = value else {
+          throw LuaTestError(
+            "TestStore.new: files must map names to contents (strings), got "
+              + "\(LuaValue.describeForMessage(key)) = \(value.typeName)")
         }
-        files[name] = text
+        do { files[try DataPath(validating: name.bytes)] = contents.bytes } catch {
+          throw LuaTestError("TestStore.new: files[\(LuaValue.describeForMessage(key))]: \(error)")
+        }
       }
-      return .inMemory(files)
+      return .inMemory(bytes: files)
     case let .function(answer):
       // files = function(request) ... end, request = { operation, path, contents }: returns the
       // contents for read, names for list, a boolean for exists; raises to fail the operation.
-      let call: @Sendable (String, String, [UInt8]?) async throws -> LuaValue = {
+      let call: @Sendable (String, DataPath, [UInt8]?) async throws -> LuaValue = {
         [queue] operation, path, contents in
         var request = LuaTable()
         request["operation"] = .string(LuaString(operation))
-        request["path"] = .string(LuaString(path))
+        request["path"] = .string(LuaString(path.description))
         if let contents { request["contents"] = .string(LuaString(bytes: contents)) }
         do {
           return try queue.access { vm, _ in try vm.call(answer, .table(request)).first ?? .nil }

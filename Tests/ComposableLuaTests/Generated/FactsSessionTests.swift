@@ -92,9 +92,9 @@ import Testing
       return try result.get()
     }
 
-    func file(_ operation: String, _ path: String) throws -> LuaValue {
+    func file(_ operation: String, _ path: DataPath) throws -> LuaValue {
       let found = lock.withLock { () -> (LuaValue, String?)? in
-        guard let index = fileAnswers.firstIndex(where: { $0.0 == operation && $0.1 == path })
+        guard let index = fileAnswers.firstIndex(where: { $0.0 == operation && $0.1 == path.description })
         else { return nil }
         let (_, _, answer, error) = fileAnswers.remove(at: index)
         return (answer, error)

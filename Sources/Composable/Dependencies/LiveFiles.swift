@@ -1,0 +1,117 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The live file client's work: paths walked under a root without following the kernel's
+/// symlinks, and what each operation does there (`LiveFiles+Operations.swift`).
+struct LiveFiles: Sendable {
+  let root: URL
+  let readLimit: Int
+
+  init(root: URL, readLimit: Int) {
+    self.root = root.standardizedFileURL.resolvingSymlinksInPath()
+    self.readLimit = max(0, readLimit)
+  }
+
+  /// How many symlinks one path may go through, as the kernel allows.
+  static let maximumLinks = 40
+
+  /// Flags of every directory opened on the walk: never through a symlink, never waiting.
+  static let directoryFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+
+  /// The directory that holds `path`'s last component, open, and that component's name.
+  ///
+  /// The path is walked from the root one component at a time, each directory opened relative
+  /// to the one before with `O_NOFOLLOW`: no symlink is ever followed by the kernel, existing or
+  /// made mid-way by someone else, so nothing can lead a read or a write outside the root. A
+  /// symlink met on the way is read and followed here, only while it stays under the root (a
+  /// relative target is walked from where the link is; `..` may not climb above the root; an
+  /// absolute one must name a place under it). With `followingLast`, the last component is not
+  /// a symlink either (it is followed the same way); without, it may be one (to remove the
+  /// link itself). With `creating`, missing directories are made on the way.
+  func open(
+    _ path: DataPath, followingLast: Bool, creating: Bool = false
+  ) throws -> (directory: Int32, name: String) {
+    var pending = path.components
+    let outside = FileClientError("\(path): it leads outside the root (through a symlink)")
+    let rootDescriptor = Glibc.open(root.path, Self.directoryFlags & ~O_NOFOLLOW)
+    guard rootDescriptor >= 0 else {
+      // No root yet: nothing has been written, so no file is there.
+      if errno == ENOENT { throw FileClientError.notFound(path) }
+      throw FileClientError("\(path): the root cannot be opened")
+    }
+    var directories = [rootDescriptor]  // from the root down to where the walk is
+    var handedOver = false
+    defer {
+      for (index, descriptor) in directories.enumerated()
+      where !(handedOver && index == directories.count - 1) {
+        close(descriptor)
+      }
+    }
+    var links = 0
+    while !pending.isEmpty {
+      let name = pending.removeFirst()
+      if name == "." { continue }
+      if name == ".." {  // only from a symlink's target
+        guard directories.count > 1 else { throw outside }
+        close(directories.removeLast())
+        continue
+      }
+      let here = directories[directories.count - 1]
+      let last = pending.isEmpty
+      if let target = readLink(here, name), !last || followingLast {
+        links += 1
+        guard links <= Self.maximumLinks else {
+          throw FileClientError("\(path): too many symlinks on the way")
+        }
+        var components = target.split(separator: "/", omittingEmptySubsequences: true)
+          .map(String.init)
+        if target.hasPrefix("/") {  // absolute: it must name a place under the root
+          let rootComponents = root.path.split(separator: "/").map(String.init)
+          guard components.starts(with: rootComponents) else { throw outside }
+          components.removeFirst(rootComponents.count)
+          for descriptor in directories.dropFirst() { close(descriptor) }
+          directories = [rootDescriptor]
+        }
+        pending = components + pending
+        continue
+      }
+      if last {
+        handedOver = true
+        return (here, name)
+      }
+      var next = openat(here, name, Self.directoryFlags)
+      if next < 0, errno == ENOENT, creating {
+        if mkdirat(here, name, 0o755) != 0, errno != EEXIST {
+          throw FileClientError("\(path): its directory cannot be created")
+        }
+        next = openat(here, name, Self.directoryFlags)
+      }
+      guard next >= 0 else {
+        switch errno {
+        case ENOENT: throw FileClientError.notFound(path)
+        case ELOOP: throw outside  // a symlink made after it was read: not followed
+        case ENOTDIR: throw FileClientError("\(path): \(name) is not a directory")
+        default: throw FileClientError("\(path): \(String(cString: strerror(errno)))")
+        }
+      }
+      directories.append(next)
+    }
+    // The path named the root itself (".").
+    handedOver = true
+    directories.removeFirst()
+    let duplicate = dup(rootDescriptor)
+    close(rootDescriptor)
+    return (duplicate, ".")
+  }
+
+  /// The target of the symlink `name` in `directory`, or nil when it is not one.
+  private func readLink(_ directory: Int32, _ name: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlinkat(directory, name, &buffer, buffer.count - 1)
+    guard length >= 0 else { return nil }
+    return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
