@@ -139,7 +139,6 @@ public final class LuaVM {
     }
   }
 
-
   /// The chunk `loadChunk` pushed (or the error it left), with `globals` as its `_ENV`.
   func load(
     globals: ChunkGlobals, _ loadChunk: () -> Int32
