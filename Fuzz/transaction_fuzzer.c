@@ -1,8 +1,9 @@
 // libFuzzer target for the journal and the proxies (Sources/LuaSupport/Transaction.c).
 //
 // Each input is a program of 4-byte operations over one state: transactions opened, committed
-// and rolled back; writes, rawsets, reads, next/pairs walks, table.insert/remove, new and deep
-// plain tables, metatables, host writes, all through references kept in a table of slots the
+// and rolled back; writes, rawsets, reads, next/pairs walks, the table library (insert and
+// remove anywhere, move within and between tables, sort, concat, unpack), identity checks
+// (a table read twice is one proxy), new and deep plain tables, metatables, host writes, all through references kept in a table of slots the
 // way feature code keeps them in locals. After every operation the harness checks the
 // invariant: no slot (what Lua code holds) is a real table of the state, and no hidden key is
 // visible; after every rollback, the state is what it was when the transaction opened. A
@@ -76,6 +77,19 @@ static const char harness[] =
     "    refs[slot] = deep\n"
     "  elseif op == 12 then refs[slot] = root\n"
     "  elseif op == 13 then refs[slot] = #t\n"
+    "  elseif op == 18 then table.insert(t, b % (#t + 2), value(c))\n"
+    "  elseif op == 19 then refs[slot] = table.remove(t, b % (#t + 2))\n"
+    "  elseif op == 20 then\n"
+    "    local to = refs[c % 8 + 1]\n"
+    "    table.move(t, b % 4, c % 5, (b + c) % 4, type(to) == 'table' and to or t)\n"
+    "  elseif op == 21 then\n"
+    "    table.sort(t, function(x, y) return type(x) .. tostring(x) < type(y) .. tostring(y) end)\n"
+    "  elseif op == 22 then\n"
+    "    local v = t[k]\n"
+    "    if type(v) == 'table' and not rawequal(v, rawget(t, k)) then\n"
+    "      error('identity escaped: two proxies of one table')\n"
+    "    end\n"
+    "  elseif op == 23 then refs[slot] = table.concat({ table.unpack(t, 1, b % 4) }, ',')\n"
     "  end\n"
     "end\n"
     "local function check()\n"
@@ -123,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int open = 0;
   int before = 0;  // stack slot of the snapshot taken when the transaction opened
   for (size_t i = 0; i + 4 <= size; i += 4) {
-    int op = data[i] % 18;
+    int op = data[i] % 24;  // 14-17 are the host's; the rest are the harness's `step`
     int args[4] = {op, data[i + 1], data[i + 2], data[i + 3]};
     int top = lua_gettop(L);
     if (op == 14) {
