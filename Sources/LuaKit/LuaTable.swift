@@ -3,25 +3,43 @@
 /// `kind` tells an array from a map. It matters for empty tables, which Lua cannot tell apart:
 /// arrays made by Swift carry a marker metatable in Lua, so `[]` comes back as an empty array
 /// and `[:]` as an empty map. Two tables are equal when they hold equal entries; the kind is
-/// a hint for encoding and printing, not part of the identity.
+/// a hint for encoding and printing, not part of equality.
+///
+/// `identity` says which table this is (see `LuaTableIdentity`): a Lua table that a snapshot
+/// reaches twice is one identity at both places, so every walk (printing, diffs, saving, the
+/// push back into Lua) meets it once and keeps it shared. It is not part of equality either.
 public struct LuaTable: Hashable, Sendable {
   public enum Kind: Hashable, Sendable { case array, map }
 
+  // Declared in this order so that `kind` lies after both words: a `LuaValue` stays 17 bytes
+  // (its case is kept in the spare bits of the last byte, as for a `LuaString`).
   public private(set) var entries: [LuaValue: LuaValue]
-  public var kind: Kind
+  /// Which table this is: kept by every copy, new after every change.
+  public private(set) var identity: LuaTableIdentity
+  public var kind: Kind {
+    didSet { identity = .fresh() }
+  }
 
   public init(kind: Kind = .map, entries: [LuaValue: LuaValue] = [:]) {
-    self.kind = kind
-    self.entries = [:]
-    for (key, value) in entries { self[key] = value }
+    var normalized: [LuaValue: LuaValue] = Dictionary(minimumCapacity: entries.count)
+    for (key, value) in entries where value != .nil { normalized[key.normalizedKey] = value }
+    self.init(kind: kind, normalizedEntries: normalized)
   }
 
   public init(array elements: [LuaValue]) {
-    self.kind = .array
-    self.entries = Dictionary(minimumCapacity: elements.count)
+    var entries: [LuaValue: LuaValue] = Dictionary(minimumCapacity: elements.count)
     for (offset, element) in elements.enumerated() where element != .nil {
       entries[.integer(offset + 1)] = element
     }
+    self.init(kind: .array, normalizedEntries: entries)
+  }
+
+  /// A new table of `entries` whose keys are already as Lua keeps them (no float key with an
+  /// integral value) and whose values are not nil: what a snapshot reads from Lua.
+  init(kind: Kind, normalizedEntries entries: [LuaValue: LuaValue]) {
+    self.entries = entries
+    self.identity = .fresh()
+    self.kind = kind
   }
 
   public var count: Int { entries.count }
@@ -34,6 +52,7 @@ public struct LuaTable: Hashable, Sendable {
     set {
       let key = key.normalizedKey
       if newValue == .nil { entries[key] = nil } else { entries[key] = newValue }
+      identity = .fresh()
     }
   }
 
@@ -64,14 +83,21 @@ public struct LuaTable: Hashable, Sendable {
     entries.sorted { LuaValue.keyOrder($0.key, $1.key) }.map { (key: $0.key, value: $0.value) }
   }
 
-  public static func == (lhs: LuaTable, rhs: LuaTable) -> Bool { lhs.entries == rhs.entries }
-
-  public func hash(into hasher: inout Hasher) { hasher.combine(entries) }
-
   /// True when the keys are exactly 1...count (or the table is an empty array).
   public var isSequence: Bool {
     if entries.isEmpty { return kind == .array }
+    return Self.keysAreSequence(entries)
+  }
+
+  /// Whether the keys of `entries`, not empty, are exactly 1...count.
+  static func keysAreSequence(_ entries: [LuaValue: LuaValue]) -> Bool {
     for index in 1...entries.count where entries[.integer(index)] == nil { return false }
     return true
+  }
+
+  /// Whether a table is among the values (not the keys) of this one: only then can a walk
+  /// below it meet a table twice.
+  var holdsTables: Bool {
+    entries.values.contains { if case .table = $0 { true } else { false } }
   }
 }

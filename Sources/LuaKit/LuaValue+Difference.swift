@@ -39,7 +39,7 @@ extension LuaValue {
     if case let .string(string) = key, let text = string.string, text.isLuaIdentifier {
       return atRoot ? text : "." + text
     }
-    return "[\(key.description)]"
+    return "[\(key.description(limit: .max))]"  // whole: a test writer makes Lua of it
   }
 }
 
