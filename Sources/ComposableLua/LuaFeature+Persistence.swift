@@ -98,14 +98,9 @@ extension LuaFeature {
   func readSaved(
     _ bytes: [UInt8], path: String, wholeState: Bool
   ) throws(PersistedState.NotAState) -> LuaValue {
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw .init(reason: "it is not a saved state: it is not UTF-8 text")
-    }
     let value: LuaValue
     do throws(LuaError) {
-      value = try queue.access { (vm, _) throws(LuaError) in
-        try vm.readDataFile(text, chunkName: path)
-      }
+      value = try LuaDataFile.read(bytes, chunkName: path)  // literals only: nothing in it runs
     } catch {
       guard let json = try? JSONDecoder().decode(LuaValue.self, from: Data(bytes)) else {
         throw .init(reason: "it is not a saved state: \(error.message)")

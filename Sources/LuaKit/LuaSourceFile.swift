@@ -20,6 +20,11 @@ public enum LuaSourceFile {
     throw Unreadable(reason: "line \(line) is not UTF-8 text")
   }
 
+  /// The file's bytes, whatever they are (a data file's strings may hold any byte).
+  public static func bytes(_ url: URL) throws(Unreadable) -> [UInt8] {
+    try contents(of: url.path)
+  }
+
   /// The file's bytes, read with POSIX calls: Foundation's `FileManager` costs more to set up
   /// at launch than the read itself.
   private static func contents(of path: String) throws(Unreadable) -> [UInt8] {

@@ -65,16 +65,10 @@ enum LuaAssignments {
     }
   }
 
-  /// `value` as Lua source that reads back as exactly it (`LuaDataFile`'s literals), its lines
-  /// after the first indented by `indent` spaces.
+  /// `value` as Lua source that reads back as exactly it (`LuaDataFile`'s literals; a value
+  /// that shares tables as the expression that makes them shared), its lines after the first
+  /// indented by `indent` spaces.
   static func literal(_ value: LuaValue, indent: Int) throws(LuaError) -> String {
-    var text = try LuaDataFile.text(of: value)
-    text.removeFirst("return ".count)
-    if text.hasSuffix("\n") { text.removeLast() }
-    guard indent > 0 else { return text }
-    let padding = String(repeating: " ", count: indent)
-    return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map {
-      $0.offset == 0 ? String($0.element) : padding + $0.element
-    }.joined(separator: "\n")
+    try LuaDataFile.expression(of: value, indent: indent)
   }
 }
