@@ -75,7 +75,9 @@ struct LuaDataFileLexer {
     while let byte = current, byte != 0x0A, byte != 0x0D { index += 1 }
   }
 
-  private mutating func token(startingWith byte: UInt8, at start: Position) throws(LuaError)
+  private mutating func token(
+    startingWith byte: UInt8, at start: Position
+  ) throws(LuaError)
     -> Token
   {
     switch byte {
@@ -129,7 +131,9 @@ struct LuaDataFileLexer {
   private mutating func numeral(start: Position) throws(LuaError) -> LuaValue {
     let first = index
     var exponent: (UInt8, UInt8) = (UInt8(ascii: "e"), UInt8(ascii: "E"))
-    if current == UInt8(ascii: "0"), let x = peek(1), x == UInt8(ascii: "x") || x == UInt8(ascii: "X") {
+    if current == UInt8(ascii: "0"), let x = peek(1),
+      x == UInt8(ascii: "x") || x == UInt8(ascii: "X")
+    {
       index += 2
       exponent = (UInt8(ascii: "p"), UInt8(ascii: "P"))
     }
@@ -155,7 +159,8 @@ struct LuaDataFileLexer {
   /// fits (a hexadecimal one wraps around), else a float, else nil.
   static func number(_ text: String) -> LuaValue? {
     let utf8 = Array(text.utf8)
-    let isHex = utf8.count > 2 && utf8[0] == UInt8(ascii: "0") && (utf8[1] | 0x20) == UInt8(ascii: "x")
+    let isHex =
+      utf8.count > 2 && utf8[0] == UInt8(ascii: "0") && (utf8[1] | 0x20) == UInt8(ascii: "x")
     if isHex, utf8[2...].allSatisfy(isHexDigit) {
       var value: UInt64 = 0
       for digit in utf8[2...] { value = value &* 16 &+ UInt64(hexValue(digit)) }
@@ -209,8 +214,7 @@ struct LuaDataFileLexer {
     }
   }
 
-  private mutating func escape(into result: inout [UInt8], stringStart: Position) throws(LuaError)
-  {
+  private mutating func escape(into result: inout [UInt8], stringStart: Position) throws(LuaError) {
     let at = position
     index += 1
     guard let byte = current else {

@@ -147,7 +147,8 @@ struct LuaDataFileReader {
       try mathHuge()
       return .number(-.infinity)
     default:
-      throw failure("expected a number after '-', found \(shown(token)) (" + Self.literalsOnly + ")")
+      throw failure(
+        "expected a number after '-', found \(shown(token)) (" + Self.literalsOnly + ")")
     }
   }
 
@@ -167,7 +168,8 @@ struct LuaDataFileReader {
     try advance()
     guard case .number(.integer(0)) = token, number == 0 || number == 1 else {
       position = slash
-      throw failure("found '/': only 0/0, 1/0 and -1/0 are read (no arithmetic; " + Self.literalsOnly + ")")
+      throw failure(
+        "found '/': only 0/0, 1/0 and -1/0 are read (no arithmetic; " + Self.literalsOnly + ")")
     }
     try advance()
     if number == 0 { return .number(.nan) }
@@ -217,7 +219,9 @@ struct LuaDataFileReader {
   /// one with the same key; positional values stored 50 at a time and at the end (Lua's
   /// `SETLIST`), so `{ [1] = "a", "b" }` holds "b" at 1, as in Lua.
   private mutating func table(depth: Int) throws(LuaError) -> (LuaValue, Int) {
-    guard depth <= maximumDepth else { throw failure("nested more than \(maximumDepth) levels deep") }
+    guard depth <= maximumDepth else {
+      throw failure("nested more than \(maximumDepth) levels deep")
+    }
     try advance()
     var entries: [LuaValue: LuaValue] = [:]
     var pending: [LuaValue] = []
@@ -306,7 +310,9 @@ struct LuaDataFileReader {
   }
 
   private mutating func checkHeight(_ height: Int) throws(LuaError) {
-    guard height <= maximumDepth else { throw failure("nested more than \(maximumDepth) levels deep") }
+    guard height <= maximumDepth else {
+      throw failure("nested more than \(maximumDepth) levels deep")
+    }
   }
 
   // MARK: Tokens
@@ -331,7 +337,8 @@ struct LuaDataFileReader {
     case let .name(name): return "'\(name)'"
     case let .symbol(symbol): return "'\(symbol)'"
     case let .number(number): return "the number \(number)"
-    case let .string(bytes): return "the string \(LuaValue.string(LuaString(bytes: bytes)).description(limit: 40))"
+    case let .string(bytes):
+      return "the string \(LuaValue.string(LuaString(bytes: bytes)).description(limit: 40))"
     case .end: return "the end of the file"
     }
   }

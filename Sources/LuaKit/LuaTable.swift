@@ -97,7 +97,7 @@ public struct LuaTable: Hashable, Sendable {
 
   /// Whether a table is among the values (not the keys) of this one: only then can a walk
   /// below it meet a table twice.
-  var holdsTables: Bool {
+  public var holdsTables: Bool {
     entries.values.contains { if case .table = $0 { true } else { false } }
   }
 }

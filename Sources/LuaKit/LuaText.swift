@@ -3,7 +3,7 @@
 ///
 /// A text that only asks whether something fits (`counting: false`) stops counting at the
 /// limit, and writers stop writing once it `isDone`: a measure costs the limit, not the value.
-struct LuaText {
+public struct LuaText {
   private(set) var bytes: [UInt8] = []
   let limit: Int
   let counting: Bool
@@ -81,6 +81,13 @@ struct LuaText {
     let kept = String(decoding: bytes, as: UTF8.self)
     guard overflowed else { return kept }
     return kept + Self.omission(omitted)
+  }
+
+  /// `text` cut at `limit` bytes.
+  public static func capped(_ text: String, limit: Int = LuaValue.descriptionLimit) -> String {
+    var capped = LuaText(limit: limit)
+    capped.append(text)
+    return capped.string
   }
 
   /// What a cut text ends with: `… 12345 more bytes`.

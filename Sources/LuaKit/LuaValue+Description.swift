@@ -151,7 +151,8 @@ struct LuaValuePrinter {
       for element in table.sequence {
         if text.isDone { return }
         text.append(margin)
-        writePretty(element, indent: inner, column: inner, width: width, depth: depth + 1, to: &text)
+        writePretty(
+          element, indent: inner, column: inner, width: width, depth: depth + 1, to: &text)
         text.append(",\n")
       }
     } else {

@@ -93,8 +93,9 @@ extension LuaStack {
             var ignored = false
             height = max(
               height,
-              1 + (try pushReserved(
-                key, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, &pushing)))
+              1
+                + (try pushReserved(
+                  key, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, &pushing)))
           }
           isTag = false
         }
@@ -103,8 +104,9 @@ extension LuaStack {
             var ignored = false
             height = max(
               height,
-              1 + (try pushReserved(
-                element, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, &pushing)))
+              1
+                + (try pushReserved(
+                  element, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, &pushing)))
           } catch {
             throw error.under(LuaPath.component(key))
           }

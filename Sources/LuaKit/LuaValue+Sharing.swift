@@ -27,23 +27,49 @@ extension LuaValue {
     }
   }
 
-  /// How many tables a walk that copies every path (into JSON, into a Swift type, which cannot
-  /// share) would write, counting no further than `limit` (it stops there and says `limit`).
-  /// Linear in the distinct tables.
-  public func expandedTableCount(limit: Int) -> Int {
-    guard case let .table(root) = self else { return 0 }
-    var counts: [LuaTableIdentity: Int] = [:]
+  /// How many more tables a walk that copies every path (into JSON, into Swift types, which
+  /// cannot share) writes than the value holds: 0 for a tree, 2^41 - 42 for `t = {t, t}` forty
+  /// times over. Counts no further than `limit`; linear in the distinct tables.
+  public func copiesOfSharedTables(limit: Int) -> Int {
+    guard case let .table(root) = self, root.holdsTables else { return 0 }
+    var expanded: [LuaTableIdentity: Int] = [:]
+    let most = Int.max / 2  // a sum of two stays in range
     func count(_ table: LuaTable) -> Int {
-      if let known = counts[table.identity] { return known }
+      if let known = expanded[table.identity] { return known }
       var total = 1
       for (key, value) in table.entries {
-        if case let .table(inner) = key { total = min(limit, total + count(inner)) }
-        if case let .table(inner) = value { total = min(limit, total + count(inner)) }
-        if total >= limit { break }
+        if case let .table(inner) = key { total = min(total + count(inner), most) }
+        if case let .table(inner) = value { total = min(total + count(inner), most) }
       }
-      counts[table.identity] = total
+      expanded[table.identity] = total
       return total
     }
-    return count(root)
+    return min(count(root) - expanded.count, limit)
+  }
+
+  /// How many copies of shared tables a walk that cannot share may make: past it, encoding
+  /// into JSON or decoding into Swift types is refused.
+  public static let maximumCopiesOfSharedTables = 100_000
+
+  static var tooManyCopiesMessage: String {
+    "it holds tables at so many places that writing each place out would copy them more than "
+      + "\(maximumCopiesOfSharedTables) times (JSON and Swift types cannot share a table). To "
+      + "fix, keep one copy of the shared table, or keep it as a LuaValue"
+  }
+
+  /// The value with every key and value that is not a table replaced by `transform` of it, and
+  /// each table made once however many places hold it: the result shares as this value does.
+  public func mappingScalars(_ transform: (LuaValue) -> LuaValue) -> LuaValue {
+    var made: [LuaTableIdentity: LuaValue] = [:]
+    func map(_ value: LuaValue) -> LuaValue {
+      guard case let .table(table) = value else { return transform(value) }
+      if let known = made[table.identity] { return known }
+      var entries: [LuaValue: LuaValue] = Dictionary(minimumCapacity: table.count)
+      for (key, element) in table.entries { entries[map(key)] = map(element) }
+      let result = LuaValue.table(LuaTable(kind: table.kind, entries: entries))
+      made[table.identity] = result
+      return result
+    }
+    return map(self)
   }
 }

@@ -15,27 +15,38 @@ extension LuaStack {
     case LUA_TNIL, LUA_TNONE: return .nil
     case LUA_TBOOLEAN: return .boolean(lua_toboolean(L, index) != 0)
     default:
-      var reading = SnapshotReading()
+      var reading = LuaSnapshotReading()
       return try value(at: absolute(index), in: vm, reading: &reading)
     }
   }
 
-  /// What a snapshot has read so far: its path of tables (for cycles and depth) and what it
-  /// read already (for sharing): long strings, and tables with their height (1 for a table of
-  /// scalars, one more than its tallest table else).
-  private struct SnapshotReading {
-    var visiting: [UnsafeRawPointer] = []
-    var strings: [UnsafeRawPointer: LuaValue] = [:]
-    var tables: [UnsafeRawPointer: (value: LuaValue, height: Int)] = [:]
-    /// The height of the value read last: 0 for anything but a table.
-    var height = 0
+  /// A snapshot of the value at `index` that shares what `reading` read before: several
+  /// snapshots of one unchanged Lua value (the parts of a diff) read each table once, and a
+  /// table they share is one identity in all of them.
+  func value(
+    at index: Int32, in vm: LuaVM, sharing reading: inout LuaSnapshotReading
+  ) throws(LuaError) -> LuaValue {
+    try value(at: absolute(index), in: vm, reading: &reading)
   }
+}
 
+/// What a snapshot has read so far: its path of tables (for cycles and depth) and what it read
+/// already (for sharing): long strings, and tables with their height (1 for a table of
+/// scalars, one more than its tallest table else).
+struct LuaSnapshotReading {
+  var visiting: [UnsafeRawPointer] = []
+  var strings: [UnsafeRawPointer: LuaValue] = [:]
+  var tables: [UnsafeRawPointer: (value: LuaValue, height: Int)] = [:]
+  /// The height of the value read last: 0 for anything but a table.
+  var height = 0
+}
+
+extension LuaStack {
   /// Strings shorter than this are copied each time: sharing them would cost more than it saves.
   private static let sharedStringLength = 64
 
   private func value(
-    at index: Int32, in vm: LuaVM, reading: inout SnapshotReading
+    at index: Int32, in vm: LuaVM, reading: inout LuaSnapshotReading
   ) throws(LuaError) -> LuaValue {
     reading.height = 0
     switch lua_type(L, index) {
