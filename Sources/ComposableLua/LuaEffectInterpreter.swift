@@ -46,7 +46,7 @@ struct LuaEffectInterpreter {
     count.effects += 1
     guard count.effects <= Self.maximumEffects else {
       throw fail(
-        path,
+        "effect",  // the whole result: where the count ran out says little
         "more than \(Self.maximumEffects) effects in one result (an effect held at several "
           + "places runs at each: effect.merge(e, e) nested doubles them). To fix, merge each "
           + "effect once")

@@ -226,4 +226,64 @@ import Testing
     #expect(message.contains("<40>{\n"))
     #expect(message.utf8.count < 20_000)  // two DAGs, a line a table, indented
   }
+
+  /// Time travel puts back a state that shares as it shared: after `:goto`, writing through one
+  /// place still shows at the other.
+  @Test func timeTravelKeepsTablesShared() async throws {
+    let file = try directory().appendingPathComponent("dag.lua")
+    let repl = try ReplSessionTests.Harness(file: file)
+    await repl.type("make", "touch", "send")
+    await repl.type(":goto 1")
+    let touched = await repl.type("touch").0
+    #expect(touched.contains("= dag[2]: the same table as dag[1]"), "\(touched.prefix(500))")
+    let state = try repl.session.feature.state()
+    #expect(state.dag.sharedTables.count == 40)
+  }
+
+  /// A session over DAGs written as a Lua test (`:test`) passes, its expected states written in
+  /// their tables; as a Swift test, its literals name the shared tables.
+  @Test func aSessionOverADagBecomesATestThatPasses() async throws {
+    let file = try directory().appendingPathComponent("dag.lua")
+    let repl = try ReplSessionTests.Harness(file: file)
+    await repl.type("make", "touch", "send")
+    let test = file.deletingLastPathComponent().appendingPathComponent("dag_test.lua")
+    let written = await repl.type(":test \(test.path)").0
+    #expect(written.hasSuffix("it passes (composable test \(test.path))"), "\(written)")
+    let text = try String(contentsOf: test, encoding: .utf8)
+    #expect(text.contains("local shared = {}"))
+    #expect(text.utf8.count < 20_000)
+    let swift = file.deletingLastPathComponent().appendingPathComponent("DagSessionTests.swift")
+    _ = await repl.type(":test \(swift.path)")
+    let swiftText = try String(contentsOf: swift, encoding: .utf8)
+    #expect(swiftText.contains("let shared1: LuaValue = [\"leaf\"]"))
+    #expect(swiftText.utf8.count < 20_000)
+  }
+
+  /// One reducer's result holds at most 10,000 effects: `e = effect.merge(e, e)` forty times
+  /// over is refused, the action rolled back, not run 2^40 times.
+  @Test func anEffectMergedWithItselfFortyTimesIsRefused() throws {
+    let feature = try LuaFeature(
+      source: """
+        local effect = require("composable.effect")
+        return {
+          initial_state = function() return { n = 0 } end,
+          reduce = function(state, action)
+            state.n = state.n + 1
+            local e = effect.send("tick")
+            for _ = 1, 40 do e = effect.merge(e, e) end
+            return e
+          end,
+        }
+        """, file: "merge.lua")
+    let errors = Locked<[String]>([])
+    let reducer = LuaFeatureReducer<LuaFeatureHandle>(
+      feature: feature, dependencies: .test, onError: { error in
+        errors.withLock { $0.append("\(error)") }
+      })
+    var handle = LuaFeatureHandle(feature: feature)
+    _ = reducer.reduce(into: &handle, action: "go")
+    let error = errors.withLock { $0.joined() }
+    #expect(error.contains("effect: more than 10000 effects in one result"), "\(error)")
+    #expect(try feature.state().n == 0)
+  }
 }
