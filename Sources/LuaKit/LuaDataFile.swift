@@ -24,6 +24,11 @@ public enum LuaDataFile {
   /// The largest data file `read` takes, in bytes: 32 MiB (a saved state of 300,000 todos).
   public static let maximumSize = 32 << 20
 
+  /// The most fields (of every table, counted together) a data file `read` takes: 4,000,000,
+  /// a saved state of a million todos of three fields. A file of `{}, {}, ...` is millions of
+  /// tables in 32 MiB, and gigabytes once in Swift and in Lua.
+  public static let maximumFields = 4_000_000
+
   /// `value` as the text of a data file, starting with `header` (one comment line per line
   /// of it) when there is one. `root` names the value in errors (`state.todos[3].done`).
   ///
@@ -69,17 +74,21 @@ public enum LuaDataFile {
 
   /// Reads a data file: `bytes` parsed as `text(of:)` writes them (or as a person writes them by
   /// hand), with nothing run. `chunkName` names the file in errors, with the line and column
-  /// (`todos.saved.lua:3:12: ...`). Refuses more than `maximumSize` bytes, tables nested more
-  /// than `maximumDepth` levels deep, and anything that is not a literal.
+  /// (`todos.saved.lua:3:12: ...`). Refuses more than `maximumSize` bytes or `maximumFields`
+  /// fields, tables nested more than `maximumDepth` levels deep, and anything that is not a
+  /// literal.
   public static func read(
-    _ bytes: [UInt8], chunkName: String, maximumDepth: Int = LuaValue.maximumDepth
+    _ bytes: [UInt8], chunkName: String, maximumDepth: Int = LuaValue.maximumDepth,
+    maximumFields: Int = LuaDataFile.maximumFields
   ) throws(LuaError) -> LuaValue {
     guard bytes.count <= maximumSize else {
       throw .syntax(
         message: "\(chunkName): \(bytes.count) bytes, more than a data file may hold "
           + "(\(maximumSize) bytes)", incompleteInput: false)
     }
-    var reader = LuaDataFileReader(bytes: bytes, chunkName: chunkName, maximumDepth: maximumDepth)
+    var reader = LuaDataFileReader(
+      bytes: bytes, chunkName: chunkName, maximumDepth: maximumDepth,
+      maximumFields: maximumFields)
     return try reader.file()
   }
 

@@ -94,17 +94,13 @@ struct LuaDataFileLexer {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try numeral(start: start))
     case UInt8(ascii: "."):
       if let next = peek(1), Self.isDigit(next) { return .number(try numeral(start: start)) }
-      return .symbol(symbol(["...", "..", "."]))
+      return .symbol(symbol() ?? ".")
     case _ where Self.isNameStart(byte):
       let first = index
       while let byte = current, Self.isNameStart(byte) || Self.isDigit(byte) { index += 1 }
       return .name(String(decoding: bytes[first..<index], as: UTF8.self))
     default:
-      let found = symbol([
-        "==", "~=", "<=", ">=", "<<", ">>", "//", "::", "+", "-", "*", "/", "%", "^", "#", "&",
-        "~", "|", "<", ">", "=", "(", ")", "{", "}", "]", ";", ":", ",",
-      ])
-      guard !found.isEmpty else {
+      guard let found = symbol() else {
         let shown = (0x21...0x7E).contains(byte) ? "'\(UnicodeScalar(byte))'" : "byte \(byte)"
         throw error("unexpected symbol: \(shown)", at: start)
       }
@@ -112,16 +108,28 @@ struct LuaDataFileLexer {
     }
   }
 
-  /// The longest of `candidates` the text goes on with, consumed; "" for none.
-  private mutating func symbol(_ candidates: [String]) -> String {
-    for candidate in candidates {
-      let utf8 = Array(candidate.utf8)
-      if index + utf8.count <= bytes.count, Array(bytes[index..<(index + utf8.count)]) == utf8 {
-        index += utf8.count
-        return candidate
-      }
+  /// Lua's symbols of two bytes, each as its bytes in one number.
+  private static let pairs: Set<UInt16> = Set(
+    ["==", "~=", "<=", ">=", "<<", ">>", "//", "::", ".."].map { symbol in
+      let bytes = Array(symbol.utf8)
+      return UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+    })
+  private static let singles: Set<UInt8> = Set("+-*/%^#&~|<>=(){}];:,.".utf8)
+
+  /// The longest of Lua's symbols the text goes on with, consumed; nil for none.
+  private mutating func symbol() -> String? {
+    let byte = bytes[index]
+    if byte == UInt8(ascii: "."), peek(1) == byte, peek(2) == byte {
+      index += 3
+      return "..."
     }
-    return ""
+    if let next = peek(1), Self.pairs.contains(UInt16(byte) << 8 | UInt16(next)) {
+      index += 2
+      return String(UnicodeScalar(byte)) + String(UnicodeScalar(next))
+    }
+    guard Self.singles.contains(byte) else { return nil }
+    index += 1
+    return String(UnicodeScalar(byte))
   }
 
   // MARK: Numerals

@@ -24,14 +24,21 @@ struct LuaDataFileReader {
   /// The shared tables defined so far, with their heights; nil before `local shared = {}`.
   private var shared: [Int: (value: LuaValue, height: Int)]?
   private let maximumDepth: Int
+  private let maximumFields: Int
+  /// How many times a shared table was referred to: a table during whose constructor this did
+  /// not move is a tree.
+  private var sharedReferences = 0
+  /// Fields stored so far (positional, named, keyed, and shared tables defined).
+  private var fields = 0
 
   /// What a data file is, said in errors about something else found.
   private static let literalsOnly =
     "a data file holds literals only: no names, calls, operators or statements"
 
-  init(bytes: [UInt8], chunkName: String, maximumDepth: Int) {
+  init(bytes: [UInt8], chunkName: String, maximumDepth: Int, maximumFields: Int) {
     lexer = LuaDataFileLexer(bytes: bytes, chunkName: chunkName)
     self.maximumDepth = maximumDepth
+    self.maximumFields = maximumFields
   }
 
   mutating func file() throws(LuaError) -> LuaValue {
@@ -80,6 +87,7 @@ struct LuaDataFileReader {
     let (value, height) = try self.value(depth: 1)
     position = start
     try checkHeight(height)
+    try countField(at: start)
     shared?[number] = (value, height)
     try skipSemicolons()
   }
@@ -212,6 +220,7 @@ struct LuaDataFileReader {
       position = start
       throw failure("nested more than \(maximumDepth) levels deep")
     }
+    sharedReferences += 1
     return (value, height)
   }
 
@@ -223,20 +232,12 @@ struct LuaDataFileReader {
       throw failure("nested more than \(maximumDepth) levels deep")
     }
     try advance()
+    let referencesBefore = sharedReferences
     var entries: [LuaValue: LuaValue] = [:]
-    var pending: [LuaValue] = []
-    var stored = 0  // positional values stored so far
+    var pending = Positional()
     var height = 1
-    func flush() {
-      for (offset, element) in pending.enumerated() {
-        let key = LuaValue.integer(stored + offset + 1)
-        if element == .nil { entries.removeValue(forKey: key) } else { entries[key] = element }
-      }
-      stored += pending.count
-      pending.removeAll(keepingCapacity: true)
-    }
     while token != .symbol("}") {
-      if pending.count == 50 { flush() }
+      if pending.values.count == 50 { pending.flush(into: &entries) }
       let start = position
       switch token {
       case .symbol("["):
@@ -258,7 +259,8 @@ struct LuaDataFileReader {
               "found the name '\(name)' (" + Self.literalsOnly + "; a field is name = value)")
           }
           let (element, elementHeight) = try value(depth: depth + 1)
-          pending.append(element)
+          try countField(at: start)
+          pending.values.append(element)
           height = max(height, elementHeight + 1)
           break
         }
@@ -269,16 +271,36 @@ struct LuaDataFileReader {
         height = max(height, elementHeight + 1)
       default:
         let (element, elementHeight) = try value(depth: depth + 1)
-        pending.append(element)
+        try countField(at: start)
+        pending.values.append(element)
         height = max(height, elementHeight + 1)
       }
       guard token == .symbol(",") || token == .symbol(";") else { break }
       try advance()
     }
     try expect(.symbol("}"), "',' or '}' in a table")
-    flush()
+    pending.flush(into: &entries)
     let isArray = !entries.isEmpty && LuaTable.keysAreSequence(entries)
-    return (.table(LuaTable(kind: isArray ? .array : .map, normalizedEntries: entries)), height)
+    let table = LuaTable(
+      kind: isArray ? .array : .map, normalizedEntries: entries,
+      isTree: sharedReferences == referencesBefore)
+    return (.table(table), height)
+  }
+
+  /// A constructor's positional values not stored yet, and how many were.
+  private struct Positional {
+    var values: [LuaValue] = []
+    var stored = 0
+
+    /// Stores them at the next indices, as `SETLIST` does (nil removing what a key put there).
+    mutating func flush(into entries: inout [LuaValue: LuaValue]) {
+      for (offset, element) in values.enumerated() {
+        let key = LuaValue.integer(stored + offset + 1)
+        if element == .nil { entries.removeValue(forKey: key) } else { entries[key] = element }
+      }
+      stored += values.count
+      values.removeAll(keepingCapacity: true)
+    }
   }
 
   /// Whether the token after this name is `=` (the name is a field's); the lexer is copied, so
@@ -288,12 +310,23 @@ struct LuaDataFileReader {
     return try ahead.next().0 == .symbol("=")
   }
 
+  /// Counts one more field stored, refusing more than `maximumFields`: a file of 32 MiB of
+  /// `{},` would be millions of tables, gigabytes once in Swift and in Lua.
+  private mutating func countField(at start: LuaDataFileLexer.Position) throws(LuaError) {
+    fields += 1
+    guard fields <= maximumFields else {
+      position = start
+      throw failure("more than \(maximumFields) fields: more than a data file may hold")
+    }
+  }
+
   /// `entries[key] = element`, as a table constructor stores it: nil removes, a float key with
   /// an integral value is the integer key, a nil or NaN key is an error.
   private mutating func store(
     _ element: LuaValue, at key: LuaValue, in entries: inout [LuaValue: LuaValue],
     start: LuaDataFileLexer.Position
   ) throws(LuaError) {
+    try countField(at: start)
     if key == .nil {
       position = start
       throw failure("a table key cannot be nil")

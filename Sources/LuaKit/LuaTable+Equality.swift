@@ -32,7 +32,7 @@ struct LuaTableComparison {
     if lhs.identity == rhs.identity { return true }
     guard lhs.count == rhs.count else { return false }
     let pair = Pair(left: lhs.identity, right: rhs.identity)
-    if equalPairs.contains(pair) { return true }
+    if !equalPairs.isEmpty, equalPairs.contains(pair) { return true }
     var heldTables = false
     for (key, value) in lhs.entries {
       guard let other = rhs.entries[key] else { return false }

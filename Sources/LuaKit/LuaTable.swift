@@ -17,13 +17,13 @@ public struct LuaTable: Hashable, Sendable {
   /// Which table this is: kept by every copy, new after every change.
   public private(set) var identity: LuaTableIdentity
   public var kind: Kind {
-    didSet { identity = .fresh() }
+    didSet { identity = .fresh(isTree: identity.isTree) }
   }
 
   public init(kind: Kind = .map, entries: [LuaValue: LuaValue] = [:]) {
     var normalized: [LuaValue: LuaValue] = Dictionary(minimumCapacity: entries.count)
     for (key, value) in entries where value != .nil { normalized[key.normalizedKey] = value }
-    self.init(kind: kind, normalizedEntries: normalized)
+    self.init(kind: kind, normalizedEntries: normalized, isTree: !Self.holdsTables(normalized))
   }
 
   public init(array elements: [LuaValue]) {
@@ -31,15 +31,24 @@ public struct LuaTable: Hashable, Sendable {
     for (offset, element) in elements.enumerated() where element != .nil {
       entries[.integer(offset + 1)] = element
     }
-    self.init(kind: .array, normalizedEntries: entries)
+    self.init(kind: .array, normalizedEntries: entries, isTree: !Self.holdsTables(entries))
   }
 
   /// A new table of `entries` whose keys are already as Lua keeps them (no float key with an
-  /// integral value) and whose values are not nil: what a snapshot reads from Lua.
-  init(kind: Kind, normalizedEntries entries: [LuaValue: LuaValue]) {
+  /// integral value) and whose values are not nil: what a snapshot reads from Lua. `isTree`:
+  /// whether it is known that no table below it is reached twice.
+  init(kind: Kind, normalizedEntries entries: [LuaValue: LuaValue], isTree: Bool = false) {
     self.entries = entries
-    self.identity = .fresh()
+    self.identity = .fresh(isTree: isTree)
     self.kind = kind
+  }
+
+  private static func holdsTables(_ entries: [LuaValue: LuaValue]) -> Bool {
+    entries.contains { entry in
+      if case .table = entry.key { return true }
+      if case .table = entry.value { return true }
+      return false
+    }
   }
 
   public var count: Int { entries.count }
@@ -52,7 +61,11 @@ public struct LuaTable: Hashable, Sendable {
     set {
       let key = key.normalizedKey
       if newValue == .nil { entries[key] = nil } else { entries[key] = newValue }
-      identity = .fresh()
+      // Still a tree if it was one and no table came in.
+      var isTree = identity.isTree
+      if case .table = key { isTree = false }
+      if case .table = newValue { isTree = false }
+      identity = .fresh(isTree: isTree)
     }
   }
 

@@ -11,13 +11,21 @@ import Synchronization
 /// new one, because the changed value is no longer that table. A table built in Swift gets a
 /// new identity too, and placed at two places of a value it is one table at both when pushed.
 ///
-/// Identities are drawn from one counter for the process (64 bits: they do not run out).
+/// Identities are drawn from one counter for the process (63 bits: they do not run out). The
+/// top bit says the table is known to be a tree (`isTree`): no table below it is reached
+/// twice, so a walk that needs to know what is shared need not look (a snapshot knows it as it
+/// reads; a table built or changed in Swift is a tree only when it holds no table).
 public struct LuaTableIdentity: Hashable, Sendable {
   let rawValue: UInt64
 
   private static let counter = Atomic<UInt64>(0)
+  private static let treeBit: UInt64 = 1 << 63
 
-  static func fresh() -> LuaTableIdentity {
-    LuaTableIdentity(rawValue: counter.wrappingAdd(1, ordering: .relaxed).newValue)
+  static func fresh(isTree: Bool = false) -> LuaTableIdentity {
+    let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
+    return LuaTableIdentity(rawValue: number | (isTree ? treeBit : 0))
   }
+
+  /// Whether no table below this one is reached twice (false when not known).
+  var isTree: Bool { rawValue & Self.treeBit != 0 }
 }

@@ -25,15 +25,23 @@ extension LuaStack {
     _ value: LuaValue, in vm: LuaVM, tag: LuaTagKey?, tagged: inout Bool
   ) throws(LuaError) {
     guard reserve(5) else { throw .conversion(path: "", message: "nesting too deep") }
-    // Only a table that holds tables can meet one twice: an action of scalars (the hot path)
-    // keeps no record of what it made.
-    guard case let .table(table) = value, table.holdsTables else {
-      var pushing = LuaPushing(made: 0)
+    // Only a table that holds tables can meet one twice (an action of scalars, the hot path,
+    // looks no further, nor does a snapshot known to be a tree), and only the tables met twice
+    // are kept to be pushed again: a look over the value's tables costs less than a Lua table
+    // of all of them.
+    let sharing: Set<LuaTableIdentity>
+    if case let .table(table) = value, !table.identity.isTree, table.holdsTables {
+      sharing = value.sharedTables
+    } else {
+      sharing = []
+    }
+    guard !sharing.isEmpty else {
+      var pushing = LuaPushing(made: 0, sharing: [])
       _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, &pushing)
       return
     }
-    lua_createtable(L, 0, 0)  // the Lua table made for each identity, by identity
-    var pushing = LuaPushing(made: lua_gettop(L))
+    lua_createtable(L, 0, Int32(clamping: sharing.count))  // each shared table, by identity
+    var pushing = LuaPushing(made: lua_gettop(L), sharing: sharing)
     _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, &pushing)
     lk_remove(L, pushing.made)
   }
@@ -53,7 +61,8 @@ extension LuaStack {
     case .nil, .boolean, .integer, .number, .string: return 0  // pushed above
     case let .table(table):
       let slot = lua_Integer(bitPattern: table.identity.rawValue)
-      if pushing.made != 0, lua_rawgeti(L, pushing.made, slot) == LUA_TTABLE {
+      let isShared = pushing.made != 0 && pushing.sharing.contains(table.identity)
+      if isShared, lua_rawgeti(L, pushing.made, slot) == LUA_TTABLE {
         let height = pushing.heights[table.identity] ?? 1
         // As a snapshot counts it: its deepest table, at this place.
         guard depth + height <= LuaValue.maximumDepth else {
@@ -61,7 +70,7 @@ extension LuaStack {
         }
         return height
       }
-      if pushing.made != 0 { lua_settop(L, -2) }
+      if isShared { lua_settop(L, -2) }
       guard depth < LuaValue.maximumDepth else {  // as a snapshot stops: the same data both ways
         throw .conversion(path: "", message: LuaValue.tooDeepMessage)
       }
@@ -115,7 +124,7 @@ extension LuaStack {
         lua_rawset(L, -3)
       }
       if table.kind == .array { vm.setArrayMarker(on: -1, L) }
-      if pushing.made != 0 {
+      if isShared {
         lua_pushvalue(L, -1)
         lua_rawseti(L, pushing.made, slot)
         if height > 1 { pushing.heights[table.identity] = height }
@@ -150,9 +159,11 @@ extension LuaStack {
   }
 }
 
-/// What one push made so far: its Lua tables by identity (in the table at stack index `made`;
-/// 0 when the value can hold no table twice) and the height of each that holds tables.
+/// What one push made so far: the Lua table of each table it holds at several places
+/// (`sharing`), by identity, in the table at stack index `made` (0 when there are none), and the
+/// height of each of those that holds tables.
 private struct LuaPushing {
   let made: Int32
+  let sharing: Set<LuaTableIdentity>
   var heights: [LuaTableIdentity: Int] = [:]
 }

@@ -3,7 +3,7 @@ extension LuaValue {
   /// identity: empty for a tree. Each table is looked into once, so this is linear in the
   /// distinct tables, whatever the number of paths to them.
   public var sharedTables: Set<LuaTableIdentity> {
-    guard case let .table(root) = self, root.holdsTables else { return [] }
+    guard case let .table(root) = self, !root.identity.isTree, root.holdsTables else { return [] }
     var seen: Set<LuaTableIdentity> = [root.identity]
     var shared: Set<LuaTableIdentity> = []
     var pending = [root]
@@ -31,7 +31,7 @@ extension LuaValue {
   /// cannot share) writes than the value holds: 0 for a tree, 2^41 - 42 for `t = {t, t}` forty
   /// times over. Counts no further than `limit`; linear in the distinct tables.
   public func copiesOfSharedTables(limit: Int) -> Int {
-    guard case let .table(root) = self, root.holdsTables else { return 0 }
+    guard case let .table(root) = self, !root.identity.isTree, root.holdsTables else { return 0 }
     var expanded: [LuaTableIdentity: Int] = [:]
     let most = Int.max / 2  // a sum of two stays in range
     func count(_ table: LuaTable) -> Int {

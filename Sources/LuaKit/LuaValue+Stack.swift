@@ -39,6 +39,9 @@ struct LuaSnapshotReading {
   var tables: [UnsafeRawPointer: (value: LuaValue, height: Int)] = [:]
   /// The height of the value read last: 0 for anything but a table.
   var height = 0
+  /// How many times a table read already was met again: a table during whose reading this did
+  /// not move is a tree.
+  var tablesMetAgain = 0
 }
 
 extension LuaStack {
@@ -77,6 +80,7 @@ extension LuaStack {
           throw .conversion(path: "", message: LuaValue.tooDeepMessage)
         }
         reading.height = shared.height
+        reading.tablesMetAgain += 1
         return shared.value
       }
       if reading.visiting.contains(identity) {
@@ -89,6 +93,7 @@ extension LuaStack {
       reading.visiting.append(identity)
       defer { reading.visiting.removeLast() }
       let marked = vm.hasArrayMarker(at: index, L)
+      let metAgainBefore = reading.tablesMetAgain
       // Keys as Lua keeps them (an integral float key is an integer) and never nil values: the
       // entries go into the table as they are read, and it gets its identity once, at the end.
       var entries: [LuaValue: LuaValue] = [:]
@@ -110,7 +115,9 @@ extension LuaStack {
       }
       let isArray = marked || (!entries.isEmpty && LuaTable.keysAreSequence(entries))
       let snapshot = LuaValue.table(
-        LuaTable(kind: isArray ? .array : .map, normalizedEntries: entries))
+        LuaTable(
+          kind: isArray ? .array : .map, normalizedEntries: entries,
+          isTree: reading.tablesMetAgain == metAgainBefore))
       reading.tables[identity] = (snapshot, height)
       reading.height = height
       return snapshot

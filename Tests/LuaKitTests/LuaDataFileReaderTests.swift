@@ -244,6 +244,24 @@ import Testing
     #expect(LuaTableIdentityTests.error { try LuaDataFile.read(fits, chunkName: "big.lua") } == "no error")
   }
 
+  /// At most 4,000,000 fields, counted over every table (and each shared table defined): one
+  /// more is refused where it is, before it costs anything more. (The edge is tried with a
+  /// limit of 1,000: the count is the same at any limit.)
+  @Test func moreFieldsThanTheLimitAreRefused() throws {
+    #expect(LuaDataFile.maximumFields == 4_000_000)
+    func file(_ tables: Int) -> [UInt8] {
+      Array("local shared = {}\nshared[1] = { 1, x = 2 }\nreturn {\n".utf8)
+        + Array(repeating: Array("{},\n".utf8), count: tables).joined() + Array("}\n".utf8)
+    }
+    // shared[1] is one field and holds two: 997 tables make 1,000 fields.
+    let atTheLimit = try LuaDataFile.read(file(997), chunkName: "many.lua", maximumFields: 1_000)
+    #expect(atTheLimit.tableValue?.count == 997)
+    #expect(
+      LuaTableIdentityTests.error {
+        try LuaDataFile.read(file(998), chunkName: "many.lua", maximumFields: 1_000)
+      } == "syntax error: many.lua:1001:1: more than 1000 fields: more than a data file may hold")
+  }
+
   /// 200 levels of tables are read, 201 are not, and a shared table counts at its deepest
   /// place, however the file spells it.
   @Test func depthIsLimitedAtTheSameLevelAsEverywhere() throws {

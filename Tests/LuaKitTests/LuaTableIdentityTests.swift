@@ -1,3 +1,4 @@
+import LuaDataGenerators
 import Testing
 
 @testable import LuaKit
@@ -138,6 +139,40 @@ import Testing
     } catch {
       return "\(error)"
     }
+  }
+
+  /// A table known to be a tree (no table below it reached twice: walks skip looking) is one,
+  /// for every table of random values read by a snapshot, by the data file reader, built and
+  /// changed in Swift; and a snapshot of a tree knows it is one.
+  @Test func aTableKnownToBeATreeIsOne() throws {
+    let vm = try LuaVM()
+    var make = RandomLuaData(seed: 2027_02_01)
+    func check(_ value: LuaValue, _ origin: String) {
+      guard case let .table(table) = value else { return }
+      if table.identity.isTree {
+        let shape = value.sharingShape
+        #expect(Set(shape).count == shape.count, "\(origin): a tree that shares \(value)")
+      }
+      for (_, element) in table.entries { check(element, origin) }
+    }
+    for iteration in 0..<300 {
+      var state = make.state()
+      check(state, "built \(iteration)")
+      let read = try vm.value(of: try vm.reference(to: state))
+      check(read, "snapshot \(iteration)")
+      check(
+        try LuaDataFile.read(Array(try LuaDataFile.text(of: state).utf8), chunkName: "x"),
+        "data file \(iteration)")
+      state["field0"] = state["field1"]
+      state["field2"] = 1
+      check(state, "changed \(iteration)")
+    }
+    let tree = try vm.evaluate("return { a = { 1 }, b = { { 2 } } }")[0]
+    #expect(tree.tableValue?.identity.isTree == true)
+    let shared = try vm.evaluate("local t = {} return { a = t, b = { t } }")[0]
+    #expect(shared.tableValue?.identity.isTree == false)
+    // (`b` alone is a tree, but may not be known as one: a snapshot that read `t` before it
+    // met it again inside `b`. Not knowing costs a look, never a wrong answer.)
   }
 
   /// A `LuaValue` stays 17 bytes (24 with alignment): the identity costs a table's word, not
