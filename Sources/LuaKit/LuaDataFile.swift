@@ -83,8 +83,8 @@ public enum LuaDataFile {
   ) throws(LuaError) -> LuaValue {
     guard bytes.count <= maximumSize else {
       throw .syntax(
-        message: "\(chunkName): \(bytes.count) bytes, more than a data file may hold "
-          + "(\(maximumSize) bytes)", incompleteInput: false)
+        message: "\(chunkName): more than \(maximumSize) bytes, the most a data file may hold",
+        incompleteInput: false)
     }
     var reader = LuaDataFileReader(
       bytes: bytes, chunkName: chunkName, maximumDepth: maximumDepth,

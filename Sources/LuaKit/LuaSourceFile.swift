@@ -20,14 +20,18 @@ public enum LuaSourceFile {
     throw Unreadable(reason: "line \(line) is not UTF-8 text")
   }
 
-  /// The file's bytes, whatever they are (a data file's strings may hold any byte).
-  public static func bytes(_ url: URL) throws(Unreadable) -> [UInt8] {
-    try contents(of: url.path)
+  /// The file's bytes, whatever they are (a data file's strings may hold any byte), at most
+  /// `maximum + 1` of them: a reader that takes `maximum` sees that there is more, and the rest
+  /// is never read.
+  public static func bytes(_ url: URL, maximum: Int) throws(Unreadable) -> [UInt8] {
+    try contents(of: url.path, maximum: maximum)
   }
 
   /// The file's bytes, read with POSIX calls: Foundation's `FileManager` costs more to set up
   /// at launch than the read itself.
-  private static func contents(of path: String) throws(Unreadable) -> [UInt8] {
+  private static func contents(
+    of path: String, maximum: Int = .max - 1
+  ) throws(Unreadable) -> [UInt8] {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw Unreadable(
@@ -44,8 +48,9 @@ public enum LuaSourceFile {
     }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+    while bytes.count <= maximum {
+      let wanted = min(chunk.count, maximum + 1 - bytes.count)
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, wanted) }
       if count == 0 { return bytes }
       guard count > 0 else {
         if errno == EINTR { continue }
@@ -55,5 +60,6 @@ public enum LuaSourceFile {
       }
       bytes += chunk[..<count]
     }
+    return bytes  // more than `maximum`: the caller says so
   }
 }

@@ -108,9 +108,7 @@ public struct LuaTable: Hashable, Sendable {
     return true
   }
 
-  /// Whether a table is among the values (not the keys) of this one: only then can a walk
-  /// below it meet a table twice.
-  public var holdsTables: Bool {
-    entries.values.contains { if case .table = $0 { true } else { false } }
-  }
+  /// Whether a table is among the keys or values of this one: only then can a walk below it
+  /// meet a table twice.
+  public var holdsTables: Bool { Self.holdsTables(entries) }
 }

@@ -127,7 +127,8 @@ import Testing
     #expect(outcome.output.contains("dag.lua loaded. State: { dag = " + Self.labelled))
     #expect(outcome.output.contains("= dag[2]: the same table as dag[1]"))
     let again = try LuaDataFile.read(
-      LuaSourceFile.bytes(directory.appendingPathComponent("dag.saved.lua")), chunkName: "saved")
+      LuaSourceFile.bytes(directory.appendingPathComponent("dag.saved.lua"), maximum: 1 << 20),
+      chunkName: "saved")
     #expect(again.dag.sharedTables.count == 40)
     var leaf = again.dag
     while case .table = leaf[1] { leaf = leaf[1] }
@@ -162,6 +163,24 @@ import Testing
     #expect(refused.status != 0)
     #expect(refused.errors.contains("computes.lua:"), "\(refused.errors)")
     #expect(refused.errors.contains("found '*'"), "\(refused.errors)")
+  }
+
+  /// A session file larger than a data file may be is refused having read no more than that.
+  @Test func aSessionFileTooLargeIsRefused() throws {
+    let directory = try directory()
+    let url = directory.appendingPathComponent("huge.lua")
+    FileManager.default.createFile(atPath: url.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: url)
+    try handle.truncate(atOffset: UInt64(LuaDataFile.maximumSize) * 4)  // sparse: no disk
+    try handle.close()
+    do {
+      _ = try SessionRecording.read(from: url)
+      Issue.record("a file of 128 MiB was read")
+    } catch {
+      #expect(
+        "\(error)" == "huge.lua: not a session file: syntax error: huge.lua: more than "
+          + "33554432 bytes, the most a data file may hold")
+    }
   }
 
   /// A TestStore's failure over a state that holds a DAG: the diff is listed in its tables.

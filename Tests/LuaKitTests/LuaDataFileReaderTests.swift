@@ -239,7 +239,7 @@ import Testing
     let bytes = [UInt8](repeating: 0x20, count: LuaDataFile.maximumSize + 1)
     #expect(
       LuaTableIdentityTests.error { try LuaDataFile.read(bytes, chunkName: "big.lua") }
-        == "syntax error: big.lua: 33554433 bytes, more than a data file may hold (33554432 bytes)")
+        == "syntax error: big.lua: more than 33554432 bytes, the most a data file may hold")
     let fits = [UInt8](repeating: 0x20, count: LuaDataFile.maximumSize)
     #expect(LuaTableIdentityTests.error { try LuaDataFile.read(fits, chunkName: "big.lua") } == "no error")
   }

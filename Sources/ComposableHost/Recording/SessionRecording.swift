@@ -76,7 +76,7 @@ extension SessionRecording {
   public static func read(from url: URL) throws -> SessionRecording {
     let name = url.lastPathComponent
     let bytes: [UInt8]
-    do { bytes = try LuaSourceFile.bytes(url) } catch {
+    do { bytes = try LuaSourceFile.bytes(url, maximum: LuaDataFile.maximumSize) } catch {
       throw SessionFileError(file: name, message: "\(error)")
     }
     let value: LuaValue
