@@ -20,6 +20,10 @@ import Testing
         if action.type == "write_through" then
           state.a.x = "written through a"
           state.list[1].y = "written through list[1]"
+        elseif action.type == "function_key" then
+          state.keys = { [print] = 1 }
+        elseif action.type == "coroutine_key" then
+          state.keys = { [coroutine.create(print)] = 1 }
         elseif action.type == "deepen" then
           local level = state
           for _ = 1, action.levels - 1 do
@@ -107,6 +111,27 @@ import Testing
     } catch {
       #expect("\(error)".hasPrefix("state.next.next.next"))
       #expect("\(error)".hasSuffix(": nested more than 200 levels deep"))
+    }
+  }
+
+  /// A function or coroutine used as a key never reaches a saved file: the write is refused in
+  /// the reducer, or else the save is, naming the field; it is never saved and then refused at
+  /// the next start.
+  @Test(arguments: ["function_key", "coroutine_key"])
+  func aKeyThatIsNotDataIsNeverSaved(action: String) throws {
+    let feature = try Self.feature()
+    do {
+      try Self.send(["type": .string(LuaString(action))], to: feature)
+    } catch {
+      #expect(try feature.state() == [:])  // refused at the write, rolled back
+      return
+    }
+    do {
+      _ = try feature.persistedFile()
+      Issue.record("a key that is not data was saved")
+    } catch {
+      #expect("\(error)".hasPrefix("state.keys: a key that is "), "\(error)")
+      #expect("\(error)".hasSuffix(" cannot be saved"), "\(error)")
     }
   }
 
