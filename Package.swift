@@ -127,12 +127,17 @@ let package = Package(
       path: "Sources/Conformance", exclude: ["statements.lua", "plain.lua", "harness.lua"]),
     // A seeded generator the randomized tests share.
     .target(name: "SeededRandom", path: "Tests/Support/SeededRandom"),
+    .target(
+      name: "LuaDataGenerators", dependencies: ["LuaKit", "SeededRandom"],
+      path: "Tests/Support/LuaDataGenerators"),
     .testTarget(
-      name: "LuaKitTests", dependencies: ["LuaKit", "LuaSupport", "CLua", "SeededRandom"]),
+      name: "LuaKitTests",
+      dependencies: ["LuaKit", "LuaSupport", "CLua", "SeededRandom", "LuaDataGenerators"]),
     .testTarget(
       name: "ComposableLuaTests",
       dependencies: [
         "ComposableLua", "ComposableHost", "Composable", "LuaKit", "LocalServer", "SeededRandom",
+        "LuaDataGenerators",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),

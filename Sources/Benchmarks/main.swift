@@ -19,6 +19,7 @@ let groups = [
   BenchmarkGroup(prefix: "memory.todos100k.rss", run: ResidentMemoryBenchmarks.run),
   BenchmarkGroup(prefix: "plain", run: { try runBlocking(CloseToPlainBenchmarks.run) }),
   BenchmarkGroup(prefix: "proxy", run: ProxyBenchmarks.run),
+  BenchmarkGroup(prefix: "snapshot", run: SnapshotBenchmarks.run),
 ]
 
 // A loop of typed toggles to profile under `perf record` (a diagnostic, not a figure):

@@ -11,6 +11,14 @@ struct LuaEffectInterpreter {
   var clock: any Clock<Duration> { runner.clock }
   /// The action the effect answers, described only when an error needs it.
   var describeAction: @Sendable () -> String { runner.describeOrigin }
+  /// How many effects one reducer's result may hold: an effect table reached at several places
+  /// runs once at each, so `e = effect.merge(e, e)` forty times over would be 2^40 effects.
+  static let maximumEffects = 10_000
+  private let count = EffectCount()
+
+  private final class EffectCount {
+    var effects = 0
+  }
 
   init(
     feature: LuaFeature, vm: LuaVM, dependencies: LuaFeatureDependencies,
@@ -35,6 +43,14 @@ struct LuaEffectInterpreter {
 
   func effect(from value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaEffect {
     if value == .nil { return .none }
+    count.effects += 1
+    guard count.effects <= Self.maximumEffects else {
+      throw fail(
+        "effect",  // the whole result: where the count ran out says little
+        "more than \(Self.maximumEffects) effects in one result (an effect held at several "
+          + "places runs at each: effect.merge(e, e) nested doubles them). To fix, merge each "
+          + "effect once")
+    }
     guard let table = value.tableValue else {
       throw fail(
         path, "expected an effect (a table made by composable.effect), got \(value.typeName)")

@@ -102,14 +102,9 @@ extension LuaFeature {
   func readSaved(
     _ bytes: [UInt8], path: DataPath, wholeState: Bool
   ) throws(PersistedState.NotAState) -> LuaValue {
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-      throw .init(reason: "it is not a saved state: it is not UTF-8 text")
-    }
     let value: LuaValue
     do throws(LuaError) {
-      value = try queue.access { (vm, _) throws(LuaError) in
-        try vm.readDataFile(text, chunkName: path.description)
-      }
+      value = try LuaDataFile.read(bytes, chunkName: path.description)  // literals only: nothing in it runs
     } catch {
       guard let json = try? JSONDecoder().decode(LuaValue.self, from: Data(bytes)) else {
         throw .init(reason: "it is not a saved state: \(error.message)")

@@ -4,9 +4,13 @@
 protocol LuaDifferenceSource {
   associatedtype Node
   associatedtype Failure: Error
+  /// What tells one table node from another: a walk meets each pair of tables once.
+  associatedtype TableKey: Hashable
   /// The node for nil: what a table holds under a key it does not have.
   var nothing: Node { get }
   func isTable(_ node: Node) -> Bool
+  /// The table a node is (nil for a node that is not a table).
+  func tableKey(_ node: Node) -> TableKey?
   /// The entries of a node that `isTable`.
   func table(_ node: Node) throws(Failure) -> LuaDifferenceTable<Node>
   /// Whether the two are known to hold the same without a look inside (one table, unchanged):
@@ -65,9 +69,24 @@ struct LuaDifferenceTable<Node> {
 }
 
 /// The walk of `LuaValue.differences`, over any source.
+///
+/// Each pair of tables (old, new) is walked once, wherever it is met: a table reached at many
+/// places (2^40 paths to 41 tables) costs its tables, and the places after the first are
+/// differences `sameAs` the first, when it changed. Each pair is compared whole at most once.
 struct LuaDifferenceWalk<Source: LuaDifferenceSource> {
   let source: Source
   var found: [LuaDifference] = []
+
+  private struct Pair: Hashable {
+    let old: Source.TableKey
+    let new: Source.TableKey
+  }
+
+  /// Each pair walked: where first, and whether it changed (nil while it is walked: a pair met
+  /// inside itself, in a state that holds a cycle, is left to the walk already on it).
+  private var walked: [Pair: (path: String, changed: Bool?)] = [:]
+  /// Each pair compared whole, and the answer.
+  private var compared: [Pair: Bool] = [:]
 
   init(source: Source) { self.source = source }
 
@@ -77,10 +96,26 @@ struct LuaDifferenceWalk<Source: LuaDifferenceSource> {
     if source.isUnchanged(old, new) { return }
     // Two tables are walked, not first compared whole: a whole comparison at every level
     // would go over a large unchanged part once per level above it.
-    guard source.isTable(old), source.isTable(new), depth < LuaValue.maximumDepth else {
-      if try !source.isEqual(old, new) { try report(path, old, new) }
+    guard let oldKey = source.tableKey(old), let newKey = source.tableKey(new),
+      depth < LuaValue.maximumDepth
+    else {
+      if try !isEqual(old, new) { try report(path, old, new) }
       return
     }
+    let pair = Pair(old: oldKey, new: newKey)
+    if let first = walked[pair] {
+      if first.changed == true { found.append(LuaDifference(path: path, sameAs: first.path)) }
+      return
+    }
+    walked[pair] = (path, nil)
+    let before = found.count
+    try collectTables(old, new, path: path, depth: depth)
+    walked[pair] = (path, found.count > before)
+  }
+
+  private mutating func collectTables(
+    _ old: Source.Node, _ new: Source.Node, path: String, depth: Int
+  ) throws(Source.Failure) {
     let oldTable = try source.table(old)
     let newTable = try source.table(new)
     if oldTable.isSequence, newTable.isSequence, !oldTable.isEmpty, !newTable.isEmpty {
@@ -124,20 +159,36 @@ struct LuaDifferenceWalk<Source: LuaDifferenceSource> {
     }
   }
 
-  func changedMiddle(
+  mutating func changedMiddle(
     _ old: [Source.Node], _ new: [Source.Node]
   ) throws(Source.Failure) -> (start: Int, oldEnd: Int, newEnd: Int) {
     var start = 0
-    while start < old.count, start < new.count, try source.isEqual(old[start], new[start]) {
+    while start < old.count, start < new.count, try isEqual(old[start], new[start]) {
       start += 1
     }
     var oldEnd = old.count
     var newEnd = new.count
-    while oldEnd > start, newEnd > start, try source.isEqual(old[oldEnd - 1], new[newEnd - 1]) {
+    while oldEnd > start, newEnd > start, try isEqual(old[oldEnd - 1], new[newEnd - 1]) {
       oldEnd -= 1
       newEnd -= 1
     }
     return (start, oldEnd, newEnd)
+  }
+
+  /// `source.isEqual`, once per pair of tables.
+  private mutating func isEqual(
+    _ old: Source.Node, _ new: Source.Node
+  ) throws(Source.Failure)
+    -> Bool
+  {
+    guard let oldKey = source.tableKey(old), let newKey = source.tableKey(new) else {
+      return try source.isEqual(old, new)
+    }
+    let pair = Pair(old: oldKey, new: newKey)
+    if let known = compared[pair] { return known }
+    let answer = try source.isEqual(old, new)
+    compared[pair] = answer
+    return answer
   }
 
   private mutating func report(
@@ -160,6 +211,10 @@ struct LuaValueDifferenceSource: LuaDifferenceSource {
     if case .table = node { true } else { false }
   }
 
+  func tableKey(_ node: LuaValue) -> LuaTableIdentity? {
+    if case let .table(table) = node { table.identity } else { nil }
+  }
+
   func table(_ node: LuaValue) -> LuaDifferenceTable<LuaValue> {
     guard case let .table(table) = node else {
       return LuaDifferenceTable(entries: [:], isArray: false)
@@ -167,7 +222,11 @@ struct LuaValueDifferenceSource: LuaDifferenceSource {
     return LuaDifferenceTable(entries: table.entries, isArray: table.kind == .array)
   }
 
-  func isUnchanged(_ old: LuaValue, _ new: LuaValue) -> Bool { false }
+  /// One table: the same value, wherever it is.
+  func isUnchanged(_ old: LuaValue, _ new: LuaValue) -> Bool {
+    guard case let .table(a) = old, case let .table(b) = new else { return false }
+    return a.identity == b.identity
+  }
   func isEqual(_ old: LuaValue, _ new: LuaValue) -> Bool { old == new }
   func value(_ node: LuaValue) -> LuaValue { node }
   func failure(_ error: Never, at path: String) -> Never {}

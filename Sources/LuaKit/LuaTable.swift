@@ -3,41 +3,65 @@
 /// `kind` tells an array from a map. It matters for empty tables, which Lua cannot tell apart:
 /// arrays made by Swift carry a marker metatable in Lua, so `[]` comes back as an empty array
 /// and `[:]` as an empty map. Two tables are equal when they hold equal entries; the kind is
-/// a hint for encoding and printing, not part of the identity.
+/// a hint for encoding and printing, not part of equality.
+///
+/// `identity` says which table this is (see `LuaTableIdentity`): a Lua table that a snapshot
+/// reaches twice is one identity at both places, so every walk (printing, diffs, saving, the
+/// push back into Lua) meets it once and keeps it shared. It is not part of equality either.
 public struct LuaTable: Hashable, Sendable {
   public enum Kind: Hashable, Sendable { case array, map }
 
+  // Declared in this order so that `kind` lies after both words: a `LuaValue` stays 17 bytes
+  // (its case is kept in the spare bits of the last byte, as for a `LuaString`).
   public private(set) var entries: [LuaValue: LuaValue]
-  public var kind: Kind
+  /// Which table this is: kept by every copy, new after every change.
+  public private(set) var identity: LuaTableIdentity
+  public var kind: Kind {
+    didSet { identity = identity.renewed(isTree: identity.isTree) }
+  }
 
   /// Whether the Lua table this snapshot was read from had a metatable other than the array
   /// marker. The snapshot does not keep the metatable; this says that one was dropped, so that
-  /// a value that must be plain data (an action an effect sends back) can be refused.
-  public internal(set) var hadMetatable = false
-
-  /// How many entries are not data (a function, userdata or coroutine as their key or value, or
-  /// a value that is a table which is not data), kept as entries change: `isData` then needs no
-  /// walk, and a walk looking for what is not data goes down only where something is. (32 bits,
-  /// beside the two flags: the table stays 16 bytes, so a `LuaValue` does not grow.)
-  private var entriesNotData: Int32 = 0
+  /// a value that must be plain data (an action an effect sends back) can be refused. (A bit of
+  /// the identity: the table stays two words and a byte, so a `LuaValue` does not grow.)
+  public internal(set) var hadMetatable: Bool {
+    get { identity.hadMetatable }
+    set { identity = identity.marked(hadMetatable: newValue) }
+  }
 
   /// Whether the table is plain data, as a state is: nil, booleans, numbers, strings and tables
   /// of these, keyed by strings, numbers and booleans, with no metatable (but the array marker).
-  /// Known at once, whatever the size and however often a table is shared inside.
-  public var isData: Bool { entriesNotData == 0 && !hadMetatable }
+  /// A walk of the distinct tables below it (see `LuaValue.dataProblem`).
+  public var isData: Bool { LuaValue.table(self).dataProblem == nil }
 
   public init(kind: Kind = .map, entries: [LuaValue: LuaValue] = [:]) {
-    self.kind = kind
-    self.entries = [:]
-    for (key, value) in entries { self[key] = value }
+    var normalized: [LuaValue: LuaValue] = Dictionary(minimumCapacity: entries.count)
+    for (key, value) in entries where value != .nil { normalized[key.normalizedKey] = value }
+    self.init(kind: kind, normalizedEntries: normalized, isTree: !Self.holdsTables(normalized))
   }
 
   public init(array elements: [LuaValue]) {
-    self.kind = .array
-    self.entries = Dictionary(minimumCapacity: elements.count)
+    var entries: [LuaValue: LuaValue] = Dictionary(minimumCapacity: elements.count)
     for (offset, element) in elements.enumerated() where element != .nil {
       entries[.integer(offset + 1)] = element
-      if Self.isNotData(element) { entriesNotData += 1 }
+    }
+    self.init(kind: .array, normalizedEntries: entries, isTree: !Self.holdsTables(entries))
+  }
+
+  /// A new table of `entries` whose keys are already as Lua keeps them (no float key with an
+  /// integral value) and whose values are not nil: what a snapshot reads from Lua. `isTree`:
+  /// whether it is known that no table below it is reached twice.
+  init(kind: Kind, normalizedEntries entries: [LuaValue: LuaValue], isTree: Bool = false) {
+    self.entries = entries
+    self.identity = .fresh(isTree: isTree)
+    self.kind = kind
+  }
+
+  private static func holdsTables(_ entries: [LuaValue: LuaValue]) -> Bool {
+    entries.contains { entry in
+      if case .table = entry.key { return true }
+      if case .table = entry.value { return true }
+      return false
     }
   }
 
@@ -50,14 +74,12 @@ public struct LuaTable: Hashable, Sendable {
     get { entries[key.normalizedKey] ?? .nil }
     set {
       let key = key.normalizedKey
-      let old: LuaValue?
-      if newValue == .nil {
-        old = entries.removeValue(forKey: key)
-      } else {
-        old = entries.updateValue(newValue, forKey: key)
-        if Self.isNotData(key) || Self.isNotData(newValue) { entriesNotData += 1 }
-      }
-      if let old, Self.isNotData(key) || Self.isNotData(old) { entriesNotData -= 1 }
+      if newValue == .nil { entries[key] = nil } else { entries[key] = newValue }
+      // Still a tree if it was one and no table came in.
+      var isTree = identity.isTree
+      if case .table = key { isTree = false }
+      if case .table = newValue { isTree = false }
+      identity = identity.renewed(isTree: isTree)
     }
   }
 
@@ -88,24 +110,19 @@ public struct LuaTable: Hashable, Sendable {
     entries.sorted { LuaValue.keyOrder($0.key, $1.key) }.map { (key: $0.key, value: $0.value) }
   }
 
-  /// Whether `value` (a key or a value) keeps its table from being plain data.
-  @inline(__always)
-  static func isNotData(_ value: LuaValue) -> Bool {
-    switch value {
-    case .nil, .boolean, .integer, .number, .string: false
-    case let .table(table): !table.isData
-    case .function, .other: true
-    }
-  }
-
-  public static func == (lhs: LuaTable, rhs: LuaTable) -> Bool { lhs.entries == rhs.entries }
-
-  public func hash(into hasher: inout Hasher) { hasher.combine(entries) }
-
   /// True when the keys are exactly 1...count (or the table is an empty array).
   public var isSequence: Bool {
     if entries.isEmpty { return kind == .array }
+    return Self.keysAreSequence(entries)
+  }
+
+  /// Whether the keys of `entries`, not empty, are exactly 1...count.
+  static func keysAreSequence(_ entries: [LuaValue: LuaValue]) -> Bool {
     for index in 1...entries.count where entries[.integer(index)] == nil { return false }
     return true
   }
+
+  /// Whether a table is among the keys or values of this one: only then can a walk below it
+  /// meet a table twice.
+  public var holdsTables: Bool { Self.holdsTables(entries) }
 }

@@ -35,6 +35,11 @@ extension LuaVM {
 /// A state's tables as they were before the open transaction and are now, read through what
 /// `lk_transaction_changes` found: each table by its address, the old contents as its contents
 /// with the journal's first old values laid over them.
+///
+/// Linear in the tables it reads whatever their sharing: each pair is compared once (a pair met
+/// inside itself, in a state that holds a cycle, counts as equal while it is compared), each old
+/// table's contents made into a value once, and the snapshots of what is there now share one
+/// reading, so a table shared by several differences is read, and is one identity, once.
 private struct LuaTransactionSource: LuaDifferenceSource {
   enum Node {
     case value(LuaValue)
@@ -42,17 +47,44 @@ private struct LuaTransactionSource: LuaDifferenceSource {
     case table(UnsafeRawPointer, before: Bool)
   }
 
+  struct TableKey: Hashable {
+    let address: UnsafeRawPointer
+    let before: Bool
+  }
+
+  /// What the walk learned so far (the source is read through non-mutating calls).
+  final class Memory {
+    var equal: [Pair: Bool] = [:]
+    var oldValues: [UnsafeRawPointer: LuaValue] = [:]
+    var building: Set<UnsafeRawPointer> = []
+    var reading = LuaSnapshotReading()
+  }
+
+  struct Pair: Hashable {
+    let old: TableKey
+    let new: TableKey
+  }
+
   unowned(unsafe) let vm: LuaVM
   let L: OpaquePointer
   /// Where the three tables of `lk_transaction_changes` are on the stack, one after another:
   /// the old values, the tables by address, the changed ones.
   let found: Int32
+  let memory = Memory()
 
   var nothing: Node { .value(.nil) }
   private var stack: LuaStack { LuaStack(L) }
 
   func isTable(_ node: Node) -> Bool {
     if case .table = node { true } else { false }
+  }
+
+  func tableKey(_ node: Node) -> TableKey? {
+    if case let .table(address, before) = node {
+      TableKey(address: address, before: before)
+    } else {
+      nil
+    }
   }
 
   func isUnchanged(_ old: Node, _ new: Node) -> Bool {
@@ -73,21 +105,30 @@ private struct LuaTransactionSource: LuaDifferenceSource {
     case (.table, .table):
       if isUnchanged(old, new) { return true }
       guard depth < LuaValue.maximumDepth else { return false }
-      let (a, b) = (try table(old), try table(new))
-      guard a.sequence.count == b.sequence.count, a.others.count == b.others.count else {
-        return false
-      }
-      for (element, other) in zip(a.sequence, b.sequence) {
-        guard try isEqual(element, other, depth: depth + 1) else { return false }
-      }
-      for (key, element) in a.others {
-        guard let other = b.others[key], try isEqual(element, other, depth: depth + 1) else {
-          return false
-        }
-      }
-      return true
+      let pair = Pair(old: tableKey(old)!, new: tableKey(new)!)
+      if let known = memory.equal[pair] { return known }
+      memory.equal[pair] = true  // while it is compared
+      let answer = try isEqualTables(old, new, depth: depth)
+      memory.equal[pair] = answer
+      return answer
     default: return false
     }
+  }
+
+  private func isEqualTables(_ old: Node, _ new: Node, depth: Int) throws(LuaError) -> Bool {
+    let (a, b) = (try table(old), try table(new))
+    guard a.sequence.count == b.sequence.count, a.others.count == b.others.count else {
+      return false
+    }
+    for (element, other) in zip(a.sequence, b.sequence) {
+      guard try isEqual(element, other, depth: depth + 1) else { return false }
+    }
+    for (key, element) in a.others {
+      guard let other = b.others[key], try isEqual(element, other, depth: depth + 1) else {
+        return false
+      }
+    }
+    return true
   }
 
   func table(_ node: Node) throws(LuaError) -> LuaDifferenceTable<Node> {
@@ -170,24 +211,34 @@ private struct LuaTransactionSource: LuaDifferenceSource {
       if case let .value(value) = node { return value }
       return .nil
     }
-    if !before || !changed(address) {  // as it is now: a snapshot, as any other
+    if !before || !changed(address) {  // as it is now: a snapshot, sharing one reading
       return try stack.guarded { () throws(LuaError) -> LuaValue in
-        try stack.value(at: try push(address), in: vm)
+        try stack.value(at: try push(address), in: vm, sharing: &memory.reading)
       }
     }
+    if let known = memory.oldValues[address] { return known }
     guard depth < LuaValue.maximumDepth else {
       throw .conversion(path: "", message: LuaValue.tooDeepMessage)
     }
+    guard memory.building.insert(address).inserted else {
+      throw .conversion(path: "", message: "cycle: the table contains itself")
+    }
+    defer { memory.building.remove(address) }
     let old = try table(node)
-    var table = LuaTable(kind: old.isArray ? .array : .map)
+    var entries: [LuaValue: LuaValue] = [:]
     for key in old.keys {
       guard let element = old[key] else { continue }
-      do throws(LuaError) { table[key] = try value(element, depth: depth + 1) } catch {
+      do throws(LuaError) {
+        let value = try value(element, depth: depth + 1)
+        if value != .nil { entries[key] = value }
+      } catch {
         throw error.under(LuaPath.component(key))
       }
     }
-    if table.kind == .map, !table.isEmpty, table.isSequence { table.kind = .array }
-    return .table(table)
+    let isArray = old.isArray || (!entries.isEmpty && LuaTable.keysAreSequence(entries))
+    let value = LuaValue.table(LuaTable(kind: isArray ? .array : .map, normalizedEntries: entries))
+    memory.oldValues[address] = value
+    return value
   }
 
   func failure(_ error: LuaError, at path: String) -> LuaError {

@@ -2,33 +2,39 @@ import CLua
 import LuaSupport
 
 extension LuaVM {
-  /// Writes the value behind `reference` as `LuaValue.description` would write its snapshot,
-  /// read table by table from Lua: no snapshot is made, so describing a large state costs the
-  /// text, written out as it goes, not a copy of the state. A table that contains itself, which
-  /// a snapshot refuses, is written as a comment where it recurs. `rootName` starts the path
-  /// of a conversion error.
+  /// Writes the value behind `reference` as `LuaValue.description` would write its snapshot
+  /// (a table reached twice labelled, at most `limit` bytes), read table by table from Lua: no
+  /// snapshot is made, so describing a large state costs its walk, not a copy of it. A table
+  /// that contains itself, which a snapshot refuses, is labelled like any table reached twice.
+  /// `rootName` starts the path of a conversion error.
   public func writeDescription(
-    of reference: LuaReference, rootName: String = "value",
+    of reference: LuaReference, rootName: String = "value", limit: Int = LuaValue.descriptionLimit,
     to output: inout some TextOutputStream
   ) throws(LuaError) {
+    var text = LuaText(limit: limit)
     try stack.guarded { () throws(LuaError) in
       do throws(LuaError) {
         try stack.push(reference, in: self)
         var writer = LuaDescriptionWriter(vm: self, L: L)
-        try writer.write(at: stack.absolute(-1), depth: 0, to: &output)
+        try writer.findShared(at: stack.absolute(-1))
+        try writer.write(at: stack.absolute(-1), depth: 0, to: &text)
       } catch {
         throw error.rooted(at: rootName)
       }
     }
+    output.write(text.string)
   }
 }
 
-/// `LuaValue.describe` over tables in Lua.
+/// `LuaValuePrinter`'s one-line form over tables in Lua.
 private struct LuaDescriptionWriter {
   unowned(unsafe) let vm: LuaVM
   let L: OpaquePointer
-  /// The tables being written, outer first: one met again contains itself.
-  var visiting: [UnsafeRawPointer] = []
+  /// Tables met so far by `findShared`, and those it met twice.
+  var seen: Set<UnsafeRawPointer> = []
+  var shared: Set<UnsafeRawPointer> = []
+  /// The label of each shared table written so far.
+  var labels: [UnsafeRawPointer: Int] = [:]
 
   private var stack: LuaStack { LuaStack(L) }
 
@@ -37,24 +43,67 @@ private struct LuaDescriptionWriter {
     self.L = L
   }
 
-  mutating func write(
-    at index: Int32, depth: Int, to output: inout some TextOutputStream
-  ) throws(LuaError) {
+  /// Finds the tables reached twice from the value at `index`, looking into each table once,
+  /// however deep: the tables still to look into wait in a Lua table, not on Swift's stack.
+  mutating func findShared(at index: Int32) throws(LuaError) {
+    guard lua_type(L, index) == LUA_TTABLE else { return }
+    try stack.guarded { () throws(LuaError) in
+      guard stack.reserve(8) else { throw .conversion(path: "", message: "nesting too deep") }
+      lua_createtable(L, 16, 0)
+      let pending = stack.absolute(-1)
+      var count: lua_Integer = 0
+      func meet(_ slot: Int32) {
+        guard lua_type(L, slot) == LUA_TTABLE else { return }
+        if lk_push_proxied_table(L, slot) == 0 { lua_pushvalue(L, slot) }  // the real table
+        if seen.insert(lua_topointer(L, -1)!).inserted {
+          count += 1
+          lua_rawseti(L, pending, count)
+        } else {
+          shared.insert(lua_topointer(L, -1)!)
+          lua_settop(L, -2)
+        }
+      }
+      meet(index)
+      while count > 0 {
+        lua_rawgeti(L, pending, count)
+        lua_pushnil(L)
+        lua_rawseti(L, pending, count)
+        count -= 1
+        let table = stack.absolute(-1)
+        lua_pushnil(L)
+        while lk_next(L, table) != 0 {
+          meet(stack.absolute(-2))
+          meet(stack.absolute(-1))
+          lua_settop(L, -2)
+        }
+        lua_settop(L, -2)
+      }
+    }
+  }
+
+  mutating func write(at index: Int32, depth: Int, to text: inout LuaText) throws(LuaError) {
+    if text.isDone { return }
     guard lua_type(L, index) == LUA_TTABLE else {
-      output.write(try stack.value(at: index, in: vm).description)
-      return
+      var printer = LuaValuePrinter(sharing: [])
+      return printer.write(try stack.value(at: index, in: vm), depth: depth, to: &text)
     }
     try stack.guarded { () throws(LuaError) in
       var table = index
       if lk_push_proxied_table(L, index) != 0 { table = stack.absolute(-1) }
-      try writeTable(at: table, depth: depth, to: &output)
+      try writeTable(at: table, depth: depth, to: &text)
     }
   }
 
   private mutating func writeTable(
-    at table: Int32, depth: Int, to output: inout some TextOutputStream
+    at table: Int32, depth: Int, to text: inout LuaText
   ) throws(LuaError) {
     guard stack.reserve(8) else { throw .conversion(path: "", message: "nesting too deep") }
+    let identity = lua_topointer(L, table)!
+    if shared.contains(identity) {
+      if let label = labels[identity] { return text.append("<\(label)>") }
+      labels[identity] = labels.count + 1
+      text.append("<\(labels.count)>")
+    }
     var length: lua_Integer = 0
     while lua_rawgeti(L, table, length + 1) != LUA_TNIL {
       lua_settop(L, -2)
@@ -72,34 +121,32 @@ private struct LuaDescriptionWriter {
       }
       others.append(try stack.value(at: -2, in: vm))
     }
-    if length == 0, others.isEmpty { return output.write("{}") }
+    if length == 0, others.isEmpty { return text.append("{}") }
     guard depth < LuaValue.maximumDepth else {
-      return output.write("{ --[[ \(LuaValue.tooDeepMessage) ]] }")
+      return text.append("{ --[[ \(LuaValue.tooDeepMessage) ]] }")
     }
-    let identity = lua_topointer(L, table)!
-    if visiting.contains(identity) { return output.write("{ --[[ cycle ]] }") }
-    visiting.append(identity)
-    defer { visiting.removeLast() }
-    output.write("{ ")
+    text.append("{ ")
     if others.isEmpty {  // a sequence
       for position in 1...length {
-        if position > 1 { output.write(", ") }
+        if text.isDone { return }
+        if position > 1 { text.append(", ") }
         lua_rawgeti(L, table, position)
-        try write(at: stack.absolute(-1), depth: depth + 1, to: &output)
+        try write(at: stack.absolute(-1), depth: depth + 1, to: &text)
         lua_settop(L, -2)
       }
     } else {
       var keys = (0..<length).map { LuaValue.integer(Int($0) + 1) } + others
       keys.sort(by: LuaValue.keyOrder)
       for (position, key) in keys.enumerated() {
-        if position > 0 { output.write(", ") }
-        output.write(LuaValue.describeKey(key) + " = ")
+        if text.isDone { return }
+        if position > 0 { text.append(", ") }
+        text.append(LuaValue.describeKey(key) + " = ")
         try stack.push(key, in: vm)
         lua_rawget(L, table)
-        try write(at: stack.absolute(-1), depth: depth + 1, to: &output)
+        try write(at: stack.absolute(-1), depth: depth + 1, to: &text)
         lua_settop(L, -2)
       }
     }
-    output.write(" }")
+    text.append(" }")
   }
 }

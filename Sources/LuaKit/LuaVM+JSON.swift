@@ -14,9 +14,15 @@ extension LuaVM {
 
 extension LuaVM {
   /// `json.encode(value)` for the host: the JSON text of a Lua value, by the same rules and
-  /// with the same errors as feature code gets.
+  /// with the same errors as feature code gets. JSON cannot share: a value that holds its
+  /// tables at so many places that it would be written more than
+  /// `LuaValue.maximumCopiesOfSharedTables` times over is refused before anything is written.
   public func jsonEncode(_ value: LuaValue) throws(LuaError) -> String {
-    try call(jsonFunction("encode"), value).first?.stringValue ?? ""
+    let copies = value.copiesOfSharedTables(limit: LuaValue.maximumCopiesOfSharedTables + 1)
+    guard copies <= LuaValue.maximumCopiesOfSharedTables else {
+      throw .conversion(path: "", message: LuaValue.tooManyCopiesMessage)
+    }
+    return try call(jsonFunction("encode"), value).first?.stringValue ?? ""
   }
 
   /// `json.decode(text)` for the host.

@@ -452,13 +452,11 @@ extension LuaVM {
   /// The path of the first table (in key order) with a key that is a function, a coroutine or
   /// a userdata, or nil. Each table is looked into once, however many times it is reached.
   static func pathOfKeyThatIsNotData(in value: LuaValue) -> String? {
-    // A table reached twice in a snapshot shares its dictionary's storage: looked into once.
-    // (Empty dictionaries share one storage too, and hold no key.)
-    var seen = Set<UInt>()
+    var seen = Set<LuaTableIdentity>()
     func search(_ value: LuaValue) -> String? {
-      guard case let .table(table) = value else { return nil }
-      let storage = withUnsafeBytes(of: table.entries) { $0.load(as: UInt.self) }
-      guard seen.insert(storage).inserted else { return nil }
+      guard case let .table(table) = value, seen.insert(table.identity).inserted else {
+        return nil
+      }
       for (key, element) in table.sortedEntries {
         switch key {
         case .function, .other: return ""

@@ -27,20 +27,29 @@ extension LuaValue: Codable {
   }
 
   public func encode(to encoder: any Encoder) throws {
+    // Other coders cannot share: each copy is written whole. Checked at every table that holds
+    // tables (the first one met may be inside a Swift value), at the cost of its depth.
+    if case let .table(table) = self, table.holdsTables,
+      copiesOfSharedTables(limit: Self.maximumCopiesOfSharedTables + 1)
+        > Self.maximumCopiesOfSharedTables
+    {
+      throw EncodingError.invalidValue(
+        self, .init(codingPath: [], debugDescription: Self.tooManyCopiesMessage))
+    }
     var container = encoder.singleValueContainer()
     switch self {
     case .nil: try container.encodeNil()
     case let .boolean(flag): try container.encode(flag)
     case let .integer(integer): try container.encode(integer)
     case let .number(number): try container.encode(number)
-    case let .string(string): try container.encode(string.description)
+    case let .string(string): try container.encode(string.description)  // whole: data
     case let .table(table):
       if table.isSequence {
         try container.encode(table.sequence)
       } else {
         var map: [String: LuaValue] = [:]
         for (key, value) in table.entries {
-          map[key.stringValue ?? key.description] = value
+          map[key.stringValue ?? key.description(limit: .max)] = value
         }
         try container.encode(map)
       }

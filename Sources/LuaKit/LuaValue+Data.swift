@@ -19,44 +19,44 @@ extension LuaValue {
   /// booleans, with no metatable (but the array marker). A function, a userdata (`json.null`
   /// too), a coroutine or a table that had a metatable is not.
   ///
-  /// Linear in the distinct tables, shared ones included: each table knows whether it is data
-  /// (`LuaTable.isData`), so the walk never enters a table that is, and goes down one path to
-  /// the first thing that is not. (A snapshot has already refused a cycle and nesting past
-  /// `maximumDepth`.)
+  /// Linear in the distinct tables, shared ones included: the walk enters each table once (by
+  /// its identity), in key order, and answers the first problem it meets, with the path it
+  /// took there. (A snapshot has already refused a cycle and nesting past `maximumDepth`.)
   public var dataProblem: LuaDataProblem? {
-    var path = ""
-    var value = self
-    while true {
+    var checked = Set<LuaTableIdentity>()
+    func problem(in value: LuaValue) -> LuaDataProblem? {
       switch value {
       case .nil, .boolean, .integer, .number, .string: return nil
       case .function, .other:
-        return LuaDataProblem(path: path, message: "\(Self.describeNotData(value)) is not data")
+        return LuaDataProblem(path: "", message: "\(Self.describeNotData(value)) is not data")
       case let .table(table):
-        if table.isData { return nil }
+        guard checked.insert(table.identity).inserted else { return nil }
         if table.hadMetatable {
-          return LuaDataProblem(path: path, message: "a table with a metatable is not data")
+          return LuaDataProblem(path: "", message: "a table with a metatable is not data")
         }
-        // The first entry, in a stable order, whose key or value is not data (there is one).
-        guard
-          let (key, element) = table.sortedEntries.first(where: {
-            LuaTable.isNotData($0.key) || LuaTable.isNotData($0.value)
-          })
-        else { return nil }
-        if LuaTable.isNotData(key) {
-          return LuaDataProblem(
-            path: path, message: "a key that is \(Self.describeNotData(key)) is not data")
+        for (key, element) in table.sortedEntries {
+          switch key {
+          case .function, .other, .table:
+            return LuaDataProblem(
+              path: "", message: "a key that is \(Self.describeNotData(key)) is not data")
+          default: break
+          }
+          if let found = problem(in: element) {
+            return LuaDataProblem(
+              path: LuaPath.component(key) + found.path, message: found.message)
+          }
         }
-        path += LuaPath.component(key)
-        value = element
+        return nil
       }
     }
+    return problem(in: self)
   }
 
   private static func describeNotData(_ value: LuaValue) -> String {
     switch value {
     case .function: "a function"
     case let .other(reference): reference.typeName == "thread" ? "a coroutine" : "a userdata"
-    case .table: "a table with a metatable"
+    case .table: "a table"
     default: "a \(value.typeName)"
     }
   }

@@ -6,11 +6,24 @@ public struct LuaDifference: Hashable, Sendable {
   public let path: String
   public let old: LuaValue
   public let new: LuaValue
+  /// For a table reached at several places: the place its changes were listed at first. `path`
+  /// holds the same table as `sameAs` before and after (one table at both), so what changed
+  /// there changed here too; `old` and `new` are nil. Nil for a change of its own.
+  public let sameAs: String?
 
   public init(path: String, old: LuaValue, new: LuaValue) {
     self.path = path
     self.old = old
     self.new = new
+    self.sameAs = nil
+  }
+
+  /// `path` changed as `sameAs` did: one table at both places.
+  public init(path: String, sameAs: String) {
+    self.path = path
+    self.old = .nil
+    self.new = .nil
+    self.sameAs = sameAs
   }
 }
 
@@ -19,6 +32,8 @@ extension LuaValue {
   /// orders them; for two sequences, the common start and end are skipped so that one element
   /// inserted or removed is one difference, not a shift of every element after it. Linear in
   /// the size of the values (no edit-distance search), so a diff of a large state stays cheap.
+  /// A pair of tables (old, new) met again at another place is not walked again: its changes
+  /// are listed once, and the other place is a difference `sameAs` the first.
   public static func differences(from old: LuaValue, to new: LuaValue) -> [LuaDifference] {
     var walk = LuaDifferenceWalk(source: LuaValueDifferenceSource())
     walk.collect(old, new, path: "", depth: 0)
@@ -31,7 +46,8 @@ extension LuaValue {
   public static func changedMiddle(
     _ old: [LuaValue], _ new: [LuaValue]
   ) -> (start: Int, oldEnd: Int, newEnd: Int) {
-    LuaDifferenceWalk(source: LuaValueDifferenceSource()).changedMiddle(old, new)
+    var walk = LuaDifferenceWalk(source: LuaValueDifferenceSource())
+    return walk.changedMiddle(old, new)
   }
 
   /// `.name` (or `name` first), `[1]`, `["a key"]`: how Lua code indexes with `key`.
@@ -39,7 +55,7 @@ extension LuaValue {
     if case let .string(string) = key, let text = string.string, text.isLuaIdentifier {
       return atRoot ? text : "." + text
     }
-    return "[\(key.description)]"
+    return "[\(key.description(limit: .max))]"  // whole: a test writer makes Lua of it
   }
 }
 
@@ -49,9 +65,22 @@ extension LuaDifference {
   /// (the roots differ), `root` names the value, or the lines hold the values alone. With
   /// `colored`, the lines are red and green for a terminal. The minus is U+2212, as in
   /// custom-dump's diffs and the TestStore's legend `(Expected: −, Actual: +)`.
+  ///
+  /// A difference `sameAs` another is one line: `= todos[2]: the same table as todos[1]`. Each
+  /// line is at most `LuaValue.descriptionLimit` bytes.
   public func lines(root: String? = nil, colored: Bool = false) -> [String] {
     let target = path.isEmpty ? root : path
-    func line(_ value: LuaValue) -> String { target.map { "\($0) = \(value)" } ?? "\(value)" }
+    if let sameAs {
+      let line = LuaText.capped("= \(target ?? ""): the same table as \(sameAs)")
+      return [paint(line, colored ? "33" : nil)]
+    }
+    func line(_ value: LuaValue) -> String {
+      var text = LuaText(limit: LuaValue.descriptionLimit)
+      if let target { text.append("\(target) = ") }
+      var printer = LuaValuePrinter(sharing: value.sharedTables)
+      printer.write(value, depth: 0, to: &text)
+      return text.string
+    }
     var lines: [String] = []
     if old != .nil { lines.append(paint("\u{2212} " + line(old), colored ? "31" : nil)) }
     if new != .nil { lines.append(paint("+ " + line(new), colored ? "32" : nil)) }

@@ -17,6 +17,9 @@ extension LuaValue {
     }
   }
 
+  /// What a table's hash starts with (as each case's starts with its own number).
+  static let tableHashTag = 5
+
   public func hash(into hasher: inout Hasher) {
     switch self {
     case .nil: hasher.combine(0)
@@ -26,7 +29,7 @@ extension LuaValue {
       hasher.combine(3)
       if number.isNaN { hasher.combine(0 as UInt8) } else { hasher.combine(number) }
     case let .string(string): hasher.combine(4); hasher.combine(string)
-    case let .table(table): hasher.combine(5); hasher.combine(table)
+    case let .table(table): hasher.combine(Self.tableHashTag); hasher.combine(table)
     case let .function(reference): hasher.combine(6); hasher.combine(reference)
     case let .other(reference): hasher.combine(7); hasher.combine(reference)
     }

@@ -116,8 +116,26 @@ public enum LuaValue: Hashable, Sendable {
     switch (lhs, rhs) {
     case let (.string(a), .string(b)): return a < b
     case (.boolean(false), .boolean(true)): return true
-    case let (a, b) where left == 0: return a.doubleValue! < b.doubleValue!
-    default: return lhs.description < rhs.description
+    // Numbers exactly, as Lua compares them: as doubles, 2^62 + 1 and 2^62 + 2 would tie, and a
+    // tie leaves the order to hashing (a different order in each copy of a table).
+    case let (.integer(a), .integer(b)): return a < b
+    case let (.integer(a), .number(b)): return Self.isLess(a, b)
+    case let (.number(a), .integer(b)): return !Self.isLess(b, a) && !Self.isEqual(b, a)
+    case let (.number(a), .number(b)): return a < b || (!a.isNaN && b.isNaN)
+    default: return lhs.description(limit: .max) < rhs.description(limit: .max)
     }
+  }
+
+  /// `integer < float`, exactly.
+  private static func isLess(_ integer: Int, _ float: Double) -> Bool {
+    if float.isNaN { return true }  // NaN after every number, as the sort needs an order
+    if float >= 0x1p63 { return true }
+    if float < -0x1p63 { return false }
+    return integer < Int(float.rounded(.up))  // within Int's range here
+  }
+
+  /// `integer == float`, exactly.
+  private static func isEqual(_ integer: Int, _ float: Double) -> Bool {
+    float >= -0x1p63 && float < 0x1p63 && float.rounded() == float && Int(float) == integer
   }
 }

@@ -37,7 +37,7 @@ import Testing
     let file = directory.appendingPathComponent("big.saved.lua")
     guard FileManager.default.fileExists(atPath: file.path) else { return nil }
     let text = try String(contentsOf: file, encoding: .utf8)
-    let state = try LuaVM().readDataFile(text, chunkName: "big.saved.lua")
+    let state = try LuaDataFile.read(Array(text.utf8), chunkName: "big.saved.lua")
     guard case let .integer(count) = state.count, case let .table(items) = state.items else {
       Issue.record("not a state: \(text.prefix(200))")
       return nil

@@ -23,7 +23,7 @@ import Testing
 
   static func saved(_ files: FileClient) async throws -> LuaValue {
     let text = String(decoding: try await files.read("todos.saved.lua"), as: UTF8.self)
-    return try LuaVM().readDataFile(text, chunkName: "todos.saved.lua")
+    return try LuaDataFile.read(Array(text.utf8), chunkName: "todos.saved.lua")
   }
 
   @Test func theTodosExampleSavesItsListAfterChangesDebounced() async throws {

@@ -26,7 +26,7 @@ import Testing
 
   static func saved(_ files: FileClient) async throws -> LuaValue? {
     guard let bytes = try? await files.read("count.saved.lua") else { return nil }
-    return try LuaVM().readDataFile(String(decoding: bytes, as: UTF8.self), chunkName: "saved")
+    return try LuaDataFile.read(bytes, chunkName: "saved")
   }
 
   @Test func eachActionSavesUnlessItIsADuplicate() async throws {

@@ -142,15 +142,17 @@ import Testing
   }
 
   /// Files that try to do more than hold data: each is moved aside, reported with where it
-  /// went wrong, and the feature starts from its initial state.
+  /// went wrong (nothing in it ran), and the feature starts from its initial state.
   @Test(arguments: [
-    ("return os.exit(1)", "attempt to index a nil value (global 'os')"),
-    ("while true do end return {}", "instruction"),
-    ("return { f = function() end }", "kept.saved.lua.f: function is not data"),
-    ("return ('x'):rep(1 << 30)", "memory"),
-    ("return { 1 }, { 2 }", "a data file returns one value, this one returned 2"),
+    ("return os.exit(1)", "kept.saved.lua:1:8: expected a value, found 'os'"),
+    ("while true do end return {}", "kept.saved.lua:1:1: expected 'return' and a value, found 'while'"),
+    ("return { f = function() end }", "kept.saved.lua:1:14: expected a value, found 'function'"),
+    ("return ('x'):rep(1 << 40)", "kept.saved.lua:1:9: expected (-9223372036854775807 - 1)"),
+    ("return { 1 }, { 2 }", "kept.saved.lua:1:13: expected the end of the file after the returned value, found ','"),
     ("return 42", "expected a table, got integer"),
-    ("return {", "kept.saved.lua:1: unexpected symbol near <eof>"),
+    ("return {", "kept.saved.lua:1:9: expected a value, found the end of the file"),
+    ("local s = 0 for i = 1, 10 do s = s + i end return { sum = s }", "kept.saved.lua:1:7: expected 'shared'"),
+    ("return { sum = 6 * 7 }", "kept.saved.lua:1:18: expected ',' or '}' in a table, found '*'"),
   ])
   func aFileThatIsNotPlainDataIsMovedAside(contents: String, reason: String) async throws {
     let files = FileClient.inMemory(["kept.saved.lua": contents])
@@ -172,11 +174,24 @@ import Testing
 
   @Test func aFileThatIsNotTextIsMovedAside() async throws {
     let files = FileClient.inMemory()
-    try await files.write("kept.saved.lua", [0x72, 0xFF, 0xFE])
+    try await files.write("kept.saved.lua", [0xFF, 0xFE, 0x72])
     let feature = try LuaFeature(source: Self.source, file: "kept.lua")
     let loaded = try await feature.restorePersisted(files: files) { _ in }
     guard case let .corrupt(why, _) = loaded else { Issue.record("expected refused"); return }
-    #expect(why == "it is not a saved state: it is not UTF-8 text")
+    #expect(
+      why == "it is not a saved state: syntax error: kept.saved.lua:1:1: unexpected symbol: byte 255")
+  }
+
+  /// Strings are bytes: a file with bytes that are not UTF-8 inside a string literal (written
+  /// by hand: the writer escapes them) is read, the bytes exactly.
+  @Test func bytesThatAreNotUTF8InAStringOfASavedFileAreRead() async throws {
+    let files = FileClient.inMemory()
+    try await files.write(
+      "kept.saved.lua", Array("return { bytes = '".utf8) + [0xFF, 0xFE] + Array("' }".utf8))
+    let feature = try LuaFeature(source: Self.source, file: "kept.lua")
+    let loaded = try await feature.restorePersisted(files: files) { Issue.record("\($0)") }
+    guard case .saved = loaded else { Issue.record("expected read, got \(loaded)"); return }
+    #expect(try feature.state().bytes == .string(LuaString(bytes: [0xFF, 0xFE])))
   }
 
   @Test func aJSONFileFromAnEarlierVersionIsReadAndTheNextSaveIsLua() async throws {

@@ -3,8 +3,9 @@ import SeededRandom
 import Testing
 
 /// `writeDescription` reads a value from Lua table by table and must write exactly what the
-/// snapshot's `description` says, through proxies too; what a snapshot refuses (a cycle, too
-/// deep) it writes as a comment instead of failing half-way through its output.
+/// snapshot's `description` says, through proxies too; what a snapshot refuses it writes instead
+/// of failing half-way through its output: a cycle labelled as any table reached twice is, too
+/// deep a table as a comment.
 @Suite struct LuaDescriptionWriterTests {
   func written(_ reference: LuaReference, in vm: LuaVM) throws -> String {
     var text = ""
@@ -49,14 +50,14 @@ import Testing
     #expect(try written(proxy, in: vm) == "{ count = 2, todos = { { done = false, id = 1 } } }")
   }
 
-  @Test func aCycleAndTooDeepTablesAreWrittenAsComments() throws {
+  @Test func aCycleIsLabelledAndTooDeepTablesAreAComment() throws {
     let vm = try LuaVM()
     let table = try vm.reference(to: ["name": "loop"])
     let link = try vm.load("local t = ... t.self = t t.list = { t }", chunkName: "cycle")
     try vm.call(link, arguments: [.reference(table)])
     #expect(
       try written(table, in: vm)
-        == #"{ list = { { --[[ cycle ]] } }, name = "loop", self = { --[[ cycle ]] } }"#)
+        == #"<1>{ list = { <1> }, name = "loop", self = <1> }"#)
     let deep = try vm.reference(to: [:])
     let nest = try vm.load(
       "local t = ... for _ = 1, 250 do local n = {} t.n = n t = n end", chunkName: "deep")

@@ -49,6 +49,27 @@ import Testing
     #expect(LuaValue.number(.infinity).description == "math.huge")
   }
 
+  /// Keys are ordered exactly, as Lua compares numbers: integers that are one double apart
+  /// are not a tie, whose order hashing would decide (a different order in every copy).
+  @Test func numberKeysAreOrderedExactly() {
+    let keys: [LuaValue] = [
+      .integer(.min), .integer(.min + 1), .number(-0x1p63 * 2), .number(-1.5), .integer(-1),
+      .number(0.5), .integer(1 << 62), .integer((1 << 62) + 1), .integer((1 << 62) + 2),
+      .integer(.max), .number(0x1p63),
+    ]
+    let expected: [LuaValue] = [
+      .number(-0x1p63 * 2), .integer(.min), .integer(.min + 1), .number(-1.5), .integer(-1),
+      .number(0.5), .integer(1 << 62), .integer((1 << 62) + 1), .integer((1 << 62) + 2),
+      .integer(.max), .number(0x1p63),
+    ]
+    for shift in 0..<keys.count {
+      let rotated = Array(keys[shift...] + keys[..<shift])
+      #expect(rotated.sorted(by: LuaValue.keyOrder) == expected)
+      let table = LuaTable(entries: Dictionary(uniqueKeysWithValues: rotated.map { ($0, 1) }))
+      #expect(table.sortedEntries.map(\.key) == expected)
+    }
+  }
+
   @Test func truthinessIsLuas() {
     #expect(!LuaValue.nil.isTruthy)
     #expect(!LuaValue.boolean(false).isTruthy)

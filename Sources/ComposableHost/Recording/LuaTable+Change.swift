@@ -14,3 +14,9 @@ extension LuaTable {
     sortedEntries.map(\.key) + new.sortedEntries.map(\.key).filter { self[$0] == .nil }
   }
 }
+
+/// A table before and a table after, by identity: what the writers of a change meet once.
+struct LuaTablePair: Hashable {
+  let old: LuaTableIdentity
+  let new: LuaTableIdentity
+}

@@ -118,5 +118,7 @@ enum LuaTestWriter {
     finish: "store:finish()")
 
   /// `text` as a Lua string literal.
-  static func quoted(_ text: String) -> String { LuaValue.string(LuaString(text)).description }
+  static func quoted(_ text: String) -> String {
+    LuaValue.string(LuaString(text)).description(limit: .max)  // Lua source: whole
+  }
 }

@@ -64,21 +64,26 @@ extension SessionRecording {
       A ComposableLua session (format \(Self.format), version \(Self.version)).
       `composable replay \(url.lastPathComponent)` runs it again; docs/sessions.md describes it.
       """
-    let text = try LuaDataFile.text(of: luaValue, root: "session", header: header)
+    let text = try LuaDataFile.text(
+      of: luaValue, root: "session", header: header, maximumDepth: Self.maximumDepth)
     try Data(text.utf8).write(to: url, options: .atomic)
   }
+
+  /// How deep a session file's tables nest: a value as deep as any (`LuaValue.maximumDepth`)
+  /// inside the file's own three levels (the session, its list of actions, an action's record).
+  static let maximumDepth = LuaValue.maximumDepth + 3
 
   /// Reads the session file at `url`, checking every field.
   public static func read(from url: URL) throws -> SessionRecording {
     let name = url.lastPathComponent
-    let text: String
-    do { text = try LuaSourceFile.read(url) } catch {
+    let bytes: [UInt8]
+    do { bytes = try LuaSourceFile.bytes(of: url, limit: LuaDataFile.maximumSize) } catch {
       throw SessionFileError(file: name, message: "\(error)")
     }
     let value: LuaValue
     do {
-      let vm = try LuaVM()
-      value = try vm.readDataFile(text, chunkName: name)
+      value = try LuaDataFile.read(  // literals only: nothing in it runs
+        bytes, chunkName: name, maximumDepth: Self.maximumDepth)
     } catch {
       throw SessionFileError(file: name, message: "not a session file: \(error)")
     }

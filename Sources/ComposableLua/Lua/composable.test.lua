@@ -17,33 +17,91 @@ local function site(level)
   return info.short_src, info.currentline
 end
 
-local function describe_value(value, indent)
-  indent = indent or ""
-  if type(value) == "string" then return format("%q", value) end
-  if type(value) ~= "table" then return tostring(value) end
-  local keys = {}
-  for k in pairs(value) do keys[#keys + 1] = k end
-  sort(keys, function(a, b)
-    if type(a) == type(b) and (type(a) == "number" or type(a) == "string") then return a < b end
-    return type(a) < type(b)
-  end)
-  if #keys == 0 then return "{}" end
-  local parts = {}
-  for _, k in ipairs(keys) do
-    local name = type(k) == "string" and k:match("^[%a_][%w_]*$") and k
-      or "[" .. describe_value(k) .. "]"
-    parts[#parts + 1] = indent .. "  " .. name .. " = " .. describe_value(value[k], indent .. "  ")
-  end
-  return "{\n" .. concat(parts, ",\n") .. "\n" .. indent .. "}"
+-- The most a value described in a failure message takes, in bytes: past it the text is cut
+-- and ends "… N more bytes", as the host's own descriptions are (LuaValue.prettyLimit).
+local describe_limit = 65536
+
+local function key_order(a, b)
+  if type(a) == type(b) and (type(a) == "number" or type(a) == "string") then return a < b end
+  return type(a) < type(b)
 end
 
+-- A value for a person, one field a line. A table reached twice (or inside itself) is written
+-- once after a label, <1>{ ... }, and is <1> after, so a table at 2^40 places costs its tables.
+local function describe_value(value)
+  local seen, shared = {}, {}
+  local function find(t)
+    if seen[t] then shared[t] = true return end
+    seen[t] = true
+    for k, v in pairs(t) do
+      if type(k) == "table" then find(k) end
+      if type(v) == "table" then find(v) end
+    end
+  end
+  if type(value) == "table" then find(value) end
+  local parts, used, omitted, labels, count = {}, 0, 0, {}, 0
+  local function emit(text)
+    if omitted > 0 then omitted = omitted + #text return end
+    local room = describe_limit - used
+    if #text <= room then
+      parts[#parts + 1] = text
+      used = used + #text
+      return
+    end
+    while room > 0 and (text:byte(room + 1) or 0) & 0xC0 == 0x80 do room = room - 1 end
+    parts[#parts + 1] = text:sub(1, room)
+    used = describe_limit
+    omitted = #text - room
+  end
+  local function write(v, indent)
+    if type(v) == "string" then return emit(format("%q", v)) end
+    if type(v) ~= "table" then return emit(tostring(v)) end
+    if labels[v] then return emit("<" .. labels[v] .. ">") end
+    if shared[v] then
+      count = count + 1
+      labels[v] = count
+      emit("<" .. count .. ">")
+    end
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    sort(keys, key_order)
+    if #keys == 0 then return emit("{}") end
+    emit("{\n")
+    for i, k in ipairs(keys) do
+      emit(indent .. "  ")
+      if type(k) == "string" and k:match("^[%a_][%w_]*$") then
+        emit(k)
+      else
+        emit("[")
+        write(k, indent .. "  ")
+        emit("]")
+      end
+      emit(" = ")
+      write(v[k], indent .. "  ")
+      emit(i < #keys and ",\n" or "\n")
+    end
+    emit(indent .. "}")
+  end
+  write(value, "")
+  local text = concat(parts)
+  if omitted > 0 then text = text .. "… " .. omitted .. " more bytes" end
+  return text
+end
+
+-- Whether a and b hold the same, NaN the same as NaN. Each pair of tables is compared once
+-- (and counts as the same while it is compared, so a cycle ends).
 local function same(a, b, seen)
   if a == b then return true end
   if a ~= a and b ~= b then return true end  -- NaN is the same as NaN, as in state diffs
   if type(a) ~= "table" or type(b) ~= "table" then return false end
   seen = seen or {}
-  if seen[a] == b then return true end
-  seen[a] = b
+  local pairs_of_a = seen[a]
+  if pairs_of_a == nil then
+    pairs_of_a = {}
+    seen[a] = pairs_of_a
+  end
+  if pairs_of_a[b] then return true end
+  pairs_of_a[b] = true
   for k, v in pairs(a) do if not same(v, b[k], seen) then return false end end
   for k in pairs(b) do if a[k] == nil then return false end end
   return true

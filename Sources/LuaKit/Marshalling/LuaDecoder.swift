@@ -200,6 +200,25 @@ final class LuaDecoding {
     }
   }
 
+  /// Tables entered so far; past `copiesCheckedAfter`, which were entered (to count copies).
+  private var tablesEntered = 0
+  private var entered: Set<UnsafeRawPointer> = []
+  private var copies = 0
+  /// A Swift value holds a copy of a shared table at each place: decoding counts the copies,
+  /// once it has entered this many tables (a state of plain tables never pays for the count).
+  static let copiesCheckedAfter = 100_000
+
+  /// Refuses a value that would make more than `LuaValue.maximumCopiesOfSharedTables` copies:
+  /// `t = {t, t}` forty times over is 41 tables in Lua and 2^41 structs in Swift.
+  private func countCopy(of table: UnsafeRawPointer) throws {
+    tablesEntered += 1
+    guard tablesEntered > Self.copiesCheckedAfter else { return }
+    if !entered.insert(table).inserted { copies += 1 }
+    guard copies <= LuaValue.maximumCopiesOfSharedTables else {
+      throw LuaError.conversion(path: "", message: LuaValue.tooManyCopiesMessage)
+    }
+  }
+
   private func decodeComposite<Value: Decodable>(
     _ type: Value.Type, at index: Int32, isEnum: Bool
   ) throws -> Value {
@@ -219,6 +238,7 @@ final class LuaDecoding {
           throw LuaError.conversion(
             path: "", message: "nested more than \(maximumDepth) levels deep")
         }
+        try countCopy(of: table)
         path.append((table, index))
         entersTable = true
       }

@@ -1,0 +1,219 @@
+/// Writes the text of a `LuaDataFile`: `check` first (what cannot be saved, named by its path),
+/// then the statements, which cannot fail.
+///
+/// Each table reached at more than one place is written once, as `shared[n] = ...`, after the
+/// shared tables it holds, and is `shared[n]` wherever it appears: the text is linear in the
+/// distinct tables, and a reader makes one table of it again. (A table of names rather than a
+/// local each: Lua allows a function 200 locals.) A table nested `splitDepth` levels inside
+/// one statement is written as a statement of its own too, referred to once: Lua's parser
+/// takes fewer than 200 nested constructors in one expression, and a file must load in
+/// `lua5.4` at every depth the limit allows.
+struct LuaDataFileWriter {
+  static let splitDepth = 100
+  /// A table goes on one line when it holds no table with something in it and fits this.
+  let inlineWidth = 80
+  let sharing: Set<LuaTableIdentity>
+  let maximumDepth: Int
+  /// The number of each shared table written so far.
+  private var names: [LuaTableIdentity: Int] = [:]
+  /// The height of each table checked (1: a table of scalars): a table met again is checked
+  /// again only for where it is now.
+  private var heights: [LuaTableIdentity: Int] = [:]
+  private var output = ""
+
+  init(value: LuaValue, maximumDepth: Int) {
+    sharing = value.sharedTables
+    self.maximumDepth = maximumDepth
+  }
+
+  // MARK: Checking
+
+  /// Refuses what a data file cannot hold: a function, a userdata or coroutine, a key that is
+  /// a table, nil or NaN, tables nested more than `maximumDepth` deep on any path.
+  mutating func check(_ value: LuaValue) throws(LuaError) {
+    _ = try height(of: value, depth: 0)
+  }
+
+  /// The height of `value` (0 for a scalar) at `depth` (0 for the root), checked.
+  private mutating func height(of value: LuaValue, depth: Int) throws(LuaError) -> Int {
+    switch value {
+    case .nil, .boolean, .integer, .number, .string: return 0
+    case .function:
+      throw .conversion(path: "", message: "a function cannot be saved: keep data only")
+    case let .other(reference):
+      throw .conversion(
+        path: "", message: "\(reference.description) cannot be saved: keep data only")
+    case let .table(table):
+      if let known = heights[table.identity] {
+        guard depth + known <= maximumDepth else {
+          throw .conversion(path: "", message: "nested more than \(maximumDepth) levels deep")
+        }
+        return known
+      }
+      guard depth < maximumDepth else {
+        throw .conversion(path: "", message: "nested more than \(maximumDepth) levels deep")
+      }
+      var tallest = 0
+      for (key, element) in table.entries {
+        try Self.checkKey(key)
+        do throws(LuaError) {
+          tallest = max(tallest, try height(of: element, depth: depth + 1))
+        } catch {
+          throw error.under(LuaPath.component(key))
+        }
+      }
+      heights[table.identity] = tallest + 1
+      return tallest + 1
+    }
+  }
+
+  private static func checkKey(_ key: LuaValue) throws(LuaError) {
+    switch key {
+    case .string, .boolean, .integer: return
+    case let .number(number) where !number.isNaN: return
+    case .number: throw .conversion(path: "", message: "a key that is NaN cannot be saved")
+    default:
+      throw .conversion(path: "", message: "a key that is \(key.typeName) cannot be saved")
+    }
+  }
+
+  // MARK: Writing
+
+  /// The data file's statements: the shared tables, then `return` and the value.
+  mutating func statements(of value: LuaValue) -> String {
+    if needsStatements(value) {
+      output += "local shared = {}\n"
+      defineShared(in: value)
+    }
+    output += "return "
+    write(value, indent: 0)
+    output += "\n"
+    return output
+  }
+
+  /// Whether `value` (checked) is written with statements: it shares tables, or nests deeper
+  /// than one statement holds.
+  private func needsStatements(_ value: LuaValue) -> Bool {
+    guard case let .table(table) = value else { return false }
+    return !sharing.isEmpty || heights[table.identity, default: 0] >= Self.splitDepth
+  }
+
+  /// `statements(of:)` as one expression.
+  mutating func expression(of value: LuaValue) -> String {
+    guard needsStatements(value) else {
+      write(value, indent: 0)
+      return output
+    }
+    output += "(function()\n"
+    output += "local shared = {}\n"
+    defineShared(in: value)
+    output += "return "
+    write(value, indent: 0)
+    output += "\nend)()"
+    return output
+  }
+
+  /// Writes `shared[n] = ...` for each shared table `value` holds and that is not written yet,
+  /// those it holds first, and for each table `splitDepth` levels inside the statement `value`
+  /// starts (`nesting` levels in): what the value's own literal will refer to.
+  private mutating func defineShared(in value: LuaValue, nesting: Int = 1) {
+    guard case let .table(table) = value, table.holdsTables else { return }
+    // In the order the table is written, so that the same value is always the same text.
+    let elements = table.isSequence ? table.sequence : table.sortedEntries.map(\.value)
+    for element in elements {
+      guard case let .table(inner) = element else { continue }
+      if sharing.contains(inner.identity) || nesting + 1 >= Self.splitDepth {
+        if names[inner.identity] == nil { define(inner) }
+      } else {
+        defineShared(in: element, nesting: nesting + 1)
+      }
+    }
+  }
+
+  private mutating func define(_ table: LuaTable) {
+    defineShared(in: .table(table))
+    let number = names.count + 1
+    output += "shared[\(number)] = "
+    write(table, indent: 0, asDefinition: true)
+    output += "\n"
+    names[table.identity] = number
+  }
+
+  private mutating func write(_ value: LuaValue, indent: Int) {
+    switch value {
+    case let .table(table): write(table, indent: indent, asDefinition: false)
+    default: output += Self.scalar(value)
+    }
+  }
+
+  private mutating func write(_ table: LuaTable, indent: Int, asDefinition: Bool) {
+    if !asDefinition, let number = names[table.identity] {
+      output += "shared[\(number)]"
+      return
+    }
+    if table.isEmpty {
+      output += "{}"
+      return
+    }
+    // Each entry: its key as written (none in a sequence), the value.
+    let entries: [(source: String?, value: LuaValue)] =
+      table.isSequence
+      ? table.sequence.map { (nil, $0) }
+      : table.sortedEntries.map { (Self.source(of: $0.key), $0.value) }
+    if let inline = inline(entries), indent + inline.count <= inlineWidth {
+      output += inline
+      return
+    }
+    let padding = String(repeating: " ", count: indent + 2)
+    output += "{\n"
+    for entry in entries {
+      output += padding
+      if let source = entry.source { output += "\(source) = " }
+      write(entry.value, indent: indent + 2)
+      output += ",\n"
+    }
+    output += String(repeating: " ", count: indent) + "}"
+  }
+
+  /// `{ a = 1, b = "x" }` when every value is a scalar, an empty table or a shared table's
+  /// name; nil otherwise.
+  private func inline(_ entries: [(source: String?, value: LuaValue)]) -> String? {
+    var parts: [String] = []
+    for entry in entries {
+      let value: String
+      switch entry.value {
+      case let .table(table):
+        if let number = names[table.identity] {
+          value = "shared[\(number)]"
+        } else if table.isEmpty {
+          value = "{}"
+        } else {
+          return nil
+        }
+      default: value = Self.scalar(entry.value)
+      }
+      parts.append(entry.source.map { "\($0) = \(value)" } ?? value)
+    }
+    return "{ " + parts.joined(separator: ", ") + " }"
+  }
+
+  /// How a key is written: `name`, or `[1]`, `["not a name"]`, `[true]` (checked already).
+  private static func source(of key: LuaValue) -> String {
+    if case let .string(string) = key, let text = string.string, text.isLuaIdentifier {
+      return text
+    }
+    return "[\(scalar(key))]"
+  }
+
+  /// A scalar as the data file writes it.
+  static func scalar(_ value: LuaValue) -> String {
+    switch value {
+    case .nil: "nil"
+    case let .boolean(flag): flag ? "true" : "false"
+    case let .integer(integer): LuaDataFile.literal(integer: integer)
+    case let .number(float): LuaDataFile.literal(float: float)
+    case let .string(string): LuaValue.quote(string)
+    case .table, .function, .other: "nil"  // refused by `check`
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import CLua
+import LuaSupport
+
+extension LuaStack {
+  /// Pushes a Swift-side value. Arrays get the VM's array marker so they stay arrays when empty.
+  ///
+  /// One Lua table per table identity (`LuaTableIdentity`): a table the value holds at two
+  /// places is one Lua table at both, as it was in the Lua it was read from, so pushing a
+  /// snapshot back (a restored state, a step of time travel) keeps what was shared shared, and
+  /// costs its distinct tables, not its paths.
+  func push(_ value: LuaValue, in vm: LuaVM) throws(LuaError) {
+    var tagged = false
+    try pushValue(value, in: vm, tag: nil, tagged: &tagged)
+  }
+
+  /// `push`, saying whether the value is a table with a string under the field `tag`: seen as
+  /// its keys go by, so that the call need not look the field up again.
+  func push(_ value: LuaValue, in vm: LuaVM, findingTag tag: LuaTagKey) throws(LuaError) -> Bool {
+    var tagged = false
+    try pushValue(value, in: vm, tag: tag, tagged: &tagged)
+    return tagged
+  }
+
+  private func pushValue(
+    _ value: LuaValue, in vm: LuaVM, tag: LuaTagKey?, tagged: inout Bool
+  ) throws(LuaError) {
+    guard reserve(5) else { throw .conversion(path: "", message: "nesting too deep") }
+    // Only a table that holds tables can meet one twice (an action of scalars, the hot path,
+    // looks no further, nor does a snapshot known to be a tree), and only the tables met twice
+    // are kept to be pushed again: a look over the value's tables costs less than a Lua table
+    // of all of them.
+    let sharing: Set<LuaTableIdentity>
+    if case let .table(table) = value, !table.identity.isTree, table.holdsTables {
+      sharing = value.sharedTables
+    } else {
+      sharing = []
+    }
+    guard !sharing.isEmpty else {
+      var pushing = LuaPushing(made: 0, sharing: [])
+      _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, &pushing)
+      return
+    }
+    lua_createtable(L, 0, Int32(clamping: sharing.count))  // each shared table, by identity
+    var pushing = LuaPushing(made: lua_gettop(L), sharing: sharing)
+    _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, &pushing)
+    lk_remove(L, pushing.made)
+  }
+
+  /// `push`, once room is made: each table makes room for its key and value (the hot path of
+  /// an action is a table of scalars, one check for it all). Returns the height of what it
+  /// pushed: 0 for a scalar, 1 for a table of scalars, one more than its tallest table else.
+  ///
+  /// With a `tag` (only for the value itself, not its nested tables), `tagged` is set when a
+  /// key pushed is that name and its value a string.
+  private func pushReserved(
+    _ value: LuaValue, in vm: LuaVM, depth: Int, tag: LuaTagKey?, tagged: inout Bool,
+    _ pushing: inout LuaPushing
+  ) throws(LuaError) -> Int {
+    if pushScalar(value) { return 0 }
+    switch value {
+    case .nil, .boolean, .integer, .number, .string: return 0  // pushed above
+    case let .table(table):
+      let slot = lua_Integer(bitPattern: table.identity.rawValue)
+      let isShared = pushing.made != 0 && pushing.sharing.contains(table.identity)
+      if isShared, lua_rawgeti(L, pushing.made, slot) == LUA_TTABLE {
+        let height = pushing.heights[table.identity] ?? 1
+        // As a snapshot counts it: its deepest table, at this place.
+        guard depth + height <= LuaValue.maximumDepth else {
+          throw .conversion(path: "", message: LuaValue.tooDeepMessage)
+        }
+        return height
+      }
+      if isShared { lua_settop(L, -2) }
+      guard depth < LuaValue.maximumDepth else {  // as a snapshot stops: the same data both ways
+        throw .conversion(path: "", message: LuaValue.tooDeepMessage)
+      }
+      let sequenceCount = table.kind == .array ? table.count : 0
+      lua_createtable(
+        L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
+      guard reserve(3) else { throw .conversion(path: "", message: "nesting too deep") }
+      var height = 1
+      // By index rather than `for (key, element) in`: the iterator retained and released the
+      // dictionary's storage on every push. (Each key and value read is a copy: a retain and a
+      // release of a string longer than LuaString keeps inline.)
+      let entries = table.entries
+      var index = entries.startIndex
+      while index != entries.endIndex {
+        let key = entries.keys[index], element = entries.values[index]
+        entries.formIndex(after: &index)
+        if case let .number(number) = key, number.isNaN {
+          throw .conversion(path: "", message: "a table key cannot be NaN")
+        }
+        if case .nil = key {  // Lua would raise, and outside a protected call that aborts
+          throw .conversion(path: "", message: "a table key cannot be nil")
+        }
+        let isTag: Bool
+        if let tag, case let .string(name) = key, tag.isName(name) {
+          lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(tag.slot))
+          isTag = true
+        } else {
+          if !pushScalar(key) {
+            var ignored = false
+            height = max(
+              height,
+              1
+                + (try pushReserved(
+                  key, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, &pushing)))
+          }
+          isTag = false
+        }
+        if !pushScalar(element) {  // the fields of an action are scalars: no call for them
+          do throws(LuaError) {
+            var ignored = false
+            height = max(
+              height,
+              1
+                + (try pushReserved(
+                  element, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, &pushing)))
+          } catch {
+            throw error.under(LuaPath.component(key))
+          }
+        }
+        if isTag, lua_type(L, -1) == LUA_TSTRING { tagged = true }
+        lua_rawset(L, -3)
+      }
+      if table.kind == .array { vm.setArrayMarker(on: -1, L) }
+      if isShared {
+        lua_pushvalue(L, -1)
+        lua_rawseti(L, pushing.made, slot)
+        if height > 1 { pushing.heights[table.identity] = height }
+      }
+      return height
+    case let .function(reference), let .other(reference):
+      try push(reference, in: vm)
+      return 0
+    }
+  }
+
+  /// Pushes `value` if it is neither a table nor a reference, saying whether it did.
+  @inline(__always)
+  private func pushScalar(_ value: LuaValue) -> Bool {
+    switch value {
+    case .nil: lua_pushnil(L)
+    case let .boolean(flag): lua_pushboolean(L, flag ? 1 : 0)
+    case let .integer(integer): lua_pushinteger(L, lua_Integer(integer))
+    case let .number(number): lua_pushnumber(L, number)
+    case let .string(string): string.withUnsafeBytes { push(bytes: $0) }
+    case .table, .function, .other: return false
+    }
+    return true
+  }
+
+  func push(_ reference: LuaReference, in vm: LuaVM) throws(LuaError) {
+    guard reference.owner === vm.releaseQueue else {
+      throw .conversion(
+        path: "", message: "\(reference) belongs to another Lua VM and cannot be used here")
+    }
+    lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(reference.slot))
+  }
+}
+
+/// What one push made so far: the Lua table of each table it holds at several places
+/// (`sharing`), by identity, in the table at stack index `made` (0 when there are none), and the
+/// height of each of those that holds tables.
+private struct LuaPushing {
+  let made: Int32
+  let sharing: Set<LuaTableIdentity>
+  var heights: [LuaTableIdentity: Int] = [:]
+}

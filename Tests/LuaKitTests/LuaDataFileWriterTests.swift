@@ -1,0 +1,117 @@
+import LuaDataGenerators
+import Testing
+
+@testable import LuaKit
+
+/// What the data file writer writes reads back as the value it was, shared tables shared, at
+/// every depth the limit allows, through our reader and through Lua itself.
+@Suite struct LuaDataFileWriterTests {
+  static func roundTrip(_ value: LuaValue) throws -> LuaValue {
+    try LuaDataFile.read(Array(try LuaDataFile.text(of: value).utf8), chunkName: "saved.lua")
+  }
+
+  @Test func aSharedTableIsNamedOnceAndReferredToAfter() throws {
+    let leaf: LuaValue = ["leaf"]
+    let pair: LuaValue = [leaf, leaf]
+    let value: LuaValue = ["a": pair, "b": pair, "c": [leaf]]
+    #expect(
+      try LuaDataFile.text(of: value) == """
+        local shared = {}
+        shared[1] = { "leaf" }
+        shared[2] = { shared[1], shared[1] }
+        return {
+          a = shared[2],
+          b = shared[2],
+          c = { shared[1] },
+        }
+
+        """)
+    #expect(try LuaDataFile.text(of: ["a": [1]]) == "return {\n  a = { 1 },\n}\n")
+    #expect(
+      try LuaDataFile.expression(of: value, indent: 2) == """
+        (function()
+          local shared = {}
+          shared[1] = { "leaf" }
+          shared[2] = { shared[1], shared[1] }
+          return {
+            a = shared[2],
+            b = shared[2],
+            c = { shared[1] },
+          }
+          end)()
+        """)
+  }
+
+  /// `t = {t, t}` forty times: 41 lines, read back with the same sharing, by us and by Lua.
+  @Test func aDagOf2To40PathsIsWrittenInItsDistinctTables() throws {
+    let vm = try LuaVM()
+    let dag = try vm.evaluate(LuaTableIdentityTests.dagSource)[0]
+    let text = try LuaDataFile.text(of: dag)
+    #expect(text.split(separator: "\n").count == 42)
+    let read = try LuaDataFile.read(Array(text.utf8), chunkName: "dag")
+    #expect(read == dag)
+    #expect(read.sharingShape == dag.sharingShape)
+    let loaded = try vm.evaluate(text)[0]
+    #expect(loaded.sharingShape == dag.sharingShape)
+  }
+
+  /// The property of item 6: random states of every kind, every byte, shared tables, and depth
+  /// up to the limit come back equal and shared alike, from our reader and from Lua's `load`.
+  @Test func randomStatesComeBackEqualAndSharedAlike() throws {
+    let vm = try LuaVM()
+    var make = RandomLuaData(seed: 2027_01_28)
+    for iteration in 0..<400 {
+      let state = make.state(deepest: iteration % 5 == 0 ? 200 : nil)
+      let text = try LuaDataFile.text(of: state)
+      let read = try LuaDataFile.read(Array(text.utf8), chunkName: "saved.lua")
+      #expect(read == state, "iteration \(iteration)")
+      #expect(read.sharingShape == state.sharingShape, "iteration \(iteration)")
+      let loaded = try vm.evaluate(text)[0]
+      #expect(loaded == state, "iteration \(iteration): Lua loads another value")
+      #expect(loaded.sharingShape == state.sharingShape, "iteration \(iteration)")
+      if read != state || loaded != state { return }
+    }
+  }
+
+  /// What is written at the limit is read back; one level more is refused at the write, with the
+  /// field named, not later at the read.
+  @Test func theDepthWrittenIsTheDepthRead() throws {
+    var make = RandomLuaData(seed: 7)
+    let deepest = make.state(fields: 1, deepest: 200)
+    #expect(try Self.roundTrip(deepest) == deepest)
+    let tooDeep = make.state(fields: 1, deepest: 201)
+    let message = LuaTableIdentityTests.error { try LuaDataFile.text(of: tooDeep, root: "state") }
+    #expect(message.hasPrefix("state.deep.next.next"), "\(message)")
+    #expect(message.hasSuffix(": nested more than 200 levels deep"), "\(message)")
+  }
+
+  /// What plain data cannot hold is refused at the write, named.
+  @Test func whatIsNotDataIsRefusedAtTheWriteWithItsField() throws {
+    let vm = try LuaVM()
+    let function = try vm.evaluate("return { f = print }")[0].f
+    #expect(
+      LuaTableIdentityTests.error { try LuaDataFile.text(of: ["a": ["f": function]], root: "state") }
+        == "state.a.f: a function cannot be saved: keep data only")
+    let tableKey = LuaValue.table(LuaTable(entries: [["k": 1]: 1]))
+    #expect(
+      LuaTableIdentityTests.error { try LuaDataFile.text(of: ["a": tableKey], root: "state") }
+        == "state.a: a key that is table cannot be saved")
+    let nanKey = LuaValue.table(LuaTable(entries: [.number(.nan): 1]))
+    #expect(
+      LuaTableIdentityTests.error { try LuaDataFile.text(of: ["a": nanKey], root: "state") }
+        == "state.a: a key that is NaN cannot be saved")
+  }
+
+  /// Every byte, alone and mixed, in values and in keys, written and read back exactly.
+  @Test func everyByteIsWrittenAndReadBack() throws {
+    var table = LuaTable()
+    for byte in 0...255 {
+      table[.string(LuaString(bytes: [UInt8(byte)]))] = .string(
+        LuaString(bytes: [UInt8(byte), 0x31, UInt8(byte)]))
+    }
+    table["all"] = .string(LuaString(bytes: (0...255).map { UInt8($0) }))
+    let value = LuaValue.table(table)
+    #expect(try Self.roundTrip(value) == value)
+    #expect(try LuaDataFile.text(of: ["del": .string(LuaString(bytes: [127]))]) == "return { del = \"\\127\" }\n")
+  }
+}
