@@ -104,7 +104,8 @@ extension LuaFeature {
   ) throws(PersistedState.NotAState) -> LuaValue {
     let value: LuaValue
     do throws(LuaError) {
-      value = try LuaDataFile.read(bytes, chunkName: path.description)  // literals only: nothing in it runs
+      // Literals only: nothing in it runs.
+      value = try LuaDataFile.read(bytes, chunkName: path.description)
     } catch {
       guard let json = try? JSONDecoder().decode(LuaValue.self, from: Data(bytes)) else {
         throw .init(reason: "it is not a saved state: \(error.message)")
