@@ -236,6 +236,7 @@ struct LuaDataFileReader {
     var entries: [LuaValue: LuaValue] = [:]
     var pending = Positional()
     var height = 1
+    var keyed = false  // a field with a key: `{ nil }` alone is an empty list
     while token != .symbol("}") {
       if pending.values.count == 50 { pending.flush(into: &entries) }
       let start = position
@@ -252,6 +253,7 @@ struct LuaDataFileReader {
         }
         try store(element, at: key, in: &entries, start: start)
         height = max(height, elementHeight + 1)
+        keyed = true
       case let .name(name) where !luaReservedWords.contains(name):
         guard try peekIsAssignment() else {
           guard name == "math" || name == "shared" else {  // a value's start
@@ -269,6 +271,7 @@ struct LuaDataFileReader {
         let (element, elementHeight) = try value(depth: depth + 1)
         try store(element, at: .string(LuaString(name)), in: &entries, start: start)
         height = max(height, elementHeight + 1)
+        keyed = true
       default:
         let (element, elementHeight) = try value(depth: depth + 1)
         try countField(at: start)
@@ -279,8 +282,11 @@ struct LuaDataFileReader {
       try advance()
     }
     try expect(.symbol("}"), "',' or '}' in a table")
+    let positional = pending.stored + pending.values.count > 0
     pending.flush(into: &entries)
-    let isArray = !entries.isEmpty && LuaTable.keysAreSequence(entries)
+    // An empty list is written `{ nil }`: positional fields only, none left.
+    let isArray =
+      entries.isEmpty ? positional && !keyed : LuaTable.keysAreSequence(entries)
     let table = LuaTable(
       kind: isArray ? .array : .map, normalizedEntries: entries,
       isTree: sharedReferences == referencesBefore)

@@ -152,7 +152,7 @@ struct LuaDataFileWriter {
       return
     }
     if table.isEmpty {
-      output += "{}"
+      output += Self.empty(table)
       return
     }
     // Each entry: its key as written (none in a sequence), the value.
@@ -175,6 +175,12 @@ struct LuaDataFileWriter {
     output += String(repeating: " ", count: indent) + "}"
   }
 
+  /// An empty table as written: `{ nil }` for an empty list (an array: `json.array()`, a Swift
+  /// `[]`), which Lua reads as an empty table and the reader as an empty list; `{}` otherwise.
+  private static func empty(_ table: LuaTable) -> String {
+    table.kind == .array ? "{ nil }" : "{}"
+  }
+
   /// `{ a = 1, b = "x" }` when every value is a scalar, an empty table or a shared table's
   /// name; nil otherwise.
   private func inline(_ entries: [(source: String?, value: LuaValue)]) -> String? {
@@ -186,7 +192,7 @@ struct LuaDataFileWriter {
         if let number = names[table.identity] {
           value = "shared[\(number)]"
         } else if table.isEmpty {
-          value = "{}"
+          value = Self.empty(table)
         } else {
           return nil
         }

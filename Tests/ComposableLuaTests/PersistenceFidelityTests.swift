@@ -30,6 +30,7 @@ import Testing
             ["end"] = "reserved", [""] = "empty" }
           state.text = "naïve — ✓"
           state.empty = {}
+          state.empty_list = require("composable.json").array()
           local deep = {}
           local level = deep
           for _ = 1, 150 do level.next = {}; level = level.next end
@@ -60,6 +61,8 @@ import Testing
             and state.keys["end"] == "reserved" and state.keys[""] == "empty")
           expect("text", state.text == "naïve — ✓")
           expect("empty", next(state.empty) == nil)
+          local json = require("composable.json")
+          expect("empty_list", json.encode(state.empty_list) == "[]" and json.encode(state.empty) == "{}")
           expect("deep", depth == 150)
           state.failures = table.concat(failures, ", ")
         end

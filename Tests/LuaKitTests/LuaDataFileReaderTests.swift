@@ -214,6 +214,22 @@ import Testing
   }
 
   /// A table defined once and used at two places is one table again, at every level.
+  /// An empty list (`json.array()`, a Swift `[]`) is written `{ nil }`, which Lua loads as an
+  /// empty table and the reader as an empty list, so it stays a list through a save (and
+  /// `json.encode` writes it `[]`); `{}` and a table with any key stay maps.
+  @Test func anEmptyListKeepsItsKindThroughTheFile() throws {
+    let value: LuaValue = ["list": .table(LuaTable(array: [])), "map": [:]]
+    let text = try LuaDataFile.text(of: value)
+    #expect(text.contains("list = { nil }"))
+    let back = try LuaDataFile.read(Array(text.utf8), chunkName: "saved.lua")
+    #expect(back.list.tableValue?.kind == .array)
+    #expect(back.map.tableValue?.kind == .map)
+    #expect(try Self.read("return { a = { nil, nil }, b = { x = nil, nil } }").a.tableValue?.kind == .array)
+    #expect(try Self.read("return { b = { x = nil, nil } }").b.tableValue?.kind == .map)
+    let vm = try LuaVM()
+    #expect(try Self.loaded(text, in: vm) == back, "lua5.4's reading: the same value")
+  }
+
   @Test func sharedTablesReadBackShared() throws {
     let value = try Self.read(
       "local shared = {}\nshared[1] = { 'leaf' }\nshared[2] = { shared[1], shared[1] }\n"
