@@ -32,12 +32,13 @@ private final class LuaDumpContext: @unchecked Sendable {
   }
 }
 
-/// A value with its depth, so that the walk stops where every other walk over Lua data does
-/// (`LuaValue.maximumDepth`), even for a value built in Swift deeper than Lua could give.
+/// A value with its depth, so that the walk stops (`dumpedDepth`), whatever the value's depth.
 private struct LuaDump: CustomDumpRepresentable {
   let value: LuaValue
   let depth: Int
   let context: LuaDumpContext
+
+  static let dumpedDepth = 32
 
   var customDumpValue: Any {
     switch value {
@@ -51,9 +52,11 @@ private struct LuaDump: CustomDumpRepresentable {
       if context.sharing.contains(table.identity) {
         return LuaDumpText(text: context.description(of: table))
       }
-      guard depth < LuaValue.maximumDepth else {
-        return LuaDumpText(
-          text: "{ --[[ nested more than \(LuaValue.maximumDepth) levels deep ]] }")
+      // Below `dumpedDepth` levels a table is its Lua description (capped, as every one is):
+      // custom-dump walks and diffs by recursion, a few frames a level, and a value 200 levels
+      // deep would overflow the stack of a thread of the cooperative pool.
+      guard depth < Self.dumpedDepth else {
+        return LuaDumpText(text: context.description(of: table))
       }
       if table.isSequence, !table.isEmpty {
         return table.sequence.map { LuaDump(value: $0, depth: depth + 1, context: context) }
