@@ -71,15 +71,26 @@ struct LuaEffectInterpreter {
     case .send: return .send(try wrappedAction(table, at: path, effect: "effect.send"))
     case .merge: return .merge(try effects(table["effects"], at: path + ".effects"))
     case .concat: return .concatenate(try effects(table["effects"], at: path + ".effects"))
-    case .after: return try after(table, at: path)
-    case .every: return try every(table, at: path)
+    case .after: return try held(try after(table, at: path), data: table["action"], at: path)
+    case .every: return try held(try every(table, at: path), data: table["action"], at: path)
     case .cancellable: return try cancellable(table, at: path)
     case .cancel: return .cancel(id: try identifier(table["id"], at: path + ".id"))
     case .debounce: return try debounce(table, at: path)
     case .throttle: return try throttle(table, at: path)
-    case .run: return try run(table, at: path)
-    case .http: return try http(table, at: path)
-    case .file: return try file(table, at: path)
+    case .run: return try held(try run(table, at: path), data: .nil, at: path)
+    case .http: return try held(try http(table, at: path), data: table["request"], at: path)
+    case .file: return try held(try file(table, at: path), data: table["request"], at: path)
+    }
+  }
+
+  /// `effect`, holding its share of what the feature's running effects may hold (see
+  /// LuaEffectsInFlight) until it ends; past the bounds, the action fails.
+  private func held(
+    _ effect: LuaEffect, data: LuaValue, at path: String
+  ) throws(LuaFeatureError) -> LuaEffect {
+    switch runner.feature.effectsInFlight.hold(bytes: data.heldBytes) {
+    case let .success(hold): return effect.holding(hold)
+    case let .failure(refusal): throw fail(path, refusal.message)
     }
   }
 

@@ -45,6 +45,8 @@ public final class LuaFeature: Sendable {
   let stateReference: LuaReference
   let environment: LuaReference
   let hostEnvironment = LuaFeatureEnvironment()
+  /// The effects of this feature that may still run, bounded (see LuaEffectsInFlight).
+  let effectsInFlight = LuaEffectsInFlight()
   /// What the reducer gets instead of the state: a proxy that journals its writes.
   let stateProxy: LuaReference
   /// The name of the field that names an action (`LuaAction.typeField`), as a registry slot the

@@ -3,7 +3,10 @@
 // - `pcall` and `xpcall` catch errors, but not a stop: once the budget is spent or the time is
 //   up (lk_stop), they raise it again, so no Lua code goes on past a limit (the call fails even
 //   if something caught the error before it got here, see lk_pcall).
+//   `xpcall`'s handler does not see a stop's error (see lk_xpcall_handler).
 // - `tonumber` charges the bytes of the string it reads.
+// - `load` gives the parser its chunk in pieces, charged one by one (LK_SOURCE_PIECE), the
+//   real globals' as the sandbox's: no source parses for long before a limit is looked at.
 // - `load`, `print` and `warn` belong to a sandbox: `load` compiles text only, and a chunk with
 //   no environment given gets the sandbox's globals (an explicit `nil` stays nil, as in Lua);
 //   `print` and `warn` write through the host. They are made per sandbox by the functions in
@@ -17,7 +20,7 @@
 #include <ctype.h>
 #include <string.h>
 
-enum { LK_BYTES_PER_INSTRUCTION = 16, LK_SOURCE_BYTES_PER_INSTRUCTION = 8 };
+enum { LK_BYTES_PER_INSTRUCTION = 16 };
 
 // MARK: - pcall, xpcall
 
@@ -40,10 +43,24 @@ static int lk_pcall_function(lua_State *L) {
   return lk_finish_pcall(L, status, 0);
 }
 
+// The message handler xpcall gives Lua (upvalue 1: the caller's). A stop's error goes through
+// as it is: Lua runs the handler of an error raised inside a hook with hooks off, and the stop
+// is raised from the count hook, so the caller's handler would run where nothing could stop it.
+static int lk_xpcall_handler(lua_State *L) {
+  if (lk_info_of(L)->stopped) return 1;
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
 // The stack becomes (f, handler, true, f, arguments...): results start after the first two.
 static int lk_xpcall_function(lua_State *L) {
   int count = lua_gettop(L);
   luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_pushvalue(L, 2);
+  lua_pushcclosure(L, lk_xpcall_handler, 1);
+  lua_replace(L, 2);
   lua_pushboolean(L, 1);
   lua_pushvalue(L, 1);
   lua_rotate(L, 3, 2);
@@ -114,24 +131,23 @@ static int lk_tonumber(lua_State *L) {
 enum { LK_LOAD_PIECE_SLOT = 5 };
 
 typedef struct {
-  const char *string;  // a string chunk, handed over whole; NULL: a reader function (arg 1)
+  const char *rest;  // what the parser has not been given yet of the current piece
   size_t length;
-  const char *mode;    // as given: Lua checks it; bytecode is refused even where it allows it
-  int started;         // the first piece was handed over
+  int from_function;  // the pieces come from a reader function (arg 1), not a string
+  const char *mode;   // as given: Lua checks it
+  int refuse_bytecode;  // the sandbox's load: bytecode is refused even where the mode allows it
+  int started;        // the first piece was handed over
+  int64_t started_ns;
 } lk_load_source;
 
 static const char *const lk_bytecode_refused =
     "attempt to load a binary chunk (bytecode is refused in the sandbox)";
 
-// The next piece of the chunk, charged; the first is refused if it starts bytecode.
+// The next piece of the chunk, at most LK_SOURCE_PIECE bytes of it, charged (see
+// lk_charge_source); the first is refused if it starts bytecode where that is refused.
 static const char *lk_load_read(lua_State *L, void *data, size_t *size) {
   lk_load_source *source = data;
-  const char *piece;
-  if (source->string != NULL) {
-    if (source->started) return NULL;
-    piece = source->string;
-    *size = source->length;
-  } else {
+  if (source->length == 0 && source->from_function) {
     luaL_checkstack(L, 2, "too many nested functions");
     lua_pushvalue(L, 1);
     lua_call(L, 0, 1);
@@ -142,25 +158,34 @@ static const char *lk_load_read(lua_State *L, void *data, size_t *size) {
     }
     if (!lua_isstring(L, -1)) luaL_error(L, "reader function must return a string");
     lua_replace(L, LK_LOAD_PIECE_SLOT);
-    piece = lua_tolstring(L, LK_LOAD_PIECE_SLOT, size);
+    source->rest = lua_tolstring(L, LK_LOAD_PIECE_SLOT, &source->length);
   }
-  if (!source->started && *size > 0 && piece[0] == LUA_SIGNATURE[0] &&
+  if (source->length == 0) {
+    *size = 0;
+    return NULL;
+  }
+  if (!source->started && source->refuse_bytecode && source->rest[0] == LUA_SIGNATURE[0] &&
       strchr(source->mode, 'b') != NULL) {
     lua_pushstring(L, lk_bytecode_refused);
     lua_error(L);
   }
   source->started = 1;
-  lk_charge(L, (lua_Integer)(*size / LK_SOURCE_BYTES_PER_INSTRUCTION));
+  *size = source->length < LK_SOURCE_PIECE ? source->length : LK_SOURCE_PIECE;
+  lk_charge_source(L, *size, source->started_ns);
+  const char *piece = source->rest;
+  source->rest += *size;
+  source->length -= *size;
   return piece;
 }
 
-// load(chunk [, chunkname [, mode [, env]]]) in a sandbox (upvalue 1: its globals).
-static int lk_sandbox_load(lua_State *L) {
+// load(chunk [, chunkname [, mode [, env]]]), given its parser the chunk in pieces. An absent
+// `env` is `environment` (an index), or the globals when that is 0.
+static int lk_load(lua_State *L, int environment, int refuse_bytecode) {
   size_t length;
   const char *s = lua_tolstring(L, 1, &length);
   const char *mode = luaL_optstring(L, 3, "bt");
-  int environment = !lua_isnone(L, 4) ? 4 : lua_upvalueindex(1);
-  lk_load_source source = {s, length, mode, 0};
+  if (!lua_isnone(L, 4)) environment = 4;
+  lk_load_source source = {s, length, s == NULL, mode, refuse_bytecode, 0, lk_monotonic_ns()};
   const char *chunkname;
   if (s != NULL) {
     chunkname = luaL_optstring(L, 2, s);
@@ -169,7 +194,8 @@ static int lk_sandbox_load(lua_State *L) {
     luaL_checktype(L, 1, LUA_TFUNCTION);
     lua_settop(L, LK_LOAD_PIECE_SLOT);
   }
-  if (s != NULL && length > 0 && s[0] == LUA_SIGNATURE[0] && strchr(mode, 'b') != NULL) {
+  if (refuse_bytecode && s != NULL && length > 0 && s[0] == LUA_SIGNATURE[0] &&
+      strchr(mode, 'b') != NULL) {
     lua_pushstring(L, lk_bytecode_refused);  // before Lua would take it as bytecode
     luaL_pushfail(L);
     lua_insert(L, -2);
@@ -182,11 +208,20 @@ static int lk_sandbox_load(lua_State *L) {
     lua_insert(L, -2);
     return 2;
   }
-  // Always set: a chunk loaded with no environment would otherwise see the real globals.
-  lua_pushvalue(L, environment);
-  if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+  if (environment != 0) {
+    lua_pushvalue(L, environment);
+    if (!lua_setupvalue(L, -2, 1)) lua_pop(L, 1);
+  }
   return 1;
 }
+
+// load in a sandbox (upvalue 1: its globals). The environment is always set: a chunk loaded
+// with no environment given would otherwise see the real globals.
+static int lk_sandbox_load(lua_State *L) { return lk_load(L, lua_upvalueindex(1), 1); }
+
+// The real globals' load, for the host's trusted Lua (the sandbox's bootstrap loads modules
+// with it, bytecode the build compiled among them): Lua's own, but for the pieces.
+static int lk_trusted_load(lua_State *L) { return lk_load(L, 0, 0); }
 
 static int lk_make_sandbox_load(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -266,7 +301,7 @@ static int lk_make_sandbox_warn(lua_State *L) {
 void lk_base_library_open(lua_State *L) {
   static const luaL_Reg functions[] = {
       {"pcall", lk_pcall_function}, {"xpcall", lk_xpcall_function},
-      {"tonumber", lk_tonumber}, {NULL, NULL},
+      {"tonumber", lk_tonumber}, {"load", lk_trusted_load}, {NULL, NULL},
   };
   lua_pushglobaltable(L);
   luaL_setfuncs(L, functions, 0);

@@ -12,9 +12,47 @@
 //   overflow the C stack (fixed in 5.4.5; Debian's 5.4.4 has the bug).
 #include "LuaSupportState.h"
 
+// - A coroutine that a stop killed is never closed: its to-be-closed variables are not run,
+//   then or in a later call. The stop is raised from the count hook, and Lua leaves a thread
+//   whose error came from inside a hook with hooks off for good, so its `__close` handlers
+//   would run where neither the budget nor the time limit reaches (a loop there hangs the
+//   host). Such threads are kept in a weak-keyed table (registry[&lk_stopped_threads_key]);
+//   closing one answers its error as closing any dead coroutine does, without running them.
 // Nested coroutine.close calls allowed: far more than any program needs, far less than the
 // C stack holds (each level is a few C frames).
 enum { LK_CLOSE_MAX_DEPTH = 100 };
+
+static const char lk_stopped_threads_key = 0;
+
+// Notes that a stop killed `co` (see above). The table is made when the library opens, so
+// that noting allocates as little as it can while the call fails.
+static void lk_note_stopped_thread(lua_State *L, lua_State *co) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_stopped_threads_key);
+  lua_pushthread(co);
+  lua_xmove(co, L, 1);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
+
+static int lk_was_stopped(lua_State *L, lua_State *co) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_stopped_threads_key);
+  lua_pushthread(co);
+  lua_xmove(co, L, 1);
+  int stopped = lua_rawget(L, -2) != LUA_TNIL;
+  lua_pop(L, 2);
+  return stopped;
+}
+
+// Closes a dead or suspended `co` as lua_resetthread does (its status, and its error on top of
+// its stack), but for a thread a stop killed, whose to-be-closed variables are not run.
+static int lk_reset_thread(lua_State *L, lua_State *co) {
+  if (!lk_was_stopped(L, co)) return lua_resetthread(co);
+  if (!lua_checkstack(co, 1)) luaL_error(L, "stack overflow");
+  lua_pushliteral(co, "a limit stopped this coroutine, so its to-be-closed variables are not "
+                      "closed");
+  return LUA_ERRRUN;
+}
 
 static lua_State *lk_coroutine_argument(lua_State *L) {
   lua_State *co = lua_tothread(L, 1);
@@ -39,6 +77,9 @@ static int lk_resume_moving(lua_State *L, lua_State *co, int arguments, int *sta
   lua_xmove(L, co, arguments);
   int results;
   *status = lua_resume(co, L, arguments, &results);
+  if (*status != LUA_OK && *status != LUA_YIELD && lk_info_of(L)->stopped) {
+    lk_note_stopped_thread(L, co);
+  }
   if (*status == LUA_OK || *status == LUA_YIELD) {
     if (!lua_checkstack(L, results + 1)) {
       lua_pop(co, results);
@@ -84,7 +125,7 @@ static int lk_coroutine_wrapped(lua_State *L) {
   if (results >= 0) return results;
   int coroutine_status = lua_status(co);
   if (coroutine_status != LUA_OK && coroutine_status != LUA_YIELD) {
-    coroutine_status = lua_resetthread(co);  // closes its to-be-closed variables
+    coroutine_status = lk_reset_thread(L, co);  // closes its to-be-closed variables
     lua_xmove(co, L, 1);
   }
   lk_caught(L);
@@ -122,6 +163,7 @@ static const char *lk_unclosable_status(lua_State *L, lua_State *co) {
 static int lk_coroutine_close(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_State *co = lk_coroutine_argument(L);
+  if (info->stopped) lk_raise_stop(L, 1);  // no __close handler runs past a limit
   const char *status_name = lk_unclosable_status(L, co);
   if (status_name != NULL) return luaL_error(L, "cannot close a %s coroutine", status_name);
   if (info->close_depth >= LK_CLOSE_MAX_DEPTH) {
@@ -130,7 +172,7 @@ static int lk_coroutine_close(lua_State *L) {
                       LK_CLOSE_MAX_DEPTH);
   }
   info->close_depth += 1;
-  int status = lua_resetthread(co);
+  int status = lk_reset_thread(L, co);
   info->close_depth -= 1;
   lk_caught(L);
   if (status == LUA_OK) {
@@ -150,4 +192,10 @@ void lk_coroutine_library_open(lua_State *L) {
   lua_getglobal(L, "coroutine");
   luaL_setfuncs(L, functions, 0);
   lua_pop(L, 1);
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_stopped_threads_key);
 }

@@ -390,6 +390,15 @@ void lk_stop(lua_State *L, lk_failure reason) {
   info->main_hooked = 1;
 }
 
+// A state with no watchdog slot (more states than slots) times its own calls: its hook and
+// charged library calls stop the call once it has run past its time.
+static inline void lk_check_unwatched_time(lua_State *L, lk_info *info) {
+  if (info->watch_slot >= 0 || info->time_limit == 0 || info->stopped) return;
+  if (lk_monotonic_ns() - info->call_started_ns > (int64_t)(info->time_limit * 1e9)) {
+    lk_stop(L, LK_FAILURE_TIME_LIMIT);
+  }
+}
+
 void lk_caught(lua_State *L) {
   lk_info *info = lk_info_of(L);
   if (info->call_depth != 0 && info->stopped) lk_raise_stop(L, 1);
@@ -402,6 +411,7 @@ static void lk_count_hook(lua_State *L, lua_Debug *ar) {
   // Where the watchdog's signal is held back, the hook asks what it would have said: stop for
   // time (which sets the stop, below), or nothing.
   if (LK_SIGNALS_HELD_BACK && info->watching) lk_watch_arm_requested(info->watch_slot);
+  lk_check_unwatched_time(L, info);
   if (!info->stopped) {
     if (info->instruction_limit == 0) return;
     info->instructions_used += lua_gethookcount(L);
@@ -438,6 +448,7 @@ void lk_charge(lua_State *L, lua_Integer work) {
     lk_arm_instruction_budget(info->main);
   }
   if (info->call_depth == 0) return;
+  lk_check_unwatched_time(L, info);
   if (info->stopped) lk_raise_stop(L, 1);
   if (info->instruction_limit == 0 || work <= 0) return;
   if (work <= info->instruction_limit - info->instructions_used) {
@@ -521,7 +532,10 @@ static inline __attribute__((always_inline)) int lk_enter(lua_State *L, lua_Stat
     int hook_now = LK_SIGNALS_HELD_BACK || !on_main;  // a coroutine counts from the start
     info->watching = (counts || info->time_limit != 0) && info->watch_slot >= 0 &&
                      lk_watch_begin(info->watch_slot, !counts || hook_now);
-    if ((counts || (LK_SIGNALS_HELD_BACK && info->watching)) && (hook_now || !info->watching)) {
+    int unwatched = info->watch_slot < 0 && info->time_limit != 0;
+    if (unwatched) info->call_started_ns = lk_monotonic_ns();
+    if ((counts || unwatched || (LK_SIGNALS_HELD_BACK && info->watching)) &&
+        (hook_now || !info->watching)) {
       lk_arm_instruction_budget(thread);
       info->main_hooked = on_main;
     }
@@ -619,8 +633,48 @@ int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
   return status;
 }
 
+// MARK: - Loading source
+
+void lk_charge_source(lua_State *L, size_t bytes, int64_t started_ns) {
+  lk_info *info = lk_info_of(L);
+  if (info->call_depth != 0) {
+    lk_charge(L, (lua_Integer)(bytes / LK_SOURCE_BYTES_PER_INSTRUCTION));
+    return;
+  }
+  if (info->time_limit != 0 &&
+      lk_monotonic_ns() - started_ns > (int64_t)(info->time_limit * 1e9)) {
+    luaL_error(L, "reading this source took longer than the time limit of %f seconds",
+               (lua_Number)info->time_limit);
+  }
+}
+
+typedef struct {
+  const char *rest;  // what the parser has not been given yet
+  size_t length;
+  int64_t started_ns;
+} lk_source_pieces;
+
+static const char *lk_next_source_piece(lua_State *L, void *data, size_t *size) {
+  lk_source_pieces *pieces = data;
+  if (pieces->length == 0) return NULL;
+  *size = pieces->length < LK_SOURCE_PIECE ? pieces->length : LK_SOURCE_PIECE;
+  lk_charge_source(L, *size, pieces->started_ns);
+  const char *piece = pieces->rest;
+  pieces->rest += *size;
+  pieces->length -= *size;
+  return piece;
+}
+
+// The source goes to the parser in pieces (see LK_SOURCE_PIECE), under the memory cap: a
+// source a feature could not hold in its state is not one it may have parsed either.
 int lk_loadtext(lua_State *L, const char *source, size_t length, const char *chunkname) {
-  return luaL_loadbufferx(L, source, length, chunkname, "t");
+  lk_info *info = lk_info_of(L);
+  lk_source_pieces pieces = {source, length, lk_monotonic_ns()};
+  int saved_enforce = info->enforce_memory;
+  info->enforce_memory = 1;
+  int status = lua_load(L, lk_next_source_piece, &pieces, chunkname, "t");
+  info->enforce_memory = saved_enforce;
+  return status;
 }
 
 int lk_loadbinary(lua_State *L, const unsigned char *bytecode, size_t length) {

@@ -80,6 +80,9 @@ typedef struct {
   int watching;        // the watchdog watches the call in flight on `main`
   int main_hooked;     // the count hook is on `main` for this call
   double time_limit;     // seconds a top-level call may run, 0: none
+  // When the call in flight began, for a state with no watchdog slot: its own hook and charges
+  // look at the clock instead (lk_check_unwatched_time).
+  int64_t call_started_ns;
   lua_State *entered;    // the thread the call in flight entered on
   int transaction_open;  // state tables may be written (Transaction.c)
   int close_depth;       // coroutine.close calls in progress, nested (CoroutineLibrary.c)
@@ -193,5 +196,19 @@ int lk_watch_end(int slot);
 /// true once, and then the caller arms it (the call counts as armed from then on).
 int lk_watch_arm_requested(int slot);
 _Atomic int *lk_watch_arm_request(int slot);
+/// CLOCK_MONOTONIC in nanoseconds.
+int64_t lk_monotonic_ns(void);
+
+// MARK: - Loading source (LuaSupport.c)
+
+/// The most bytes of Lua source the parser is given at once. Parsing is not counted by the
+/// budget as it goes, and some sources cost far more per byte than others (a name looked up
+/// through 200 nested functions of 200 locals each): between two pieces a load checks the
+/// stop, the budget and the time, so no parse runs long unchecked.
+enum { LK_SOURCE_PIECE = 1024, LK_SOURCE_BYTES_PER_INSTRUCTION = 8 };
+
+/// Charges `bytes` of source about to be parsed: to the call in flight (raising its stop), or,
+/// outside any call, against the time limit from `started_ns`, raising past it.
+void lk_charge_source(lua_State *L, size_t bytes, int64_t started_ns);
 
 #endif

@@ -1,6 +1,6 @@
 // string.rep and string.byte, written again so that their work is charged to the budget after
-// their arguments are checked as Lua 5.4.4 checks them (the pattern functions are in
-// Patterns.c).
+// their arguments are checked as Lua 5.4.4 checks them, and string.pack, unpack and packsize
+// charged for their format (the pattern functions are in Patterns.c).
 //
 // `string.rep("", 2^62)` loops 2^62 times copying nothing; `string.rep("x", 2^40)` copies a
 // terabyte; `string.byte(s, 1, -1)` pushes one value per byte. Each is charged for what it
@@ -86,11 +86,29 @@ static int lk_string_byte(lua_State *L) {
   return count;
 }
 
+// string.pack, string.unpack and string.packsize: Lua's own (upvalue 1), after a charge of one
+// instruction per byte of the format (arg 1 of each), which each reads item by item in C. What
+// they make is charged by the allocator; `unpack` pushes at most one value per format byte.
+// The original is called directly (not through lua_call), so its errors name the function as
+// Lua's do.
+static int lk_string_format_charged(lua_State *L) {
+  size_t length;
+  luaL_checklstring(L, 1, &length);
+  lk_charge(L, (lua_Integer)length);
+  return lua_tocfunction(L, lua_upvalueindex(1))(L);
+}
+
 void lk_string_library_open(lua_State *L) {
   static const luaL_Reg functions[] = {
       {"rep", lk_string_rep}, {"byte", lk_string_byte}, {NULL, NULL},
   };
+  static const char *const charged[] = {"pack", "unpack", "packsize"};
   lua_getglobal(L, "string");
   luaL_setfuncs(L, functions, 0);
+  for (int i = 0; i < 3; i++) {
+    lua_getfield(L, -1, charged[i]);
+    lua_pushcclosure(L, lk_string_format_charged, 1);
+    lua_setfield(L, -2, charged[i]);
+  }
   lua_pop(L, 1);
 }

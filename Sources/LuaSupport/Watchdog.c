@@ -11,7 +11,8 @@
 //
 // Each state holds a slot in a fixed table whose memory is never freed, so the watchdog and
 // the handler can read any slot at any time. A state that finds no free slot gets the hook on
-// every call, as before.
+// every call, and its hook and charged library calls look at the clock for its time limit
+// (LuaSupport.c): slower, and blind to one long operation in C, but stopped all the same.
 //
 // The host owns the process's signals, and this must survive what it does with SIGURG:
 // - A handler the host had installed is chained: ours runs first, then calls it, except for the
@@ -125,11 +126,13 @@ static void lk_watch_keep_handler(void) {
   if (lk_watch_install()) atomic_fetch_add(&lk_watch_reinstalls, 1);
 }
 
-static int64_t lk_watch_now(void) {
+int64_t lk_monotonic_ns(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
+
+static int64_t lk_watch_now(void) { return lk_monotonic_ns(); }
 
 // Signals the thread of the call `call` on `slot`, if the call is still in flight: announced
 // first, so that the call's end (which moves `call` on, then waits for `signalling`) keeps its

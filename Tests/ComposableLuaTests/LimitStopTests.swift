@@ -8,6 +8,10 @@ import Testing
 /// go on from (docs/transactions.md says why).
 @Suite struct LimitStopTests {
   static let source = """
+    local kept
+    local function closing_loop()
+      return setmetatable({}, { __close = function() while true do end end })
+    end
     return {
       initial_state = function() return { n = 0 } end,
       reduce = function(state, action)
@@ -44,6 +48,27 @@ import Testing
           state.c = 3
           local ok = pcall(function() local t = {} while true do t[#t + 1] = { 1, 2, 3 } end end)
           state.caught = not ok
+        elseif t == "xpcall_loops" then
+          -- The handler of the stop's error would run with hooks off: it is not called.
+          state.c = 3
+          xpcall(function() while true do end end, function() while true do end end)
+          state.d = 1
+        elseif t == "wrap_close" then
+          -- The coroutine the stop killed is not closed: its __close would run with hooks off.
+          state.c = 3
+          pcall(coroutine.wrap(function()
+            local _ <close> = closing_loop()
+            while true do end
+          end))
+          state.d = 1
+        elseif t == "keep" then
+          kept = coroutine.create(function()
+            local _ <close> = closing_loop()
+            while true do end
+          end)
+          coroutine.resume(kept)
+        elseif t == "close_kept" then
+          state.closed = { coroutine.close(kept) }
         elseif t == "count" then
           state.n = state.n + 1
         end
@@ -65,7 +90,9 @@ import Testing
     }
   }
 
-  @Test(arguments: ["wrap", "resume", "pcall", "xpcall", "close", "charged"])
+  @Test(arguments: [
+    "wrap", "resume", "pcall", "xpcall", "close", "charged", "xpcall_loops", "wrap_close", "keep",
+  ])
   func theBudgetEndsTheActionWhateverCatchesIt(_ action: String) throws {
     let feature = try Self.feature(LuaLimits(memory: 64 << 20, instructions: 100_000, seconds: 30))
     let error = Self.send(feature, action)
@@ -79,7 +106,7 @@ import Testing
     #expect(try feature.state() == ["n": 1], "the next action runs")
   }
 
-  @Test(arguments: ["wrap", "pcall", "close"])
+  @Test(arguments: ["wrap", "pcall", "close", "xpcall_loops", "wrap_close", "keep"])
   func theTimeLimitEndsTheActionWhateverCatchesIt(_ action: String) throws {
     let feature = try Self.feature(LuaLimits(memory: 64 << 20, instructions: nil, seconds: 0.2))
     let error = Self.send(feature, action)
@@ -89,6 +116,26 @@ import Testing
     }
     #expect(try feature.state() == ["n": 0], "\(action): rolled back")
     #expect(Self.send(feature, "count") == nil)
+  }
+
+  /// A coroutine a stop killed, closed in a later action, answers as a dead coroutine does,
+  /// without running its `__close` (which would run where no limit reaches).
+  @Test(arguments: [
+    LuaLimits(memory: 64 << 20, instructions: 100_000, seconds: 30),
+    LuaLimits(memory: 64 << 20, instructions: nil, seconds: 0.2),
+  ])
+  func aCoroutineAStopKilledIsNotClosedLater(_ limits: LuaLimits) throws {
+    let feature = try Self.feature(limits)
+    #expect(Self.send(feature, "keep") != nil)
+    #expect(Self.send(feature, "close_kept") == nil)
+    #expect(
+      try feature.state() == [
+        "n": 0,
+        "closed": [
+          false,
+          "a limit stopped this coroutine, so its to-be-closed variables are not closed",
+        ],
+      ])
   }
 
   @Test func aCaughtMemoryErrorLetsTheActionGoOn() throws {

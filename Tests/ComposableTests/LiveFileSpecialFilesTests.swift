@@ -122,7 +122,7 @@ import Testing
   }
 }
 
-/// A read takes at most `readLimit` bytes (64 MiB by default: see `FileClient.defaultReadLimit`),
+/// A read takes at most `readLimit` bytes (16 MiB by default: see `FileClient.defaultReadLimit`),
 /// and nothing the client writes is larger, so nothing it writes is refused when read back.
 @Suite struct LiveFileReadLimitTests {
   let root: URL
@@ -134,8 +134,8 @@ import Testing
 
   func cleanUp() { try? FileManager.default.removeItem(at: root) }
 
-  @Test func theDefaultIs64MiB() {
-    #expect(FileClient.defaultReadLimit == 64 << 20)
+  @Test func theDefaultIs16MiB() {
+    #expect(FileClient.defaultReadLimit == 16 << 20)
   }
 
   /// At the limit a file reads whole; one byte over, it is refused with a message that names the

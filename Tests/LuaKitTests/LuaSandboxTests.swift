@@ -162,7 +162,24 @@ import Testing
     // the VM sees the same one, as every chunk of a plain Lua does.
     let other = try vm.makeSandbox()
     _ = try run("function string.twice(s) return s .. s end")
-    #expect(try vm.evaluate("return ('ab'):twice(), string.twice('c')", in: other) == ["abab", "cc"])
+    #expect(
+      try vm.evaluate("return ('ab'):twice(), string.twice('c')", in: other) == ["abab", "cc"])
+  }
+
+  /// `require`'s argument is read as Lua's luaL_checkstring reads it: a number is its string,
+  /// and the error for anything else says what it got, `no value` included.
+  @Test func requireReadsItsArgumentAsLuaDoes() throws {
+    let sandbox = try vm.makeSandbox(
+      .init(modules: LuaModuleTable(["5": "return 'five'", "2.5": "return 'two and a half'"])))
+    #expect(
+      try vm.evaluate("return require(5), require(2.5)", in: sandbox) == ["five", "two and a half"])
+    #expect(
+      try vm.evaluate(
+        "return select(2, pcall(require)), select(2, pcall(require, nil))", in: sandbox)
+        == [
+          "bad argument #1 to 'require' (string expected, got no value)",
+          "bad argument #1 to 'require' (string expected, got nil)",
+        ])
   }
 
   @Test func requireIsRefusedWhenNoModulesAreAllowed() throws {

@@ -5,12 +5,14 @@ import Glibc
 #endif
 
 extension FileClient {
-  /// How many bytes a read of the live client takes by default: 64 MiB, the default memory cap
-  /// of a feature's Lua VM. What a read gives goes into that VM whole (as the `contents` of an
-  /// action, or a saved state parsed there), so a larger file could not be used, and reading it
-  /// first would only cost the host as much memory. Writes are held to the same limit, so that
-  /// nothing the client writes is refused when it is read back.
-  public static let defaultReadLimit = 64 << 20
+  /// How many bytes a read of the live client takes by default: 16 MiB, a quarter of the
+  /// default memory cap of a feature's Lua VM (64 MiB). What a read gives goes into that VM
+  /// whole (as the `contents` of an action), beside the state and whatever the reducer makes of
+  /// it, so a file at the limit must leave room (at the cap itself, a read that succeeded would
+  /// fail the action it arrives in); a larger file could not be used, and reading it first would
+  /// only cost the host as much memory. Writes are held to the same limit, so that nothing the
+  /// client writes is refused when it is read back.
+  public static let defaultReadLimit = 16 << 20
 
   /// Writes `contents` to `path` under `root` at once, as `live(root:)` writes (atomically,
   /// confined to the root), without a task: for code that cannot wait for one.

@@ -1,6 +1,7 @@
 -- The trusted chunk that builds sandboxes, run once in the real global environment.
 
-local pairs, ipairs, error, type, pcall = pairs, ipairs, error, type, pcall
+local pairs, ipairs, error, type, pcall, select = pairs, ipairs, error, type, pcall, select
+local tostring = tostring
 local load = load
 
 -- The C side's makers of a sandbox's load, print and warn (BaseLibrary.c), taken out of the
@@ -47,9 +48,14 @@ return function(host_print, find_module, preloaded)
   local loaded = { _G = env, string = env.string, table = env.table, math = env.math,
     utf8 = env.utf8, coroutine = env.coroutine }
   for name, module in pairs(preloaded) do loaded[name] = module end
-  env.require = function(name)
-    if type(name) ~= "string" then
-      error("bad argument #1 to 'require' (string expected, got " .. type(name) .. ")", 2)
+  env.require = function(...)
+    local name = ...
+    -- As Lua's luaL_checkstring: a number is its string, anything else is refused.
+    if type(name) == "number" then
+      name = tostring(name)
+    elseif type(name) ~= "string" then
+      local got = select("#", ...) == 0 and "no value" or type(name)
+      error("bad argument #1 to 'require' (string expected, got " .. got .. ")", 2)
     end
     local module = loaded[name]
     if module ~= nil then return module end

@@ -137,6 +137,28 @@ local named = {
     end },
   { "load of a long chunk", function() return load(string.rep("local x = 1 ", 1 << 18)) end },
   { "load from an endless reader", function() return load(function() return "--" end) end },
+  -- Spaces: options that make nothing, so only the format is work.
+  { "string.pack of a long format, in a loop", function()
+      local format = string.rep(" ", 1 << 20)
+      for _ = 1, 1e6 do string.pack(format) end
+    end },
+  { "string.unpack of a long format, in a loop", function()
+      local format = string.rep(" ", 1 << 20)
+      for _ = 1, 1e6 do string.unpack(format, "") end
+    end },
+  { "string.packsize of a long format, in a loop", function()
+      local format = string.rep(" ", 1 << 20)
+      for _ = 1, 1e6 do string.packsize(format) end
+    end },
+  { "xpcall with an endless handler", function()
+      return xpcall(function() while true do end end, function() while true do end end)
+    end },
+  { "coroutine.wrap with an endless __close", function()
+      return pcall(coroutine.wrap(function()
+        local _ <close> = setmetatable({}, { __close = function() while true do end end })
+        while true do end
+      end))
+    end },
   { "coroutine.close nested", function()
       local function nest(n)
         local co = coroutine.create(function()

@@ -1,0 +1,77 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+/// What a feature's running effects hold in the host is bounded as its VM is: at most 100,000
+/// effects that may still run, holding at most 256 MiB of data. A result that would go past
+/// either fails its action, which is rolled back; an effect that ends, is cancelled or is
+/// dropped gives its share back.
+@Suite struct EffectsInFlightTests {
+  static let source = """
+    local effect = require("composable.effect")
+    return { reduce = function(state, action)
+      state.n = (state.n or 0) + 1
+      if action.type == "timers" then
+        local list = {}
+        for i = 1, 9000 do list[i] = effect.after(1000 + i, { type = "x" }) end
+        return effect.cancellable(effect.merge(table.unpack(list)), "timers")
+      elseif action.type == "big" then
+        -- 8 MiB each, a new string in each action.
+        return effect.after(1000, { type = "x", s = string.rep("x", 8 << 20) })
+      elseif action.type == "stop" then
+        return effect.cancel("timers")
+      end
+    end }
+    """
+
+  /// On the live clock: the timers wait for 1,000 seconds and more, until cancelled (a test
+  /// clock looks over every sleeper at each cancellation, which 100,000 of them make slow).
+  func store() throws -> (Store<LuaFeatureHandle, LuaValue>, LuaFeature, Errors) {
+    let feature = try LuaFeature(source: Self.source, file: "flight.lua")
+    let errors = Errors()
+    let dependencies = DependencyValues.live
+    let store = Store(
+      initialState: LuaFeatureHandle(feature: feature),
+      reducer: LuaFeatureReducer<LuaFeatureHandle>(
+        feature: feature, dependencies: dependencies, readState: { LuaFeatureHandle(feature: $0) },
+        onError: { errors.append($0) }))
+    return (store, feature, errors)
+  }
+
+  @Test func moreThan100000RunningEffectsFailTheAction() async throws {
+    let (store, feature, errors) = try store()
+    for _ in 1...12 { _ = await store.send("timers") }  // 11 x 9,000 + 1,000 fit
+    await Task.yield()
+    #expect(
+      errors.all.map(\.description) == [
+        """
+        the reducer returned a malformed effect for { type = "timers" }, and the state was \
+        rolled back: effect.effect.effects[1001]: more than 100000 effects would be running at \
+        once (timers, delayed actions, coroutines and requests not yet ended). To fix, cancel \
+        effects that are no longer needed (effect.cancellable and effect.cancel), or start fewer
+        """
+      ])
+    #expect(try feature.state() == ["n": 11], "the twelfth is rolled back")
+    // Cancelled, they give their share back: the next action's timers start.
+    await store.send("stop").finish()
+    _ = await store.send("timers")
+    #expect(errors.all.count == 1)
+    _ = await store.send("stop")
+  }
+
+  @Test func runningEffectsHoldAtMost256MiBOfData() async throws {
+    let (store, feature, errors) = try store()
+    for _ in 1...32 { _ = await store.send("big") }  // 31 x 8 MiB and a little fit, not 32
+    #expect(errors.all.count == 1)
+    #expect(
+      errors.all.first?.description.hasSuffix(
+        "effect: the running effects would hold more than 256 MiB of data (the actions of "
+          + "timers and delayed actions, requests' bodies, files' contents). To fix, send "
+          + "smaller actions, or cancel effects that are no longer needed") == true,
+      "\(errors.all)")
+    #expect(try feature.state() == ["n": 31])
+    await store.cancelAllEffects()
+  }
+}
