@@ -1,5 +1,5 @@
 import Composable
-import ComposableLua
+@testable import ComposableLua
 import Foundation
 import LuaKit
 import Testing
@@ -56,6 +56,11 @@ import Testing
     #expect(try feature.state() == ["n": 11], "the twelfth is rolled back")
     // Cancelled, they give their share back: the next action's timers start.
     await store.send("stop").finish()
+    // They end on their own tasks, each giving its share back as it goes.
+    for _ in 0..<6_000 where feature.effectsInFlight.count > 0 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(feature.effectsInFlight.count == 0)
     _ = await store.send("timers")
     #expect(errors.all.count == 1)
     _ = await store.send("stop")

@@ -282,9 +282,11 @@ end
 -- Runs one collected test: before_each hooks, the test, after_each hooks (always). Returns nil,
 -- or the failure: { message, file, line } for an assertion, { message, traceback } for an error.
 local traceback = debug.traceback
+-- Level 3: above this handler, the C function the sandbox's xpcall calls it from (it keeps a
+-- limit's error from handlers, see BaseLibrary.c); then where the error was raised.
 local function capture(err)
   if type(err) == "table" and err.assertion then return err end
-  return { message = tostring(err), traceback = traceback(nil, 2) }
+  return { message = tostring(err), traceback = traceback(nil, 3) }
 end
 
 local function run(test)
