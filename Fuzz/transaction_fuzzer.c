@@ -3,8 +3,10 @@
 // Each input is a program of 4-byte operations over one state: transactions opened, committed
 // and rolled back; writes, rawsets, reads, next/pairs walks, the table library (insert and
 // remove anywhere, move within and between tables, sort, concat, unpack), identity checks
-// (a table read twice is one proxy), new and deep plain tables, metatables, host writes, all through references kept in a table of slots the
-// way feature code keeps them in locals. After every operation the harness checks the
+// (a table read twice is one proxy), xpcall handlers and `__close` handlers writing around a
+// stop, closing coroutines a stop killed, `load` in pieces and string.pack, new and deep plain
+// tables, metatables, host writes, all through references kept in a table of slots the way
+// feature code keeps them in locals. After every operation the harness checks the
 // invariant: no slot (what Lua code holds) is a real table of the state, and no hidden key is
 // visible; after every rollback, the state is what it was when the transaction opened. A
 // violation aborts, which libFuzzer reports with the input. `scripts/fuzz` builds and runs it.
@@ -90,6 +92,25 @@ static const char harness[] =
     "      error('identity escaped: two proxies of one table')\n"
     "    end\n"
     "  elseif op == 23 then refs[slot] = table.concat({ table.unpack(t, 1, b % 4) }, ',')\n"
+    "  elseif op == 24 then\n"
+    "    xpcall(function() t[k] = value(c) if b % 3 == 0 then while true do end end error({}) end,\n"
+    "      function(e) t[k] = value(b) return e end)\n"
+    "  elseif op == 25 then\n"
+    "    local co = coroutine.create(function()\n"
+    "      local _ <close> = setmetatable({}, { __close = function() t[k] = value(c) end })\n"
+    "      if b % 2 == 0 then while true do end end\n"
+    "      coroutine.yield(1)\n"
+    "    end)\n"
+    "    pcall(coroutine.resume, co)\n"
+    "    refs[slot] = co\n"
+    "  elseif op == 26 then\n"
+    "    local co = refs[b % 8 + 1]\n"
+    "    if type(co) == 'thread' then refs[slot] = select(2, pcall(coroutine.close, co)) end\n"
+    "  elseif op == 27 then\n"
+    "    local f = load(string.rep(' ', b * 40) .. 'local t, k = ... t[k] = ' .. c, 'x', 't')\n"
+    "    if f then f(t, k) end\n"
+    "    local n = b % 8 + 1\n"
+    "    refs[slot] = string.unpack('<i' .. n, string.pack('<i' .. n, c))\n"
     "  end\n"
     "end\n"
     "local function check()\n"
@@ -118,6 +139,16 @@ static void violated(lua_State *L, const char *what) {
   abort();
 }
 
+// Takes the harness's snapshot of the state: false when the VM's cap left no room for it (a
+// program may fill the 8 MiB cap, and a transaction open for all of it holds what its writes
+// made: a failed adoption's proxies among them), which ends the run without a finding.
+static int took_snapshot(lua_State *L, int snapshot, const int *args) {
+  int status = call(L, snapshot, 0, 1, args);
+  if (status == LUA_ERRMEM) return 0;
+  if (status != LUA_OK) violated(L, "snapshot");
+  return 1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lua_State *L = lk_newstate(8 << 20);
   if (L == NULL) return 0;
@@ -137,14 +168,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int open = 0;
   int before = 0;  // stack slot of the snapshot taken when the transaction opened
   for (size_t i = 0; i + 4 <= size; i += 4) {
-    int op = data[i] % 24;  // 14-17 are the host's; the rest are the harness's `step`
+    int op = data[i] % 28;  // 14-17 are the host's; the rest are the harness's `step`
     int args[4] = {op, data[i + 1], data[i + 2], data[i + 3]};
     int top = lua_gettop(L);
     if (op == 14) {
       if (open) continue;
       lk_transaction_begin(L);
       open = 1;
-      if (call(L, snapshot, 0, 1, args) != LUA_OK) violated(L, "snapshot");
+      if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
       if (before != 0) lua_remove(L, before);
       before = lua_gettop(L);
       continue;
@@ -153,7 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (open) {
         // What the transaction changed, as a host that prints it reads it: it must not fail
         // (but for memory) and must leave the state exactly as it was.
-        if (call(L, snapshot, 0, 1, args) != LUA_OK) violated(L, "snapshot");
+        if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
         int status = lk_transaction_changes(L, proxy);
         if (status == LUA_OK) {
           if (lua_type(L, -1) != LUA_TTABLE) violated(L, "the changes are not a table");
@@ -165,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           violated(L, "reading the changes");
         }
         lua_pop(L, 1);
-        if (call(L, snapshot, 0, 1, args) != LUA_OK) violated(L, "snapshot");
+        if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
         if (!lua_rawequal(L, -1, -2)) violated(L, "reading the changes changed the state");
         lua_settop(L, top);
         lk_transaction_commit(L);
@@ -177,7 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (!open) continue;
       if (lk_transaction_rollback(L) != LUA_OK) violated(L, "rollback");
       open = 0;
-      if (call(L, snapshot, 0, 1, args) != LUA_OK) violated(L, "snapshot");
+      if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
       if (!lua_rawequal(L, -1, before)) {
         fprintf(stderr, "before: %s\nafter:  %s\n", lua_tostring(L, before), lua_tostring(L, -1));
         violated(L, "a rollback did not restore the state");
@@ -206,6 +237,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     lua_settop(L, top);
   }
+out_of_memory:
   if (open) lk_transaction_rollback(L);
   lk_close(L);
   return 0;

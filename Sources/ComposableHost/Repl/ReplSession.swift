@@ -44,6 +44,11 @@ public actor ReplSession {
   /// reducer.
   let snapshot: StateSnapshot
   private var pending: [[UInt8]] = []
+  /// What the pending lines leave open, read as they come.
+  private var pendingScan = LuaInputScanner()
+  /// The most bytes an input may grow to while it is still open (a paste without its closing
+  /// brace): it is then dropped, with an error, and the REPL goes on.
+  static let maximumOpenInput = 16 << 20
 
   /// `dependencies` are the store's, but for its clock, which is `clock`.
   public init(
@@ -104,6 +109,17 @@ public actor ReplSession {
       }
     }
     pending.append(line)
+    pendingScan.read(line)
+    if pendingScan.leavesSomethingOpen {
+      guard pendingScan.count > Self.maximumOpenInput else { return .needsMore }
+      printer.error(
+        "the input grew past \(Self.maximumOpenInput >> 20) MiB with a bracket, a string or a "
+          + "comment still open, and was dropped. To fix, close what is open, or load a large "
+          + "value from a file")
+      pending = []
+      pendingScan = LuaInputScanner()
+      return .ready
+    }
     let input = Array(pending.joined(separator: [UInt8(ascii: "\n")]))
     let trimmed = input.trimmingLuaSpace
     let isExpression = trimmed.first == UInt8(ascii: "=")
@@ -111,6 +127,7 @@ public actor ReplSession {
     let isWord = String(validating: body, as: UTF8.self)?.isLuaWord ?? false
     if !isWord, reader.isIncomplete(body) { return .needsMore }
     pending = []
+    pendingScan = LuaInputScanner()
     if isExpression {
       evaluate(body)
     } else {
