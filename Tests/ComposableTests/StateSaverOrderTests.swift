@@ -1,0 +1,61 @@
+@testable import Composable
+import Foundation
+import Testing
+
+/// A saver's writes never overlap, so the file ends with the newest state, however quickly
+/// saves come: two writes at once could finish in either order and leave an older state last.
+@Suite struct StateSaverOrderTests {
+  /// A state changed and saved with no delay, again and again, each save in its own task (as a
+  /// store runs effects); the file then holds the last state, every round.
+  @Test(arguments: 1...5)
+  func theLastStateIsTheOneOnDisk(round: Int) async throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "saver-order-\(UUID())")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    // Each write waits a random while before it writes, as a loaded disk does: writes that
+    // overlapped would finish in any order.
+    let live = FileClient.live(root: root)
+    var files = live
+    files.write = { path, bytes in
+      try await Task.sleep(for: .microseconds(Int.random(in: 0...2_000)))
+      try await live.write(path, bytes)
+    }
+    let path = try DataPath(validating: Array("state.txt".utf8))
+    let state = SaveCount()
+    let saver = StateSaver(path: path)
+    let errors = SaveCount()
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 1...100 {
+        state.increment()
+        saver.changed()
+        let effect: Effect<Never> = saver.save(
+          contents: { Array("\(state.value)".utf8) }, delay: .zero, clock: ContinuousClock(),
+          files: files, onError: { _ in errors.increment() })
+        group.addTask { await run(effect) }
+        if Bool.random() { await Task.yield() }
+      }
+    }
+    try await saver.savePending(files: files)
+    #expect(errors.value == 0)
+    #expect(saver.isPending == false)
+    let written = try String(contentsOf: root.appendingPathComponent("state.txt"), encoding: .utf8)
+    #expect(written == "100", "round \(round)")
+  }
+}
+
+/// Runs the async parts of `effect`, as a store would (each save is one `run`, named).
+private func run(_ effect: Effect<Never>) async {
+  switch effect.operation {
+  case let .run(_, work): await work(Send { _ in })
+  case let .named(_, inner): await run(inner)
+  default: break
+  }
+}
+
+private final class SaveCount: @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+  var value: Int { lock.withLock { count } }
+  func increment() { lock.withLock { count += 1 } }
+}
