@@ -11,23 +11,59 @@ import LuaKit
 /// until an action is recorded: the new branch starts there and the old tail is dropped, as an
 /// editor's undo does.
 ///
+/// Checkpoints hold at most `checkpointBudget` bytes (`LuaValue.heldBytes`) together: past it,
+/// the oldest go (the initial state stays), and a jump to an action before the oldest left
+/// replays from the initial state. A feature whose state is tens of MB made a few hundred
+/// actions hold gigabytes of checkpoints in the host otherwise.
+///
 /// Shared by the store's reducer (which records and jumps) and the session's commands (which
 /// read); behind a lock.
 public final class SessionTimeline: @unchecked Sendable {
   /// A jump replays at most this many actions less one. A checkpoint of the todos feature with
   /// 1,000 todos holds about 250 KB; at 100, a 10,000-action session keeps 25 MB of them.
   public let checkpointInterval: Int
+  /// The most bytes the checkpoints but the initial state's may hold together.
+  public let checkpointBudget: Int
   public let initialState: LuaValue
   // Sendable by construction: everything below is reached only under `lock`.
   private let lock = NSLock()
   private var recorded: [RecordedAction] = []
   private var current = 0
   private var checkpoints: [Int: LuaValue]
+  /// The bytes each checkpoint but the initial state's holds, and their sum.
+  private var checkpointBytes: [Int: Int] = [:]
+  private var checkpointTotal = 0
 
-  public init(initialState: LuaValue, checkpointInterval: Int = 100) {
+  public init(
+    initialState: LuaValue, checkpointInterval: Int = 100, checkpointBudget: Int = 256 << 20
+  ) {
     self.initialState = initialState
     self.checkpointInterval = max(1, checkpointInterval)
+    self.checkpointBudget = checkpointBudget
     checkpoints = [0: initialState]
+  }
+
+  /// Keeps `state` as the checkpoint after action `position`, then drops the oldest others
+  /// until all fit the budget (the newest is kept even if it alone does not). Under `lock`.
+  private func keep(_ state: LuaValue, at position: Int) {
+    guard position != 0 else { return }
+    let bytes = state.heldBytes
+    checkpointTotal += bytes - (checkpointBytes[position] ?? 0)
+    checkpoints[position] = state
+    checkpointBytes[position] = bytes
+    for oldest in checkpointBytes.keys.sorted() where checkpointTotal > checkpointBudget {
+      guard oldest != position else { break }
+      checkpointTotal -= checkpointBytes.removeValue(forKey: oldest) ?? 0
+      checkpoints[oldest] = nil
+    }
+  }
+
+  /// Drops the checkpoints after action `position`. Under `lock`.
+  private func dropCheckpoints(after position: Int) {
+    for key in checkpointBytes.keys where key > position {
+      checkpointTotal -= checkpointBytes.removeValue(forKey: key) ?? 0
+      checkpoints[key] = nil
+    }
   }
 
   /// The branch's actions, numbered from 1 (`actions[0]` is action 1), those past `position`
@@ -55,11 +91,11 @@ public final class SessionTimeline: @unchecked Sendable {
     lock.withLock {
       if current < recorded.count {
         recorded.removeSubrange(current...)
-        checkpoints = checkpoints.filter { $0.key <= current }
+        dropCheckpoints(after: current)
       }
       recorded.append(action)
       current = recorded.count
-      if current % checkpointInterval == 0 { checkpoints[current] = state() }
+      if current % checkpointInterval == 0 { keep(state(), at: current) }
       return current
     }
   }
@@ -68,7 +104,7 @@ public final class SessionTimeline: @unchecked Sendable {
   public func checkpoint(atOrBefore number: Int) -> (position: Int, state: LuaValue) {
     lock.withLock {
       var position = min(number, recorded.count) / checkpointInterval * checkpointInterval
-      while checkpoints[position] == nil { position -= checkpointInterval }
+      while checkpoints[position] == nil { position = max(0, position - checkpointInterval) }
       return (position, checkpoints[position]!)
     }
   }
@@ -81,10 +117,18 @@ public final class SessionTimeline: @unchecked Sendable {
   func replace(_ actions: [RecordedAction], checkpoints: [Int: LuaValue]) {
     lock.withLock {
       recorded.replaceSubrange(0..<actions.count, with: actions)
-      self.checkpoints = checkpoints.merging([0: initialState]) { new, _ in new }
+      self.checkpoints = [0: initialState]
+      checkpointBytes = [:]
+      checkpointTotal = 0
+      for (position, state) in checkpoints.sorted(by: { $0.key < $1.key }) {
+        keep(state, at: position)
+      }
     }
   }
 
   /// How many checkpoints are kept (for tests and benchmarks).
   public var checkpointCount: Int { lock.withLock { checkpoints.count } }
+
+  /// The bytes the checkpoints but the initial state's hold together.
+  public var checkpointBytesHeld: Int { lock.withLock { checkpointTotal } }
 }
