@@ -75,6 +75,24 @@ import Testing
     #expect(try String(contentsOf: outside.appendingPathComponent("secret.txt"), encoding: .utf8) == "secret")
   }
 
+  /// A hard link in the root to a file outside it: appending would write that file there, so
+  /// it is refused; a whole write replaces the name in the root and leaves the outside file be.
+  @Test func aFileWithAHardLinkOutsideIsNotAppendedTo() async throws {
+    defer { cleanUp() }
+    let outside = base.appendingPathComponent("outside.txt")
+    try "secret".write(to: outside, atomically: true, encoding: .utf8)
+    try FileManager.default.linkItem(at: outside, to: root.appendingPathComponent("linked.txt"))
+    #expect(
+      await errorMessage { try await files.append("linked.txt", Array("x".utf8)) }
+        == "linked.txt: it has 2 names (hard links), which may lead outside the root; it was not "
+        + "written. To fix, give it one name (copy it, remove the others)")
+    try await files.write("linked.txt", Array("new".utf8))
+    #expect(try String(contentsOf: outside, encoding: .utf8) == "secret")
+    #expect(try await files.read("linked.txt") == Array("new".utf8))
+    try await files.append("linked.txt", Array("!".utf8))  // one name now
+    #expect(try await files.read("linked.txt") == Array("new!".utf8))
+  }
+
   @Test func aSymlinkOutsideIsRefusedEvenWithMissingDirectoriesAfterIt() async throws {
     defer { cleanUp() }
     let outside = base.appendingPathComponent("outside")

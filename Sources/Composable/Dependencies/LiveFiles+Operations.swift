@@ -72,6 +72,16 @@ extension LiveFiles {
       close(descriptor)
       throw error
     }
+    // A file with another name (a hard link) may be reached from outside the root as well, and
+    // a write through it changes that file there: only a file with one name is written in
+    // place. (A whole write makes a new file and renames it over the name, which leaves any
+    // other names as they were.)
+    if flags & O_ACCMODE != O_RDONLY, status.st_nlink > 1 {
+      close(descriptor)
+      throw FileClientError(
+        "\(path): it has \(status.st_nlink) names (hard links), which may lead outside the "
+          + "root; it was not written. To fix, give it one name (copy it, remove the others)")
+    }
     return (descriptor, Int(status.st_size))
   }
 
