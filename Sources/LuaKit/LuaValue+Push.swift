@@ -25,24 +25,32 @@ extension LuaStack {
     _ value: LuaValue, in vm: LuaVM, tag: LuaTagKey?, tagged: inout Bool
   ) throws(LuaError) {
     guard reserve(5) else { throw .conversion(path: "", message: "nesting too deep") }
-    // Only a table that holds tables can meet one twice (an action of scalars, the hot path,
-    // looks no further, nor does a snapshot known to be a tree), and only the tables met twice
-    // are kept to be pushed again: a look over the value's tables costs less than a Lua table
-    // of all of them.
-    let sharing: Set<LuaTableIdentity>
+    // Only a table that holds tables can meet one twice: an action of scalars (the hot path)
+    // and a snapshot known to be a tree go straight to the push, with no bookkeeping to make
+    // or free (a set and a dictionary made and released on every push cost an action 180
+    // instructions and three releases).
     if case let .table(table) = value, !table.identity.isTree, table.holdsTables {
-      sharing = value.sharedTables
+      try pushSharing(value, in: vm, tag: tag, tagged: &tagged)
     } else {
-      sharing = []
+      _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, nil)
     }
+  }
+
+  /// `pushValue` of a table that may reach a table twice: only the tables met twice are kept
+  /// to be pushed again (a look over the value's tables costs less than a Lua table of all of
+  /// them).
+  @inline(never)
+  private func pushSharing(
+    _ value: LuaValue, in vm: LuaVM, tag: LuaTagKey?, tagged: inout Bool
+  ) throws(LuaError) {
+    let sharing = value.sharedTables
     guard !sharing.isEmpty else {
-      var pushing = LuaPushing(made: 0, sharing: [])
-      _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, &pushing)
+      _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, nil)
       return
     }
     lua_createtable(L, 0, Int32(clamping: sharing.count))  // each shared table, by identity
-    var pushing = LuaPushing(made: lua_gettop(L), sharing: sharing)
-    _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, &pushing)
+    let pushing = LuaPushing(made: lua_gettop(L), sharing: sharing)
+    _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, pushing)
     lk_remove(L, pushing.made)
   }
 
@@ -54,23 +62,24 @@ extension LuaStack {
   /// key pushed is that name and its value a string.
   private func pushReserved(
     _ value: LuaValue, in vm: LuaVM, depth: Int, tag: LuaTagKey?, tagged: inout Bool,
-    _ pushing: inout LuaPushing
+    _ pushing: LuaPushing?
   ) throws(LuaError) -> Int {
     if pushScalar(value) { return 0 }
     switch value {
     case .nil, .boolean, .integer, .number, .string: return 0  // pushed above
     case let .table(table):
       let slot = lua_Integer(bitPattern: table.identity.rawValue)
-      let isShared = pushing.made != 0 && pushing.sharing.contains(table.identity)
-      if isShared, lua_rawgeti(L, pushing.made, slot) == LUA_TTABLE {
-        let height = pushing.heights[table.identity] ?? 1
+      var shared: LuaPushing? = nil
+      if let pushing, pushing.sharing.contains(table.identity) { shared = pushing }
+      if let shared, lua_rawgeti(L, shared.made, slot) == LUA_TTABLE {
+        let height = shared.heights[table.identity] ?? 1
         // As a snapshot counts it: its deepest table, at this place.
         guard depth + height <= LuaValue.maximumDepth else {
           throw .conversion(path: "", message: LuaValue.tooDeepMessage)
         }
         return height
       }
-      if isShared { lua_settop(L, -2) }
+      if shared != nil { lua_settop(L, -2) }  // not made yet: what rawgeti pushed
       guard depth < LuaValue.maximumDepth else {  // as a snapshot stops: the same data both ways
         throw .conversion(path: "", message: LuaValue.tooDeepMessage)
       }
@@ -104,7 +113,7 @@ extension LuaStack {
               height,
               1
                 + (try pushReserved(
-                  key, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, &pushing)))
+                  key, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, pushing)))
           }
           isTag = false
         }
@@ -115,7 +124,7 @@ extension LuaStack {
               height,
               1
                 + (try pushReserved(
-                  element, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, &pushing)))
+                  element, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, pushing)))
           } catch {
             throw error.under(LuaPath.component(key))
           }
@@ -124,10 +133,10 @@ extension LuaStack {
         lua_rawset(L, -3)
       }
       if table.kind == .array { vm.setArrayMarker(on: -1, L) }
-      if isShared {
+      if let shared {
         lua_pushvalue(L, -1)
-        lua_rawseti(L, pushing.made, slot)
-        if height > 1 { pushing.heights[table.identity] = height }
+        lua_rawseti(L, shared.made, slot)
+        if height > 1 { shared.heights[table.identity] = height }
       }
       return height
     case let .function(reference), let .other(reference):
@@ -159,11 +168,16 @@ extension LuaStack {
   }
 }
 
-/// What one push made so far: the Lua table of each table it holds at several places
-/// (`sharing`), by identity, in the table at stack index `made` (0 when there are none), and the
-/// height of each of those that holds tables.
-private struct LuaPushing {
+/// What one push of a value that shares tables made so far: the Lua table of each table it
+/// holds at several places (`sharing`), by identity, in the table at stack index `made`, and
+/// the height of each of those that holds tables. (A push that shares nothing has none.)
+private final class LuaPushing {
   let made: Int32
   let sharing: Set<LuaTableIdentity>
   var heights: [LuaTableIdentity: Int] = [:]
+
+  init(made: Int32, sharing: Set<LuaTableIdentity>) {
+    self.made = made
+    self.sharing = sharing
+  }
 }
