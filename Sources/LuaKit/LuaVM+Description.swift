@@ -26,12 +26,19 @@ extension LuaVM {
   }
 }
 
+extension LuaVM {
+  /// How many tables deep the walk that finds a description's shared tables goes on the Lua
+  /// stack; a table met deeper waits in a Lua table until the walk comes back up.
+  static let deepestDescriptionWalk = 4_096
+}
+
 /// `LuaValuePrinter`'s one-line form over tables in Lua.
 private struct LuaDescriptionWriter {
   unowned(unsafe) let vm: LuaVM
   let L: OpaquePointer
-  /// Tables met so far by `findShared`, and those it met twice.
-  var seen: Set<UnsafeRawPointer> = []
+  /// Tables met so far by `findShared` (in memory mapped for it: see `LuaAddressSet`), and
+  /// those it met twice.
+  var seen = LuaAddressSet()
   var shared: Set<UnsafeRawPointer> = []
   /// The label of each shared table written so far.
   var labels: [UnsafeRawPointer: Int] = [:]
@@ -44,41 +51,65 @@ private struct LuaDescriptionWriter {
   }
 
   /// Finds the tables reached twice from the value at `index`, looking into each table once,
-  /// however deep: the tables still to look into wait in a Lua table, not on Swift's stack.
+  /// however deep. The walk goes depth first, each table it is inside and its key on the Lua
+  /// stack, so what it holds besides `seen` is as deep as the value, not as wide (a state of
+  /// 100,000 todos had them all wait in a Lua table, 2 MB left as garbage after the walk).
+  /// Past `LuaVM.deepestDescriptionWalk` levels the tables still to look into wait in a Lua
+  /// table, so no depth is too deep.
   mutating func findShared(at index: Int32) throws(LuaError) {
     guard lua_type(L, index) == LUA_TTABLE else { return }
     try stack.guarded { () throws(LuaError) in
       guard stack.reserve(8) else { throw .conversion(path: "", message: "nesting too deep") }
-      lua_createtable(L, 16, 0)
-      let pending = stack.absolute(-1)
-      var count: lua_Integer = 0
+      var pending: Int32 = 0  // the Lua table of tables to look into later, once made
+      var waiting: lua_Integer = 0
+      // The tables being looked into, by the stack index of each (its key above it).
+      var frames: [Int32] = []
+      // Meets the table at `slot`, if it is one: the first time, its real table goes on top
+      // and is entered (or, too deep, waits); after that it is shared.
       func meet(_ slot: Int32) {
         guard lua_type(L, slot) == LUA_TTABLE else { return }
         if lk_push_proxied_table(L, slot) == 0 { lua_pushvalue(L, slot) }  // the real table
-        if seen.insert(lua_topointer(L, -1)!).inserted {
-          count += 1
-          lua_rawseti(L, pending, count)
-        } else {
+        guard seen.insert(lua_topointer(L, -1)!) else {
           shared.insert(lua_topointer(L, -1)!)
-          lua_settop(L, -2)
+          return lua_settop(L, -2)
         }
+        if frames.count < LuaVM.deepestDescriptionWalk, stack.reserve(8) {
+          frames.append(lua_gettop(L))
+          return lua_pushnil(L)  // the key to go on from
+        }
+        if pending == 0 {  // made below the frames, so that leaving them leaves it
+          let below = frames.first ?? lua_gettop(L)
+          lua_createtable(L, 16, 0)
+          lua_rotate(L, below, 1)
+          pending = below
+          for position in frames.indices { frames[position] += 1 }
+        }
+        waiting += 1
+        lua_rawseti(L, pending, waiting)
       }
       meet(index)
-      while count > 0 {
-        lua_rawgeti(L, pending, count)
-        lua_pushnil(L)
-        lua_rawseti(L, pending, count)
-        count -= 1
-        let table = stack.absolute(-1)
-        lua_pushnil(L)
-        while lk_next(L, table) != 0 {
-          meet(stack.absolute(-2))
-          meet(stack.absolute(-1))
-          lua_settop(L, -2)
+      while true {
+        while !frames.isEmpty {
+          let current = frames.count - 1
+          lua_settop(L, frames[current] + 1)  // the table and the key it goes on from
+          if lk_next(L, frames[current]) == 0 {
+            lua_settop(L, frames[current] - 1)
+            frames.removeLast()
+            continue
+          }
+          meet(frames[current] + 1)  // may move the frames up, making room below them
+          meet(frames[current] + 2)
         }
-        lua_settop(L, -2)
+        guard waiting > 0 else { break }
+        lua_rawgeti(L, pending, waiting)
+        lua_pushnil(L)
+        lua_rawseti(L, pending, waiting)
+        waiting -= 1
+        frames.append(lua_gettop(L))
+        lua_pushnil(L)
       }
     }
+    seen = LuaAddressSet()  // not needed to write: its memory goes back to the system now
   }
 
   mutating func write(at index: Int32, depth: Int, to text: inout LuaText) throws(LuaError) {

@@ -1,6 +1,7 @@
-import LuaKit
 import SeededRandom
 import Testing
+
+@testable import LuaKit
 
 /// `writeDescription` reads a value from Lua table by table and must write exactly what the
 /// snapshot's `description` says, through proxies too; what a snapshot refuses it writes instead
@@ -66,5 +67,42 @@ import Testing
     #expect(
       text.hasSuffix(
         "{ --[[ nested more than 200 levels deep ]] }" + String(repeating: " }", count: 200)))
+  }
+
+  /// The walk that finds shared tables goes depth first on the Lua stack, and past
+  /// `deepestWalk` levels leaves what it meets to wait in a Lua table: a table met again only
+  /// 9,000 levels down, and a cycle back to the root from there, are still found shared.
+  @Test func sharingFoundPastTheDeepestWalkIsLabelled() throws {
+    #expect(LuaVM.deepestDescriptionWalk < 9_000)
+    let vm = try LuaVM()
+    let root = try vm.reference(to: [:])
+    let build = try vm.load(
+      """
+      local root = ...
+      local one, two = { name = "one" }, { name = "two" }
+      local t = root
+      for _ = 1, 9000 do local n = { leaf = {} } t.n = n t = n end
+      t.last, t.cycle = one, root
+      root.a, root.b = one, two
+      """, chunkName: "deep")
+    try vm.call(build, arguments: [.reference(root)])
+    let text = try written(root, in: vm)
+    #expect(
+      text.hasPrefix(#"<1>{ a = <2>{ name = "one" }, b = { name = "two" }, n = { leaf = {}, "#))
+  }
+
+  /// The set of tables a walk met: every address once, however many, in memory of its own.
+  @Test func theAddressSetKeepsEachAddressOnce() {
+    let set = LuaAddressSet()
+    let addresses = (1...100_000).map { UnsafeRawPointer(bitPattern: $0 * 48)! }
+    #expect(addresses.allSatisfy { set.insert($0) })
+    #expect(set.count == 100_000)
+    for address in addresses.shuffled().prefix(1_000) {
+      #expect(set.contains(address))
+      #expect(!set.insert(address))
+    }
+    #expect(!set.contains(UnsafeRawPointer(bitPattern: 100_001 * 48)!))
+    #expect(!set.contains(UnsafeRawPointer(bitPattern: 24)!))
+    #expect(set.count == 100_000)
   }
 }
