@@ -149,9 +149,16 @@ static void lk_push_proxy_of(lua_State *L, int index, int metatable) {
   lua_rawsetp(L, index, &lk_proxy_key);
 }
 
-// Replaces the table at the top by its proxy when it is a real table (it keeps one).
+// Replaces the table at the top by its proxy when it is a real table (it keeps one). The proxy
+// it keeps is looked at first: the shared metatable (a lookup in the registry) is needed only
+// to make a new one, and `next` over a state's list runs this at every step.
 static void lk_wrap_top(lua_State *L) {
   if (lua_type(L, -1) != LUA_TTABLE) return;
+  if (lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE) {
+    lua_replace(L, -2);
+    return;
+  }
+  lua_pop(L, 1);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
   lk_push_proxy_of(L, -2, -1);
   lua_replace(L, -3);
@@ -508,19 +515,27 @@ static void lk_choose_reads(lua_State *L, int proxy, int real) {
 // next(t [, k]): a proxy's entries are its real table's, nested tables as proxies; a hidden
 // key is never returned. A plain table is Lua's own, whatever its keys (a light userdata such as
 // json.null included): only a state's tables hold hidden keys, and no light userdata else.
+//
+// It is every step of `pairs` over a state's table, so it does no more than that step needs:
+// the real table stays where it was pushed (3) and the key goes above it.
 static int lk_safe_next(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
+  if (lua_type(L, 1) != LUA_TTABLE) luaL_checktype(L, 1, LUA_TTABLE);  // Lua's own error
   lua_settop(L, 2);
-  int proxy = lk_push_real_of(L, 1);
-  if (proxy) {
+  if (lua_rawgetp(L, 1, &lk_real_key) == LUA_TTABLE) {  // a proxy: 3 its real table
     if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) return luaL_argerror(L, 2, "invalid key to 'next'");
-    lua_replace(L, 1);
+    lua_pushvalue(L, 2);
+    if (lk_next(L, 3) == 0) {
+      lua_pushnil(L);
+      return 1;
+    }
+    lk_wrap_top(L);
+    return 2;
   }
+  lua_settop(L, 2);
   if (lk_next(L, 1) == 0) {
     lua_pushnil(L);
     return 1;
   }
-  if (proxy) lk_wrap_top(L);
   return 2;
 }
 
