@@ -57,7 +57,7 @@ public struct LuaTable: Hashable, Sendable {
     self.kind = kind
   }
 
-  private static func holdsTables(_ entries: [LuaValue: LuaValue]) -> Bool {
+  static func holdsTables(_ entries: [LuaValue: LuaValue]) -> Bool {
     entries.contains { entry in
       if case .table = entry.key { return true }
       if case .table = entry.value { return true }

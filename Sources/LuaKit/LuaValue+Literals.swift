@@ -25,10 +25,22 @@ extension LuaValue: ExpressibleByArrayLiteral {
 
 extension LuaValue: ExpressibleByDictionaryLiteral {
   /// `["type": "increment", "id": 3]`: a map table.
+  ///
+  /// Made as `table[key] = value` field by field would make it (a later key replaces an earlier
+  /// equal one, nil removes), but with one identity: each change of a table draws a new one
+  /// from an atomic counter, and an action built per send (`["type": "toggle", "id": 3]`) drew
+  /// three.
   public init(dictionaryLiteral elements: (LuaValue, LuaValue)...) {
-    var table = LuaTable()
-    for (key, value) in elements { table[key] = value }
-    self = .table(table)
+    var entries: [LuaValue: LuaValue] = Dictionary(minimumCapacity: elements.count)
+    for (key, value) in elements {
+      if case .nil = value {
+        entries[key.normalizedKey] = nil
+      } else {
+        entries[key.normalizedKey] = value
+      }
+    }
+    self = .table(
+      LuaTable(kind: .map, normalizedEntries: entries, isTree: !LuaTable.holdsTables(entries)))
   }
 }
 

@@ -175,6 +175,28 @@ import Testing
     // met it again inside `b`. Not knowing costs a look, never a wrong answer.)
   }
 
+  /// A dictionary literal makes its table at once, with one identity, as setting its fields one
+  /// by one would make it: a float key with an integral value is the integer key, a later key
+  /// replaces an earlier equal one, nil removes; it is a tree when it holds no table.
+  @Test func aDictionaryLiteralIsItsFieldsSetInOrder() {
+    let key: LuaValue = 1.0
+    let literal: LuaValue = [key: "one", "a": 1, "gone": 2, "gone": nil, 1: "uno", "b": nil]
+    let fields: [(LuaValue, LuaValue)] = [
+      (key, "one"), ("a", 1), ("gone", 2), ("gone", nil), (1, "uno"),
+    ]
+    var stepwise = LuaTable()
+    for (key, value) in fields { stepwise[key] = value }
+    #expect(literal == .table(stepwise))
+    #expect(literal.tableValue?.count == 2)
+    #expect(literal[1] == "uno")
+    #expect(literal.tableValue?.identity.isTree == true)
+    #expect(literal.tableValue?.kind == .map)
+    let holding: LuaValue = ["inner": ["x": 1]]
+    #expect(holding.tableValue?.identity.isTree == false)
+    let first: LuaValue = ["type": "increment"], second: LuaValue = ["type": "increment"]
+    #expect(first.tableValue?.identity != second.tableValue?.identity)
+  }
+
   /// A `LuaValue` stays 17 bytes (24 with alignment): the identity costs a table's word, not
   /// every value's.
   @Test func theIdentityAddsNothingToAValuesSize() {
