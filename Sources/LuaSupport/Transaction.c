@@ -528,6 +528,12 @@ static int lk_safe_next(lua_State *L) {
       lua_pushnil(L);
       return 1;
     }
+    // 4 the key, 5 the value: a table's kept proxy goes above them and the key under it.
+    if (lua_type(L, 5) == LUA_TTABLE && lua_rawgetp(L, 5, &lk_proxy_key) == LUA_TTABLE) {
+      lua_copy(L, 4, 5);
+      return 2;
+    }
+    lua_settop(L, 5);
     lk_wrap_top(L);
     return 2;
   }
