@@ -588,14 +588,17 @@ static int lk_fail_stopped_call(lua_State *L, int status, int base) {
 int lk_pcall(lua_State *L, int nargs, int nresults) {
   // The handler in slot 1 (see lk_newstate) when this is the main thread; otherwise, pushed
   // below the function and removed after.
-  int resident = lua_gettop(L) > nargs + 1 && lua_tocfunction(L, 1) == lk_traceback;
+  // The top is read once: below the function is where a stopped call's results are dropped.
+  int top = lua_gettop(L);
+  int resident = top > nargs + 1 && lua_tocfunction(L, 1) == lk_traceback;
   int handler = 1;
   if (!resident) {
-    handler = lua_gettop(L) - nargs;
+    handler = top - nargs;
     lua_pushcfunction(L, lk_traceback);
     lua_insert(L, handler);
+    top += 1;
   }
-  int base = lua_gettop(L) - nargs - 1;  // below the function
+  int base = top - nargs - 1;  // below the function
   int saved_enforce = lk_enter(L, L);
   int status = lua_pcall(L, nargs, nresults, handler);
   if (__builtin_expect(lk_info_of(L)->stopped != LK_FAILURE_NONE, 0)) {
