@@ -13,13 +13,19 @@ import Testing
     ]
   }
 
-  @Test func theCheckpointsStayWithinTheirBudget() {
+  /// A timeline with a checkpoint after every action, of `actions` actions of 1 MiB states.
+  static func timeline(budget: Int, actions: Int) -> SessionTimeline {
     let timeline = SessionTimeline(
-      initialState: ["n": 0], checkpointInterval: 1, checkpointBudget: 10 << 20)
-    for number in 1...50 {
+      initialState: ["n": 0], checkpointInterval: 1, checkpointBudget: budget)
+    for number in 1...actions {
       timeline.record(
-        RecordedAction(action: "tick", fromEffect: false, time: 0), stateAfter: Self.state(number))
+        RecordedAction(action: "tick", fromEffect: false, time: 0), stateAfter: state(number))
     }
+    return timeline
+  }
+
+  @Test func theCheckpointsStayWithinTheirBudget() {
+    let timeline = Self.timeline(budget: 10 << 20, actions: 50)
     #expect(timeline.checkpointBytesHeld <= 10 << 20)
     #expect(timeline.checkpointCount >= 2 && timeline.checkpointCount <= 11)
     #expect(timeline.checkpoint(atOrBefore: 50).position == 50)
@@ -30,12 +36,7 @@ import Testing
 
   /// A checkpoint larger than the whole budget is kept while it is the newest.
   @Test func theNewestIsKeptEvenWhenAloneItIsOverBudget() {
-    let timeline = SessionTimeline(
-      initialState: ["n": 0], checkpointInterval: 1, checkpointBudget: 1 << 10)
-    for number in 1...3 {
-      timeline.record(
-        RecordedAction(action: "tick", fromEffect: false, time: 0), stateAfter: Self.state(number))
-    }
+    let timeline = Self.timeline(budget: 1 << 10, actions: 3)
     #expect(timeline.checkpointCount == 2)
     #expect(timeline.checkpoint(atOrBefore: 3).position == 3)
     #expect(timeline.checkpoint(atOrBefore: 2).position == 0)

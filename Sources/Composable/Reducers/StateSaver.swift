@@ -99,15 +99,13 @@ public final class StateSaver: @unchecked Sendable {
   /// Writes the newest contents, unless a write is under way: that one then writes again when
   /// it is done, so the last write is always of the newest state.
   private func write(_ files: FileClient) async throws {
-    let writes = lock.withLock { () -> Bool in
-      if writing {
-        writeAgain = true
-        return false
-      }
+    let starts = lock.withLock { () -> Bool in
+      let starts = !writing
+      if writing { writeAgain = true }
       writing = true
-      return true
+      return starts
     }
-    guard writes else { return }
+    guard starts else { return }
     do {
       while true {
         if let (count, contents) = try pendingContents() {
@@ -117,12 +115,10 @@ public final class StateSaver: @unchecked Sendable {
         // Checked and cleared with `writing` in one step: a save that comes after sees no
         // writer, and writes itself.
         let again = lock.withLock { () -> Bool in
-          if writeAgain {
-            writeAgain = false
-            return true
-          }
-          writing = false
-          return false
+          let again = writeAgain
+          writeAgain = false
+          writing = again
+          return again
         }
         if !again { return }
       }
