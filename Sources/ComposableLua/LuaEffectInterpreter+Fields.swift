@@ -40,7 +40,13 @@ extension LuaEffectInterpreter {
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     guard !wrappers.isEmpty else { return action }
     let wrapped: LuaValue
-    do throws(LuaError) { wrapped = try LuaFeature.wrap(action, with: wrappers, in: vm) } catch {
+    // Read-only, as a wrapper of `effect.run`'s sends is when it runs later: which effect
+    // kind a wrapper sits on must not decide whether it may write the state.
+    do throws(LuaError) {
+      wrapped = try vm.withStateReadOnly { () throws(LuaError) -> LuaValue in
+        try LuaFeature.wrap(action, with: wrappers, in: vm)
+      }
+    } catch {
       throw .effect(action: describeAction(), error: error)
     }
     // A wrapper is Lua code (`map_effect`'s included): what it makes must be data too.

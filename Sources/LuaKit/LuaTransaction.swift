@@ -174,6 +174,16 @@ extension LuaVM {
     lk_transaction_commit(L)
   }
 
+  /// Runs `body` with state tables read-only, even inside an open transaction: Lua code the
+  /// host calls between a reducer and its commit (an effect's action wrapper) reads the state
+  /// but cannot write it, as it could not a moment later. Its reads cost what reads between
+  /// actions cost.
+  public func withStateReadOnly<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    let wasOpen = lk_transaction_close_writes(L)
+    defer { lk_transaction_reopen_writes(L, wasOpen) }
+    return try body()
+  }
+
   /// Whether the open (or last) transaction wrote to its state.
   public var transactionWrote: Bool { lk_transaction_wrote(L) != 0 }
 

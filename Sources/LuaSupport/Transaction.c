@@ -899,6 +899,17 @@ void lk_transaction_commit(lua_State *L) {
 
 int lk_transaction_is_open(lua_State *L) { return lk_info_of(L)->transaction_open; }
 
+int lk_transaction_close_writes(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  int was_open = info->transaction_open;
+  info->transaction_open = 0;
+  return was_open;
+}
+
+void lk_transaction_reopen_writes(lua_State *L, int was_open) {
+  lk_info_of(L)->transaction_open = was_open;
+}
+
 int lk_transaction_rollback(lua_State *L) {
   lk_info *info = lk_info_of(L);
   info->transaction_open = 0;

@@ -152,6 +152,10 @@ int lk_transaction_rollback(lua_State *L);
 /// Closes the open transaction: its writes stay.
 void lk_transaction_commit(lua_State *L);
 int lk_transaction_is_open(lua_State *L);
+/// Makes state tables read-only for a while inside an open transaction (Lua code the host calls
+/// between the reducer and the commit); returns what `lk_transaction_reopen_writes` restores.
+int lk_transaction_close_writes(lua_State *L);
+void lk_transaction_reopen_writes(lua_State *L, int was_open);
 /// Whether the open (or last) transaction wrote anything.
 int lk_transaction_wrote(lua_State *L);
 /// Inside a transaction, what it changed in the state at `root` (a proxy or its real table), as
