@@ -42,11 +42,16 @@ public actor Store<State: Sendable, Action: Sendable> {
   }
   @usableFromInline @exclusivity(unchecked) var hasObservers = false
 
-  public init(initialState: State, reducer: sending some Reducer<State, Action>) {
+  /// With an `effectExecutor`, every effect's task prefers it (a `SingleThreadExecutor` makes
+  /// "everything that can run has run" knowable, as the REPL's `:advance` needs).
+  public init(
+    initialState: State, reducer: sending some Reducer<State, Action>,
+    effectExecutor: (any TaskExecutor)? = nil
+  ) {
     self.currentState = initialState
     self.reducer = reducer
     self.instrumentation = nil
-    self.effectExecutor = nil
+    self.effectExecutor = effectExecutor
   }
 
   /// A store whose reducer is built from dependencies: the live ones, changed by `dependencies`.

@@ -76,14 +76,16 @@ public final class ReplClock: Clock, @unchecked Sendable {
   }
 
   /// While paused: moves time forward by `duration`, waking each sleeper it passes at its
-  /// deadline, earliest first. False (and nothing moves) while time runs.
+  /// deadline, earliest first. False (and nothing moves) while time runs. Called on a
+  /// `SingleThreadExecutor` the sleepers' tasks run on, it lets all the work a wake-up started
+  /// run before the next (`SingleThreadExecutor.letWorkRun`); elsewhere it yields and hopes.
   @discardableResult
   public func advance(by duration: Duration) async -> Bool {
     guard let target = lock.withLock({ paused ? base + duration : nil }) else { return false }
-    await Self.letWorkRun()
+    await SingleThreadExecutor.letWorkRun()
     while let sleeper = takeSleeper(dueBy: target, setting: true) {
       sleeper.continuation.resume()
-      await Self.letWorkRun()
+      await SingleThreadExecutor.letWorkRun()
     }
     lock.withLock { if paused, base < target { base = target } }
     return true
@@ -129,10 +131,5 @@ public final class ReplClock: Clock, @unchecked Sendable {
 
   private func wake(_ id: Int, throwing error: any Error) {
     lock.withLock { sleepers.take(id: id) }?.continuation.resume(throwing: error)
-  }
-
-  /// Lets the work a wake-up started run as far as it can before the next one.
-  private static func letWorkRun() async {
-    for _ in 0..<20 { await Task.yield() }
   }
 }

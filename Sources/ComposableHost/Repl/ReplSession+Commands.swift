@@ -185,7 +185,10 @@ extension ReplSession {
     guard let seconds = Double(argument), let duration = Seconds.duration(seconds) else {
       return printer.error(":advance takes \(Seconds.expected) (:advance 0.5)")
     }
-    guard await clock.advance(by: duration) else {
+    // On the effects' thread, so that each wake-up's work (the action it sends, the effects
+    // that starts, the next sleep) has all run before the next sleeper is woken.
+    let clock = self.clock
+    guard await executor.run({ await clock.advance(by: duration) }) else {
       return printer.error("time runs by itself; :pause it first (or start with --paused)")
     }
     await settle()

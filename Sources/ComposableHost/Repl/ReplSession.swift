@@ -39,6 +39,9 @@ public actor ReplSession {
   let reader: LuaLiteralReader
   /// The store's clock: real time until `:pause` (or `--paused`), then moved by `:advance`.
   public let clock: ReplClock
+  /// The one thread the store's effects run on, so that `:advance` (and `settle`) can tell
+  /// when everything a wake-up started has run: its queue is empty.
+  let executor = SingleThreadExecutor()
   let known: KnownTypesBox
   /// The state as last read, read again when needed after an action wrote; shared with the
   /// reducer.
@@ -87,8 +90,11 @@ public actor ReplSession {
       reducer: ReplReducer(
         feature: feature, base: base, timeline: timeline,
         replayer: SessionReplayer(feature: feature, dependencies: dependencies, tape: tape),
-        errors: errors, clock: clock, printer: printer, snapshot: snapshot))
+        errors: errors, clock: clock, printer: printer, snapshot: snapshot),
+      effectExecutor: dependencies.effectExecutor ?? executor)
   }
+
+  deinit { executor.stop() }
 
   /// The prompt for the next line.
   public var prompt: String { pending.isEmpty ? "> " : ".. " }
@@ -169,8 +175,11 @@ public actor ReplSession {
   /// Waits for what the store is doing now (an action sent, effects' actions queued) to be
   /// reduced; for tests and for a host about to exit.
   public func settle() async {
-    await Task.yield()
-    _ = await store.withIsolation { _ in () }
+    let store = self.store
+    await executor.run {
+      await SingleThreadExecutor.letWorkRun()
+      _ = await store.withIsolation { _ in () }
+    }
   }
 }
 
