@@ -76,7 +76,7 @@ public final class StateSaver: @unchecked Sendable {
   }
 
   /// How a save names itself among a store's running effects (`the save of todos.saved.lua`).
-  static let effectNamePrefix = "the save of "
+  public static let effectNamePrefix = "the save of "
 
   /// Writes the state now if a change is not on disk yet (a save still waiting, say): for a
   /// host about to exit, on end of input or a signal.

@@ -325,6 +325,15 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     if let last = skipped.last { state = last.state }
   }
 
+  /// The effects still running, in the order they started, once the work that can run has
+  /// run: what `finish()` would find in flight (saves included, `isStateSave`), numbered from 1.
+  public nonisolated(nonsending) func effectsInFlight() async -> [RunningEffectSummary] {
+    await SingleThreadExecutor.letWorkRun()
+    return recorder.inFlight.enumerated().map { index, effect in
+      RunningEffectSummary(number: index + 1, kind: effect.info.kind, ids: effect.info.ids)
+    }
+  }
+
   /// Cancels the effects still running, so the test need not wait for them.
   public nonisolated(nonsending) func skipInFlightEffects(
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,

@@ -5,7 +5,12 @@ import LuaKit
 /// it made as Lua assignments, each action an effect sent back received, `advance` for the
 /// time between, and what the network and the files answered served from the recording.
 enum LuaTestWriter {
-  static func text(_ plan: SessionTestPlan, name: String) throws(LuaError) -> String {
+  /// With a `probe`, the test ends after the steps by printing the effects still running, each
+  /// on a line starting with `probe`, after a line `probe` + their count (see
+  /// `SessionTestPlan.effectsInFlight`): a run of it, not a test to keep.
+  static func text(
+    _ plan: SessionTestPlan, name: String, probe: String? = nil
+  ) throws(LuaError) -> String {
     let module = plan.feature.deletingPathExtension().lastPathComponent
     var lines = [
       "-- Written by composable's :test from a REPL session on \(plan.feature.lastPathComponent).",
@@ -97,7 +102,18 @@ enum LuaTestWriter {
     ]
     lines += storeFields
     lines.append("    }")
-    lines += try plan.body(syntax)
+    if let probe {
+      lines += try plan.body(syntax, stepsOnly: true)
+      lines += [
+        "    local running = store:effects_in_flight()",
+        "    print(\(quoted(probe)) .. #running)",
+        "    for _, effect in ipairs(running) do print(\(quoted(probe)) .. effect) end",
+        "    store:skip_in_flight_effects()",
+        "    store:skip_received_actions()",
+      ]
+    } else {
+      lines += try plan.body(syntax)
+    }
     lines += ["  end)", "end)", ""]
     return lines.joined(separator: "\n")
   }

@@ -97,6 +97,29 @@ struct SessionTestPlan {
   }
 }
 
+extension SessionTestPlan {
+  /// The effects (saves aside) a TestStore still runs after the plan's steps, as its messages
+  /// name them: found by running the steps as a Lua test, not written anywhere, that prints
+  /// them. Nil when that run could not tell (the steps did not load or run to the end).
+  func effectsInFlight() async -> [String]? {
+    let probe = "\u{1}composable :test in flight: "
+    guard let text = try? LuaTestWriter.text(self, name: "probe", probe: probe) else {
+      return nil
+    }
+    let name = feature.deletingPathExtension().lastPathComponent + "_probe_test.lua"
+    let results = await LuaTestRunner().run(
+      source: text, name: name, directory: feature.deletingLastPathComponent())
+    guard results.count == 1 else { return nil }
+    var printed = results[0].output.filter { $0.hasPrefix(probe) }.map {
+      String($0.dropFirst(probe.count))
+    }
+    guard !printed.isEmpty, let count = Int(printed.removeFirst()), count == printed.count else {
+      return nil
+    }
+    return printed.filter { !$0.hasPrefix(StateSaver.effectNamePrefix) }
+  }
+}
+
 /// How one test language writes the plan's steps: the Lua and the Swift writers each give one,
 /// and `SessionTestPlan.body` walks the steps once for both.
 struct TestSyntax: Sendable {
@@ -120,8 +143,8 @@ struct TestSyntax: Sendable {
 
 extension SessionTestPlan {
   /// The test's body, indented 4 spaces: the steps, then what was still running, the wait for
-  /// a save, and the finish.
-  func body(_ syntax: TestSyntax) throws(LuaError) -> [String] {
+  /// a save, and the finish (unless `stepsOnly`).
+  func body(_ syntax: TestSyntax, stepsOnly: Bool = false) throws(LuaError) -> [String] {
     var lines: [String] = []
     for step in steps {
       switch step {
@@ -150,6 +173,7 @@ extension SessionTestPlan {
         lines.append("    " + syntax.close)
       }
     }
+    if stepsOnly { return lines }
     if !inFlight.isEmpty {
       lines.append(
         "    \(syntax.comment) Still running when the test was written: "

@@ -185,10 +185,9 @@ extension ReplSession {
     guard let seconds = Double(argument), let duration = Seconds.duration(seconds) else {
       return printer.error(":advance takes \(Seconds.expected) (:advance 0.5)")
     }
-    // On the effects' thread, so that each wake-up's work (the action it sends, the effects
-    // that starts, the next sleep) has all run before the next sleeper is woken.
-    let clock = self.clock
-    guard await executor.run({ await clock.advance(by: duration) }) else {
+    // On the session's thread (see `handle`), so each wake-up's work (the action it sends, the
+    // effects that starts, the next sleep) has all run before the next sleeper is woken.
+    guard await clock.advance(by: duration) else {
       return printer.error("time runs by itself; :pause it first (or start with --paused)")
     }
     await settle()
@@ -197,7 +196,11 @@ extension ReplSession {
   /// Loads the feature's file again and swaps the new code in, keeping the state; broken code
   /// is refused and the old code keeps running. (Hot reload calls it on each save.)
   @discardableResult
-  public func reload() async -> Bool {
+  public nonisolated func reload() async -> Bool {
+    await executor.run { await self.reloadOnSessionThread() }
+  }
+
+  private func reloadOnSessionThread() async -> Bool {
     let printer = self.printer
     let reloaded = HotReload.reload(
       feature, from: file, report: { printer.line($0) }, fail: { printer.error($0) })

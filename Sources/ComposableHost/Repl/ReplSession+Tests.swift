@@ -30,11 +30,14 @@ extension ReplSession {
         "write a Lua test beside \(file.lastPathComponent) (in \(featureDirectory.path)): it "
           + "finds the feature by its module name")
     }
-    let inFlight = await store.runningEffects.filter { !$0.isStateSave }.map(describe)
+    let live = await store.runningEffects.filter { !$0.isStateSave }.map(describe)
     let text: String
     do {
-      let plan = try SessionTestPlan(
-        recording: recording(), exchanges: exchanges.all, feature: file, inFlight: inFlight)
+      var plan = try SessionTestPlan(
+        recording: recording(), exchanges: exchanges.all, feature: file, inFlight: [])
+      // What the test will find running, from a run of its steps: after a jump, which cancels
+      // the session's effects, the session's own list disagrees with the test's store.
+      plan.inFlight = await plan.effectsInFlight() ?? live
       let name = url.deletingPathExtension().lastPathComponent
       text =
         isLua

@@ -41,7 +41,7 @@ public actor ReplSession {
   public let clock: ReplClock
   /// The one thread the store's effects run on, so that `:advance` (and `settle`) can tell
   /// when everything a wake-up started has run: its queue is empty.
-  let executor = SingleThreadExecutor()
+  nonisolated let executor = SingleThreadExecutor()
   let known: KnownTypesBox
   /// The state as last read, read again when needed after an action wrote; shared with the
   /// reducer.
@@ -102,11 +102,21 @@ public actor ReplSession {
   /// The action types known so far (for completion).
   public var knownTypes: KnownActionTypes { known.value }
 
-  public func handle(_ line: String) async -> Reply { await handle(bytes: Array(line.utf8)) }
+  public nonisolated func handle(_ line: String) async -> Reply {
+    await handle(bytes: Array(line.utf8))
+  }
 
   /// Handles a line given as its bytes, exactly as they came (what is not UTF-8 included): an
   /// action or an expression reaches Lua as typed.
-  public func handle(bytes line: [UInt8]) async -> Reply {
+  ///
+  /// On the session's thread (`executor`), as everything that reaches the store is: the store
+  /// then runs there too, never on a thread of the global pool while an effect waits for it,
+  /// so an empty queue on that thread means the work has all run (`:advance`, `settle`).
+  public nonisolated func handle(bytes line: [UInt8]) async -> Reply {
+    await executor.run { await self.handleOnSessionThread(bytes: line) }
+  }
+
+  private func handleOnSessionThread(bytes line: [UInt8]) async -> Reply {
     let text = line.trimmingSpacesAndTabs
     if pending.isEmpty {
       if text.isEmpty { return .ready }
@@ -174,7 +184,7 @@ public actor ReplSession {
 
   /// Waits for what the store is doing now (an action sent, effects' actions queued) to be
   /// reduced; for tests and for a host about to exit.
-  public func settle() async {
+  public nonisolated func settle() async {
     let store = self.store
     await executor.run {
       await SingleThreadExecutor.letWorkRun()

@@ -217,7 +217,9 @@ function TestStore:advance(seconds)
 end
 -- The methods with no argument. (Each result goes through a local: a tail call would drop the
 -- method's frame, and `request` counts frames to find the test's line.)
-for _, op in ipairs({ "finish", "skip_received_actions", "skip_in_flight_effects" }) do
+for _, op in ipairs({
+  "finish", "skip_received_actions", "skip_in_flight_effects", "effects_in_flight",
+}) do
   TestStore[op] = function(self)
     local result = request(self, op, {})
     return result

@@ -1,5 +1,6 @@
 import Composable
 import Foundation
+import LuaKit
 
 /// Runs Lua tests: `*_test.lua` files with busted-style `describe`/`it`, whose `TestStore`s are
 /// the Swift TestStore underneath.
@@ -41,9 +42,28 @@ public struct LuaTestRunner: Sendable {
   /// pays for waking another thread. What a test prints is kept with its result (`output`),
   /// never written where a report goes.
   public func run(file: URL, filter: String? = nil) async -> [LuaTestResult] {
+    let name = file.lastPathComponent
+    return await run(name: name, filter: filter) { output in
+      try LuaTestSession(file: file, displayName: name, output: output)
+    }
+  }
+
+  /// Runs the tests of `source`, a test file named `name` that is not on disk, as if it were
+  /// in `directory`: a test checked before it is written (the REPL's `:test`).
+  public func run(source: String, name: String, directory: URL) async -> [LuaTestResult] {
+    let bytes = LuaString(source)
+    return await run(name: name, filter: nil) { output in
+      try LuaTestSession(source: bytes, directory: directory, displayName: name, output: output)
+    }
+  }
+
+  private func run(
+    name: String, filter: String?,
+    load: @escaping @Sendable (@escaping (String) -> Void) throws -> LuaTestSession
+  ) async -> [LuaTestResult] {
     let executor = SingleThreadExecutor()
     defer { executor.stop() }
-    return await executor.run { await runOnThisThread(file: file, filter: filter) }
+    return await executor.run { await runOnThisThread(name: name, filter: filter, load: load) }
   }
 
   /// What the tests of a file print, gathered for the result of the test that printed it.
@@ -51,13 +71,15 @@ public struct LuaTestRunner: Sendable {
     var lines: [String] = []
   }
 
-  private func runOnThisThread(file: URL, filter: String?) async -> [LuaTestResult] {
-    let name = file.lastPathComponent
+  private func runOnThisThread(
+    name: String, filter: String?,
+    load: (@escaping (String) -> Void) throws -> LuaTestSession
+  ) async -> [LuaTestResult] {
     let printed = Printed()
     let output: (String) -> Void = { printed.lines.append($0) }
     let collected: LuaTestSession
     do {
-      collected = try LuaTestSession(file: file, displayName: name, output: output)
+      collected = try load(output)
     } catch {
       return [
         LuaTestResult(name: name, file: name, line: 0, outcome: .failed(["\(error)"]), seconds: 0)
@@ -85,9 +107,7 @@ public struct LuaTestRunner: Sendable {
       do {
         // A fresh VM for every test: the file is loaded again, and this test alone runs. The
         // session that collected the tests is fresh too, until its first test has run in it.
-        let session =
-          index == firstRunnable
-          ? collected : try LuaTestSession(file: file, displayName: name, output: output)
+        let session = index == firstRunnable ? collected : try load(output)
         failures = await session.runTest(index)
       } catch {
         failures = ["\(error)"]

@@ -67,11 +67,22 @@ extension LuaTestSession {
     case "skip_in_flight_effects":
       await store.store.skipInFlightEffects(fileID: file, filePath: file, line: line, column: 0)
       return .nil
+    case "effects_in_flight":
+      let running = await store.store.effectsInFlight()
+      return .table(LuaTable(array: running.map { .string(LuaString(Self.describe($0))) }))
     case "state":
       return store.store.state
     default:
       throw LuaTestError("unknown TestStore request \(LuaValue(op))")
     }
+  }
+
+  /// An effect as `effects_in_flight` and the TestStore's messages name it:
+  /// `effect.every with id "tick"`, `the save of todos.saved.lua`.
+  static func describe(_ effect: RunningEffectSummary) -> String {
+    var text = effectKindName(effect.kind, prefix: "effect.") ?? "an effect"
+    if let id = effect.ids.last { text += " with id \(id)" }
+    return text
   }
 
   /// The test's `function(s) ... end` as the TestStore's `assert` closure.

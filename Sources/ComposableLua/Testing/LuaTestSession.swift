@@ -27,13 +27,22 @@ final class LuaTestSession {
   var stores: [Int: LuaTestStore] = [:]
   let failures = LuaTestFailures()
 
-  init(file: URL, displayName: String, output: @escaping (String) -> Void) throws {
-    directory = file.deletingLastPathComponent()
-    fileName = displayName
+  convenience init(file: URL, displayName: String, output: @escaping (String) -> Void) throws {
     let source: LuaString
     do { source = LuaString(bytes: try LuaSourceFile.bytes(of: file)) } catch {
       throw LuaFeatureError.load(file: displayName, message: "cannot read it: \(error.reason)")
     }
+    try self.init(
+      source: source, directory: file.deletingLastPathComponent(), displayName: displayName,
+      output: output)
+  }
+
+  /// A test file's `source`, as if it were in `directory` (where `require` finds modules).
+  init(
+    source: LuaString, directory: URL, displayName: String, output: @escaping (String) -> Void
+  ) throws {
+    self.directory = directory
+    fileName = displayName
     let vm = try LuaVM()
     let library = try vm.call(vm.load(LuaLibrarySource.test))
     guard case let .function(install) = library[0], case let .function(runner) = library[1],

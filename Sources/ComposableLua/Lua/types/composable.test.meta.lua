@@ -64,6 +64,11 @@ function TestStore:finish() end
 function TestStore:skip_received_actions() end
 function TestStore:skip_in_flight_effects() end
 
+---The effects still running, in the order they started, once all that can run has run:
+---`{ "effect.every with id tick", "the save of todos.saved.lua" }`.
+---@return string[]
+function TestStore:effects_in_flight() end
+
 ---@param name string
 ---@param body fun()
 function describe(name, body) end
