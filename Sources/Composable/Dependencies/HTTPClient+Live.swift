@@ -11,7 +11,9 @@ extension HTTPClient {
   /// The body is taken as it arrives and the transfer stopped the moment it passes the limit (at
   /// once when the server declares a length over it), so a huge body costs at most the limit in
   /// memory. Each client has its own connections and no cookies or cache.
-  public static func live(maximumBodySize: Int = 10 << 20, timeout: Double = 30) -> HTTPClient {
+  public static func live(
+    maximumBodySize: Int = 10 << 20, timeout: Double = HTTPRequest.defaultTimeout
+  ) -> HTTPClient {
     // Made at the first request: libcurl is opened then, not when the process starts.
     let lazyTransport = LazyLiveHTTPTransport(maximumBodySize: maximumBodySize)
     return HTTPClient { request in
@@ -41,7 +43,7 @@ extension HTTPClient {
         throw HTTPClientError(
           "\(failed): the body \(size)is over the limit of \(maximumBodySize) bytes\(stopped)")
       case .timedOut:
-        throw HTTPClientError("\(failed) timed out after \(seconds) seconds")
+        throw HTTPClientError.timedOut(request, after: seconds)
       case .refused:
         throw HTTPClientError("\(failed): the connection was refused")
       case let .failed(message):

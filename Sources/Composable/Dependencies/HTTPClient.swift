@@ -54,6 +54,16 @@ public struct HTTPResponse: Equatable, Sendable {
 public struct HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible {
   public var description: String
   public init(_ description: String) { self.description = description }
+
+  /// `request` gave up after `seconds`: the live client's words, which a test's fake uses too.
+  public static func timedOut(_ request: HTTPRequest, after seconds: Double) -> Self {
+    Self("\(request.method) \(request.url) timed out after \(seconds) seconds")
+  }
+}
+
+extension HTTPRequest {
+  /// The seconds a request waits when it names none (`timeout`), live or in a test's fake.
+  public static let defaultTimeout: Double = 30
 }
 
 /// Performs HTTP requests for effects: over the network live (`HTTPClient.live()`), with

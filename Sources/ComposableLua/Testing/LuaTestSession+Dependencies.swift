@@ -8,7 +8,8 @@ import LuaKit
 extension LuaTestSession {
   /// `http = function(request) return { status = 200, body = "..." } end`; `json = {...}`
   /// instead of `body` sends JSON, and `delay = seconds` answers after that long on the
-  /// store's test clock (a request in flight, for tests of cancellation).
+  /// store's test clock (a request in flight, for tests of cancellation). A delay past the
+  /// request's `timeout` (or the default 30 s) fails at the timeout, as the live client does.
   func httpClient(_ value: LuaValue, clock: ManualClock) throws -> HTTPClient {
     switch value {
     case .nil:
@@ -46,6 +47,11 @@ extension LuaTestSession {
             throw LuaTestError(
               "http: delay: expected \(Seconds.expected), got "
                 + LuaValue.describeForMessage(reply.delay))
+          }
+          let timeout = request.timeout ?? HTTPRequest.defaultTimeout
+          if let limit = Seconds.duration(timeout), delay > limit {
+            try await clock.sleep(for: limit)
+            throw HTTPClientError.timedOut(request, after: timeout)
           }
           try await clock.sleep(for: delay)
         }
