@@ -73,7 +73,8 @@ extension LuaFeature {
             + LuaValue.describeForMessage(options["debounce"]))
       }
       persistence = Persistence(
-        path: path, select: options["select"].stringValue, debounce: debounce)
+        path: path, select: try Self.selectedField(options["select"], file: file),
+        debounce: debounce)
       switch options["is_duplicate"] {
       case .nil: break
       case let .function(function): isDuplicate = function
@@ -91,5 +92,27 @@ extension LuaFeature {
       reduce: reduce, initialState: try optionalFunction("initial_state"),
       migrate: try optionalFunction("migrate"), persistence: persistence,
       isDuplicate: isDuplicate)
+  }
+  /// `persist{ select }`: nil for the whole state, or the name of one field of the state.
+  static func selectedField(_ value: LuaValue, file: String) throws(LuaFeatureError) -> String? {
+    switch value {
+    case .nil: return nil
+    case let .string(name):
+      guard let text = String(validating: name.bytes, as: UTF8.self), !text.isEmpty else {
+        throw .load(file: file, message: "persist.select must name a field of the state")
+      }
+      guard !text.contains(".") else {
+        throw .load(
+          file: file,
+          message: "persist.select = \(value) is a path; it names one field of the state. To "
+            + "fix, keep what is saved under one field (select = \"\(text.prefix { $0 != "." })\")")
+      }
+      return text
+    default:
+      throw .load(
+        file: file,
+        message: "persist.select must be a string naming a field of the state, got "
+          + LuaValue.describeForMessage(value))
+    }
   }
 }

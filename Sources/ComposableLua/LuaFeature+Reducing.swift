@@ -67,13 +67,20 @@ extension LuaFeature {
       // Read before the commit, which forgets the journal (a field read: nothing to save).
       let didWrite = vm.transactionWrote
       loaded.lastActionWrote = didWrite
-      if let saver = loaded.saver, didWrite {
+      if let saver = loaded.saver, didWrite, persistedValueMayHaveChanged(in: vm, loaded) {
         wrote = true
         saver.changed()
       }
       vm.commitTransaction()
       return interpreted
     }
+  }
+
+  /// Whether the open transaction may have changed what is saved: the whole state, or the
+  /// field `persist{ select }` names (a change elsewhere, a screen opened, starts no save).
+  func persistedValueMayHaveChanged(in vm: LuaVM, _ loaded: Loaded) -> Bool {
+    guard let select = loaded.module.persistence?.select else { return true }
+    return vm.transactionChanged(field: LuaValue(select), of: stateReference)
   }
 
   /// How `callTransaction` names what the called function returned, in a path.

@@ -126,8 +126,10 @@ public final class LuaFeature: Sendable {
         stateReference = try vm.reference(to: state)
       } else if let makeState = module.initialState {
         stateReference = try Self.makeInitialState(vm, makeState, file: file)
+        try Self.checkSelectedField(module.persistence, in: vm, state: stateReference, file: file)
       } else {
         stateReference = try vm.reference(to: [:])
+        try Self.checkSelectedField(module.persistence, in: vm, state: stateReference, file: file)
       }
       stateProxy = try vm.transactionalProxy(of: stateReference)
       actionTag = try vm.reference(to: .string(LuaString(LuaAction.typeField)))
@@ -144,6 +146,28 @@ public final class LuaFeature: Sendable {
     queue = LuaVMQueue(vm: vm, context: loaded)
     let saver = makeSaver(for: loaded.module.persistence)
     queue.access { $1.saver = saver }
+  }
+
+  /// `persist{ select }` names a field the initial state has: a misspelt one would save `nil`
+  /// and restore nothing, silently. (A state the host gives, a test's say, is not checked.)
+  static func checkSelectedField(
+    _ persistence: Persistence?, in vm: LuaVM, state: LuaReference, file: String
+  ) throws {
+    guard let select = persistence?.select else { return }
+    let check = try vm.load(
+      "local s, k = ... local names = {} for name in next, s do if type(name) == 'string' then "
+        + "names[#names + 1] = name end end table.sort(names) return s[k] ~= nil, names",
+      chunkName: "=persist.select")
+    let fields = try vm.call(check, arguments: [.reference(state), .value(LuaValue(select))])
+    guard fields.first != true else { return }
+    let names = fields.dropFirst().first?.tableValue?.sequence.compactMap(\.stringValue) ?? []
+    var known = names.isEmpty ? "it has no fields" : "its fields: "
+    known += names.prefix(20).joined(separator: ", ")
+    if names.count > 20 { known += " and \(names.count - 20) more" }
+    throw LuaFeatureError.load(
+      file: file,
+      message: "persist.select = \(LuaValue(select)): the initial state has no such field "
+        + "(\(known)). To fix, name a field initial_state() returns")
   }
 
   /// `reduce(state, action, env)` as the step called for each action.

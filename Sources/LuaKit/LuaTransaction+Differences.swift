@@ -32,6 +32,25 @@ extension LuaVM {
   }
 }
 
+extension LuaVM {
+  /// Whether the open transaction may have changed the field `key` of the state at `root` (a
+  /// proxy or its table): the field itself, or any table it reaches now. Costs a look at the
+  /// journal, and a walk over what the field reaches only when a table below the root was
+  /// written. True when it could not tell.
+  public func transactionChanged(field key: LuaValue, of root: LuaReference) -> Bool {
+    guard lk_transaction_wrote(L) != 0 else { return false }
+    return stack.guarded { () -> Bool in
+      do throws(LuaError) {
+        try stack.push(root, in: self)
+        try stack.push(key, in: self)
+      } catch {
+        return true
+      }
+      return lk_transaction_changed_field(L, -2, -1) != 0
+    }
+  }
+}
+
 /// A state's tables as they were before the open transaction and are now, read through what
 /// `lk_transaction_changes` found: each table by its address, the old contents as its contents
 /// with the journal's first old values laid over them.

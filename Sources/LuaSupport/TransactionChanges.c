@@ -122,3 +122,93 @@ int lk_transaction_changes(lua_State *L, int root) {
   if (!lk_push_proxied_table(L, root)) lua_pushvalue(L, root);
   return lk_pcall_uncapped(L, 1, 1);
 }
+
+// MARK: - Whether a field changed
+
+// Stack slots of lk_field_changed_protected: the root's real table, the field's key, then the
+// tables it makes.
+enum { FIELD_ROOT = 1, FIELD_KEY = 2, WRITTEN = 3, SEEN = 4, PENDING = 5 };
+
+// Whether the open transaction may have changed ROOT[KEY], the field or anything it reaches: a
+// write of that field of the root, or of a table the field reaches now. (A table it reached
+// only before lost its place through a write to a table it still reaches, or to the field.)
+// Tables written are found from the journal; then one walk over what the field reaches, which
+// ends at the first written table it meets. Pushes a boolean.
+static int lk_field_changed_protected(lua_State *L) {
+  lua_settop(L, FIELD_KEY);
+  lua_newtable(L);  // WRITTEN: the tables written but the root, by address
+  int written = 0;
+  lua_Integer length = lk_info_of(L)->journal_length;
+  for (lua_Integer entry = 0; entry < length; entry++) {
+    lk_journal_push_field(L, entry, 1);
+    lk_journal_push_field(L, entry, 2);
+    if (lk_is_adoption_key(L, -1) || lua_type(L, -2) != LUA_TTABLE) {
+      lua_pop(L, 2);
+      continue;
+    }
+    if (lua_rawequal(L, -2, FIELD_ROOT)) {
+      if (lua_rawequal(L, -1, FIELD_KEY)) {
+        lua_pushboolean(L, 1);
+        return 1;
+      }
+    } else {
+      lua_pushboolean(L, 1);
+      lua_rawsetp(L, WRITTEN, lua_topointer(L, -3));
+      written = 1;
+    }
+    lua_pop(L, 2);
+  }
+  // A walk with a list of tables still to look into, not recursion: however deep the state.
+  lua_newtable(L);  // SEEN
+  lua_newtable(L);  // PENDING
+  lua_pushvalue(L, FIELD_KEY);
+  if (!written || lua_rawget(L, FIELD_ROOT) != LUA_TTABLE) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  lua_rawseti(L, PENDING, 1);
+  lua_Integer pending = 1;
+  while (pending > 0) {
+    lua_rawgeti(L, PENDING, pending);
+    lua_pushnil(L);
+    lua_rawseti(L, PENDING, pending--);
+    const void *address = lua_topointer(L, -1);
+    if (lua_rawgetp(L, WRITTEN, address) != LUA_TNIL) {
+      lua_pushboolean(L, 1);
+      return 1;
+    }
+    lua_pop(L, 1);
+    int table = lua_gettop(L);
+    lua_pushnil(L);
+    while (lk_next(L, table) != 0) {  // key, value
+      if (lua_type(L, -1) == LUA_TTABLE) {
+        const void *inner = lua_topointer(L, -1);
+        int seen = lua_rawgetp(L, SEEN, inner) != LUA_TNIL;
+        lua_pop(L, 1);
+        if (!seen) {
+          lua_pushboolean(L, 1);
+          lua_rawsetp(L, SEEN, inner);
+          lua_pushvalue(L, -1);
+          lua_rawseti(L, PENDING, ++pending);
+        }
+      }
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushboolean(L, 0);
+  return 1;
+}
+
+int lk_transaction_changed_field(lua_State *L, int root, int key) {
+  root = lua_absindex(L, root);
+  key = lua_absindex(L, key);
+  if (lk_info_of(L)->journal_length == 0) return 0;
+  lua_pushcfunction(L, lk_field_changed_protected);
+  if (!lk_push_proxied_table(L, root)) lua_pushvalue(L, root);
+  lua_pushvalue(L, key);
+  int changed = 1;  // out of memory: taken as changed, so that nothing goes unsaved
+  if (lk_pcall_uncapped(L, 2, 1) == LUA_OK) changed = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return changed;
+}

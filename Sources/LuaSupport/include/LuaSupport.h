@@ -152,6 +152,9 @@ int lk_transaction_rollback(lua_State *L);
 /// Closes the open transaction: its writes stay.
 void lk_transaction_commit(lua_State *L);
 int lk_transaction_is_open(lua_State *L);
+/// Whether the open transaction may have changed the field `key` of the state at `root` (its
+/// proxy or real table): the field, or anything it reaches. 1 when it could not tell.
+int lk_transaction_changed_field(lua_State *L, int root, int key);
 /// Makes state tables read-only for a while inside an open transaction (Lua code the host calls
 /// between the reducer and the commit); returns what `lk_transaction_reopen_writes` restores.
 int lk_transaction_close_writes(lua_State *L);
