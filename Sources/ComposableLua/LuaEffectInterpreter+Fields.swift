@@ -82,9 +82,25 @@ extension LuaEffectInterpreter {
   }
 
   func identifier(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
+    if Self.isIdentifier(value, depth: 0) { return value }
+    throw fail(path, "expected an id (a string, number or boolean), got \(value.typeName)")
+  }
+
+  /// A string, number or boolean; or an id composition scoped to a child (`{ scope = { for_each
+  /// = "todos", element = 3 }, id = "timer" }`, composable.lua's `scope_ids`), nested as deep
+  /// as compositions nest.
+  static func isIdentifier(_ value: LuaValue, depth: Int) -> Bool {
     switch value {
-    case .string, .integer, .number, .boolean: return value
-    default: throw fail(path, "expected an id (a string, number or boolean), got \(value.typeName)")
+    case .string, .integer, .number, .boolean: return true
+    case let .table(table):
+      guard depth < 32, table.count == 2, let scope = table["scope"].tableValue,
+        isIdentifier(table["id"], depth: depth + 1)
+      else { return false }
+      return scope.entries.allSatisfy { key, value in
+        key.stringValue != nil && isIdentifier(value, depth: depth + 1)
+          && value.tableValue == nil
+      }
+    default: return false
     }
   }
 }

@@ -40,13 +40,17 @@ extension LuaFeature {
         vm.commitTransaction()
       }
       let step: LuaTransactionCall
-      do throws(LuaError) { step = try makeStep(module.reduce, in: vm) } catch {
+      let stepFunction: LuaReference
+      do throws(LuaError) {
+        (step, stepFunction) = try makeStep(module.reduce, in: vm, sandbox: fresh)
+      } catch {
         throw .load(file: file, message: error.description)
       }
       var saver = current.saver
       if module.persistence?.path != saver?.path { saver = makeSaver(for: module.persistence) }
       current = Loaded(
-        sandbox: fresh, module: module, step: step, fileName: file, saver: saver,
+        sandbox: fresh, module: module, step: step, stepFunction: stepFunction, fileName: file,
+        saver: saver,
         lastSaved: current.lastSaved, migrationChanges: migrationChanges)
     }
   }

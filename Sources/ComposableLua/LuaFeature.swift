@@ -26,6 +26,8 @@ public final class LuaFeature: Sendable {
     /// `reduce(state, action, env)`, ready to call for each action. It holds registry slots:
     /// the references it was made from (`module.reduce`, `stateProxy`, `environment`) keep them.
     var step: LuaTransactionCall
+    /// The function `step` calls (`stepFunction`), kept alive here as `step` keeps only its slot.
+    var stepFunction: LuaReference
     /// Where the script was loaded from, for messages and for reloading.
     var fileName: String
     /// When the state is written, for a feature that persists (`StateSaver`, shared with Swift
@@ -133,9 +135,12 @@ public final class LuaFeature: Sendable {
       }
       stateProxy = try vm.transactionalProxy(of: stateReference)
       actionTag = try vm.reference(to: .string(LuaString(LuaAction.typeField)))
+      let stepFunction = try Self.stepFunction(module.reduce, in: vm, sandbox: sandbox)
       let step = try LuaTransactionCall(
-        function: module.reduce, state: stateProxy, context: environment, tag: actionTag, in: vm)
-      loaded = Loaded(sandbox: sandbox, module: module, step: step, fileName: file, saver: nil)
+        function: stepFunction, state: stateProxy, context: environment, tag: actionTag, in: vm)
+      loaded = Loaded(
+        sandbox: sandbox, module: module, step: step, stepFunction: stepFunction, fileName: file,
+        saver: nil)
     } catch let error as LuaFeatureError {
       throw error
     } catch let error as LuaError {
@@ -171,9 +176,30 @@ public final class LuaFeature: Sendable {
   }
 
   /// `reduce(state, action, env)` as the step called for each action.
-  func makeStep(_ reduce: LuaReference, in vm: LuaVM) throws(LuaError) -> LuaTransactionCall {
-    try LuaTransactionCall(
-      function: reduce, state: stateProxy, context: environment, tag: actionTag, in: vm)
+  /// The function it calls too, which the caller keeps (`Loaded.stepFunction`).
+  func makeStep(
+    _ reduce: LuaReference, in vm: LuaVM, sandbox: LuaSandbox
+  ) throws(LuaError) -> (LuaTransactionCall, LuaReference) {
+    let function = try Self.stepFunction(reduce, in: vm, sandbox: sandbox)
+    let step = try LuaTransactionCall(
+      function: function, state: stateProxy, context: environment, tag: actionTag, in: vm)
+    return (step, function)
+  }
+
+  /// The function a step calls: `reduce`, or, for a feature that built a `for_each` or an
+  /// `if_let` as it loaded, `reduce` followed by the checks those leave for the end of the
+  /// action (`journal.finish_step`, composable.lua). Other features pay nothing for it.
+  static func stepFunction(
+    _ reduce: LuaReference, in vm: LuaVM, sandbox: LuaSandbox
+  ) throws(LuaError) -> LuaReference {
+    let finish = try vm.load(
+      "local finish_step = require('composable.journal').finish_step "
+        + "if finish_step then return finish_step(...) end return ...",
+      chunkName: "=step", in: sandbox)
+    guard case let .function(wrapped)? = try vm.call(finish, .function(reduce)).first else {
+      return reduce
+    }
+    return wrapped
   }
 
   /// `sleep`, `http` and `file` for code inside `effect.run`.

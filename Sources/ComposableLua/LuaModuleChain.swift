@@ -20,10 +20,11 @@ struct LuaModuleChain: LuaModuleResolver {
 
 /// The modules every feature's sandbox has as values: `composable.journal`, whose `table()`
 /// makes a table journaled with the state (the library's bookkeeping, rolled back with a
-/// failed action), and `composable.json`.
+/// failed action) and whose `was_set`/`had_element` say what the state held when the action
+/// began, and `composable.json`.
 func builtInPreloads(in vm: LuaVM) -> [String: LuaValue] {
   [
-    "composable.journal": ["table": .function(vm.journaledTableFunction())],
+    "composable.journal": .other(vm.journalModule()),
     "composable.json": .other(vm.jsonModule()),
   ]
 }

@@ -197,6 +197,17 @@ extension LuaVM {
     }
   }
 
+  /// A module for libraries that keep bookkeeping beside a state: `table()` (see
+  /// `journaledTableFunction`), and what state tables held when the open transaction began,
+  /// `was_set(t, key)` and `had_element(t, key, field, value)` (a composition that finds a
+  /// child gone can tell whether this very action removed it).
+  public func journalModule() -> LuaReference {
+    stack.guarded { () -> LuaReference in
+      lk_push_journal_module(L)
+      return makeReference(at: -1, L)
+    }
+  }
+
 }
 
 /// The function, state and context of a transaction, checked once to belong to one VM: the

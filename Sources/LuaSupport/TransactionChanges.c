@@ -212,3 +212,110 @@ int lk_transaction_changed_field(lua_State *L, int root, int key) {
   lua_pop(L, 1);
   return changed;
 }
+
+// MARK: - What a table held when the transaction began
+
+// Pushes what real[key] held when the open transaction began: the old value of its first
+// journal entry, or what it holds now if the transaction did not write it.
+static void lk_push_value_before(lua_State *L, int real, int key) {
+  lua_Integer length = lk_info_of(L)->journal_length;
+  lk_charge(L, length + 1);  // a look at every entry: bounded by the budget
+  for (lua_Integer entry = 0; entry < length; entry++) {
+    lk_journal_push_field(L, entry, 1);
+    int same = lua_rawequal(L, -1, real);
+    lua_pop(L, 1);
+    if (!same) continue;
+    lk_journal_push_field(L, entry, 2);
+    same = !lk_is_adoption_key(L, -1) && lua_rawequal(L, -1, key);
+    lua_pop(L, 1);
+    if (same) {
+      lk_journal_push_field(L, entry, 3);
+      return;
+    }
+  }
+  lua_pushvalue(L, key);
+  lua_rawget(L, real);
+}
+
+// The real table of the state table at `index` (or the table itself, a plain one: it has no
+// journal entries, so what it held is what it holds), pushed; raises for a value not a table.
+static int lk_push_table_argument(lua_State *L, int index) {
+  luaL_checktype(L, index, LUA_TTABLE);
+  if (!lk_push_proxied_table(L, index)) lua_pushvalue(L, index);
+  return lua_gettop(L);
+}
+
+// journal.was_set(t, key): whether the state table t held a value at key when the open
+// transaction began (what an action found before it changed anything).
+static int lk_journal_was_set(lua_State *L) {
+  luaL_checkany(L, 2);
+  lk_push_value_before(L, lk_push_table_argument(L, 1), 2);
+  lua_pushboolean(L, !lua_isnil(L, -1));
+  return 1;
+}
+
+// journal.had_element(t, key, field, value): whether t[key], as it was when the open
+// transaction began, held a table whose `field` was `value` (a for_each element by its id,
+// though the parent may have removed it, or replaced the whole list, since).
+static int lk_journal_had_element(lua_State *L) {
+  luaL_checkany(L, 4);
+  lk_push_value_before(L, lk_push_table_argument(L, 1), 2);
+  if (lua_type(L, -1) != LUA_TTABLE) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  int real = lua_gettop(L);
+  // Every key the list holds now or held: the keys now, and those the journal names for it.
+  lua_newtable(L);
+  int keys = lua_gettop(L);
+  lua_pushnil(L);
+  while (lk_next(L, real) != 0) {
+    lua_pop(L, 1);
+    lua_pushvalue(L, -1);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, keys);
+  }
+  lua_Integer length = lk_info_of(L)->journal_length;
+  for (lua_Integer entry = 0; entry < length; entry++) {
+    lk_journal_push_field(L, entry, 1);
+    int same = lua_rawequal(L, -1, real);
+    lua_pop(L, 1);
+    if (!same) continue;
+    lk_journal_push_field(L, entry, 2);
+    if (lk_is_adoption_key(L, -1)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_pushboolean(L, 1);
+    lua_rawset(L, keys);
+  }
+  lk_charge(L, length);
+  lua_pushnil(L);
+  while (lua_next(L, keys) != 0) {
+    lua_pop(L, 1);
+    lk_push_value_before(L, real, lua_gettop(L));
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lk_push_value_before(L, lua_gettop(L), 3);
+      int found = lua_rawequal(L, -1, 4);
+      lua_pop(L, 2);
+      if (found) {
+        lua_pushboolean(L, 1);
+        return 1;
+      }
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  lua_pushboolean(L, 0);
+  return 1;
+}
+
+void lk_push_journal_module(lua_State *L) {
+  lua_createtable(L, 0, 3);
+  lk_push_journaled_table_function(L);
+  lua_setfield(L, -2, "table");
+  lua_pushcfunction(L, lk_journal_was_set);
+  lua_setfield(L, -2, "was_set");
+  lua_pushcfunction(L, lk_journal_had_element);
+  lua_setfield(L, -2, "had_element");
+}

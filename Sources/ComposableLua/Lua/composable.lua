@@ -10,8 +10,9 @@
 -- - `for_each{ state = "todos", action = "todo", reducer = Todo }` runs `Todo` on the element
 --   with `id` for actions `{ type = "todo", id = ..., action = ... }`. Lookup by id is O(1) (an
 --   index kept beside the array, rebuilt only when stale); the effects of an element are
---   cancelled when it is removed, checked only for elements that started effects. Put it after
---   the parent in `combine` so it sees the parent's removals.
+--   cancelled when it is removed, checked once the whole action has been reduced, only for
+--   elements that started effects, so its place in `combine` does not matter. A child's
+--   cancel ids are its own (scoped to the element, or to the `if_let` child).
 -- - `on_change{ of = function(state) ... end, run = function(old, new, state, env) ... end,
 --   reducer = base }` runs `run` when `of(state)` changed.
 -- - `persist{ path = "todos.saved.lua", select = "todos" }`, set as the feature's `persist`, has
@@ -23,6 +24,10 @@ local effect = require("composable.effect")
 -- Bookkeeping that must stay true to the state lives in journaled tables: a failed action
 -- undoes its changes to them as it undoes its changes to the state.
 local journal = require("composable.journal")
+-- What the state held when the action began. Outside a host (plain `lua5.4`, a stub journal)
+-- there is no transaction: nothing was removed by this action, so a child not there never was.
+local was_set = journal.was_set or function() return false end
+local had_element = journal.had_element or function() return false end
 
 local composable = { effect = effect }
 
@@ -83,6 +88,57 @@ local function as_action(action)
 end
 composable.as_action = as_action
 
+-- Checks that run once the whole action has been reduced, whatever the reducers did after the
+-- composition that asked for them: a parent that removes a child in `combine` after `for_each`
+-- or `if_let` ran still has the child's effects cancelled. The host runs them through
+-- `journal.finish_step`, which a feature that builds a `for_each` or an `if_let` gets (a
+-- composition used where no host step runs, as under plain `lua5.4`, checks at once instead).
+local finishing = nil  -- the checks of the action being reduced, or nil outside a step
+
+local function after_action(check)
+  if finishing == nil then return false end
+  finishing[#finishing + 1] = check
+  return true
+end
+
+local function finish_step(reduce)
+  return function(state, action, env)
+    local checks = {}
+    finishing = checks
+    local result = reduce(state, action, env)
+    finishing = nil
+    if #checks == 0 then return result end
+    local effects = {}
+    if result ~= nil and result.kind ~= "none" then effects[1] = result end
+    for _, check in ipairs(checks) do
+      local e = check()
+      if e ~= nil then effects[#effects + 1] = e end
+    end
+    return merged(effects)
+  end
+end
+
+local function needs_finishing() journal.finish_step = finish_step end
+
+-- Cancel ids of a child's effects, scoped to the child: `{ scope = scope, id = id }`, so that
+-- element "b" cancelling "timer" cancels its own timer, not element "a"'s (as TCA does).
+local function scope_ids(e, scope)
+  if e == nil then return nil end
+  local kind = e.kind
+  if kind == "merge" or kind == "concat" then
+    local effects = {}
+    for i, inner in ipairs(e.effects) do effects[i] = scope_ids(inner, scope) end
+    return { kind = kind, effects = effects }
+  elseif kind == "cancellable" or kind == "debounce" or kind == "throttle" or kind == "cancel" then
+    local mapped = {}
+    for k, v in pairs(e) do mapped[k] = v end
+    mapped.id = { scope = scope, id = e.id }
+    if e.effect ~= nil then mapped.effect = scope_ids(e.effect, scope) end
+    return mapped
+  end
+  return e
+end
+
 function composable.combine(...)
   local reducers = {}
   for i = 1, select("#", ...) do reducers[i] = reducer_of((select(i, ...)), "combine") end
@@ -119,26 +175,32 @@ end
 function composable.if_let(spec)
   local field, name, reduce, wrap = child_of(spec, "if_let")
   local id = "if_let:" .. field
+  local scope = { if_let = field }
   local child_effects = journal.table()  -- child_effects.running: the child started effects
+  needs_finishing()
   return function(state, action, env)
-    local result = nil
+    local effects = {}
     if action.type == name then
       local child = state[field]
-      if child == nil then
+      if child ~= nil then
+        local e = reduce(child, as_action(action.action), env)
+        if e ~= nil and e.kind ~= "none" then
+          child_effects.running = true
+          effects[1] = effect.cancellable(scope_ids(map_effect(e, wrap), scope), id)
+        end
+      elseif not was_set(state, field) then
         error("if_let: a child action arrived while state." .. field .. " is nil", 2)
       end
-      local e = reduce(child, as_action(action.action), env)
-      if e ~= nil and e.kind ~= "none" then
-        child_effects.running = true
-        result = effect.cancellable(map_effect(e, wrap), id)
+      -- (Dismissed earlier in this action, by the parent: nothing to run, its effects end.)
+    end
+    local function dismissed()
+      if child_effects.running and state[field] == nil then
+        child_effects.running = nil
+        return effect.cancel(id)
       end
     end
-    if child_effects.running and state[field] == nil then
-      child_effects.running = nil
-      if result == nil then return effect.cancel(id) end
-      return merged({ result, effect.cancel(id) })
-    end
-    return result
+    if not after_action(dismissed) then effects[#effects + 1] = dismissed() end
+    return merged(effects)
   end
 end
 
@@ -150,6 +212,7 @@ function composable.for_each(spec)
   -- cannot make it lie.
   local indexes = setmetatable({}, { __mode = "k" })
   local active = journal.table()  -- ids whose effects may be running
+  needs_finishing()
 
   local function find(elements, id)
     local index = indexes[elements]
@@ -174,23 +237,32 @@ function composable.for_each(spec)
     if action.type == name then
       local id = action.id
       local element = find(elements, id)
-      if element == nil then
+      if element ~= nil then
+        local e = reduce(element, as_action(action.action), env)
+        if e ~= nil and e.kind ~= "none" then
+          active[id] = true
+          local function wrap(child) return { type = name, id = id, action = as_action(child) } end
+          local scoped = scope_ids(map_effect(e, wrap), { for_each = field, element = id })
+          effects[#effects + 1] = effect.cancellable(scoped, effect_id(id))
+        end
+      elseif not had_element(state, field, "id", id) then
         error("for_each: an action arrived for " .. field .. " element " .. tostring(id)
           .. ", which is not there", 2)
       end
-      local e = reduce(element, as_action(action.action), env)
-      if e ~= nil and e.kind ~= "none" then
-        active[id] = true
-        local function wrap(child) return { type = name, id = id, action = as_action(child) } end
-        effects[#effects + 1] = effect.cancellable(map_effect(e, wrap), effect_id(id))
-      end
+      -- (Removed earlier in this action, by the parent: nothing to run, its effects end.)
     end
-    for id in pairs(active) do
-      if find(elements, id) == nil then
-        active[id] = nil
-        effects[#effects + 1] = effect.cancel(effect_id(id))
+    local function removed()
+      local now = state[field]
+      local cancels = {}
+      for id in pairs(active) do
+        if now == nil or find(now, id) == nil then
+          active[id] = nil
+          cancels[#cancels + 1] = effect.cancel(effect_id(id))
+        end
       end
+      return merged(cancels)
     end
+    if not after_action(removed) then effects[#effects + 1] = removed() end
     return merged(effects)
   end
 end

@@ -21,6 +21,21 @@ final class LuaTestFailures: IssueReporter, @unchecked Sendable {
 
   var all: [String] { lock.withLock { failures } }
 
+  /// How many failures there are: a mark for `removeFailures(after:where:)`.
+  var count: Int { lock.withLock { failures.count } }
+
+  /// Removes the failures recorded after `mark` that `matches`; returns how many went.
+  func removeFailures(after mark: Int, where matches: (String) -> Bool) -> Int {
+    lock.withLock {
+      guard mark < failures.count else { return 0 }
+      let late = failures[mark...]
+      let kept = late.filter { !matches($0) }
+      let removed = late.count - kept.count
+      failures.replaceSubrange(mark..., with: kept)
+      return removed
+    }
+  }
+
   /// The Lua call whose work is running: set around each call, inherited by the effects it
   /// starts.
   @TaskLocal static var effectSite: (file: String, line: Int)?

@@ -9,6 +9,7 @@ extension LuaTestSession {
   nonisolated(nonsending) func serve(_ request: LuaValue) async throws -> LuaValue {
     let op = request.op.stringValue ?? ""
     if op == "new" { return try await makeStore(request.spec) }
+    if op == "expect_failure" { return try await expectFailure(request) }
     guard let id = request.store.intValue, let store = stores[id] else {
       throw LuaTestError("\(op): not a TestStore made by TestStore.new")
     }
@@ -75,6 +76,40 @@ extension LuaTestSession {
     default:
       throw LuaTestError("unknown TestStore request \(LuaValue(op))")
     }
+  }
+
+  /// `expect_failure(pattern, body)`: its first request marks where the failures stood; the
+  /// second, after `body`, removes those since that match the pattern, or fails if none did.
+  nonisolated(nonsending) func expectFailure(_ request: LuaValue) async throws -> LuaValue {
+    guard let mark = request.mark.intValue else { return .integer(failures.count) }
+    // Whatever the effects `body` started are doing, what they can do now is done.
+    await SingleThreadExecutor.letWorkRun()
+    let pattern = request.pattern
+    var patternError: String?
+    let removed = failures.removeFailures(after: mark) { [self] message in
+      do {
+        let found = try queue.access { vm, _ in
+          let find = try vm.load(
+            "local message, pattern = ... return string.find(message, pattern) ~= nil",
+            chunkName: "=expect_failure")
+          return try vm.call(find, .string(LuaString(message)), pattern)
+        }
+        return found.first == true
+      } catch {
+        patternError = "\(error)"
+        return false
+      }
+    }
+    if let patternError {
+      throw LuaTestError("expect_failure: the pattern is not a Lua pattern: \(patternError)")
+    }
+    if removed == 0 {
+      failures.add(
+        "Expected a failure matching \(pattern), but "
+          + (failures.count > mark ? "none of those recorded matched" : "none was recorded"),
+        at: (request.file.stringValue ?? fileName, request.line.intValue ?? 0))
+    }
+    return .integer(removed)
   }
 
   /// An effect as `effects_in_flight` and the TestStore's messages name it:

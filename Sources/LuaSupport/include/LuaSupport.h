@@ -155,6 +155,10 @@ int lk_transaction_is_open(lua_State *L);
 /// Whether the open transaction may have changed the field `key` of the state at `root` (its
 /// proxy or real table): the field, or anything it reaches. 1 when it could not tell.
 int lk_transaction_changed_field(lua_State *L, int root, int key);
+/// Pushes the `composable.journal` module: `table()` (lk_push_journaled_table_function), and
+/// what state tables held when the open transaction began, `was_set(t, key)` and
+/// `had_element(t, key, field, value)`.
+void lk_push_journal_module(lua_State *L);
 /// Makes state tables read-only for a while inside an open transaction (Lua code the host calls
 /// between the reducer and the commit); returns what `lk_transaction_reopen_writes` restores.
 int lk_transaction_close_writes(lua_State *L);

@@ -81,6 +81,13 @@ function it(name, body) end
 ---@param name string
 function pending(name) end
 
+---Expects the TestStore failures `body` causes when one matches `pattern` (a Lua pattern);
+---none matching is a failure. Returns how many failures it took.
+---@param pattern string
+---@param body fun()
+---@return integer
+function expect_failure(pattern, body) end
+
 ---@param hook fun()
 function before_each(hook) end
 
