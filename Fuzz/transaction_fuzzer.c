@@ -18,7 +18,7 @@
 #include <string.h>
 
 static const char harness[] =
-    "local real, root = ...\n"
+    "local real, root, journal = ...\n"
     "local refs = { root, root, root, root, root, root, root, root }\n"
     "local keys = { 1, 2, 3, 'a', 'b', 'c' }\n"
     "local function reals(t, set, depth)\n"
@@ -111,6 +111,8 @@ static const char harness[] =
     "    if f then f(t, k) end\n"
     "    local n = b % 8 + 1\n"
     "    refs[slot] = string.unpack('<i' .. n, string.pack('<i' .. n, c))\n"
+    "  elseif op == 28 then refs[slot] = journal.had_element(t, k, 'x', c)\n"
+    "  elseif op == 29 then refs[slot] = journal.was_set(t, k)\n"
     "  end\n"
     "end\n"
     "local function check()\n"
@@ -139,6 +141,17 @@ static void violated(lua_State *L, const char *what) {
   abort();
 }
 
+// proxy[key] = a number it does not hold now: a write that changes the field.
+static int bump_field(lua_State *L) {
+  lua_pushvalue(L, 2);
+  lua_gettable(L, 1);
+  lua_Integer next = lua_isinteger(L, -1) ? lua_tointeger(L, -1) + 1 : 1;
+  lua_pushvalue(L, 2);
+  lua_pushinteger(L, next);
+  lua_settable(L, 1);
+  return 0;
+}
+
 // Takes the harness's snapshot of the state: false when the VM's cap left no room for it (a
 // program may fill the 8 MiB cap, and a transaction open for all of it holds what its writes
 // made: a failed adoption's proxies among them), which ends the run without a finding.
@@ -163,12 +176,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (luaL_loadstring(L, harness) != LUA_OK) violated(L, "the harness does not compile");
   lua_pushvalue(L, real);
   lua_pushvalue(L, proxy);
-  if (lk_pcall(L, 2, 3) != LUA_OK) violated(L, "the harness does not start");
+  lk_push_journal_module(L);
+  if (lk_pcall(L, 3, 3) != LUA_OK) violated(L, "the harness does not start");
   int step = lua_gettop(L) - 2, check = step + 1, snapshot = step + 2;
   int open = 0;
   int before = 0;  // stack slot of the snapshot taken when the transaction opened
   for (size_t i = 0; i + 4 <= size; i += 4) {
-    int op = data[i] % 28;  // 14-17 are the host's; the rest are the harness's `step`
+    int op = data[i] % 31;  // 14-17 and 30 are the host's; the rest are the harness's `step`
     int args[4] = {op, data[i + 1], data[i + 2], data[i + 3]};
     int top = lua_gettop(L);
     if (op == 14) {
@@ -224,6 +238,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       lua_rawseti(L, -2, 1);
       lua_setfield(L, -2, "a");
       if (lk_state_write(L, proxy, 0, lua_gettop(L)) != LUA_OK) violated(L, "host write");
+      lua_settop(L, top);
+      continue;
+    }
+    if (op == 30) {
+      // Whether a field may have changed (what a feature that persists asks before a save):
+      // it must not change the state, and after a write that changes the field, it says so.
+      if (!open) continue;
+      static const char *const fields[] = {"a", "b", "c"};
+      lua_pushstring(L, fields[args[1] % 3]);
+      int key = lua_gettop(L);
+      if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
+      (void)lk_transaction_changed_field(L, proxy, key);
+      if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
+      if (!lua_rawequal(L, -1, -2)) violated(L, "asking whether a field changed changed it");
+      lua_pushcfunction(L, bump_field);
+      lua_pushvalue(L, proxy);
+      lua_pushvalue(L, key);
+      if (lk_pcall(L, 2, 0) == LUA_OK && !lk_transaction_changed_field(L, proxy, key)) {
+        violated(L, "a write of the field was not seen");
+      }
       lua_settop(L, top);
       continue;
     }

@@ -11,10 +11,13 @@ extension LuaFeature {
   }
 
   /// `evaluate` of an expression given as bytes, exactly as typed (what is not UTF-8 included).
-  public func evaluate(bytes expression: [UInt8]) throws(LuaError) -> [LuaValue] {
+  /// Errors name it `name` (`name:1: attempt to index a nil value`), its lines counted as typed.
+  public func evaluate(
+    bytes expression: [UInt8], name: String = "input"
+  ) throws(LuaError) -> [LuaValue] {
     try queue.access { (vm, loaded) throws(LuaError) -> [LuaValue] in
       let chunk = try vm.load(
-        bytes: Array("local state, env = ...\nreturn ".utf8) + expression, chunkName: "input",
+        bytes: Array("local state, env = ... return ".utf8) + expression, chunkName: name,
         in: loaded.sandbox)
       return try vm.call(chunk, arguments: [.reference(stateProxy), .reference(environment)])
     }

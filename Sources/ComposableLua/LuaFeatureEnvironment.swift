@@ -56,7 +56,7 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
       ),
       (
         "now",
-        { [unowned self] _ in [self.answer("now") { .number($0.date.now.timeIntervalSince1970) }] }
+        { [unowned self] _ in [self.answer("now") { Self.seconds($0.date.now) }] }
       ),
       (
         "random",
@@ -99,5 +99,15 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
     default:
       throw LuaError.runtime(message: "wrong number of arguments to 'env.random'", traceback: "")
     }
+  }
+}
+
+extension LuaFeatureEnvironment {
+  /// `env.now()`: seconds since 1970, an integer when whole (a test's `now = 1700000000`
+  /// reads back as it was written, `math.type` and all), a float otherwise.
+  static func seconds(_ date: Date) -> LuaValue {
+    let seconds = date.timeIntervalSince1970
+    if seconds.rounded() == seconds, let whole = Int(exactly: seconds) { return .integer(whole) }
+    return .number(seconds)
   }
 }

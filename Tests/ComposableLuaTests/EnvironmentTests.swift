@@ -31,9 +31,29 @@ import Testing
     let expectedRoll = RandomSource(seed: 42).integer(in: 1...6)
     await store.send("add") {
       $0.items = [[
-        "id": "00000000-0000-0000-0000-000000000000", "at": 1000.0,
+        "id": "00000000-0000-0000-0000-000000000000", "at": .integer(1000),
         "roll": .integer(expectedRoll), "greeting": "hi",
       ]]
+    }
+  }
+
+  /// `env.now()` is an integer when the time is whole (a test's `now = 1700000000` reads back
+  /// as written), a float otherwise.
+  @Test(arguments: [(1_700_000_000.0, LuaValue.integer(1_700_000_000)), (1.5, .number(1.5)),
+    (-2.0, .integer(-2)), (1e300, .number(1e300))])
+  func nowIsAnIntegerWhenWhole(_ seconds: Double, _ expected: LuaValue) async throws {
+    let feature = try LuaFeature(
+      source: """
+        return { reduce = function(state, action, env)
+          state.at = env.now() state.kind = math.type(state.at) end }
+        """, file: "now.lua")
+    let store = TestStore(
+      initialState: try feature.state(),
+      reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
+      dependencies: { $0.date = .constant(Date(timeIntervalSince1970: seconds)) })
+    await store.send("tick") {
+      $0.at = expected
+      $0.kind = expected.intValue != nil ? "integer" : "float"
     }
   }
 

@@ -86,12 +86,28 @@ import Testing
   @Test func anUnknownTypeChangesNothingAndTheNearestIsSuggested() async throws {
     let repl = try Harness()
     let typo = await repl.type("incremnt").0
-    #expect(typo == "  no state change (did you mean increment?)")
-    #expect(await repl.type("zzz").0 == "  no state change")
+    #expect(typo == #"  no state change: the feature names no action type "incremnt" (did you mean increment?)"#)
+    #expect(await repl.type("zzz").0 == #"  no state change: the feature names no action type "zzz" (it names add, boom, decrement, in_a_minute, increment, later, ping, soon)"#)
+    // A type it names that changed nothing this time: nothing more to say.
+    #expect(await repl.type("later").0 == "  no state change")
+    // One handled through a table, which no comparison names: said once, learnt once it works.
+    #expect(await repl.type("pong").0 == "  − count = 0\n  + count = 100")
     let number = await repl.type("42").0
     #expect(number == "  error: expected an action (a table with a string type, or a string), got number")
     let broken = await repl.type("{ type = }").0
     #expect(broken.hasPrefix("  error: the line is not an action (a word, or a Lua table): "))
+  }
+
+  /// An expression's error names the input as typed, not a chunk of the REPL's own.
+  @Test func anExpressionsErrorNamesTheInput() async throws {
+    let repl = try Harness()
+    #expect(await repl.type("= nosuch.field").0
+      == "  error: = nosuch.field: attempt to index a nil value (global 'nosuch')")
+    #expect(await repl.type(":state no.such.path").0
+      == "  error: :state no.such.path: attempt to index a nil value (field 'no')")
+    #expect(await repl.type("= {", "  nil + 1 }").0
+      == "  error: = {…:2: attempt to perform arithmetic on a nil value")
+    #expect(await repl.type("= state.count + 1, state.items").0 == "1\n{}")
   }
 
   @Test func aTableOverTwoLinesContinues() async throws {
@@ -129,7 +145,7 @@ import Testing
     #expect(await repl.type("= nope(").0.contains("error:") == false)  // incomplete: reads on
     #expect(await repl.session.prompt == ".. ")
     let call = await repl.type(")").0
-    #expect(call.contains("error: input:2: attempt to call a nil value (global 'nope')"))
+    #expect(call == "  error: = nope(…:1: attempt to call a nil value (global 'nope')")
   }
 
   @Test func theLogMarksWhatEffectsSentAndUndoGoesBack() async throws {

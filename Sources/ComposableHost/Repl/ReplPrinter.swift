@@ -47,10 +47,20 @@ public struct ReplPrinter: Sendable {
       lines.append(indented(difference))
     } else {
       var text = "  no state change"
-      if !recorded.fromEffect, let type = recorded.action.type.stringValue,
-        let nearest = knownTypes().nearest(to: type)
+      // A typed action that changed nothing and started nothing, of a type the feature's files
+      // never name: most likely one it does not handle. Said so, with the nearest it names.
+      let known = knownTypes()
+      if !recorded.fromEffect, recorded.effect == .nil,
+        let type = recorded.action.type.stringValue, !known.types.contains(type)
       {
-        text += " (did you mean \(nearest)?)"
+        text += ": the feature names no action type \(LuaValue(type))"
+        if let nearest = known.nearest(to: type) {
+          text += " (did you mean \(nearest)?)"
+        } else if !known.types.isEmpty {
+          let names = known.types.sorted()
+          text += " (it names " + names.prefix(8).joined(separator: ", ")
+          text += names.count > 8 ? ", …)" : ")"
+        }
       }
       lines.append(text)
     }

@@ -74,7 +74,7 @@ extension ReplSession {
       }
       return
     }
-    evaluate("state" + (path.hasPrefix("[") ? path : "." + path))
+    evaluate("state" + (path.hasPrefix("[") ? path : "." + path), input: ":state " + path)
   }
 
   func showLog() {

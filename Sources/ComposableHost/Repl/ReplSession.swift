@@ -170,17 +170,29 @@ public actor ReplSession {
   }
 
   /// `= expression`: its values, laid out as Lua.
-  func evaluate(_ expression: [UInt8]) {
+  /// `input` names it in an error (`= state.x.y`, `:state x.y`): the line as typed, cut.
+  func evaluate(_ expression: [UInt8], input: String? = nil) {
+    let text = String(decoding: expression, as: UTF8.self)
+    let typed = input ?? "= " + text.trimmingCharacters(in: .whitespaces)
+    var name = String(typed.prefix { $0 != "\n" && $0 != "\r" })
+    if name.count > 50 || name.count < typed.count { name = String(name.prefix(50)) + "…" }
     do throws(LuaError) {
-      let values = try feature.evaluate(bytes: expression)
+      let values = try feature.evaluate(bytes: expression, name: name)
       printer.line(
         values.isEmpty ? "  (no value)" : values.map { $0.pretty() }.joined(separator: "\n"))
     } catch {
-      printer.error(error.message)
+      // One line typed: its line number says nothing.
+      var message = error.message
+      if !typed.contains("\n"), message.hasPrefix(name + ":1: ") {
+        message = name + ": " + message.dropFirst((name + ":1: ").count)
+      }
+      printer.error(message)
     }
   }
 
-  func evaluate(_ expression: String) { evaluate(Array(expression.utf8)) }
+  func evaluate(_ expression: String, input: String? = nil) {
+    evaluate(Array(expression.utf8), input: input)
+  }
 
   /// Waits for what the store is doing now (an action sent, effects' actions queued) to be
   /// reduced; for tests and for a host about to exit.

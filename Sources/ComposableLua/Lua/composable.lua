@@ -292,15 +292,53 @@ function composable.persist(spec)
   }
 end
 
+-- A plain copy of `v`, a table of the state (shared tables stay shared): `on_change`'s old
+-- value, which the reducer's writes in place must not change.
+local function snapshot(v, copies)
+  if type(v) ~= "table" then return v end
+  copies = copies or {}
+  if copies[v] ~= nil then return copies[v] end
+  local copy = {}
+  copies[v] = copy
+  for k, x in pairs(v) do copy[snapshot(k, copies)] = snapshot(x, copies) end
+  return copy
+end
+
+-- Whether `a` and `b` are equal as values: tables by their contents, whatever their identity.
+local function same_value(a, b, pairs_seen)
+  if type(a) ~= "table" or type(b) ~= "table" then
+    return a == b and math.type(a) == math.type(b)
+  end
+  if rawequal(a, b) then return true end
+  pairs_seen = pairs_seen or {}
+  local seen = pairs_seen[a]
+  if seen == nil then
+    seen = {}
+    pairs_seen[a] = seen
+  elseif seen[b] then
+    return true  -- already being compared: equal unless something else differs
+  end
+  seen[b] = true
+  for k, x in pairs(a) do
+    if not same_value(x, b[k], pairs_seen) then return false end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then return false end
+  end
+  return true
+end
+
 function composable.on_change(spec)
   if type(spec.of) ~= "function" then error("on_change: of must be a function", 2) end
   if type(spec.run) ~= "function" then error("on_change: run must be a function", 2) end
   local reduce = reducer_of(spec.reducer, "on_change")
   return function(state, action, env)
-    local old = spec.of(state)
+    -- By value, as TCA compares with ==: a table changed in place is a change, and `old` is
+    -- what it held before (a plain copy), not the same table seen after the change.
+    local old = snapshot(spec.of(state))
     local e = reduce(state, action, env)
     local new = spec.of(state)
-    if old == new then return e end
+    if same_value(old, new) then return e end
     local changed = spec.run(old, new, state, env)
     if e == nil or e.kind == "none" then return changed end
     if changed == nil or changed.kind == "none" then return e end
