@@ -21,6 +21,30 @@ public enum LuaAction {
     return value
   }
 
+  /// `normalize`, and inside it the composition's `action` fields too (`{ type = "todo", id = 1,
+  /// action = "toggle" }` is `{ ..., action = { type = "toggle" } }`, as the wrapper that sends
+  /// it back makes it): what a test expects is matched against what arrived.
+  public static func normalizeNested(_ value: LuaValue) throws(Malformed) -> LuaValue {
+    var action = try normalize(value)
+    normalizeChildren(&action, depth: 0)
+    return action
+  }
+
+  private static func normalizeChildren(_ action: inout LuaValue, depth: Int) {
+    guard depth < LuaValue.maximumDepth, case var .table(table) = action else { return }
+    let key = LuaValue.string(LuaString("action"))
+    switch table[key] {
+    case let .string(type):
+      table[key] = .table(LuaTable(entries: [typeKey: .string(type)]))
+    case var child where child.tableValue?[typeKey].stringValue != nil:
+      normalizeChildren(&child, depth: depth + 1)
+      table[key] = child
+    default:
+      return
+    }
+    action = .table(table)
+  }
+
   /// Why `value` is not an action, or nil when it is one.
   static func problem(_ value: LuaValue) -> String? {
     let found: String

@@ -34,7 +34,7 @@ extension LuaTestSession {
           expecting: ["type": .string(type)], timeout: nil, assert: update, fileID: file,
           filePath: file, line: line, column: 0)
       case .table:
-        let expected = (try? LuaAction.normalize(request.match)) ?? request.match
+        let expected = (try? LuaAction.normalizeNested(request.match)) ?? request.match
         await store.store.receive(
           expected, assert: update, fileID: file, filePath: file, line: line, column: 0)
       case let .function(predicate):
