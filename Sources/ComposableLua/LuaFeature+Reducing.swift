@@ -76,11 +76,13 @@ extension LuaFeature {
     }
   }
 
-  /// Whether the open transaction may have changed what is saved: the whole state, or the
-  /// field `persist{ select }` names (a change elsewhere, a screen opened, starts no save).
+  /// Whether the open transaction changed what is saved: the whole state, or the field
+  /// `persist{ select }` names (a change elsewhere, a screen opened, or a write of the value
+  /// already there, starts no save). Asked only of a feature that persists: the write path of
+  /// every feature stays as cheap as it was.
   func persistedValueMayHaveChanged(in vm: LuaVM, _ loaded: Loaded) -> Bool {
-    guard let select = loaded.module.persistence?.select else { return true }
-    return vm.transactionChanged(field: LuaValue(select), of: stateReference)
+    let field = loaded.module.persistence?.select.map { LuaValue($0) } ?? .nil
+    return vm.transactionChanged(field: field, of: stateReference)
   }
 
   /// How `callTransaction` names what the called function returned, in a path.

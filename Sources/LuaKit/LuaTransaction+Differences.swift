@@ -33,10 +33,12 @@ extension LuaVM {
 }
 
 extension LuaVM {
-  /// Whether the open transaction may have changed the field `key` of the state at `root` (a
-  /// proxy or its table): the field itself, or any table it reaches now. Costs a look at the
-  /// journal, and a walk over what the field reaches only when a table below the root was
-  /// written. True when it could not tell.
+  /// Whether the open transaction changed the field `key` of the state at `root` (a proxy or
+  /// its table): the field itself, or any table it reaches now; with `key` nil, anything of the
+  /// state. A write that left the value there when the transaction began (nil over nil, the same
+  /// number, a value written back) changes nothing. Costs a look at the journal, and a walk over
+  /// what the field reaches only when a table below the root changed. True when it could not
+  /// tell.
   public func transactionChanged(field key: LuaValue, of root: LuaReference) -> Bool {
     guard lk_transaction_wrote(L) != 0 else { return false }
     return stack.guarded { () -> Bool in

@@ -22,8 +22,6 @@
 #include "LuaSupport.h"
 #include "LuaSupportState.h"
 
-#include <string.h>
-
 static const char lk_real_key = 0;      // proxy[&lk_real_key]: the real table it stands for
 static const char lk_proxy_key = 0;     // real[&lk_proxy_key]: its proxy, once one was made
 static const char lk_metatable_key = 0; // registry: the proxies' shared metatable
@@ -409,20 +407,6 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
   lua_setmetatable(L, proxy);
 }
 
-// Whether the values at `a` and `b` are one value as the state holds it: the same table or
-// string, or numbers of one subtype and the same bits (1 and 1.0, 0.0 and -0.0 differ, as a
-// saved file tells them apart; a NaN is the same as itself).
-static inline int lk_same_value(lua_State *L, int a, int b) {
-  int type = lua_type(L, a);
-  if (type != lua_type(L, b)) return 0;
-  if (type != LUA_TNUMBER) return lua_rawequal(L, a, b);
-  int integer = lua_isinteger(L, a);
-  if (integer != lua_isinteger(L, b)) return 0;
-  if (integer) return lua_tointeger(L, a) == lua_tointeger(L, b);
-  lua_Number x = lua_tonumber(L, a), y = lua_tonumber(L, b);
-  return memcmp(&x, &y, sizeof x) == 0;
-}
-
 // proxy[key] = value through the journal, with the real table at `real`: the old value is
 // journaled, a table value is put in the form the state holds, then the write is applied.
 // Every index is absolute or an upvalue.
@@ -463,10 +447,6 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
   lua_pushvalue(L, key);
   lua_pushvalue(L, key);
   lua_rawget(L, real);
-  if (lk_same_value(L, -1, value)) {  // nothing changes: no entry, and the action wrote nothing
-    lua_pop(L, 3);
-    return;
-  }
   lk_journal_push(L);
   lua_pushvalue(L, key);
   lua_pushvalue(L, value);

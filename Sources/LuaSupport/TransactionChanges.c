@@ -12,6 +12,8 @@
 #include "LuaSupport.h"
 #include "LuaSupportState.h"
 
+#include <string.h>
+
 enum { LK_CHANGES_MAX_DEPTH = 200 };  // LuaValue.maximumDepth
 
 // Stack slots of the protected body: 1 the root's real table, then the three tables it makes.
@@ -125,19 +127,35 @@ int lk_transaction_changes(lua_State *L, int root) {
 
 // MARK: - Whether a field changed
 
-// Stack slots of lk_field_changed_protected: the root's real table, the field's key, then the
-// tables it makes.
-enum { FIELD_ROOT = 1, FIELD_KEY = 2, WRITTEN = 3, SEEN = 4, PENDING = 5 };
+// Whether the values at `a` and `b` are one value as the state holds it: the same table or
+// string, or numbers of one subtype and the same bits (1 and 1.0, 0.0 and -0.0 differ, as a
+// saved file tells them apart; a NaN is the same as itself).
+static int lk_same_value(lua_State *L, int a, int b) {
+  int type = lua_type(L, a);
+  if (type != lua_type(L, b)) return 0;
+  if (type != LUA_TNUMBER) return lua_rawequal(L, a, b);
+  int integer = lua_isinteger(L, a);
+  if (integer != lua_isinteger(L, b)) return 0;
+  if (integer) return lua_tointeger(L, a) == lua_tointeger(L, b);
+  lua_Number x = lua_tonumber(L, a), y = lua_tonumber(L, b);
+  return memcmp(&x, &y, sizeof x) == 0;
+}
 
-// Whether the open transaction may have changed ROOT[KEY], the field or anything it reaches: a
-// write of that field of the root, or of a table the field reaches now. (A table it reached
-// only before lost its place through a write to a table it still reaches, or to the field.)
-// Tables written are found from the journal; then one walk over what the field reaches, which
-// ends at the first written table it meets. Pushes a boolean.
+// Stack slots of lk_field_changed_protected: the root's real table, the field's key (nil: the
+// whole state), then the tables it makes.
+enum { FIELD_ROOT = 1, FIELD_KEY = 2, FIRST_OLD = 3, CHANGED_TABLES = 4, SEEN = 5, PENDING = 6 };
+
+// Whether the open transaction changed ROOT[KEY], the field or anything it reaches (or, with no
+// key, anything of the state). A write counts when it left a value other than the one the
+// transaction began with: `x = nil` over nil, the same table again, or a value written and then
+// written back, changes nothing. From the journal, each (table, key)'s first old value against
+// what it holds now gives the tables that changed; then one walk over what the field reaches
+// now, which ends at the first changed table it meets (a table it reached only before lost its
+// place through a change to a table it still reaches, or to the field). Pushes a boolean.
 static int lk_field_changed_protected(lua_State *L) {
   lua_settop(L, FIELD_KEY);
-  lua_newtable(L);  // WRITTEN: the tables written but the root, by address
-  int written = 0;
+  lua_newtable(L);  // FIRST_OLD: table -> { key -> first old value, or the nil marker }
+  lua_newtable(L);  // CHANGED_TABLES: address -> true, the root excepted
   lua_Integer length = lk_info_of(L)->journal_length;
   for (lua_Integer entry = 0; entry < length; entry++) {
     lk_journal_push_field(L, entry, 1);
@@ -146,23 +164,74 @@ static int lk_field_changed_protected(lua_State *L) {
       lua_pop(L, 2);
       continue;
     }
-    if (lua_rawequal(L, -2, FIELD_ROOT)) {
-      if (lua_rawequal(L, -1, FIELD_KEY)) {
-        lua_pushboolean(L, 1);
-        return 1;
-      }
-    } else {
-      lua_pushboolean(L, 1);
-      lua_rawsetp(L, WRITTEN, lua_topointer(L, -3));
-      written = 1;
+    lua_pushvalue(L, -2);
+    if (lua_rawget(L, FIRST_OLD) != LUA_TTABLE) {
+      lua_pop(L, 1);
+      lua_newtable(L);
+      lua_pushvalue(L, -3);
+      lua_pushvalue(L, -2);
+      lua_rawset(L, FIRST_OLD);
     }
-    lua_pop(L, 2);
+    lua_pushvalue(L, -2);
+    if (lua_rawget(L, -2) == LUA_TNIL) {  // the first write of the key: what it began as
+      lua_pop(L, 1);
+      lua_pushvalue(L, -2);
+      lk_journal_push_field(L, entry, 3);
+      if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushlightuserdata(L, (void *)&lk_was_nil);
+      }
+      lua_rawset(L, -3);
+    } else {
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 3);
+  }
+  int any = 0;  // a table but the root changed
+  lua_pushnil(L);
+  while (lua_next(L, FIRST_OLD) != 0) {  // table, { key -> old }
+    int table = lua_gettop(L) - 1, olds = table + 1;
+    int changed = 0;
+    lua_pushnil(L);
+    while (!changed && lua_next(L, olds) != 0) {  // key, old
+      if (lk_changes_is_nil_marker(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+      }
+      lua_pushvalue(L, -2);
+      lua_rawget(L, table);
+      changed = !lk_same_value(L, -1, -2);
+      if (changed && lua_rawequal(L, table, FIELD_ROOT)) {
+        // The root: only the field counts (any field, with no key).
+        if (lua_isnil(L, FIELD_KEY) || lua_rawequal(L, -3, FIELD_KEY)) {
+          lua_pushboolean(L, 1);
+          return 1;
+        }
+        changed = 0;
+      }
+      lua_pop(L, 2);
+    }
+    if (changed) {
+      lua_pop(L, 1);  // the key the inner walk stopped at
+      lua_pushboolean(L, 1);
+      lua_rawsetp(L, CHANGED_TABLES, lua_topointer(L, table));
+      any = 1;
+    }
+    lua_pop(L, 1);
+  }
+  if (!any) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  if (lua_isnil(L, FIELD_KEY)) {  // the whole state: a table of it changed
+    lua_pushboolean(L, 1);
+    return 1;
   }
   // A walk with a list of tables still to look into, not recursion: however deep the state.
   lua_newtable(L);  // SEEN
   lua_newtable(L);  // PENDING
   lua_pushvalue(L, FIELD_KEY);
-  if (!written || lua_rawget(L, FIELD_ROOT) != LUA_TTABLE) {
+  if (lua_rawget(L, FIELD_ROOT) != LUA_TTABLE) {
     lua_pushboolean(L, 0);
     return 1;
   }
@@ -172,8 +241,7 @@ static int lk_field_changed_protected(lua_State *L) {
     lua_rawgeti(L, PENDING, pending);
     lua_pushnil(L);
     lua_rawseti(L, PENDING, pending--);
-    const void *address = lua_topointer(L, -1);
-    if (lua_rawgetp(L, WRITTEN, address) != LUA_TNIL) {
+    if (lua_rawgetp(L, CHANGED_TABLES, lua_topointer(L, -1)) != LUA_TNIL) {
       lua_pushboolean(L, 1);
       return 1;
     }

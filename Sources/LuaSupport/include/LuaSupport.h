@@ -152,8 +152,9 @@ int lk_transaction_rollback(lua_State *L);
 /// Closes the open transaction: its writes stay.
 void lk_transaction_commit(lua_State *L);
 int lk_transaction_is_open(lua_State *L);
-/// Whether the open transaction may have changed the field `key` of the state at `root` (its
-/// proxy or real table): the field, or anything it reaches. 1 when it could not tell.
+/// Whether the open transaction changed the field `key` of the state at `root` (its proxy or
+/// real table), or anything it reaches; with `key` nil, anything of the state. A write that left
+/// the value the transaction began with changes nothing. 1 when it could not tell.
 int lk_transaction_changed_field(lua_State *L, int root, int key);
 /// Pushes the `composable.journal` module: `table()` (lk_push_journaled_table_function), and
 /// what state tables held when the open transaction began, `was_set(t, key)` and
