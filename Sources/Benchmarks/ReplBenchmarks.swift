@@ -49,7 +49,7 @@ enum ReplBenchmarks {
     let session = try ReplSession(
       feature: feature, file: file, env: [:], dependencies: .live,
       write: { line in if line.hasPrefix("reloaded ") { reloads.add() } })
-    let reload = try HotReload(feature: feature, file: file) { await session.reload() }
+    let reload = try HotReload(feature: feature, file: file) { _ in await session.reload() }
     defer { reload.stop() }
     var samples: [Double] = []
     for version in 1...100 {

@@ -52,8 +52,8 @@ struct ReplLoop {
       fflush(nil)
     }
     // Each save of the feature or a module it required swaps the new code in.
-    let hotReload = try HotReload(feature: host.feature, file: host.file) {
-      await session.reload()
+    let hotReload = try HotReload(feature: host.feature, file: host.file) { changed in
+      await session.reload(changed: changed)
     }
     defer { hotReload.stop() }
     print("\(host.feature.file): state \(try host.feature.state())")

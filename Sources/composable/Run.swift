@@ -67,9 +67,9 @@ struct Run: Command {
     let file = host.file
     let hotReload =
       watch
-      ? try HotReload(feature: loaded, file: file) {
+      ? try HotReload(feature: loaded, file: file) { changed in
         HotReload.reload(
-          loaded, from: file,
+          loaded, from: file, changed: changed,
           report: {
             print($0)
             fflush(nil)

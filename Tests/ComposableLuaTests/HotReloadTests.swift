@@ -118,7 +118,9 @@ import Testing
         feature: feature, file: file, env: [:], dependencies: .live, clock: clock
       ) { text in printed.withLock { $0.append(text) } }
       self.session = session
-      reload = try HotReload(feature: feature, file: file) { await session.reload() }
+      reload = try HotReload(feature: feature, file: file) { changed in
+        await session.reload(changed: changed)
+      }
     }
 
     /// Waits (at most 5 s) until a line starting with `prefix` was printed; all lines so far.
@@ -154,7 +156,9 @@ import Testing
     let repl = try Reloading()
     defer { repl.reload.stop() }
     try "return { size = 5 }".write(to: repl.module, atomically: false, encoding: .utf8)
-    _ = await repl.waitFor("reloaded counter.lua in ")
+    // The line names the module whose save set it off.
+    let lines = await repl.waitFor("reloaded counter.lua (step.lua changed) in ")
+    #expect(lines.contains { $0.hasPrefix("reloaded counter.lua (step.lua changed) in ") })
     #expect(await repl.lastLine(after: "increment") == "  − count = 0\n  + count = 5")
   }
 

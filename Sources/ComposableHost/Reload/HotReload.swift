@@ -10,17 +10,17 @@ import LuaKit
 public final class HotReload: Sendable {
   let watcher: FileWatcher
 
-  /// `reload` is called once per save (on a task of its own); the files are watched again
-  /// after it, since the new code may require other modules.
+  /// `reload(changed)` is called once per save (on a task of its own) with the paths saved;
+  /// the files are watched again after it, since the new code may require other modules.
   public init(
-    feature: LuaFeature, file: URL, reload: @escaping @Sendable () async -> Void
+    feature: LuaFeature, file: URL, reload: @escaping @Sendable ([String]) async -> Void
   ) throws {
     let files: @Sendable () -> [URL] = { [file] + (feature.moduleFiles?.required ?? []) }
     let box = WatcherBox()
-    watcher = try FileWatcher(files: files()) { _ in
+    watcher = try FileWatcher(files: files()) { changed in
       // One save at a time, in order: the next waits for this one.
       box.serially {
-        await reload()
+        await reload(changed)
         try? box.watcher?.watch(files())
       }
     }
@@ -30,17 +30,22 @@ public final class HotReload: Sendable {
   public func stop() { watcher.stop() }
 
   /// Loads `file` again into `feature`; what happened is one line to `report`: `reloaded
-  /// todos.lua in 9 ms`, or the error (file:line) and that the old code runs on.
+  /// todos.lua in 9 ms`, `reloaded todos.lua (row.lua changed) in 9 ms` when the save was of a
+  /// module it required, or the error (file:line) and that the old code runs on.
   @discardableResult
   public static func reload(
-    _ feature: LuaFeature, from file: URL, report: (String) -> Void, fail: (String) -> Void
+    _ feature: LuaFeature, from file: URL, changed: [String] = [], report: (String) -> Void,
+    fail: (String) -> Void
   ) -> Bool {
     let start = ContinuousClock.now
     do {
       let source = LuaString(bytes: try LuaSourceFile.bytes(of: file))
       try feature.swap(toSource: source)
       let milliseconds = Int((Seconds.of(ContinuousClock.now - start) * 1000).rounded())
-      report("reloaded \(file.lastPathComponent) in \(milliseconds) ms")
+      let others = changed.map { URL(fileURLWithPath: $0).lastPathComponent }
+        .filter { $0 != file.lastPathComponent }
+      let why = others.isEmpty ? "" : " (\(others.joined(separator: ", ")) changed)"
+      report("reloaded \(file.lastPathComponent)\(why) in \(milliseconds) ms")
       return true
     } catch let error as LuaSourceFile.Unreadable {
       fail("cannot read \(file.lastPathComponent): \(error.reason); the old code runs on")

@@ -196,14 +196,16 @@ extension ReplSession {
   /// Loads the feature's file again and swaps the new code in, keeping the state; broken code
   /// is refused and the old code keeps running. (Hot reload calls it on each save.)
   @discardableResult
-  public nonisolated func reload() async -> Bool {
-    await executor.run { await self.reloadOnSessionThread() }
+  /// `changed`: the files whose save set it off (named in the report when one is a module).
+  public nonisolated func reload(changed: [String] = []) async -> Bool {
+    await executor.run { await self.reloadOnSessionThread(changed: changed) }
   }
 
-  private func reloadOnSessionThread() async -> Bool {
+  private func reloadOnSessionThread(changed: [String]) async -> Bool {
     let printer = self.printer
     let reloaded = HotReload.reload(
-      feature, from: file, report: { printer.line($0) }, fail: { printer.error($0) })
+      feature, from: file, changed: changed, report: { printer.line($0) },
+      fail: { printer.error($0) })
     if reloaded, feature.hasMigrate { await store.send(.refresh) }  // what `migrate` changed
     if reloaded, replaysOnReload { await replay() }
     return reloaded
