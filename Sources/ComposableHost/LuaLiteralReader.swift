@@ -16,20 +16,32 @@ public struct LuaLiteralReader {
   /// read as Lua (`return` and the line), so every byte a Lua string literal can hold reaches
   /// the action as it is, invalid UTF-8 and NUL included, and what Lua refuses is refused in
   /// Lua's words.
-  public func action(from line: [UInt8]) throws -> LuaValue {
+  ///
+  /// With `evaluate`, what is not a word is its value there instead (the REPL reads a line in
+  /// the feature's VM, where `state` and `env` are bound, read-only).
+  public func action(
+    from line: [UInt8], evaluate: (([UInt8]) throws -> LuaValue)? = nil
+  ) throws -> LuaValue {
     let word = line.trimmingSpacesAndTabs
     if let text = String(validating: word, as: UTF8.self), text.isLuaWord {
       return .string(LuaString(bytes: Array(word)))
     }
     let value: LuaValue
     do {
-      let (vm, sandbox) = try lua.made()
-      value =
-        try vm.evaluate(bytes: Self.returning(line), chunkName: "input", in: sandbox).first ?? .nil
-    } catch {
+      if let evaluate {
+        value = try evaluate(line)
+      } else {
+        let (vm, sandbox) = try lua.made()
+        value =
+          try vm.evaluate(bytes: Self.returning(line), chunkName: "input", in: sandbox).first
+          ?? .nil
+      }
+    } catch let error as LuaError {
       // Lua's own words, which may not say where ("C stack overflow" for a table nested past
       // what its parser takes), after what was being read.
       throw NotAnAction(message: error.message)
+    } catch {
+      throw NotAnAction(message: "\(error)")
     }
     // Data, as every action is: a function typed in (`f = print`) or a metatable is refused.
     if let problem = value.dataProblem {

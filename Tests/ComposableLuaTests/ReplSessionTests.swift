@@ -110,6 +110,19 @@ import Testing
     #expect(await repl.type("= state.count + 1, state.items").0 == "1\n{}")
   }
 
+  /// An action typed may read the state and env, as an `=` expression does; it cannot write.
+  @Test func anInputLineReadsTheStateReadOnly() async throws {
+    let repl = try Harness(env: ["item": "env's"])
+    await repl.type(#"{ type = "add", item = "milk" }"#)
+    #expect(await repl.type(#"{ type = "add", item = state.items[1] .. " again" }"#).0
+      == #"  + items[2] = "milk again""#)
+    #expect(await repl.type(#"{ type = "add", item = env.item }"#).0 == #"  + items[3] = "env's""#)
+    let write = await repl.type(#"{ type = "add", item = (function() state.count = 9 end)() }"#).0
+    #expect(write.hasPrefix("  error: the line is not an action (a word, or a Lua table): "))
+    #expect(write.contains("state changes only in reduce"))
+    #expect(await repl.type(":state count").0 == "0")
+  }
+
   @Test func aTableOverTwoLinesContinues() async throws {
     let repl = try Harness()
     let (first, reply) = await repl.type("{ type = \"add\",")

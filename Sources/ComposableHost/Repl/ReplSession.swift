@@ -155,7 +155,13 @@ public actor ReplSession {
   /// Sends a typed action; what it did is printed as it is reduced.
   func send(_ line: [UInt8]) async {
     let action: LuaValue
-    do { action = try LuaAction.normalize(reader.action(from: line)) } catch {
+    // Read in the feature's VM: a line may use the state (`{ type = "open", id =
+    // state.items[1].id }`), read-only, and env, as an `=` expression does.
+    let feature = self.feature
+    do {
+      action = try LuaAction.normalize(
+        reader.action(from: line) { try feature.evaluate(bytes: $0, name: "input").first ?? .nil })
+    } catch {
       printer.error((error as? LuaAction.Malformed)?.message ?? "\(error)")
       return
     }
