@@ -91,9 +91,13 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     return .none
   }
 
-  /// Reports the error as an issue: a test fails, an app logs it. The state was rolled back.
+  /// Reports the error as an issue: a test fails, at the line of its call that the error came
+  /// from (`TestCallSite`), and an app logs it. The state was rolled back.
   public static func reportError(_ error: LuaFeatureError) {
-    reportIssue(error.description)
+    guard let site = TestCallSite.current else { return reportIssue(error.description) }
+    reportIssue(
+      error.description, fileID: site.fileID, filePath: site.filePath, line: site.line,
+      column: site.column)
   }
 }
 

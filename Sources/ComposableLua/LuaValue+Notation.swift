@@ -1,4 +1,5 @@
 import Composable
+import CustomDump
 import LuaKit
 
 /// Lua values, a Lua feature's state and actions, read by Lua users: printed as Lua literals
@@ -30,4 +31,11 @@ extension LuaValue: ValueNotation {
     guard !differences.isEmpty else { return nil }
     return differences.flatMap { $0.lines(colored: colored) }.joined(separator: "\n")
   }
+}
+
+/// A Lua value inside a Swift value (a Lua child's state in a Swift parent's): custom-dump
+/// prints it, and a failing Swift test shows its differences, in Lua, 1-based, as it shows a
+/// Lua feature's own, instead of a Swift dump of the enum (`[0]:`, `[:]`).
+extension LuaValue: CustomDumpStringConvertible {
+  public var customDumpDescription: String { pretty() }
 }

@@ -5,3 +5,22 @@ struct TestSourceLocation: Sendable {
   let line: UInt
   let column: UInt
 }
+
+/// Where a test is while the store does the work one of its calls started (a send, and the
+/// effects that send starts): a reducer that reports an issue of its own, a Lua feature whose
+/// action failed, reports it here, at the test's line, rather than in the reducer's file.
+public struct TestCallSite: Sendable {
+  public let fileID: StaticString
+  public let filePath: StaticString
+  public let line: UInt
+  public let column: UInt
+
+  @TaskLocal public static var current: TestCallSite?
+
+  init(_ location: TestSourceLocation) {
+    fileID = location.fileID
+    filePath = location.filePath
+    line = location.line
+    column = location.column
+  }
+}

@@ -136,7 +136,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       skip(unhandled, at: location, showing: "received action")
     }
     recorder.setLocation(location)
-    let task = await store.send(action)
+    let store = self.store
+    let task = await TestCallSite.$current.withValue(TestCallSite(location)) {
+      await store.send(action)
+    }
     await Self.letEffectsStart()
     guard let actual = recorder.takeStateAfterSend() else {
       report("The store did not reduce \(describe(action)).", at: location)
