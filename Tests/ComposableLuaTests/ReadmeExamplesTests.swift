@@ -40,7 +40,7 @@ import Testing
 
   @Test func theSwiftExampleRuns() async throws {
     try await withDirectory {
-    let clock = TestClock()
+    let clock = ManualClock()
     let store = try TestStore(feature: "examples/todos/todos.lua") {
       $0.clock = clock  // the dependencies: clock, uuid, date, files, http, random
       $0.uuid = .incrementing

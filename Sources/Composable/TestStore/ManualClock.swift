@@ -22,6 +22,11 @@ public final class ManualClock: Clock, @unchecked Sendable {
   private let lock = NSLock()
   private var current = Instant()
   private var sleepers = ClockSleepers<Instant>()
+  /// The single-thread executor its sleepers run on, when a TestStore made one (`settles(on:)`).
+  private weak var settling: SingleThreadExecutor?
+
+  /// Makes `advance` run on `executor` when called from elsewhere (a test's own task).
+  func settles(on executor: SingleThreadExecutor) { lock.withLock { settling = executor } }
 
   public init() {}
 
@@ -55,6 +60,12 @@ public final class ManualClock: Clock, @unchecked Sendable {
   /// Moves time forward by `duration`, waking each sleeper it passes at its deadline, and lets
   /// the work each wake-up starts run before the next.
   public func advance(by duration: Duration = .zero) async {
+    // Advanced from a test's own task while the effects run on a TestStore's thread: there,
+    // so that settling it waits for exactly what each wake-up started.
+    if SingleThreadExecutor.current == nil, let executor = lock.withLock({ settling }) {
+      await executor.run { await self.advance(by: duration) }
+      return
+    }
     let target = now.advanced(by: duration)
     await SingleThreadExecutor.letWorkRun()
     while let next = takeSleeper(until: target) {

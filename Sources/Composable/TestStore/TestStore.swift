@@ -32,6 +32,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   let recorder: TestRecorder<State, Action>
   private var lastLocation: TestSourceLocation
   private var finished = false
+  /// The thread the store and its effects run on when the test gave none (no
+  /// `effectExecutor`, not inside a `SingleThreadExecutor.run`): each call of the TestStore runs
+  /// there, so it waits for exactly the work it started, the same way on every run, without
+  /// the test knowing about executors (as TCA's TestStore serializes on one executor).
+  let ownedExecutor: SingleThreadExecutor?
 
   /// A TestStore over the reducer that `reducer` builds from the test dependencies, changed by
   /// `dependencies`. A dependency the test does not provide fails the test when used.
@@ -69,6 +74,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     self.dependencies = dependencies
     self.state = initialState
     self.lastLocation = location
+    let given = dependencies.effectExecutor ?? SingleThreadExecutor.current
+    let owned = given == nil ? SingleThreadExecutor() : nil
+    self.ownedExecutor = owned
+    // A ManualClock advanced by the test settles this thread after each wake-up.
+    if let owned, let clock = dependencies.clock as? ManualClock { clock.settles(on: owned) }
     self.store = Store(
       initialState: initialState, reducer: reducer,
       instrumentation: StoreInstrumentation(
@@ -76,14 +86,30 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
         effectStarted: { recorder.effectStarted($0, $1) },
         effectFinished: { recorder.effectFinished($0) }),
       // A test on its own executor runs its effects there unless its dependencies say
-      // otherwise.
-      effectExecutor: dependencies.effectExecutor ?? SingleThreadExecutor.current)
+      // otherwise; without one, on the TestStore's.
+      effectExecutor: given ?? owned)
   }
 
   deinit {
     checkAtEnd()
     let store = self.store
-    Task { await store.cancelAllEffects() }
+    let owned = ownedExecutor
+    Task {
+      await store.cancelAllEffects()
+      owned?.stop()
+    }
+  }
+
+  /// Runs `body` on the TestStore's own thread, if it has one and the caller is not on a
+  /// single-thread executor already.
+  private nonisolated(nonsending) func onTestThread<Result>(
+    _ body: @escaping () async -> Result
+  ) async -> Result {
+    guard let executor = ownedExecutor, SingleThreadExecutor.current == nil else {
+      return await body()
+    }
+    let work = UncheckedSendable(body)
+    return await executor.run { UncheckedSendable(await work.value()) }.value
   }
 
   /// What the TestStore checks when it goes away, done now: no received action left
@@ -117,6 +143,15 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   ) async -> TestStoreTask {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
+    return await onTestThread {
+      await self.send(action, assert: updateExpectedState, at: location)
+    }
+  }
+
+  private nonisolated(nonsending) func send(
+    _ action: Action, assert updateExpectedState: ((inout State) throws -> Void)?,
+    at location: TestSourceLocation
+  ) async -> TestStoreTask {
     lastLocation = location
     let unhandled = recorder.removeReceived(recorder.received.count)
     if !unhandled.isEmpty {
@@ -181,9 +216,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
     let expected = expandExpectedAction(expected)
-    await receive(
-      matching: { $0 == expected }, expected: expected, timeout: timeout,
-      updateExpectedState: updateExpectedState, location: location)
+    await onTestThread {
+      await self.receive(
+        matching: { $0 == expected }, expected: expected, timeout: timeout,
+        updateExpectedState: updateExpectedState, location: location)
+    }
   }
 
   /// Waits for the next action an effect sends and checks it with `isMatch`.
@@ -199,9 +236,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   ) async {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
-    await receive(
-      matching: isMatch, expected: expected, timeout: timeout,
-      updateExpectedState: updateExpectedState, location: location)
+    await onTestThread {
+      await self.receive(
+        matching: isMatch, expected: expected, timeout: timeout,
+        updateExpectedState: updateExpectedState, location: location)
+    }
   }
 
   private nonisolated(nonsending) func receive(
@@ -273,6 +312,12 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   ) async {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
+    await onTestThread { await self.finish(timeout: timeout, at: location) }
+  }
+
+  private nonisolated(nonsending) func finish(
+    timeout: Duration?, at location: TestSourceLocation
+  ) async {
     lastLocation = location
     let timeout = timeout ?? self.timeout
     let start = ContinuousClock.now
@@ -322,18 +367,22 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   ) async {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
-    await SingleThreadExecutor.letWorkRun(orYield: 1)
-    let skipped = recorder.removeReceived(recorder.received.count)
-    skip(skipped, at: location, showing: "received action", always: true)
-    if let last = skipped.last { state = last.state }
+    await onTestThread {
+      await SingleThreadExecutor.letWorkRun(orYield: 1)
+      let skipped = self.recorder.removeReceived(self.recorder.received.count)
+      self.skip(skipped, at: location, showing: "received action", always: true)
+      if let last = skipped.last { self.state = last.state }
+    }
   }
 
   /// The effects still running, in the order they started, once the work that can run has
   /// run: what `finish()` would find in flight (saves included, `isStateSave`), numbered from 1.
   public nonisolated(nonsending) func effectsInFlight() async -> [RunningEffectSummary] {
-    await SingleThreadExecutor.letWorkRun()
-    return recorder.inFlight.enumerated().map { index, effect in
-      RunningEffectSummary(number: index + 1, kind: effect.info.kind, ids: effect.info.ids)
+    await onTestThread {
+      await SingleThreadExecutor.letWorkRun()
+      return self.recorder.inFlight.enumerated().map { index, effect in
+        RunningEffectSummary(number: index + 1, kind: effect.info.kind, ids: effect.info.ids)
+      }
     }
   }
 
@@ -344,12 +393,15 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   ) async {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
-    let running = recorder.inFlight.count
-    if running > 0, case .off(showSkippedAssertions: true) = exhaustivity {
-      report("Skipped \(count(running, "in-flight effect")).", at: location, severity: .warning)
+    await onTestThread {
+      let running = self.recorder.inFlight.count
+      if running > 0, case .off(showSkippedAssertions: true) = self.exhaustivity {
+        self.report(
+          "Skipped \(count(running, "in-flight effect")).", at: location, severity: .warning)
+      }
+      await self.store.cancelAllEffects()
+      self.recorder.forgetInFlight()
     }
-    await store.cancelAllEffects()
-    recorder.forgetInFlight()
   }
 
   // MARK: Checking
@@ -489,4 +541,11 @@ private func list<Value>(_ values: [Value]) -> String {
 
 private func count(_ number: Int, _ noun: String) -> String {
   "\(number) \(noun)\(number == 1 ? "" : "s")"
+}
+
+/// A value handed to the TestStore's own thread and back: the TestStore is used by one test at
+/// a time, each call awaited before the next, so what crosses is never used on two threads.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
 }
