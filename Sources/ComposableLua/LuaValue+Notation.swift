@@ -39,3 +39,16 @@ extension LuaValue: ValueNotation {
 extension LuaValue: CustomDumpStringConvertible {
   public var customDumpDescription: String { pretty() }
 }
+
+/// In an action a test expects, a Lua action's shorthands read as they do in a Lua test: a bare
+/// type (`"sort"`) matches any action of that type, and a composition's nested `action = "tick"`
+/// is `{ type = "tick" }` (`LuaAction.normalizeNested`), wherever the expected action holds it:
+/// inside a Swift parent's case too (`store.receive(.todos("sort"))`).
+extension LuaValue: ActionShorthand {
+  public func matchesReceived(_ received: Any) -> Bool {
+    guard let received = received as? LuaValue else { return false }
+    if case .string = self { return received.tableValue?[LuaAction.typeField] == self }
+    guard let expected = try? LuaAction.normalizeNested(self) else { return self == received }
+    return expected == received
+  }
+}

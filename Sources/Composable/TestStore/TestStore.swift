@@ -215,11 +215,14 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   ) async where Action: Equatable {
     let location = TestSourceLocation(
       fileID: fileID, filePath: filePath, line: line, column: column)
+    // Shown expanded (`"sort"` as the action it stands for); matched as written, so that a
+    // shorthand anywhere in it (a Lua child's bare type in a Swift parent's case) reads as one.
+    let written = expected
     let expected = expandExpectedAction(expected)
     await onTestThread {
       await self.receive(
-        matching: { $0 == expected }, expected: expected, timeout: timeout,
-        updateExpectedState: updateExpectedState, location: location)
+        matching: { $0 == expected || ExpectedAction.matches(written, $0) }, expected: expected,
+        timeout: timeout, updateExpectedState: updateExpectedState, location: location)
     }
   }
 
@@ -284,8 +287,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       if waitsOnTestClockOnly {
         // Everything that could run has run: no action comes until the test moves the clock.
         if settled {
-          report(
-            "Expected to receive an action, but received none. \(testClockNote)", at: location)
+          report("\(nothingMatched(received, expected: expected)) \(testClockNote)", at: location)
           return
         }
         await SingleThreadExecutor.letWorkRun()
@@ -293,13 +295,27 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
         continue
       }
       if ContinuousClock.now - start >= timeout {
-        report(
-          "Expected to receive an action, but received none after \(seconds(timeout)) seconds.",
-          at: location)
+        let waited = "after \(seconds(timeout)) seconds"
+        report(nothingMatched(received, expected: expected, waited: waited), at: location)
         return
       }
       await Self.pause(&waits)
     }
+  }
+
+  /// Why a `receive` found nothing: no action came, or (exhaustivity off) the ones that came do
+  /// not match.
+  private func nothingMatched(
+    _ received: [TestRecorder<State, Action>.Received], expected: Action?, waited: String? = nil
+  ) -> String {
+    guard !received.isEmpty else {
+      return "Expected to receive an action, but received none"
+        + (waited.map { " " + $0 } ?? "") + "."
+    }
+    let wanted = expected.map { " matching " + describe($0) } ?? ""
+    return "Expected to receive an action\(wanted), but none of the "
+      + "\(count(received.count, "action")) received matches"
+      + (waited.map { " (" + $0 + ")" } ?? "") + ":\n" + list(received.map(\.action))
   }
 
   // MARK: Finishing
