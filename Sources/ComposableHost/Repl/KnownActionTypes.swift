@@ -16,14 +16,24 @@ public struct KnownActionTypes: Sendable {
     var found: Set<String> = []
     let comparison = #/(?:\.type|\btype|\bt|\bkind)\s*==\s*"([A-Za-z_][A-Za-z0-9_.]*)"/#
     for match in source.matches(of: comparison) { found.insert(String(match.1)) }
-    let list = #/\.actions\s*=\s*\{([^}]*)\}/#
-    for match in source.matches(of: list) {
-      for word in match.1.matches(of: #/"([A-Za-z_][A-Za-z0-9_.]*)"/#) {
+    // Each list's opening found by a regex, its closing by a plain search from there: a file of
+    // openings never closed costs one pass, not one pass per opening.
+    let opening = #/\.actions\s*=\s*\{/#
+    var rest = source[...]
+    while let match = rest.firstMatch(of: opening) {
+      guard let close = rest[match.range.upperBound...].firstIndex(of: "}") else { break }
+      let list = rest[match.range.upperBound..<close]
+      for word in list.matches(of: #/"([A-Za-z_][A-Za-z0-9_.]*)"/#) {
         found.insert(String(word.1))
       }
+      rest = rest[close...]
     }
     return found
   }
+
+  /// The most bytes of a file beside the feature that are read for types: a module is far
+  /// smaller; a large data file there (or one made to be slow to scan) is skipped.
+  static let maximumScannedBytes = 1 << 20
 
   /// The types found in the feature's file and the Lua files beside it (its modules), tests
   /// excepted.
@@ -33,6 +43,11 @@ public struct KnownActionTypes: Sendable {
     var found: Set<String> = []
     for name in files where name.hasSuffix(".lua") && !name.hasSuffix("_test.lua") {
       let url = directory.appendingPathComponent(name)
+      // Regular files of the folder only (a link is not followed out of it), and small ones.
+      guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+        attributes[.type] as? FileAttributeType == .typeRegular,
+        let size = attributes[.size] as? Int, size <= maximumScannedBytes
+      else { continue }
       if let source = try? LuaSourceFile.read(url) { found.formUnion(Self.found(inSource: source)) }
     }
     return found

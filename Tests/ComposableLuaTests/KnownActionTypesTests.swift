@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+@testable import ComposableHost
+
+/// The REPL reads action types from the feature's folder: lists and comparisons are found,
+/// and a file made to be slow to scan (openings never closed) costs one pass; a large file or a
+/// link out of the folder is not read.
+@Suite struct KnownActionTypesTests {
+  @Test func listsAndComparisonsAreFound() {
+    let source = """
+      Feature.actions = { "add", "remove" }
+      if action.type == "toggle" then end
+      Other.actions = { "x" } -- and one more { not a list
+      """
+    #expect(KnownActionTypes.found(inSource: source) == ["add", "remove", "toggle", "x"])
+  }
+
+  /// 20,000 openings with no closing brace took minutes with a regex over each; now one pass.
+  /// (The test would time out, not fail, if it went back: no time is measured.)
+  @Test func openingsNeverClosedAreOnePass() {
+    let source = String(repeating: "x.actions={", count: 20_000) + #" Feature.actions = { "late" "#
+    #expect(KnownActionTypes.found(inSource: source) == [])
+    let closed = String(repeating: "x.actions={", count: 20_000) + #""one"}"#
+    #expect(KnownActionTypes.found(inSource: closed) == ["one"])
+  }
+
+  @Test func largeFilesAndLinksBesideTheFeatureAreNotRead() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("known-types-\(UUID())")
+    let outside = FileManager.default.temporaryDirectory
+      .appendingPathComponent("known-types-outside-\(UUID()).lua")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer {
+      try? FileManager.default.removeItem(at: directory)
+      try? FileManager.default.removeItem(at: outside)
+    }
+    let feature = directory.appendingPathComponent("feature.lua")
+    try #"F.actions = { "mine" }"#.write(to: feature, atomically: true, encoding: .utf8)
+    let large = #"F.actions = { "large" }"# + String(repeating: " ", count: 2 << 20)
+    try large.write(
+      to: directory.appendingPathComponent("data.lua"), atomically: true, encoding: .utf8)
+    try #"F.actions = { "outside" }"#.write(to: outside, atomically: true, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(
+      at: directory.appendingPathComponent("link.lua"), withDestinationURL: outside)
+    #expect(KnownActionTypes.found(besides: feature) == ["mine"])
+  }
+}
