@@ -32,6 +32,11 @@ struct TestCommand: Command {
 
   func run() async throws {
     let runner = LuaTestRunner()
+    // A path that is not there is a mistake (a typo in CI would otherwise pass with no tests).
+    for path in paths where !FileManager.default.fileExists(atPath: path) {
+      printError("\(path): no such file or folder, so no tests were run from it")
+      throw ExitStatus.failure
+    }
     let files = runner.discover(paths.isEmpty ? ["."] : paths)
     var results: [LuaTestResult] = []
     for file in files {

@@ -230,6 +230,16 @@ import Testing
       """)
   }
 
+  /// `composable test` on a path that is not there fails, saying so: a typo in CI must not
+  /// pass with no tests run.
+  @Test func testingAPathThatIsNotThereFails() throws {
+    let directory = try makeTemporaryDirectory("cli")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let outcome = try Self.run(["test", "nothere"], in: directory)
+    #expect(outcome.status == 1)
+    #expect(outcome.errors == "error: nothere: no such file or folder, so no tests were run from it\n")
+  }
+
   /// A line that is no action (broken, or nested past what Lua's parser takes) is an error
   /// that says so, and the session goes on with the next line.
   @Test func aLineThatIsNoActionIsAnErrorAndTheSessionGoesOn() throws {
