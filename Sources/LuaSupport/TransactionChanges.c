@@ -25,9 +25,10 @@ int lk_changes_is_nil_marker(lua_State *L, int index) {
   return lua_type(L, index) == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == &lk_was_nil;
 }
 
-// The first old value of each (table, key) the journal holds: OLD_VALUES[table's address] =
-// { [key] = old value or the nil marker }.
-static void lk_collect_old_values(lua_State *L) {
+// The first old value of each (table, key) the journal holds, into the table at `into`:
+// into[table] = { [key] = old value or the nil marker }, keyed by the table itself or, with
+// `by_address`, by its address (a walk that meets tables by address looks them up so).
+static void lk_collect_first_old_values(lua_State *L, int into, int by_address) {
   lua_Integer length = lk_info_of(L)->journal_length;
   for (lua_Integer entry = 0; entry < length; entry++) {
     lk_journal_push_field(L, entry, 1);
@@ -37,11 +38,24 @@ static void lk_collect_old_values(lua_State *L) {
       continue;
     }
     const void *address = lua_topointer(L, -2);
-    if (lua_rawgetp(L, OLD_VALUES, address) != LUA_TTABLE) {
+    int found;
+    if (by_address) {
+      found = lua_rawgetp(L, into, address);
+    } else {
+      lua_pushvalue(L, -2);
+      found = lua_rawget(L, into);
+    }
+    if (found != LUA_TTABLE) {
       lua_pop(L, 1);
       lua_newtable(L);
-      lua_pushvalue(L, -1);
-      lua_rawsetp(L, OLD_VALUES, address);
+      if (by_address) {
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, into, address);
+      } else {
+        lua_pushvalue(L, -3);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, into);
+      }
     }
     lua_pushvalue(L, -2);
     if (lua_rawget(L, -2) == LUA_TNIL) {  // the first write of the key: what it began as
@@ -108,7 +122,7 @@ static int lk_transaction_changes_protected(lua_State *L) {
   lua_newtable(L);  // OLD_VALUES
   lua_newtable(L);  // TABLES
   lua_newtable(L);  // CHANGED
-  lk_collect_old_values(L);
+  lk_collect_first_old_values(L, OLD_VALUES, 1);
   lk_visit(L, ROOT, 0);
   lua_createtable(L, 3, 0);
   for (int slot = OLD_VALUES; slot <= CHANGED; slot++) {
@@ -156,37 +170,7 @@ static int lk_field_changed_protected(lua_State *L) {
   lua_settop(L, FIELD_KEY);
   lua_newtable(L);  // FIRST_OLD: table -> { key -> first old value, or the nil marker }
   lua_newtable(L);  // CHANGED_TABLES: address -> true, the root excepted
-  lua_Integer length = lk_info_of(L)->journal_length;
-  for (lua_Integer entry = 0; entry < length; entry++) {
-    lk_journal_push_field(L, entry, 1);
-    lk_journal_push_field(L, entry, 2);
-    if (lk_is_adoption_key(L, -1) || lua_type(L, -2) != LUA_TTABLE) {
-      lua_pop(L, 2);
-      continue;
-    }
-    lua_pushvalue(L, -2);
-    if (lua_rawget(L, FIRST_OLD) != LUA_TTABLE) {
-      lua_pop(L, 1);
-      lua_newtable(L);
-      lua_pushvalue(L, -3);
-      lua_pushvalue(L, -2);
-      lua_rawset(L, FIRST_OLD);
-    }
-    lua_pushvalue(L, -2);
-    if (lua_rawget(L, -2) == LUA_TNIL) {  // the first write of the key: what it began as
-      lua_pop(L, 1);
-      lua_pushvalue(L, -2);
-      lk_journal_push_field(L, entry, 3);
-      if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_pushlightuserdata(L, (void *)&lk_was_nil);
-      }
-      lua_rawset(L, -3);
-    } else {
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 3);
-  }
+  lk_collect_first_old_values(L, FIRST_OLD, 0);
   int any = 0;  // a table but the root changed
   lua_pushnil(L);
   while (lua_next(L, FIRST_OLD) != 0) {  // table, { key -> old }
