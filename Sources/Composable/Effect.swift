@@ -14,6 +14,9 @@ public struct Effect<Action: Sendable>: Sendable {
     case throttle(EffectID, Throttle, Effect)
     /// The effect with the name of the operator that made it, for messages about it.
     case named(String, Effect)
+    /// An action to send (or such a node), keeping an object alive until it is sent: see
+    /// `holding(_:)`, which puts the object on every part that does work.
+    case holding(any AnyObject & Sendable, Effect)
   }
 
   @usableFromInline let operation: Operation

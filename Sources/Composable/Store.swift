@@ -202,6 +202,11 @@ public actor Store<State: Sendable, Action: Sendable> {
         effect, id: id, throttle: throttle, ids: ids, kind: kind, nested: nested, tasks: &tasks)
     case let .named(name, effect):
       start(effect, ids: ids, kind: kind ?? name, nested: nested, tasks: &tasks)
+    case let .holding(object, effect):
+      // An action that waited in a concatenation or a throttle kept the object until now.
+      withExtendedLifetime(object) {
+        start(effect, ids: ids, kind: kind, nested: nested, tasks: &tasks)
+      }
     }
   }
 

@@ -82,9 +82,23 @@ extension LuaEffectInterpreter {
   }
 
   func identifier(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
-    if Self.isIdentifier(value, depth: 0) { return value }
-    throw fail(path, "expected an id (a string, number or boolean), got \(value.typeName)")
+    guard Self.isIdentifier(value, depth: 0) else {
+      throw fail(path, "expected an id (a string, number or boolean), got \(value.typeName)")
+    }
+    // An id is kept, compared and hashed for as long as its effects run, and by every effect
+    // that names it: a name, not data.
+    guard value.heldBytes <= Self.maximumIdentifierBytes else {
+      throw fail(
+        path,
+        "an id may hold at most \(Self.maximumIdentifierBytes) bytes, this one holds about "
+          + "\(value.heldBytes). To fix, name the effect with a short string or a number")
+    }
+    return value
   }
+
+  /// How many bytes (`LuaValue.heldBytes`) a cancel id may hold: room for a long name, and for
+  /// the scopes composition wraps around it.
+  static let maximumIdentifierBytes = 4096
 
   /// A string, number or boolean; or an id composition scoped to a child (`{ scope = { for_each
   /// = "todos", element = 3 }, id = "timer" }`, composable.lua's `scope_ids`), nested as deep

@@ -68,7 +68,10 @@ struct LuaEffectInterpreter {
     }
     switch known {
     case .none: return .none
-    case .send: return .send(try wrappedAction(table, at: path, effect: "effect.send"))
+    case .send:
+      // Held too: a send may wait its turn in a concatenation or behind a throttle.
+      let action = try wrappedAction(table, at: path, effect: "effect.send")
+      return try held(.send(action), data: action, at: path)
     case .merge: return .merge(try effects(table["effects"], at: path + ".effects"))
     case .concat: return .concatenate(try effects(table["effects"], at: path + ".effects"))
     case .after: return try held(try after(table, at: path), data: table["action"], at: path)

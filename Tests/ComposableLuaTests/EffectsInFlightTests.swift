@@ -12,6 +12,7 @@ import Testing
   static let source = """
     local effect = require("composable.effect")
     return { reduce = function(state, action)
+      if action.type == "x" then return end
       state.n = (state.n or 0) + 1
       if action.type == "timers" then
         local list = {}
@@ -20,6 +21,22 @@ import Testing
       elseif action.type == "big" then
         -- 8 MiB each, a new string in each action.
         return effect.after(1000, { type = "x", s = string.rep("x", 8 << 20) })
+      elseif action.type == "later" then
+        -- 8 MiB sent after a wait: in a concatenation, a debounce, or behind a throttle.
+        local big = effect.send({ type = "x", s = string.rep("x", 8 << 20) })
+        if action.how == "concat" then
+          return effect.concat(effect.after(1000, { type = "x" }), big)
+        elseif action.how == "debounce" then
+          return effect.debounce(big, "d" .. state.n, 1000)
+        else
+          local id = "t" .. state.n
+          return effect.merge(
+            effect.throttle(effect.send({ type = "x" }), id, 1000), effect.throttle(big, id, 1000))
+        end
+      elseif action.type == "now" then
+        return effect.send({ type = "x", s = string.rep("x", 8 << 20) })
+      elseif action.type == "named" then
+        return effect.cancellable(effect.after(1000, { type = "x" }), string.rep("i", action.n))
       elseif action.type == "stop" then
         return effect.cancel("timers")
       end
@@ -77,6 +94,48 @@ import Testing
           + "smaller actions, or cancel effects that are no longer needed") == true,
       "\(errors.all)")
     #expect(try feature.state() == ["n": 31])
+    await store.cancelAllEffects()
+  }
+
+  /// An action that waits its turn holds its share as a timer's does, until it is sent.
+  @Test(arguments: ["concat", "debounce", "throttle"])
+  func actionsSentLaterHoldTheirData(how: String) async throws {
+    let (store, feature, errors) = try store()
+    let action: LuaValue = ["type": "later", "how": .string(LuaString(how))]
+    for _ in 1...32 { _ = await store.send(action) }
+    #expect(errors.all.count == 1, "\(errors.all)")
+    #expect(
+      errors.all.first?.description.contains(
+        "the running effects would hold more than 256 MiB of data") == true,
+      "\(errors.all)")
+    #expect(try feature.state() == ["n": 31])
+    await store.cancelAllEffects()
+  }
+
+  /// An action sent at once gives its share back when it is sent.
+  @Test func actionsSentAtOnceGiveTheirShareBack() async throws {
+    let (store, feature, errors) = try store()
+    for _ in 1...40 { await store.send("now").finish() }
+    #expect(errors.all.isEmpty, "\(errors.all)")
+    #expect(feature.effectsInFlight.count == 0)
+    #expect(try feature.state() == ["n": 40])
+  }
+
+  /// A cancel id is a name, kept and hashed while its effects run: at most 4096 bytes.
+  @Test func cancelIDsAreBounded() async throws {
+    let (store, feature, errors) = try store()
+    _ = await store.send(["type": "named", "n": 4000])
+    #expect(errors.all.isEmpty, "\(errors.all)")
+    _ = await store.send(["type": "named", "n": 8_388_608])
+    #expect(
+      errors.all.map(\.description) == [
+        """
+        the reducer returned a malformed effect for { n = 8388608, type = "named" }, and the \
+        state was rolled back: effect.id: an id may hold at most 4096 bytes, this one holds \
+        about 8388632. To fix, name the effect with a short string or a number
+        """
+      ])
+    #expect(try feature.state() == ["n": 1])
     await store.cancelAllEffects()
   }
 }

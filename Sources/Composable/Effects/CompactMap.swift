@@ -28,6 +28,8 @@ extension Effect {
       return Effect<Other>(.throttle(id, throttle, effect.compactMap(transform)))
     case let .named(name, effect):
       return Effect<Other>(.named(name, effect.compactMap(transform)))
+    case let .holding(object, effect):
+      return Effect<Other>(.holding(object, effect.compactMap(transform)))
     }
   }
 }

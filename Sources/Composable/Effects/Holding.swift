@@ -3,7 +3,27 @@ extension Effect {
   /// released when the effect ends, is cancelled, or is dropped without running. What the
   /// object does when released (its `deinit`) then marks the effect's end, whichever way it
   /// came.
+  ///
+  /// The object goes down to every part that does work: async work captures it; an action to
+  /// send carries it, so an action that waits its turn (in a concatenation, behind a throttle)
+  /// keeps it until it is sent.
   public func holding(_ object: some AnyObject & Sendable) -> Self {
-    compactMap { action in withExtendedLifetime(object) { action } }
+    switch operation {
+    case .none, .cancel: return self
+    case .send, .holding: return Self(.holding(object, self))
+    case let .run(priority, work):
+      return Self(
+        .run(priority) { send in
+          await work(send)
+          withExtendedLifetime(object) {}
+        })
+    case let .merge(effects): return Self(.merge(effects.map { $0.holding(object) }))
+    case let .concatenate(effects): return Self(.concatenate(effects.map { $0.holding(object) }))
+    case let .cancellable(id, cancelInFlight, effect):
+      return Self(.cancellable(id, cancelInFlight: cancelInFlight, effect.holding(object)))
+    case let .throttle(id, throttle, effect):
+      return Self(.throttle(id, throttle, effect.holding(object)))
+    case let .named(name, effect): return Self(.named(name, effect.holding(object)))
+    }
   }
 }

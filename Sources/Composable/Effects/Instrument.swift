@@ -39,6 +39,9 @@ extension Effect {
     case let .named(name, effect):
       return Self(
         .named(name, effect.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd)))
+    case let .holding(object, effect):
+      return Self(
+        .holding(object, effect.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd)))
     }
   }
 }
