@@ -123,6 +123,7 @@ extension LuaVM {
       return try stack.guarded { () throws(LuaError) -> LuaValue in
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
+        lk_transaction_note_state(L, -1)
         let tagged: Bool
         do throws(LuaError) { tagged = try push(stack) } catch {
           throw error.rooted(at: "argument")
@@ -135,6 +136,7 @@ extension LuaVM {
         }
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.context))
         try callProtected(arguments: 3, results: 1)
+        try checkStateShape(call.slots.state)
         do throws(LuaError) { return try stack.value(at: -1, in: self) } catch {
           throw error.rooted(at: "result #1")
         }
@@ -154,12 +156,28 @@ extension LuaVM {
       try stack.guarded { () throws(LuaError) in
         try stack.push(function, in: self)
         try stack.push(state, in: self)
+        lk_transaction_note_state(L, -1)
         try callProtected(arguments: 1, results: 0)
+        try stack.push(state, in: self)
+        try checkStateShape(at: -1)
       }
     } catch {
       rollbackTransaction()
       throw error
     }
+  }
+
+  /// Fails the open transaction's call (the caller rolls back) when it left its state out of
+  /// shape: more than 200 levels deep, or a table inside itself (see `StateShape.c`).
+  private func checkStateShape(_ stateSlot: Int32) throws(LuaError) {
+    lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(stateSlot))
+    try checkStateShape(at: -1)
+  }
+
+  private func checkStateShape(at index: Int32) throws(LuaError) {
+    let status = lk_transaction_check_shape(L, index)
+    guard status == LUA_OK else { throw takeError(status: status) }
+    lk_pop(L, 1)
   }
 
   /// Undoes every write of the open transaction, newest first, and closes it. It runs no Lua

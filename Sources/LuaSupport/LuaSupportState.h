@@ -85,6 +85,16 @@ typedef struct {
   int64_t call_started_ns;
   lua_State *entered;    // the thread the call in flight entered on
   int transaction_open;  // state tables may be written (Transaction.c)
+  // The state's shape (StateShape.c): a bound on its height (0: not known), the bound when
+  // the transaction began, whether a write may have left it out of shape, and its root.
+  lua_Integer shape_bound;
+  lua_Integer shape_bound_at_begin;
+  int shape_dirty;
+  const void *shape_root;
+  // What the adoption of a stored table met (Transaction.c): its height, and whether a state
+  // table was inside it.
+  int adopt_height;
+  int adopt_met_state_table;
   int close_depth;       // coroutine.close calls in progress, nested (CoroutineLibrary.c)
   int charging;          // a top-level call with a budget is in flight: allocations count
   int orphan_count;      // malloc blocks Lua shrank to a small size (see lk_resize)
@@ -129,6 +139,17 @@ void lk_mark_array(lua_State *L, int index);
 /// Raises the memory limit error, as an allocation of `bytes` would, when they do not fit in
 /// what the cap leaves: a C function checks before doing the work that would build them.
 void lk_reserve_memory(lua_State *L, size_t bytes);
+// How deep the tables of a state may nest, counting the root: what a snapshot and a saved file
+// hold (LuaValue.maximumDepth).
+enum { LK_STATE_MAX_DEPTH = 200 };
+// The state's shape (StateShape.c). A write of the table at `value` into the real table at
+// `real` under `key`, about to happen: `existing` when it was a state table already, else the
+// height of the table it was adopted into (-1: a state table was inside it).
+void lk_shape_note_store(lua_State *L, int real, int key, int value, int existing, int height);
+/// The transaction was rolled back: the bound is what it was when it began.
+void lk_shape_rolled_back(lua_State *L);
+/// The host wrote the state: its height is not known.
+void lk_shape_forget(lua_State *L);
 // Transactions and the functions that see raw tables (Transaction.c).
 void lk_transactions_open(lua_State *L);
 // The transaction journal (Journal.c): `journal_length` entries of three values, (table, key,

@@ -35,9 +35,6 @@ static const char lk_kept_key = 0;      // registry: real -> proxy, weak, after 
 #define LK_METATABLE lua_upvalueindex(1)
 #define LK_FLAT_REAL lua_upvalueindex(2)
 
-// How deep a table stored into the state may be nested: the decoder's limit too.
-enum { LK_STATE_MAX_DEPTH = 200 };
-
 static const char *const lk_read_only_message = "state changes only in reduce: send an action";
 // Keys of a state are data a saved file can hold: two tables that hold the same things read
 // the same to the host, so as keys they would collapse into one entry in every snapshot and
@@ -217,6 +214,8 @@ static void lk_adopt(lua_State *L, int index, int depth) {
     lua_error(L);
   }
   luaL_checkstack(L, 8, "a table stored in the state is nested too deeply");
+  lk_info *info = lk_info_of(L);
+  if (depth > info->adopt_height) info->adopt_height = depth;
   int base = lua_gettop(L);
   if (lua_getmetatable(L, index)) {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_marker_key);
@@ -295,6 +294,7 @@ static void lk_adopt(lua_State *L, int index, int depth) {
 static void lk_store_form(lua_State *L, int index, int depth) {
   index = lua_absindex(L, index);
   if (lk_push_real_of(L, index)) {
+    lk_info_of(L)->adopt_met_state_table = 1;
     // The real table is linked to this proxy, so that a rollback which gives back a table
     // this one was stored in finds the proxy it was stored as. It may have no link: a proxy
     // kept from before its link was dropped (see lk_sweep_proxies).
@@ -427,6 +427,10 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     // is given back as it was before the error goes on, even to a pcall in the reducer that
     // would otherwise keep going with half of it adopted.
     lua_Integer mark = info->journal_length;
+    int existing = lk_push_real_of(L, value);
+    if (existing) lua_pop(L, 1);
+    info->adopt_height = 0;
+    info->adopt_met_state_table = 0;
     lua_pushcfunction(L, lk_store_form_protected);
     lua_pushvalue(L, value);
     int status = lua_pcall(L, 1, 1, 0);
@@ -440,6 +444,8 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
       lua_error(L);  // the same error (a memory error stays one)
     }
     lua_replace(L, value);
+    lk_shape_note_store(
+        L, real, key, value, existing, info->adopt_met_state_table ? -1 : info->adopt_height);
     lk_leave_flat_reads(L, proxy, shared);
   }
   // The entry (the hot path of every write).
@@ -788,6 +794,7 @@ static int lk_state_write_protected(lua_State *L) {
 }
 
 int lk_state_write(lua_State *L, int proxy, int key, int value) {
+  lk_shape_forget(L);
   proxy = lua_absindex(L, proxy);
   value = lua_absindex(L, value);
   key = key == 0 ? 0 : lua_absindex(L, key);
@@ -913,6 +920,7 @@ void lk_transaction_reopen_writes(lua_State *L, int was_open) {
 int lk_transaction_rollback(lua_State *L) {
   lk_info *info = lk_info_of(L);
   info->transaction_open = 0;
+  lk_shape_rolled_back(L);
   int status = lk_undo_to(L, 0);
   lk_journal_forget(L);
   lk_end_transaction(L);

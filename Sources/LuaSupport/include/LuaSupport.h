@@ -151,6 +151,11 @@ void lk_transaction_begin(lua_State *L);
 int lk_transaction_rollback(lua_State *L);
 /// Closes the open transaction: its writes stay.
 void lk_transaction_commit(lua_State *L);
+/// The transaction just begun writes the state whose proxy is at `state` (StateShape.c).
+void lk_transaction_note_state(lua_State *L, int state);
+/// Whether the open transaction left its state in shape (at most 200 levels deep, no table
+/// inside itself): LUA_OK, or an error status with the message naming the place on the stack.
+int lk_transaction_check_shape(lua_State *L, int state);
 int lk_transaction_is_open(lua_State *L);
 /// Whether the open transaction changed the field `key` of the state at `root` (its proxy or
 /// real table), or anything it reaches; with `key` nil, anything of the state. A write that left

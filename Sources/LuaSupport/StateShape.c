@@ -1,0 +1,245 @@
+// The shape a state may have: at most LK_STATE_MAX_DEPTH levels of tables, and no table inside
+// itself. A snapshot, a saved file and a session hold no more, so a state that went past
+// either could never be saved again. A write cannot see where its table lands (a table does
+// not know its parents, and one table may sit under two), so the question is answered for the
+// whole action, before it commits: an action that leaves the state out of shape fails and is
+// rolled back, naming the place.
+//
+// The walk that answers it exactly costs what the state holds, so most writes prove they are
+// harmless as they happen, from what they have at hand (lk_shape_note_store), and the walk
+// runs only after a write that could not (lk_transaction_check_shape):
+// - a table holding no table, stored at the root or in a table that holds a table already (at
+//   the slot it replaces, or the one before): it lands no deeper than a table already is, and
+//   it cannot contain its new parent. Moving the elements of a list of records (a sort, an
+//   insert, a remove) is this case;
+// - a new table, with no state table inside it, of height h: the state's height becomes at
+//   most its bound plus h (at most 1 + h at the root). The bound is exact after each walk.
+// A state table stored anywhere else (shared state, a list of records moved whole) may close a
+// cycle: the walk runs.
+#include "LuaSupport.h"
+#include "LuaSupportState.h"
+
+// A flat table of more entries than this is recorded as walked, as other tables are: a table
+// reached from many places is then scanned once, not once a place.
+enum { LK_SHAPE_SCAN_SMALL = 16 };
+// How many of a long path's keys a message shows, from the root, and then from the end.
+enum { LK_SHAPE_PATH_HEAD = 6, LK_SHAPE_PATH_TAIL = 2 };
+
+void lk_shape_forget(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  info->shape_bound = 0;
+  info->shape_dirty = 0;
+}
+
+void lk_transaction_note_state(lua_State *L, int state) {
+  lk_info *info = lk_info_of(L);
+  info->shape_root = NULL;
+  if (lua_type(L, state) == LUA_TTABLE && lk_push_proxied_table(L, state)) {
+    info->shape_root = lua_topointer(L, -1);
+    lua_pop(L, 1);
+  }
+  info->shape_bound_at_begin = info->shape_bound;
+  info->shape_dirty = 0;
+}
+
+void lk_shape_rolled_back(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  info->shape_bound = info->shape_bound_at_begin;
+  info->shape_dirty = 0;
+}
+
+// Whether the real table at `real` holds a table at `key` (its value now, before the write) or,
+// for an integer key, at the one before.
+static int lk_shape_holds_table_near(lua_State *L, int real, int key) {
+  lua_pushvalue(L, key);
+  int held = lua_rawget(L, real) == LUA_TTABLE;
+  lua_pop(L, 1);
+  if (held || !lua_isinteger(L, key)) return held;
+  lua_Integer index = lua_tointeger(L, key);
+  if (index <= 1) return 0;
+  held = lua_rawgeti(L, real, index - 1) == LUA_TTABLE;
+  lua_pop(L, 1);
+  return held;
+}
+
+// Whether the real table at `table` holds no table, looking at LK_SHAPE_SCAN_SMALL entries at
+// most (a larger one counts as holding one).
+static int lk_shape_is_small_flat(lua_State *L, int table) {
+  int seen = 0;
+  lua_pushnil(L);
+  while (lk_next(L, table) != 0) {
+    if (lua_type(L, -1) == LUA_TTABLE || ++seen > LK_SHAPE_SCAN_SMALL) {
+      lua_pop(L, 2);
+      return 0;
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+void lk_shape_note_store(lua_State *L, int real, int key, int value, int existing, int height) {
+  lk_info *info = lk_info_of(L);
+  if (info->shape_dirty) return;
+  if (!existing && height < 0) {  // a new table holding a state table: it may close a cycle
+    info->shape_dirty = 1;
+    return;
+  }
+  int is_root = lua_topointer(L, real) == info->shape_root;
+  if (existing) {
+    // A state table: harmless only when it holds no table, and is not its own new parent.
+    if (lua_rawequal(L, real, value) || !lk_shape_is_small_flat(L, value)) {
+      info->shape_dirty = 1;
+      return;
+    }
+    height = 1;
+  }
+  int beside_table = !is_root && lk_shape_holds_table_near(L, real, key);
+  if (height == 1 && (is_root || beside_table)) return;
+  lua_Integer bound = info->shape_bound;
+  if (is_root) {
+    if (1 + height <= LK_STATE_MAX_DEPTH) {
+      if (bound != 0 && 1 + height > bound) info->shape_bound = 1 + height;
+      return;
+    }
+  } else if (bound != 0) {
+    lua_Integer reach = beside_table ? bound - 1 + height : bound + height;
+    if (reach > bound) info->shape_bound = reach;
+    if (reach <= LK_STATE_MAX_DEPTH) return;
+  }
+  info->shape_dirty = 1;
+}
+
+// MARK: - The walk
+
+typedef struct {
+  int reached;                          // stack slot: real table -> depth (< 0: on the path)
+  int keys[LK_STATE_MAX_DEPTH + 2];     // stack slots of the keys from the root, by depth
+  lua_Integer height;                   // the deepest level met
+  int length;                           // on a refusal: the keys of the place refused
+  int inside;                           // on a cycle: the depth of the table it is inside
+} lk_shape_walk;
+
+enum { LK_SHAPE_OK = 0, LK_SHAPE_TOO_DEEP = 1, LK_SHAPE_CYCLE = 2 };
+
+// Adds the path of the first `count` keys to the buffer, long paths shortened.
+static void lk_shape_add_path(lua_State *L, luaL_Buffer *buffer, lk_shape_walk *walk, int count) {
+  luaL_addstring(buffer, "state");
+  for (int i = 1; i <= count; i++) {
+    if (count > LK_SHAPE_PATH_HEAD + LK_SHAPE_PATH_TAIL && i == LK_SHAPE_PATH_HEAD + 1) {
+      lua_pushfstring(L, "…(%d more)…", count - LK_SHAPE_PATH_HEAD - LK_SHAPE_PATH_TAIL);
+      luaL_addvalue(buffer);
+      i = count - LK_SHAPE_PATH_TAIL;
+      continue;
+    }
+    int key = walk->keys[i];
+    if (lua_type(L, key) == LUA_TSTRING) {
+      size_t length;
+      const char *name = lua_tolstring(L, key, &length);
+      int plain = length > 0 && length <= 40 && !(name[0] >= '0' && name[0] <= '9');
+      for (size_t c = 0; plain && c < length; c++) {
+        char ch = name[c];
+        plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' ||
+                (ch >= '0' && ch <= '9');
+      }
+      if (plain) lua_pushfstring(L, ".%s", name);
+      else lua_pushliteral(L, "[\"…\"]");
+    } else if (lua_isinteger(L, key)) {
+      lua_pushfstring(L, "[%I]", (LUAI_UACINT)lua_tointeger(L, key));
+    } else if (lua_type(L, key) == LUA_TNUMBER) {
+      lua_pushfstring(L, "[%f]", lua_tonumber(L, key));
+    } else {
+      lua_pushstring(L, lua_toboolean(L, key) ? "[true]" : "[false]");
+    }
+    luaL_addvalue(buffer);
+  }
+}
+
+// Walks the real table at `table`, met at `depth` (the root is 1) under the keys in `walk`.
+static int lk_shape_visit(lua_State *L, int table, int depth, lk_shape_walk *walk) {
+  if (depth > LK_STATE_MAX_DEPTH) {
+    walk->length = depth - 1;
+    return LK_SHAPE_TOO_DEEP;
+  }
+  if (depth > walk->height) walk->height = depth;
+  luaL_checkstack(L, 6, "the state is nested too deeply");
+  lua_pushvalue(L, table);
+  if (lua_rawget(L, walk->reached) == LUA_TNUMBER) {
+    lua_Integer met = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (met < 0) {
+      walk->length = depth - 1;
+      walk->inside = (int)-met;
+      return LK_SHAPE_CYCLE;
+    }
+    if (met >= depth) return LK_SHAPE_OK;  // walked from as deep a place already
+  } else {
+    lua_pop(L, 1);
+    if (lk_shape_is_small_flat(L, table)) return LK_SHAPE_OK;
+  }
+  lua_pushvalue(L, table);
+  lua_pushinteger(L, -depth);
+  lua_rawset(L, walk->reached);
+  lua_pushnil(L);
+  while (lk_next(L, table) != 0) {
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      walk->keys[depth] = lua_gettop(L) - 1;
+      int result = lk_shape_visit(L, lua_gettop(L), depth + 1, walk);
+      if (result != LK_SHAPE_OK) return result;  // the keys on the stack name the path
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, table);
+  lua_pushinteger(L, depth);
+  lua_rawset(L, walk->reached);
+  return LK_SHAPE_OK;
+}
+
+// The body of lk_shape_check, protected: 1 the root (a real table).
+static int lk_shape_check_protected(lua_State *L) {
+  lk_shape_walk walk = {0};
+  lua_newtable(L);
+  walk.reached = lua_gettop(L);
+  int result = lk_shape_visit(L, 1, 1, &walk);
+  if (result == LK_SHAPE_OK) {
+    lk_info_of(L)->shape_bound = walk.height;
+    return 0;
+  }
+  // The keys of the path are on the stack, from the root down.
+  int length = walk.length;
+  luaL_Buffer buffer;
+  luaL_buffinit(L, &buffer);
+  if (result == LK_SHAPE_TOO_DEEP) {
+    luaL_addstring(&buffer, "the state would be nested more than ");
+    lua_pushinteger(L, LK_STATE_MAX_DEPTH);
+    luaL_addvalue(&buffer);
+    luaL_addstring(&buffer, " levels deep, at ");
+    lk_shape_add_path(L, &buffer, &walk, length);
+    luaL_addstring(&buffer, ". A state is data a file can hold, at most ");
+    lua_pushinteger(L, LK_STATE_MAX_DEPTH);
+    luaL_addvalue(&buffer);
+    luaL_addstring(&buffer, " levels deep. To fix, keep it flatter: hold ids and look them up");
+  } else {
+    luaL_addstring(&buffer, "the state would hold a table inside itself: ");
+    lk_shape_add_path(L, &buffer, &walk, length);
+    luaL_addstring(&buffer, " is ");
+    lk_shape_add_path(L, &buffer, &walk, walk.inside - 1);
+    luaL_addstring(&buffer, ", a table it is inside. A state is data a file can hold, which has "
+                            "no cycles. To fix, hold an id and look it up, or a copy");
+  }
+  luaL_pushresult(&buffer);
+  return lua_error(L);
+}
+
+int lk_transaction_check_shape(lua_State *L, int state) {
+  lk_info *info = lk_info_of(L);
+  if (!info->shape_dirty) return LUA_OK;
+  state = lua_absindex(L, state);
+  lua_pushcfunction(L, lk_shape_check_protected);
+  if (!lk_push_proxied_table(L, state)) {
+    lua_pop(L, 1);
+    return LUA_OK;
+  }
+  int status = lk_pcall_uncapped(L, 1, 0);
+  if (status == LUA_OK) info->shape_dirty = 0;
+  return status;
+}

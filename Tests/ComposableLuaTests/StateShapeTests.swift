@@ -1,0 +1,237 @@
+import ComposableLua
+import Foundation
+import LuaKit
+import SeededRandom
+import Testing
+
+/// An action cannot leave the state out of the shape a saved file holds: more than 200 levels
+/// of tables, or a table inside itself. Either fails the action, naming the place, and the
+/// state is rolled back; every state an action commits can be snapshotted and saved.
+@Suite struct StateShapeTests {
+  static func feature(_ reduce: String) throws -> LuaFeature {
+    try LuaFeature(
+      source: """
+        local M = {}
+        function M.initial_state()
+          return { list = { { x = 1 }, { x = 2 } }, a = { b = {} }, other = { inner = {} } }
+        end
+        function M.reduce(state, action)
+        \(reduce)
+        end
+        return M
+        """, file: "shape.lua")
+  }
+
+  static func send(_ feature: LuaFeature, _ action: LuaValue) -> LuaFeatureError? {
+    do throws(LuaFeatureError) {
+      try feature.reduce(action) { (_) throws(LuaFeatureError) in () }
+      return nil
+    } catch { return error }
+  }
+
+  @Test func aChainOfTablesDeeperThan200LevelsFailsTheAction() throws {
+    let feature = try Self.feature(
+      """
+        local cur = state
+        for i = 1, action.n do cur.x = {} cur = cur.x end
+      """)
+    let before = try feature.state()
+    let error = Self.send(feature, ["type": "deepen", "n": 300])
+    #expect(
+      error?.description == """
+        the reducer failed on { n = 300, type = "deepen" }, and the state was rolled back: \
+        the state would be nested more than 200 levels deep, at \
+        state.x.x.x.x.x.x…(192 more)….x.x. A state is data a file can hold, at most 200 levels \
+        deep. To fix, keep it flatter: hold ids and look them up
+        """)
+    #expect(try feature.state() == before)
+    // 199 levels under the root is the most: the root and 199 tables.
+    #expect(Self.send(feature, ["type": "deepen", "n": 199]) == nil)
+    #expect(try LuaDataFile.text(of: feature.state()).isEmpty == false)
+  }
+
+  @Test func aStateDeepenedOneLevelAnActionStopsAtTheLimit() throws {
+    let feature = try Self.feature(
+      """
+        local cur = state
+        while cur.x do cur = cur.x end
+        cur.x = {}
+      """)
+    var failures = 0
+    for _ in 1...205 where Self.send(feature, "deepen") != nil { failures += 1 }
+    #expect(failures == 6, "199 succeed, then each fails")
+    var depth = 1
+    var cursor = try feature.state()
+    while case .table = cursor["x"] {
+      cursor = cursor["x"]
+      depth += 1
+    }
+    #expect(depth == 200)
+  }
+
+  @Test(arguments: [
+    ("state.me = state", "state.me is state"),
+    ("state.a.b.back = state.a", "state.a.b.back is state.a"),
+    ("local t = {} t.me = t state.t = t", "state.t.me is state.t"),
+    ("state.a.b.up = { state.a }", "state.a.b.up[1] is state.a"),
+    ("local l = state.list table.insert(l[1], l)", "state.list[1][1] is state.list"),
+    (
+      "state.list[2] = state.list[2] state.list[2].self = state.list[2]",
+      "state.list[2].self is state.list[2]"
+    ),
+  ])
+  func aTableInsideItselfFailsTheAction(code: String, place: String) throws {
+    // The first action shares a table, so the whole state is walked: its height is known, and
+    // the cycle must be seen without the walk's help.
+    let feature = try Self.feature(
+      "if action.type == \"share\" then state.shared = state.other return end " + code)
+    #expect(Self.send(feature, "share") == nil)
+    let before = try feature.state()
+    let error = Self.send(feature, "cycle")
+    #expect(
+      error?.description.hasSuffix(
+        "the state would hold a table inside itself: \(place), a table it is inside. A state "
+          + "is data a file can hold, which has no cycles. To fix, hold an id and look it up, "
+          + "or a copy") == true, "\(String(describing: error))")
+    #expect(try feature.state() == before)
+  }
+
+  @Test func sharedTablesAndMovesStayAllowed() throws {
+    let feature = try Self.feature(
+      """
+        if action.type == "share" then
+          state.selected = state.list[1]
+          state.a.b.also = state.list
+        elseif action.type == "sort" then
+          table.sort(state.list, function(p, q) return p.x > q.x end)
+          table.insert(state.list, 1, { x = 0 })
+          table.remove(state.list, 2)
+        else
+          state.a, state.moved = nil, state.a
+        end
+      """)
+    for action in ["share", "sort", "move"] {
+      let error = Self.send(feature, .string(LuaString(action)))
+      #expect(error == nil, "\(action): \(String(describing: error))")
+    }
+    let state = try feature.state()
+    #expect(state.selected == ["x": 1])
+    #expect(state.list == [["x": 0], ["x": 1]])
+    #expect(state.moved.b.also.tableValue?.identity == state.list.tableValue?.identity)
+  }
+
+  /// Random actions that move tables between parents (their own ancestors included), keep
+  /// tables across actions, and build chains: each commits exactly when a walk of the state in
+  /// Lua, at the end of the reducer, finds it in shape; and what commits can be saved.
+  @Test func anActionCommitsExactlyWhenTheStateIsInShape() throws {
+    let feature = try LuaFeature(source: Self.randomMoves, file: "moves.lua")
+    var random = SplitMix64(seed: 27)
+    var refusals = (deep: 0, cycle: 0)
+    for step in 0..<400 {
+      var ops: [LuaValue] = []
+      for _ in 0...random.below(3) {
+        let op: [Int] = [
+          1 + random.below(8), 1 + random.below(1_000), 1 + random.below(1_000),
+          1 + random.below(6),
+        ]
+        ops.append(.table(LuaTable(array: op.map { LuaValue.integer($0) })))
+      }
+      let before = try feature.state()
+      let error = Self.send(feature, ["type": "ops", "ops": .table(LuaTable(array: ops))])
+      let expected = try feature.evaluate("expected_shape()").first ?? .nil
+      if let error {
+        let text = error.description
+        #expect(
+          text.contains("the state would") && expected != "ok",
+          "step \(step): \(text), Lua says \(expected)")
+        if text.contains("levels deep") { refusals.deep += 1 } else { refusals.cycle += 1 }
+        #expect(try feature.state() == before, "step \(step): rolled back")
+      } else {
+        #expect(expected == "ok", "step \(step): committed, Lua says \(expected)")
+        _ = try LuaDataFile.text(of: feature.state())
+      }
+    }
+    #expect(refusals.deep > 4 && refusals.cycle > 20, "\(refusals)")
+  }
+
+  static let randomMoves = """
+    local kept = {}
+    local last = "ok"
+    function expected_shape() return last end
+
+    local function shape(root)
+      local onpath, best = {}, {}
+      local function visit(t, depth)
+        if depth > 200 then return "deep" end
+        if onpath[t] then return "cycle" end
+        if best[t] and best[t] >= depth then return "ok" end
+        onpath[t] = true
+        for _, v in pairs(t) do
+          if type(v) == "table" then
+            local r = visit(v, depth + 1)
+            if r ~= "ok" then return r end
+          end
+        end
+        onpath[t], best[t] = nil, depth
+        return "ok"
+      end
+      return visit(root, 1)
+    end
+
+    -- In the order of their keys, so that a seed gives the same program in every run (the
+    -- order of `pairs` changes with the VM's string hashing).
+    local function ordered_values(t)
+      local keys = {}
+      for k in pairs(t) do keys[#keys + 1] = k end
+      table.sort(keys, function(p, q)
+        if type(p) ~= type(q) then return type(p) < type(q) end
+        return p < q
+      end)
+      local values = {}
+      for i, k in ipairs(keys) do values[i] = t[k] end
+      return values
+    end
+
+    local function nodes(root)
+      local list, seen, i = { root }, { [root] = true }, 1
+      while list[i] and #list < 400 do
+        for _, v in ipairs(ordered_values(list[i])) do
+          if type(v) == "table" and not seen[v] then seen[v] = true list[#list + 1] = v end
+        end
+        i = i + 1
+      end
+      return list
+    end
+
+    local keys = { "a", "x", 1, 2, 3 }
+    local M = {}
+    function M.initial_state()
+      return { a = { b = { c = {} } }, list = { { x = 1 }, { x = 2 } } }
+    end
+    function M.reduce(state, action)
+      for _, op in ipairs(action.ops) do
+        local all = nodes(state)
+        local from, to = all[op[2] % #all + 1], all[op[3] % #all + 1]
+        local key = keys[op[4] % #keys + 1]
+        local kind = op[1]
+        if kind == 1 then to[key] = from
+        elseif kind == 2 then to[key] = { x = op[4] }
+        elseif kind == 3 then
+          local cur = to
+          for _ = 1, op[4] * 20 do cur.x = {} cur = cur.x end
+        elseif kind == 4 then to[key] = nil
+        elseif kind == 5 then kept[#kept % 8 + 1] = from
+        elseif kind == 6 and #kept > 0 then to[key] = { kept[op[4] % #kept + 1] }
+        elseif kind == 7 then to[1], to[2] = to[2], to[1]
+        elseif kind == 8 then
+          local new = {}
+          local cur = new
+          for _ = 1, op[4] * 12 do cur.x = {} cur = cur.x end
+          to[key] = new
+        end
+      end
+      last = shape(state)
+    end
+    return M
+    """
+}
