@@ -34,6 +34,20 @@ enum ProxyBenchmarks {
       ipairs_step = function(state)
         for _ = 1, 10 do for _, item in ipairs(state.list) do end end
       end,
+      -- A new table stored where a table was: adopted; its shape proved on the spot.
+      write_table = function(state)
+        local nested = state.nested
+        for i = 1, N do nested.table = { value = i } end
+      end,
+      -- Two elements of a list of records swapped: state tables moved within their list.
+      swap_elements = function(state)
+        local list = state.list
+        for _ = 1, N / 2 do list[1], list[2] = list[2], list[1] end
+      end,
+      -- A list of records shared at a second place: the state is walked once, at the end.
+      share_list = function(state)
+        for _ = 1, N do state.alias = state.list end
+      end,
       -- The length: the C __len.
       length = function(state) local x for _ = 1, N do x = #state.list end end,
     }
@@ -41,13 +55,17 @@ enum ProxyBenchmarks {
     """
 
   static let kinds = [
-    "read_flat", "read_field", "read_table", "write_field", "pairs_step", "ipairs_step", "length",
+    "read_flat", "read_field", "read_table", "write_field", "write_table", "swap_elements",
+    "share_list", "pairs_step", "ipairs_step", "length",
   ]
 
   static func initialState(flat: Bool) -> LuaValue {
     if flat { return ["count": 0] }
     let list = (1...100).map { LuaValue.table(LuaTable(entries: ["id": .integer($0)])) }
-    return ["count": 0, "nested": ["value": 1], "list": .table(LuaTable(array: list))]
+    return [
+      "count": 0, "nested": ["value": 1, "table": ["value": 0]],
+      "list": .table(LuaTable(array: list)),
+    ]
   }
 
   static func run() throws -> [Figure] {
