@@ -28,6 +28,19 @@ struct LuaEffectRunner: Sendable {
       onError(error)
       return
     }
+    // Ended any way but by returning (cancelled, failed, or stopped here for what it yielded),
+    // the coroutine is closed, so its `<close>` variables are: as `coroutine.wrap` closes a
+    // coroutine that fails, and as a cancelled Swift task runs its `defer`s. Not after a limit
+    // stopped it (as `coroutine.close` then does not): its handlers would run on past the
+    // limit.
+    var closes = true
+    defer {
+      if closes {
+        do throws(LuaError) { try feature.close(coroutine, dependencies: dependencies) } catch {
+          fail(error)
+        }
+      }
+    }
     var arguments: [LuaValue] = []
     while !Task.isCancelled {
       let resumption: LuaResumption
@@ -35,9 +48,16 @@ struct LuaEffectRunner: Sendable {
         resumption = try feature.resume(coroutine, with: arguments, dependencies: dependencies)
       } catch {
         fail(error)
+        switch error {
+        case .instructionLimit, .timeLimit, .memoryLimit: closes = false
+        default: break
+        }
         return
       }
-      guard case let .yielded(values) = resumption else { return }
+      guard case let .yielded(values) = resumption else {
+        closes = false
+        return
+      }
       let request = values.first ?? .nil
       arguments = []
       switch request["op"].stringValue {

@@ -26,6 +26,18 @@ extension LuaFeature {
     }
   }
 
+  /// Closes an effect's coroutine that ended without returning (cancelled, failed, or stopped
+  /// by the host for what it yielded): its pending to-be-closed variables (`local f <close>`)
+  /// are closed, as `coroutine.close` closes them. `env` answers from `dependencies`.
+  public func close(
+    _ coroutine: LuaReference, dependencies: LuaFeatureDependencies? = nil
+  ) throws(LuaError) {
+    try queue.access { (vm, loaded) throws(LuaError) in
+      hostEnvironment.answer(from: dependencies, forReducer: false)
+      try vm.close(coroutine)
+    }
+  }
+
   /// `action` passed through the wrappers that composition put on an effect, innermost first:
   /// for the actions that arrive later (from `run`, `http`, `file`).
   public func wrap(_ action: LuaValue, with wrappers: [LuaReference]) throws(LuaError) -> LuaValue {

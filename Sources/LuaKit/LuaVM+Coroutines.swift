@@ -54,4 +54,20 @@ extension LuaVM {
       return result == LUA_YIELD ? .yielded(values) : .returned(values)
     }
   }
+
+  /// Closes `coroutine`, suspended or failed, under the VM's limits: its pending to-be-closed
+  /// variables are closed, as `coroutine.close` closes them. An error in a `__close` handler is
+  /// thrown; the coroutine is dead afterwards either way.
+  public func close(_ coroutine: LuaReference) throws(LuaError) {
+    drainReleases()
+    try stack.guarded { () throws(LuaError) in
+      try stack.push(coroutine, in: self)
+      guard let thread = lua_tothread(L, -1) else {
+        throw .conversion(
+          path: "coroutine", message: "expected a coroutine, got \(coroutine.typeName)")
+      }
+      let status = lk_close_coroutine(L, thread)
+      guard status == LUA_OK else { throw takeError(status: status) }
+    }
+  }
 }

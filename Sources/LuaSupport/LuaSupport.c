@@ -636,6 +636,27 @@ int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
   return status;
 }
 
+int lk_close_coroutine(lua_State *L, lua_State *co) {
+  int before = lua_status(co);
+  int saved_enforce = lk_enter(L, co);
+  int status = lua_resetthread(co);  // runs its pending __close handlers
+  // A coroutine that had failed is closed with its error, which it then still holds: that is
+  // no new failure.
+  if (status != LUA_OK && before != LUA_OK && before != LUA_YIELD) status = LUA_OK;
+  if (status != LUA_OK) {
+    lk_info_of(L)->enforce_memory = 0;
+    int type = lua_type(co, -1);
+    if (type == LUA_TSTRING || type == LUA_TNUMBER) lk_push_bounded_message(L, co, -1);
+    else lua_pushfstring(L, "(error object is a %s value)", luaL_typename(co, -1));
+  }
+  lua_settop(co, 0);
+  if (__builtin_expect(lk_info_of(L)->stopped != LK_FAILURE_NONE, 0)) {
+    status = lk_fail_stopped_call(L, status, lua_gettop(L));
+  }
+  lk_leave(L, status, saved_enforce);
+  return status;
+}
+
 // MARK: - Loading source
 
 void lk_charge_source(lua_State *L, size_t bytes, int64_t started_ns) {

@@ -89,6 +89,10 @@ lk_failure lk_last_failure(lua_State *L);
 /// status: LUA_YIELD or LUA_OK leave `*nresults` values on `co`; on an error the message, with
 /// the coroutine's traceback, is pushed onto `L`.
 int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults);
+/// Closes the suspended or failed coroutine `co` (lua_resetthread) under the limits, as a
+/// top-level call: its pending to-be-closed variables are closed. LUA_OK, or an error status
+/// with the message on top of L. A coroutine that had failed is no new failure.
+int lk_close_coroutine(lua_State *L, lua_State *co);
 
 /// Pushes a table of Lua's own string.find, match, gmatch and gsub, which the state replaced
 /// by versions that count their steps (Patterns.c): for tests that compare the two.
