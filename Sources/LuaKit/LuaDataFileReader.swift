@@ -193,13 +193,18 @@ struct LuaDataFileReader {
 
   /// `(-9223372036854775807 - 1)`, the smallest integer as the writer writes it.
   private mutating func minimumInteger() throws(LuaError) -> LuaValue {
-    let form = "(-9223372036854775807 - 1), the one expression in parentheses a data file holds"
     try advance()
-    try expect(.symbol("-"), form)
-    try expect(.number(.integer(.max)), form)
-    try expect(.symbol("-"), form)
-    try expect(.number(.integer(1)), form)
-    try expect(.symbol(")"), form)
+    let form: [LuaDataFileLexer.Token] = [
+      .symbol("-"), .number(.integer(.max)), .symbol("-"), .number(.integer(1)), .symbol(")"),
+    ]
+    for expected in form {
+      guard token == expected else {
+        throw failure(
+          "\(Self.literalsOnly); in parentheses it holds only the smallest integer, "
+            + "(-9223372036854775807 - 1); found \(shown(token))")
+      }
+      try advance()
+    }
     return .integer(.min)
   }
 

@@ -138,6 +138,7 @@ typedef struct {
   int refuse_bytecode;  // the sandbox's load: bytecode is refused even where the mode allows it
   int started;        // the first piece was handed over
   int64_t started_ns;
+  int refused;        // the first piece was bytecode, refused: the chunk ended there
 } lk_load_source;
 
 static const char *const lk_bytecode_refused =
@@ -166,8 +167,11 @@ static const char *lk_load_read(lua_State *L, void *data, size_t *size) {
   }
   if (!source->started && source->refuse_bytecode && source->rest[0] == LUA_SIGNATURE[0] &&
       strchr(source->mode, 'b') != NULL) {
-    lua_pushstring(L, lk_bytecode_refused);
-    lua_error(L);
+    // Not an error raised here, which would pass the caller's message handler (a traceback):
+    // the chunk ends, and load answers as it does for a string of bytecode.
+    source->refused = 1;
+    *size = 0;
+    return NULL;
   }
   source->started = 1;
   *size = source->length < LK_SOURCE_PIECE ? source->length : LK_SOURCE_PIECE;
@@ -185,7 +189,7 @@ static int lk_load(lua_State *L, int environment, int refuse_bytecode) {
   const char *s = lua_tolstring(L, 1, &length);
   const char *mode = luaL_optstring(L, 3, "bt");
   if (!lua_isnone(L, 4)) environment = 4;
-  lk_load_source source = {s, length, s == NULL, mode, refuse_bytecode, 0, lk_monotonic_ns()};
+  lk_load_source source = {s, length, s == NULL, mode, refuse_bytecode, 0, lk_monotonic_ns(), 0};
   const char *chunkname;
   if (s != NULL) {
     chunkname = luaL_optstring(L, 2, s);
@@ -203,6 +207,12 @@ static int lk_load(lua_State *L, int environment, int refuse_bytecode) {
   }
   int status = lua_load(L, lk_load_read, &source, chunkname, mode);
   lk_caught(L);
+  if (source.refused) {
+    lua_pop(L, 1);  // what the parser made of no text
+    luaL_pushfail(L);
+    lua_pushstring(L, lk_bytecode_refused);
+    return 2;
+  }
   if (status != LUA_OK) {
     luaL_pushfail(L);
     lua_insert(L, -2);

@@ -168,9 +168,44 @@ import Testing
       "return " + String(repeating: "{ ", count: 300) + String(repeating: "} ", count: 300),
       "s.lua: not a session file: "
     ),
+    (
+      session(actions: "{ a = 1 }"),
+      #"s.lua: actions: expected a list of actions, got a table with the key "a""#
+    ),
+    (
+      #"return { format = "composable-session", version = 1, feature = "f.lua", code = "", "#
+        + #"actions = {}, initial_state = "hello" }"#,
+      "s.lua: initial_state: expected the state (a table), got string"
+    ),
     ("return os.exit(3)", "s.lua: not a session file: "),
     ("return {", "s.lua: not a session file: "),
   ]
+
+  /// An empty list of actions reads back whether written `{}` or as `:save` writes it.
+  @Test(arguments: ["{}", "{ nil }"])
+  func noActionsIsAnEmptyList(actions: String) throws {
+    let directory = try makeTemporaryDirectory("session")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let url = directory.appendingPathComponent("s.lua")
+    try Self.session(actions: actions).write(to: url, atomically: true, encoding: .utf8)
+    #expect(try SessionRecording.read(from: url).actions.isEmpty)
+  }
+
+  /// A session's feature that names a folder (`.`) says so.
+  @Test func aFeatureThatIsAFolderIsSaidToBeOne() throws {
+    let directory = try makeTemporaryDirectory("session")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let url = directory.appendingPathComponent("s.lua")
+    try Self.session(actions: "{}").replacingOccurrences(of: "f.lua", with: ".")
+      .write(to: url, atomically: true, encoding: .utf8)
+    let error = #expect(throws: SessionFileError.self) {
+      try SessionRecording.read(from: url).featureFile(besideSession: url)
+    }
+    #expect(
+      error?.description
+        == "s.lua: feature: . is a folder, not a feature's file. To fix, replay it on a feature "
+        + "you name: composable replay --feature FILE s.lua")
+  }
 
   @Test(arguments: malformed)
   func aFileThatIsNoSessionIsNamedWithItsField(text: String, message: String) throws {

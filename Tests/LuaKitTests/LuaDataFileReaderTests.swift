@@ -131,6 +131,11 @@ import Testing
       LuaTableIdentityTests.error { try Self.read("return { total = sum() }") }
         == "syntax error: saved.lua:1:18: expected a value, found 'sum' (a data file holds "
         + "literals only: no names, calls, operators or statements)")
+    #expect(
+      LuaTableIdentityTests.error { try Self.read(#"return { n = ("x"):rep(10) }"#) }
+        == "syntax error: saved.lua:1:15: a data file holds literals only: no names, calls, "
+        + "operators or statements; in parentheses it holds only the smallest integer, "
+        + #"(-9223372036854775807 - 1); found the string "x""#)
   }
 
   /// Forms a person writes by hand, each read as Lua reads it.

@@ -99,6 +99,21 @@ import Testing
         "local code = ... return load(code, 'x', 't')", chunkName: "feature.lua", in: sandbox),
       .string(LuaString(bytes: bytecode)))
     #expect(textOnly == [nil, "attempt to load a binary chunk (mode is 't')"])
+    // From a reader function, in pieces: the same answer, with no traceback (the refusal is
+    // not an error raised through the caller's message handler).
+    let fromReader = try vm.call(
+      try vm.load(
+        """
+        local code, given = ...
+        return load(function()
+          if given then return nil end
+          given = true
+          return code
+        end)
+        """, chunkName: "feature.lua", in: sandbox),
+      .string(LuaString(bytes: bytecode)))
+    #expect(
+      fromReader == [nil, "attempt to load a binary chunk (bytecode is refused in the sandbox)"])
   }
 
   @Test func bytecodeIsRefusedByTheHostLoader() throws {

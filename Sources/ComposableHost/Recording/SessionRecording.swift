@@ -113,6 +113,11 @@ extension SessionRecording {
     }
     // Not there: the loader says so, naming the file.
     guard let real = Self.realPath(joined.path) else { return joined }
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: real, isDirectory: &isFolder), isFolder.boolValue {
+      throw SessionFileError(
+        file: name, message: "feature: \(path) is a folder, not a feature's file. \(toFix)")
+    }
     guard real.hasPrefix(realFolder == "/" ? "/" : realFolder + "/") else {
       throw SessionFileError(
         file: name,
@@ -149,9 +154,17 @@ extension SessionRecording {
       throw .init(path: "env", message: "expected a table, got \(env.typeName)")
     }
     initialState = fields["initial_state"]
+    guard initialState == .nil || initialState.tableValue != nil else {
+      throw .init(
+        path: "initial_state", message: "expected the state (a table), got \(initialState.typeName)")
+    }
     let list = try fields.table("actions")
-    guard list.isSequence else {
-      throw .init(path: "actions", message: "expected a list of actions")
+    // `{}` as well as the `{ nil }` an empty list is written as (a list marked as one).
+    guard list.isSequence || list.isEmpty else {
+      let key = list.entries.keys.first { ($0.intValue ?? 0) < 1 }
+      throw .init(
+        path: "actions",
+        message: "expected a list of actions, got a table with the key \(key.map { "\($0)" } ?? "after a gap")")
     }
     actions = []
     for (index, element) in list.sequence.enumerated() {
