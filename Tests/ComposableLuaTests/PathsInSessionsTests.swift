@@ -80,7 +80,7 @@ import Testing
         "\(folder)/sock did not load: cannot read it: it is a socket, not a regular file; give a "
           + "file"
       case .directory:
-        "\(folder)/folder did not load: cannot read it: it is a directory; give the .lua file"
+        "s.lua: feature: folder is a folder, not a feature's file. \(toFix)"
       }
     #expect(message == expected)
     #expect(sandbox.neighbours() == PathSandbox.untouched)

@@ -150,7 +150,7 @@ import Testing
     ("return os.exit(1)", "kept.saved.lua:1:8: expected a value, found 'os'"),
     ("while true do end return {}", "kept.saved.lua:1:1: expected 'return' and a value, found 'while'"),
     ("return { f = function() end }", "kept.saved.lua:1:14: expected a value, found 'function'"),
-    ("return ('x'):rep(1 << 40)", "kept.saved.lua:1:9: expected (-9223372036854775807 - 1)"),
+    ("return ('x'):rep(1 << 40)", "kept.saved.lua:1:9: a data file holds literals only"),
     ("return { 1 }, { 2 }", "kept.saved.lua:1:13: expected the end of the file after the returned value, found ','"),
     ("return 42", "expected a table, got integer"),
     ("return {", "kept.saved.lua:1:9: expected a value, found the end of the file"),
