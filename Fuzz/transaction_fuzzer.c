@@ -113,6 +113,9 @@ static const char harness[] =
     "    refs[slot] = string.unpack('<i' .. n, string.pack('<i' .. n, c))\n"
     "  elseif op == 28 then refs[slot] = journal.had_element(t, k, 'x', c)\n"
     "  elseif op == 29 then refs[slot] = journal.was_set(t, k)\n"
+    "  elseif op == 31 then\n"
+    "    local cur = t\n"
+    "    for _ = 1, c do local n = {} cur[keys[b % 6 + 1]] = n cur = n end\n"
     "  end\n"
     "end\n"
     "local function check()\n"
@@ -124,7 +127,23 @@ static const char harness[] =
     "  end\n"
     "end\n"
     "local function snapshot() return serialize(real, {}, 0) end\n"
-    "return step, check, snapshot\n";
+    "-- The state's shape, walked in Lua: 'deep' past 200 levels, 'cycle', or 'ok'.\n"
+    "local function walk(t, onpath, best, depth)\n"
+    "  if depth > 200 then return 'deep' end\n"
+    "  if onpath[t] then return 'cycle' end\n"
+    "  if best[t] and best[t] >= depth then return 'ok' end\n"
+    "  onpath[t] = true\n"
+    "  for _, v in next, t do\n"
+    "    if type(v) == 'table' then\n"
+    "      local r = walk(v, onpath, best, depth + 1)\n"
+    "      if r ~= 'ok' then return r end\n"
+    "    end\n"
+    "  end\n"
+    "  onpath[t], best[t] = nil, depth\n"
+    "  return 'ok'\n"
+    "end\n"
+    "local function shape() return walk(real, {}, {}, 1) end\n"
+    "return step, check, snapshot, shape\n";
 
 // Calls the function at `function` with integer arguments; returns Lua's status (the message,
 // on an error, or the results are left on the stack: `nresults` of them).
@@ -177,17 +196,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lua_pushvalue(L, real);
   lua_pushvalue(L, proxy);
   lk_push_journal_module(L);
-  if (lk_pcall(L, 3, 3) != LUA_OK) violated(L, "the harness does not start");
-  int step = lua_gettop(L) - 2, check = step + 1, snapshot = step + 2;
+  if (lk_pcall(L, 3, 4) != LUA_OK) violated(L, "the harness does not start");
+  int step = lua_gettop(L) - 3, check = step + 1, snapshot = step + 2, shape = step + 3;
   int open = 0;
   int before = 0;  // stack slot of the snapshot taken when the transaction opened
   for (size_t i = 0; i + 4 <= size; i += 4) {
-    int op = data[i] % 31;  // 14-17 and 30 are the host's; the rest are the harness's `step`
+    int op = data[i] % 32;  // 14-17 and 30 are the host's; the rest are the harness's `step`
     int args[4] = {op, data[i + 1], data[i + 2], data[i + 3]};
     int top = lua_gettop(L);
     if (op == 14) {
       if (open) continue;
       lk_transaction_begin(L);
+      lk_transaction_note_state(L, proxy);
       open = 1;
       if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
       if (before != 0) lua_remove(L, before);
@@ -213,6 +233,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
         if (!lua_rawequal(L, -1, -2)) violated(L, "reading the changes changed the state");
         lua_settop(L, top);
+        // The shape the host checks before it commits, against the harness's own walk: the
+        // check passes exactly when the state is at most 200 levels deep and has no cycle.
+        int checked = lk_transaction_check_shape(L, proxy);
+        if (checked == LUA_ERRMEM) goto out_of_memory;
+        if (call(L, shape, 0, 1, args) != LUA_OK) goto out_of_memory;
+        int in_shape = strcmp(lua_tostring(L, -1), "ok") == 0;
+        if ((checked == LUA_OK) != in_shape) {
+          fprintf(stderr, "check: %d, the harness: %s\n", checked, lua_tostring(L, -1));
+          violated(L, "the shape check disagrees with a walk of the state");
+        }
+        lua_settop(L, top);
+        if (checked != LUA_OK) {
+          if (lk_transaction_rollback(L) != LUA_OK) violated(L, "rollback");
+          open = 0;
+          if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
+          if (!lua_rawequal(L, -1, before)) violated(L, "a rollback after the shape check");
+          lua_settop(L, top);
+          continue;
+        }
         lk_transaction_commit(L);
       }
       open = 0;
