@@ -17,6 +17,8 @@ public struct Effect<Action: Sendable>: Sendable {
     /// An action to send (or such a node), keeping an object alive until it is sent: see
     /// `holding(_:)`, which puts the object on every part that does work.
     case holding(any AnyObject & Sendable, Effect)
+    /// The reducer refused the action (see `failure(_:then:)`); `then` runs all the same.
+    case failed(ActionFailure, then: Effect)
   }
 
   @usableFromInline let operation: Operation

@@ -202,6 +202,9 @@ public actor Store<State: Sendable, Action: Sendable> {
         effect, id: id, throttle: throttle, ids: ids, kind: kind, nested: nested, tasks: &tasks)
     case let .named(name, effect):
       start(effect, ids: ids, kind: kind ?? name, nested: nested, tasks: &tasks)
+    case let .failed(_, then):
+      // Reported where it happened; what the refusal asks to run runs.
+      start(then, ids: ids, kind: kind, nested: nested, tasks: &tasks)
     case let .holding(object, effect):
       // An action that waited in a concatenation or a throttle kept the object until now.
       withExtendedLifetime(object) {

@@ -16,6 +16,8 @@ public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendab
   let readState: (@Sendable (LuaFeature) throws(LuaFeatureError) -> State)?
   /// How an action crosses into Lua: typed or encoded, chosen by the initializer.
   let crossing: @Sendable (Action) -> LuaFeatureAction
+  /// The action to send when the feature refuses one (`sendingOnFailure`), after the failure.
+  var failureAction: (@Sendable (LuaFeatureError) -> Action?)?
 
   init(
     feature: LuaFeature, dependencies: DependencyValues,
@@ -39,9 +41,20 @@ public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendab
       guard !effect.isNone else { return .none }
       return decoding(effect)
     } catch {
+      // Refused: what composes this reducer does not go on as if it had succeeded.
       onError(error)
-      return .none
+      let then = failureAction?(error).map { Effect<Action>.send($0) } ?? .none
+      return .failure(ActionFailure(error), then: then)
     }
+  }
+
+  /// This reducer, sending `action(error)` (when not nil) after an action the feature refused:
+  /// how a parent learns of it and reacts. The refusal itself still stops what composes this
+  /// reducer (`Effect.failure`, see `CombineReducers`).
+  public func sendingOnFailure(_ action: @escaping @Sendable (LuaFeatureError) -> Action?) -> Self {
+    var copy = self
+    copy.failureAction = action
+    return copy
   }
 
   /// The actions `effect` sends, decoded into `Action`. Apart from `reduce`, whose every call

@@ -24,6 +24,8 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   /// to write a different one back into Lua. A Swift parent may write to its Lua child's state
   /// between actions; the child's next action must start from what the parent wrote.
   let writeBack: StateWriteBack<State>?
+  /// The action to send when the feature refuses one (`sendingOnFailure`), after the failure.
+  var failureAction: (@Sendable (LuaFeatureError) -> LuaValue?)?
 
   public init(
     feature: LuaFeature, dependencies: DependencyValues,
@@ -60,9 +62,29 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
       }
       return effect
     } catch {
-      onError(error)
+      return failed(error)
     }
-    return .none
+  }
+
+  /// The effect of an action the feature refused: reported to `onError`, then
+  /// `Effect.failure`, so that what composes this reducer does not go on as if it had
+  /// succeeded (see `CombineReducers`), with the action `sendingOnFailure` makes of it.
+  private func failed(_ error: LuaFeatureError) -> Effect<LuaValue> {
+    onError(error)
+    let then = failureAction?(error).map { Effect<LuaValue>.send($0) } ?? .none
+    return .failure(ActionFailure(error), then: then)
+  }
+
+  /// This reducer, sending `action(error)` (when not nil) after an action the feature refused:
+  /// how a parent learns of it and reacts (say, `{ type = "refused", reason = ... }`, which a
+  /// Swift parent receives through its `Scope` as any action of the child). The refusal itself
+  /// still stops what composes this reducer (`Effect.failure`).
+  public func sendingOnFailure(
+    _ action: @escaping @Sendable (LuaFeatureError) -> LuaValue?
+  ) -> Self {
+    var copy = self
+    copy.failureAction = action
+    return copy
   }
 
   /// `reduce`, with what the reducer returned, as Lua described it (nil for no effect, or when
@@ -86,9 +108,8 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     } catch {
       returned = .nil
       changes = .success([])
-      onError(error)
+      return failed(error)
     }
-    return .none
   }
 
   /// Reports the error as an issue: a test fails, at the line of its call that the error came

@@ -30,6 +30,8 @@ extension Effect {
       return Effect<Other>(.named(name, effect.compactMap(transform)))
     case let .holding(object, effect):
       return Effect<Other>(.holding(object, effect.compactMap(transform)))
+    case let .failed(failure, then):
+      return Effect<Other>(.failed(failure, then: then.compactMap(transform)))
     }
   }
 }

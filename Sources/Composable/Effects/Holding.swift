@@ -24,6 +24,7 @@ extension Effect {
     case let .throttle(id, throttle, effect):
       return Self(.throttle(id, throttle, effect.holding(object)))
     case let .named(name, effect): return Self(.named(name, effect.holding(object)))
+    case let .failed(failure, then): return Self(.failed(failure, then: then.holding(object)))
     }
   }
 }

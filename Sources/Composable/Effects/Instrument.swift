@@ -42,6 +42,10 @@ extension Effect {
     case let .holding(object, effect):
       return Self(
         .holding(object, effect.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd)))
+    case let .failed(failure, then):
+      return Self(
+        .failed(
+          failure, then: then.instrumented(onStart: onStart, onOutput: onOutput, onEnd: onEnd)))
     }
   }
 }

@@ -1,4 +1,11 @@
 /// Runs reducers one after another on the same state and action, merging their effects.
+///
+/// A reducer that refuses the action (its effect is an `Effect.failure`, as a Lua feature's is
+/// when it raises) stops the rest: the reducers after it do not run for this action, and the
+/// effects of those before it are dropped; the failure is the result. So a parent whose own
+/// logic follows its child (`CombineReducers(Scope(...) { child }, Reduce { ... })`, the order
+/// TCA uses) never counts an action its child refused. What reducers before it wrote to the
+/// state stays: put the child first.
 public struct CombineReducers<State, Action: Sendable>: Reducer {
   let reducers: [any Reducer<State, Action>]
 
@@ -10,7 +17,9 @@ public struct CombineReducers<State, Action: Sendable>: Reducer {
     var effects: [Effect<Action>] = []
     for reducer in reducers {
       let effect = reducer.reduce(into: &state, action: action)
-      if !effect.isNone { effects.append(effect) }
+      if effect.isNone { continue }
+      if effect.failure != nil { return effect }
+      effects.append(effect)
     }
     return .merge(effects)
   }

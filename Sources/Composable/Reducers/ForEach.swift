@@ -54,6 +54,8 @@ public struct ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element: 
           """, fileID: fileID, filePath: filePath, line: line, column: column)
       }
     }
+    // An element that refused the action: the parent does not go on as if it had succeeded.
+    if elementEffect.failure != nil { return elementEffect }
     let idsBefore = state[keyPath: elements].ids
     let parentEffect = parent.reduce(into: &state, action: parentAction)
     let idsAfter = state[keyPath: elements].ids

@@ -48,6 +48,8 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
           """, fileID: fileID, filePath: filePath, line: line, column: column)
       }
     }
+    // A child that refused the action: the parent does not go on as if it had succeeded.
+    if childEffect.failure != nil { return childEffect }
     let hadChild = state[keyPath: self.state] != nil
     let parentEffect = parent.reduce(into: &state, action: parentAction)
     let cancel: Effect<Parent.Action> =

@@ -8,6 +8,7 @@ extension Reducer {
     Reduce { state, action in
       let old = value(state)
       let effect = self.reduce(into: &state, action: action)
+      if effect.failure != nil { return effect }  // refused: nothing changed to react to
       let new = value(state)
       guard old != new else { return effect }
       return .merge(effect, perform(old, new, &state))

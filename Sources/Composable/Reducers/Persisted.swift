@@ -22,7 +22,7 @@ extension Reducer where State: Encodable {
     return Reduce { state, action in
       let old = state
       let effect = self.reduce(into: &state, action: action)
-      guard !isDuplicate(old, state) else { return effect }
+      guard effect.failure == nil, !isDuplicate(old, state) else { return effect }
       let data: [UInt8]
       do {
         data = Array(try PersistedState.encoder.encode(state))

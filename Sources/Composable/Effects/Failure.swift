@@ -1,0 +1,31 @@
+/// Why a reducer refused an action: the error it reported.
+public struct ActionFailure: Error, Sendable, CustomStringConvertible {
+  public let error: any Error & Sendable
+
+  public init(_ error: any Error & Sendable) { self.error = error }
+
+  public var description: String { "\(error)" }
+}
+
+extension Effect {
+  /// Says that the reducer refused the action: it changed nothing (a Lua feature rolled its
+  /// state back), and what composes it must not go on as if it had succeeded. `CombineReducers`
+  /// stops at it: the reducers after it do not run for this action, and the effects of those
+  /// before it are dropped. `then` still runs: an action that tells the parent, say.
+  ///
+  /// The failure is reported where it happened (a `LuaFeatureReducer`'s `onError`); the store
+  /// starts nothing for it but `then`.
+  public static func failure(_ failure: ActionFailure, then: Self = .none) -> Self {
+    Self(.failed(failure, then: then))
+  }
+
+  /// The failure this effect says, when it says one (see `failure(_:then:)`).
+  public var failure: ActionFailure? {
+    switch operation {
+    case let .failed(failure, _): failure
+    case let .named(_, effect), let .holding(_, effect), let .cancellable(_, _, effect):
+      effect.failure
+    default: nil
+    }
+  }
+}
