@@ -155,16 +155,15 @@ extension SessionRecording {
     }
     initialState = fields["initial_state"]
     guard initialState == .nil || initialState.tableValue != nil else {
-      throw .init(
-        path: "initial_state", message: "expected the state (a table), got \(initialState.typeName)")
+      let found = initialState.typeName
+      throw .init(path: "initial_state", message: "expected the state (a table), got \(found)")
     }
     let list = try fields.table("actions")
     // `{}` as well as the `{ nil }` an empty list is written as (a list marked as one).
     guard list.isSequence || list.isEmpty else {
-      let key = list.entries.keys.first { ($0.intValue ?? 0) < 1 }
+      let key = list.entries.keys.first { ($0.intValue ?? 0) < 1 }.map { "\($0)" } ?? "after a gap"
       throw .init(
-        path: "actions",
-        message: "expected a list of actions, got a table with the key \(key.map { "\($0)" } ?? "after a gap")")
+        path: "actions", message: "expected a list of actions, got a table with the key \(key)")
     }
     actions = []
     for (index, element) in list.sequence.enumerated() {
