@@ -169,12 +169,15 @@ extension LuaVM {
 
   /// Fails the open transaction's call (the caller rolls back) when it left its state out of
   /// shape: more than 200 levels deep, or a table inside itself (see `StateShape.c`).
+  @inline(__always)
   private func checkStateShape(_ stateSlot: Int32) throws(LuaError) {
+    guard lk_transaction_shape_unchecked(L) != 0 else { return }  // most actions
     lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(stateSlot))
     try checkStateShape(at: -1)
   }
 
   private func checkStateShape(at index: Int32) throws(LuaError) {
+    guard lk_transaction_shape_unchecked(L) != 0 else { return lk_pop(L, 1) }
     let status = lk_transaction_check_shape(L, index)
     guard status == LUA_OK else { throw takeError(status: status) }
     lk_pop(L, 1)

@@ -142,10 +142,11 @@ void lk_reserve_memory(lua_State *L, size_t bytes);
 // How deep the tables of a state may nest, counting the root: what a snapshot and a saved file
 // hold (LuaValue.maximumDepth).
 enum { LK_STATE_MAX_DEPTH = 200 };
-// The state's shape (StateShape.c). A write of the table at `value` into the real table at
-// `real` under `key`, about to happen: `existing` when it was a state table already, else the
+// The state's shape (StateShape.c). A write of the table at `value` through `proxy` into the
+// real table at `real` under `key`, about to happen: `existing` when it was a state table already, else the
 // height of the table it was adopted into (-1: a state table was inside it).
-void lk_shape_note_store(lua_State *L, int real, int key, int value, int existing, int height);
+void lk_shape_note_store(
+    lua_State *L, int proxy, int real, int key, int value, int existing, int height);
 /// The transaction was rolled back: the bound is what it was when it began.
 void lk_shape_rolled_back(lua_State *L);
 /// The host wrote the state: its height is not known.

@@ -444,8 +444,8 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
       lua_error(L);  // the same error (a memory error stays one)
     }
     lua_replace(L, value);
-    lk_shape_note_store(
-        L, real, key, value, existing, info->adopt_met_state_table ? -1 : info->adopt_height);
+    lk_shape_note_store(L, proxy, real, key, value, existing,
+                        info->adopt_met_state_table ? -1 : info->adopt_height);
     lk_leave_flat_reads(L, proxy, shared);
   }
   // The entry (the hot path of every write).

@@ -157,6 +157,9 @@ int lk_transaction_rollback(lua_State *L);
 void lk_transaction_commit(lua_State *L);
 /// The transaction just begun writes the state whose proxy is at `state` (StateShape.c).
 void lk_transaction_note_state(lua_State *L, int state);
+/// Whether a write of the open transaction may have left its state out of shape: then, and
+/// only then, `lk_transaction_check_shape` walks it.
+int lk_transaction_shape_unchecked(lua_State *L);
 /// Whether the open transaction left its state in shape (at most 200 levels deep, no table
 /// inside itself): LUA_OK, or an error status with the message naming the place on the stack.
 int lk_transaction_check_shape(lua_State *L, int state);
