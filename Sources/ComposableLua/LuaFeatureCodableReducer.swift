@@ -41,11 +41,17 @@ public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendab
       guard !effect.isNone else { return .none }
       return decoding(effect)
     } catch {
-      // Refused: what composes this reducer does not go on as if it had succeeded.
-      onError(error)
-      let then = failureAction?(error).map { Effect<Action>.send($0) } ?? .none
-      return .failure(ActionFailure(error), then: then)
+      return refused(error)
     }
+  }
+
+  /// Refused: what composes this reducer does not go on as if it had succeeded. Apart from
+  /// `reduce`, which stays as small as the actions that succeed need.
+  @inline(never)
+  private func refused(_ error: LuaFeatureError) -> Effect<Action> {
+    onError(error)
+    let then = failureAction?(error).map { Effect<Action>.send($0) } ?? .none
+    return .failure(ActionFailure(error), then: then)
   }
 
   /// This reducer, sending `action(error)` (when not nil) after an action the feature refused:

@@ -68,7 +68,9 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
 
   /// The effect of an action the feature refused: reported to `onError`, then
   /// `Effect.failure`, so that what composes this reducer does not go on as if it had
-  /// succeeded (see `CombineReducers`), with the action `sendingOnFailure` makes of it.
+  /// succeeded (see `CombineReducers`), with the action `sendingOnFailure` makes of it. Apart
+  /// from `reduce`, which stays as small as the actions that succeed need.
+  @inline(never)
   private func failed(_ error: LuaFeatureError) -> Effect<LuaValue> {
     onError(error)
     let then = failureAction?(error).map { Effect<LuaValue>.send($0) } ?? .none
