@@ -1,4 +1,5 @@
 import Foundation
+import LuaKit
 import Testing
 
 /// The `composable` command as a person runs it: the built executable, its output and its exit
@@ -238,6 +239,13 @@ import Testing
     let outcome = try Self.run(["test", "nothere"], in: directory)
     #expect(outcome.status == 1)
     #expect(outcome.errors == "error: nothere: no such file or folder, so no tests were run from it\n")
+  }
+
+  @Test func versionSaysTheToolsAndItsLuas() throws {
+    let outcome = try Self.run(["--version"])
+    #expect(outcome.status == 0)
+    #expect(outcome.output == "composable 0.1.0 (Lua \(LuaVM.luaRelease))\n")
+    #expect(LuaVM.luaRelease.hasPrefix("5.4."))
   }
 
   /// A line that is no action (broken, or nested past what Lua's parser takes) is an error

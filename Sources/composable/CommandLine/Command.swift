@@ -1,4 +1,5 @@
 import Foundation
+import LuaKit
 
 /// A subcommand of `composable`: its shape, made from its command line, then run.
 protocol Command: Sendable {
@@ -16,9 +17,15 @@ enum CommandLineTool {
     Run.self, ReplCommand.self, ReplayCommand.self, TestCommand.self, Eval.self, NewCommand.self,
   ]
   static let defaultCommand: any Command.Type = Run.self
+  /// This tool's version, which `--version` prints with the Lua it runs.
+  static let version = "0.1.0"
 
   /// Runs the command line `words` (without the program's name); returns the exit status.
   static func main(_ words: [String]) async -> Int32 {
+    if words.first == "--version" {
+      print("\(name) \(version) (Lua \(LuaVM.luaRelease))")
+      return 0
+    }
     if let first = words.first, ["-h", "--help"].contains(first) {
       print(help, terminator: "")
       return 0
@@ -69,6 +76,7 @@ enum CommandLineTool {
   static var help: String {
     var text = "OVERVIEW: \(abstract)\n\nUSAGE: \(name) <subcommand>\n\nOPTIONS:\n"
     text += HelpText.entry("-h, --help", "Show help information.")
+    text += HelpText.entry("--version", "Show the version of composable and of its Lua.")
     text += "\nSUBCOMMANDS:\n"
     for command in commands {
       let isDefault = ObjectIdentifier(command) == ObjectIdentifier(defaultCommand)
