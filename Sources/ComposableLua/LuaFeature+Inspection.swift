@@ -16,6 +16,7 @@ extension LuaFeature {
     bytes expression: [UInt8], name: String = "input"
   ) throws(LuaError) -> [LuaValue] {
     try queue.access { (vm, loaded) throws(LuaError) -> [LuaValue] in
+      hostEnvironment.answerForInspection()
       let chunk = try vm.load(
         bytes: Array("local state, env = ... return ".utf8) + expression, chunkName: name,
         in: loaded.sandbox)

@@ -32,7 +32,18 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   func answer(from dependencies: LuaFeatureDependencies?, forReducer: Bool) {
     if calling !== dependencies { calling = dependencies }
     callIsReducer = forReducer
+    callIsInspection = false
   }
+
+  /// Called before an expression that looks into the feature (the REPL's `= ...`): `now`
+  /// answers, but `uuid` and `random` refuse, since a draw would change what the next action
+  /// gets (an incrementing generator skips an id, a seeded one moves on).
+  func answerForInspection() {
+    callIsInspection = true
+  }
+
+  /// Whether the call in flight only looks into the feature (`answerForInspection`).
+  @exclusivity(unchecked) private var callIsInspection = false
 
   func use(_ dependencies: DependencyValues) {
     lock.withLock { defaults = dependencies }
@@ -51,7 +62,8 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
       (
         "uuid",
         { [unowned self] _ in
-          [self.answer("uuid") { .string(LuaString($0.uuid().uuidString)) }]
+          try self.refuseDrawWhileInspecting("uuid")
+          return [self.answer("uuid") { .string(LuaString($0.uuid().uuidString)) }]
         }
       ),
       (
@@ -61,7 +73,8 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
       (
         "random",
         { [unowned self] arguments in
-          [try self.answer("random") { try self.random(arguments, from: $0.random) }]
+          try self.refuseDrawWhileInspecting("random")
+          return [try self.answer("random") { try self.random(arguments, from: $0.random) }]
         }
       ),
     ]
@@ -69,6 +82,14 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
       table[name] = .function(vm.function(named: "env." + name, body))
     }
     return .table(table)
+  }
+
+  private func refuseDrawWhileInspecting(_ name: String) throws {
+    guard callIsInspection else { return }
+    throw LuaError.runtime(
+      message: "env.\(name)() draws from the store's generator, so here it would change what "
+        + "the next action gets. To see what it gives, send an action that calls it",
+      traceback: "")
   }
 
   /// What `draw` gives from the dependencies of the call in flight; a reducer's call goes

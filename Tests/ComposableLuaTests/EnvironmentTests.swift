@@ -37,6 +37,37 @@ import Testing
     }
   }
 
+  /// An expression that looks into the feature (the REPL's `= ...`) may read `env.now()`, but
+  /// `env.uuid()` and `env.random()` refuse: a draw would change what the next action gets.
+  @Test func lookingIntoAFeatureDrawsNothing() async throws {
+    let feature = try LuaFeature(source: Self.source, file: "env.lua", env: ["greeting": "hi"])
+    let store = TestStore(
+      initialState: try feature.state(),
+      reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
+      dependencies: {
+        $0.uuid = .incrementing
+        $0.date = .constant(Date(timeIntervalSince1970: 1_000))
+        $0.random = RandomSource(seed: 42)
+      })
+    for name in ["uuid", "random"] {
+      #expect {
+        try feature.evaluate("env.\(name)()")
+      } throws: { error in
+        "\(error)".contains(
+          "env.\(name)() draws from the store's generator, so here it would change what the "
+            + "next action gets")
+      }
+    }
+    let expectedRoll = RandomSource(seed: 42).integer(in: 1...6)
+    await store.send("add") {
+      $0.items = [[
+        "id": "00000000-0000-0000-0000-000000000000", "at": .integer(1000),
+        "roll": .integer(expectedRoll), "greeting": "hi",
+      ]]
+    }
+    #expect(try feature.evaluate("type(env.now())") == ["number"])
+  }
+
   /// `env.now()` is an integer when the time is whole (a test's `now = 1700000000` reads back
   /// as written), a float otherwise.
   @Test(arguments: [(1_700_000_000.0, LuaValue.integer(1_700_000_000)), (1.5, .number(1.5)),

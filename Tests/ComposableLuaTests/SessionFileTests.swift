@@ -224,7 +224,13 @@ import Testing
     await repl.type("increment")
     #expect(await repl.type(":save").0 == "  error: :save takes a file name (:save session.lua)")
     let missing = await repl.type(":save /nonexistent/dir/s.lua").0
-    #expect(missing.hasPrefix("  error: the session was not saved: /nonexistent/dir/s.lua: "))
+    #expect(
+      missing
+        == "  error: the session was not saved: /nonexistent/dir/s.lua: its folder "
+        + "/nonexistent/dir does not exist. To fix, make the folder first, or save where one is")
+    #expect(
+      await repl.type(":save /proc/s.lua").0
+        == "  error: the session was not saved: /proc/s.lua: a file cannot be made there")
     let source = ReplSessionTests.source.replacingOccurrences(
       of: "elseif action.type == \"ping\" then",
       with: "elseif action.type == \"null\" then\n state.n = require(\"composable.json\").null\n"

@@ -21,6 +21,15 @@ extension ReplSession {
       return printer.error(":save takes a file name (:save session.lua)")
     }
     let url = URL(fileURLWithPath: argument)
+    let folder = url.deletingLastPathComponent()
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder),
+      isFolder.boolValue
+    else {
+      return printer.error(
+        "the session was not saved: \(argument): its folder \(folder.path) does not exist. To "
+          + "fix, make the folder first, or save where one is")
+    }
     do {
       let recording = recording(relativeTo: url.deletingLastPathComponent())
       try recording.write(to: url)
@@ -38,7 +47,20 @@ extension ReplSession {
     } catch let error as LuaError {
       printer.error("the session was not saved: \(error)")
     } catch {
-      printer.error("the session was not saved: \(argument): \(error.localizedDescription)")
+      // Foundation's words say little ("The operation could not be completed"): the system's
+      // reason, when there is one, says what went wrong.
+      let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+      let reason: String =
+        if let underlying { String(cString: strerror(Int32(underlying.code))) } else {
+          switch (error as? CocoaError)?.code {
+          case .fileNoSuchFile?: "a file cannot be made there"
+          case .fileWriteNoPermission?: "permission denied"
+          case .fileWriteOutOfSpace?: "no space left on the device"
+          case .fileWriteVolumeReadOnly?: "the file system is read-only"
+          default: error.localizedDescription
+          }
+        }
+      printer.error("the session was not saved: \(argument): \(reason)")
     }
   }
 
