@@ -23,11 +23,16 @@ struct LuaModuleChain: LuaModuleResolver {
 /// failed action) and whose `was_set`/`had_element` say what the state held when the action
 /// began, and `composable.json`.
 func builtInPreloads(in vm: LuaVM) -> [String: LuaValue] {
-  [
+  let modules: [String: LuaValue] = [
     "composable.journal": .other(vm.journalModule()),
     "composable.json": .other(vm.jsonModule()),
   ]
+  assert(Set(modules.keys) == Set(builtInPreloadNames))
+  return modules
 }
+
+/// The names of `builtInPreloads`, which a failed `require` lists with the library's modules.
+let builtInPreloadNames = ["composable.journal", "composable.json"]
 
 /// The files of the modules a feature has required, beside it: what a host watches for hot
 /// reload. A resolver around the feature's directories that notes each file it serves.

@@ -37,6 +37,9 @@ public struct LuaModuleSource: Equatable, Sendable {
 /// Modules given as source text, for embedded libraries and tests.
 public struct LuaModuleTable: LuaModuleResolver, Sendable {
   public var modules: [String: LuaModuleSource]
+  /// Modules the sandbox has loaded already (its `preloaded` values), named with these where
+  /// a failed `require` lists what is allowed.
+  public var alsoAllowed: [String] = []
 
   public init(_ modules: [String: String]) {
     self.modules = modules.reduce(into: [:]) { result, entry in
@@ -49,7 +52,8 @@ public struct LuaModuleTable: LuaModuleResolver, Sendable {
   public func source(ofModule name: String) -> LuaModuleSource? { modules[name] }
 
   public func searchDescription(for name: String) -> String {
-    "the allowed modules are " + modules.keys.sorted().map { "'\($0)'" }.joined(separator: ", ")
+    "the allowed modules are "
+      + Set(modules.keys).union(alsoAllowed).sorted().map { "'\($0)'" }.joined(separator: ", ")
   }
 }
 

@@ -56,8 +56,22 @@ import Testing
       To fix, give the TestStore an http function: TestStore.new{ ..., http = function(request) \
       return { status = 200, body = "..." } end }
       """)
-    #expect(results.count == 10)
-    #expect(LuaTestReport.summary(results) == "0 passed, 10 failed")
+    #expect(failures["failing stamps with a uuid and a time it did not provide"] == [
+      """
+      failing_test.lua:60: A test used "uuid" without providing it (env.uuid()).
+
+      To fix, give the TestStore a generator: TestStore.new{ ..., uuid = "incrementing" } \
+      (00000000-0000-0000-0000-000000000000, then ...001).
+      """,
+      """
+      failing_test.lua:60: A test used "date" without providing it (env.now()).
+
+      To fix, give the TestStore a time: TestStore.new{ ..., now = 1700000000 } (seconds since \
+      1970).
+      """,
+    ])
+    #expect(results.count == 11)
+    #expect(LuaTestReport.summary(results) == "0 passed, 11 failed")
   }
 
   /// An effect left running is reported once, by kind and id, at the line of the `send` that
@@ -110,13 +124,13 @@ import Testing
     #expect(failures["failing requires a module that is not there"] == [
       """
       failing_test.lua:55: module 'nowhere' not found: the allowed modules are 'composable', \
-      'composable.effect', 'composable.test'; no file '\(Self.file.deletingLastPathComponent().path)/nowhere.lua'
+      'composable.effect', 'composable.journal', 'composable.json', 'composable.test'; no file '\(Self.file.deletingLastPathComponent().path)/nowhere.lua'
       stack traceback:
       \tfailing_test.lua:55: in field 'body'
       """,
     ])
     #expect(failures["failing loops forever"] == [
-      "failing_test.lua:58: instruction limit of 10000000 exceeded",
+      "failing_test.lua:66: instruction limit of 10000000 exceeded",
     ])
     let all = failures.values.joined().joined(separator: "\n")
     #expect(!all.contains("composable.test:") && !all.contains("sandbox:"))
@@ -124,7 +138,7 @@ import Testing
     #expect(printed["failing loops forever"] == ["looping"])
     #expect(printed["failing expects the wrong state"] == [])
     let readable = LuaTestReport.readable(results)
-    #expect(readable.contains("✗ failing loops forever\n    failing_test.lua:58: instruction limit of 10000000 exceeded\n    │ looping\n"))
+    #expect(readable.contains("✗ failing loops forever\n    failing_test.lua:66: instruction limit of 10000000 exceeded\n    │ looping\n"))
     #expect(!LuaTestReport.tap(results).contains("looping"))
     #expect(!LuaTestReport.junit(results).contains("looping"))
   }

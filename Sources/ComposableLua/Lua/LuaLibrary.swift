@@ -63,14 +63,19 @@ extension ComposableLuaLibrary {
 }
 
 /// The modules every feature can require, as a resolver: each loads from its bytecode.
-let builtInModules = LuaModuleTable(
-  modules: [
-    "composable": LuaModuleSource(
-      code: LuaLibrarySource.composable,
-      precompiled: LuaPrecompiledChunk(bytecode: LuaBytecode.composable),
-      chunkName: "composable.lua"),
-    "composable.effect": LuaModuleSource(
-      code: LuaLibrarySource.effect,
-      precompiled: LuaPrecompiledChunk(bytecode: LuaBytecode.composable_effect),
-      chunkName: "composable.effect.lua"),
-  ])
+let builtInModules = {
+  var table = LuaModuleTable(modules: libraryModules)
+  table.alsoAllowed = builtInPreloadNames
+  return table
+}()
+
+private let libraryModules: [String: LuaModuleSource] = [
+  "composable": LuaModuleSource(
+    code: LuaLibrarySource.composable,
+    precompiled: LuaPrecompiledChunk(bytecode: LuaBytecode.composable),
+    chunkName: "composable.lua"),
+  "composable.effect": LuaModuleSource(
+    code: LuaLibrarySource.effect,
+    precompiled: LuaPrecompiledChunk(bytecode: LuaBytecode.composable_effect),
+    chunkName: "composable.effect.lua"),
+]

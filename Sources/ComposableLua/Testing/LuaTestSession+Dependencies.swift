@@ -133,10 +133,34 @@ extension LuaTestSession {
 
   func uuidGenerator(_ value: LuaValue) throws -> UUIDGenerator? {
     switch value {
-    case .nil: return nil
+    case .nil: return Self.unprovidedUUID
     case let .string(kind) where kind.description == "incrementing": return .incrementing
     default: throw LuaTestError("TestStore.new: uuid must be \"incrementing\", got \(value)")
     }
+  }
+
+  /// What `env.uuid()` gives in a test that gave no `uuid`: a failure, in Lua's words.
+  static let unprovidedUUID = UUIDGenerator {
+    reportIssue(
+      """
+      A test used "uuid" without providing it (env.uuid()).
+
+      To fix, give the TestStore a generator: TestStore.new{ ..., uuid = "incrementing" } \
+      (00000000-0000-0000-0000-000000000000, then ...001).
+      """)
+    return UUID(uuidString: "DEADBEEF-DEAD-BEEF-DEAD-BEEFDEADBEEF")!
+  }
+
+  /// What `env.now()` gives in a test that gave no `now`: a failure, in Lua's words.
+  static let unprovidedDate = DateGenerator {
+    reportIssue(
+      """
+      A test used "date" without providing it (env.now()).
+
+      To fix, give the TestStore a time: TestStore.new{ ..., now = 1700000000 } (seconds since \
+      1970).
+      """)
+    return Date(timeIntervalSince1970: 0)
   }
 
   /// `answers = { uuid = { ... }, now = { ... }, random = { ... } }`: what `env.uuid()`,

@@ -159,6 +159,8 @@ extension LuaTestSession {
     if let uuid = try uuidGenerator(spec.uuid) { dependencies.uuid = uuid }
     if let now = spec.now.doubleValue {
       dependencies.date = .constant(Date(timeIntervalSince1970: now))
+    } else {
+      dependencies.date = Self.unprovidedDate
     }
     if spec.answers != .nil { dependencies.environmentTape = try answersTape(spec.answers) }
     let store = TestStore(
