@@ -95,23 +95,66 @@ composable.as_action = as_action
 -- composition used where no host step runs, as under plain `lua5.4`, checks at once instead).
 local finishing = nil  -- the checks of the action being reduced, or nil outside a step
 
+-- The compositions the reducer now running is inside (for_each elements, if_let children),
+-- outermost first: each with its `key` (where it is) and the `scope` its children's cancel
+-- ids get. A composition keeps its bookkeeping
+-- per place (`place_key`), so one for_each inside two elements of another keeps two; and a
+-- check that runs after the action is wrapped by the compositions it was asked from, as the
+-- child's own effects are.
+local inside = {}
+
+local function place_key()
+  local keys = {}
+  for i, level in ipairs(inside) do keys[i] = level.key end
+  return table.concat(keys, "\0")
+end
+
+-- Per depth, a value whose __close leaves the levels above that depth, made once: so that an
+-- error out of a child (caught by a pcall in a reducer, say) leaves `inside` as it found it.
+local leaving = {}
+local function leave_to(depth)
+  local closer = leaving[depth]
+  if closer == nil then
+    closer = setmetatable({}, { __close = function()
+      for i = #inside, depth + 1, -1 do inside[i] = nil end
+    end })
+    leaving[depth] = closer
+  end
+  return closer
+end
+
+-- reduce(child, action, env), run inside `level`.
+local function run_inside(level, reduce, child, action, env)
+  local depth = #inside
+  local _ <close> = leave_to(depth)
+  inside[depth + 1] = level
+  local result = reduce(child, action, env)
+  return result
+end
+
 local function after_action(check)
   if finishing == nil then return false end
-  finishing[#finishing + 1] = check
+  local levels = {}
+  for i, level in ipairs(inside) do levels[i] = level end
+  finishing[#finishing + 1] = { check = check, levels = levels }
   return true
 end
+
+local scope_ids
 
 local function finish_step(reduce)
   return function(state, action, env)
     local checks = {}
-    finishing = checks
+    finishing, inside = checks, {}
     local result = reduce(state, action, env)
     finishing = nil
     if #checks == 0 then return result end
     local effects = {}
     if result ~= nil and result.kind ~= "none" then effects[1] = result end
-    for _, check in ipairs(checks) do
-      local e = check()
+    for _, pending in ipairs(checks) do
+      local e = pending.check()
+      -- Cancels (what a check gives) carry no actions: their ids are scoped, nothing wrapped.
+      for i = #pending.levels, 1, -1 do e = scope_ids(e, pending.levels[i].scope) end
       if e ~= nil then effects[#effects + 1] = e end
     end
     return merged(effects)
@@ -122,7 +165,7 @@ local function needs_finishing() journal.finish_step = finish_step end
 
 -- Cancel ids of a child's effects, scoped to the child: `{ scope = scope, id = id }`, so that
 -- element "b" cancelling "timer" cancels its own timer, not element "a"'s (as TCA does).
-local function scope_ids(e, scope)
+function scope_ids(e, scope)
   if e == nil then return nil end
   local kind = e.kind
   if kind == "merge" or kind == "concat" then
@@ -176,16 +219,18 @@ function composable.if_let(spec)
   local field, name, reduce, wrap = child_of(spec, "if_let")
   local id = "if_let:" .. field
   local scope = { if_let = field }
-  local child_effects = journal.table()  -- child_effects.running: the child started effects
+  local level = { key = "if_let\0" .. field, scope = scope }
+  local running = journal.table()  -- running[place]: the child there started effects
   needs_finishing()
   return function(state, action, env)
     local effects = {}
+    local place = place_key()
     if action.type == name then
       local child = state[field]
       if child ~= nil then
-        local e = reduce(child, as_action(action.action), env)
+        local e = run_inside(level, reduce, child, as_action(action.action), env)
         if e ~= nil and e.kind ~= "none" then
-          child_effects.running = true
+          running[place] = true
           effects[1] = effect.cancellable(scope_ids(map_effect(e, wrap), scope), id)
         end
       elseif not was_set(state, field) then
@@ -194,8 +239,8 @@ function composable.if_let(spec)
       -- (Dismissed earlier in this action, by the parent: nothing to run, its effects end.)
     end
     local function dismissed()
-      if child_effects.running and state[field] == nil then
-        child_effects.running = nil
+      if running[place] and state[field] == nil then
+        running[place] = nil
         return effect.cancel(id)
       end
     end
@@ -211,7 +256,10 @@ function composable.for_each(spec)
   -- The array -> { id -> position }: a cache, checked on every use, so a rolled-back action
   -- cannot make it lie.
   local indexes = setmetatable({}, { __mode = "k" })
-  local active = journal.table()  -- ids whose effects may be running
+  -- place .. "\0" .. the id's type and text -> the id, for each element whose effects may
+  -- be running, in each place this for_each runs (inside another composition's elements).
+  local active = journal.table()
+  local function active_key(place, id) return place .. "\0" .. type(id) .. ":" .. tostring(id) end
   needs_finishing()
 
   local function find(elements, id)
@@ -234,15 +282,19 @@ function composable.for_each(spec)
     local elements = state[field]
     if elements == nil then error("for_each: state." .. field .. " is nil", 2) end
     local effects = {}
+    local place = place_key()
     if action.type == name then
       local id = action.id
       local element = find(elements, id)
       if element ~= nil then
-        local e = reduce(element, as_action(action.action), env)
+        local scope = { for_each = field, element = id }
+        local level = { key = "for_each\0" .. field .. "\0" .. type(id) .. ":" .. tostring(id),
+          scope = scope }
+        local e = run_inside(level, reduce, element, as_action(action.action), env)
         if e ~= nil and e.kind ~= "none" then
-          active[id] = true
+          active[active_key(place, id)] = id
           local function wrap(child) return { type = name, id = id, action = as_action(child) } end
-          local scoped = scope_ids(map_effect(e, wrap), { for_each = field, element = id })
+          local scoped = scope_ids(map_effect(e, wrap), scope)
           effects[#effects + 1] = effect.cancellable(scoped, effect_id(id))
         end
       elseif not had_element(state, field, "id", id) then
@@ -254,9 +306,10 @@ function composable.for_each(spec)
     local function removed()
       local now = state[field]
       local cancels = {}
-      for id in pairs(active) do
-        if now == nil or find(now, id) == nil then
-          active[id] = nil
+      local prefix = place .. "\0"
+      for key, id in pairs(active) do
+        if key:sub(1, #prefix) == prefix and (now == nil or find(now, id) == nil) then
+          active[key] = nil
           cancels[#cancels + 1] = effect.cancel(effect_id(id))
         end
       end
