@@ -47,6 +47,10 @@ public final class LuaFeature: Sendable {
   let stateReference: LuaReference
   let environment: LuaReference
   let hostEnvironment = LuaFeatureEnvironment()
+  /// What a write to the state outside `reduce` raises: a module local, a coroutine or an
+  /// effect's wrapper holding a state table may read it, not write it.
+  static let readOnlyMessage = "state changes only in reduce: send an action"
+
   /// The effects of this feature that may still run, bounded (see LuaEffectsInFlight).
   let effectsInFlight = LuaEffectsInFlight()
   /// What the reducer gets instead of the state: a proxy that journals its writes.
@@ -115,6 +119,7 @@ public final class LuaFeature: Sendable {
     self.moduleFiles = moduleFiles
     do {
       vm = try LuaVM(limits: limits)
+      vm.setStateReadOnlyMessage(Self.readOnlyMessage)
       let sandbox = try ComposableLuaLibrary.featureSandbox(
         in: vm, directory: directory, print: print, moduleFiles: moduleFiles)
       try Self.installEffectGlobals(vm: vm, sandbox: sandbox)

@@ -11,6 +11,13 @@ import LuaSupport
 /// size of the state. Outside a transaction state tables are read-only, and no value Lua code
 /// can reach writes them around the journal.
 extension LuaVM {
+  /// What a write to a state table outside a transaction raises, after the Lua line: the
+  /// embedder says why its state is read-only there ("state changes only in reduce", say).
+  /// LuaKit's own words otherwise: "state tables are read-only outside a transaction".
+  public func setStateReadOnlyMessage(_ message: String) {
+    lk_set_read_only_message(L, message)
+  }
+
   /// The proxy a reducer gets instead of `table` (the same proxy every time it is asked).
   public func transactionalProxy(of table: LuaReference) throws(LuaError) -> LuaReference {
     drainReleases()

@@ -16,7 +16,7 @@
 // - A plain table stored into the state is *adopted*: its contents move into a new real table
 //   and the table itself becomes that table's proxy, so every reference anyone kept to it now
 //   goes through the journal. Adoption is journaled too, and undone by a rollback.
-// - Writes are refused outside a transaction ("state changes only in reduce"), so a proxy kept
+// - Writes are refused outside a transaction (in the host's words), so a proxy kept
 //   in a module local or an effect's coroutine cannot change committed state either.
 // - Every C function here checks the type of what it reads from a hidden key before using it.
 #include "LuaSupport.h"
@@ -35,7 +35,7 @@ static const char lk_kept_key = 0;      // registry: real -> proxy, weak, after 
 #define LK_METATABLE lua_upvalueindex(1)
 #define LK_FLAT_REAL lua_upvalueindex(2)
 
-static const char *const lk_read_only_message = "state changes only in reduce: send an action";
+static const char lk_read_only_key = 0;  // registry: what a write outside a transaction says
 // Keys of a state are data a saved file can hold: two tables that hold the same things read
 // the same to the host, so as keys they would collapse into one entry in every snapshot and
 // every saved file; a function, a coroutine or a userdata has no saved form at all.
@@ -59,6 +59,23 @@ static int lk_raise_key_refused(lua_State *L, int type, int where) {
   lua_pushfstring(L, "%s cannot be a state key (keys are strings, numbers and booleans)", what);
   lua_concat(L, 2);
   return lua_error(L);
+}
+
+// Raises the refusal of a write outside a transaction, after the Lua line that wrote: in the
+// words the host gave (lk_set_read_only_message), which know why the state is read-only.
+static __attribute__((noinline)) int lk_raise_read_only(lua_State *L) {
+  luaL_where(L, 1);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_read_only_key) != LUA_TSTRING) {
+    lua_pop(L, 1);
+    lua_pushliteral(L, "state tables are read-only outside a transaction");
+  }
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+void lk_set_read_only_message(lua_State *L, const char *message) {
+  lua_pushstring(L, message);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_read_only_key);
 }
 
 // Raises `message` as is: the write that called for it adds where it happened in Lua code.
@@ -412,7 +429,7 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
 // Every index is absolute or an upvalue.
 static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int real, int shared) {
   lk_info *info = lk_info_of(L);
-  if (!info->transaction_open) luaL_error(L, "%s", lk_read_only_message);
+  if (!info->transaction_open) lk_raise_read_only(L);
   int key_type = lua_type(L, key);
   if (__builtin_expect(key_type != LUA_TSTRING, 0)) {
     // Lua's own words for what no table takes, then what a state does not.

@@ -10,17 +10,25 @@ public struct TestStoreHints: Equatable, Sendable {
   /// What comes before an effect's kind (`debounce`) where a message names it.
   public var effectPrefix: String
 
+  public init(
+    receive: String, skipReceivedActions: String, skipInFlightEffects: String, finish: String,
+    exhaustivityOff: String, advance: String, effectPrefix: String
+  ) {
+    self.receive = receive
+    self.skipReceivedActions = skipReceivedActions
+    self.skipInFlightEffects = skipInFlightEffects
+    self.finish = finish
+    self.exhaustivityOff = exhaustivityOff
+    self.advance = advance
+    self.effectPrefix = effectPrefix
+  }
+
+  /// Swift's: what a Swift test calls. A layer that drives a TestStore from another language
+  /// gives its own (ComposableLua's `.lua`).
   public static let swift = TestStoreHints(
     receive: "store.receive", skipReceivedActions: "await store.skipReceivedActions()",
     skipInFlightEffects: "await store.skipInFlightEffects()",
     finish: #""await store.finish()" or "await task.finish()""#,
     exhaustivityOff: "store.exhaustivity = .off",
     advance: #""await clock.advance(by:)""#, effectPrefix: ".")
-
-  public static let lua = TestStoreHints(
-    receive: "store:receive", skipReceivedActions: "store:skip_received_actions()",
-    skipInFlightEffects: "store:skip_in_flight_effects()",
-    finish: #""store:finish()" or "store:advance(seconds)""#,
-    exhaustivityOff: "exhaustive = false in TestStore.new",
-    advance: #""store:advance(seconds)""#, effectPrefix: "effect.")
 }

@@ -155,6 +155,9 @@ void lk_transaction_begin(lua_State *L);
 int lk_transaction_rollback(lua_State *L);
 /// Closes the open transaction: its writes stay.
 void lk_transaction_commit(lua_State *L);
+/// What a write to a state table outside a transaction raises (after the Lua line): the host
+/// says why its state is read-only. Set before any Lua code runs (it allocates).
+void lk_set_read_only_message(lua_State *L, const char *message);
 /// The transaction just begun writes the state whose proxy is at `state` (StateShape.c).
 void lk_transaction_note_state(lua_State *L, int state);
 /// Whether a write of the open transaction may have left its state out of shape: then, and
