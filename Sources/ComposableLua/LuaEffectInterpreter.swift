@@ -155,10 +155,21 @@ struct LuaEffectInterpreter {
     try checkFields(
       of: request, allowed: LuaHTTP.requestFields, effect: "effect.http", at: path + ".request")
     let response = try responseType(request, at: path)
+    // Every check of the request, now: a bad URL or a body with no JSON form fails the action
+    // that returned it, as a misspelt field does.
+    let checked: HTTPRequest
+    do throws(LuaError) {
+      checked = try LuaHTTP.request(from: request, encodeJSON: vm.jsonEncode)
+    } catch {
+      guard case let .conversion(field, message) = error else {
+        throw fail(path + ".request", error.message)
+      }
+      throw fail(path + "." + field, "effect.http: \(message)")
+    }
     let wrappers = try self.wrappers(table["wrappers"], at: path + ".wrappers")
     let runner = self.runner
     return LuaEffect.run { send in
-      await runner.request(request, responseType: response, wrappers: wrappers, send: send)
+      await runner.request(checked, responseType: response, wrappers: wrappers, send: send)
     }.named("http")
   }
 

@@ -120,7 +120,7 @@ struct LuaEffectRunner: Sendable {
 
   /// `effect.http`: performs the request and sends the response as the `response` action.
   func request(
-    _ request: LuaValue, responseType: String, wrappers: [LuaReference], send: Send<LuaValue>
+    _ request: HTTPRequest, responseType: String, wrappers: [LuaReference], send: Send<LuaValue>
   ) async {
     guard var response = await perform(request) else { return }
     response["type"] = .string(LuaString(responseType))
@@ -214,16 +214,23 @@ struct LuaEffectRunner: Sendable {
     }
   }
 
-  /// The response as a Lua table, or nil when the effect was cancelled.
+  /// The response to the request table of `http.get`/`http.request` inside `effect.run` as a
+  /// Lua table, or nil when the effect was cancelled; a request that cannot be made answers
+  /// `ok = false`, naming the field.
   func perform(_ value: LuaValue) async -> LuaValue? {
     let request: HTTPRequest
-    do { request = try LuaHTTP.request(from: value) } catch {
+    do { request = try LuaHTTP.request(from: value, encodeJSON: feature.encodeJSON) } catch {
       return ["ok": false, "error": .string(LuaString(error.description))]
     }
+    return await perform(request)
+  }
+
+  /// The response to `request` as a Lua table, or nil when the effect was cancelled.
+  func perform(_ request: HTTPRequest) async -> LuaValue? {
     do {
       let response = try await http.perform(request)
       if Task.isCancelled { return nil }
-      return LuaHTTP.table(of: response)
+      return LuaHTTP.table(of: response, decodeJSON: feature.decodeJSON)
     } catch {
       if Task.isCancelled || error is CancellationError { return nil }
       return ["ok": false, "error": .string(LuaString("\(error)"))]

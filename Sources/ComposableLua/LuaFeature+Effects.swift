@@ -110,8 +110,14 @@ extension LuaFeature {
 }
 
 extension LuaFeature {
-  /// `json.decode` of what a file held, for `effect.file.read{ json = true }`: its `data`.
+  /// `json.decode` of what a file held (`effect.file.read{ json = true }`: its `data`) or of
+  /// an HTTP response's body (`response.json`).
   func decodeJSON(_ bytes: [UInt8]) throws(LuaError) -> LuaValue {
     try queue.access { vm, _ throws(LuaError) in try vm.jsonDecode(bytes) }
+  }
+
+  /// `json.encode` of a value, for an HTTP request's table `body`: the one JSON of Lua values.
+  func encodeJSON(_ value: LuaValue) throws(LuaError) -> String {
+    try queue.access { vm, _ throws(LuaError) in try vm.jsonEncode(value) }
   }
 }

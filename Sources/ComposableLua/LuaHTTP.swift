@@ -9,8 +9,11 @@ enum LuaHTTP {
   /// The fields `effect.http` takes, in the order messages list them.
   static let requestFields = ["url", "method", "query", "headers", "body", "timeout", "response"]
 
-  /// The request a request table describes; an error names the field that is wrong.
-  static func request(from value: LuaValue) throws(LuaError) -> HTTPRequest {
+  /// The request a request table describes; an error names the field that is wrong. A table
+  /// `body` goes as the JSON `encodeJSON` makes of it (`json.encode`'s, the feature's codec).
+  static func request(
+    from value: LuaValue, encodeJSON: (LuaValue) throws(LuaError) -> String
+  ) throws(LuaError) -> HTTPRequest {
     guard let table = value.tableValue else {
       throw .conversion(path: "request", message: "expected a request table, got \(value.typeName)")
     }
@@ -57,11 +60,12 @@ enum LuaHTTP {
     case .nil: break
     case let .string(body): request.body = body.bytes
     case let .table(body):
-      // A table goes as JSON.
-      guard let json = try? JSONEncoder.sortedKeys().encode(LuaValue.table(body)) else {
-        throw .conversion(path: "request.body", message: "cannot be sent as JSON")
+      // A table goes as JSON, written as `json.encode` writes it.
+      do throws(LuaError) {
+        request.body = Array(try encodeJSON(.table(body)).utf8)
+      } catch {
+        throw .conversion(path: "request.body", message: "cannot be sent as JSON: \(error.message)")
       }
-      request.body = Array(json)
       if !request.headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
         request.headers["Content-Type"] = "application/json"
       }
@@ -88,8 +92,11 @@ enum LuaHTTP {
   }
 
   /// `{ ok, status, headers, body, json }`; `ok` is false for a status outside 200...299 and
-  /// for a JSON body that does not parse.
-  static func table(of response: HTTPResponse) -> LuaValue {
+  /// for a JSON body that does not parse. `json` is what `decodeJSON` (`json.decode`, the
+  /// feature's codec) makes of the body: `null` is `json.null`, `1.0` a float, `[]` a list.
+  static func table(
+    of response: HTTPResponse, decodeJSON: ([UInt8]) throws(LuaError) -> LuaValue
+  ) -> LuaValue {
     var table = LuaTable()
     let success = (200...299).contains(response.status)
     table["ok"] = .boolean(success)
@@ -101,8 +108,8 @@ enum LuaHTTP {
     if !success { table["error"] = .string(LuaString("HTTP \(response.status)")) }
     let contentType = response.headers.first { $0.key.lowercased() == "content-type" }?.value ?? ""
     if contentType.lowercased().contains("json"), !response.body.isEmpty {
-      do {
-        table["json"] = try JSONDecoder().decode(LuaValue.self, from: Data(response.body))
+      do throws(LuaError) {
+        table["json"] = try decodeJSON(response.body)
       } catch {
         table["ok"] = false
         table["error"] = "the body is not valid JSON"

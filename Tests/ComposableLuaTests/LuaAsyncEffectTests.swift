@@ -143,13 +143,17 @@ import Testing
 @Suite struct LuaHTTPBodyTests {
   static let source = """
     local effect = require("composable.effect")
+    local json = require("composable.json")
     return {
       initial_state = function() return {} end,
       reduce = function(state, action)
         if action.type == "post" then
           return effect.http{ url = "http://api.test/todos", method = "POST", body = { title = "milk", tags = {} }, response = "posted" }
         elseif action.type == "posted" then
-          state.echo = action.json
+          local j = action.json
+          state.echo = { list = j.list, map = j.map, n = j.n, x = j.x, one = j.one }
+          state.null_is_json_null = j.nothing == json.null
+          state.one_is_float = math.type(j.one) == "float"
         end
       end,
     }
@@ -162,16 +166,18 @@ import Testing
         #expect(String(decoding: request.body ?? [], as: UTF8.self) == #"{"tags":{},"title":"milk"}"#)
         return HTTPResponse(
           status: 200, headers: ["Content-Type": "application/json"],
-          text: #"{"nothing": null, "list": [], "map": {}, "n": 3, "x": 1.5}"#)
+          text: #"{"nothing": null, "list": [], "map": {}, "n": 3, "x": 1.5, "one": 1.0}"#)
       }
     }
     await store.send("post")
+    // `response.json` is `json.decode(response.body)`: null is json.null, 1.0 a float.
     await store.receive(where: { $0.type == "posted" }) {
-      $0.echo = ["list": [], "map": [:], "n": 3, "x": 1.5]
+      $0.echo = ["list": [], "map": [:], "n": 3, "x": 1.5, "one": 1.0]
+      $0.null_is_json_null = true
+      $0.one_is_float = true
     }
     let echo = store.state.echo
     #expect(echo.list.tableValue?.kind == .array)  // [] stays an array
     #expect(echo.map.tableValue?.kind == .map)  // {} stays a map
-    #expect(echo.nothing == .nil)  // null is absent
   }
 }

@@ -29,7 +29,11 @@ extension LuaTestSession {
         table["method"] = .string(LuaString(request.method))
         table["url"] = .string(LuaString(request.url))
         table["body"] = .string(LuaString(bytes: request.body ?? []))
-        let reply = try queue.access { vm, _ in try vm.call(answer, .table(table)).first ?? .nil }
+        // `json = ...` is written as json.encode writes it: one JSON for Lua values.
+        let (reply, json) = try queue.access { vm, _ throws(LuaError) -> (LuaValue, String?) in
+          let reply = try vm.call(answer, .table(table)).first ?? .nil
+          return (reply, reply.json == .nil ? nil : try vm.jsonEncode(reply.json))
+        }
         guard let status = reply.status.intValue else {
           throw HTTPClientError("the test's http function must return { status = ..., body = ... }")
         }
@@ -38,8 +42,8 @@ extension LuaTestSession {
           if let name = key.stringValue, let text = value.stringValue { headers[name] = text }
         }
         var body = reply.body.stringValue.map { Array($0.utf8) } ?? []
-        if reply.json != .nil {
-          body = Array(try JSONEncoder.sortedKeys().encode(reply.json))
+        if let json {
+          body = Array(json.utf8)
           headers["Content-Type"] = headers["Content-Type"] ?? "application/json"
         }
         if reply.delay != .nil {
