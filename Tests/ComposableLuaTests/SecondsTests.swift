@@ -69,16 +69,18 @@ import Testing
     ])
   }
 
-  @Test func aTimeoutThatIsNotANumberOfSecondsFailsTheRequestAsAnAction() async throws {
+  /// Checked when the reducer returns the effect, as every field of a request is: the action
+  /// fails, naming the field, and nothing is sent.
+  @Test func aTimeoutThatIsNotANumberOfSecondsFailsTheAction() async throws {
     let store = try testStore(Self.source) {
       $0.http = HTTPClient { _ in HTTPResponse(status: 200) }
     }
-    await store.send(["type": "http", "seconds": .number(.nan)])
-    await store.receive(where: { $0.type == "done" }) {
-      $0.n = 1
-      $0.error = """
-        request.timeout: expected a number of seconds from 0 to 1e9, more than 0, got 0/0
-        """
+    await withKnownIssue {
+      await store.send(["type": "http", "seconds": .number(.nan)])
+    } matching: { issue in
+      "\(issue)".contains(
+        "effect.request.timeout: effect.http: expected a number of seconds from 0 to 1e9, more "
+          + "than 0, got 0/0")
     }
   }
 
