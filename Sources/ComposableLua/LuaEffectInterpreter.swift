@@ -74,8 +74,13 @@ struct LuaEffectInterpreter {
       return try held(.send(action), data: action, at: path)
     case .merge: return .merge(try effects(table["effects"], at: path + ".effects"))
     case .concat: return .concatenate(try effects(table["effects"], at: path + ".effects"))
-    case .after: return try held(try after(table, at: path), data: table["action"], at: path)
-    case .every: return try held(try every(table, at: path), data: table["action"], at: path)
+    case .after, .every:
+      // What is held is the action as sent, made by the wrappers (a `map_effect` may make a
+      // larger one than it was given).
+      let action = try wrappedAction(table, at: path, effect: "effect." + kind)
+      let timed =
+        known == .after ? try after(table, action, at: path) : try every(table, action, at: path)
+      return try held(timed, data: action, at: path)
     case .cancellable: return try cancellable(table, at: path)
     case .cancel: return .cancel(id: try identifier(table["id"], at: path + ".id"))
     case .debounce: return try debounce(table, at: path)
@@ -99,21 +104,20 @@ struct LuaEffectInterpreter {
 
   // MARK: One function per kind
 
-  private func after(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
-    .after(
-      try duration(table["seconds"], at: path + ".seconds"), clock: clock,
-      send: try wrappedAction(table, at: path, effect: "effect.after"))
+  private func after(
+    _ table: LuaTable, _ action: LuaValue, at path: String
+  ) throws(LuaFeatureError) -> LuaEffect {
+    .after(try duration(table["seconds"], at: path + ".seconds"), clock: clock, send: action)
   }
 
-  private func every(_ table: LuaTable, at path: String) throws(LuaFeatureError) -> LuaEffect {
+  private func every(
+    _ table: LuaTable, _ action: LuaValue, at path: String
+  ) throws(LuaFeatureError) -> LuaEffect {
     let interval = try duration(table["seconds"], at: path + ".seconds")
     guard interval > .zero else {
       throw fail(path + ".seconds", "expected more than 0 seconds between ticks, got 0")
     }
-    return .timer(
-      every: interval, clock: clock,
-      send: try wrappedAction(table, at: path, effect: "effect.every")
-    ).named("every")
+    return .timer(every: interval, clock: clock, send: action).named("every")
   }
 
   private func cancellable(

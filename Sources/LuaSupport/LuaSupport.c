@@ -638,11 +638,25 @@ int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
 
 int lk_close_coroutine(lua_State *L, lua_State *co) {
   int before = lua_status(co);
+  int failed = before != LUA_OK && before != LUA_YIELD;
+  // A coroutine that had failed is closed with its error, which it then still holds: that is
+  // no new failure. A __close handler that raised is one (its error replaces the first), so
+  // the first is kept here to tell them apart.
+  int original = 0;
+  if (failed && lua_gettop(co) > 0 && lua_checkstack(L, 2)) {
+    lua_pushvalue(co, -1);
+    lua_xmove(co, L, 1);
+    original = lua_gettop(L);
+  }
   int saved_enforce = lk_enter(L, co);
   int status = lua_resetthread(co);  // runs its pending __close handlers
-  // A coroutine that had failed is closed with its error, which it then still holds: that is
-  // no new failure.
-  if (status != LUA_OK && before != LUA_OK && before != LUA_YIELD) status = LUA_OK;
+  if (status != LUA_OK && failed && original != 0 && lua_gettop(co) > 0) {
+    lua_xmove(co, L, 1);
+    int same = lua_rawequal(L, -1, original);
+    lua_xmove(L, co, 1);
+    if (same) status = LUA_OK;
+  }
+  if (original != 0) lua_remove(L, original);
   if (status != LUA_OK) {
     lk_info_of(L)->enforce_memory = 0;
     int type = lua_type(co, -1);

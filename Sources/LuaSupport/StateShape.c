@@ -8,12 +8,13 @@
 // The walk that answers it exactly costs what the state holds, so most writes prove they are
 // harmless as they happen, from what they have at hand (lk_shape_note_store), and the walk
 // runs only after a write that could not (lk_transaction_check_shape):
-// - a table holding no table, stored at the root or in a table that holds a table already (at
-//   the slot it replaces, or the one before): it lands no deeper than a table already is, and
-//   it cannot contain its new parent. Moving the elements of a list of records (a sort, an
-//   insert, a remove) is this case;
-// - a new table, with no state table inside it, of height h: the state's height becomes at
-//   most its bound plus h (at most 1 + h at the root). The bound is exact after each walk.
+// - a table holding no table, stored in a table that holds a table already (at the slot it
+//   replaces, or the one before): it lands no deeper than a table already is, and it cannot
+//   contain its new parent. Moving the elements of a list of records (a sort, an insert, a
+//   remove) is this case;
+// - a new table with no state table inside it, or a state table holding none, of height h: the
+//   state's height becomes at most its bound plus h, or 1 + h at the root. The bound is exact
+//   after each walk.
 // A state table stored anywhere else (shared state, a list of records moved whole) may close a
 // cycle: the walk runs.
 #include "LuaSupport.h"
@@ -95,15 +96,21 @@ void lk_shape_note_store(
     }
     height = 1;
   }
-  int beside_table = !is_root && lk_shape_holds_table_near(L, real, key);
-  if (height == 1 && (is_root || beside_table)) return;
   lua_Integer bound = info->shape_bound;
   if (is_root) {
+    // At the root it lands at level 2: the state is at most 1 + height deep there. (Not
+    // "beside a table": the root may hold none, so its height may grow from 1 to 2.)
     if (1 + height <= LK_STATE_MAX_DEPTH) {
       if (bound != 0 && 1 + height > bound) info->shape_bound = 1 + height;
       return;
     }
-  } else if (bound != 0) {
+    info->shape_dirty = 1;
+    return;
+  }
+  // Beside a table of its new parent, a table holding none lands no deeper than that one is.
+  int beside_table = lk_shape_holds_table_near(L, real, key);
+  if (height == 1 && beside_table) return;
+  if (bound != 0) {
     lua_Integer reach = beside_table ? bound - 1 + height : bound + height;
     if (reach > bound) info->shape_bound = reach;
     if (reach <= LK_STATE_MAX_DEPTH) return;
@@ -113,10 +120,13 @@ void lk_shape_note_store(
 
 // MARK: - The walk
 
+// The walk computes each table's height (1: it holds no table) once, however many places
+// reach it, so it costs what the state holds: a table met again is not walked again, and a
+// place is too deep when its depth plus the height of the table there passes the limit.
 typedef struct {
-  int reached;                          // stack slot: real table -> depth (< 0: on the path)
+  int reached;                          // stack slot: real table -> height (< 0: on the path,
+                                        // at that depth)
   int keys[LK_STATE_MAX_DEPTH + 2];     // stack slots of the keys from the root, by depth
-  lua_Integer height;                   // the deepest level met
   int length;                           // on a refusal: the keys of the place refused
   int inside;                           // on a cycle: the depth of the table it is inside
 } lk_shape_walk;
@@ -156,44 +166,87 @@ static void lk_shape_add_path(lua_State *L, luaL_Buffer *buffer, lk_shape_walk *
   }
 }
 
-// Walks the real table at `table`, met at `depth` (the root is 1) under the keys in `walk`.
-static int lk_shape_visit(lua_State *L, int table, int depth, lk_shape_walk *walk) {
+// The height of a table the walk has met whole: recorded, or 1 for a small flat one it did not
+// record. Pushes nothing.
+static lua_Integer lk_shape_known_height(lua_State *L, int table, lk_shape_walk *walk) {
+  lua_pushvalue(L, table);
+  lua_Integer height = lua_rawget(L, walk->reached) == LUA_TNUMBER ? lua_tointeger(L, -1) : 1;
+  lua_pop(L, 1);
+  return height;
+}
+
+// From the table at `table`, met at `depth` and `height` levels high, down its highest branch
+// to the first level past the limit: the keys of that place, for the message.
+static int lk_shape_descend(
+    lua_State *L, int table, int depth, lua_Integer height, lk_shape_walk *walk) {
+  while (depth <= LK_STATE_MAX_DEPTH && height > 1) {
+    luaL_checkstack(L, 4, "the state is nested too deeply");
+    int found = 0;
+    lua_pushnil(L);
+    while (lk_next(L, table) != 0) {
+      if (lua_type(L, -1) == LUA_TTABLE &&
+          lk_shape_known_height(L, lua_gettop(L), walk) == height - 1) {
+        found = 1;
+        break;  // the key and the table stay on the stack, for the path
+      }
+      lua_pop(L, 1);
+    }
+    if (!found) break;
+    walk->keys[depth] = lua_gettop(L) - 1;
+    table = lua_gettop(L);
+    depth += 1;
+    height -= 1;
+  }
+  walk->length = depth - 1;
+  return LK_SHAPE_TOO_DEEP;
+}
+
+// The height of the real table at `table`, met at `depth` (the root is 1) under the keys in
+// `walk`; or -1 with `*result` the refusal, the keys on the stack naming the place.
+static lua_Integer lk_shape_height(
+    lua_State *L, int table, int depth, lk_shape_walk *walk, int *result) {
   if (depth > LK_STATE_MAX_DEPTH) {
     walk->length = depth - 1;
-    return LK_SHAPE_TOO_DEEP;
+    *result = LK_SHAPE_TOO_DEEP;
+    return -1;
   }
-  if (depth > walk->height) walk->height = depth;
   luaL_checkstack(L, 6, "the state is nested too deeply");
   lua_pushvalue(L, table);
   if (lua_rawget(L, walk->reached) == LUA_TNUMBER) {
-    lua_Integer met = lua_tointeger(L, -1);
+    lua_Integer known = lua_tointeger(L, -1);
     lua_pop(L, 1);
-    if (met < 0) {
+    if (known < 0) {
       walk->length = depth - 1;
-      walk->inside = (int)-met;
-      return LK_SHAPE_CYCLE;
+      walk->inside = (int)-known;
+      *result = LK_SHAPE_CYCLE;
+      return -1;
     }
-    if (met >= depth) return LK_SHAPE_OK;  // walked from as deep a place already
-  } else {
-    lua_pop(L, 1);
-    if (lk_shape_is_small_flat(L, table)) return LK_SHAPE_OK;
+    if (depth + known - 1 > LK_STATE_MAX_DEPTH) {
+      *result = lk_shape_descend(L, table, depth, known, walk);
+      return -1;
+    }
+    return known;
   }
+  lua_pop(L, 1);
+  if (lk_shape_is_small_flat(L, table)) return 1;
   lua_pushvalue(L, table);
   lua_pushinteger(L, -depth);
   lua_rawset(L, walk->reached);
+  lua_Integer height = 1;
   lua_pushnil(L);
   while (lk_next(L, table) != 0) {
     if (lua_type(L, -1) == LUA_TTABLE) {
       walk->keys[depth] = lua_gettop(L) - 1;
-      int result = lk_shape_visit(L, lua_gettop(L), depth + 1, walk);
-      if (result != LK_SHAPE_OK) return result;  // the keys on the stack name the path
+      lua_Integer inner = lk_shape_height(L, lua_gettop(L), depth + 1, walk, result);
+      if (inner < 0) return -1;  // the keys on the stack name the path
+      if (inner + 1 > height) height = inner + 1;
     }
     lua_pop(L, 1);
   }
   lua_pushvalue(L, table);
-  lua_pushinteger(L, depth);
+  lua_pushinteger(L, height);
   lua_rawset(L, walk->reached);
-  return LK_SHAPE_OK;
+  return height;
 }
 
 // The body of lk_shape_check, protected: 1 the root (a real table).
@@ -201,9 +254,10 @@ static int lk_shape_check_protected(lua_State *L) {
   lk_shape_walk walk = {0};
   lua_newtable(L);
   walk.reached = lua_gettop(L);
-  int result = lk_shape_visit(L, 1, 1, &walk);
-  if (result == LK_SHAPE_OK) {
-    lk_info_of(L)->shape_bound = walk.height;
+  int result = LK_SHAPE_OK;
+  lua_Integer height = lk_shape_height(L, 1, 1, &walk, &result);
+  if (height > 0) {
+    lk_info_of(L)->shape_bound = height;
     return 0;
   }
   // The keys of the path are on the stack, from the root down.

@@ -33,6 +33,12 @@ import Testing
           return effect.merge(
             effect.throttle(effect.send({ type = "x" }), id, 1000), effect.throttle(big, id, 1000))
         end
+      elseif action.type == "wrapped" then
+        -- 8 MiB made by the wrapper, not given to the effect.
+        local big = string.rep("x", 8 << 20)
+        return require("composable").map_effect(effect.after(1000, "a"), function()
+          return { type = "x", s = big }
+        end)
       elseif action.type == "now" then
         return effect.send({ type = "x", s = string.rep("x", 8 << 20) })
       elseif action.type == "named" then
@@ -103,6 +109,20 @@ import Testing
     let (store, feature, errors) = try store()
     let action: LuaValue = ["type": "later", "how": .string(LuaString(how))]
     for _ in 1...32 { _ = await store.send(action) }
+    #expect(errors.all.count == 1, "\(errors.all)")
+    #expect(
+      errors.all.first?.description.contains(
+        "the running effects would hold more than 256 MiB of data") == true,
+      "\(errors.all)")
+    #expect(try feature.state() == ["n": 31])
+    await store.cancelAllEffects()
+  }
+
+  /// What is held is the action as it will be sent: a `map_effect` wrapper that makes a large
+  /// one is counted at its size.
+  @Test func aWrappersActionIsCountedAsSent() async throws {
+    let (store, feature, errors) = try store()
+    for _ in 1...32 { _ = await store.send("wrapped") }
     #expect(errors.all.count == 1, "\(errors.all)")
     #expect(
       errors.all.first?.description.contains(

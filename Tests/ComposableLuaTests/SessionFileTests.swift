@@ -177,6 +177,12 @@ import Testing
         + #"actions = {}, initial_state = "hello" }"#,
       "s.lua: initial_state: expected the state (a table), got string"
     ),
+    (
+      #"return { format = "composable-session", version = 1, feature = "f.lua", code = "", "#
+        + "actions = {}, initial_state = " + String(repeating: "{ a = ", count: 201) + "1"
+        + String(repeating: " }", count: 201) + " }",
+      "s.lua: initial_state: nested more than 200 levels deep, as no state may be"
+    ),
     ("return os.exit(3)", "s.lua: not a session file: "),
     ("return {", "s.lua: not a session file: "),
   ]

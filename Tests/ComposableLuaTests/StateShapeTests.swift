@@ -96,6 +96,54 @@ import Testing
     #expect(try feature.state() == before)
   }
 
+  /// A table holding none, stored at a root that held none, makes the state two levels deep:
+  /// the kept bound follows, so a later new table of 199 levels under it is refused.
+  @Test func aFlatTableAtARootThatHeldNoneRaisesTheBound() throws {
+    let feature = try Self.feature(
+      """
+        if action.type == "scratch" then state.tmp = {} state.tmp.q = {} state.tmp = nil
+        elseif action.type == "clear" then state.list, state.a, state.other = nil, nil, nil
+        elseif action.type == "open" then state.x = {}
+        else
+          local t = {} for _ = 1, 198 do t = { t } end
+          state.x.y = t
+        end
+      """)
+    #expect(Self.send(feature, "clear") == nil)
+    #expect(Self.send(feature, "scratch") == nil)  // walked: the bound is 1, exactly
+    #expect(Self.send(feature, "open") == nil)
+    let error = Self.send(feature, "nest")
+    #expect(
+      error?.description.contains(
+        "the state would be nested more than 200 levels deep, at state.x.y[1][1]") == true,
+      "\(String(describing: error))")
+  }
+
+  /// A table shared at a second, deeper place is too deep there: found by its height, from
+  /// the first walk over it (the walk visits each table once).
+  @Test func aSharedTableTooDeepAtItsSecondPlaceIsRefused() throws {
+    let feature = try Self.feature(
+      """
+        if action.type == "chain" then
+          local t = {} for _ = 1, 150 do t = { t } end
+          state.chain = t
+        else
+          local holder = {}
+          local cur = holder
+          for _ = 1, 60 do cur.down = {} cur = cur.down end
+          cur.shared = state.chain
+          state.holder = holder
+        end
+      """)
+    #expect(Self.send(feature, "chain") == nil)
+    let error = Self.send(feature, "share")
+    #expect(
+      error?.description.contains(
+        "the state would be nested more than 200 levels deep, at state.holder.down.down") == true,
+      "\(String(describing: error))")
+    #expect(error?.description.contains("[1][1]. A state is data") == true)
+  }
+
   @Test func sharedTablesAndMovesStayAllowed() throws {
     let feature = try Self.feature(
       """

@@ -47,6 +47,11 @@ import Testing
             local c <close> = setmetatable({}, { __close = function() error("in close") end })
             sleep(1000)
           end)
+        elseif t == "fails_twice" then
+          return effect.run(function(send)
+            local c <close> = setmetatable({}, { __close = function() error("in close too") end })
+            error("boom")
+          end)
         elseif t == "loops" then
           return effect.run(function(send)
             local c <close> = closer("looped")
@@ -98,6 +103,18 @@ import Testing
       errors.all.map(\.description) == [
         #"an effect of { type = "close_fails" } failed: close.lua:35: in close"#
       ])
+  }
+
+  /// A run that failed and whose `__close` handler fails too reports both: the handler's error
+  /// is not taken for the first one.
+  @Test func aCloseHandlerThatFailsAfterTheRunFailedIsReported() async throws {
+    let feature = try LuaFeature(source: Self.source, file: "close.lua")
+    let (store, errors) = storeCollectingErrors(feature)
+    await store.send("fails_twice").finish()
+    let messages = errors.all.map(\.description)
+    #expect(messages.count == 2, "\(messages)")
+    #expect(messages.first?.contains("boom") == true, "\(messages)")
+    #expect(messages.last?.contains("in close too") == true, "\(messages)")
   }
 
   @Test func aRunALimitStoppedIsNotClosed() async throws {

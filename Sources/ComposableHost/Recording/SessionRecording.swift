@@ -154,6 +154,12 @@ extension SessionRecording {
       throw .init(path: "env", message: "expected a table, got \(env.typeName)")
     }
     initialState = fields["initial_state"]
+    // The file allows its own levels around each value; each value gets the limit a state has.
+    guard initialState.height() != nil else {
+      throw .init(
+        path: "initial_state",
+        message: "nested more than \(LuaValue.maximumDepth) levels deep, as no state may be")
+    }
     guard initialState == .nil || initialState.tableValue != nil else {
       let found = initialState.typeName
       throw .init(path: "initial_state", message: "expected the state (a table), got \(found)")
@@ -196,6 +202,11 @@ extension RecordedAction {
     guard action.tableValue != nil else {
       throw .init(
         path: path + ".action", message: "expected an action table, got \(action.typeName)")
+    }
+    guard action.height() != nil else {
+      throw .init(
+        path: path + ".action",
+        message: "nested more than \(LuaValue.maximumDepth) levels deep, as no action may be")
     }
     guard let at = fields["at"].doubleValue, at.isFinite, at >= 0 else {
       throw .init(path: path + ".at", message: "expected seconds (a number, 0 or more)")
