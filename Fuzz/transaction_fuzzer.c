@@ -206,8 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int top = lua_gettop(L);
     if (op == 14) {
       if (open) continue;
-      lk_transaction_begin(L);
-      lk_transaction_note_state(L, proxy);
+      lk_transaction_begin_on(L, proxy);
       open = 1;
       if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
       if (before != 0) lua_remove(L, before);

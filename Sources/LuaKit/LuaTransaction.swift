@@ -125,12 +125,13 @@ extension LuaVM {
     _ call: LuaTransactionCall, pushingArgument push: (LuaStack) throws(LuaError) -> Bool
   ) throws(LuaError) -> LuaValue {
     drainReleases()
-    lk_transaction_begin(L)
     do throws(LuaError) {
       return try stack.guarded { () throws(LuaError) -> LuaValue in
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.function))
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
-        lk_transaction_note_state(L, -1)
+        // Open before anything can fail, so a failure never touches what earlier ones committed
+        // (the two reads above cannot fail), on the state's root.
+        lk_transaction_begin_on(L, -1)
         let tagged: Bool
         do throws(LuaError) { tagged = try push(stack) } catch {
           throw error.rooted(at: "argument")
@@ -163,7 +164,7 @@ extension LuaVM {
       try stack.guarded { () throws(LuaError) in
         try stack.push(function, in: self)
         try stack.push(state, in: self)
-        lk_transaction_note_state(L, -1)
+        lk_transaction_begin_on(L, -1)  // again, now on the state's root
         try callProtected(arguments: 1, results: 0)
         try stack.push(state, in: self)
         try checkStateShape(at: -1)
@@ -178,13 +179,13 @@ extension LuaVM {
   /// shape: more than 200 levels deep, or a table inside itself (see `StateShape.c`).
   @inline(__always)
   private func checkStateShape(_ stateSlot: Int32) throws(LuaError) {
-    guard lk_transaction_shape_unchecked(L) != 0 else { return }  // most actions
+    guard shapeUnchecked.pointee != 0 else { return }  // most actions: a load, no call
     lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(stateSlot))
     try checkStateShape(at: -1)
   }
 
   private func checkStateShape(at index: Int32) throws(LuaError) {
-    guard lk_transaction_shape_unchecked(L) != 0 else { return lk_pop(L, 1) }
+    guard shapeUnchecked.pointee != 0 else { return lk_pop(L, 1) }
     let status = lk_transaction_check_shape(L, index)
     guard status == LUA_OK else { throw takeError(status: status) }
     lk_pop(L, 1)

@@ -14,10 +14,14 @@ public final class LuaVM {
   private let arrayMarkerIdentity: UnsafeRawPointer
   /// `make_sandbox(print, find_module, preloaded)`, from the bootstrap chunk.
   private let sandboxFactorySlot: Int32
+  /// Whether a write of the open transaction may have left the state out of shape, where the
+  /// C side keeps it (`lk_transaction_shape_flag`): read after every action.
+  let shapeUnchecked: UnsafePointer<Int32>
 
   public init(limits: LuaLimits = LuaLimits()) throws(LuaError) {
     guard let L = lk_newstate(limits.memory ?? 0) else { throw .memoryLimit(limit: 0) }
     self.L = L
+    shapeUnchecked = lk_transaction_shape_flag(L)
     lua_createtable(L, 0, 2)
     LuaStack(L).push("array")
     lua_setfield(L, -2, "__name")

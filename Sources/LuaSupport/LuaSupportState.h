@@ -147,6 +147,8 @@ enum { LK_STATE_MAX_DEPTH = 200 };
 // height of the table it was adopted into (-1: a state table was inside it).
 void lk_shape_note_store(
     lua_State *L, int proxy, int real, int key, int value, int existing, int height);
+/// A transaction begins on the state whose proxy is at `state`.
+void lk_shape_begin(lua_State *L, int state);
 /// The transaction was rolled back: the bound is what it was when it began.
 void lk_shape_rolled_back(lua_State *L);
 /// The host wrote the state: its height is not known.

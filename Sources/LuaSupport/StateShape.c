@@ -32,7 +32,7 @@ void lk_shape_forget(lua_State *L) {
   info->shape_dirty = 0;
 }
 
-void lk_transaction_note_state(lua_State *L, int state) {
+void lk_shape_begin(lua_State *L, int state) {
   // The root's proxy, not its real table: on every action, so no hidden-key lookup. A write
   // to the root goes through this proxy (a state has one), and one that did not would only
   // be taken for a write elsewhere, which proves less.
@@ -42,7 +42,7 @@ void lk_transaction_note_state(lua_State *L, int state) {
   info->shape_dirty = 0;
 }
 
-int lk_transaction_shape_unchecked(lua_State *L) { return lk_info_of(L)->shape_dirty; }
+const int *lk_transaction_shape_flag(lua_State *L) { return &lk_info_of(L)->shape_dirty; }
 
 void lk_shape_rolled_back(lua_State *L) {
   lk_info *info = lk_info_of(L);

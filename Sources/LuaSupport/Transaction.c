@@ -916,6 +916,11 @@ void lk_transaction_begin(lua_State *L) {
   lk_info_of(L)->transaction_open = 1;
 }
 
+void lk_transaction_begin_on(lua_State *L, int state) {
+  lk_transaction_begin(L);
+  lk_shape_begin(L, state);
+}
+
 void lk_transaction_commit(lua_State *L) {
   lk_journal_forget(L);
   lk_end_transaction(L);

@@ -158,11 +158,13 @@ void lk_transaction_commit(lua_State *L);
 /// What a write to a state table outside a transaction raises (after the Lua line): the host
 /// says why its state is read-only. Set before any Lua code runs (it allocates).
 void lk_set_read_only_message(lua_State *L, const char *message);
-/// The transaction just begun writes the state whose proxy is at `state` (StateShape.c).
-void lk_transaction_note_state(lua_State *L, int state);
-/// Whether a write of the open transaction may have left its state out of shape: then, and
-/// only then, `lk_transaction_check_shape` walks it.
-int lk_transaction_shape_unchecked(lua_State *L);
+/// Opens a transaction on the state whose proxy is at `state` (its shape is checked against
+/// that root, StateShape.c).
+void lk_transaction_begin_on(lua_State *L, int state);
+/// Where the VM keeps whether a write of the open transaction may have left its state out of
+/// shape (non-zero: then, and only then, `lk_transaction_check_shape` walks it): read there,
+/// for the cost of a load rather than a call, after every action.
+const int *lk_transaction_shape_flag(lua_State *L);
 /// Whether the open transaction left its state in shape (at most 200 levels deep, no table
 /// inside itself): LUA_OK, or an error status with the message naming the place on the stack.
 int lk_transaction_check_shape(lua_State *L, int state);
