@@ -18,9 +18,9 @@ import Testing
     }
     """
 
-  @Test func testsControlUUIDsDatesAndRandomness() async throws {
-    let feature = try LuaFeature(source: Self.source, file: "env.lua", env: ["greeting": "hi"])
-    let store = TestStore(
+  /// A TestStore over `feature` whose uuid, date and random are the test's.
+  static func controlledStore(_ feature: LuaFeature) throws -> TestStore<LuaValue, LuaValue> {
+    TestStore(
       initialState: try feature.state(),
       reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
       dependencies: {
@@ -28,6 +28,11 @@ import Testing
         $0.date = .constant(Date(timeIntervalSince1970: 1_000))
         $0.random = RandomSource(seed: 42)
       })
+  }
+
+  @Test func testsControlUUIDsDatesAndRandomness() async throws {
+    let feature = try LuaFeature(source: Self.source, file: "env.lua", env: ["greeting": "hi"])
+    let store = try Self.controlledStore(feature)
     let expectedRoll = RandomSource(seed: 42).integer(in: 1...6)
     await store.send("add") {
       $0.items = [[
@@ -41,14 +46,7 @@ import Testing
   /// `env.uuid()` and `env.random()` refuse: a draw would change what the next action gets.
   @Test func lookingIntoAFeatureDrawsNothing() async throws {
     let feature = try LuaFeature(source: Self.source, file: "env.lua", env: ["greeting": "hi"])
-    let store = TestStore(
-      initialState: try feature.state(),
-      reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
-      dependencies: {
-        $0.uuid = .incrementing
-        $0.date = .constant(Date(timeIntervalSince1970: 1_000))
-        $0.random = RandomSource(seed: 42)
-      })
+    let store = try Self.controlledStore(feature)
     for name in ["uuid", "random"] {
       #expect {
         try feature.evaluate("env.\(name)()")
