@@ -22,8 +22,7 @@
 #include "LuaSupport.h"
 #include "LuaSupportState.h"
 
-static const char lk_real_key = 0;      // proxy[&lk_real_key]: the real table it stands for
-static const char lk_proxy_key = 0;     // real[&lk_proxy_key]: its proxy, once one was made
+// lk_real_key and lk_proxy_key, the hidden keys, are HiddenKeys.c's.
 static const char lk_metatable_key = 0; // registry: the proxies' shared metatable
 static const char lk_marker_key = 0;    // registry: the metatable that marks arrays (host's)
 static const char lk_adopted_key = 0;   // journal entry: (table, &lk_adopted_key, old metatable)
@@ -84,28 +83,6 @@ static int lk_raise(lua_State *L, const char *message) {
   return lua_error(L);
 }
 
-static int lk_is_hidden_key(lua_State *L, int index) {
-  if (lua_type(L, index) != LUA_TLIGHTUSERDATA) return 0;
-  const void *key = lua_touserdata(L, index);
-  return key == &lk_proxy_key || key == &lk_real_key;
-}
-
-int lk_next(lua_State *L, int index) {
-  while (lua_next(L, index) != 0) {
-    if (!lk_is_hidden_key(L, -2)) return 1;
-    lua_pop(L, 1);
-  }
-  return 0;
-}
-
-// If the value at `index` is a proxy, pushes its real table and returns 1; otherwise pushes
-// nothing and returns 0. What sits under the hidden key is checked to be a table.
-static int lk_push_real_of(lua_State *L, int index) {
-  if (lua_type(L, index) != LUA_TTABLE) return 0;
-  if (lua_rawgetp(L, index, &lk_real_key) == LUA_TTABLE) return 1;
-  lua_pop(L, 1);
-  return 0;
-}
 
 // Proxies kept for speed, dropped after a sweep. A real table keeps the proxy made for it, so
 // a nested table that action after action reads is wrapped once, not once per action. An
@@ -776,7 +753,6 @@ void lk_push_journaled_table_function(lua_State *L) {
   lua_pushcfunction(L, lk_journaled_table_function);
 }
 
-int lk_push_proxied_table(lua_State *L, int index) { return lk_push_real_of(L, index); }
 
 int lk_is_adoption_key(lua_State *L, int index) {
   return lua_type(L, index) == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == &lk_adopted_key;
