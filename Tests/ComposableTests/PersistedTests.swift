@@ -81,6 +81,21 @@ import Testing
     #expect(loaded.state(or: Todos(draft: "fresh")) == Todos(draft: "fresh"))
   }
 
+  /// Two bad files within one second are both kept: the second is moved to a name of its own,
+  /// never over the first one's copy.
+  @Test func twoBadFilesInOneSecondAreBothKept() async throws {
+    let files = FileClient.inMemory()
+    for text in ["{ first", "{ second"] {
+      try await files.write("todos.json", Array(text.utf8))
+      _ = await PersistedState.load(
+        Todos.self, from: "todos.json", files: files, now: Date(timeIntervalSince1970: 1000),
+        report: { _ in })
+    }
+    #expect(try await files.list(".") == ["todos.json.corrupt-1000", "todos.json.corrupt-1000-2"])
+    #expect(try await files.read("todos.json.corrupt-1000") == Array("{ first".utf8))
+    #expect(try await files.read("todos.json.corrupt-1000-2") == Array("{ second".utf8))
+  }
+
   final class Reports: @unchecked Sendable {
     private let lock = NSLock()
     private var messages: [String] = []

@@ -140,7 +140,15 @@ public enum PersistedState {
       return .corrupt(reason: reason, movedTo: path.description)
     }
     do {
-      let aside = try path.appendingToName(".corrupt-\(Int(now.timeIntervalSince1970))")
+      // A name no file has: two bad files within a second must not share one (the second
+      // would replace the first copy, which is all that is left of it).
+      let stamp = Int(now.timeIntervalSince1970)
+      var aside = try path.appendingToName(".corrupt-\(stamp)")
+      var attempt = 1
+      while try await files.exists(aside) {
+        attempt += 1
+        aside = try path.appendingToName(".corrupt-\(stamp)-\(attempt)")
+      }
       try await files.write(aside, bytes)
       try await files.remove(path)
       report(
