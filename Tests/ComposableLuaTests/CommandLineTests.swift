@@ -241,6 +241,23 @@ import Testing
     #expect(outcome.errors == "error: nothere: no such file or folder, so no tests were run from it\n")
   }
 
+  /// A word that names neither a subcommand nor a file, but is close to a subcommand, is taken
+  /// for a typo of it, not for a feature that is missing.
+  @Test func aMistypedSubcommandIsSaidToBeOne() throws {
+    let directory = try makeTemporaryDirectory("cli")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let outcome = try Self.run(["tset"], in: directory)
+    #expect(outcome.status == 64)
+    #expect(
+      outcome.errors
+        == "Error: 'tset' is neither a subcommand nor a file (did you mean 'test'?)\n"
+        + "  See 'composable --help' for the subcommands.\n")
+    // A file of that name is a feature, as ever.
+    try "return { reduce = function() end }".write(
+      to: directory.appendingPathComponent("tset"), atomically: true, encoding: .utf8)
+    #expect(try Self.run(["tset"], in: directory).status == 0)
+  }
+
   @Test func versionSaysTheToolsAndItsLuas() throws {
     let outcome = try Self.run(["--version"])
     #expect(outcome.status == 0)

@@ -1,3 +1,4 @@
+import ComposableHost
 import Foundation
 import LuaKit
 
@@ -46,6 +47,10 @@ enum CommandLineTool {
     if let first = words.first, let named = command(named: first) {
       chosen = named
       rest = rest.dropFirst()
+    } else if let first = words.first, let nearest = mistypedSubcommand(first) {
+      return usageError(
+        UsageError("'\(first)' is neither a subcommand nor a file (did you mean '\(nearest)'?)"),
+        nil)
     }
     return await run(chosen, Array(rest))
   }
@@ -66,6 +71,15 @@ enum CommandLineTool {
       printError("\(error)")
       return 1
     }
+  }
+
+  /// The subcommand `word` is a typo of (`tset` for `test`), when it names no file: a word that
+  /// names neither would otherwise be taken as a feature for `run`, and fail as a missing file.
+  static func mistypedSubcommand(_ word: String) -> String? {
+    guard !word.hasPrefix("-"), !word.contains("/"), !word.contains("."),
+      !FileManager.default.fileExists(atPath: word)
+    else { return nil }
+    return KnownActionTypes(commands.map { $0.shape.name }).nearest(to: word)
   }
 
   static func command(named name: String) -> (any Command.Type)? {
