@@ -197,6 +197,22 @@ import Testing
     #expect(try SessionRecording.read(from: url).actions.isEmpty)
   }
 
+  /// A session moved away from its feature says how to replay it all the same.
+  @Test func aFeatureNotBesideTheSessionSaysToNameIt() throws {
+    let directory = try makeTemporaryDirectory("session")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let url = directory.appendingPathComponent("s.lua")
+    try Self.session(actions: "{}").write(to: url, atomically: true, encoding: .utf8)
+    let error = #expect(throws: SessionFileError.self) {
+      try SessionRecording.read(from: url).featureFile(besideSession: url)
+    }
+    let missing = directory.standardizedFileURL.appendingPathComponent("f.lua").path
+    #expect(
+      error?.description
+        == "s.lua: feature: f.lua is not beside the session file (\(missing) does not exist). "
+        + "To fix, replay it on a feature you name: composable replay --feature FILE s.lua")
+  }
+
   /// A session's feature that names a folder (`.`) says so.
   @Test func aFeatureThatIsAFolderIsSaidToBeOne() throws {
     let directory = try makeTemporaryDirectory("session")

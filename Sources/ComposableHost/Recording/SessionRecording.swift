@@ -111,8 +111,13 @@ extension SessionRecording {
     guard let realFolder = Self.realPath(folder.path) else {
       throw SessionFileError(file: name, message: "its folder \(folder.path) cannot be read")
     }
-    // Not there: the loader says so, naming the file.
-    guard let real = Self.realPath(joined.path) else { return joined }
+    // Not there: the session was moved away from its feature, or the feature was.
+    guard let real = Self.realPath(joined.path) else {
+      throw SessionFileError(
+        file: name,
+        message: "feature: \(path) is not beside the session file (\(joined.path) does not "
+          + "exist). \(toFix)")
+    }
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: real, isDirectory: &isFolder), isFolder.boolValue {
       throw SessionFileError(
