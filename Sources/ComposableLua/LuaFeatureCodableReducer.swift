@@ -50,8 +50,7 @@ public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendab
   @inline(never)
   private func refused(_ error: LuaFeatureError) -> Effect<Action> {
     onError(error)
-    let then = failureAction?(error).map { Effect<Action>.send($0) } ?? .none
-    return .failure(ActionFailure(error), then: then)
+    return .failure(error, sending: failureAction?(error))
   }
 
   /// This reducer, sending `action(error)` (when not nil) after an action the feature refused:

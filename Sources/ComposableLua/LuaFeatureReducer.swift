@@ -73,8 +73,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   @inline(never)
   private func failed(_ error: LuaFeatureError) -> Effect<LuaValue> {
     onError(error)
-    let then = failureAction?(error).map { Effect<LuaValue>.send($0) } ?? .none
-    return .failure(ActionFailure(error), then: then)
+    return .failure(error, sending: failureAction?(error))
   }
 
   /// This reducer, sending `action(error)` (when not nil) after an action the feature refused:

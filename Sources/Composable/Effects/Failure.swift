@@ -19,6 +19,12 @@ extension Effect {
     Self(.failed(failure, then: then))
   }
 
+  /// `failure(_:then:)` for `error`, sending `action` after it when there is one (an action
+  /// that tells the parent).
+  public static func failure(_ error: any Error & Sendable, sending action: Action?) -> Self {
+    .failure(ActionFailure(error), then: action.map { .send($0) } ?? .none)
+  }
+
   /// The failure this effect says, when it says one (see `failure(_:then:)`).
   public var failure: ActionFailure? {
     switch operation {
