@@ -192,6 +192,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int real = lua_gettop(L);
   lk_push_transactional_proxy(L, real);
   int proxy = lua_gettop(L);
+  lua_pushvalue(L, proxy);
+  int proxy_slot = luaL_ref(L, LUA_REGISTRYINDEX);  // the root a transaction opens on
   if (luaL_loadstring(L, harness) != LUA_OK) violated(L, "the harness does not compile");
   lua_pushvalue(L, real);
   lua_pushvalue(L, proxy);
@@ -206,7 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int top = lua_gettop(L);
     if (op == 14) {
       if (open) continue;
-      lk_transaction_begin_on(L, proxy);
+      lk_transaction_begin(L, proxy_slot);
       open = 1;
       if (!took_snapshot(L, snapshot, args)) goto out_of_memory;
       if (before != 0) lua_remove(L, before);

@@ -131,7 +131,7 @@ extension LuaVM {
         lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(call.slots.state))
         // Open before anything can fail, so a failure never touches what earlier ones committed
         // (the two reads above cannot fail), on the state's root.
-        lk_transaction_begin_on(L, -1)
+        lk_transaction_begin(L, call.slots.state)
         let tagged: Bool
         do throws(LuaError) { tagged = try push(stack) } catch {
           throw error.rooted(at: "argument")
@@ -159,12 +159,11 @@ extension LuaVM {
   /// back if it fails, open until committed or rolled back if it succeeds.
   public func callTransaction(_ function: LuaReference, state: LuaReference) throws(LuaError) {
     drainReleases()
-    lk_transaction_begin(L)
+    lk_transaction_begin(L, state.slot)
     do throws(LuaError) {
       try stack.guarded { () throws(LuaError) in
         try stack.push(function, in: self)
         try stack.push(state, in: self)
-        lk_transaction_begin_on(L, -1)  // again, now on the state's root
         try callProtected(arguments: 1, results: 0)
         try stack.push(state, in: self)
         try checkStateShape(at: -1)

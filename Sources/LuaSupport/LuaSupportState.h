@@ -86,11 +86,12 @@ typedef struct {
   lua_State *entered;    // the thread the call in flight entered on
   int transaction_open;  // state tables may be written (Transaction.c)
   // The state's shape (StateShape.c): a bound on its height (0: not known), the bound when
-  // the transaction began, whether a write may have left it out of shape, and its root.
+  // the transaction began, whether a write may have left it out of shape, and the registry
+  // slot of its root's proxy.
   lua_Integer shape_bound;
   lua_Integer shape_bound_at_begin;
   int shape_dirty;
-  const void *shape_root;
+  int shape_root_slot;
   // What the adoption of a stored table met (Transaction.c): its height, and whether a state
   // table was inside it.
   int adopt_height;
@@ -147,8 +148,15 @@ enum { LK_STATE_MAX_DEPTH = 200 };
 // height of the table it was adopted into (-1: a state table was inside it).
 void lk_shape_note_store(
     lua_State *L, int proxy, int real, int key, int value, int existing, int height);
-/// A transaction begins on the state whose proxy is at `state`.
-void lk_shape_begin(lua_State *L, int state);
+/// A transaction begins on the state whose root proxy is in the registry at `root_slot`. Kept
+/// as a slot, not looked at: on every action, while only a write that stores a table asks
+/// whether it wrote to the root (a write to the root goes through this proxy: a state has one).
+static inline void lk_shape_begin(lua_State *L, int root_slot) {
+  lk_info *info = lk_info_of(L);
+  info->shape_root_slot = root_slot;
+  info->shape_bound_at_begin = info->shape_bound;
+  info->shape_dirty = 0;
+}
 /// The transaction was rolled back: the bound is what it was when it began.
 void lk_shape_rolled_back(lua_State *L);
 /// The host wrote the state: its height is not known.

@@ -32,16 +32,6 @@ void lk_shape_forget(lua_State *L) {
   info->shape_dirty = 0;
 }
 
-void lk_shape_begin(lua_State *L, int state) {
-  // The root's proxy, not its real table: on every action, so no hidden-key lookup. A write
-  // to the root goes through this proxy (a state has one), and one that did not would only
-  // be taken for a write elsewhere, which proves less.
-  lk_info *info = lk_info_of(L);
-  info->shape_root = lua_topointer(L, state);
-  info->shape_bound_at_begin = info->shape_bound;
-  info->shape_dirty = 0;
-}
-
 const int *lk_transaction_shape_flag(lua_State *L) { return &lk_info_of(L)->shape_dirty; }
 
 void lk_shape_rolled_back(lua_State *L) {
@@ -87,7 +77,9 @@ void lk_shape_note_store(
     info->shape_dirty = 1;
     return;
   }
-  int is_root = lua_topointer(L, proxy) == info->shape_root;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, info->shape_root_slot);
+  int is_root = lua_rawequal(L, -1, proxy);
+  lua_pop(L, 1);
   if (existing) {
     // A state table: harmless only when it holds no table, and is not its own new parent.
     if (lua_rawequal(L, real, value) || !lk_shape_is_small_flat(L, value)) {

@@ -887,14 +887,10 @@ static inline void lk_end_transaction(lua_State *L) {
   if (info->proxies_made != 0) lk_forget_proxies_made(L);
 }
 
-void lk_transaction_begin(lua_State *L) {
+void lk_transaction_begin(lua_State *L, int state_slot) {
   lk_journal_forget(L);
   lk_info_of(L)->transaction_open = 1;
-}
-
-void lk_transaction_begin_on(lua_State *L, int state) {
-  lk_transaction_begin(L);
-  lk_shape_begin(L, state);
+  lk_shape_begin(L, state_slot);
 }
 
 void lk_transaction_commit(lua_State *L) {

@@ -147,9 +147,10 @@ int lk_next(lua_State *L, int index);
 /// or, when `key` is 0, as the whole state (its fields replace the table's, in place). Not
 /// journaled. Protected: returns Lua's status, with the message on top on failure.
 int lk_state_write(lua_State *L, int proxy, int key, int value);
-/// Opens a transaction, forgetting the journal of the last one: from now on state tables may
-/// be written, each write journaled.
-void lk_transaction_begin(lua_State *L);
+/// Opens a transaction on the state whose root proxy is in the registry at `state_slot`,
+/// forgetting the journal of the last one: from now on state tables may be written, each write
+/// journaled, and the state's shape is checked against that root (StateShape.c).
+void lk_transaction_begin(lua_State *L, int state_slot);
 /// Undoes every write of the open transaction, newest first, and closes it. Returns LUA_OK, or
 /// Lua's status if the undo itself failed (out of memory).
 int lk_transaction_rollback(lua_State *L);
@@ -158,9 +159,6 @@ void lk_transaction_commit(lua_State *L);
 /// What a write to a state table outside a transaction raises (after the Lua line): the host
 /// says why its state is read-only. Set before any Lua code runs (it allocates).
 void lk_set_read_only_message(lua_State *L, const char *message);
-/// Opens a transaction on the state whose proxy is at `state` (its shape is checked against
-/// that root, StateShape.c).
-void lk_transaction_begin_on(lua_State *L, int state);
 /// Where the VM keeps whether a write of the open transaction may have left its state out of
 /// shape (non-zero: then, and only then, `lk_transaction_check_shape` walks it): read there,
 /// for the cost of a load rather than a call, after every action.
