@@ -158,8 +158,8 @@ extension LuaFeatureBenchmarks {
     try showPiece(only, "vm.call(noop, with: action)") {
       _ = try vm.call(function, with: increment)
     }
-    try showPiece(only, "LuaFeature.reduce") {
-      try feature.reduce(increment) { (_) throws(LuaFeatureError) in () }
+    try showPiece(only, "LuaFeature.step") {
+      try feature.step(increment)
     }
     for (name, body) in [
       ("empty", ""), ("read", "local c = state.count"), ("write", "state.count = 1"),
@@ -169,8 +169,8 @@ extension LuaFeatureBenchmarks {
         source: "return { initial_state = function() return { count = 0 } end, "
           + "reduce = function(state, action) \(body) end }",
         file: "variant.lua", limits: limits)
-      try showPiece(only, "LuaFeature.reduce(\(name))") {
-        try variant.reduce(increment) { (_) throws(LuaFeatureError) in () }
+      try showPiece(only, "LuaFeature.step(\(name))") {
+        try variant.step(increment)
       }
     }
     let reducer = LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: .live)
@@ -184,9 +184,7 @@ extension LuaFeatureBenchmarks {
       var index = 0
       try showPiece(only, "toggle\(count)") {
         index += 1
-        try todos.reduce(["type": "toggle", "id": .integer(index % count + 1)]) {
-          (_) throws(LuaFeatureError) in ()
-        }
+        try todos.step(["type": "toggle", "id": .integer(index % count + 1)])
       }
     }
     let store = Store(initialState: handle, reducer: reducer)

@@ -89,7 +89,7 @@ enum ProxyBenchmarks {
       let action: LuaValue = ["type": .string(LuaString(type))]
       return try nanosecondsPerIteration(iterations: calls) { count in
         for _ in 0..<count {
-          try feature.reduce(action) { (_) throws(LuaFeatureError) in () }
+          try feature.step(action)
         }
       }
     }

@@ -26,12 +26,6 @@ extension LuaFeature {
 }
 
 extension LuaFeature {
-  /// Whether the last action wrote to the state: a host that keeps a snapshot of the state
-  /// need not read it again after an action that wrote nothing.
-  public var lastActionWrote: Bool { queue.access { $1.lastActionWrote } }
-}
-
-extension LuaFeature {
   /// Whether the loaded code has `migrate(state)`, which a swap runs.
   public var hasMigrate: Bool { queue.access { $1.module.migrate != nil } }
 

@@ -15,6 +15,33 @@ extension LuaFeature {
     }
   }
 
+  /// Persistence observing a commit (`step`, before it commits an action that wrote): when the
+  /// action changed what is saved, the saver is told, and the save to run on `context`'s
+  /// dependencies is returned, on the schedule `StateSaver` keeps (a `debounce` after the first
+  /// change not yet saved). Nil when nothing saved changed (a change elsewhere, a screen opened,
+  /// or a write of the value already there, starts no save) and when the context runs no
+  /// effect (a replay).
+  func persistenceObservesCommit(
+    of vm: LuaVM, _ loaded: Loaded, _ saver: StateSaver, _ context: LuaStepContext
+  ) -> Effect<LuaValue>? {
+    guard context.effects == .run, let persistence = loaded.module.persistence else { return nil }
+    let field = persistence.select.map { LuaValue($0) } ?? .nil
+    guard vm.transactionChanged(field: field, of: stateReference) else { return nil }
+    saver.changed()
+    let dependencies = (context.dependencies ?? hostEnvironment.defaultDependencies()).values
+    let onError = context.onError
+    return saver.save(
+      delay: Seconds.duration(persistence.debounce) ?? .seconds(1),
+      clock: dependencies.clock, files: dependencies.files
+    ) { error in
+      if let error = error as? LuaFeatureError { return onError(error) }
+      onError(
+        .effect(
+          action: "saving the state",
+          error: .runtime(message: "\(persistence.path): \(error)", traceback: "")))
+    }
+  }
+
   /// Writes the state now if an action changed it since the last save (a save still waiting,
   /// say): for a host about to exit, on end of input or a signal.
   public func savePending(files: FileClient) async throws {

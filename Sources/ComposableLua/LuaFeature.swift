@@ -35,8 +35,6 @@ public final class LuaFeature: Sendable {
     var saver: StateSaver?
     /// A plain copy of what was last saved or restored, for `persist.is_duplicate`.
     var lastSaved: LuaReference? = nil
-    /// Whether the last action wrote to the state.
-    var lastActionWrote = false
     /// Where the last swap's `migrate(state)` changed the state (none without one).
     var migrationChanges: Result<[LuaDifference], LuaFeatureError> = .success([])
   }

@@ -20,11 +20,10 @@ public struct LuaFeatureChangePrinter: Reducer {
   let printer: ChangePrinter
 
   public func reduce(into state: inout LuaFeatureHandle, action: LuaValue) -> Effect<LuaValue> {
-    var changes: Result<[LuaDifference], LuaFeatureError> = .success([])
-    var returned = LuaValue.nil
-    let effect = base.reduce(into: &state, action: action, returned: &returned, changes: &changes)
+    let outcome = base.step(into: &state, action: action, readingChanges: true)
     printer.write(
-      action: action.notation, difference: LuaValue.notation(of: changes, colored: printer.colored))
-    return effect
+      action: action.notation,
+      difference: LuaValue.notation(of: outcome.changes, colored: printer.colored))
+    return outcome.effect
   }
 }

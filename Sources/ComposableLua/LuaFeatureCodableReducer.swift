@@ -10,8 +10,9 @@ import LuaKit
 /// back are decoded into the enum; one that does not decode is reported and dropped.
 public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendable>: Reducer {
   public let feature: LuaFeature
-  let dependencies: LuaFeatureDependencies
-  let onError: @Sendable (LuaFeatureError) -> Void
+  /// What each action's step is given (see `LuaFeatureReducer.context`), made once.
+  let context: LuaStepContext
+  var onError: @Sendable (LuaFeatureError) -> Void { context.onError }
   /// Reads the state after an action; nil for a store that holds a `LuaFeatureHandle`.
   let readState: (@Sendable (LuaFeature) throws(LuaFeatureError) -> State)?
   /// How an action crosses into Lua: typed or encoded, chosen by the initializer.
@@ -26,16 +27,17 @@ public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendab
     crossing: @escaping @Sendable (Action) -> LuaFeatureAction
   ) {
     self.feature = feature
-    self.dependencies = LuaFeatureDependencies(dependencies)
-    self.onError = onError
+    self.context = LuaStepContext(
+      dependencies: LuaFeatureDependencies(dependencies), onError: onError)
     self.readState = readState
     self.crossing = crossing
   }
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     do throws(LuaFeatureError) {
-      let effect = try feature.reduceToEffect(
-        crossing(action), dependencies: dependencies, onError: onError)
+      let outcome = feature.step(crossing(action), context)
+      if outcome.failed, let error = outcome.error { throw error }
+      let effect = outcome.effect
       if let readState { state = try readState(feature) }
       // Most actions return nothing: no closure is made (and allocated) for them.
       guard !effect.isNone else { return .none }

@@ -45,6 +45,11 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   /// Whether the call in flight only looks into the feature (`answerForInspection`).
   @exclusivity(unchecked) private var callIsInspection = false
 
+  /// The dependencies a call that gives none runs with, as a step's context holds them.
+  func defaultDependencies() -> LuaFeatureDependencies {
+    LuaFeatureDependencies(lock.withLock { defaults })
+  }
+
   func use(_ dependencies: DependencyValues) {
     lock.withLock { defaults = dependencies }
   }

@@ -16,10 +16,14 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   /// Reads the state after an action; nil for a store that holds a `LuaFeatureHandle` to this
   /// feature, which stays as it is (no read, and no retain of the feature, per action).
   let readState: (@Sendable (LuaFeature) throws(LuaFeatureError) -> State)?
-  /// This reducer's dependencies, handed to each call: `env` answers from them during it, so
-  /// two reducers over one feature each use their own.
-  let dependencies: LuaFeatureDependencies
-  private(set) var onError: @Sendable (LuaFeatureError) -> Void
+  /// What each action's step is given: this reducer's dependencies (`env` answers from them
+  /// during the call, so two reducers over one feature each use their own) and where its
+  /// effects' later failures go. Made once, with the reducer.
+  private(set) var context: LuaStepContext
+  /// This reducer's dependencies, handed to each call.
+  var dependencies: LuaFeatureDependencies { context.dependencies! }
+  /// Where an action the feature refused, and a failure of its effects, are reported.
+  var onError: @Sendable (LuaFeatureError) -> Void { context.onError }
   /// For a store that holds a copy of the state: the copy this reducer last gave it, and how
   /// to write a different one back into Lua. A Swift parent may write to its Lua child's state
   /// between actions; the child's next action must start from what the parent wrote.
@@ -32,48 +36,81 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     readState: @escaping @Sendable (LuaFeature) throws(LuaFeatureError) -> State,
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer.reportError
   ) {
-    self.feature = feature
-    self.readState = readState
-    self.dependencies = LuaFeatureDependencies(dependencies)
-    self.onError = onError
-    self.writeBack = nil
+    self.init(
+      feature: feature, dependencies: dependencies, readState: readState, writeBack: nil,
+      onError: onError)
   }
 
   init(
     feature: LuaFeature, dependencies: DependencyValues,
     readState: (@Sendable (LuaFeature) throws(LuaFeatureError) -> State)?,
-    writeBack: StateWriteBack<State>?
+    writeBack: StateWriteBack<State>?,
+    onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer.reportError
   ) {
     self.feature = feature
     self.readState = readState
-    self.dependencies = LuaFeatureDependencies(dependencies)
-    self.onError = LuaFeatureReducer.reportError
+    self.context = LuaStepContext(
+      dependencies: LuaFeatureDependencies(dependencies), onError: onError)
     self.writeBack = writeBack
   }
 
   public func reduce(into state: inout State, action: LuaValue) -> Effect<LuaValue> {
-    do throws(LuaFeatureError) {
-      try writeBack?.writeIfChanged(state, into: feature)
-      let effect = try feature.reduceToEffect(
-        value: action, dependencies: dependencies, onError: onError)
-      if let readState {
-        state = try readState(feature)
-        writeBack?.gave(state)
-      }
-      return effect
-    } catch {
-      return failed(error)
+    // A store that holds a handle (an app's) goes straight to the step: nothing here depends
+    // on `State`, so none of it runs through its metadata.
+    guard writeBack != nil || readState != nil else {
+      let outcome = feature.step(action, context)
+      return outcome.failed ? failed(outcome).effect : outcome.effect
     }
+    return reduce(into: &state, action: action, context).effect
   }
 
-  /// The effect of an action the feature refused: reported to `onError`, then
-  /// `Effect.failure`, so that what composes this reducer does not go on as if it had
-  /// succeeded (see `CombineReducers`), with the action `sendingOnFailure` makes of it. Apart
-  /// from `reduce`, which stays as small as the actions that succeed need.
+  /// `reduce`, with the step's whole outcome: what the reducer returned, whether it wrote,
+  /// and, with `readingChanges`, where it changed the state (read from its transaction, no copy
+  /// of the state compared). For a host that records a session and shows each action (the
+  /// REPL, `printChanges`). A refused action's outcome holds its error, reported to `onError`
+  /// too, and its effect is `Effect.failure`.
+  public func step(
+    into state: inout State, action: LuaValue, readingChanges: Bool
+  ) -> LuaStepOutcome {
+    let context = LuaStepContext(
+      dependencies: context.dependencies, onError: context.onError, readsChanges: readingChanges)
+    return reduce(into: &state, action: action, context)
+  }
+
+  private func reduce(
+    into state: inout State, action: LuaValue, _ context: LuaStepContext
+  ) -> LuaStepOutcome {
+    if let writeBack {
+      do throws(LuaFeatureError) { try writeBack.writeIfChanged(state, into: feature) } catch {
+        return failed(LuaStepOutcome(failure: error))
+      }
+    }
+    var outcome = feature.step(action, context)
+    guard !outcome.failed else { return failed(outcome) }
+    if let readState {
+      do throws(LuaFeatureError) {
+        state = try readState(feature)
+        writeBack?.gave(state)
+      } catch {
+        outcome.error = error
+        outcome.effect = .failure(error, sending: nil)
+        return failed(outcome)
+      }
+    }
+    return outcome
+  }
+
+  /// An action the feature refused: reported to `onError`, and its effect `Effect.failure`, so
+  /// that what composes this reducer does not go on as if it had succeeded (see
+  /// `CombineReducers`), with the action `sendingOnFailure` makes of it. Apart from `reduce`,
+  /// which stays as small as the actions that succeed need.
   @inline(never)
-  private func failed(_ error: LuaFeatureError) -> Effect<LuaValue> {
+  private func failed(_ outcome: LuaStepOutcome) -> LuaStepOutcome {
+    guard let error = outcome.error else { return outcome }
     onError(error)
-    return .failure(error, sending: failureAction?(error))
+    var outcome = outcome
+    outcome.effect = .failure(error, sending: failureAction?(error))
+    return outcome
   }
 
   /// This reducer, sending `action(error)` (when not nil) after an action the feature refused:
@@ -86,31 +123,6 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     var copy = self
     copy.failureAction = action
     return copy
-  }
-
-  /// `reduce`, with what the reducer returned, as Lua described it (nil for no effect, or when
-  /// the action failed), and where the action changed the state (none when it failed): for a
-  /// host that records a session (`LuaValue.effectDescription`) and shows each action's
-  /// changes, read from its transaction rather than by comparing two snapshots.
-  public func reduce(
-    into state: inout State, action: LuaValue, returned: inout LuaValue,
-    changes: inout Result<[LuaDifference], LuaFeatureError>
-  ) -> Effect<LuaValue> {
-    do throws(LuaFeatureError) {
-      try writeBack?.writeIfChanged(state, into: feature)
-      let effect = try feature.reduceToEffect(
-        .value(action), dependencies: dependencies, onError: onError, returned: &returned,
-        changes: &changes)
-      if let readState {
-        state = try readState(feature)
-        writeBack?.gave(state)
-      }
-      return effect
-    } catch {
-      returned = .nil
-      changes = .success([])
-      return failed(error)
-    }
   }
 
   /// Reports the error as an issue: a test fails, at the line of its call that the error came
@@ -179,8 +191,9 @@ extension LuaFeatureReducer where State == LuaFeatureHandle {
     feature: LuaFeature, dependencies: DependencyValues,
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer.reportError
   ) {
-    self.init(feature: feature, dependencies: dependencies, readState: nil, writeBack: nil)
-    self.onError = onError
+    self.init(
+      feature: feature, dependencies: dependencies, readState: nil, writeBack: nil,
+      onError: onError)
   }
 }
 

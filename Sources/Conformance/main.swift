@@ -134,7 +134,7 @@ let harness = try readBytes(tools.appendingPathComponent("harness.lua"))
                 (LuaValue.integer($0), LuaValue.boolean(true))
               }))),
       ]
-      try host.reduce(start) { _ in () }
+      try host.step(start)
       return lines
     } catch {
       // The statement after the last one reported ended the run.

@@ -52,6 +52,7 @@ public enum LuaValue: Hashable, Sendable {
   public var stringValue: String? {
     if case let .string(value) = self { value.string } else { nil }
   }
+  public var isNil: Bool { if case .nil = self { true } else { false } }
   public var tableValue: LuaTable? { if case let .table(value) = self { value } else { nil } }
 
   /// Lua truthiness: everything but nil and false.

@@ -25,7 +25,7 @@ import Testing
   @Test func theStepAndTheEffectsSayWhatIsWrongInTheSameWords() throws {
     let feature = try LuaFeature(
       source: "return { reduce = function() end }", file: "plain.lua")
-    let error = featureError { _ = try feature.reduce(42) { (_) throws(LuaFeatureError) in () } }
+    let error = featureError { _ = try feature.step(42) }
     guard case let .reduce(_, .runtime(message, _)) = error else {
       Issue.record("expected a reduce error, got \(String(describing: error))")
       return

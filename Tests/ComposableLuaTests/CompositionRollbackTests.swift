@@ -32,7 +32,7 @@ import Testing
 
   /// The effect the reducer returned for `action`, as Lua built it.
   private func effect(_ feature: LuaFeature, _ action: LuaValue) throws -> LuaValue {
-    try feature.reduce(action) { (returned) throws(LuaFeatureError) in returned }
+    try feature.step(action).returned
   }
 
   @Test func aFailedRemovalLeavesTheEffectsKnownSoTheNextRemovalCancelsThem() throws {

@@ -100,7 +100,7 @@ import Testing
       var dependencies = DependencyValues.test
       dependencies.random = RandomSource(seed: 7)
       feature.use(dependencies)
-      _ = try feature.reduce("roll") { (_) throws(LuaFeatureError) in () }
+      _ = try feature.step("roll")
       return try feature.state()
     }
     let first = try rolls()
@@ -113,7 +113,7 @@ import Testing
     let feature = try LuaFeature(source: """
       return { reduce = function(state, action, env) env.random(6, 1) end }
       """, file: "bad.lua")
-    let error = featureError { _ = try feature.reduce("roll") { (_) throws(LuaFeatureError) in () } }
+    let error = featureError { _ = try feature.step("roll") }
     guard case let .reduce(_, luaError) = error else { Issue.record("expected a reduce error"); return }
     #expect(luaError.message == "bad.lua:1: bad argument to 'env.random' (interval is empty)")
   }

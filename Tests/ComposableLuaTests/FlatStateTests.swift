@@ -32,7 +32,7 @@ import Testing
     """
 
   private func send(_ feature: LuaFeature, _ action: LuaValue) throws {
-    _ = try feature.reduce(action) { (_) throws(LuaFeatureError) in () }
+    _ = try feature.step(action)
   }
 
   private func sendFailing(_ feature: LuaFeature, _ action: LuaValue) {

@@ -18,7 +18,7 @@ import Testing
     """
 
   func bump(_ feature: LuaFeature) throws {
-    _ = try feature.reduce("bump") { (_) throws(LuaFeatureError) in () }
+    _ = try feature.step("bump")
   }
 
   @Test func swappingKeepsTheStateAndRunsMigrate() throws {

@@ -26,7 +26,7 @@ import Testing
   @Test func noModuleLocalAliasesTheState() throws {
     let feature = try Self.feature(
       "return { inner = shared }", reduce: "state.seen = state.inner.n")
-    try feature.reduce("look") { (_) throws(LuaFeatureError) in () }
+    try feature.step("look")
     #expect(try feature.state() == ["inner": ["n": 0], "seen": 0])
   }
 
@@ -63,7 +63,7 @@ import Testing
       for _ = 1, 60 do level = { level, level } end  -- 2^60 paths, one table a level
       return { a = t, b = t, wide = level }
       """, reduce: "state.a.x = 2")
-    try feature.reduce("write") { (_) throws(LuaFeatureError) in () }
+    try feature.step("write")
     #expect(try feature.evaluate("state.b.x, rawequal(state.a, state.b)") == [2, true])
   }
 

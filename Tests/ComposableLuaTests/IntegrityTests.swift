@@ -121,7 +121,7 @@ import Testing
   /// Sends `action`; returns its error, or nil.
   @discardableResult
   private func send(_ feature: LuaFeature, _ action: LuaValue) -> LuaFeatureError? {
-    featureError { _ = try feature.reduce(action) { (_) throws(LuaFeatureError) in () } }
+    featureError { _ = try feature.step(action) }
   }
 
   /// `action` fails, the state is exactly what it was, and counting still works.

@@ -45,31 +45,31 @@ import Testing
       source: Self.source, file: "big.lua", limits: LuaLimits(memory: nil, instructions: nil))
     // Reading every todo gives each its proxy; what a large write adds after that is the
     // journal's: 20,000 writes, three slots each, about 1 MB if the table kept its size.
-    try feature.reduce(["type": "count_done"]) { (_) throws(LuaFeatureError) in () }
+    try feature.step(["type": "count_done"])
     let before = feature.memoryInUse()
-    try feature.reduce(["type": "touch_all"]) { (_) throws(LuaFeatureError) in () }
+    try feature.step(["type": "touch_all"])
     let after = feature.memoryInUse()
     #expect(after - before < 64 << 10, "held \(after - before) bytes more after the action")
 
     // A large action that fails is undone in full: the writes went into the journal the
     // rollback reads.
     #expect(throws: LuaFeatureError.self) {
-      try feature.reduce(["type": "touch_all_then_fail"]) { (_) throws(LuaFeatureError) in () }
+      try feature.step(["type": "touch_all_then_fail"])
     }
     #expect(try feature.evaluate("state.n, state.todos[1].done, state.todos[20000].done")
       == [0, true, true])
     // And again after that, small and large, with pairs through the proxies.
-    try feature.reduce(["type": "count_done"]) { (_) throws(LuaFeatureError) in () }
+    try feature.step(["type": "count_done"])
     #expect(try feature.evaluate("state.n") == [20000])
-    try feature.reduce(["type": "touch_all"]) { (_) throws(LuaFeatureError) in () }
+    try feature.step(["type": "touch_all"])
     #expect(throws: LuaFeatureError.self) {
-      try feature.reduce(["type": "touch_all_then_fail"]) { (_) throws(LuaFeatureError) in () }
+      try feature.step(["type": "touch_all_then_fail"])
     }
-    try feature.reduce(["type": "count_done"]) { (_) throws(LuaFeatureError) in () }
+    try feature.step(["type": "count_done"])
     #expect(try feature.evaluate("state.n") == [0])
     // The `next` a reducer kept from before the journal was replaced still walks the state.
-    try feature.reduce(["type": "touch_all"]) { (_) throws(LuaFeatureError) in () }
-    try feature.reduce(["type": "count_with_saved_next"]) { (_) throws(LuaFeatureError) in () }
+    try feature.step(["type": "touch_all"])
+    try feature.step(["type": "count_with_saved_next"])
     #expect(try feature.evaluate("state.n") == [20000])
   }
 }

@@ -82,7 +82,7 @@ import Testing
 
   static func send(_ feature: LuaFeature, _ type: String) -> LuaError? {
     do {
-      try feature.reduce(.string(LuaString(type))) { (_) throws(LuaFeatureError) in () }
+      try feature.step(.string(LuaString(type)))
       return nil
     } catch {
       guard case let .reduce(_, error) = error else { return nil }

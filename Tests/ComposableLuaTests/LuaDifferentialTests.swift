@@ -108,11 +108,11 @@ import Testing
           end,
         }
         """, file: "differential.lua", limits: limits, print: { lines.append($0) })
-    try feature.reduce(
+    try feature.step(
       [
         "type": "run", "prelude": .string(LuaString(bytes: Array(try Data(contentsOf: prelude)))),
         "cases": .string(LuaString(cases)),
-      ]) { _ in () }
+      ])
     return outputs(lines.all)
   }
 

@@ -38,7 +38,7 @@ import Testing
   static func feature() throws -> LuaFeature { try LuaFeature(source: source, file: "kept.lua") }
 
   static func send(_ action: LuaValue, to feature: LuaFeature) throws {
-    try feature.reduce(action) { (_) throws(LuaFeatureError) in () }
+    try feature.step(action)
   }
 
   /// Saves what `feature` holds and restores it into `restarted`: what it restored.

@@ -71,7 +71,7 @@ import Testing
     """#
 
   static func send(_ type: String, to feature: LuaFeature) throws {
-    try feature.reduce(["type": .init(type)]) { (_) throws(LuaFeatureError) in () }
+    try feature.step(["type": .init(type)])
   }
 
   @Test func everyValueAStateCanHoldComesBackExactly() async throws {

@@ -53,7 +53,7 @@ import Testing
   }
 
   static func send(_ feature: LuaFeature, _ type: String) throws(LuaFeatureError) {
-    try feature.reduce(.string(LuaString(type))) { (_) throws(LuaFeatureError) in () }
+    try feature.step(.string(LuaString(type)))
   }
 
   @Test func aSweepLeavesNoProxiesBehind() throws {

@@ -134,11 +134,9 @@ import Testing
         continue
       }
       let error = featureError {
-        _ = try feature.reduce(action) { (returned) throws(LuaFeatureError) -> Void in
-          if returned != .nil {
-            throw .malformedEffect(action: "", path: "effect", message: "not an effect")
-          }
-        }
+        // Checked as a store checks it: `malformed` fails the action, rolled back.
+        let outcome = feature.step(action, LuaStepContext(dependencies: nil, effects: .check))
+        if let error = outcome.error { throw error }
       }
       guard action.fail != .nil else { continue }
       checked += 1

@@ -94,7 +94,7 @@ import Testing
       ["type": "fail", "t": Self.dagValue()],
     ] {
       let error = featureError {
-        try feature.reduce(action) { (_) throws(LuaFeatureError) in () }
+        try feature.step(action)
       }
       let message = error?.description ?? ""
       #expect(message.hasPrefix("the reducer failed on {"), "\(message.prefix(200))")
@@ -102,9 +102,7 @@ import Testing
       #expect(message.utf8.count < LuaValue.descriptionLimit + 500)
     }
     let error = featureError {
-      try feature.reduce(["type": "fail", "data": .string(LuaString(huge))]) {
-        (_) throws(LuaFeatureError) in ()
-      }
+      try feature.step(["type": "fail", "data": .string(LuaString(huge))])
     }
     #expect(error?.description.contains("… 19997") == true)
     #expect(error?.description.contains(" more bytes, and the state was rolled back") == true)

@@ -30,7 +30,7 @@ import Testing
     """
 
   static func send(_ feature: LuaFeature, _ type: String) throws {
-    try feature.reduce(.string(LuaString(type))) { (_) throws(LuaFeatureError) in () }
+    try feature.step(.string(LuaString(type)))
   }
 
   @Test func aKeptTableIsTheStatesAfterASweep() throws {

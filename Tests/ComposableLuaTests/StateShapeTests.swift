@@ -24,7 +24,7 @@ import Testing
 
   static func send(_ feature: LuaFeature, _ action: LuaValue) -> LuaFeatureError? {
     do throws(LuaFeatureError) {
-      try feature.reduce(action) { (_) throws(LuaFeatureError) in () }
+      try feature.step(action)
       return nil
     } catch { return error }
   }

@@ -32,7 +32,7 @@ import Testing
       """, file: "keys.lua")
     for (action, line) in [("direct", 4), ("inside", 5)] {
       let error = featureError {
-        _ = try feature.reduce(.string(LuaString(action))) { (_) throws(LuaFeatureError) in () }
+        _ = try feature.step(.string(LuaString(action)))
       }
       guard case let .reduce(_, failure) = error else {
         Issue.record("expected \(action) to fail, got \(String(describing: error))")

@@ -38,10 +38,10 @@ import Testing
   @Test func anErrorHalfWayLeavesTheStateExactlyAsItWas() throws {
     let feature = try LuaFeature(source: Self.source, file: "edit.lua")
     // Actions that succeeded before the failing one stay.
-    _ = try feature.reduce("count") { (_) throws(LuaFeatureError) in () }
-    _ = try feature.reduce("count") { (_) throws(LuaFeatureError) in () }
+    _ = try feature.step("count")
+    _ = try feature.step("count")
     let error = featureError {
-      _ = try feature.reduce(["type": "edit", "fail": true]) { (_) throws(LuaFeatureError) in () }
+      _ = try feature.step(["type": "edit", "fail": true])
     }
     guard case let .reduce(_, .runtime(message, traceback)) = error else {
       Issue.record("expected a runtime error, got \(String(describing: error))")
@@ -53,7 +53,7 @@ import Testing
     counted.count = 3
     #expect(try feature.state() == counted)
     // And the feature goes on working.
-    _ = try feature.reduce(["type": "edit"]) { (_) throws(LuaFeatureError) in () }
+    _ = try feature.step(["type": "edit"])
     #expect(try feature.state() == [
       "name": "b", "count": 2, "flag": true, "items": ["x", "y"], "nested": ["deep": 2],
     ])
@@ -62,7 +62,7 @@ import Testing
   @Test func anInstructionBudgetAbortRollsBack() throws {
     let feature = try LuaFeature(
       source: Self.source, file: "spin.lua", limits: LuaLimits(memory: 16 << 20, instructions: 100_000))
-    let error = featureError { _ = try feature.reduce("spin") { (_) throws(LuaFeatureError) in () } }
+    let error = featureError { _ = try feature.step("spin") }
     guard case .reduce(_, .instructionLimit) = error else {
       Issue.record("expected the instruction limit, got \(String(describing: error))")
       return
@@ -73,7 +73,7 @@ import Testing
   @Test func aMemoryCapAbortRollsBack() throws {
     let feature = try LuaFeature(
       source: Self.source, file: "hog.lua", limits: LuaLimits(memory: 8 << 20, instructions: nil))
-    let error = featureError { _ = try feature.reduce("hog") { (_) throws(LuaFeatureError) in () } }
+    let error = featureError { _ = try feature.step("hog") }
     guard case .reduce(_, .memoryLimit) = error else {
       Issue.record("expected the memory limit, got \(String(describing: error))")
       return
@@ -115,7 +115,7 @@ import Testing
         end,
       }
       """, file: "sort.lua")
-    _ = try feature.reduce("go") { (_) throws(LuaFeatureError) in () }
+    _ = try feature.step("go")
     #expect(try feature.state() == [
       "list": [1, 2, 3], "same": true, "copy": ["inner": [1, 2, 3]], "sum": 9,
     ])
@@ -133,7 +133,7 @@ import Testing
       (["type": 3, "types": "edit"], "a table whose type is number"),
       (["type": ["edit"]], "a table whose type is table"),
     ] {
-      let error = featureError { _ = try feature.reduce(action) { (_) throws(LuaFeatureError) in () } }
+      let error = featureError { _ = try feature.step(action) }
       guard case let .reduce(_, .runtime(message, _)) = error else {
         Issue.record("expected a reduce error, got \(String(describing: error))")
         continue
@@ -174,13 +174,13 @@ import Testing
 
   @Test func aStateTableHandedBackReadsAsItsData() throws {
     let feature = try LuaFeature(source: Self.source, file: "echo.lua")
-    let returned = try feature.reduce("echo") { (value) throws(LuaFeatureError) in value }
+    let returned = try feature.step("echo").returned
     #expect(returned.action.todo == ["id": 1, "title": "a"])
   }
 
   @Test func aStoredValueHoldingAProxyDeepDownAndACycleIsStoredAsData() throws {
     let feature = try LuaFeature(source: Self.source, file: "deep.lua")
-    _ = try feature.reduce("deep") { (_) throws(LuaFeatureError) in () }
+    _ = try feature.step("deep")
     var node = try feature.state().deep
     for _ in 1...20 { node = node.next }
     #expect(node.todos == [["id": 1, "title": "a"]])
@@ -192,7 +192,7 @@ import Testing
   @Test func aRollbackPutsBackARemovedKeyAfterTheTableGrew() throws {
     let feature = try LuaFeature(source: Self.source, file: "remove.lua")
     let before = try feature.state()
-    let error = featureError { _ = try feature.reduce("remove_then_fail") { (_) throws(LuaFeatureError) in () } }
+    let error = featureError { _ = try feature.step("remove_then_fail") }
     guard case .reduce = error else {
       Issue.record("expected a reduce error, got \(String(describing: error))")
       return

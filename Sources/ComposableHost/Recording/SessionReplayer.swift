@@ -49,18 +49,15 @@ struct SessionReplayer {
     _ = tape.takeRecorded()
     tape.play(recorded.draws)
     var now = recorded
-    var failure: LuaFeatureError?
-    do throws(LuaFeatureError) {
-      now.effect = try feature.replay(recorded.action, dependencies: dependencies)
-      now.error = nil
-    } catch {
-      now.effect = .nil
-      now.error = error.recordedMessage
-      failure = error
-    }
+    // Reduced as a store reduces it, its effect checked as a store checks it, but none of it
+    // run: what effects did comes back recorded, as the actions they sent.
+    let outcome = feature.step(
+      recorded.action, LuaStepContext(dependencies: dependencies, effects: .check))
+    now.effect = outcome.returned.effectDescription
+    now.error = outcome.error?.recordedMessage
     tape.stopPlaying()
     now.draws = tape.takeRecorded()
-    return Outcome(action: now, error: failure)
+    return Outcome(action: now, error: outcome.error)
   }
 
   /// Puts the feature's state where it was after action `number` of `timeline`: its nearest

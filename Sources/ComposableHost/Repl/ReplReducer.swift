@@ -29,7 +29,6 @@ struct ReplReducer: Reducer {
   let base: LuaFeatureReducer<LuaFeatureHandle>
   let timeline: SessionTimeline
   let replayer: SessionReplayer
-  let errors: ReducerErrorBox
   let clock: ReplClock
   let printer: ReplPrinter
   let snapshot: StateSnapshot
@@ -50,21 +49,22 @@ struct ReplReducer: Reducer {
     case let .fromEffect(sent): (value, fromEffect) = (sent, true)
     }
     _ = replayer.tape.takeRecorded()  // answers drawn outside an action are not its own
-    var returned = LuaValue.nil
-    var changes: Result<[LuaDifference], LuaFeatureError> = .success([])
-    let effect = base.reduce(
-      into: &state, action: value, returned: &returned, changes: &changes)
-    let error = errors.take()
+    // What the action changed comes from its transaction: no comparison of the whole state.
+    let outcome = base.step(into: &state, action: value, readingChanges: true)
     let recorded = RecordedAction(
       action: value, fromEffect: fromEffect, time: Seconds.of(clock.now.offset),
-      draws: replayer.tape.takeRecorded(), effect: returned.effectDescription,
-      error: error?.recordedMessage)
-    if error == nil, feature.lastActionWrote { snapshot.actionWrote() }
+      draws: replayer.tape.takeRecorded(), effect: outcome.returned.effectDescription,
+      error: outcome.error?.recordedMessage)
+    if outcome.error == nil, outcome.wrote {
+      snapshot.actionWrote()
+      // A type that changed the state is one the feature handles: offered from now on.
+      // (Whether it wrote, not a comparison of two whole states, which costs what they hold.)
+      if !fromEffect, let type = value.type.stringValue { printer.noteSeen(type) }
+    }
     // The state is read for a checkpoint only (the timeline asks every so many actions).
     let number = timeline.record(recorded, stateAfter: snapshot.value)
-    // What the action changed comes from its transaction: no comparison of the whole state.
-    printer.reduced(number: number, recorded, changes: changes, error: error)
-    return effect.map(ReplAction.fromEffect)
+    printer.reduced(number: number, recorded, changes: outcome.changes, error: outcome.error)
+    return outcome.effect.map(ReplAction.fromEffect)
   }
 
   private func jump(to number: Int) {
@@ -112,21 +112,5 @@ struct ReplReducer: Reducer {
       printer.line(printer.indented(difference))
     }
     snapshot.actionWrote()  // migrate wrote: read again when asked
-  }
-}
-
-/// The reducer's error for the action in flight, from the feature reducer's error callback to
-/// the REPL's reducer that records the action.
-final class ReducerErrorBox: @unchecked Sendable {
-  private let lock = NSLock()
-  private var error: LuaFeatureError?  // under `lock`
-
-  func note(_ error: LuaFeatureError) { lock.withLock { self.error = error } }
-
-  func take() -> LuaFeatureError? {
-    lock.withLock {
-      defer { error = nil }
-      return error
-    }
   }
 }

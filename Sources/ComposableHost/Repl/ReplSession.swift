@@ -75,22 +75,22 @@ public actor ReplSession {
     dependencies.clock = clock
     dependencies.environmentTape = tape
     self.dependencies = dependencies
-    let errors = ReducerErrorBox()
     let snapshot = try StateSnapshot(feature: feature)
     self.snapshot = snapshot
     timeline = SessionTimeline(initialState: snapshot.value)
     let base = LuaFeatureReducer<LuaFeatureHandle>(
       feature: feature, dependencies: dependencies,
       onError: { error in
-        // A reducer's error goes with its action; an effect's comes on its own.
-        if case .effect = error { printer.error(error.description) } else { errors.note(error) }
+        // A reducer's error comes back with its action (`LuaStepOutcome.error`), printed with
+        // it; an effect's comes on its own, later.
+        if case .effect = error { printer.error(error.description) }
       })
     store = Store(
       initialState: LuaFeatureHandle(feature: feature),
       reducer: ReplReducer(
         feature: feature, base: base, timeline: timeline,
         replayer: SessionReplayer(feature: feature, dependencies: dependencies, tape: tape),
-        errors: errors, clock: clock, printer: printer, snapshot: snapshot),
+        clock: clock, printer: printer, snapshot: snapshot),
       effectExecutor: dependencies.effectExecutor ?? executor)
   }
 
@@ -166,13 +166,6 @@ public actor ReplSession {
       return
     }
     await store.send(.typed(action))
-    // A type that changed the state is one the feature handles: offered from now on.
-    // (Whether it wrote, not a comparison of two whole states, which costs as much as they hold.)
-    if feature.lastActionWrote, let entry = timeline.actions.last(where: { !$0.fromEffect }),
-      !entry.failed, let type = entry.action.type.stringValue
-    {
-      known.insert(type)
-    }
   }
 
   /// `= expression`: its values, laid out as Lua.
