@@ -44,12 +44,10 @@ extension LuaFeature {
     describing action: @autoclosure () -> LuaFeatureAction, _ context: LuaStepContext,
     call: (LuaVM, LuaTransactionCall) throws(LuaError) -> LuaValue
   ) -> LuaStepOutcome {
-    // Filled in place and the access returns nothing: a result carried out through the
-    // queue's generic `access` is copied by its value witnesses (hundreds of instructions).
-    var outcome = LuaStepOutcome()
     do throws(LuaFeatureError) {
-      try queue.access { (vm, loaded) throws(LuaFeatureError) in
+      return try queue.access { (vm, loaded) throws(LuaFeatureError) -> LuaStepOutcome in
         hostEnvironment.answer(from: context.dependencies, forReducer: true)
+        var outcome = LuaStepOutcome()
         do throws(LuaError) {
           outcome.returned = try call(vm, loaded.step)  // rolled back if it fails
         } catch {
@@ -84,11 +82,11 @@ extension LuaFeature {
           outcome.effect = outcome.effect.isNone ? save : .merge(outcome.effect, save)
         }
         vm.commitTransaction()
+        return outcome
       }
     } catch {
       return LuaStepOutcome(failure: error)
     }
-    return outcome
   }
 
   /// How `callTransaction` names what the called function returned, in a path.

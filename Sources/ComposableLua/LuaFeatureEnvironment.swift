@@ -29,6 +29,7 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
 
   /// Called at the start of each call into the VM, under the feature's lock. The same
   /// dependencies as the last call (one store sending action after action) cost one compare.
+  @inline(__always)
   func answer(from dependencies: LuaFeatureDependencies?, forReducer: Bool) {
     if calling !== dependencies { calling = dependencies }
     callIsReducer = forReducer

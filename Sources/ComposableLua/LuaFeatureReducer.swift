@@ -30,6 +30,9 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   let writeBack: StateWriteBack<State>?
   /// The action to send when the feature refuses one (`sendingOnFailure`), after the failure.
   var failureAction: (@Sendable (LuaFeatureError) -> LuaValue?)?
+  /// Whether the store holds a copy of the state (`readState` or `writeBack` set): a Bool, as a
+  /// look at those optionals of a generic type goes through their metadata on every action.
+  private let holdsCopy: Bool
 
   public init(
     feature: LuaFeature, dependencies: DependencyValues,
@@ -52,12 +55,13 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     self.context = LuaStepContext(
       dependencies: LuaFeatureDependencies(dependencies), onError: onError)
     self.writeBack = writeBack
+    self.holdsCopy = readState != nil || writeBack != nil
   }
 
   public func reduce(into state: inout State, action: LuaValue) -> Effect<LuaValue> {
     // A store that holds a handle (an app's) goes straight to the step: nothing here depends
     // on `State`, so none of it runs through its metadata.
-    guard writeBack != nil || readState != nil else {
+    guard holdsCopy else {
       let outcome = feature.step(action, context)
       return outcome.failed ? failed(outcome).effect : outcome.effect
     }
