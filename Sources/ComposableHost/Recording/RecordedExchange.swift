@@ -8,7 +8,7 @@ import LuaKit
 /// (effects' results come back as the actions they sent); a test written from the session
 /// serves them to the feature's effects in place of the network and the disk.
 public struct RecordedExchange: Equatable, Sendable {
-  public enum Kind: String, Sendable { case http, file }
+  public enum Kind: String, CaseIterable, Sendable { case http, file }
 
   public var kind: Kind
   /// `{ method, url, body }` for HTTP; `{ operation, path }` for a file.
