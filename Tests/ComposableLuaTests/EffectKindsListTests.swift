@@ -133,8 +133,8 @@ import Testing
       }
     }
     // Every kind a session records is a request kind.
-    for recorded in RecordedExchange.Kind.allCases
-    where !kinds.contains(where: { $0.name == recorded.rawValue && $0 is any LuaEffectRequestKind.Type }) {
+    let requestNames = kinds.filter { $0 is any LuaEffectRequestKind.Type }.map { $0.name }
+    for recorded in RecordedExchange.Kind.allCases where !requestNames.contains(recorded.rawValue) {
       problems.append("RecordedExchange.Kind.\(recorded) is no request kind of LuaEffectKinds.all")
     }
     return problems
@@ -167,6 +167,13 @@ import Testing
     for name in ["send", "after", "every", "run", "http", "file"] {
       #expect(made.contains { $0.kind == name && $0.keys.contains("wrappers") }, "\(name)")
     }
+  }
+
+  /// `effect.file.*` are the operations FileEffect reads (LuaFileOperation).
+  @Test func theFileOperationsAreTheLibrarys() throws {
+    let constructors = Set(
+      try Self.madeTables().filter { $0.kind == FileEffect.name }.map(\.constructor))
+    #expect(constructors == Set(LuaFileOperation.allCases.map { "effect.file.\($0.rawValue)" }))
   }
 
   @Test func theDispatchIsTheList() {

@@ -2,9 +2,11 @@ import Composable
 import LuaKit
 
 /// Every kind of effect `composable.effect` makes, each defined in its own file of this
-/// folder. Adding a kind is its file and a line here; EffectKindsListTests then fails until
-/// the Lua constructor, its LuaLS annotation and its row in docs/lua-api.md exist (and, for a
-/// request kind, its recording in a session's test writers).
+/// folder. Adding a kind is its file and a line here, and what Swift cannot hold: its Lua
+/// constructor (composable.effect.lua), its LuaLS annotation and its row in docs/lua-api.md,
+/// which EffectKindsListTests requires. A request kind (`LuaEffectRequestKind`) also needs its
+/// `RecordedExchange.Kind` and how a test written from a session serves it (LuaTestWriter,
+/// SwiftTestWriter); the test requires the first.
 package enum LuaEffectKinds {
   /// In the order messages list them (`unknown effect kind ...; the kinds are ...`).
   static let all: [any LuaEffectKind.Type] = [
@@ -36,7 +38,4 @@ package enum LuaEffectKinds {
   ) -> DependencyValues {
     requests.reduce(dependencies) { $1.recording($0, into: recorder) }
   }
-
-  /// The names of the request kinds, as `RecordedExchange.Kind` names them.
-  package static var requestNames: [String] { requests.map { $0.name } }
 }
