@@ -2,9 +2,11 @@ import Composable
 import Foundation
 import LuaKit
 
-/// Runs the async effects of a Lua feature: `effect.run` coroutines, whose `send`, `sleep` and
-/// `http` calls yield here, and `effect.http` requests. Results go back as actions; failures
-/// too (`ok = false`), or, for an error in the coroutine's own code, as a reported error.
+/// Runs the async effects of a Lua feature: `effect.run` coroutines, whose `send`, `sleep`,
+/// `http` and `file` calls yield here. What the request kinds do (`effect.http`, `effect.file`
+/// and their host calls) is in their files under Effects/, as extensions of this runner.
+/// Results go back as actions; failures too (`ok = false`), or, for an error in the
+/// coroutine's own code, as a reported error.
 struct LuaEffectRunner: Sendable {
   let feature: LuaFeature
   /// The dependencies of the store that runs the effect: its clock, HTTP and files, and what
@@ -17,7 +19,7 @@ struct LuaEffectRunner: Sendable {
   /// The action whose reducer returned the effect, for messages.
   let describeOrigin: @Sendable () -> String
 
-  private func fail(_ error: LuaError) {
+  func fail(_ error: LuaError) {
     onError(.effect(action: describeOrigin(), error: error))
   }
 
@@ -100,140 +102,24 @@ struct LuaEffectRunner: Sendable {
         do { try await clock.sleep(for: duration) } catch {
           return  // cancelled
         }
-      case "http":
-        guard let response = await perform(request["request"]) else { return }
-        arguments = [response]
-      case "file":
-        guard let result = await file(request["operation"].stringValue ?? "", request["request"])
-        else { return }
-        arguments = [result]
-      default:
-        fail(
-          .runtime(
-            message:
-              "an effect.run coroutine yielded \(request), which is not send, sleep, http or file",
-            traceback: ""))
-        return
+      case let op:
+        // The request kinds' host calls (`http.get`, `file.read`...), answered by their kinds.
+        guard let kind = op.flatMap({ LuaEffectKinds.byHostCall[$0] }) else {
+          fail(
+            .runtime(
+              message: "an effect.run coroutine yielded \(request), which is not "
+                + Self.hostCallsListed,
+              traceback: ""))
+          return
+        }
+        guard let answer = await kind.answer(request, runner: self) else { return }
+        arguments = [answer]
       }
     }
   }
 
-  /// `effect.http`: performs the request and sends the response as the `response` action.
-  func request(
-    _ request: HTTPRequest, responseType: String, wrappers: [LuaReference], send: Send<LuaValue>
-  ) async {
-    guard var response = await perform(request) else { return }
-    response["type"] = .string(LuaString(responseType))
-    do { await send(try feature.wrap(response, with: wrappers)) } catch {
-      fail(error)
-    }
-  }
-
-  /// `effect.file.*`: performs the operation (its request checked by the interpreter, its
-  /// path made a `DataPath` there) and sends the result as the `response` action, if there is
-  /// one.
-  func fileOperation(
-    _ operation: LuaFileOperation, at path: DataPath, _ request: LuaValue, responseType: String?,
-    wrappers: [LuaReference], send: Send<LuaValue>
-  ) async {
-    guard var result = await file(operation, at: path, request) else { return }
-    guard let responseType else {
-      // Nothing hears back: a failure is reported, as a reducer's error would be.
-      if result["ok"] == false {
-        fail(
-          .runtime(
-            message: "effect.file.\(operation.rawValue) of \(request["path"]) failed: "
-              + "\(result["error"])",
-            traceback: ""))
-      }
-      return
-    }
-    result["type"] = .string(LuaString(responseType))
-    do { await send(try feature.wrap(result, with: wrappers)) } catch {
-      fail(error)
-    }
-  }
-
-  /// `file.read(path)` and friends inside `effect.run`: the request as the coroutine gave it,
-  /// every field checked here. `{ ok = true, ... }` or `{ ok = false, error }`; nil when
-  /// cancelled.
-  func file(_ operation: String, _ request: LuaValue) async -> LuaValue? {
-    func failed(_ message: String) -> LuaValue {
-      ["ok": false, "error": .string(LuaString(message))]
-    }
-    guard let known = LuaFileOperation(rawValue: operation) else {
-      return failed(
-        "\(LuaValue(operation)) is no file operation: expected \(LuaFileOperation.listed)")
-    }
-    let field = "file.\(operation): path"
-    guard case let .string(bytes) = request["path"] else {
-      return failed("\(field): expected a string, got \(request["path"].typeName)")
-    }
-    do {
-      return await file(known, at: try DataPath(validating: bytes.bytes), request)
-    } catch {
-      return failed("\(field): \(error)")
-    }
-  }
-
-  /// Performs `operation` on `path`: `{ ok = true, contents | entries | exists }` or
-  /// `{ ok = false, error }`; nil when cancelled.
-  private func file(
-    _ operation: LuaFileOperation, at path: DataPath, _ request: LuaValue
-  ) async -> LuaValue? {
-    func contents() throws -> [UInt8] {
-      guard case let .string(text) = request["contents"] else {
-        throw FileClientError(
-          "file.\(operation.rawValue): contents: expected a string, got "
-            + request["contents"].typeName)
-      }
-      return text.bytes
-    }
-    do {
-      var result: LuaValue = ["ok": true]
-      switch operation {
-      case .read:
-        let bytes = try await files.read(path)
-        result["contents"] = .string(LuaString(bytes: bytes))
-        if request["json"] == true { result["data"] = try feature.decodeJSON(bytes) }
-      case .write: try await files.write(path, try contents())
-      case .append: try await files.append(path, try contents())
-      case .list:
-        let entries = try await files.list(path).map { LuaValue.string(LuaString($0)) }
-        result["entries"] = .table(LuaTable(array: entries))
-      case .remove: try await files.remove(path)
-      case .exists: result["exists"] = .boolean(try await files.exists(path))
-      }
-      if Task.isCancelled { return nil }
-      return result
-    } catch {
-      if Task.isCancelled || error is CancellationError { return nil }
-      // A JSON error is the decoder's message alone: there is no Lua code to trace back.
-      let message = (error as? LuaError)?.message ?? "\(error)"
-      return ["ok": false, "error": .string(LuaString(message))]
-    }
-  }
-
-  /// The response to the request table of `http.get`/`http.request` inside `effect.run` as a
-  /// Lua table, or nil when the effect was cancelled; a request that cannot be made answers
-  /// `ok = false`, naming the field.
-  func perform(_ value: LuaValue) async -> LuaValue? {
-    let request: HTTPRequest
-    do { request = try LuaHTTP.request(from: value, encodeJSON: feature.encodeJSON) } catch {
-      return ["ok": false, "error": .string(LuaString(error.description))]
-    }
-    return await perform(request)
-  }
-
-  /// The response to `request` as a Lua table, or nil when the effect was cancelled.
-  func perform(_ request: HTTPRequest) async -> LuaValue? {
-    do {
-      let response = try await http.perform(request)
-      if Task.isCancelled { return nil }
-      return LuaHTTP.table(of: response, decodeJSON: feature.decodeJSON)
-    } catch {
-      if Task.isCancelled || error is CancellationError { return nil }
-      return ["ok": false, "error": .string(LuaString("\(error)"))]
-    }
-  }
+  /// "send, sleep, http or file": what a coroutine may yield, for messages.
+  static let hostCallsListed =
+    (["send", "sleep"] + LuaEffectKinds.requests.dropLast().map { $0.hostCall }).joined(
+      separator: ", ") + " or " + (LuaEffectKinds.requests.last?.hostCall ?? "sleep")
 }

@@ -48,4 +48,70 @@ import Testing
         "effect.request.body: effect.http: cannot be sent as JSON: json.encode: bad: NaN has no "
         + "JSON form")
   }
+
+  /// A URL the client could not request (no scheme, another scheme) fails the action that
+  /// returned it, at the reducer's return: its change is rolled back, the error names the field.
+  @Test(arguments: ["example.com/search", "file:///etc/hostname", ""])
+  func aBadURLFailsTheActionAndRollsItBack(url: String) async throws {
+    let sent = Locked(0)
+    let store = try testStore(
+      """
+      local effect = require("composable.effect")
+      return {
+        initial_state = function() return { n = 0 } end,
+        reduce = function(state, action)
+          state.n = state.n + 1
+          return effect.http{ url = \(LuaValue.string(LuaString(url))), response = "done" }
+        end,
+      }
+      """
+    ) {
+      $0.http = HTTPClient { _ in
+        sent.withLock { $0 += 1 }
+        return HTTPResponse(status: 200)
+      }
+    }
+    await withKnownIssue {
+      await store.send("go")  // rolled back: no state change to assert
+    } matching: { issue in
+      "\(issue)".contains(
+        "effect.request.url: effect.http: \(LuaValue.string(LuaString(url))) is not an http or "
+          + "https URL")
+    }
+    #expect(store.state == ["n": 0])
+    #expect(sent.withLock { $0 } == 0)
+  }
+
+  /// Inside `effect.run`, the same URL answers `ok = false`, naming the field, and never
+  /// reaches the client.
+  @Test func aBadURLInsideRunAnswersNotOK() async throws {
+    let sent = Locked(0)
+    let store = try testStore(
+      """
+      local effect = require("composable.effect")
+      return {
+        initial_state = function() return { error = "" } end,
+        reduce = function(state, action)
+          if action.type == "failed" then state.error = action.error return end
+          return effect.run(function(send)
+            local response = http.get("example.com")
+            send({ type = "failed", error = response.error })
+          end)
+        end,
+      }
+      """
+    ) {
+      $0.http = HTTPClient { _ in
+        sent.withLock { $0 += 1 }
+        return HTTPResponse(status: 200)
+      }
+    }
+    await store.send("go")
+    await store.receive(
+      ["type": "failed", "error": #"request.url: "example.com" is not an http or https URL"#]
+    ) {
+      $0 = ["error": #"request.url: "example.com" is not an http or https URL"#]
+    }
+    #expect(sent.withLock { $0 } == 0)
+  }
 }

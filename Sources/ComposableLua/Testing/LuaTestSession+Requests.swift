@@ -150,8 +150,10 @@ extension LuaTestSession {
     let clock = ManualClock()
     var dependencies = DependencyValues.test
     dependencies.clock = clock
-    dependencies.http = try httpClient(spec.http, clock: clock)
-    dependencies.files = try fileClient(spec.files)
+    for kind in LuaEffectKinds.requests {
+      try kind.fake(
+        spec[.string(LuaString(kind.testField))], in: self, clock: clock, into: &dependencies)
+    }
     // A feature that persists starts from what its files hold, as it does in the host.
     if feature.persistence != nil, spec.files != .nil {
       try await feature.restorePersisted(files: dependencies.files)

@@ -21,6 +21,13 @@ enum LuaHTTP {
       throw .conversion(
         path: "request.url", message: "expected a string, got \(table["url"].typeName)")
     }
+    // Parsed as the live client parses it, so a URL it would refuse fails here, naming the
+    // field, rather than later as a response the feature must handle.
+    guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased())
+    else {
+      throw .conversion(
+        path: "request.url", message: "\(LuaValue(url)) is not an http or https URL")
+    }
     var request = HTTPRequest(method: table["method"].stringValue ?? "GET", url: url)
     if let query = table["query"].tableValue {
       // `query = { q = "two words" }`: appended to the URL, percent-encoded, in key order.

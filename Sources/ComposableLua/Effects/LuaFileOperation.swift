@@ -1,5 +1,6 @@
 /// What `effect.file.*` and `file.*` inside `effect.run` can ask of the files (the same list as
-/// `file_operations` in `Lua/effect.lua`), and what each answers with.
+/// `file_operations` in composable.effect.lua: EffectKindsListTests checks it), and what each
+/// answers with.
 enum LuaFileOperation: String, CaseIterable {
   case read, write, append, list, remove, exists
 

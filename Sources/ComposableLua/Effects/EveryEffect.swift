@@ -1,0 +1,22 @@
+import LuaKit
+
+/// `effect.every(seconds, action)`: sends `action` every `seconds` until cancelled.
+enum EveryEffect: LuaEffectKind {
+  static let name = "every"
+  static let fields = ["seconds", "action", "wrappers"]
+
+  static func effect(
+    from table: LuaTable, at path: String, in interpreter: LuaEffectInterpreter
+  ) throws(LuaFeatureError) -> LuaEffect {
+    // What is held is the action as sent, made by the wrappers (as `after`'s).
+    let action = try interpreter.wrappedAction(table, at: path, effect: "effect.every")
+    let interval = try interpreter.duration(table["seconds"], at: path + ".seconds")
+    guard interval > .zero else {
+      throw interpreter.fail(
+        path + ".seconds", "expected more than 0 seconds between ticks, got 0")
+    }
+    return try interpreter.held(
+      .timer(every: interval, clock: interpreter.clock, send: action).named("every"),
+      data: action, at: path)
+  }
+}

@@ -1,0 +1,319 @@
+import Composable
+import Foundation
+import IssueReporting
+import LuaKit
+
+/// `effect.file.read{ path = ..., response = "type" }` and `write`, `append`, `list`, `remove`,
+/// `exists` (LuaFileOperation): a file operation under the host's data directory, whose result
+/// arrives as the action named `response`. Inside `effect.run`, `file.read(path)` and friends
+/// do the same and return the result.
+enum FileEffect: LuaEffectRequestKind {
+  static let name = "file"
+  static let fields = ["operation", "request", "wrappers"]
+  static let hostCall = "file"
+  static let testField = "files"
+
+  static func effect(
+    from table: LuaTable, at path: String, in interpreter: LuaEffectInterpreter
+  ) throws(LuaFeatureError) -> LuaEffect {
+    let operation = table["operation"].stringValue ?? ""
+    guard let known = LuaFileOperation(rawValue: operation) else {
+      throw interpreter.fail(
+        path + ".operation", "expected \(LuaFileOperation.listed), got \(table["operation"])")
+    }
+    var (request, filePath) = try self.request(
+      table["request"], operation: known, at: path + ".request", in: interpreter)
+    // Writes may go unanswered; what a read, a list or an exists finds needs an action to go to.
+    let response =
+      known.answersWithData
+      ? try interpreter.responseType(request, at: path) : request["response"].stringValue
+    if known.writesContents, request["json"] == true {
+      // `data` written as JSON, encoded now, while the VM is at hand.
+      do throws(LuaError) {
+        request["contents"] = .string(LuaString(try interpreter.vm.jsonEncode(request["data"])))
+      } catch {
+        throw interpreter.fail(path + ".request.data", error.message)
+      }
+    }
+    let wrappers = try interpreter.wrappers(table["wrappers"], at: path + ".wrappers")
+    let runner = interpreter.runner
+    let (checked, target) = (request, filePath)
+    let run = LuaEffect.run { send in
+      await runner.fileOperation(
+        known, at: target, checked, responseType: response, wrappers: wrappers, send: send)
+    }
+    return try interpreter.held(
+      run.named("file." + operation), data: table["request"], at: path)
+  }
+
+  /// The request of `effect.file.*`, every field checked, whether or not an action hears back:
+  /// a misspelt field is an error here, not a write that silently does something else.
+  ///
+  /// The path is made a `DataPath` here, so a path that could not be used (a NUL, a control
+  /// byte, `..`, absolute...) fails the action that returned it, naming the field.
+  private static func request(
+    _ request: LuaValue, operation: LuaFileOperation, at path: String,
+    in interpreter: LuaEffectInterpreter
+  ) throws(LuaFeatureError) -> (request: LuaValue, path: DataPath) {
+    let effect = "effect.file.\(operation.rawValue)"
+    try interpreter.checkFields(
+      of: request, allowed: operation.requestFields, effect: effect, at: path)
+    guard case let .string(pathBytes) = request["path"] else {
+      throw interpreter.fail(path + ".path", "expected a string, got \(request["path"].typeName)")
+    }
+    let filePath: DataPath
+    do { filePath = try DataPath(validating: pathBytes.bytes) } catch {
+      throw interpreter.fail(path + ".path", "\(effect): \(error)")
+    }
+    if request["json"] != .nil, request["json"].boolValue == nil {
+      throw interpreter.fail(
+        path + ".json", "expected a boolean, got \(request["json"].typeName)")
+    }
+    if operation.writesContents {
+      if request["json"] == true {
+        guard request["contents"] == .nil else {
+          throw interpreter.fail(
+            path + ".contents", "with json = true, give the value as data, not contents")
+        }
+      } else {
+        guard request["data"] == .nil else {
+          throw interpreter.fail(
+            path + ".data", "data is written with json = true; text goes in contents")
+        }
+        guard case .string = request["contents"] else {
+          throw interpreter.fail(
+            path + ".contents", "expected a string, got \(request["contents"].typeName)")
+        }
+      }
+    }
+    return (request, filePath)
+  }
+
+  static func answer(_ yielded: LuaValue, runner: LuaEffectRunner) async -> LuaValue? {
+    await runner.file(yielded["operation"].stringValue ?? "", yielded["request"])
+  }
+
+  // MARK: Faked in a Lua test
+
+  /// `files = "fixtures/todos"` (a copy, so the fixture is never changed; the folder must be
+  /// under the test's folder), `files = { ["todos.saved.lua"] = "..." }`, or a function.
+  static func fake(
+    _ value: LuaValue, in session: LuaTestSession, clock: ManualClock,
+    into dependencies: inout DependencyValues
+  ) throws {
+    dependencies.files = try files(value, in: session)
+  }
+
+  private static func files(_ value: LuaValue, in session: LuaTestSession) throws -> FileClient {
+    switch value {
+    case .nil:
+      return FileClient.failing("files are not provided in this test") { operation, path in
+        reportIssue(
+          """
+          A test used "files" without providing it: \(operation) \(path)
+
+          To fix, give the TestStore files: TestStore.new{ ..., files = "fixtures/dir" } \
+          (a copy of a directory beside the test) or files = { ["name.txt"] = "contents" }
+          """)
+      }
+    case let .string(path):
+      let fixture: DataPath
+      do { fixture = try DataPath(validating: path.bytes) } catch {
+        throw LuaTestError("TestStore.new: files: \(error)")
+      }
+      return .live(root: try LuaTestFixture.copy(fixture, under: session.directory))
+    case let .table(table):
+      var files: [DataPath: [UInt8]] = [:]
+      for (key, value) in table.entries {
+        guard case let .string(name) = key, case let .string(contents) = value else {
+          throw LuaTestError(
+            "TestStore.new: files must map names to contents (strings), got "
+              + "\(LuaValue.describeForMessage(key)) = \(value.typeName)")
+        }
+        do { files[try DataPath(validating: name.bytes)] = contents.bytes } catch {
+          throw LuaTestError("TestStore.new: files[\(LuaValue.describeForMessage(key))]: \(error)")
+        }
+      }
+      return .inMemory(bytes: files)
+    case let .function(answer):
+      // files = function(request) ... end, request = { operation, path, contents }: returns the
+      // contents for read, names for list, a boolean for exists; raises to fail the operation.
+      let call: @Sendable (String, DataPath, [UInt8]?) async throws -> LuaValue = {
+        [queue = session.queue] operation, path, contents in
+        var request = LuaTable()
+        request["operation"] = .string(LuaString(operation))
+        request["path"] = .string(LuaString(path.description))
+        if let contents { request["contents"] = .string(LuaString(bytes: contents)) }
+        do {
+          return try queue.access { vm, _ in try vm.call(answer, .table(request)).first ?? .nil }
+        } catch let error as LuaError {
+          throw FileClientError(error.message)
+        }
+      }
+      return FileClient(
+        read: { path in
+          guard case let .string(text) = try await call("read", path, nil) else {
+            throw FileClientError.notFound(path)
+          }
+          return text.bytes
+        },
+        write: { path, contents in _ = try await call("write", path, contents) },
+        append: { path, contents in _ = try await call("append", path, contents) },
+        list: { path in
+          (try await call("list", path, nil).tableValue?.sequence ?? []).compactMap(\.stringValue)
+        },
+        remove: { path in _ = try await call("remove", path, nil) },
+        exists: { path in try await call("exists", path, nil) == true })
+    default:
+      throw LuaTestError(
+        "TestStore.new: files must be a fixture directory, a table or a function, got \(value.typeName)"
+      )
+    }
+  }
+
+  // MARK: Recorded in a session
+
+  /// Each operation as `{ operation, path }`, its answer as `contents` (read; nil when there is
+  /// no such file), `names` (list), `exists`; nil for a write.
+  static func recording(
+    _ dependencies: DependencyValues, into recorder: LuaExchangeRecorder
+  ) -> DependencyValues {
+    var recording = dependencies
+    let files = dependencies.files
+    @Sendable func note<T>(
+      _ operation: String, _ path: DataPath, answer: (T) -> LuaValue,
+      _ body: () async throws -> T
+    ) async throws -> T {
+      let start = recorder.now()
+      let request: LuaValue = [
+        "operation": .string(LuaString(operation)), "path": .string(LuaString(path.description)),
+      ]
+      do {
+        let result = try await body()
+        recorder.note(name, request, answer(result), nil, start, recorder.now())
+        return result
+      } catch {
+        // A read of a file that is not there is an answer (nil), not a failure.
+        let missing = (error as? FileClientError)?.code == .notFound
+        recorder.note(name, request, .nil, missing ? nil : "\(error)", start, recorder.now())
+        throw error
+      }
+    }
+    recording.files = FileClient(
+      read: { path in
+        try await note("read", path, answer: { .string(LuaString(bytes: $0)) }) {
+          try await files.read(path)
+        }
+      },
+      write: { path, contents in
+        try await note("write", path, answer: { .nil }) { try await files.write(path, contents) }
+      },
+      append: { path, contents in
+        try await note("append", path, answer: { .nil }) {
+          try await files.append(path, contents)
+        }
+      },
+      list: { path in
+        try await note(
+          "list", path,
+          answer: { names in .table(LuaTable(array: names.map { .string(LuaString($0)) })) }
+        ) { try await files.list(path) }
+      },
+      remove: { path in
+        try await note("remove", path, answer: { .nil }) { try await files.remove(path) }
+      },
+      exists: { path in
+        try await note("exists", path, answer: { .boolean($0) }) { try await files.exists(path) }
+      })
+    return recording
+  }
+}
+
+// MARK: Performed
+
+extension LuaEffectRunner {
+  /// `effect.file.*`: performs the operation (its request checked by the interpreter, its
+  /// path made a `DataPath` there) and sends the result as the `response` action, if there is
+  /// one.
+  func fileOperation(
+    _ operation: LuaFileOperation, at path: DataPath, _ request: LuaValue, responseType: String?,
+    wrappers: [LuaReference], send: Send<LuaValue>
+  ) async {
+    guard var result = await file(operation, at: path, request) else { return }
+    guard let responseType else {
+      // Nothing hears back: a failure is reported, as a reducer's error would be.
+      if result["ok"] == false {
+        fail(
+          .runtime(
+            message: "effect.file.\(operation.rawValue) of \(request["path"]) failed: "
+              + "\(result["error"])",
+            traceback: ""))
+      }
+      return
+    }
+    result["type"] = .string(LuaString(responseType))
+    do { await send(try feature.wrap(result, with: wrappers)) } catch {
+      fail(error)
+    }
+  }
+
+  /// `file.read(path)` and friends inside `effect.run`: the request as the coroutine gave it,
+  /// every field checked here. `{ ok = true, ... }` or `{ ok = false, error }`; nil when
+  /// cancelled.
+  func file(_ operation: String, _ request: LuaValue) async -> LuaValue? {
+    func failed(_ message: String) -> LuaValue {
+      ["ok": false, "error": .string(LuaString(message))]
+    }
+    guard let known = LuaFileOperation(rawValue: operation) else {
+      return failed(
+        "\(LuaValue(operation)) is no file operation: expected \(LuaFileOperation.listed)")
+    }
+    let field = "file.\(operation): path"
+    guard case let .string(bytes) = request["path"] else {
+      return failed("\(field): expected a string, got \(request["path"].typeName)")
+    }
+    do {
+      return await file(known, at: try DataPath(validating: bytes.bytes), request)
+    } catch {
+      return failed("\(field): \(error)")
+    }
+  }
+
+  /// Performs `operation` on `path`: `{ ok = true, contents | entries | exists }` or
+  /// `{ ok = false, error }`; nil when cancelled.
+  private func file(
+    _ operation: LuaFileOperation, at path: DataPath, _ request: LuaValue
+  ) async -> LuaValue? {
+    func contents() throws -> [UInt8] {
+      guard case let .string(text) = request["contents"] else {
+        throw FileClientError(
+          "file.\(operation.rawValue): contents: expected a string, got "
+            + request["contents"].typeName)
+      }
+      return text.bytes
+    }
+    do {
+      var result: LuaValue = ["ok": true]
+      switch operation {
+      case .read:
+        let bytes = try await files.read(path)
+        result["contents"] = .string(LuaString(bytes: bytes))
+        if request["json"] == true { result["data"] = try feature.decodeJSON(bytes) }
+      case .write: try await files.write(path, try contents())
+      case .append: try await files.append(path, try contents())
+      case .list:
+        let entries = try await files.list(path).map { LuaValue.string(LuaString($0)) }
+        result["entries"] = .table(LuaTable(array: entries))
+      case .remove: try await files.remove(path)
+      case .exists: result["exists"] = .boolean(try await files.exists(path))
+      }
+      if Task.isCancelled { return nil }
+      return result
+    } catch {
+      if Task.isCancelled || error is CancellationError { return nil }
+      // A JSON error is the decoder's message alone: there is no Lua code to trace back.
+      let message = (error as? LuaError)?.message ?? "\(error)"
+      return ["ok": false, "error": .string(LuaString(message))]
+    }
+  }
+}

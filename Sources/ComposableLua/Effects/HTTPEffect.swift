@@ -1,0 +1,180 @@
+import Composable
+import Foundation
+import IssueReporting
+import LuaKit
+
+/// `effect.http{ url = ..., response = "type" }`: an HTTP request, whose response arrives as
+/// the action named `response`. Inside `effect.run`, `http.get(url)` and `http.request{...}`
+/// make the same request and return the response. The request and response tables are
+/// LuaHTTP's.
+enum HTTPEffect: LuaEffectRequestKind {
+  static let name = "http"
+  static let fields = ["request", "wrappers"]
+  static let hostCall = "http"
+  static let testField = "http"
+
+  static func effect(
+    from table: LuaTable, at path: String, in interpreter: LuaEffectInterpreter
+  ) throws(LuaFeatureError) -> LuaEffect {
+    let request = table["request"]
+    try interpreter.checkFields(
+      of: request, allowed: LuaHTTP.requestFields, effect: "effect.http", at: path + ".request")
+    let response = try interpreter.responseType(request, at: path)
+    // Every check of the request, now: a bad URL or a body with no JSON form fails the action
+    // that returned it, as a misspelt field does.
+    let checked: HTTPRequest
+    do throws(LuaError) {
+      checked = try LuaHTTP.request(from: request, encodeJSON: interpreter.vm.jsonEncode)
+    } catch {
+      guard case let .conversion(field, message) = error else {
+        throw interpreter.fail(path + ".request", error.message)
+      }
+      throw interpreter.fail(path + "." + field, "effect.http: \(message)")
+    }
+    let wrappers = try interpreter.wrappers(table["wrappers"], at: path + ".wrappers")
+    let runner = interpreter.runner
+    let run = LuaEffect.run { send in
+      await runner.request(checked, responseType: response, wrappers: wrappers, send: send)
+    }
+    return try interpreter.held(run.named("http"), data: request, at: path)
+  }
+
+  static func answer(_ yielded: LuaValue, runner: LuaEffectRunner) async -> LuaValue? {
+    await runner.perform(yielded["request"])
+  }
+
+  // MARK: Faked in a Lua test
+
+  /// `http = function(request) return { status = 200, body = "..." } end`; `json = {...}`
+  /// instead of `body` sends JSON, and `delay = seconds` answers after that long on the
+  /// store's test clock (a request in flight, for tests of cancellation). A delay past the
+  /// request's `timeout` (or the default 30 s) fails at the timeout, as the live client does.
+  static func fake(
+    _ value: LuaValue, in session: LuaTestSession, clock: ManualClock,
+    into dependencies: inout DependencyValues
+  ) throws {
+    switch value {
+    case .nil:
+      dependencies.http = HTTPClient { request in
+        reportIssue(
+          """
+          A test used "http" without providing it: \(request.method) \(request.url)
+
+          To fix, give the TestStore an http function: \
+          TestStore.new{ ..., http = function(request) return { status = 200, body = "..." } end }
+          """)
+        throw HTTPClientError("http is not provided in this test")
+      }
+    case let .function(answer):
+      dependencies.http = HTTPClient { [queue = session.queue] request in
+        var table = LuaTable()
+        table["method"] = .string(LuaString(request.method))
+        table["url"] = .string(LuaString(request.url))
+        table["body"] = .string(LuaString(bytes: request.body ?? []))
+        // `json = ...` is written as json.encode writes it: one JSON for Lua values.
+        let (reply, json) = try queue.access { vm, _ throws(LuaError) -> (LuaValue, String?) in
+          let reply = try vm.call(answer, .table(table)).first ?? .nil
+          return (reply, reply.json == .nil ? nil : try vm.jsonEncode(reply.json))
+        }
+        guard let status = reply.status.intValue else {
+          throw HTTPClientError("the test's http function must return { status = ..., body = ... }")
+        }
+        var headers: [String: String] = [:]
+        for (key, value) in reply.headers.tableValue?.entries ?? [:] {
+          if let name = key.stringValue, let text = value.stringValue { headers[name] = text }
+        }
+        var body = reply.body.stringValue.map { Array($0.utf8) } ?? []
+        if let json {
+          body = Array(json.utf8)
+          headers["Content-Type"] = headers["Content-Type"] ?? "application/json"
+        }
+        if reply.delay != .nil {
+          guard let delay = reply.delay.doubleValue.flatMap(Seconds.duration) else {
+            throw LuaTestError(
+              "http: delay: expected \(Seconds.expected), got "
+                + LuaValue.describeForMessage(reply.delay))
+          }
+          let timeout = request.timeout ?? HTTPRequest.defaultTimeout
+          if let limit = Seconds.duration(timeout), delay > limit {
+            try await clock.sleep(for: limit)
+            throw HTTPClientError.timedOut(request, after: timeout)
+          }
+          try await clock.sleep(for: delay)
+        }
+        return HTTPResponse(status: status, headers: headers, body: body)
+      }
+    default:
+      throw LuaTestError("TestStore.new: http must be a function(request), got \(value.typeName)")
+    }
+  }
+
+  // MARK: Recorded in a session
+
+  /// Each request as `{ method, url, body }`, its answer as `{ status, headers, body }`.
+  static func recording(
+    _ dependencies: DependencyValues, into recorder: LuaExchangeRecorder
+  ) -> DependencyValues {
+    var recording = dependencies
+    let http = dependencies.http
+    recording.http = HTTPClient { request in
+      let start = recorder.now()
+      var asked = LuaTable()
+      asked["method"] = .string(LuaString(request.method))
+      asked["url"] = .string(LuaString(request.url))
+      asked["body"] = .string(LuaString(bytes: request.body ?? []))
+      do {
+        let response = try await http.perform(request)
+        var answer = LuaTable()
+        answer["status"] = .integer(response.status)
+        answer["body"] = .string(LuaString(bytes: response.body))
+        var headers = LuaTable()
+        for (name, value) in response.headers { headers[name] = .string(LuaString(value)) }
+        answer["headers"] = .table(headers)
+        recorder.note(name, .table(asked), .table(answer), nil, start, recorder.now())
+        return response
+      } catch {
+        recorder.note(name, .table(asked), .nil, "\(error)", start, recorder.now())
+        throw error
+      }
+    }
+    return recording
+  }
+}
+
+// MARK: Performed
+
+extension LuaEffectRunner {
+  /// `effect.http`: performs the request and sends the response as the `response` action.
+  func request(
+    _ request: HTTPRequest, responseType: String, wrappers: [LuaReference], send: Send<LuaValue>
+  ) async {
+    guard var response = await perform(request) else { return }
+    response["type"] = .string(LuaString(responseType))
+    do { await send(try feature.wrap(response, with: wrappers)) } catch {
+      fail(error)
+    }
+  }
+
+  /// The response to the request table of `http.get`/`http.request` inside `effect.run` as a
+  /// Lua table, or nil when the effect was cancelled; a request that cannot be made answers
+  /// `ok = false`, naming the field.
+  func perform(_ value: LuaValue) async -> LuaValue? {
+    let request: HTTPRequest
+    do { request = try LuaHTTP.request(from: value, encodeJSON: feature.encodeJSON) } catch {
+      return ["ok": false, "error": .string(LuaString(error.description))]
+    }
+    return await perform(request)
+  }
+
+  /// The response to `request` as a Lua table, or nil when the effect was cancelled.
+  func perform(_ request: HTTPRequest) async -> LuaValue? {
+    do {
+      let response = try await http.perform(request)
+      if Task.isCancelled { return nil }
+      return LuaHTTP.table(of: response, decodeJSON: feature.decodeJSON)
+    } catch {
+      if Task.isCancelled || error is CancellationError { return nil }
+      return ["ok": false, "error": .string(LuaString("\(error)"))]
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import Composable
+import LuaKit
+
+/// Every kind of effect `composable.effect` makes, each defined in its own file of this
+/// folder. Adding a kind is its file and a line here, and what Swift cannot hold: its Lua
+/// constructor (composable.effect.lua), its LuaLS annotation and its row in docs/lua-api.md,
+/// which EffectKindsListTests requires. A request kind (`LuaEffectRequestKind`) also needs its
+/// `RecordedExchange.Kind` and how a test written from a session serves it (LuaTestWriter,
+/// SwiftTestWriter); the test requires the first.
+package enum LuaEffectKinds {
+  /// In the order messages list them (`unknown effect kind ...; the kinds are ...`).
+  static let all: [any LuaEffectKind.Type] = [
+    NoneEffect.self, SendEffect.self, MergeEffect.self, ConcatEffect.self, AfterEffect.self,
+    EveryEffect.self, CancellableEffect.self, CancelEffect.self, DebounceEffect.self,
+    ThrottleEffect.self, RunEffect.self, HTTPEffect.self, FileEffect.self,
+  ]
+
+  /// The kinds that ask the outside world, in the order of `all`.
+  static let requests: [any LuaEffectRequestKind.Type] = all.compactMap {
+    $0 as? any LuaEffectRequestKind.Type
+  }
+
+  /// `all` by name, made once: the interpreter's dispatch.
+  static let byName: [String: any LuaEffectKind.Type] = Dictionary(
+    uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+  /// `requests` by the host call an `effect.run` coroutine yields for them.
+  static let byHostCall: [String: any LuaEffectRequestKind.Type] = Dictionary(
+    uniqueKeysWithValues: requests.map { ($0.hostCall, $0) })
+
+  /// "none, send, merge, ...", for messages.
+  static let listed = all.map { $0.name }.joined(separator: ", ")
+
+  /// `dependencies` whose clients for every request kind note each exchange in `recorder`
+  /// (a session's recording, which ComposableHost keeps).
+  package static func recording(
+    _ dependencies: DependencyValues, into recorder: LuaExchangeRecorder
+  ) -> DependencyValues {
+    requests.reduce(dependencies) { $1.recording($0, into: recorder) }
+  }
+}

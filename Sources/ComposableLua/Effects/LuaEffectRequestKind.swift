@@ -1,0 +1,54 @@
+import Composable
+import LuaKit
+
+/// A kind of effect that asks the outside world (the network, the files). Besides its
+/// interpretation, its file defines how it is performed (also when an `effect.run` coroutine
+/// asks the same thing through its host call), how a session records it, and how a Lua test
+/// fakes it: the runner, the recorder and `TestStore.new` go through `LuaEffectKinds.requests`.
+protocol LuaEffectRequestKind: LuaEffectKind {
+  /// The `op` an `effect.run` coroutine yields to ask this (`http.get(url)` yields
+  /// `{ op = "http", request = ... }`), answered with the result table.
+  static var hostCall: String { get }
+
+  /// The answer to what a coroutine yielded (`{ ok = true, ... }` or `{ ok = false, error }`,
+  /// a request that cannot be made answered `ok = false`); nil when the effect was cancelled.
+  static func answer(
+    _ yielded: LuaValue, runner: LuaEffectRunner
+  ) async -> LuaValue?
+
+  /// The field of `TestStore.new{...}` that fakes it in a Lua test (`http`, `files`).
+  static var testField: String { get }
+
+  /// The dependency a Lua test's `TestStore.new{ [testField] = value }` gives the store (nil
+  /// when the test gave none: then a use fails the test, saying how to give one).
+  static func fake(
+    _ value: LuaValue, in session: LuaTestSession, clock: ManualClock,
+    into dependencies: inout DependencyValues
+  ) throws
+
+  /// `dependencies` whose client for this kind notes every request and its answer in
+  /// `recorder`, as a session records them to serve them again in a test written from it.
+  static func recording(
+    _ dependencies: DependencyValues, into recorder: LuaExchangeRecorder
+  ) -> DependencyValues
+}
+
+/// Where the clients of `LuaEffectRequestKind.recording` note what they were asked: the kind's
+/// name, the request, the answer (or the error), and when each happened.
+package struct LuaExchangeRecorder: Sendable {
+  /// Seconds on the store's clock.
+  package let now: @Sendable () -> Double
+  package let note:
+    @Sendable (
+      _ kind: String, _ request: LuaValue, _ answer: LuaValue, _ error: String?,
+      _ start: Double, _ end: Double
+    ) -> Void
+
+  package init(
+    now: @escaping @Sendable () -> Double,
+    note: @escaping @Sendable (String, LuaValue, LuaValue, String?, Double, Double) -> Void
+  ) {
+    self.now = now
+    self.note = note
+  }
+}
