@@ -133,17 +133,41 @@ let package = Package(
     .testTarget(
       name: "LuaKitTests",
       dependencies: ["LuaKit", "LuaSupport", "CLua", "SeededRandom", "LuaDataGenerators"]),
+    // What the tests of the libraries above LuaKit share: fixtures' places, a TestStore over
+    // source, temporary folders, hostile paths.
+    .target(
+      name: "TestSupport", dependencies: ["Composable", "ComposableLua", "LuaKit"],
+      path: "Tests/Support/TestSupport"),
     .testTarget(
       name: "ComposableLuaTests",
       dependencies: [
-        "ComposableLua", "ComposableHost", "Composable", "LuaKit", "LocalServer", "SeededRandom",
-        "LuaDataGenerators",
+        "ComposableLua", "Composable", "LuaKit", "LocalServer", "SeededRandom",
+        "LuaDataGenerators", "TestSupport",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ],
       // Lua test files and fixtures, read by path (and run by `swift test` through the runner).
       exclude: ["fixtures", "lua"]
+    ),
+    // The host: the REPL, sessions and the tests written from them, hot reload.
+    .testTarget(
+      name: "ComposableHostTests",
+      dependencies: [
+        "ComposableHost", "ComposableLua", "Composable", "LuaKit", "TestSupport",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ],
+      exclude: ["fixtures"]
+    ),
+    // The executables as a user runs them (`composable`, `search-server`), built beside the
+    // tests by `swift build --build-tests`.
+    .testTarget(
+      name: "CommandTests",
+      dependencies: [
+        "ComposableLua", "Composable", "LuaKit", "TestSupport",
+        .product(name: "Clocks", package: "swift-clocks"),
+      ]
     ),
     .testTarget(
       name: "ComposableTests",

@@ -1,5 +1,6 @@
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// The action shape is defined once in Swift (`LuaAction`); the Lua library mirrors its

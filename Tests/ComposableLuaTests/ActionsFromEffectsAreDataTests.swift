@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// An action an effect sends back is plain data, as the state is: checked where the effect is

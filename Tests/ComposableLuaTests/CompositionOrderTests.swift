@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// A parent may remove a `for_each` element or dismiss an `if_let` child while handling that

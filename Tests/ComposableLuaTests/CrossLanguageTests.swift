@@ -1,6 +1,7 @@
 import Composable
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 @Suite struct CrossLanguageTests {

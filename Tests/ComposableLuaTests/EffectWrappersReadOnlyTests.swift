@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// A `map_effect` wrapper reads the state but never writes it, whichever effect it wraps: the

@@ -2,6 +2,7 @@ import Composable
 @testable import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// What a feature's running effects hold in the host is bounded as its VM is: at most 100,000

@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// `expect_failure(pattern, body)` in a Lua test: the failures `body`'s TestStore calls cause

@@ -1,5 +1,6 @@
 import ComposableLua
 import Foundation
+import TestSupport
 import Testing
 
 /// The Lua tests in fixtures/failing fail on purpose; their report is pinned word for word.

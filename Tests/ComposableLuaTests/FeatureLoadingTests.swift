@@ -1,6 +1,7 @@
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 @Suite struct FeatureLoadingTests {

@@ -1,5 +1,6 @@
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// A flat state (no table among its values) is read without a metamethod; once a table is

@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// A Lua test's `http` fake honours the request's `timeout`: a `delay` past it fails at the

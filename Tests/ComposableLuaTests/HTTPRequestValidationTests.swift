@@ -1,6 +1,7 @@
 import Composable
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// A request a feature returns is checked whole when the reducer returns it, as a misspelt

@@ -1,5 +1,6 @@
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 @Suite struct HotSwapTests {

@@ -1,6 +1,7 @@
 import Composable
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// Feature code written as an attacker would, against the two promises the rest stands on:

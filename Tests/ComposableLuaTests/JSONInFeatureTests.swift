@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// `composable.json` where feature code uses it: on the state itself (proxies, aliases, writes

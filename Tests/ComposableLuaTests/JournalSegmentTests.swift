@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// The journal is kept on the stacks of Lua threads, 65,536 entries a thread (a stack holds at

@@ -1,6 +1,7 @@
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// Every function feature code reaches, called with extreme arguments under a small budget,

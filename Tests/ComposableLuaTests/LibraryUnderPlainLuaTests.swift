@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The Lua library's own files, run by plain `lua5.4` with a stub host

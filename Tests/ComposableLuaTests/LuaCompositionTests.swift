@@ -2,6 +2,7 @@ import Clocks
 import Composable
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 @Suite struct LuaCompositionTests {

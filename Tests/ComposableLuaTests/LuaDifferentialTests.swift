@@ -2,6 +2,7 @@ import ComposableLua
 import Foundation
 import LuaKit
 import SeededRandom
+import TestSupport
 import Testing
 
 /// Feature code sees what plain Lua gives: generated programs (the table library, patterns,

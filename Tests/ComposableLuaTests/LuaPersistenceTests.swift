@@ -3,6 +3,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 @Suite struct LuaPersistenceTests {

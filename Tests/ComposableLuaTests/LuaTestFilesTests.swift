@@ -1,5 +1,6 @@
 import ComposableLua
 import Foundation
+import TestSupport
 import Testing
 
 /// `swift test` runs the Lua tests too: every `*_test.lua` under `Tests/` and `examples/` (the

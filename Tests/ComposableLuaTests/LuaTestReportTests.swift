@@ -1,5 +1,6 @@
 import ComposableLua
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationXML)

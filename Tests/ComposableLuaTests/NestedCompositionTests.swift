@@ -1,5 +1,6 @@
 import ComposableLua
 import Foundation
+import TestSupport
 import Testing
 
 /// A `for_each` or an `if_let` inside the elements of another keeps its bookkeeping per

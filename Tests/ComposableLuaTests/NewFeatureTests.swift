@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `composable new NAME`: what it writes passes `composable test` and luacheck at once, and it
@@ -7,7 +8,7 @@ import Testing
   @Test func aNewFeaturePassesItsTestsAndLuacheck() throws {
     let directory = try makeTemporaryDirectory("new")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let made = try CommandLineTests.run(["new", "tally"], in: directory)
+    let made = try Command.run(["new", "tally"], in: directory)
     #expect(made.status == 0, "\(made.errors)")
     let folder = directory.appendingPathComponent("tally")
     let written = try FileManager.default.subpathsOfDirectory(atPath: folder.path).sorted()
@@ -17,10 +18,10 @@ import Testing
       ".composable/types/composable.test.meta.lua", ".composable/types/feature.meta.lua",
       ".luacheckrc", ".luarc.json", "tally.lua", "tally_test.lua",
     ])
-    let tested = try CommandLineTests.run(["test", "tally"], in: directory)
+    let tested = try Command.run(["test", "tally"], in: directory)
     #expect(tested.status == 0, "\(tested.output)")
     #expect(tested.output.hasSuffix("2 passed, 0 failed\n"))
-    let ran = try CommandLineTests.run(
+    let ran = try Command.run(
       ["run", "tally/tally.lua", "--data", directory.appendingPathComponent("data").path,
        "--wait", "0"], input: "increment\n", in: directory)
     #expect(ran.output.contains("+ count = 1"))
@@ -49,13 +50,13 @@ import Testing
     let folder = directory.appendingPathComponent("tally")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
     try "mine".write(to: folder.appendingPathComponent("tally.lua"), atomically: true, encoding: .utf8)
-    let again = try CommandLineTests.run(["new", "tally"], in: directory)
+    let again = try Command.run(["new", "tally"], in: directory)
     #expect(again.status == 64)
     #expect(again.errors.contains(
       "tally already exists; nothing was written. To fix, choose another name or move it."))
     #expect(try String(contentsOf: folder.appendingPathComponent("tally.lua"), encoding: .utf8)
       == "mine")
-    let badName = try CommandLineTests.run(["new", "9lives"], in: directory)
+    let badName = try Command.run(["new", "9lives"], in: directory)
     #expect(badName.status == 64)
     #expect(badName.errors.contains("9lives: a feature's name is a Lua module name"))
   }

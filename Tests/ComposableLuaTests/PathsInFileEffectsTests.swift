@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// Every file operation, as an effect (`effect.file.*`) and inside `effect.run` (`file.*`),

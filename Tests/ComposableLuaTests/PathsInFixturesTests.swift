@@ -1,6 +1,7 @@
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// A Lua test's fixture directory (`TestStore.new{ files = "..." }`) against every class of bad

@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// `persist{ path }` against every class of bad path: a path no `DataPath` takes is an error
@@ -48,7 +49,7 @@ import Testing
     try Data("the user's own file".utf8).write(to: userFile)
     let feature = sandbox.base.appendingPathComponent("feature.lua")
     try Data(Self.source(path: #""..\0/x""#).utf8).write(to: feature)
-    let outcome = try CommandLineTests.run(
+    let outcome = try Command.run(
       ["run", feature.path, "--data", sandbox.root.path, "--wait", "0"], input: "go\n")
     #expect(outcome.status == 1)
     #expect(

@@ -3,6 +3,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// The seed's caching reducer, as `composable.persist` has it: `debounce = 0` saves after every

@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// Persistence on real files: what is not a state is moved aside on disk, what cannot be read

@@ -3,6 +3,7 @@ import ComposableLua
 import Foundation
 import LuaKit
 import SeededRandom
+import TestSupport
 import Testing
 
 /// Generated reducer programs that write through every kind of reference feature code can hold

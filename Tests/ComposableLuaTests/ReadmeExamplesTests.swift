@@ -3,6 +3,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// The README's examples, run: the Swift TestStore over a Lua feature (the block below is the

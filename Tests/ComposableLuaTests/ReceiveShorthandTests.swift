@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// A Lua test's `receive` reads a nested shorthand as the action it stands for: `{ type = "row",

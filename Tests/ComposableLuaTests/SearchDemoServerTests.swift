@@ -3,6 +3,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// `search-server`, the demo server a person starts to try the search example, as they start

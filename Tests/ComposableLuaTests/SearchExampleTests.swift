@@ -3,6 +3,7 @@ import Composable
 import ComposableLua
 import LocalServer
 import LuaKit
+import TestSupport
 import Testing
 
 /// The search example against the real search server on 127.0.0.1, through the live HTTP

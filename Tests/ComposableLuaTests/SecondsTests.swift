@@ -1,6 +1,7 @@
 import Composable
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// Seconds typed as a person or a script would, typos included: each is a clear error naming

@@ -1,5 +1,6 @@
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// Keys of a state are strings, numbers and booleans, the keys a saved file can hold: a table,

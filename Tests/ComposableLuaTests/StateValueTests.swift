@@ -2,6 +2,7 @@ import Composable
 import CustomDump
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// Values a state can hold that IEEE or table identity would make compare strangely.

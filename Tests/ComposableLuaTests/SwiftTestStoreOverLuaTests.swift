@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// The Swift TestStore over a Lua feature, as a Swift user writes against it.

@@ -2,6 +2,7 @@ import Composable
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// An `effect.run` coroutine that ends any way but by returning (cancelled, failed in its own

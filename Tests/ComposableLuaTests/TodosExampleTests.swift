@@ -2,6 +2,7 @@ import Clocks
 import Composable
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// The todos example, driven from Swift with the TestStore.

@@ -3,6 +3,7 @@ import ComposableLua
 import Foundation
 import LuaKit
 import SeededRandom
+import TestSupport
 import Testing
 
 /// `printChanges` on a store that holds a handle reads each action's changes from its

@@ -3,6 +3,7 @@ import Composable
 import Foundation
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// The counter example driven with Swift types: a Codable state and an action enum.

@@ -3,6 +3,7 @@ import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// Hot reload on real files and real inotify: every way an editor saves is one reload, the

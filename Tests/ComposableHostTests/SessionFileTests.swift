@@ -3,6 +3,7 @@ import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// `:save FILE` and `composable replay FILE`: a session out to a file people can read, and in
@@ -35,7 +36,7 @@ import Testing
     #expect(text.hasPrefix("-- A ComposableLua session (format composable-session, version 1).\n"))
     #expect(text.contains(#"action = { title = "milk\r\nand \"eggs\"", type = "add" },"#))
 
-    let outcome = try CommandLineTests.run(["replay", "session.lua"], in: directory)
+    let outcome = try Command.run(["replay", "session.lua"], in: directory)
     #expect(outcome.status == 0, "\(outcome.errors)")
     let live = try repl.session.feature.state()
     #expect(outcome.output == """
@@ -57,10 +58,10 @@ import Testing
       saved == "  saved 4 actions to \(session); composable replay --feature \(repl.file.path) "
         + "\(session) runs them again (its feature is not under the session file's folder, so a "
         + "replay takes it only when named)")
-    let refused = try CommandLineTests.run(["replay", session])
+    let refused = try Command.run(["replay", session])
     #expect(refused.status == 1)
     #expect(refused.errors.contains("s.lua: feature: \"../"), "\(refused.errors)")
-    let named = try CommandLineTests.run(["replay", "--feature", repl.file.path, session])
+    let named = try Command.run(["replay", "--feature", repl.file.path, session])
     #expect(named.status == 0, "\(named.errors)")
   }
 
@@ -78,7 +79,7 @@ import Testing
     let source = try String(contentsOf: repl.file, encoding: .utf8)
     try source.replacingOccurrences(of: #"t == "roll""#, with: #"t == "dice""#)
       .write(to: repl.file, atomically: true, encoding: .utf8)
-    let outcome = try CommandLineTests.run(["replay", "session.lua"], in: directory)
+    let outcome = try Command.run(["replay", "session.lua"], in: directory)
     #expect(outcome.status == 1)
     #expect(outcome.output.isEmpty)
     #expect(outcome.errors == """
@@ -100,7 +101,7 @@ import Testing
     try source.replacingOccurrences(
       of: "todo.done = not todo.done", with: #"error("toggles are off")"#
     ).write(to: repl.file, atomically: true, encoding: .utf8)
-    let outcome = try CommandLineTests.run(["replay", "session.lua"], in: directory)
+    let outcome = try Command.run(["replay", "session.lua"], in: directory)
     #expect(outcome.status == 1)
     let lines = outcome.output.split(separator: "\n").map(String.init)
     #expect(lines.count > 3)
@@ -118,10 +119,10 @@ import Testing
     try FileManager.default.copyItem(
       at: repl.file, to: directory.appendingPathComponent("copy.lua"))
     try "return {".write(to: repl.file, atomically: true, encoding: .utf8)
-    let broken = try CommandLineTests.run(["replay", "session.lua"], in: directory)
+    let broken = try Command.run(["replay", "session.lua"], in: directory)
     #expect(broken.status == 1)
     #expect(broken.errors.hasPrefix("error: counter.lua"))
-    let outcome = try CommandLineTests.run(
+    let outcome = try Command.run(
       ["replay", "session.lua", "--feature", "copy.lua"], in: directory)
     #expect(outcome.status == 0, "\(outcome.errors)")
     #expect(outcome.output.hasPrefix("replayed 4 actions of session.lua on copy.lua\n"))
@@ -268,7 +269,7 @@ import Testing
   }
 
   @Test func aMissingSessionFileIsAClearError() throws {
-    let outcome = try CommandLineTests.run(["replay", "/nonexistent/s.lua"])
+    let outcome = try Command.run(["replay", "/nonexistent/s.lua"])
     #expect(outcome.status == 1)
     #expect(outcome.errors.hasPrefix("error: s.lua: "))
   }

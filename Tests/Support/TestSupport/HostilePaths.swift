@@ -6,10 +6,10 @@ import Testing
 /// The classes of path a careless user or an attacker can give, for the tests that run each
 /// through every entry point (file effects, `file.*` in `effect.run`, `persist{ path }`, a Lua
 /// test's fixture, a session's `feature`).
-enum HostilePath {
+public enum HostilePath {
   /// Text no `DataPath` takes, each with a name for messages. `base` is the folder around the
   /// root, where an escape would land.
-  static func invalid(base: URL) -> [(name: String, bytes: [UInt8])] {
+  public static func invalid(base: URL) -> [(name: String, bytes: [UInt8])] {
     var paths: [(String, [UInt8])] = [
       ("NUL after ..", Array("..\u{0}/escaped.txt".utf8)),
       ("NUL before ..", Array("\u{0}../escaped.txt".utf8)),
@@ -34,7 +34,7 @@ enum HostilePath {
 
   /// What `DataPath` says of `bytes` (each test pins that the entry point names its field
   /// before it; DataPathTests pins these words).
-  static func refusal(_ bytes: [UInt8]) -> String {
+  public static func refusal(_ bytes: [UInt8]) -> String {
     do {
       let path = try DataPath(validating: bytes)
       Issue.record("\(path) was taken as a path")
@@ -45,13 +45,13 @@ enum HostilePath {
   }
 
   /// `bytes` as a Lua string literal that reads back as exactly those bytes.
-  static func luaLiteral(_ bytes: [UInt8]) -> String {
+  public static func luaLiteral(_ bytes: [UInt8]) -> String {
     "\"" + bytes.map { "\\" + String(repeating: "0", count: 3 - String($0).count) + String($0) }
       .joined() + "\""
   }
 
   /// Valid paths that name what the host must refuse, made in a sandbox's root.
-  enum Special: String, CaseIterable, Sendable {
+  public enum Special: String, CaseIterable, Sendable {
     /// `door` is a symlink to the folder beside the root; the path is a file in there.
     case symlinkOut = "door/secret.txt"
     /// A FIFO with no writer: opening it to read would wait forever.
@@ -63,17 +63,17 @@ enum HostilePath {
     /// A directory, where a file is meant.
     case directory = "folder"
 
-    var path: DataPath { DataPath(stringLiteral: rawValue) }
+    public var path: DataPath { DataPath(stringLiteral: rawValue) }
   }
 }
 
 /// A data directory (`root`) inside a folder of its own (`base`), with neighbours an escape
 /// would reach: `outside/secret.txt` beside the root.
-struct PathSandbox {
-  let base: URL
-  let root: URL
+public struct PathSandbox {
+  public let base: URL
+  public let root: URL
 
-  init(_ prefix: String) throws {
+  public init(_ prefix: String) throws {
     base = try makeTemporaryDirectory(prefix)
     root = base.appendingPathComponent("data")
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -82,10 +82,10 @@ struct PathSandbox {
     try Data("secret".utf8).write(to: outside.appendingPathComponent("secret.txt"))
   }
 
-  func remove() { try? FileManager.default.removeItem(at: base) }
+  public func remove() { try? FileManager.default.removeItem(at: base) }
 
   /// Makes what `special` names in `directory` (the root by default).
-  func make(_ special: HostilePath.Special, in directory: URL? = nil) throws {
+  public func make(_ special: HostilePath.Special, in directory: URL? = nil) throws {
     let directory = directory ?? root
     let url = directory.appendingPathComponent(special.rawValue)
     switch special {
@@ -105,13 +105,13 @@ struct PathSandbox {
     }
   }
 
-  func makeAll(in directory: URL? = nil) throws {
+  public func makeAll(in directory: URL? = nil) throws {
     for special in HostilePath.Special.allCases { try make(special, in: directory) }
   }
 
   /// Everything beside the root, by path, with each file's contents: what an escape would
   /// change. (`root` itself is left out; what is in it is the feature's.)
-  func neighbours() -> [String: String] {
+  public func neighbours() -> [String: String] {
     var found: [String: String] = [:]
     let enumerator = FileManager.default.enumerator(atPath: base.path)
     while let relative = enumerator?.nextObject() as? String {
@@ -123,7 +123,7 @@ struct PathSandbox {
   }
 
   /// What every escape test expects beside the root: the neighbour as it was, nothing more.
-  static let untouched = ["outside": "(not a text file)", "outside/secret.txt": "secret"]
+  public static let untouched = ["outside": "(not a text file)", "outside/secret.txt": "secret"]
 
   private func bindSocket(at path: String) throws {
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

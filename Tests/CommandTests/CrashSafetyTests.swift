@@ -1,5 +1,6 @@
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

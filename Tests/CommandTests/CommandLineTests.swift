@@ -1,48 +1,13 @@
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// The `composable` command as a person runs it: the built executable, its output and its exit
 /// codes.
 @Suite struct CommandLineTests {
-  struct Outcome {
-    var status: Int32
-    var output: String
-    var errors: String
-  }
-
-  /// Runs `composable arguments...` with `input` on standard input.
-  static func run(
-    _ arguments: [String], input: String = "", in directory: URL = repositoryRoot
-  ) throws -> Outcome {
-    try run(arguments, inputBytes: Array(input.utf8), in: directory)
-  }
-
-  /// `run` with standard input given as bytes (any bytes, not only UTF-8 text).
-  static func run(
-    _ arguments: [String], inputBytes input: [UInt8], in directory: URL = repositoryRoot
-  ) throws -> Outcome {
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input))
-    try stdin.fileHandleForWriting.close()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Outcome(
-      status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-      errors: String(decoding: errors, as: UTF8.self))
-  }
-
   @Test func runReadsActionsAndPrintsEachChange() throws {
-    let outcome = try Self.run(
+    let outcome = try Command.run(
       ["run", "examples/counter/counter.lua", "--wait", "0"], input: "increment\n:quit\n")
     #expect(outcome.status == 0)
     // Lua syntax, Lua paths, and no colour into a pipe.
@@ -114,7 +79,7 @@ import Testing
       "--env", "name=ada", "--env", #"quoted="3""#, "--env", "url=http://127.0.0.1:1/x?q=",
       "--env", "empty=",
     ]
-    let first = try Self.run(arguments, input: "show\nids\nids\n")
+    let first = try Command.run(arguments, input: "show\nids\nids\n")
     #expect(first.status == 0, "\(first.errors)")
     #expect(first.output.contains("""
         + debug = false
@@ -128,12 +93,12 @@ import Testing
       """))
     #expect(first.output.contains(#"+ id = "00000000-0000-0000-0000-000000000000""#))
     #expect(first.output.contains(#"+ id = "00000000-0000-0000-0000-000000000001""#))
-    let second = try Self.run(arguments, input: "show\nids\nids\n")
+    let second = try Command.run(arguments, input: "show\nids\nids\n")
     #expect(second.output == first.output)
-    let unseeded = try Self.run(
+    let unseeded = try Command.run(
       ["run", feature.path, "--wait", "0", "--uuid", "incrementing"], input: "ids\n")
     #expect(!unseeded.output.isEmpty)
-    let bad = try Self.run(["run", feature.path, "--env", "=1"])
+    let bad = try Command.run(["run", feature.path, "--env", "=1"])
     #expect(bad.status == 64)
     #expect(bad.errors.contains("--env =1: expected NAME=VALUE"))
   }
@@ -160,13 +125,13 @@ import Testing
       }
       """.write(to: feature, atomically: true, encoding: .utf8)
     let data = directory.appendingPathComponent("data")
-    let quiet = try Self.run(["run", feature.path, "--data", data.path, "--wait", "1"], input: "load\n")
+    let quiet = try Command.run(["run", feature.path, "--data", data.path, "--wait", "1"], input: "load\n")
     #expect(quiet.output.contains(#"+ notes = "notes.json: no such file""#), "\(quiet.output)")
     #expect(!FileManager.default.fileExists(atPath: data.path))
     // The write is an effect: the session ends only when it is done, and the next one reads.
-    let saved = try Self.run(["run", feature.path, "--data", data.path, "--wait", "1"], input: "save\n")
+    let saved = try Command.run(["run", feature.path, "--data", data.path, "--wait", "1"], input: "save\n")
     #expect(saved.status == 0, "\(saved.errors)")
-    let outcome = try Self.run(
+    let outcome = try Command.run(
       ["run", feature.path, "--data", data.path, "--wait", "1"], input: "load\n")
     #expect(outcome.output.contains("+ notes = { n = 1 }"), "\(outcome.output)")
     #expect(try String(contentsOf: data.appendingPathComponent("notes.json"), encoding: .utf8)
@@ -223,7 +188,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let broken = directory.appendingPathComponent("broken.lua")
     try "return {\n".write(to: broken, atomically: true, encoding: .utf8)
-    let outcome = try Self.run(["run", broken.path])
+    let outcome = try Command.run(["run", broken.path])
     #expect(outcome.status == 1)
     #expect(outcome.errors == """
       error: broken.lua did not load: syntax error: broken.lua:2: unexpected symbol near <eof>
@@ -236,7 +201,7 @@ import Testing
   @Test func testingAPathThatIsNotThereFails() throws {
     let directory = try makeTemporaryDirectory("cli")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let outcome = try Self.run(["test", "nothere"], in: directory)
+    let outcome = try Command.run(["test", "nothere"], in: directory)
     #expect(outcome.status == 1)
     #expect(outcome.errors == "error: nothere: no such file or folder, so no tests were run from it\n")
   }
@@ -246,7 +211,7 @@ import Testing
   @Test func aMistypedSubcommandIsSaidToBeOne() throws {
     let directory = try makeTemporaryDirectory("cli")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let outcome = try Self.run(["tset"], in: directory)
+    let outcome = try Command.run(["tset"], in: directory)
     #expect(outcome.status == 64)
     #expect(
       outcome.errors
@@ -255,11 +220,11 @@ import Testing
     // A file of that name is a feature, as ever.
     try "return { reduce = function() end }".write(
       to: directory.appendingPathComponent("tset"), atomically: true, encoding: .utf8)
-    #expect(try Self.run(["tset"], in: directory).status == 0)
+    #expect(try Command.run(["tset"], in: directory).status == 0)
   }
 
   @Test func versionSaysTheToolsAndItsLuas() throws {
-    let outcome = try Self.run(["--version"])
+    let outcome = try Command.run(["--version"])
     #expect(outcome.status == 0)
     #expect(outcome.output == "composable 0.1.0 (Lua \(LuaVM.luaRelease))\n")
     #expect(LuaVM.luaRelease.hasPrefix("5.4."))
@@ -269,7 +234,7 @@ import Testing
   /// that says so, and the session goes on with the next line.
   @Test func aLineThatIsNoActionIsAnErrorAndTheSessionGoesOn() throws {
     let deep = String(repeating: "{", count: 700) + String(repeating: "}", count: 700)
-    let outcome = try Self.run(
+    let outcome = try Command.run(
       ["run", "examples/counter/counter.lua", "--wait", "0"],
       input: "{ type = \n\(deep)\nincrement\n")
     #expect(outcome.status == 0)
@@ -291,7 +256,7 @@ import Testing
       for _ = 1, 10000 do level.x = {} level = level.x end
       return t
       """.write(to: deep, atomically: true, encoding: .utf8)
-    let outcome = try Self.run(["eval", deep.path])
+    let outcome = try Command.run(["eval", deep.path])
     #expect(outcome.status == 1)
     #expect(outcome.errors.hasPrefix("error: result #1.x.x.x"))
     #expect(outcome.errors.hasSuffix(".x.x: nested more than 200 levels deep\n"))
@@ -299,7 +264,7 @@ import Testing
   }
 
   @Test func aWaitThatIsNoNumberOfSecondsIsAUsageError() throws {
-    let outcome = try Self.run(["run", "examples/counter/counter.lua", "--wait", "nan"])
+    let outcome = try Command.run(["run", "examples/counter/counter.lua", "--wait", "nan"])
     #expect(outcome.status == 64)
     #expect(outcome.errors.hasPrefix(
       "Error: --wait: expected a number of seconds from 0 to 1e9, got nan"))
@@ -310,24 +275,24 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let good = directory.appendingPathComponent("good.lua")
     try "return 1 + 1, { a = true }".write(to: good, atomically: true, encoding: .utf8)
-    let outcome = try Self.run(["eval", good.path])
+    let outcome = try Command.run(["eval", good.path])
     #expect(outcome.status == 0)
     #expect(outcome.output == "2\n{ a = true }\n")
     let bad = directory.appendingPathComponent("bad.lua")
     try "error('boom')".write(to: bad, atomically: true, encoding: .utf8)
-    let failure = try Self.run(["eval", bad.path])
+    let failure = try Command.run(["eval", bad.path])
     #expect(failure.status == 1)
     #expect(failure.errors.hasPrefix("error: bad.lua:1: boom"))
   }
 
   @Test func testReportsAndItsExitCodeSaysWhetherEverythingPassed() throws {
-    let passing = try Self.run(["test", "examples/counter"])
+    let passing = try Command.run(["test", "examples/counter"])
     #expect(passing.status == 0)
     #expect(passing.output.hasSuffix("3 passed, 0 failed\n"))
-    let failing = try Self.run(["test", "Tests/ComposableLuaTests/fixtures/failing"])
+    let failing = try Command.run(["test", "Tests/ComposableLuaTests/fixtures/failing"])
     #expect(failing.status == 1)
     #expect(failing.output.contains(" failed"))
-    let tap = try Self.run(["test", "examples/counter", "--output", "tap"])
+    let tap = try Command.run(["test", "examples/counter", "--output", "tap"])
     #expect(tap.status == 0)
     #expect(tap.output.hasPrefix("TAP version 13\n1..3\nok 1 "))
   }
@@ -365,13 +330,13 @@ import Testing
     let (directory, feature, saved) = try Self.notesFeature()
     defer { try? FileManager.default.removeItem(at: directory) }
     let data = directory.appendingPathComponent("data").path
-    let outcome = try Self.run(
+    let outcome = try Command.run(
       ["run", feature.path, "--wait", "0", "--data", data],
       input: #"{ type = "add", text = "milk" }"# + "\n")
     #expect(outcome.status == 0)
     #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("milk"))
     // And it comes back on the next start.
-    let again = try Self.run(["run", feature.path, "--wait", "0", "--data", data])
+    let again = try Command.run(["run", feature.path, "--wait", "0", "--data", data])
     #expect(again.output.contains(#"State: { notes = { "milk" } }"#))
   }
 

@@ -2,6 +2,7 @@ import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// A session file's `feature` against every class of bad path: it is relative to the session
@@ -94,18 +95,18 @@ import Testing
     let outside = sandbox.base.appendingPathComponent("outside/feature.lua")
     try Data(Self.feature.utf8).write(to: outside)
     let climbing = try Self.session(feature: "../outside/feature.lua", in: sandbox.root)
-    let refused = try CommandLineTests.run(["replay", climbing.path])
+    let refused = try Command.run(["replay", climbing.path])
     #expect(refused.status == 1)
     #expect(
       refused.errors.contains(
         #"s.lua: feature: "../outside/feature.lua": '..' is refused; the path must stay under "#
           + "the directory"), "\(refused.errors)")
-    let named = try CommandLineTests.run(["replay", climbing.path, "--feature", outside.path])
+    let named = try Command.run(["replay", climbing.path, "--feature", outside.path])
     #expect(named.status == 0, "\(named.errors)")
     #expect(named.output.contains("replayed 1 action of s.lua on feature.lua"))
     try sandbox.make(.fifo)
     let fifo = try Self.session(feature: "pipe", in: sandbox.root)
-    let waited = try CommandLineTests.run(["replay", fifo.path])
+    let waited = try Command.run(["replay", fifo.path])
     #expect(waited.status == 1)
     #expect(waited.errors.contains("pipe did not load: cannot read it: it is a FIFO"))
   }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// How `composable` reads its command line (by hand, see `CommandShape`): help where asked,
@@ -9,8 +10,8 @@ import Testing
     + "[--data <data>] [--wait <wait>] [--watch]\n"
     + "  See 'composable run --help' for more information.\n"
 
-  func run(_ arguments: [String], input: String = "") throws -> CommandLineTests.Outcome {
-    try CommandLineTests.run(arguments, input: input)
+  func run(_ arguments: [String], input: String = "") throws -> Command.Outcome {
+    try Command.run(arguments, input: input)
   }
 
   @Test func helpListsTheSubcommandsAndEachOnesOptions() throws {

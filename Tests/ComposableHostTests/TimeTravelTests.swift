@@ -3,6 +3,7 @@ import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// `:goto`, `:undo` and `:redo` over the session's timeline: branches, effects in flight, and
@@ -142,7 +143,7 @@ import Testing
         at: URL(fileURLWithPath: example("todos/\(name)")),
         to: directory.appendingPathComponent(name))
     }
-    let outcome = try CommandLineTests.run(
+    let outcome = try Command.run(
       ["repl", "todos.lua", "--data", "data", "--uuid", "incrementing"],
       input: """
         { type = "add", title = "milk" }
@@ -156,7 +157,7 @@ import Testing
     #expect(saved.contains("milk"))
     #expect(!saved.contains("eggs"))
     // And :goto 0, which replays nothing, is saved too.
-    let again = try CommandLineTests.run(
+    let again = try Command.run(
       ["repl", "todos.lua", "--data", "data", "--uuid", "incrementing"],
       input: ":goto 0\n{ type = \"add\", title = \"bread\" }\n:goto 0\n", in: directory)
     #expect(again.status == 0)

@@ -2,6 +2,7 @@ import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// An input line's bytes reach the action as they are: through `composable run` (a real
@@ -52,7 +53,7 @@ import Testing
       Self.line + Array("\r\nw\r\n".utf8)
       + Array(#"{ type = "t", text = "p"#.utf8) + [0x0D] + Array(#"q" }"#.utf8) + [0x0A]
       + Array("w".utf8)  // the last line needs no line feed
-    let outcome = try CommandLineTests.run(
+    let outcome = try Command.run(
       ["run", feature.path, "--data", folder.appendingPathComponent("data").path, "--wait", "0"],
       inputBytes: input)
     #expect(outcome.status == 0, "\(outcome.errors)")
@@ -74,7 +75,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: folder) }
     let feature = folder.appendingPathComponent("bytes.lua")
     try Data(Self.source.utf8).write(to: feature)
-    let outcome = try CommandLineTests.run(
+    let outcome = try Command.run(
       ["repl", feature.path, "--data", folder.appendingPathComponent("data").path],
       inputBytes: Self.line + Array("\r\nw\r\n:q\r\n".utf8))
     #expect(outcome.status == 0, "\(outcome.errors)")

@@ -3,6 +3,7 @@ import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// `local t = {"leaf"} for i = 1, 40 do t = {t, t} end`: 41 tables, 2^40 paths, through every
@@ -62,7 +63,7 @@ import Testing
 
   @Test func theChangePrinterShowsADagInItsTables() throws {
     let directory = try directory()
-    let outcome = try CommandLineTests.run(
+    let outcome = try Command.run(
       ["run", "dag.lua", "--wait", "0"], input: "make\ntouch\nsend\n", in: directory)
     #expect(outcome.status == 0, "\(outcome.errors)")
     #expect(outcome.output.contains("+ dag = " + Self.labelled))
@@ -77,7 +78,7 @@ import Testing
   @Test func anInputLineThatBuildsADagIsAnAction() throws {
     let directory = try directory()
     let line = "{ type = \"got\", t = \(Self.dag) }"
-    let outcome = try CommandLineTests.run(
+    let outcome = try Command.run(
       ["run", "dag.lua", "--wait", "0"], input: line + "\n", in: directory)
     #expect(outcome.status == 0, "\(outcome.errors)")
     #expect(outcome.output.contains("+ got = " + Self.labelled))
@@ -119,7 +120,7 @@ import Testing
     let saved = try LuaDataFile.text(of: ["n": 1, "dag": Self.dagValue()])
     try saved.write(
       to: directory.appendingPathComponent("dag.saved.lua"), atomically: true, encoding: .utf8)
-    let outcome = try CommandLineTests.run(
+    let outcome = try Command.run(
       ["run", "dag.lua", "--wait", "0", "--data", "."], input: "touch\n", in: directory)
     #expect(outcome.status == 0, "\(outcome.errors)")
     #expect(outcome.output.contains("dag.lua loaded. State: { dag = " + Self.labelled))
@@ -147,7 +148,7 @@ import Testing
           time: 1),
       ])
     try recording.write(to: directory.appendingPathComponent("session.lua"))
-    let outcome = try CommandLineTests.run(["replay", "session.lua"], in: directory)
+    let outcome = try Command.run(["replay", "session.lua"], in: directory)
     #expect(outcome.status == 0, "\(outcome.errors)")
     #expect(outcome.output.contains("<40>"))
     expectLinesCapped(outcome.output)
@@ -157,7 +158,7 @@ import Testing
     text = text.replacingOccurrences(of: "n = 0,", with: "n = 6 * 7,")
     try text.write(
       to: directory.appendingPathComponent("computes.lua"), atomically: true, encoding: .utf8)
-    let refused = try CommandLineTests.run(["replay", "computes.lua"], in: directory)
+    let refused = try Command.run(["replay", "computes.lua"], in: directory)
     #expect(refused.status != 0)
     #expect(refused.errors.contains("computes.lua:"), "\(refused.errors)")
     #expect(refused.errors.contains("found '*'"), "\(refused.errors)")

@@ -5,15 +5,16 @@ import LuaKit
 import Testing
 
 /// The repository's root, found from this file, so tests can load the examples.
-let repositoryRoot = URL(fileURLWithPath: #filePath)
+public let repositoryRoot = URL(fileURLWithPath: #filePath)
   .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent()
 
-func example(_ path: String) -> String {
+public func example(_ path: String) -> String {
   repositoryRoot.appendingPathComponent("examples").appendingPathComponent(path).path
 }
 
 /// A TestStore over a feature given as source.
-func testStore(
+public func testStore(
   _ source: String, file: String = "feature.lua", state: LuaValue? = nil,
   limits: LuaLimits = LuaLimits(),
   dependencies: (inout DependencyValues) -> Void = { _ in }
@@ -26,12 +27,12 @@ func testStore(
 }
 
 /// The message of a known issue.
-func message(of issue: Issue) -> String {
+public func message(of issue: Issue) -> String {
   issue.comments.map(\.rawValue).joined(separator: "\n")
 }
 
 /// The error a throwing call threw, if it was a `LuaFeatureError`.
-func featureError(_ body: () throws -> Void) -> LuaFeatureError? {
+public func featureError(_ body: () throws -> Void) -> LuaFeatureError? {
   do {
     try body()
     return nil
@@ -42,7 +43,7 @@ func featureError(_ body: () throws -> Void) -> LuaFeatureError? {
 
 /// A new empty directory under the temporary directory, named `prefix-UUID`; the caller
 /// removes it.
-func makeTemporaryDirectory(_ prefix: String) throws -> URL {
+public func makeTemporaryDirectory(_ prefix: String) throws -> URL {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
     "\(prefix)-\(UUID())")
   try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -51,7 +52,7 @@ func makeTemporaryDirectory(_ prefix: String) throws -> URL {
 
 /// A product built beside the tests (`composable`, `search-server`): `swift build
 /// --build-tests` builds them all.
-func builtProduct(_ name: String) throws -> URL {
+public func builtProduct(_ name: String) throws -> URL {
   let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent(name)
   try #require(
@@ -63,13 +64,13 @@ func builtProduct(_ name: String) throws -> URL {
 /// A value shared between a test and the tasks it starts, behind a pthread lock that
 /// ThreadSanitizer sees (it does not see the futex calls the standard library's `Mutex` is made
 /// of, and would report every use as a race).
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
   private let lock = NSLock()
   private var value: Value
 
-  init(_ value: Value) { self.value = value }
+  public init(_ value: Value) { self.value = value }
 
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock.lock()
     defer { lock.unlock() }
     return try body(&value)
@@ -77,15 +78,16 @@ final class Locked<Value>: @unchecked Sendable {
 }
 
 /// The errors a reducer's `onError` saw.
-final class Errors: Sendable {
+public final class Errors: Sendable {
+  public init() {}
   private let errors = Locked<[LuaFeatureError]>([])
 
-  func append(_ error: LuaFeatureError) { errors.withLock { $0.append(error) } }
-  var all: [LuaFeatureError] { errors.withLock { $0 } }
+  public func append(_ error: LuaFeatureError) { errors.withLock { $0.append(error) } }
+  public var all: [LuaFeatureError] { errors.withLock { $0 } }
 }
 
 /// A live store over `feature` whose reducer's errors are collected rather than reported.
-func storeCollectingErrors(
+public func storeCollectingErrors(
   _ feature: LuaFeature
 ) -> (Store<LuaFeatureHandle, LuaValue>, Errors) {
   let errors = Errors()

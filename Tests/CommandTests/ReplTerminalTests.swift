@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The REPL end to end, at a real pseudo-terminal (util-linux `script` gives the command one):

@@ -3,6 +3,7 @@ import ComposableLua
 import Foundation
 import LocalServer
 import LuaKit
+import TestSupport
 import Testing
 
 @testable import ComposableHost

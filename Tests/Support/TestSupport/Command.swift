@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// The `composable` command as a person runs it: the executable built beside the tests, with
+/// what it printed and its exit code.
+public enum Command {
+  public struct Outcome: Sendable {
+    public var status: Int32
+    public var output: String
+    public var errors: String
+  }
+
+  /// Runs `composable arguments...` with `input` on standard input.
+  public static func run(
+    _ arguments: [String], input: String = "", in directory: URL = repositoryRoot
+  ) throws -> Outcome {
+    try run(arguments, inputBytes: Array(input.utf8), in: directory)
+  }
+
+  /// `run` with standard input given as bytes (any bytes, not only UTF-8 text).
+  public static func run(
+    _ arguments: [String], inputBytes input: [UInt8], in directory: URL = repositoryRoot
+  ) throws -> Outcome {
+    let process = Process()
+    process.executableURL = try builtProduct("composable")
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input))
+    try stdin.fileHandleForWriting.close()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Outcome(
+      status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+      errors: String(decoding: errors, as: UTF8.self))
+  }
+}
