@@ -131,12 +131,7 @@ import Testing
           return effect.after(1, { type = "x", f = print })
         end }
         """, file: "feature.lua")
-    let errors = Errors()
-    let store = Store(
-      initialState: LuaFeatureHandle(feature: feature),
-      reducer: LuaFeatureReducer<LuaFeatureHandle>(
-        feature: feature, dependencies: .live, readState: { LuaFeatureHandle(feature: $0) },
-        onError: { errors.append($0) }))
+    let (store, errors) = storeCollectingErrors(feature)
     await store.send("go").finish()
     #expect(errors.all.map(\.description) == [
       """
