@@ -51,8 +51,7 @@ extension LuaFeature {
         do throws(LuaError) {
           outcome.returned = try call(vm, loaded.step)  // rolled back if it fails
         } catch {
-          let action = action()
-          throw .reduce(action: action.description, error: Self.inActionTerms(error, action))
+          throw Self.inActionTerms(error, action())
         }
         do throws(LuaFeatureError) {
           if !outcome.returned.isNil, context.effects != .keep {
@@ -92,29 +91,36 @@ extension LuaFeature {
   /// How `callTransaction` names what the called function returned, in a path.
   static let returnedPath = "result #1"
 
-  /// An error of the step in the words of actions: the tag check's (the action is malformed)
-  /// says what an action is, and the argument is called the action.
-  static func inActionTerms(_ error: LuaError, _ action: LuaFeatureAction) -> LuaError {
-    // What the reducer returned, which could not be read (a cycle, nesting too deep): its effect.
-    if case let .conversion(path, message) = error, path.hasPrefix(Self.returnedPath) {
-      return .conversion(path: "effect" + path.dropFirst(Self.returnedPath.count), message: message)
+  /// An error of the step in the words of actions: an argument that is no action (the tag
+  /// check's, or one that could not be pushed) is the action refused before the reducer ran;
+  /// what the reducer returned that could not be read (a cycle, nesting too deep) is its effect.
+  static func inActionTerms(_ error: LuaError, _ action: LuaFeatureAction) -> LuaFeatureError {
+    guard case let .conversion(path, message) = error else {
+      return .reduce(action: action.description, error: error)
     }
-    guard case let .conversion(path, message) = error, path.hasPrefix("argument") else {
-      return error
+    if path.hasPrefix(Self.returnedPath) {
+      let effectPath = "effect" + path.dropFirst(Self.returnedPath.count)
+      return .reduce(
+        action: action.description, error: .conversion(path: effectPath, message: message))
+    }
+    guard path.hasPrefix("argument") else {
+      return .reduce(action: action.description, error: error)
     }
     if path == "argument" {
       switch action {
       case let .value(value):
         if let problem = LuaAction.problem(value) {
-          return .runtime(message: "action: " + problem, traceback: "")
+          return .malformedAction(action: action.description, message: problem)
         }
       case .encoded, .typed:  // a Swift value that does not make the action shape
-        return .runtime(
-          message: "action: expected an action (a table with a string type, or a string), "
-            + "got \(action.description)", traceback: "")
+        return .malformedAction(
+          action: action.description,
+          message: "expected an action (a table with a string type, or a string), "
+            + "got \(action.description)")
       }
     }
-    return .conversion(path: "action" + path.dropFirst("argument".count), message: message)
+    let field = "action" + path.dropFirst("argument".count)
+    return .malformedAction(action: action.description, message: "\(field): \(message)")
   }
 }
 

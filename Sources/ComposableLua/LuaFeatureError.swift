@@ -8,6 +8,9 @@ public enum LuaFeatureError: Error, Equatable, Sendable {
   /// The reducer raised, ran past its instruction budget or its memory. The state was rolled
   /// back to what it was before the action.
   case reduce(action: String, error: LuaError)
+  /// What was sent is not an action (a table with a string `type`, or a string, holding data):
+  /// refused before the reducer ran, so the state is as it was. `message` names the field.
+  case malformedAction(action: String, message: String)
   /// The reducer returned something that is not an effect. The state was rolled back.
   case malformedEffect(action: String, path: String, message: String)
   /// An effect's own Lua code failed while it ran (in an `effect.run` coroutine).
@@ -23,6 +26,8 @@ extension LuaFeatureError: CustomStringConvertible {
       return "\(file) did not load: \(message)"
     case let .reduce(action, error):
       return "the reducer failed on \(action), and the state was rolled back: \(error)"
+    case let .malformedAction(action, message):
+      return "the action \(action) was refused before the reducer ran: \(message)"
     case let .malformedEffect(action, path, message):
       return "the reducer returned a malformed effect for \(action), and the state was rolled "
         + "back: \(path): \(message)"

@@ -135,11 +135,11 @@ import Testing
       (["type": ["edit"]], "a table whose type is table"),
     ] {
       let error = featureError { _ = try feature.step(action) }
-      guard case let .reduce(_, .runtime(message, _)) = error else {
-        Issue.record("expected a reduce error, got \(String(describing: error))")
+      guard case let .malformedAction(_, message) = error else {
+        Issue.record("expected the action refused, got \(String(describing: error))")
         continue
       }
-      #expect(message == "action: expected an action (a table with a string type, or a string), got \(description)")
+      #expect(message == "expected an action (a table with a string type, or a string), got \(description)")
     }
     #expect(try feature.state() == TransactionTests.before)
   }

@@ -123,8 +123,8 @@ import Testing
     #expect(messages.count == 2)
     #expect(
       messages.first
-        == "the reducer failed on relabel(id: 1, labels: { [0/0] = 1 }), and the state was rolled "
-        + "back: action.labels: a table key cannot be NaN")
+        == "the action relabel(id: 1, labels: { [0/0] = 1 }) was refused before the reducer ran: "
+        + "action.labels: a table key cannot be NaN")
     #expect(messages.last?.contains("relabel refused") == true)
     #expect(try feature.state() == ["seen": []])
   }

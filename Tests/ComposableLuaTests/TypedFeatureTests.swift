@@ -68,8 +68,8 @@ import Testing
     var state = try feature.decodeState(CounterState.self)
     _ = reducer.reduce(into: &state, action: Ping(n: 1))
     #expect(errors.withLock { $0.map(\.description) } == [
-      "the reducer failed on Ping(n: 1), and the state was rolled back: action: expected an "
-        + "action (a table with a string type, or a string), got Ping(n: 1)"
+      "the action Ping(n: 1) was refused before the reducer ran: expected an action (a table "
+        + "with a string type, or a string), got Ping(n: 1)"
     ])
     #expect(state == CounterState(count: 0))
   }

@@ -37,6 +37,7 @@ extension LuaFeatureError {
     switch self {
     case let .reduce(_, error), let .effect(_, error): error.message
     case let .malformedEffect(_, path, message): "\(path): \(message)"
+    case let .malformedAction(_, message): message
     default: description
     }
   }
