@@ -308,7 +308,7 @@ lua_State *lk_newstate(size_t memory_limit) {
   }
   *(lk_info **)lua_getextraspace(L) = info;
   info->main = L;
-  info->watch_slot = lk_watch_claim(L);
+  info->watch_slot = lk_watch_claim(L, lk_arm_instruction_budget, lk_stop_for_time);
   static _Atomic int never_requested;
   info->arm_request = info->watch_slot >= 0 ? lk_watch_arm_request(info->watch_slot)
                                             : &never_requested;

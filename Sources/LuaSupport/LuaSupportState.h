@@ -224,7 +224,11 @@ void lk_string_library_open(lua_State *L);     // StringLibrary.c
 void lk_patterns_open(lua_State *L);           // Patterns.c
 void lk_table_library_open(lua_State *L);      // TableLibrary.c
 void lk_utf8_library_open(lua_State *L);       // UTF8Library.c
-int lk_watch_claim(lua_State *L);
+/// What the watchdog does to the call in flight on a state, given when the state claims its
+/// slot (so the watchdog calls nothing of the budget's by name): arm its count hook, or stop it
+/// for its time. Both may be called from the watchdog's signal handler, on the call's thread.
+typedef void (*lk_watch_action)(lua_State *L);
+int lk_watch_claim(lua_State *L, lk_watch_action arm, lk_watch_action stop_for_time);
 void lk_watch_release(int slot);
 /// A call begins on the slot's state; `armed`: it counts its budget already (or has none).
 int lk_watch_begin(int slot, int armed);
