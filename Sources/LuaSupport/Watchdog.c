@@ -12,7 +12,7 @@
 // Each state holds a slot in a fixed table whose memory is never freed, so the watchdog and
 // the handler can read any slot at any time. A state that finds no free slot gets the hook on
 // every call, and its hook and charged library calls look at the clock for its time limit
-// (LuaSupport.c): slower, and blind to one long operation in C, but stopped all the same.
+// (Budget.c): slower, and blind to one long operation in C, but stopped all the same.
 //
 // The host owns the process's signals, and this must survive what it does with SIGURG:
 // - A handler the host had installed is chained: ours runs first, then calls it, except for the
@@ -24,7 +24,7 @@
 //   its next allocation or charged library call (`lk_watch_arm_requested`), which unblocks the
 //   signal for the thread's later calls. Only a loop that does neither, in the first call
 //   after the thread blocked the signal again, cannot be stopped: nothing reaches it.
-#include "LuaSupportState.h"
+#include "Watchdog.h"
 
 #include <pthread.h>
 #include <signal.h>
