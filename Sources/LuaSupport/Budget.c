@@ -4,11 +4,6 @@
 // stops one past its time, through the two functions lk_budget_open gives it.
 #include "LuaState.h"
 
-// The hook runs every `granularity` instructions: cheap, and precise enough for a budget.
-static const int lk_hook_granularity = 1000;
-
-static void lk_count_hook(lua_State *L, lua_Debug *ar);
-
 void lk_push_stop_error(lua_State *L, int level) {
   lk_budget *budget = lk_budget_of(L);
   if (level >= 0) luaL_where(L, level);
@@ -57,7 +52,7 @@ void lk_caught(lua_State *L) {
   if (info->calls.depth != 0 && info->budget.stopped) lk_raise_stop(L, 1);
 }
 
-static void lk_count_hook(lua_State *L, lua_Debug *ar) {
+void lk_count_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   lk_info *info = lk_info_of(L);
   lk_budget *budget = &info->budget;
@@ -70,8 +65,8 @@ static void lk_count_hook(lua_State *L, lua_Debug *ar) {
     if (budget->instruction_limit == 0) return;
     budget->instructions_used += lua_gethookcount(L);
     if (budget->instructions_used <= budget->instruction_limit) {
-      if (lua_gethookcount(L) != lk_hook_granularity)
-        lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
+      if (lua_gethookcount(L) != LK_HOOK_GRANULARITY)
+        lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, LK_HOOK_GRANULARITY);
       return;
     }
     lk_stop(L, LK_FAILURE_INSTRUCTION_LIMIT);
@@ -92,10 +87,6 @@ void lk_set_time_limit(lua_State *L, double seconds) {
   lk_budget *budget = lk_budget_of(L);
   budget->time_limit = seconds > 0 ? seconds : 0;
   if (budget->watch_slot >= 0) lk_watch_set_time_limit(budget->watch_slot, budget->time_limit);
-}
-
-void lk_arm_instruction_budget(lua_State *L) {
-  lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, lk_hook_granularity);
 }
 
 void lk_charge(lua_State *L, lua_Integer work) {

@@ -51,7 +51,15 @@ static inline lk_budget *lk_budget_of(lua_State *L);
 void lk_budget_open(lua_State *L);
 /// Gives the slot back (lk_close).
 void lk_budget_close(lk_budget *budget);
-void lk_arm_instruction_budget(lua_State *L);
+// The hook runs every `granularity` instructions: cheap, and precise enough for a budget.
+enum { LK_HOOK_GRANULARITY = 1000 };
+/// The count hook: counts the budget, looks at the time, and raises the stop.
+void lk_count_hook(lua_State *L, lua_Debug *ar);
+/// Puts the count hook on `L` (a thread of the state). Inline: lk_enter arms a coroutine's hook
+/// on every top-level resume, and lua_sethook may be called from the watchdog's signal handler.
+static inline void lk_arm_instruction_budget(lua_State *L) {
+  lua_sethook(L, lk_count_hook, LUA_MASKCOUNT, LK_HOOK_GRANULARITY);
+}
 /// Stops the call in flight for `reason` (its budget or its time): from now on every instruction
 /// of every thread it runs raises the limit's error, and the call fails whatever catches it.
 void lk_stop(lua_State *L, lk_failure reason);
