@@ -2,7 +2,8 @@
 // in its module's private header and written only by that module (and the inline functions of
 // its header); other modules may read it. A pointer to it lives in the state's extra space,
 // which Lua copies into every coroutine, so the hook and the trampoline reach it from any
-// thread. Every C file includes this header, which includes every module's.
+// thread. Every C file that reaches lk_info includes this header, which includes every module's
+// private header (Pool.c, Watchdog.c and ActionTags.c need no state, and include less).
 #ifndef LK_LUA_STATE_H
 #define LK_LUA_STATE_H
 
