@@ -15,7 +15,7 @@
 //
 // Each is called directly from Lua, so its argument errors name it and its errors point at the
 // Lua line that called, as Lua's own do.
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -47,7 +47,7 @@ static int lk_pcall_function(lua_State *L) {
 // as it is: Lua runs the handler of an error raised inside a hook with hooks off, and the stop
 // is raised from the count hook, so the caller's handler would run where nothing could stop it.
 static int lk_xpcall_handler(lua_State *L) {
-  if (lk_info_of(L)->stopped) return 1;
+  if (lk_stopped(L)) return 1;
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, 1);

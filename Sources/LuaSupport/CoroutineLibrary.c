@@ -10,7 +10,7 @@
 // - `coroutine.close` is bounded in depth: Lua 5.4.4 does not count nested closes against its
 //   C stack limit, so `__close` handlers that close coroutines whose handlers close coroutines
 //   overflow the C stack (fixed in 5.4.5; Debian's 5.4.4 has the bug).
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 // - A coroutine that a stop killed is never closed: its to-be-closed variables are not run,
 //   then or in a later call. The stop is raised from the count hook, and Lua leaves a thread
@@ -61,14 +61,13 @@ static lua_State *lk_coroutine_argument(lua_State *L) {
 }
 
 static void lk_hook_new_thread(lua_State *L, lua_State *thread) {
-  lk_info *info = lk_info_of(L);
-  if (info->instruction_limit != 0 || info->time_limit != 0) lk_arm_instruction_budget(thread);
+  if (lk_budget_limits_calls(L)) lk_arm_instruction_budget(thread);
 }
 
 // Resumes `co` with the `arguments` values on top of L: how many results it moved onto L, or
 // -1 with the error on top of L (and in `*status` the coroutine's status).
 static int lk_resume_moving(lua_State *L, lua_State *co, int arguments, int *status) {
-  if (lk_info_of(L)->stopped) lk_raise_stop(L, 1);
+  if (lk_stopped(L)) lk_raise_stop(L, 1);
   if (!lua_checkstack(co, arguments)) {
     lua_pushliteral(L, "too many arguments to resume");
     *status = LUA_ERRRUN;
@@ -77,7 +76,7 @@ static int lk_resume_moving(lua_State *L, lua_State *co, int arguments, int *sta
   lua_xmove(L, co, arguments);
   int results;
   *status = lua_resume(co, L, arguments, &results);
-  if (*status != LUA_OK && *status != LUA_YIELD && lk_info_of(L)->stopped) {
+  if (*status != LUA_OK && *status != LUA_YIELD && lk_stopped(L)) {
     lk_note_stopped_thread(L, co);
   }
   if (*status == LUA_OK || *status == LUA_YIELD) {
@@ -163,17 +162,17 @@ static const char *lk_unclosable_status(lua_State *L, lua_State *co) {
 static int lk_coroutine_close(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_State *co = lk_coroutine_argument(L);
-  if (info->stopped) lk_raise_stop(L, 1);  // no __close handler runs past a limit
+  if (lk_stopped(L)) lk_raise_stop(L, 1);  // no __close handler runs past a limit
   const char *status_name = lk_unclosable_status(L, co);
   if (status_name != NULL) return luaL_error(L, "cannot close a %s coroutine", status_name);
-  if (info->close_depth >= LK_CLOSE_MAX_DEPTH) {
+  if (info->coroutines.close_depth >= LK_CLOSE_MAX_DEPTH) {
     return luaL_error(L, "coroutine.close: nested more than %d deep (a __close handler that "
                          "closes a coroutine whose handler closes another, and so on)",
                       LK_CLOSE_MAX_DEPTH);
   }
-  info->close_depth += 1;
+  info->coroutines.close_depth += 1;
   int status = lk_reset_thread(L, co);
-  info->close_depth -= 1;
+  info->coroutines.close_depth -= 1;
   lk_caught(L);
   if (status == LUA_OK) {
     lua_pushboolean(L, 1);

@@ -9,8 +9,7 @@
 // host then takes the snapshot's path, whose errors name the field. One difference: a table
 // reached twice is copied once and shared, where a push back would copy it twice, so a value
 // that holds one table 2^40 times over costs one copy.
-#include "LuaSupport.h"
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 enum { LK_DATA_MAX_DEPTH = 200 };  // LuaValue.maximumDepth
 

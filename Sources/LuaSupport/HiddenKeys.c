@@ -1,8 +1,7 @@
 // The keys by which a proxy and its real table find each other (Transaction.c): light
 // userdata no Lua code can make, and the walk over a table's entries that never shows them.
 // Below the transactions and the state's shape, which both use them, and calling neither.
-#include "LuaSupport.h"
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 const char lk_real_key = 0;   // proxy[&lk_real_key]: the real table it stands for
 const char lk_proxy_key = 0;  // real[&lk_proxy_key]: its proxy, once one was made

@@ -8,7 +8,7 @@
 // Integers stay integers and floats floats (`1` reads as 1, `1.0` as 1.0). JSON's null is
 // `json.null`, a light userdata, as in lua-cjson. Errors say where: the path of the value that
 // cannot be written, or the line and column of the text that cannot be read.
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 #include <errno.h>
 #include <math.h>

@@ -9,8 +9,7 @@
 // A stack holds at most LUAI_MAXSTACK (1,000,000) slots, so the journal is a list of such
 // threads, *segments* of LK_SEGMENT_ENTRIES entries, in the registry; the segment being
 // written is reached through lk_info. Only C code here holds them: no Lua value leads to one.
-#include "LuaSupport.h"
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 static const char lk_segments_key = 0;  // registry: the journal's segments, oldest first
 
@@ -22,7 +21,7 @@ _Static_assert(LK_JOURNAL_REPLACED_ABOVE < LK_SEGMENT_ENTRIES,
 // The segment `index` (0: the oldest), kept alive by the list in the registry.
 static lua_State *lk_segment(lua_State *L, lua_Integer index) {
   lk_info *info = lk_info_of(L);
-  if (index == info->journal_segment) return info->journal;
+  if (index == info->journal.segment) return info->journal.current;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_segments_key);
   lua_rawgeti(L, -1, index + 1);
   lua_State *segment = lua_tothread(L, -1);
@@ -38,9 +37,9 @@ static void lk_new_segments(lua_State *L) {
   lua_State *segment = lua_newthread(L);
   lua_rawseti(L, -2, 1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_segments_key);
-  info->journal = segment;
-  info->journal_segment = 0;
-  info->journal_room = 0;
+  info->journal.current = segment;
+  info->journal.segment = 0;
+  info->journal.room = 0;
 }
 
 static int lk_new_segments_protected(lua_State *L) {
@@ -54,24 +53,24 @@ void lk_journal_open(lua_State *L) { lk_new_segments(L); }
 static void lk_next_segment(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_segments_key);
-  lua_Integer next = info->journal_segment + 1;
+  lua_Integer next = info->journal.segment + 1;
   if (lua_rawgeti(L, -1, next + 1) != LUA_TTHREAD) {
     lua_pop(L, 1);
     lua_newthread(L);
     lua_pushvalue(L, -1);
     lua_rawseti(L, -3, next + 1);  // before the switch: if the list cannot grow, nothing moved
   }
-  info->journal = lua_tothread(L, -1);
-  lua_settop(info->journal, 0);  // emptied already, by the pops of an undo or by a forget
-  info->journal_segment = next;
-  info->journal_room = 0;
+  info->journal.current = lua_tothread(L, -1);
+  lua_settop(info->journal.current, 0);  // emptied already, by the pops of an undo or by a forget
+  info->journal.segment = next;
+  info->journal.room = 0;
   lua_pop(L, 2);
 }
 
 void lk_journal_reserve(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  if (lua_gettop(info->journal) >= LK_SEGMENT_SLOTS) lk_next_segment(L);
-  lua_State *segment = info->journal;
+  if (lua_gettop(info->journal.current) >= LK_SEGMENT_SLOTS) lk_next_segment(L);
+  lua_State *segment = info->journal.current;
   int top = lua_gettop(segment);
   // Room doubles as the segment grows (as a table's array would), up to the segment's size.
   int want = top < 48 ? 48 : top;
@@ -84,20 +83,20 @@ void lk_journal_reserve(lua_State *L) {
     lua_pop(L, 1);
     if (!lua_checkstack(segment, want + 1)) luaL_error(L, "not enough memory to journal a write");
   }
-  info->journal_room = want;
+  info->journal.room = want;
 }
 
 void lk_journal_drop(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  if (lua_gettop(info->journal) == 0) {  // the newest entry is in the segment before
-    lua_State *previous = lk_segment(L, info->journal_segment - 1);
-    info->journal = previous;
-    info->journal_segment -= 1;
-    info->journal_room = 0;
+  if (lua_gettop(info->journal.current) == 0) {  // the newest entry is in the segment before
+    lua_State *previous = lk_segment(L, info->journal.segment - 1);
+    info->journal.current = previous;
+    info->journal.segment -= 1;
+    info->journal.room = 0;
   }
-  lua_settop(info->journal, -4);
-  info->journal_room += 3;  // slots that held an entry can hold one again
-  info->journal_length -= 1;
+  lua_settop(info->journal.current, -4);
+  info->journal.room += 3;  // slots that held an entry can hold one again
+  info->journal.length -= 1;
 }
 
 void lk_journal_push_field(lua_State *L, lua_Integer entry, int field) {
@@ -109,12 +108,12 @@ void lk_journal_push_field(lua_State *L, lua_Integer entry, int field) {
 // The segments emptied after a large action, when no new one could be made.
 static void lk_empty_segments(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  for (lua_Integer index = info->journal_segment; index >= 0; index--) {
+  for (lua_Integer index = info->journal.segment; index >= 0; index--) {
     lua_settop(lk_segment(L, index), 0);
   }
-  info->journal = lk_segment(L, 0);
-  info->journal_segment = 0;
-  info->journal_room = 0;
+  info->journal.current = lk_segment(L, 0);
+  info->journal.segment = 0;
+  info->journal.room = 0;
 }
 
 void lk_journal_forget_large(lua_State *L) {

@@ -8,7 +8,7 @@
 // - StringLibrary.c and Patterns.c: string.rep, byte, find, match, gmatch, gsub;
 // - TableLibrary.c: table.insert, remove, move, concat, unpack, sort;
 // - UTF8Library.c: utf8.len, codepoint, offset, codes.
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 void lk_open_libraries(lua_State *L) {
   luaL_openlibs(L);

@@ -10,7 +10,7 @@
 // call's budget as it goes, so a pattern that explodes stops with the instruction limit error
 // as a loop would. The plain search (`find` with no specials, or `plain = true`) charges each
 // comparison too: Lua's is O(n·m) at worst, and so is this one, so it is charged as such.
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -17,8 +17,7 @@
 //   after each walk.
 // A state table stored anywhere else (shared state, a list of records moved whole) may close a
 // cycle: the walk runs.
-#include "LuaSupport.h"
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 // A flat table of more entries than this is recorded as walked, as other tables are: a table
 // reached from many places is then scanned once, not once a place.
@@ -28,16 +27,16 @@ enum { LK_SHAPE_PATH_HEAD = 6, LK_SHAPE_PATH_TAIL = 2 };
 
 void lk_shape_forget(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  info->shape_bound = 0;
-  info->shape_dirty = 0;
+  info->shape.bound = 0;
+  info->shape.dirty = 0;
 }
 
-const int *lk_transaction_shape_flag(lua_State *L) { return &lk_info_of(L)->shape_dirty; }
+const int *lk_transaction_shape_flag(lua_State *L) { return &lk_info_of(L)->shape.dirty; }
 
 void lk_shape_rolled_back(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  info->shape_bound = info->shape_bound_at_begin;
-  info->shape_dirty = 0;
+  info->shape.bound = info->shape.bound_at_begin;
+  info->shape.dirty = 0;
 }
 
 // Whether the real table at `real` holds a table at `key` (its value now, before the write) or,
@@ -72,31 +71,31 @@ static int lk_shape_is_small_flat(lua_State *L, int table) {
 void lk_shape_note_store(
     lua_State *L, int proxy, int real, int key, int value, int existing, int height) {
   lk_info *info = lk_info_of(L);
-  if (info->shape_dirty) return;
+  if (info->shape.dirty) return;
   if (!existing && height < 0) {  // a new table holding a state table: it may close a cycle
-    info->shape_dirty = 1;
+    info->shape.dirty = 1;
     return;
   }
-  lua_rawgeti(L, LUA_REGISTRYINDEX, info->shape_root_slot);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, info->shape.root_slot);
   int is_root = lua_rawequal(L, -1, proxy);
   lua_pop(L, 1);
   if (existing) {
     // A state table: harmless only when it holds no table, and is not its own new parent.
     if (lua_rawequal(L, real, value) || !lk_shape_is_small_flat(L, value)) {
-      info->shape_dirty = 1;
+      info->shape.dirty = 1;
       return;
     }
     height = 1;
   }
-  lua_Integer bound = info->shape_bound;
+  lua_Integer bound = info->shape.bound;
   if (is_root) {
     // At the root it lands at level 2: the state is at most 1 + height deep there. (Not
     // "beside a table": the root may hold none, so its height may grow from 1 to 2.)
     if (1 + height <= LK_STATE_MAX_DEPTH) {
-      if (bound != 0 && 1 + height > bound) info->shape_bound = 1 + height;
+      if (bound != 0 && 1 + height > bound) info->shape.bound = 1 + height;
       return;
     }
-    info->shape_dirty = 1;
+    info->shape.dirty = 1;
     return;
   }
   // Beside a table of its new parent, a table holding none lands no deeper than that one is.
@@ -104,10 +103,10 @@ void lk_shape_note_store(
   if (height == 1 && beside_table) return;
   if (bound != 0) {
     lua_Integer reach = beside_table ? bound - 1 + height : bound + height;
-    if (reach > bound) info->shape_bound = reach;
+    if (reach > bound) info->shape.bound = reach;
     if (reach <= LK_STATE_MAX_DEPTH) return;
   }
-  info->shape_dirty = 1;
+  info->shape.dirty = 1;
 }
 
 // MARK: - The walk
@@ -249,7 +248,7 @@ static int lk_shape_check_protected(lua_State *L) {
   int result = LK_SHAPE_OK;
   lua_Integer height = lk_shape_height(L, 1, 1, &walk, &result);
   if (height > 0) {
-    lk_info_of(L)->shape_bound = height;
+    lk_info_of(L)->shape.bound = height;
     return 0;
   }
   // The keys of the path are on the stack, from the root down.
@@ -280,7 +279,7 @@ static int lk_shape_check_protected(lua_State *L) {
 
 int lk_transaction_check_shape(lua_State *L, int state) {
   lk_info *info = lk_info_of(L);
-  if (!info->shape_dirty) return LUA_OK;
+  if (!info->shape.dirty) return LUA_OK;
   state = lua_absindex(L, state);
   lua_pushcfunction(L, lk_shape_check_protected);
   if (!lk_push_proxied_table(L, state)) {
@@ -288,6 +287,6 @@ int lk_transaction_check_shape(lua_State *L, int state) {
     return LUA_OK;
   }
   int status = lk_pcall_uncapped(L, 1, 0);
-  if (status == LUA_OK) info->shape_dirty = 0;
+  if (status == LUA_OK) info->shape.dirty = 0;
   return status;
 }

@@ -7,7 +7,7 @@
 // will really do (the range normalized first), so a call that cannot fit in what is left of
 // the budget fails at once, while the errors Lua raises for bad arguments ("resulting string
 // too large", "string slice too long") come first, with Lua's words, catchable by `pcall`.
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 #include <limits.h>
 #include <string.h>

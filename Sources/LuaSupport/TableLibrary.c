@@ -12,7 +12,7 @@
 // Each function is called directly from Lua (never through another C function), so Lua names
 // it in argument errors as it names its own (`bad argument #2 to 'insert'`) and places errors
 // at the Lua line that called.
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 #include <limits.h>
 

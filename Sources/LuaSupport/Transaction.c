@@ -19,8 +19,7 @@
 // - Writes are refused outside a transaction (in the host's words), so a proxy kept
 //   in a module local or an effect's coroutine cannot change committed state either.
 // - Every C function here checks the type of what it reads from a hidden key before using it.
-#include "LuaSupport.h"
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 // lk_real_key and lk_proxy_key, the hidden keys, are HiddenKeys.c's.
 static const char lk_metatable_key = 0; // registry: the proxies' shared metatable
@@ -102,13 +101,13 @@ enum { lk_sweep_proxies = 4096 };
 // is made: if the list cannot grow, the error comes first and nothing is left unlisted.
 static void lk_list_proxy_made(lua_State *L, int index) {
   lk_info *info = lk_info_of(L);
-  if (!info->transaction_open) return;  // the host's root, a read between actions: kept
+  if (!info->transaction.open) return;  // the host's root, a read between actions: kept
   index = lua_absindex(L, index);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_made_key);
   lua_pushvalue(L, index);
-  lua_rawseti(L, -2, info->proxies_made + 1);
+  lua_rawseti(L, -2, info->transaction.proxies_made + 1);
   lua_pop(L, 1);
-  info->proxies_made += 1;
+  info->transaction.proxies_made += 1;
 }
 
 // Pushes the proxy of the real table at `index`, the one it keeps (or kept, before a sweep
@@ -209,7 +208,7 @@ static void lk_adopt(lua_State *L, int index, int depth) {
   }
   luaL_checkstack(L, 8, "a table stored in the state is nested too deeply");
   lk_info *info = lk_info_of(L);
-  if (depth > info->adopt_height) info->adopt_height = depth;
+  if (depth > info->transaction.adopt_height) info->transaction.adopt_height = depth;
   int base = lua_gettop(L);
   if (lua_getmetatable(L, index)) {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_marker_key);
@@ -288,7 +287,7 @@ static void lk_adopt(lua_State *L, int index, int depth) {
 static void lk_store_form(lua_State *L, int index, int depth) {
   index = lua_absindex(L, index);
   if (lk_push_real_of(L, index)) {
-    lk_info_of(L)->adopt_met_state_table = 1;
+    lk_info_of(L)->transaction.adopt_met_state_table = 1;
     // The real table is linked to this proxy, so that a rollback which gives back a table
     // this one was stored in finds the proxy it was stored as. It may have no link: a proxy
     // kept from before its link was dropped (see lk_sweep_proxies).
@@ -348,8 +347,8 @@ static void lk_unadopt(lua_State *L, int table, int metatable) {
 static int lk_undo_journal(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_Integer mark = lua_tointeger(L, 1);
-  while (info->journal_length > mark) {
-    lua_Integer entry = info->journal_length - 1;
+  while (info->journal.length > mark) {
+    lua_Integer entry = info->journal.length - 1;
     for (int field = 1; field <= 3; field++) lk_journal_push_field(L, entry, field);
     if (lk_is_adoption_key(L, -2)) {
       lk_unadopt(L, -3, -1);
@@ -366,7 +365,7 @@ static int lk_undo_journal(lua_State *L) {
 // Undoes the entries newer than `mark`: protected, and without the cap, so the undo does not
 // fail for want of the memory the undone work used. Returns Lua's status.
 static int lk_undo_to(lua_State *L, lua_Integer mark) {
-  if (lk_info_of(L)->journal_length <= mark) return LUA_OK;
+  if (lk_journal_length(L) <= mark) return LUA_OK;
   lua_pushcfunction(L, lk_undo_journal);
   lua_pushinteger(L, mark);
   int status = lk_pcall_uncapped(L, 1, 0);
@@ -406,7 +405,7 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
 // Every index is absolute or an upvalue.
 static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int real, int shared) {
   lk_info *info = lk_info_of(L);
-  if (!info->transaction_open) lk_raise_read_only(L);
+  if (!info->transaction.open) lk_raise_read_only(L);
   int key_type = lua_type(L, key);
   if (__builtin_expect(key_type != LUA_TSTRING, 0)) {
     // Lua's own words for what no table takes, then what a state does not.
@@ -420,11 +419,11 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     // All or nothing: a table that cannot be stored (too deep, a metatable, out of memory)
     // is given back as it was before the error goes on, even to a pcall in the reducer that
     // would otherwise keep going with half of it adopted.
-    lua_Integer mark = info->journal_length;
+    lua_Integer mark = info->journal.length;
     int existing = lk_push_real_of(L, value);
     if (existing) lua_pop(L, 1);
-    info->adopt_height = 0;
-    info->adopt_met_state_table = 0;
+    info->transaction.adopt_height = 0;
+    info->transaction.adopt_met_state_table = 0;
     lua_pushcfunction(L, lk_store_form_protected);
     lua_pushvalue(L, value);
     int status = lua_pcall(L, 1, 1, 0);
@@ -438,8 +437,8 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
       lua_error(L);  // the same error (a memory error stays one)
     }
     lua_replace(L, value);
-    lk_shape_note_store(L, proxy, real, key, value, existing,
-                        info->adopt_met_state_table ? -1 : info->adopt_height);
+    int height = info->transaction.adopt_met_state_table ? -1 : info->transaction.adopt_height;
+    lk_shape_note_store(L, proxy, real, key, value, existing, height);
     lk_leave_flat_reads(L, proxy, shared);
   }
   // The entry (the hot path of every write).
@@ -827,8 +826,9 @@ static void lk_compact_kept(lua_State *L) {
 int lk_gc_collect(lua_State *L) {
   int result = lua_gc(L, LUA_GCCOLLECT);
   lk_info *info = lk_info_of(L);
-  if (info->kept_grew) {  // a sweep kept proxies since: the old table goes in a second pass
-    info->kept_grew = 0;
+  // A sweep kept proxies since: the old table goes in a second pass.
+  if (info->transaction.kept_grew) {
+    info->transaction.kept_grew = 0;
     lk_compact_kept(L);
     result = lua_gc(L, LUA_GCCOLLECT);
   }
@@ -842,7 +842,7 @@ static int lk_drop_proxies_made(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_made_key);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_kept_key);
-  for (lua_Integer i = 1; i <= info->proxies_made; i++) {
+  for (lua_Integer i = 1; i <= info->transaction.proxies_made; i++) {
     if (lua_rawgeti(L, -2, i) == LUA_TTABLE) {
       lua_pushvalue(L, -1);
       if (lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE) lua_rawset(L, -4);
@@ -853,7 +853,7 @@ static int lk_drop_proxies_made(lua_State *L) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
-  info->kept_grew = 1;
+  info->transaction.kept_grew = 1;
   lua_createtable(L, 16, 0);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_made_key);
   return 0;
@@ -863,34 +863,35 @@ static int lk_drop_proxies_made(lua_State *L) {
 // line: most actions give no table a proxy.
 static __attribute__((noinline)) void lk_forget_proxies_made(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  if (info->proxies_made > lk_sweep_proxies) {
+  if (info->transaction.proxies_made > lk_sweep_proxies) {
     lk_compact_kept(L);  // what the last sweep kept and the collector took since, made small
     lua_pushcfunction(L, lk_drop_proxies_made);
     if (lk_pcall_uncapped(L, 0, 0) == LUA_OK) {
-      info->proxies_made = 0;
+      info->transaction.proxies_made = 0;
       return;
     }
     lua_pop(L, 1);  // the proxies stay; the list is emptied below
   }
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_made_key);
-  for (lua_Integer i = info->proxies_made; i > 0; i--) {
+  for (lua_Integer i = info->transaction.proxies_made; i > 0; i--) {
     lua_pushnil(L);
     lua_rawseti(L, -2, i);
   }
   lua_pop(L, 1);
-  info->proxies_made = 0;
+  info->transaction.proxies_made = 0;
 }
 
 static inline void lk_end_transaction(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  info->transaction_open = 0;
-  if (info->proxies_made != 0) lk_forget_proxies_made(L);
+  info->transaction.open = 0;
+  if (info->transaction.proxies_made != 0) lk_forget_proxies_made(L);
 }
 
 void lk_transaction_begin(lua_State *L, int state_slot) {
   lk_journal_forget(L);
-  lk_info_of(L)->transaction_open = 1;
-  lk_shape_begin(L, state_slot);
+  lk_info *info = lk_info_of(L);
+  info->transaction.open = 1;
+  lk_shape_begin(&info->shape, state_slot);
 }
 
 void lk_transaction_commit(lua_State *L) {
@@ -898,22 +899,22 @@ void lk_transaction_commit(lua_State *L) {
   lk_end_transaction(L);
 }
 
-int lk_transaction_is_open(lua_State *L) { return lk_info_of(L)->transaction_open; }
+int lk_transaction_is_open(lua_State *L) { return lk_info_of(L)->transaction.open; }
 
 int lk_transaction_close_writes(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  int was_open = info->transaction_open;
-  info->transaction_open = 0;
+  int was_open = info->transaction.open;
+  info->transaction.open = 0;
   return was_open;
 }
 
 void lk_transaction_reopen_writes(lua_State *L, int was_open) {
-  lk_info_of(L)->transaction_open = was_open;
+  lk_info_of(L)->transaction.open = was_open;
 }
 
 int lk_transaction_rollback(lua_State *L) {
   lk_info *info = lk_info_of(L);
-  info->transaction_open = 0;
+  info->transaction.open = 0;
   lk_shape_rolled_back(L);
   int status = lk_undo_to(L, 0);
   lk_journal_forget(L);
@@ -921,27 +922,4 @@ int lk_transaction_rollback(lua_State *L) {
   return status;
 }
 
-int lk_transaction_wrote(lua_State *L) { return lk_info_of(L)->journal_length > 0; }
-
-int lk_normalize_tagged(lua_State *L, int index, int tag_ref) {
-  index = lua_absindex(L, index);
-  switch (lua_type(L, index)) {
-    case LUA_TSTRING:
-      lua_createtable(L, 0, 1);
-      lua_rawgeti(L, LUA_REGISTRYINDEX, tag_ref);
-      lua_pushvalue(L, index);
-      lua_rawset(L, -3);
-      lua_replace(L, index);
-      return 1;
-    case LUA_TTABLE: {
-      // The tag's name from the registry's array part: cheaper than making Lua find the
-      // interned string for a C string on every call.
-      lua_rawgeti(L, LUA_REGISTRYINDEX, tag_ref);
-      int ok = lua_rawget(L, index) == LUA_TSTRING;
-      lua_pop(L, 1);
-      return ok;
-    }
-    default:
-      return 0;
-  }
-}
+int lk_transaction_wrote(lua_State *L) { return lk_journal_length(L) > 0; }

@@ -9,8 +9,7 @@
 // without parent links a write cannot say which tables hold the table it wrote. The walk marks
 // a table it meets again while still inside it as changed, which may send the host into a
 // table that did not change (it then finds nothing) but never past one that did.
-#include "LuaSupport.h"
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 #include <string.h>
 
@@ -29,7 +28,7 @@ int lk_changes_is_nil_marker(lua_State *L, int index) {
 // into[table] = { [key] = old value or the nil marker }, keyed by the table itself or, with
 // `by_address`, by its address (a walk that meets tables by address looks them up so).
 static void lk_collect_first_old_values(lua_State *L, int into, int by_address) {
-  lua_Integer length = lk_info_of(L)->journal_length;
+  lua_Integer length = lk_journal_length(L);
   for (lua_Integer entry = 0; entry < length; entry++) {
     lk_journal_push_field(L, entry, 1);
     lk_journal_push_field(L, entry, 2);
@@ -255,7 +254,7 @@ static int lk_field_changed_protected(lua_State *L) {
 int lk_transaction_changed_field(lua_State *L, int root, int key) {
   root = lua_absindex(L, root);
   key = lua_absindex(L, key);
-  if (lk_info_of(L)->journal_length == 0) return 0;
+  if (lk_journal_length(L) == 0) return 0;
   lua_pushcfunction(L, lk_field_changed_protected);
   if (!lk_push_proxied_table(L, root)) lua_pushvalue(L, root);
   lua_pushvalue(L, key);
@@ -270,7 +269,7 @@ int lk_transaction_changed_field(lua_State *L, int root, int key) {
 // Pushes what real[key] held when the open transaction began: the old value of its first
 // journal entry, or what it holds now if the transaction did not write it.
 static void lk_push_value_before(lua_State *L, int real, int key) {
-  lua_Integer length = lk_info_of(L)->journal_length;
+  lua_Integer length = lk_journal_length(L);
   lk_charge(L, length + 1);  // a look at every entry: bounded by the budget
   for (lua_Integer entry = 0; entry < length; entry++) {
     lk_journal_push_field(L, entry, 1);
@@ -327,7 +326,7 @@ static int lk_journal_had_element(lua_State *L) {
     lua_pushboolean(L, 1);
     lua_rawset(L, keys);
   }
-  lua_Integer length = lk_info_of(L)->journal_length;
+  lua_Integer length = lk_journal_length(L);
   for (lua_Integer entry = 0; entry < length; entry++) {
     lk_journal_push_field(L, entry, 1);
     int same = lua_rawequal(L, -1, real);

@@ -5,7 +5,7 @@
 // Lua 5.4.4's do (the same arguments checked the same way, the same answers and errors) and
 // charge what they walked, once done: a walk is at most the string, which the memory cap bounds,
 // so charging after it changes no answer or error that Lua gives. `utf8.char` and `utf8.charpattern` are Lua's own.
-#include "LuaSupportState.h"
+#include "LuaState.h"
 
 #include <limits.h>
 

@@ -12,7 +12,7 @@
 // Each state holds a slot in a fixed table whose memory is never freed, so the watchdog and
 // the handler can read any slot at any time. A state that finds no free slot gets the hook on
 // every call, and its hook and charged library calls look at the clock for its time limit
-// (LuaSupport.c): slower, and blind to one long operation in C, but stopped all the same.
+// (Budget.c): slower, and blind to one long operation in C, but stopped all the same.
 //
 // The host owns the process's signals, and this must survive what it does with SIGURG:
 // - A handler the host had installed is chained: ours runs first, then calls it, except for the
@@ -24,7 +24,7 @@
 //   its next allocation or charged library call (`lk_watch_arm_requested`), which unblocks the
 //   signal for the thread's later calls. Only a loop that does neither, in the first call
 //   after the thread blocked the signal again, cannot be stopped: nothing reaches it.
-#include "LuaSupportState.h"
+#include "Watchdog.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -57,6 +57,10 @@ typedef struct {
   _Atomic(pthread_t) thread;  // written by the owner while `call` is even; read by handlers
                               // on any thread (which compare it with their own)
   lua_State *L;           // the owner's main thread, set when the slot is claimed
+  // What the owner gave when it claimed the slot: the watchdog arms and stops a call through
+  // them, and knows nothing else of the budget.
+  lk_watch_action arm;
+  lk_watch_action stop_for_time;
 } lk_watch_slot;
 
 static lk_watch_slot lk_watch_slots[LK_WATCH_SLOTS];
@@ -89,11 +93,11 @@ static void lk_watch_signal_handler(int signal, siginfo_t *info, void *context) 
     if ((atomic_load(&slot->call) & 1) && atomic_load(&slot->over_time) == 1) {
       atomic_store(&slot->over_time, 2);
       atomic_store(&slot->armed, 1);
-      lk_stop_for_time(slot->L);
+      slot->stop_for_time(slot->L);
     } else if ((atomic_load(&slot->call) & 1) && !atomic_load(&slot->armed)) {
       atomic_store(&slot->armed, 1);
       atomic_store(&slot->arm_requested, 0);
-      lk_arm_instruction_budget(slot->L);  // lua_sethook may be called from a signal handler
+      slot->arm(slot->L);  // lua_sethook may be called from a signal handler
     }
   }
   if (!ours) lk_watch_chain(signal, info, context);
@@ -204,13 +208,15 @@ static void lk_watch_start(void) {
   pthread_attr_destroy(&attributes);
 }
 
-int lk_watch_claim(lua_State *L) {
+int lk_watch_claim(lua_State *L, lk_watch_action arm, lk_watch_action stop_for_time) {
   pthread_once(&lk_watch_once, lk_watch_start);
   if (!atomic_load(&lk_watch_started)) return -1;
   for (int index = 0; index < LK_WATCH_SLOTS; index++) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&lk_watch_slots[index].owned, &expected, 1)) continue;
     lk_watch_slots[index].L = L;  // read only while a call of L's is in flight
+    lk_watch_slots[index].arm = arm;
+    lk_watch_slots[index].stop_for_time = stop_for_time;
     atomic_store(&lk_watch_slots[index].time_limit_ns, 0);
     return index;
   }
@@ -271,7 +277,7 @@ int lk_watch_arm_requested(int index) {
     atomic_store(&slot->over_time, 2);
     atomic_store(&slot->armed, 1);
     atomic_store(&slot->arm_requested, 0);
-    lk_stop_for_time(slot->L);
+    slot->stop_for_time(slot->L);
     return 0;
   }
   if (atomic_exchange(&slot->armed, 1)) return 0;  // the handler did it

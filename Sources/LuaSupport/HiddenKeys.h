@@ -1,0 +1,24 @@
+// The hidden keys (HiddenKeys.c): proxy[&lk_real_key] is the real table a proxy stands for,
+// real[&lk_proxy_key] the proxy a real table has, once one was made.
+#ifndef LK_HIDDEN_KEYS_H
+#define LK_HIDDEN_KEYS_H
+
+#include "LuaSupport.h"
+
+extern const char lk_real_key;
+extern const char lk_proxy_key;
+static inline int lk_is_hidden_key(lua_State *L, int index) {
+  if (lua_type(L, index) != LUA_TLIGHTUSERDATA) return 0;
+  const void *key = lua_touserdata(L, index);
+  return key == &lk_proxy_key || key == &lk_real_key;
+}
+/// If the value at `index` is a proxy, pushes its real table and returns 1; otherwise pushes
+/// nothing and returns 0. What sits under the hidden key is checked to be a table.
+static inline int lk_push_real_of(lua_State *L, int index) {
+  if (lua_type(L, index) != LUA_TTABLE) return 0;
+  if (lua_rawgetp(L, index, &lk_real_key) == LUA_TTABLE) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
+#endif

@@ -1,0 +1,26 @@
+// Transactions and the functions that see raw tables (Transaction.c).
+#ifndef LK_TRANSACTION_H
+#define LK_TRANSACTION_H
+
+#include "LuaSupport.h"
+
+// The transactions' part of lk_info, written only by Transaction.c.
+typedef struct {
+  int open;                  // state tables may be written
+  lua_Integer proxies_made;  // real tables given a proxy by the open transaction
+  int kept_grew;             // a sweep kept proxies weakly since the last full collection
+  // What the adoption of a stored table met: its height, and whether a state table was inside
+  // it.
+  int adopt_height;
+  int adopt_met_state_table;
+} lk_transaction;
+
+void lk_transactions_open(lua_State *L);
+// Arrays: whether the table at `index` has the array marker; marks it.
+int lk_has_array_marker(lua_State *L, int index);
+void lk_mark_array(lua_State *L, int index);
+/// Whether the journal key at `index` marks an adoption (table, marker, old metatable) rather
+/// than a write.
+int lk_is_adoption_key(lua_State *L, int index);
+
+#endif

@@ -1,0 +1,25 @@
+// What the open transaction changed (TransactionChanges.c).
+#ifndef LUA_SUPPORT_TRANSACTION_CHANGES_H
+#define LUA_SUPPORT_TRANSACTION_CHANGES_H
+
+#include "LuaSupportShims.h"
+
+/// Whether the open transaction changed the field `key` of the state at `root` (its proxy or
+/// real table), or anything it reaches; with `key` nil, anything of the state. A write that left
+/// the value the transaction began with changes nothing. 1 when it could not tell.
+int lk_transaction_changed_field(lua_State *L, int root, int key);
+/// Pushes the `composable.journal` module: `table()` (lk_push_journaled_table_function), and
+/// what state tables held when the open transaction began, `was_set(t, key)` and
+/// `had_element(t, key, field, value)`.
+void lk_push_journal_module(lua_State *L);
+/// Inside a transaction, what it changed in the state at `root` (a proxy or its real table), as
+/// the host reads it (see TransactionChanges.c). Pushes a table of three tables, each keyed by
+/// a table's address (light userdata): [1] the first old value of each key the transaction
+/// wrote in that table (nil as the marker `lk_changes_is_nil_marker` knows); [2] every table
+/// of the state before or now; [3] those that changed, or hold one that did. Returns LUA_OK, or
+/// an error status with the message on the stack instead.
+int lk_transaction_changes(lua_State *L, int root);
+/// Whether the value at `index` is the marker of an old value that was nil.
+int lk_changes_is_nil_marker(lua_State *L, int index);
+
+#endif
