@@ -214,7 +214,17 @@ int lk_watch_claim(lua_State *L, lk_watch_action arm, lk_watch_action stop_for_t
   for (int index = 0; index < LK_WATCH_SLOTS; index++) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&lk_watch_slots[index].owned, &expected, 1)) continue;
-    lk_watch_slots[index].L = L;  // read only while a call of L's is in flight
+    lk_watch_slot *slot = &lk_watch_slots[index];
+    // Nothing of the last owner's: a signal it was sent and never handled, on a thread whose
+    // id a new thread may be given, would take the host's next signal on that thread for ours
+    // and not pass it on. A late one finds `sent` clear and goes to the host's handler, which
+    // a stray SIGURG does not harm (its default is to ignore it).
+    atomic_store(&slot->sent, 0);
+    atomic_store(&slot->thread, (pthread_t)0);
+    atomic_store(&slot->armed, 0);
+    atomic_store(&slot->arm_requested, 0);
+    atomic_store(&slot->over_time, 0);
+    slot->L = L;  // read only while a call of L's is in flight
     lk_watch_slots[index].arm = arm;
     lk_watch_slots[index].stop_for_time = stop_for_time;
     atomic_store(&lk_watch_slots[index].time_limit_ns, 0);
