@@ -193,6 +193,15 @@ extension LuaFeatureBenchmarks {
         try showPiece(only, "Store.send") { store.send(increment) }
       }
     }
+    let typedStore = Store(
+      initialState: handle,
+      reducer: LuaFeatureCodableReducer<LuaFeatureHandle, CounterAction>(
+        feature: feature, dependencies: .live))
+    if only == nil || "typed Store.send".hasPrefix(only!) {
+      try await typedStore.withIsolation { store in
+        try showPiece(only, "typed Store.send") { store.send(.increment) }
+      }
+    }
   }
 
   /// Times a piece in 7 rounds, each beside a run of the floor, and prints the medians of its

@@ -66,7 +66,17 @@ struct LuaEffectInterpreter {
         path + ".kind",
         "unknown effect kind \(LuaValue(kind)); the kinds are " + LuaEffectKinds.listed)
     }
-    return try known.effect(from: table, at: path, in: self)
+    // Every field is one the kind has: a misspelt one (`ids`, `cancel_inflight`) would
+    // otherwise be a setting that silently does nothing.
+    for key in table.entries.keys where !known.keys.contains(key) {
+      let fields = known.kind.fields.filter { $0 != "wrappers" }
+      throw fail(
+        path + "." + (key.stringValue ?? "[\(key)]"),
+        "effect.\(kind) has no field \(key); "
+          + (fields.isEmpty ? "it has none" : "its fields are " + fields.joined(separator: ", "))
+          + ". To fix, make the effect with composable.effect's constructors")
+    }
+    return try known.kind.effect(from: table, at: path, in: self)
   }
 
   /// `effect`, holding its share of what the feature's running effects may hold (see

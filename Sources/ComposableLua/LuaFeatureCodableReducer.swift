@@ -30,21 +30,25 @@ public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendab
     self.context = LuaStepContext(
       dependencies: LuaFeatureDependencies(dependencies), onError: onError)
     self.readState = readState
+    self.readsState = readState != nil
     self.crossing = crossing
   }
 
+  /// `readState != nil`, as a Bool: a look at an optional of a generic type goes through its
+  /// metadata on every action.
+  private let readsState: Bool
+
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
-    do throws(LuaFeatureError) {
-      let outcome = feature.step(crossing(action), context)
-      if outcome.failed, let error = outcome.error { throw error }
-      let effect = outcome.effect
-      if let readState { state = try readState(feature) }
-      // Most actions return nothing: no closure is made (and allocated) for them.
-      guard !effect.isNone else { return .none }
-      return decoding(effect)
-    } catch {
-      return refused(error)
+    let outcome = feature.step(crossing(action), context)
+    if outcome.failed, let error = outcome.error { return refused(error) }
+    if readsState, let readState {
+      do throws(LuaFeatureError) { state = try readState(feature) } catch {
+        return refused(error)
+      }
     }
+    // Most actions return nothing: no closure is made (and allocated) for them.
+    guard !outcome.effect.isNone else { return .none }
+    return decoding(outcome.effect)
   }
 
   /// Refused: what composes this reducer does not go on as if it had succeeded. Apart from

@@ -55,45 +55,43 @@ public struct LuaStepOutcome: Sendable {
   public var returned: LuaValue = .nil
   /// Whether the action wrote to the state (a write of the value already there counts).
   public var wrote = false
-  /// `Details.plain` for an action that succeeded with no changes asked for. Not an optional:
-  /// an optional class reference is freed through a generic witness here (about 50 instructions
-  /// an action), one reference through a release.
-  private var details = Details.plain
-
-  private final class Details: Sendable {
-    let changes: Result<[LuaDifference], LuaFeatureError>
-    let error: LuaFeatureError?
-    let failed: Bool  // `error != nil`, read without copying the error
-
-    init(changes: Result<[LuaDifference], LuaFeatureError>, error: LuaFeatureError?) {
-      self.changes = changes
-      self.error = error
-      self.failed = error != nil
-    }
-
-    static let plain = Details(changes: .success([]), error: nil)
-  }
+  /// What only a failed action or a caller that reads changes has; nil for the rest.
+  private var details: LuaStepDetails?
 
   /// Whether the action failed (`error` is set), asked for the cost of a load.
-  public var failed: Bool { details.failed }
+  public var failed: Bool { details?.failed ?? false }
 
   /// Where the action changed the state, when the context asked (none when it failed). A failure
   /// to read the changes fails neither the action nor its effect.
   public var changes: Result<[LuaDifference], LuaFeatureError> {
-    get { details.changes }
-    set { details = Details(changes: newValue, error: error) }
+    get { details?.changes ?? .success([]) }
+    set { details = LuaStepDetails(changes: newValue, error: error) }
   }
 
   /// Why the action failed: its writes were undone. Nil when it succeeded.
   public var error: LuaFeatureError? {
-    get { details.error }
-    set { details = Details(changes: changes, error: newValue) }
+    get { details?.error }
+    set { details = LuaStepDetails(changes: changes, error: newValue) }
   }
 
   init() {}
 
   init(failure error: LuaFeatureError) {
-    details = Details(changes: .success([]), error: error)
+    details = LuaStepDetails(changes: .success([]), error: error)
     effect = .failure(error, sending: nil)
+  }
+}
+
+/// The part of a `LuaStepOutcome` only a failed action or a caller that reads changes has, in a
+/// box of its own so that a plain action's outcome stays small.
+final class LuaStepDetails: Sendable {
+  let changes: Result<[LuaDifference], LuaFeatureError>
+  let error: LuaFeatureError?
+  let failed: Bool  // `error != nil`, read without copying the error
+
+  init(changes: Result<[LuaDifference], LuaFeatureError>, error: LuaFeatureError?) {
+    self.changes = changes
+    self.error = error
+    self.failed = error != nil
   }
 }

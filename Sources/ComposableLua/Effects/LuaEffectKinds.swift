@@ -20,9 +20,18 @@ package enum LuaEffectKinds {
     $0 as? any LuaEffectRequestKind.Type
   }
 
-  /// `all` by name, made once: the interpreter's dispatch.
-  static let byName: [String: any LuaEffectKind.Type] = Dictionary(
-    uniqueKeysWithValues: all.map { ($0.name, $0) })
+  /// `all` by name, made once, each with the keys its tables may hold (`kind` and its
+  /// `fields`): the interpreter's dispatch, and its check that no field is misspelt.
+  static let byName: [String: Entry] = Dictionary(
+    uniqueKeysWithValues: all.map { kind in
+      let keys = Set((["kind"] + kind.fields).map { LuaValue.string(LuaString($0)) })
+      return (kind.name, Entry(kind: kind, keys: keys))
+    })
+
+  struct Entry {
+    let kind: any LuaEffectKind.Type
+    let keys: Set<LuaValue>
+  }
 
   /// `requests` by the host call an `effect.run` coroutine yields for them.
   static let byHostCall: [String: any LuaEffectRequestKind.Type] = Dictionary(

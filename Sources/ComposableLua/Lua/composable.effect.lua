@@ -22,10 +22,30 @@ function effect.every(seconds, action)
   return { kind = "every", seconds = seconds, action = action }
 end
 
+-- The options table of a constructor, nil or holding only the options `known` names: a
+-- misspelt one (`cancel_inflight`) is an error at the reducer's line, not a setting that
+-- silently does nothing.
+local function options_of(name, options, known)
+  if options == nil then return {} end
+  if type(options) ~= "table" then
+    error(name .. ": expected an options table, got " .. type(options), 3)
+  end
+  for key in next, options do
+    local listed = false
+    for _, option in ipairs(known) do listed = listed or option == key end
+    if not listed then
+      error(string.format("%s: no option %q; its options are %s", name, tostring(key),
+        table.concat(known, ", ")), 3)
+    end
+  end
+  return options
+end
+
 function effect.cancellable(inner, id, options)
+  options = options_of("effect.cancellable", options, { "cancel_in_flight" })
   return {
     kind = "cancellable", effect = inner, id = id,
-    cancel_in_flight = options ~= nil and options.cancel_in_flight == true,
+    cancel_in_flight = options.cancel_in_flight == true,
   }
 end
 
@@ -36,9 +56,10 @@ function effect.debounce(inner, id, seconds)
 end
 
 function effect.throttle(inner, id, seconds, options)
+  options = options_of("effect.throttle", options, { "latest" })
   return {
     kind = "throttle", effect = inner, id = id, seconds = seconds,
-    latest = options == nil or options.latest ~= false,
+    latest = options.latest ~= false,
   }
 end
 
