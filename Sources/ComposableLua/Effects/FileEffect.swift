@@ -193,8 +193,9 @@ enum FileEffect: LuaEffectRequestKind {
         recorder.note(name, request, answer(result), nil, start, recorder.now())
         return result
       } catch {
-        // A read of a file that is not there is an answer (nil), not a failure.
-        let missing = (error as? FileClientError)?.code == .notFound
+        // A read of a file that is not there is an answer (nil), not a failure; a list of a
+        // folder or a remove of a file that is not there fails, and a test must fail it too.
+        let missing = (error as? FileClientError)?.code == .notFound && operation == "read"
         recorder.note(name, request, .nil, missing ? nil : "\(error)", start, recorder.now())
         throw error
       }

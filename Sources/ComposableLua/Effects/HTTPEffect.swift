@@ -72,9 +72,16 @@ enum HTTPEffect: LuaEffectRequestKind {
         table["url"] = .string(LuaString(request.url))
         table["body"] = .string(LuaString(bytes: request.body ?? []))
         // `json = ...` is written as json.encode writes it: one JSON for Lua values.
-        let (reply, json) = try queue.access { vm, _ throws(LuaError) -> (LuaValue, String?) in
-          let reply = try vm.call(answer, .table(table)).first ?? .nil
-          return (reply, reply.json == .nil ? nil : try vm.jsonEncode(reply.json))
+        // A function that raises fails the request with its message, as a live client's error
+        // reads: no traceback (a test written from a session raises the recorded error).
+        let (reply, json): (LuaValue, String?)
+        do {
+          (reply, json) = try queue.access { vm, _ throws(LuaError) -> (LuaValue, String?) in
+            let reply = try vm.call(answer, .table(table)).first ?? .nil
+            return (reply, reply.json == .nil ? nil : try vm.jsonEncode(reply.json))
+          }
+        } catch {
+          throw HTTPClientError((error as? LuaError)?.message ?? "\(error)")
         }
         guard let status = reply.status.intValue else {
           throw HTTPClientError("the test's http function must return { status = ..., body = ... }")
