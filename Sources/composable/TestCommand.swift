@@ -1,3 +1,4 @@
+import ComposableHost
 import ComposableLua
 import Foundation
 
@@ -43,8 +44,8 @@ struct TestCommand: Command {
       results += await runner.run(file: file, filter: filter)
     }
     switch output {
-    case .readable: print(LuaTestReport.readable(results))
-    case .tap: print(LuaTestReport.tap(results))
+    case .readable: print(LuaTestReport.readable(results).terminalSafe)
+    case .tap: print(LuaTestReport.tap(results).terminalSafe)
     case .junit: print(LuaTestReport.junit(results))
     }
     if results.contains(where: { if case .failed = $0.outcome { true } else { false } }) {

@@ -26,6 +26,7 @@ public struct ReplPrinter: Sendable {
   func line(_ text: String) { write(text) }
 
   func error(_ text: String) {
+    let text = text.terminalSafe
     write(indented(colored ? "\u{1B}[31merror:\u{1B}[0m " + text : "error: " + text))
   }
 
@@ -41,7 +42,7 @@ public struct ReplPrinter: Sendable {
       if let type = recorded.action.type.stringValue { noteSeen(type) }
     }
     if let error {
-      lines.append(indented("error: \(error)"))
+      lines.append(indented("error: \(String(describing: error).terminalSafe)"))
       lines.append("  The state was rolled back; the session goes on.")
     } else if let difference = LuaValue.notation(of: changes, colored: colored) {
       lines.append(indented(difference))
