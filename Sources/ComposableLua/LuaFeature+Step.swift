@@ -93,15 +93,15 @@ extension LuaFeature {
 
   /// An error of the step in the words of actions: an argument that is no action (the tag
   /// check's, or one that could not be pushed) is the action refused before the reducer ran;
-  /// what the reducer returned that could not be read (a cycle, nesting too deep) is its effect.
+  /// what the reducer returned that could not be read (a cycle, nesting too deep) is a
+  /// malformed effect, as any other wrong effect is.
   static func inActionTerms(_ error: LuaError, _ action: LuaFeatureAction) -> LuaFeatureError {
     guard case let .conversion(path, message) = error else {
       return .reduce(action: action.description, error: error)
     }
     if path.hasPrefix(Self.returnedPath) {
       let effectPath = "effect" + path.dropFirst(Self.returnedPath.count)
-      return .reduce(
-        action: action.description, error: .conversion(path: effectPath, message: message))
+      return .malformedEffect(action: action.description, path: effectPath, message: message)
     }
     guard path.hasPrefix("argument") else {
       return .reduce(action: action.description, error: error)

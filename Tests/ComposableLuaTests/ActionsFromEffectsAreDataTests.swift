@@ -169,8 +169,8 @@ import Testing
     let host = try Host()
     let (errors, state) = try await host.go(effect, kind)
     #expect(errors.count == 1)
-    guard case let .reduce(_, .conversion(path, message)) = errors.first else {
-      Issue.record("expected a conversion error of the reducer, got \(errors)")
+    guard case let .malformedEffect(_, path, message) = errors.first else {
+      Issue.record("expected a malformed effect, got \(errors)")
       return
     }
     if kind == "cycle" {
