@@ -14,10 +14,13 @@ public struct RecordedAction: Equatable, Sendable {
   public var effect: LuaValue
   /// The reducer's error when the action failed (and was rolled back); nil when it did not.
   public var error: String?
+  /// The action wrote nothing, returned no effect and did not fail: it did nothing (a type the
+  /// feature does not handle, say). Such an action cannot tell one feature from another.
+  public var didNothing: Bool
 
   public init(
     action: LuaValue, fromEffect: Bool, time: Double, draws: [LuaEnvironmentTape.Draw] = [],
-    effect: LuaValue = .nil, error: String? = nil
+    effect: LuaValue = .nil, error: String? = nil, didNothing: Bool = false
   ) {
     self.action = action
     self.fromEffect = fromEffect
@@ -25,6 +28,7 @@ public struct RecordedAction: Equatable, Sendable {
     self.draws = draws
     self.effect = effect
     self.error = error
+    self.didNothing = didNothing && effect == .nil && error == nil
   }
 
   public var failed: Bool { error != nil }

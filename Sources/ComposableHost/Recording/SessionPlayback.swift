@@ -46,14 +46,18 @@ public enum SessionFit {
     // A feature whose types cannot be found in its source (a table of handlers, say) is not
     // refused on that account: there is nothing to check against.
     guard !known.isEmpty else { return }
-    for (index, recorded) in recording.actions.enumerated() {
-      guard let type = recorded.action.type.stringValue else {
+    // An action that did nothing when it was recorded (a misspelt type the REPL said no
+    // feature handles) tells nothing about which feature the session is of.
+    for (index, recorded) in recording.actions.enumerated() where !recorded.didNothing {
+      guard case let .string(bytes) = recorded.action.type else {
         throw Mismatch(
           description: """
             action \(index + 1) (\(recorded.action)) has no string type, so it fits no \
             feature
             """)
       }
+      // A type that is not UTF-8 is one no source names.
+      let type = bytes.string ?? "\(LuaValue.string(bytes))"
       guard known.contains(type) else {
         let nearest = KnownActionTypes(known).nearest(to: type).map { " (did you mean \($0)?)" }
         throw Mismatch(

@@ -185,7 +185,8 @@ extension SessionRecording {
 
 extension RecordedAction {
   /// The action as the file holds it: `{ action = ..., at = 1.25 }`, with `from_effect`,
-  /// `draws` (`{ { "uuid", "..." } }`), `effect` and `error` only when they say something.
+  /// `draws` (`{ { "uuid", "..." } }`), `effect`, `error` and `did_nothing` only when they say
+  /// something.
   var luaValue: LuaValue {
     var table = LuaTable()
     table["action"] = action
@@ -198,6 +199,7 @@ extension RecordedAction {
     }
     if effect != .nil { table["effect"] = effect }
     if let error { table["error"] = .string(LuaString(error)) }
+    if didNothing { table["did_nothing"] = true }
     return .table(table)
   }
 
@@ -241,6 +243,12 @@ extension RecordedAction {
     case let .string(text): error = text.string ?? "\(text)"
     case let other:
       throw .init(path: path + ".error", message: "expected a string, got \(other.typeName)")
+    }
+    switch fields["did_nothing"] {
+    case .nil: didNothing = false
+    case let .boolean(flag): didNothing = flag && effect == .nil && error == nil
+    case let other:
+      throw .init(path: path + ".did_nothing", message: "expected a boolean, got \(other.typeName)")
     }
   }
 }

@@ -54,7 +54,7 @@ struct ReplReducer: Reducer {
     let recorded = RecordedAction(
       action: value, fromEffect: fromEffect, time: Seconds.of(clock.now.offset),
       draws: replayer.tape.takeRecorded(), effect: outcome.returned.effectDescription,
-      error: outcome.error?.recordedMessage)
+      error: outcome.error?.recordedMessage, didNothing: !outcome.wrote)
     if outcome.error == nil, outcome.wrote {
       snapshot.actionWrote()
       // A type that changed the state is one the feature handles: offered from now on.
