@@ -100,14 +100,37 @@ public final class SessionTimeline: @unchecked Sendable {
     }
   }
 
-  /// The nearest checkpoint at or before action `number`: its position and state.
+  /// The nearest checkpoint at or before action `number`: its position and state. (Most sit
+  /// every `checkpointInterval` actions; a migration's sits where it happened.)
   public func checkpoint(atOrBefore number: Int) -> (position: Int, state: LuaValue) {
     lock.withLock {
-      var position = min(number, recorded.count) / checkpointInterval * checkpointInterval
-      while checkpoints[position] == nil { position = max(0, position - checkpointInterval) }
-      return (position, checkpoints[position]!)
+      let limit = min(number, recorded.count)
+      let position = checkpoints.keys.filter { $0 <= limit }.max() ?? 0
+      return (position, checkpoints[position] ?? initialState)
     }
   }
+
+  /// A reload's `migrate` changed the state where the session stands, outside any action: the
+  /// state it left is kept as the checkpoint there, so that a jump to this point or past it
+  /// starts from the migrated state rather than replaying the actions as if it never ran.
+  /// Checkpoints after it (states the migration never saw) go; so do checkpoints of a jump
+  /// back to before it, as every state kept now is one the code of now made.
+  func migrated(to state: LuaValue) {
+    lock.withLock {
+      dropCheckpoints(after: current)
+      if current == 0 {
+        checkpoints[0] = state  // the initial state itself, as the session now starts from
+      } else {
+        keep(state, at: current)
+      }
+      migrations.append(current)
+    }
+  }
+
+  /// Where reloads' `migrate` changed the state, by the action they came after (0: before
+  /// any), in order. A replay of the saved session runs the actions only: it has no migration.
+  public var migrationPositions: [Int] { lock.withLock { migrations } }
+  private var migrations: [Int] = []
 
   /// The state now stands after action `number`.
   func move(to number: Int) { lock.withLock { current = number } }

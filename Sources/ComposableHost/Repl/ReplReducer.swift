@@ -112,5 +112,10 @@ struct ReplReducer: Reducer {
       printer.line(printer.indented(difference))
     }
     snapshot.actionWrote()  // migrate wrote: read again when asked
+    // Kept where the session stands, so that time travel past here starts from it.
+    if case .success(let changes) = feature.migrationChanges, changes.isEmpty { return }
+    do throws(LuaFeatureError) { timeline.migrated(to: try feature.state()) } catch {
+      printer.error(error.description)
+    }
   }
 }

@@ -44,6 +44,14 @@ extension ReplSession {
           + "not under the session file's folder, so a replay takes it only when named)"
       let actions = count == 1 ? "action" : "actions"
       printer.line("  saved \(count) \(actions) to \(argument); \(replay)")
+      // What a replay cannot do again: a session file holds actions, not reloads.
+      let migrations = timeline.migrationPositions.filter { $0 <= timeline.position }
+      if let first = migrations.first {
+        printer.line(
+          "  note: a reload's migrate changed the state after action \(first)"
+            + (migrations.count > 1 ? " (and \(migrations.count - 1) more)" : "")
+            + "; a replay runs the actions only, on the code as it is then, without it")
+      }
     } catch let error as LuaError {
       printer.error("the session was not saved: \(error)")
     } catch {
