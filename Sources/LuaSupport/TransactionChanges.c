@@ -210,6 +210,21 @@ static int lk_field_changed_protected(lua_State *L) {
     lua_pushboolean(L, 1);
     return 1;
   }
+  // When the root's other fields hold no table, every table of the state is reached through
+  // the field, or through nothing at all (a table taken out, whose parent changed with it): a
+  // table that changed is the field's. The todos list beside its filter asks this on every
+  // action; the walk below would cost it the whole list each time.
+  int others_hold_tables = 0;
+  lua_pushnil(L);
+  while (!others_hold_tables && lk_next(L, FIELD_ROOT) != 0) {  // key, value
+    others_hold_tables = lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -2, FIELD_KEY);
+    lua_pop(L, 1);
+  }
+  if (others_hold_tables) lua_pop(L, 1);  // the key the walk stopped at
+  if (!others_hold_tables) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
   // A walk with a list of tables still to look into, not recursion: however deep the state.
   lua_newtable(L);  // SEEN
   lua_newtable(L);  // PENDING

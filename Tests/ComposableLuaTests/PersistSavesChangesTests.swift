@@ -46,9 +46,11 @@ import Testing
 
   /// Runs a Lua test beside the feature: for each action of `actions`, sent after `before`,
   /// whether a save was in flight right after it.
-  func savesStarted(by actions: [String], after before: [String] = []) async throws -> [String] {
+  func savesStarted(
+    by actions: [String], after before: [String] = [], feature: String = Self.feature
+  ) async throws -> [String] {
     let directory = try makeTemporaryDirectory("persist-changes")
-    try Self.feature.write(
+    try feature.write(
       to: directory.appendingPathComponent("items.lua"), atomically: true, encoding: .utf8)
     let list = actions.map { "\"\($0)\"" }.joined(separator: ", ")
     let setup = before.map { "store:send(\"\($0)\")  store:skip_in_flight_effects()" }
@@ -78,6 +80,38 @@ import Testing
       "nested_outside", "deep_outside",
     ]
     #expect(try await savesStarted(by: actions) == actions.map { "\($0): none" })
+  }
+
+  /// Beside the saved field only scalars: every table of the state is the field's, so a nested
+  /// change is known to be one without a walk of the field (the todos list and its filter).
+  static let flatBeside = """
+    local composable = require("composable")
+    local F = {}
+    F.persist = composable.persist{ path = "items.saved.lua", select = "items" }
+    function F.initial_state()
+      return { items = { { title = "a", n = 0 }, { title = "b", n = 1 } }, screen = "list" }
+    end
+    function F.reduce(state, action)
+      local t = action.type
+      if t == "rename" then state.items[2].title = "c"
+      elseif t == "same_number" then state.items[1].n = 0
+      elseif t == "screen" then state.screen = "detail"
+      elseif t == "take_out_and_write" then
+        local taken = table.remove(state.items, 1)
+        taken.title = "q"
+      end
+    end
+    return F
+    """
+
+  @Test func withOnlyScalarsBesideTheFieldANestedChangeIsOne() async throws {
+    #expect(
+      try await savesStarted(
+        by: ["rename", "same_number", "screen", "take_out_and_write"], feature: Self.flatBeside)
+        == [
+          "rename: the save of items.saved.lua", "same_number: none", "screen: none",
+          "take_out_and_write: the save of items.saved.lua",
+        ])
   }
 
   @Test func aChangeToWhatIsSavedStartsOne() async throws {
