@@ -81,6 +81,17 @@ extension LuaEffectInterpreter {
     return duration
   }
 
+  /// A flag of an effect: nil for `otherwise`, else a boolean (a string "yes" is no flag).
+  func flag(
+    _ value: LuaValue, at path: String, otherwise: Bool
+  ) throws(LuaFeatureError) -> Bool {
+    switch value {
+    case .nil: return otherwise
+    case let .boolean(flag): return flag
+    default: throw fail(path, "expected a boolean, got \(value.typeName)")
+    }
+  }
+
   func identifier(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
     guard Self.isIdentifier(value, depth: 0) else {
       throw fail(path, "expected an id (a string, number or boolean), got \(value.typeName)")

@@ -69,7 +69,9 @@ struct FeatureOptions {
     let url = URL(fileURLWithPath: feature)
     let loaded: LuaFeature
     do {
-      loaded = try LuaFeature(contentsOf: url, env: .table(env))
+      // What the feature prints goes to the terminal shown, not obeyed (String.terminalSafe).
+      loaded = try LuaFeature(
+        contentsOf: url, env: .table(env), print: { Swift.print($0.terminalSafe) })
     } catch {
       printError("\(error)")
       throw ExitStatus.failure

@@ -46,7 +46,8 @@ struct TestCommand: Command {
     switch output {
     case .readable: print(LuaTestReport.readable(results).terminalSafe)
     case .tap: print(LuaTestReport.tap(results).terminalSafe)
-    case .junit: print(LuaTestReport.junit(results))
+    // Control characters are no more valid in XML than welcome on a terminal.
+    case .junit: print(LuaTestReport.junit(results).terminalSafe)
     }
     if results.contains(where: { if case .failed = $0.outcome { true } else { false } }) {
       throw ExitStatus.failure

@@ -43,4 +43,17 @@ import Testing
       #expect(all.contains("red\\r\\27[31mRED\\27[0m"), "\(command): \(all)")
     }
   }
+
+  @Test func whatAFeaturePrintsIsShownByRun() throws {
+    let directory = try makeTemporaryDirectory("terminal-safe-print")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("prints.lua")
+    try """
+      return { reduce = function(state, action) print("a\\27[31mRED\\r") end }
+      """.write(to: feature, atomically: true, encoding: .utf8)
+    let outcome = try Command.run(["run", feature.path, "--data", directory.path], input: "go\n")
+    #expect(!outcome.output.contains("\u{1B}"), "\(outcome.output)")
+    #expect(outcome.output.contains("a\\27[31mRED\\r"), "\(outcome.output)")
+  }
 }
+

@@ -102,4 +102,66 @@ import Testing
       #expect(luaError.message == message)
     }
   }
+
+  /// A child's effect goes through `scope`/`for_each`'s wrapping (map_effect, scoped ids) and is
+  /// checked as the same effect returned by a reducer: nothing of it is dropped on the way.
+  @Test func aComposedChildsEffectIsCheckedAsItsOwn() throws {
+    for (child, message) in [
+      (
+        "local m = effect.merge(effect.send('tick')) m.bogus = true return m",
+        "effect.bogus: effect.merge has no field \"bogus\""
+      ),
+      (
+        "return { kind = 'concat', effects = { effect.send('tick'), nil, { kind = 'sned' } } }",
+        "effect.effects: expected a list of effects, got table"
+      ),
+      ("return 5", "effect: expected an effect (a table made by composable.effect), got integer"),
+      ("return effect.cancel(nil)", ".id:"),
+    ] {
+      let feature = try LuaFeature(
+        source: """
+          local composable = require("composable")
+          local effect = require("composable.effect")
+          local Child = { reduce = function(state, action) state.n = 1 \(child) end }
+          return { reduce = composable.scope{ state = "child", action = "child", reducer = Child } }
+          """, file: "parent.lua", state: ["child": ["n": 0]])
+      let outcome = feature.step(
+        ["type": "child", "action": "go"], LuaStepContext(dependencies: nil, effects: .check))
+      #expect(
+        outcome.error?.description.contains(message) == true,
+        "\(child): \(String(describing: outcome.error))")
+      #expect(try feature.state() == ["child": ["n": 0]])
+    }
+  }
+
+  @Test func anOptionsValueMustBeABoolean() throws {
+    let error = try self.error(
+      of: "effect.cancellable(effect.send('x'), 'c', { cancel_in_flight = 'yes' })", "")
+    #expect(
+      error?.description.contains(
+        "effect.cancellable: option cancel_in_flight: expected a boolean, got string") == true,
+      "\(String(describing: error))")
+    let made = try self.error(
+      of: "effect.cancel('c')",
+      "e = { kind = 'throttle', effect = effect.send('x'), id = 't', seconds = 1, latest = 'no' }")
+    #expect(
+      made?.description.contains("effect.latest: expected a boolean, got string") == true,
+      "\(String(describing: made))")
+  }
+
+  /// effect.none is one table every feature shares: a field set on it is refused, so that one
+  /// bad action cannot break every later one.
+  @Test func effectNoneTakesNoField() throws {
+    let error = try self.error(of: "effect.none", "effect.none.bogus = 1")
+    #expect(
+      error?.description.contains("effect.none is shared and takes no field (bogus)") == true,
+      "\(String(describing: error))")
+    let plain = try LuaFeature(
+      source: """
+        local effect = require("composable.effect")
+        return { reduce = function() return effect.none end }
+        """, file: "none.lua")
+    #expect(plain.step("go", LuaStepContext(dependencies: nil, effects: .check)).error == nil)
+  }
 }
+

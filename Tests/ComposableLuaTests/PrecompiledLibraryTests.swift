@@ -36,16 +36,18 @@ import Testing
     let file = try String(
       contentsOf: Self.library.appendingPathComponent("composable.lua"), encoding: .utf8)
     let lines = file.split(separator: "\n", omittingEmptySubsequences: false)
-    let line = try #require(lines.firstIndex { $0.contains("e.kind ~= \"none\"") }) + 1
+    let line =
+      try #require(lines.firstIndex { $0.contains("for i, element in ipairs(elements)") }) + 1
     let vm = try LuaVM()
     let sandbox = try ComposableLuaLibrary.featureSandbox(in: vm, directory: nil)
     #expect {
       try vm.evaluate(
-        "require('composable').combine(function() return 42 end)({}, {})", chunkName: "f.lua",
-        in: sandbox)
+        "require('composable').for_each{ state = 'items', action = 'item', "
+          + "reducer = function() end }({ items = { 5 } }, { type = 'item', id = 1 })",
+        chunkName: "f.lua", in: sandbox)
     } throws: { error in
       (error as? LuaError)?.message
-        == "composable:\(line): attempt to index a number value (local 'e')"
+        == "composable:\(line): attempt to index a number value (local 'element')"
     }
   }
 }

@@ -11,6 +11,7 @@ enum CancellableEffect: LuaEffectKind {
     let inner = try interpreter.effect(from: table["effect"], at: path + ".effect")
     return inner.cancellable(
       id: try interpreter.identifier(table["id"], at: path + ".id"),
-      cancelInFlight: table["cancel_in_flight"].boolValue ?? false)
+      cancelInFlight: try interpreter.flag(
+        table["cancel_in_flight"], at: path + ".cancel_in_flight", otherwise: false))
   }
 }

@@ -13,6 +13,7 @@ enum ThrottleEffect: LuaEffectKind {
     return inner.throttle(
       id: try interpreter.identifier(table["id"], at: path + ".id"),
       for: try interpreter.duration(table["seconds"], at: path + ".seconds"),
-      clock: interpreter.clock, latest: table["latest"].boolValue ?? true)
+      clock: interpreter.clock,
+      latest: try interpreter.flag(table["latest"], at: path + ".latest", otherwise: true))
   }
 }

@@ -6,7 +6,15 @@
 
 local effect = {}
 
-effect.none = { kind = "none" }
+-- Shared by every feature that returns it: a field added to it would break each of them, so it
+-- takes none (and its metatable cannot be changed).
+effect.none = setmetatable({ kind = "none" }, {
+  __newindex = function(_, key)
+    error(string.format("effect.none is shared and takes no field (%s); make an effect of your own",
+      tostring(key)), 2)
+  end,
+  __metatable = false,
+})
 
 function effect.send(action) return { kind = "send", action = action } end
 
@@ -22,20 +30,24 @@ function effect.every(seconds, action)
   return { kind = "every", seconds = seconds, action = action }
 end
 
--- The options table of a constructor, nil or holding only the options `known` names: a
--- misspelt one (`cancel_inflight`) is an error at the reducer's line, not a setting that
--- silently does nothing.
+-- The options table of a constructor, nil or holding only the options `known` names, each a
+-- boolean: a misspelt one (`cancel_inflight`) or a wrong value (`"yes"`) is an error at the
+-- reducer's line, not a setting that silently does nothing.
 local function options_of(name, options, known)
   if options == nil then return {} end
   if type(options) ~= "table" then
     error(name .. ": expected an options table, got " .. type(options), 3)
   end
-  for key in next, options do
+  for key, value in next, options do
     local listed = false
     for _, option in ipairs(known) do listed = listed or option == key end
     if not listed then
-      error(string.format("%s: no option %q; its options are %s", name, tostring(key),
+      local shown = type(key) == "string" and string.format("%q", key) or tostring(key)
+      error(string.format("%s: no option %s; its options are %s", name, shown,
         table.concat(known, ", ")), 3)
+    end
+    if type(value) ~= "boolean" then
+      error(string.format("%s: option %s: expected a boolean, got %s", name, key, type(value)), 3)
     end
   end
   return options

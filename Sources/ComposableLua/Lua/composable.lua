@@ -50,13 +50,30 @@ end
 -- the `wrappers` of each effect that carries actions (outermost first), and the host applies
 -- them, innermost first, to every action, whatever the kind (LuaFeature.wrap): the actions of
 -- send, after and every when it reads the effect, those of run, http and file as they arrive.
+-- Whether `e` does something: nil and effect.none do not; anything else does, a value that is no
+-- effect included (the host refuses it, naming it).
+local function acts(e)
+  return e ~= nil and (type(e) ~= "table" or e.kind ~= "none")
+end
+
+-- Whatever is not an effect (a number, a list with a hole, a misspelt field) is kept as it is,
+-- for the host to refuse naming it, as it would straight from a reducer.
+local function mapped_list(e, map)
+  local mapped = {}
+  for k, v in pairs(e) do mapped[k] = v end
+  if type(e.effects) == "table" then
+    local effects = {}
+    for k, inner in pairs(e.effects) do effects[k] = map(inner) end
+    mapped.effects = effects
+  end
+  return mapped
+end
+
 local function map_effect(e, wrap)
-  if e == nil or e.kind == "none" then return e end
+  if type(e) ~= "table" or e.kind == "none" then return e end
   local kind = e.kind
   if kind == "merge" or kind == "concat" then
-    local effects = {}
-    for i, inner in ipairs(e.effects) do effects[i] = map_effect(inner, wrap) end
-    return { kind = kind, effects = effects }
+    return mapped_list(e, function(inner) return map_effect(inner, wrap) end)
   elseif kind == "cancellable" or kind == "debounce" or kind == "throttle" then
     local mapped = {}
     for k, v in pairs(e) do mapped[k] = v end
@@ -150,7 +167,7 @@ local function finish_step(reduce)
     finishing = nil
     if #checks == 0 then return result end
     local effects = {}
-    if result ~= nil and result.kind ~= "none" then effects[1] = result end
+    if acts(result) then effects[1] = result end
     for _, pending in ipairs(checks) do
       local e = pending.check()
       -- Cancels (what a check gives) carry no actions: their ids are scoped, nothing wrapped.
@@ -166,16 +183,15 @@ local function needs_finishing() journal.finish_step = finish_step end
 -- Cancel ids of a child's effects, scoped to the child: `{ scope = scope, id = id }`, so that
 -- element "b" cancelling "timer" cancels its own timer, not element "a"'s (as TCA does).
 function scope_ids(e, scope)
-  if e == nil then return nil end
+  if type(e) ~= "table" then return e end
   local kind = e.kind
   if kind == "merge" or kind == "concat" then
-    local effects = {}
-    for i, inner in ipairs(e.effects) do effects[i] = scope_ids(inner, scope) end
-    return { kind = kind, effects = effects }
+    return mapped_list(e, function(inner) return scope_ids(inner, scope) end)
   elseif kind == "cancellable" or kind == "debounce" or kind == "throttle" or kind == "cancel" then
     local mapped = {}
     for k, v in pairs(e) do mapped[k] = v end
-    mapped.id = { scope = scope, id = e.id }
+    -- No id stays none: the host says that one is missing.
+    if e.id ~= nil then mapped.id = { scope = scope, id = e.id } end
     if e.effect ~= nil then mapped.effect = scope_ids(e.effect, scope) end
     return mapped
   end
@@ -189,7 +205,7 @@ function composable.combine(...)
     local effects = {}
     for _, reduce in ipairs(reducers) do
       local e = reduce(state, action, env)
-      if e ~= nil and e.kind ~= "none" then effects[#effects + 1] = e end
+      if acts(e) then effects[#effects + 1] = e end
     end
     return merged(effects)
   end
@@ -229,7 +245,7 @@ function composable.if_let(spec)
       local child = state[field]
       if child ~= nil then
         local e = run_inside(level, reduce, child, as_action(action.action), env)
-        if e ~= nil and e.kind ~= "none" then
+        if acts(e) then
           running[place] = true
           effects[1] = effect.cancellable(scope_ids(map_effect(e, wrap), scope), id)
         end
@@ -291,7 +307,7 @@ function composable.for_each(spec)
         local level = { key = "for_each\0" .. field .. "\0" .. type(id) .. ":" .. tostring(id),
           scope = scope }
         local e = run_inside(level, reduce, element, as_action(action.action), env)
-        if e ~= nil and e.kind ~= "none" then
+        if acts(e) then
           active[active_key(place, id)] = id
           local function wrap(child) return { type = name, id = id, action = as_action(child) } end
           local scoped = scope_ids(map_effect(e, wrap), scope)
@@ -393,8 +409,8 @@ function composable.on_change(spec)
     local new = spec.of(state)
     if same_value(old, new) then return e end
     local changed = spec.run(old, new, state, env)
-    if e == nil or e.kind == "none" then return changed end
-    if changed == nil or changed.kind == "none" then return e end
+    if not acts(e) then return changed end
+    if not acts(changed) then return e end
     return effect.merge(e, changed)
   end
 end
