@@ -5,39 +5,70 @@ import LuaKit
 import TestSupport
 import Testing
 
-/// A reload whose `migrate` changed the state is part of the session's history: a jump back
-/// before it shows the state as it was, a jump to it or past it starts from what it left, and
-/// `:save` says that a replay will not run it.
+/// A reload whose `migrate` changed the state is part of the session's history. The states
+/// before it were made by code the session no longer has: time travel does not go there (it
+/// says why), and what `:save` and `:test` write starts from the state it left, so that a
+/// replay and a test run the actions after it on the code of now, as they ran.
 @Suite struct MigrationInTimeTravelTests {
   static let before = """
     local F = {}
+    function F.initial_state() return { n = 0 } end
+    function F.reduce(state, action)
+      if action.type == "inc" then state.n = state.n + 1 end
+    end
+    return F
+    """
+  // The state's shape changes: the old actions cannot run on this code from the old start.
+  static let after = """
+    local F = {}
     function F.initial_state() return { count = 0 } end
+    function F.migrate(state) state.count = state.n * 10 state.n = nil end
     function F.reduce(state, action)
       if action.type == "inc" then state.count = state.count + 1 end
     end
     return F
     """
-  static let after = before.replacingOccurrences(
-    of: "return F", with: "function F.migrate(state) state.count = state.count * 10 end\nreturn F")
 
-  @Test func aJumpPastAMigrationStartsFromWhatItLeft() async throws {
+  func session() async throws -> ReplSessionTests.Harness {
     let repl = try ReplSessionTests.Harness(source: Self.before)
     await repl.type("inc", "inc")
     try Self.after.write(to: repl.file, atomically: true, encoding: .utf8)
     await repl.type(":reload")
-    #expect(try repl.session.feature.state()["count"] == 20)
+    #expect(try repl.session.feature.state() == ["count": 20])
     await repl.type("inc")
-    #expect(try repl.session.feature.state()["count"] == 21)
+    #expect(try repl.session.feature.state() == ["count": 21])
+    return repl
+  }
 
-    await repl.type(":goto 1")
-    #expect(try repl.session.feature.state()["count"] == 1)  // before the migration
+  @Test func timeTravelGoesBackToTheMigrationAndNoFurther() async throws {
+    let repl = try await session()
     await repl.type(":goto 2")
-    #expect(try repl.session.feature.state()["count"] == 20)  // where it ran
-    await repl.type(":goto 0", ":redo", ":redo", ":redo")
-    #expect(try repl.session.feature.state()["count"] == 21)
+    #expect(try repl.session.feature.state() == ["count": 20])  // where it ran
+    await repl.type(":redo")
+    #expect(try repl.session.feature.state() == ["count": 21])
+    let refused = await repl.type(":goto 1").0
+    #expect(refused.contains("action 1 is before action 2, where a reload's migrate changed"))
+    #expect(try repl.session.feature.state() == ["count": 21])  // nothing moved
+    await repl.type(":goto 2")
+    #expect(await repl.type(":undo").0.contains("To fix, go to 2 or later"))
+  }
 
+  @Test func aSavedSessionStartsAfterTheMigrationAndReplays() async throws {
+    let repl = try await session()
     let saved = repl.file.deletingLastPathComponent().appendingPathComponent("s.session.lua")
     let said = await repl.type(":save \(saved.path)").0
-    #expect(said.contains("note: a reload's migrate changed the state after action 2"), "\(said)")
+    #expect(said.contains("saved 1 action"), "\(said)")
+    #expect(said.contains("note: it starts after action 2, where a reload's migrate changed"))
+    let recording = await repl.session.recording()
+    #expect(recording.initialState == ["count": 20])
+    #expect(recording.actions.map(\.action) == [["type": "inc"]])
+  }
+
+  @Test func aTestWrittenAfterAMigrationStartsThereAndPasses() async throws {
+    let repl = try await session()
+    let test = repl.file.deletingLastPathComponent().appendingPathComponent("counter_test.lua")
+    let written = await repl.type(":test \(test.path)").0
+    #expect(written.contains("1 sent"), "\(written)")
+    #expect(written.contains("it passes"), "\(written)")
   }
 }

@@ -123,14 +123,21 @@ public final class SessionTimeline: @unchecked Sendable {
       } else {
         keep(state, at: current)
       }
-      migrations.append(current)
+      migrations.removeAll { $0.position >= current }  // a branch left behind
+      migrations.append((current, state))
     }
   }
 
   /// Where reloads' `migrate` changed the state, by the action they came after (0: before
-  /// any), in order. A replay of the saved session runs the actions only: it has no migration.
-  public var migrationPositions: [Int] { lock.withLock { migrations } }
-  private var migrations: [Int] = []
+  /// any), in order. The states before the last of them were made by code the session no
+  /// longer has: time travel does not go there, and a saved session or a test starts after it.
+  public var migrationPositions: [Int] { lock.withLock { migrations.map(\.position) } }
+
+  /// The last migration at or before where the session stands, with the state it left.
+  public var lastMigration: (position: Int, state: LuaValue)? {
+    lock.withLock { migrations.last { $0.position <= current } }
+  }
+  private var migrations: [(position: Int, state: LuaValue)] = []
 
   /// The state now stands after action `number`.
   func move(to number: Int) { lock.withLock { current = number } }

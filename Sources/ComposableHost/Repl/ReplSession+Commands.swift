@@ -118,6 +118,12 @@ extension ReplSession {
   /// Puts the state where it was after action `number`, cancelling the effects in flight first
   /// (their answers belong to a time that is gone); saves of the state are left to finish.
   func jump(to number: Int) async {
+    if let migration = timeline.lastMigration?.position, number < migration {
+      return printer.error(
+        "action \(number) is before action \(migration), where a reload's migrate changed the "
+          + "state: the states before it were made by code the session no longer has, and the "
+          + "code of now cannot make them again. To fix, go to \(migration) or later")
+    }
     var lines = await cancelEffectsInFlight().map { "  cancelled \($0)" }
     let before = snapshot.value
     await store.send(.jump(to: number))
@@ -137,6 +143,12 @@ extension ReplSession {
   /// Runs the session's actions again from its initial state through the code loaded now.
   func replay() async {
     guard timeline.position > 0 else { return printer.line("  no actions to replay") }
+    if let migration = timeline.lastMigration?.position, migration > 0 {
+      return printer.error(
+        ":replay runs the session from its start, and a reload's migrate changed the state after "
+          + "action \(migration): the actions before it ran on code the session no longer has. "
+          + "To fix, :save the session (it starts there) and replay that")
+    }
     let cancelled = await cancelEffectsInFlight()
     if !cancelled.isEmpty {
       printer.line(cancelled.map { "  cancelled \($0)" }.joined(separator: "\n"))

@@ -6,13 +6,23 @@ import LuaKit
 /// The session as a recording: what `:save` writes.
 extension ReplSession {
   /// The session up to where it stands (actions undone are left out), with the feature named
-  /// relative to `directory` when it is given (where the session file goes).
+  /// relative to `directory` when it is given (where the session file goes). After a reload
+  /// whose `migrate` changed the state, it starts there, from the state it left: the actions
+  /// before it ran on code the session no longer has, and would not replay on the code of now.
   public func recording(relativeTo directory: URL? = nil) -> SessionRecording {
     let path = directory.map { Self.path(of: file, relativeTo: $0) } ?? file.path
+    let start = timeline.lastMigration
+    let actions = timeline.actions.prefix(timeline.position).dropFirst(start?.position ?? 0)
     return SessionRecording(
       feature: path, code: CodeFingerprint.of(feature, file: file), env: env,
-      initialState: timeline.initialState,
-      actions: Array(timeline.actions.prefix(timeline.position)))
+      initialState: start?.state ?? timeline.initialState, actions: Array(actions))
+  }
+
+  /// When the recording starts after a migration: its note, for `:save` and `:test`.
+  var migrationNote: String? {
+    guard let start = timeline.lastMigration, start.position > 0 else { return nil }
+    return "  note: it starts after action \(start.position), where a reload's migrate changed "
+      + "the state; the actions before it ran on code the session no longer has"
   }
 
   /// `:save FILE`: the session, to `FILE` (relative to the working directory).
@@ -44,14 +54,7 @@ extension ReplSession {
           + "not under the session file's folder, so a replay takes it only when named)"
       let actions = count == 1 ? "action" : "actions"
       printer.line("  saved \(count) \(actions) to \(argument); \(replay)")
-      // What a replay cannot do again: a session file holds actions, not reloads.
-      let migrations = timeline.migrationPositions.filter { $0 <= timeline.position }
-      if let first = migrations.first {
-        printer.line(
-          "  note: a reload's migrate changed the state after action \(first)"
-            + (migrations.count > 1 ? " (and \(migrations.count - 1) more)" : "")
-            + "; a replay runs the actions only, on the code as it is then, without it")
-      }
+      if let note = migrationNote { printer.line(note) }
     } catch let error as LuaError {
       printer.error("the session was not saved: \(error)")
     } catch {

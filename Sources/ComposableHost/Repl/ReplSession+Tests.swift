@@ -33,8 +33,11 @@ extension ReplSession {
     let live = await store.runningEffects.filter { !$0.isStateSave }.map(describe)
     let text: String
     do {
+      // After a migration the test starts there (`recording()`), and so do its exchanges.
+      let since = timeline.lastMigration.flatMap { timeline.action($0.position)?.time } ?? 0
       var plan = try SessionTestPlan(
-        recording: recording(), exchanges: exchanges.all, feature: file, inFlight: [])
+        recording: recording(), exchanges: exchanges.all.filter { $0.start >= since },
+        feature: file, inFlight: [])
       // What the test will find running, from a run of its steps: after a jump, which cancels
       // the session's effects, the session's own list disagrees with the test's store.
       plan.inFlight = await plan.effectsInFlight() ?? live
@@ -53,6 +56,7 @@ extension ReplSession {
     let receives =
       text.components(separatedBy: "store:receive(").count - 1
       + text.components(separatedBy: "await store.receive(").count - 1
+    if let note = migrationNote { printer.line(note) }
     var line = "  wrote \(argument): \(sends) sent, \(receives) received"
     guard isLua else { return printer.line(line) }
     // Run at once: a test written from a session passes when written.
