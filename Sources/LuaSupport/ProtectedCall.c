@@ -36,10 +36,15 @@ int lk_traceback(lua_State *L) {
   // message and luaL_traceback's own cut of deep stacks. The cap comes back before Lua code
   // runs again (the __close handlers of the unwinding call run after this handler).
   int saved_enforce = lk_memory_cap_set(&info->memory, 0);
-  const char *message = described
-      ? lk_push_bounded_message(L, L, 1)
-      : lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  luaL_traceback(L, L, message, 1);
+  if (described) {
+    lk_push_bounded_message(L, L, 1);
+  } else {
+    lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  // The message as a Lua string, not through a C string, which would end it at a NUL byte.
+  lua_pushliteral(L, "\n");
+  luaL_traceback(L, L, NULL, 1);
+  lua_concat(L, 3);
   lk_memory_cap_restore(&info->memory, saved_enforce);
   return 1;
 }
@@ -120,11 +125,14 @@ int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
     // the memory cap (building the report must not fail for want of memory), bounded.
     lk_memory_cap_set(lk_memory_of(L), 0);
     int type = lua_type(co, -1);
-    const char *message = type == LUA_TSTRING || type == LUA_TNUMBER
-        ? lk_push_bounded_message(L, co, -1)
-        : lua_pushfstring(L, "(error object is a %s value)", luaL_typename(co, -1));
-    luaL_traceback(L, co, message, 0);
-    lua_remove(L, -2);
+    if (type == LUA_TSTRING || type == LUA_TNUMBER) {
+      lk_push_bounded_message(L, co, -1);
+    } else {
+      lua_pushfstring(L, "(error object is a %s value)", luaL_typename(co, -1));
+    }
+    lua_pushliteral(L, "\n");  // the message kept whole, a NUL in it too (see lk_traceback)
+    luaL_traceback(L, co, NULL, 0);
+    lua_concat(L, 3);
   }
   if (__builtin_expect(lk_info_of(L)->budget.stopped != LK_FAILURE_NONE, 0)) {
     if (status == LUA_OK || status == LUA_YIELD) {
