@@ -53,6 +53,12 @@ public enum LuaValue: Hashable, Sendable {
     if case let .string(value) = self { value.string } else { nil }
   }
   public var isNil: Bool { if case .nil = self { true } else { false } }
+  /// A string's text for a person to read: what is not UTF-8 shown as U+FFFD, never lost (a
+  /// test's name or a failure's message with a stray byte). Nil for what is not a string.
+  public var readableString: String? {
+    guard case let .string(string) = self else { return nil }
+    return String(decoding: string.bytes, as: UTF8.self)
+  }
   public var tableValue: LuaTable? { if case let .table(value) = self { value } else { nil } }
 
   /// Lua truthiness: everything but nil and false.

@@ -89,10 +89,10 @@ public struct LuaTestRunner: Sendable {
     let firstRunnable = collected.tests.indices.first { index in
       let test = collected.tests[index]
       return test.pending != true
-        && (filter.map { test.name.stringValue?.contains($0) == true } ?? true)
+        && (filter.map { test.name.readableString?.contains($0) == true } ?? true)
     }
     for (index, test) in collected.tests.enumerated() {
-      let testName = test.name.stringValue ?? "test \(index + 1)"
+      let testName = test.name.readableString ?? "test \(index + 1)"
       if let filter, !testName.contains(filter) { continue }
       let line = test.line.intValue ?? 0
       if test.pending == true {

@@ -122,11 +122,11 @@ final class LuaTestSession {
   }
 
   func describeFailure(_ failure: LuaValue) -> String {
-    let message = failure.message.stringValue ?? failure.description
+    let message = failure.message.readableString ?? failure.description
     if let file = failure.file.stringValue, let line = failure.line.intValue {
       return "\(file):\(line): \(message)"
     }
-    if let traceback = failure.traceback.stringValue {
+    if let traceback = failure.traceback.readableString {
       return message + "\n" + traceback
     }
     return message
