@@ -16,7 +16,20 @@ typedef struct {
   lua_Integer bound_at_begin;
   int dirty;
   int root_slot;
+  // table.sort's array (a real table) while it sorts one of the state's, and the mark its own
+  // next write of a table carries: the write moves an element within that array.
+  const void *sorting;
+  const void *permuting;
 } lk_shape;
+
+/// table.sort begins on the array whose real table is `real` (NULL: not a state table).
+static inline void lk_shape_sorting(lk_shape *shape, const void *real) {
+  shape->sorting = real;
+  shape->permuting = NULL;
+}
+
+/// table.sort's next write, of a table it read from its array, moves an element within it.
+static inline void lk_shape_permute_next(lk_shape *shape) { shape->permuting = shape->sorting; }
 
 // A write of the table at `value` through `proxy` into the real table at `real` under `key`,
 // about to happen: `existing` when it was a state table already, else the height of the table
@@ -30,6 +43,8 @@ static inline void lk_shape_begin(lk_shape *shape, int root_slot) {
   shape->root_slot = root_slot;
   shape->bound_at_begin = shape->bound;
   shape->dirty = 0;
+  shape->sorting = NULL;  // nothing of a sort an error ended carries over
+  shape->permuting = NULL;
 }
 /// The transaction was rolled back: the bound is what it was when it began.
 void lk_shape_rolled_back(lua_State *L);

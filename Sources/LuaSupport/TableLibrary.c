@@ -186,9 +186,13 @@ typedef unsigned int lk_sort_index;
 
 enum { LK_SORT_RANDOM_ABOVE = 100 };  // intervals this long may use a shifted pivot
 
-// a[i] = top, a[j] = the value below it (both popped).
+// a[i] = top, a[j] = the value below it (both popped). Each is an element the sort read from
+// the array: a table moved within it, which the state's shape need not be proved for again.
 static void lk_sort_set2(lua_State *L, lk_sort_index i, lk_sort_index j) {
+  lk_shape *shape = &lk_info_of(L)->shape;
+  if (lua_type(L, -1) == LUA_TTABLE) lk_shape_permute_next(shape);
   lua_seti(L, 1, i);
+  if (lua_type(L, -1) == LUA_TTABLE) lk_shape_permute_next(shape);
   lua_seti(L, 1, j);
 }
 
@@ -279,7 +283,15 @@ static int lk_table_sort(lua_State *L) {
     luaL_argcheck(L, length < INT_MAX, 1, "array too big");
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_settop(L, 2);
+    // A state's array: the real table its moves are marked with (lk_sort_set2).
+    const void *real = NULL;
+    if (lk_push_proxied_table(L, 1)) {
+      real = lua_topointer(L, -1);
+      lua_pop(L, 1);
+    }
+    lk_shape_sorting(&lk_info_of(L)->shape, real);
     lk_sort_interval(L, 1, (lk_sort_index)length, 0);
+    lk_shape_sorting(&lk_info_of(L)->shape, NULL);
   }
   return 0;
 }

@@ -284,22 +284,27 @@ static void lk_adopt(lua_State *L, int index, int depth) {
 
 // Replaces the table at `index` by what a real table of the state holds in its place: a
 // proxy by its real table, a plain table by the real table it is adopted into.
+// The state table whose proxy is at `index` (its real table on top of the stack) as the state
+// holds it: replaced by its real table, linked to this proxy, so that a rollback which gives
+// back a table this one was stored in finds the proxy it was stored as. It may have no link: a
+// proxy kept from before its link was dropped (see lk_sweep_proxies).
+static void lk_store_existing(lua_State *L, int index) {
+  int linked = lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE;
+  int same = linked && lua_rawequal(L, -1, index);
+  lua_pop(L, 1);
+  if (!same) {
+    if (!linked) lk_list_proxy_made(L, -1);
+    lua_pushvalue(L, index);
+    lua_rawsetp(L, -2, &lk_proxy_key);
+  }
+  lua_replace(L, index);
+}
+
 static void lk_store_form(lua_State *L, int index, int depth) {
   index = lua_absindex(L, index);
   if (lk_push_real_of(L, index)) {
     lk_info_of(L)->transaction.adopt_met_state_table = 1;
-    // The real table is linked to this proxy, so that a rollback which gives back a table
-    // this one was stored in finds the proxy it was stored as. It may have no link: a proxy
-    // kept from before its link was dropped (see lk_sweep_proxies).
-    int linked = lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE;
-    int same = linked && lua_rawequal(L, -1, index);
-    lua_pop(L, 1);
-    if (!same) {
-      if (!linked) lk_list_proxy_made(L, -1);
-      lua_pushvalue(L, index);
-      lua_rawsetp(L, -2, &lk_proxy_key);
-    }
-    lua_replace(L, index);
+    lk_store_existing(L, index);
     return;
   }
   lk_adopt(L, index, depth);
@@ -405,6 +410,10 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
 // Every index is absolute or an upvalue.
 static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int real, int shared) {
   lk_info *info = lk_info_of(L);
+  // table.sort's mark (below) is taken by this write, whatever it is, before anything can
+  // raise: it cannot outlive the write it was made for.
+  const void *permuting = info->shape.permuting;
+  info->shape.permuting = NULL;
   if (!info->transaction.open) lk_raise_read_only(L);
   int key_type = lua_type(L, key);
   if (__builtin_expect(key_type != LUA_TSTRING, 0)) {
@@ -416,6 +425,12 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     if (!lk_is_data_key_type(key_type)) lk_raise_key_refused(L, key_type, 1);
   }
   if (lua_type(L, value) == LUA_TTABLE) {
+    // A sort moving an element of this very array (table.sort says so, write by write): it
+    // stays a child of the same table, so its form and the state's shape need no proof.
+    if (permuting != NULL && permuting == lua_topointer(L, real) && lk_push_real_of(L, value)) {
+      lk_store_existing(L, value);
+      goto journal;
+    }
     // All or nothing: a table that cannot be stored (too deep, a metatable, out of memory)
     // is given back as it was before the error goes on, even to a pcall in the reducer that
     // would otherwise keep going with half of it adopted.
@@ -441,6 +456,7 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     lk_shape_note_store(L, proxy, real, key, value, existing, height);
     lk_leave_flat_reads(L, proxy, shared);
   }
+journal:
   // The entry (the hot path of every write).
   lua_pushvalue(L, real);
   lua_pushvalue(L, key);
