@@ -1,5 +1,6 @@
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// table.sort on a state's array moves its elements within it, and skips the proof of the
@@ -48,11 +49,3 @@ import Testing
   }
 }
 
-private func featureError(_ body: () throws -> Void) -> LuaFeatureError? {
-  do {
-    try body()
-    return nil
-  } catch {
-    return error as? LuaFeatureError
-  }
-}
