@@ -71,7 +71,7 @@ struct LuaEffectInterpreter {
     for key in table.entries.keys where !known.keys.contains(key) {
       let fields = known.kind.fields.filter { $0 != "wrappers" }
       throw fail(
-        path + "." + (key.stringValue ?? "[\(key)]"),
+        path + (key.stringValue.map { "." + $0 } ?? "[\(key)]"),
         "effect.\(kind) has no field \(key); "
           + (fields.isEmpty ? "it has none" : "its fields are " + fields.joined(separator: ", "))
           + ". To fix, make the effect with composable.effect's constructors")

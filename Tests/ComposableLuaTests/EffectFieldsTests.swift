@@ -61,12 +61,20 @@ import Testing
 
   @Test func anExtraFieldOnAnyKindFailsTheActionNamingIt() throws {
     for (kind, expression) in Self.made {
-      let error = try error(of: "(function(t) local c = {} for k, v in pairs(t) do c[k] = v end "
-        + "return c end)(\(expression))", "e.bogus = 1")
+      let error = try error(
+        of: "(function(t) local c = {} for k, v in pairs(t) do c[k] = v end "
+          + "return c end)(\(expression))", "e.bogus = 1")
       #expect(
         error?.description.contains("effect.bogus: effect.\(kind) has no field \"bogus\"") == true,
         "\(kind): \(String(describing: error))")
     }
+  }
+
+  @Test func aKeyThatIsNoNameIsShownAsLuaIndexesIt() throws {
+    let error = try error(of: "effect.cancel('c')", "e[1] = true")
+    #expect(
+      error?.description.contains("effect[1]: effect.cancel has no field 1;") == true,
+      "\(String(describing: error))")
   }
 
   @Test func aMisspeltFieldIsNamedWithTheFieldsThereAre() throws {
@@ -164,4 +172,3 @@ import Testing
     #expect(plain.step("go", LuaStepContext(dependencies: nil, effects: .check)).error == nil)
   }
 }
-
