@@ -16,20 +16,30 @@ typedef struct {
   lua_Integer bound_at_begin;
   int dirty;
   int root_slot;
-  // table.sort's array (a real table) while it sorts one of the state's, and the mark its own
-  // next write of a table carries: the write moves an element within that array.
-  const void *sorting;
-  const void *permuting;
+  // The array (a real table) whose elements the table library is moving within it (a sort, an
+  // insert, a remove, a move inside one table), and the mark its own next write of a table
+  // carries: the write moves an element within that array.
+  const void *moving;
+  const void *move_mark;
 } lk_shape;
 
-/// table.sort begins on the array whose real table is `real` (NULL: not a state table).
-static inline void lk_shape_sorting(lk_shape *shape, const void *real) {
-  shape->sorting = real;
-  shape->permuting = NULL;
+/// The table library begins to move elements within the array whose real table is `real`
+/// (NULL: not a state table); returns the array it was moving, to give back to lk_shape_moved.
+/// Calls nest: a sort's order function may insert into another array.
+static inline const void *lk_shape_moving(lk_shape *shape, const void *real) {
+  const void *outer = shape->moving;
+  shape->moving = real;
+  shape->move_mark = NULL;
+  return outer;
+}
+/// The moves within the array are over: back to the array moved before (or NULL).
+static inline void lk_shape_moved(lk_shape *shape, const void *outer) {
+  shape->moving = outer;
+  shape->move_mark = NULL;
 }
 
-/// table.sort's next write, of a table it read from its array, moves an element within it.
-static inline void lk_shape_permute_next(lk_shape *shape) { shape->permuting = shape->sorting; }
+/// The table library's next write is of a table it read from the array it is moving within.
+static inline void lk_shape_move_next(lk_shape *shape) { shape->move_mark = shape->moving; }
 
 // A write of the table at `value` through `proxy` into the real table at `real` under `key`,
 // about to happen: `existing` when it was a state table already, else the height of the table
@@ -43,8 +53,8 @@ static inline void lk_shape_begin(lk_shape *shape, int root_slot) {
   shape->root_slot = root_slot;
   shape->bound_at_begin = shape->bound;
   shape->dirty = 0;
-  shape->sorting = NULL;  // nothing of a sort an error ended carries over
-  shape->permuting = NULL;
+  shape->moving = NULL;  // nothing of a move an error ended carries over
+  shape->move_mark = NULL;
 }
 /// The transaction was rolled back: the bound is what it was when it began.
 void lk_shape_rolled_back(lua_State *L);

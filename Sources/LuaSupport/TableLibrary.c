@@ -46,6 +46,34 @@ static lua_Integer lk_table_length(lua_State *L, int arg, int what) {
   return luaL_len(L, arg);
 }
 
+// MARK: - Moves within one array
+
+// The table library moves elements within a state's array (sort, insert, remove, a move inside
+// one table) as Lua's does, through the array's proxy: each write of an element it read from
+// that array is marked (lk_shape_move_next), so the write skips what an element stored from
+// elsewhere must prove (its form, the state's shape). lk_move_begin tells the shape which
+// array (NULL when argument `arg` is no state table, or 0) and returns the one moved before;
+// lk_move_end gives that back.
+static const void *lk_move_begin(lua_State *L, int arg) {
+  const void *real = NULL;
+  if (arg != 0 && lk_push_proxied_table(L, arg)) {
+    real = lua_topointer(L, -1);
+    lua_pop(L, 1);
+  }
+  return lk_shape_moving(&lk_info_of(L)->shape, real);
+}
+
+static void lk_move_end(lua_State *L, const void *outer) {
+  lk_shape_moved(&lk_info_of(L)->shape, outer);
+}
+
+// t[i] = the value on top (popped), an element read from the array being moved within.
+static void lk_move_set(lua_State *L, int t, lua_Integer i) {
+  if (lua_type(L, -1) == LUA_TTABLE) lk_shape_move_next(&lk_info_of(L)->shape);
+  lua_seti(L, t, i);
+}
+
+// MARK: - The functions
 
 // table.insert(t, [pos,] value)
 static int lk_table_insert(lua_State *L) {
@@ -60,11 +88,13 @@ static int lk_table_insert(lua_State *L) {
       position = luaL_checkinteger(L, 2);
       luaL_argcheck(L, (lua_Unsigned)position - 1u < (lua_Unsigned)first_empty, 2,
                     "position out of bounds");
+      const void *outer = lk_move_begin(L, 1);
       for (lua_Integer i = first_empty; i > position; i--) {
         lk_charge(L, 1);
         lua_geti(L, 1, i - 1);
-        lua_seti(L, 1, i);
+        lk_move_set(L, 1, i);
       }
+      lk_move_end(L, outer);
       break;
     }
     default:
@@ -84,11 +114,13 @@ static int lk_table_remove(lua_State *L) {
                   "position out of bounds");
   }
   lua_geti(L, 1, position);
+  const void *outer = lk_move_begin(L, 1);
   for (; position < size; position++) {
     lk_charge(L, 1);
     lua_geti(L, 1, position + 1);
-    lua_seti(L, 1, position);
+    lk_move_set(L, 1, position);
   }
+  lk_move_end(L, outer);
   lua_pushnil(L);
   lua_seti(L, 1, position);
   return 1;
@@ -107,21 +139,26 @@ static int lk_table_move(lua_State *L) {
                   "too many elements to move");
     lua_Integer count = last - first + 1;
     luaL_argcheck(L, target <= LUA_MAXINTEGER - count + 1, 4, "destination wrap around");
+    // Within one table (the same array twice) the moves are marked; into another, they are
+    // writes like any other.
+    const void *outer = lk_move_begin(L, destination == 1 || lua_rawequal(L, 1, destination)
+        ? 1 : 0);
     // Forwards unless the ranges overlap in the same table with the target after the source.
     if (target > last || target <= first ||
         (destination != 1 && !lua_compare(L, 1, destination, LUA_OPEQ))) {
       for (lua_Integer i = 0; i < count; i++) {
         lk_charge(L, 1);
         lua_geti(L, 1, first + i);
-        lua_seti(L, destination, target + i);
+        lk_move_set(L, destination, target + i);
       }
     } else {
       for (lua_Integer i = count - 1; i >= 0; i--) {
         lk_charge(L, 1);
         lua_geti(L, 1, first + i);
-        lua_seti(L, destination, target + i);
+        lk_move_set(L, destination, target + i);
       }
     }
+    lk_move_end(L, outer);
   }
   lua_pushvalue(L, destination);
   return 1;
@@ -186,14 +223,10 @@ typedef unsigned int lk_sort_index;
 
 enum { LK_SORT_RANDOM_ABOVE = 100 };  // intervals this long may use a shifted pivot
 
-// a[i] = top, a[j] = the value below it (both popped). Each is an element the sort read from
-// the array: a table moved within it, which the state's shape need not be proved for again.
+// a[i] = top, a[j] = the value below it (both popped): elements the sort read from the array.
 static void lk_sort_set2(lua_State *L, lk_sort_index i, lk_sort_index j) {
-  lk_shape *shape = &lk_info_of(L)->shape;
-  if (lua_type(L, -1) == LUA_TTABLE) lk_shape_permute_next(shape);
-  lua_seti(L, 1, i);
-  if (lua_type(L, -1) == LUA_TTABLE) lk_shape_permute_next(shape);
-  lua_seti(L, 1, j);
+  lk_move_set(L, 1, i);
+  lk_move_set(L, 1, j);
 }
 
 // Whether the value at `a` sorts before the one at `b` (negative indices), one step charged.
@@ -283,15 +316,9 @@ static int lk_table_sort(lua_State *L) {
     luaL_argcheck(L, length < INT_MAX, 1, "array too big");
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_settop(L, 2);
-    // A state's array: the real table its moves are marked with (lk_sort_set2).
-    const void *real = NULL;
-    if (lk_push_proxied_table(L, 1)) {
-      real = lua_topointer(L, -1);
-      lua_pop(L, 1);
-    }
-    lk_shape_sorting(&lk_info_of(L)->shape, real);
+    const void *outer = lk_move_begin(L, 1);
     lk_sort_interval(L, 1, (lk_sort_index)length, 0);
-    lk_shape_sorting(&lk_info_of(L)->shape, NULL);
+    lk_move_end(L, outer);
   }
   return 0;
 }

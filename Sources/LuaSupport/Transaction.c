@@ -410,10 +410,10 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
 // Every index is absolute or an upvalue.
 static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int real, int shared) {
   lk_info *info = lk_info_of(L);
-  // table.sort's mark (below) is taken by this write, whatever it is, before anything can
-  // raise: it cannot outlive the write it was made for.
-  const void *permuting = info->shape.permuting;
-  info->shape.permuting = NULL;
+  // The table library's mark (below) is taken by this write, whatever it is, before anything
+  // can raise: it cannot outlive the write it was made for.
+  const void *move_mark = info->shape.move_mark;
+  info->shape.move_mark = NULL;
   if (!info->transaction.open) lk_raise_read_only(L);
   int key_type = lua_type(L, key);
   if (__builtin_expect(key_type != LUA_TSTRING, 0)) {
@@ -425,9 +425,10 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     if (!lk_is_data_key_type(key_type)) lk_raise_key_refused(L, key_type, 1);
   }
   if (lua_type(L, value) == LUA_TTABLE) {
-    // A sort moving an element of this very array (table.sort says so, write by write): it
-    // stays a child of the same table, so its form and the state's shape need no proof.
-    if (permuting != NULL && permuting == lua_topointer(L, real) && lk_push_real_of(L, value)) {
+    // The table library moving an element within this very array (a sort, an insert, a
+    // remove: it says so, write by write): it stays a child of the same table, so its form and
+    // the state's shape need no proof.
+    if (move_mark != NULL && move_mark == lua_topointer(L, real) && lk_push_real_of(L, value)) {
       lk_store_existing(L, value);
       goto journal;
     }
