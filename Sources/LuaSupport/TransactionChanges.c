@@ -158,6 +158,79 @@ static int lk_same_value(lua_State *L, int a, int b) {
 // whole state), then the tables it makes.
 enum { FIELD_ROOT = 1, FIELD_KEY = 2, FIRST_OLD = 3, CHANGED_TABLES = 4, SEEN = 5, PENDING = 6 };
 
+// Whether the root's fields but FIELD_KEY hold no table: then every table of the state is
+// reached through the field, or through nothing at all (a table taken out, whose parent changed
+// with it), and a table that changed is the field's.
+static int lk_only_field_holds_tables(lua_State *L) {
+  int others_hold_tables = 0;
+  lua_pushnil(L);
+  while (!others_hold_tables && lk_next(L, FIELD_ROOT) != 0) {  // key, value
+    others_hold_tables = lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -2, FIELD_KEY);
+    lua_pop(L, 1);
+  }
+  if (others_hold_tables) lua_pop(L, 1);  // the key the walk stopped at
+  return !others_hold_tables;
+}
+
+// Whether an entry before `entry` is of the same (table, key) as the table and key on top,
+// looking back from the newest at most `*budget` entries, which it takes from the budget;
+// -1 when the budget ran out first.
+static int lk_written_before(lua_State *L, lua_Integer entry, lua_Integer *budget) {
+  for (lua_Integer earlier = entry - 1; earlier >= 0; earlier--) {
+    if (--*budget < 0) return -1;
+    lk_journal_push_field(L, earlier, 1);
+    int same = lua_rawequal(L, -1, -3);
+    lua_pop(L, 1);
+    if (!same) continue;
+    lk_journal_push_field(L, earlier, 2);
+    same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 1);
+    if (same) return 1;
+  }
+  return 0;
+}
+
+// The answer without building anything, as most actions allow: a (table, key) changed when its
+// first entry's old value is not what it holds now, and the journal is read in order, so the
+// first entry that differs and has no entry before it is a change. 1 when it is the field's (at
+// the root, or below with the root's other fields holding no table), 0 when no entry differs
+// but at the root's other fields, -1 when the walk must tell (a table below changed while
+// other fields hold tables), or when looking back for earlier entries passed a budget linear in
+// the journal (values written and written back, many times).
+static int lk_field_changed_quickly(lua_State *L) {
+  lua_Integer length = lk_journal_length(L);
+  lua_Integer budget = 4 * length + 64;
+  for (lua_Integer entry = 0; entry < length; entry++) {
+    lk_journal_push_field(L, entry, 1);
+    lk_journal_push_field(L, entry, 2);
+    if (lk_is_adoption_key(L, -1) || lua_type(L, -2) != LUA_TTABLE) {
+      lua_pop(L, 2);
+      continue;
+    }
+    lua_pushvalue(L, -1);
+    lua_rawget(L, -3);
+    lk_journal_push_field(L, entry, 3);
+    int differs = !lk_same_value(L, -1, -2);
+    lua_pop(L, 2);
+    if (!differs) {
+      lua_pop(L, 2);
+      continue;
+    }
+    int before = lk_written_before(L, entry, &budget);
+    int at_root = lua_rawequal(L, -2, FIELD_ROOT);
+    int is_field = lua_isnil(L, FIELD_KEY) || lua_rawequal(L, -1, FIELD_KEY);
+    lua_pop(L, 2);
+    if (before < 0) return -1;
+    if (before) continue;  // its first entry, read already, said whether it changed
+    if (at_root) {
+      if (is_field) return 1;
+      continue;  // another field of the root: not asked about
+    }
+    return lua_isnil(L, FIELD_KEY) || lk_only_field_holds_tables(L) ? 1 : -1;
+  }
+  return 0;
+}
+
 // Whether the open transaction changed ROOT[KEY], the field or anything it reaches (or, with no
 // key, anything of the state). A write counts when it left a value other than the one the
 // transaction began with: `x = nil` over nil, the same table again, or a value written and then
@@ -167,6 +240,11 @@ enum { FIELD_ROOT = 1, FIELD_KEY = 2, FIRST_OLD = 3, CHANGED_TABLES = 4, SEEN = 
 // place through a change to a table it still reaches, or to the field). Pushes a boolean.
 static int lk_field_changed_protected(lua_State *L) {
   lua_settop(L, FIELD_KEY);
+  int quick = lk_field_changed_quickly(L);
+  if (quick >= 0) {
+    lua_pushboolean(L, quick);
+    return 1;
+  }
   lua_newtable(L);  // FIRST_OLD: table -> { key -> first old value, or the nil marker }
   lua_newtable(L);  // CHANGED_TABLES: address -> true, the root excepted
   lk_collect_first_old_values(L, FIRST_OLD, 0);
@@ -210,18 +288,9 @@ static int lk_field_changed_protected(lua_State *L) {
     lua_pushboolean(L, 1);
     return 1;
   }
-  // When the root's other fields hold no table, every table of the state is reached through
-  // the field, or through nothing at all (a table taken out, whose parent changed with it): a
-  // table that changed is the field's. The todos list beside its filter asks this on every
-  // action; the walk below would cost it the whole list each time.
-  int others_hold_tables = 0;
-  lua_pushnil(L);
-  while (!others_hold_tables && lk_next(L, FIELD_ROOT) != 0) {  // key, value
-    others_hold_tables = lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -2, FIELD_KEY);
-    lua_pop(L, 1);
-  }
-  if (others_hold_tables) lua_pop(L, 1);  // the key the walk stopped at
-  if (!others_hold_tables) {
+  // The todos list beside its filter asks this on every action; the walk below would cost it
+  // the whole list each time.
+  if (lk_only_field_holds_tables(L)) {
     lua_pushboolean(L, 1);
     return 1;
   }
