@@ -120,10 +120,32 @@ local finishing = nil  -- the checks of the action being reduced, or nil outside
 -- child's own effects are.
 local inside = {}
 
+-- A level's key, made when a composition inside it first asks (most levels have none inside).
+local function key_of(level)
+  local key = level.key
+  if key == nil then
+    local id = level.id
+    key = level.kind .. "\0" .. level.field .. "\0" .. type(id) .. ":" .. tostring(id)
+    level.key = key
+  end
+  return key
+end
+
 local function place_key()
+  if #inside == 0 then return "" end  -- the root: what nearly every action asks
   local keys = {}
-  for i, level in ipairs(inside) do keys[i] = level.key end
+  for i, level in ipairs(inside) do keys[i] = key_of(level) end
   return table.concat(keys, "\0")
+end
+
+-- The scope a level gives its children's cancel ids, made when first needed.
+local function scope_of(level)
+  local scope = level.scope
+  if scope == nil then
+    scope = { for_each = level.field, element = level.id }
+    level.scope = scope
+  end
+  return scope
 end
 
 -- Per depth, a value whose __close leaves the levels above that depth, made once: so that an
@@ -149,10 +171,15 @@ local function run_inside(level, reduce, child, action, env)
   return result
 end
 
+local no_levels = {}  -- the levels of a check asked for at the root (never written)
+
 local function after_action(check)
   if finishing == nil then return false end
-  local levels = {}
-  for i, level in ipairs(inside) do levels[i] = level end
+  local levels = no_levels
+  if #inside > 0 then
+    levels = {}
+    for i, level in ipairs(inside) do levels[i] = level end
+  end
   finishing[#finishing + 1] = { check = check, levels = levels }
   return true
 end
@@ -162,7 +189,8 @@ local scope_ids
 local function finish_step(reduce)
   return function(state, action, env)
     local checks = {}
-    finishing, inside = checks, {}
+    finishing = checks
+    if #inside > 0 then inside = {} end  -- (an error out of a step leaves none: the closers)
     local result = reduce(state, action, env)
     finishing = nil
     if #checks == 0 then return result end
@@ -171,7 +199,7 @@ local function finish_step(reduce)
     for _, pending in ipairs(checks) do
       local e = pending.check()
       -- Cancels (what a check gives) carry no actions: their ids are scoped, nothing wrapped.
-      for i = #pending.levels, 1, -1 do e = scope_ids(e, pending.levels[i].scope) end
+      for i = #pending.levels, 1, -1 do e = scope_ids(e, scope_of(pending.levels[i])) end
       if e ~= nil then effects[#effects + 1] = e end
     end
     return merged(effects)
@@ -254,13 +282,16 @@ function composable.if_let(spec)
       end
       -- (Dismissed earlier in this action, by the parent: nothing to run, its effects end.)
     end
-    local function dismissed()
-      if running[place] and state[field] == nil then
-        running[place] = nil
-        return effect.cancel(id)
+    -- (With no effects running here there is nothing to end: no check.)
+    if running[place] then
+      local function dismissed()
+        if running[place] and state[field] == nil then
+          running[place] = nil
+          return effect.cancel(id)
+        end
       end
+      if not after_action(dismissed) then effects[#effects + 1] = dismissed() end
     end
-    if not after_action(dismissed) then effects[#effects + 1] = dismissed() end
     return merged(effects)
   end
 end
@@ -303,14 +334,13 @@ function composable.for_each(spec)
       local id = action.id
       local element = find(elements, id)
       if element ~= nil then
-        local scope = { for_each = field, element = id }
-        local level = { key = "for_each\0" .. field .. "\0" .. type(id) .. ":" .. tostring(id),
-          scope = scope }
+        -- (Its key and scope are made when asked for: key_of, scope_of.)
+        local level = { kind = "for_each", field = field, id = id }
         local e = run_inside(level, reduce, element, as_action(action.action), env)
         if acts(e) then
           active[active_key(place, id)] = id
           local function wrap(child) return { type = name, id = id, action = as_action(child) } end
-          local scoped = scope_ids(map_effect(e, wrap), scope)
+          local scoped = scope_ids(map_effect(e, wrap), scope_of(level))
           effects[#effects + 1] = effect.cancellable(scoped, effect_id(id))
         end
       elseif not had_element(state, field, "id", id) then
@@ -319,6 +349,9 @@ function composable.for_each(spec)
       end
       -- (Removed earlier in this action, by the parent: nothing to run, its effects end.)
     end
+    -- (With no element's effects running anywhere there is nothing to end: no check.)
+    local step, over, start = pairs(active)
+    if step(over, start) == nil then return merged(effects) end
     local function removed()
       local now = state[field]
       local cancels = {}
