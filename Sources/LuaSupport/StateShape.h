@@ -8,6 +8,15 @@
 // hold (LuaValue.maximumDepth).
 enum { LK_STATE_MAX_DEPTH = 200 };
 
+// A move of elements within one array by a table library function (see lk_shape.move): the
+// array, the function, the state's count of writes when it began and the writes it made since.
+typedef struct {
+  const void *array;
+  lua_CFunction mover;
+  lua_Integer writes_at_begin;
+  lua_Integer own_writes;
+} lk_shape_move;
+
 // The shape's part of lk_info, written only by StateShape.c: a bound on the state's height (0:
 // not known), the bound when the transaction began, whether a write may have left it out of
 // shape, and the registry slot of its root's proxy.
@@ -17,29 +26,39 @@ typedef struct {
   int dirty;
   int root_slot;
   // The array (a real table) whose elements the table library is moving within it (a sort, an
-  // insert, a remove, a move inside one table), and the mark its own next write of a table
-  // carries: the write moves an element within that array.
-  const void *moving;
+  // insert, a remove, a move inside one table), the library function moving them, and the mark
+  // its own next write of a table carries: the write moves an element within that array. A
+  // mark is made only while every write since the move began was the move's own: a sort's
+  // order function that writes the state (empties the array, stores it in an element) ends
+  // the marks of that sort, whose elements may then be anywhere.
+  lk_shape_move move;
   const void *move_mark;
+  lua_Integer writes;  // the state's writes, counted by the journaled write
 } lk_shape;
 
-/// The table library begins to move elements within the array whose real table is `real`
-/// (NULL: not a state table); returns the array it was moving, to give back to lk_shape_moved.
-/// Calls nest: a sort's order function may insert into another array.
-static inline const void *lk_shape_moving(lk_shape *shape, const void *real) {
-  const void *outer = shape->moving;
-  shape->moving = real;
+/// The table library function `mover` begins to move elements within the array whose real
+/// table is `real` (NULL: not a state table); returns the move it was making, to give back to
+/// lk_shape_moved. Calls nest: a sort's order function may insert into another array.
+static inline lk_shape_move lk_shape_moving(
+    lk_shape *shape, const void *real, lua_CFunction mover) {
+  lk_shape_move outer = shape->move;
+  shape->move = (lk_shape_move){real, mover, shape->writes, 0};
   shape->move_mark = NULL;
   return outer;
 }
-/// The moves within the array are over: back to the array moved before (or NULL).
-static inline void lk_shape_moved(lk_shape *shape, const void *outer) {
-  shape->moving = outer;
+/// The moves within the array are over: back to the move made before (or none).
+static inline void lk_shape_moved(lk_shape *shape, lk_shape_move outer) {
+  shape->move = outer;
   shape->move_mark = NULL;
 }
 
-/// The table library's next write is of a table it read from the array it is moving within.
-static inline void lk_shape_move_next(lk_shape *shape) { shape->move_mark = shape->moving; }
+/// The table library's next write is of a value it read from the array it is moving within (a
+/// table when `is_table`): marked when no other write came between.
+static inline void lk_shape_move_next(lk_shape *shape, int is_table) {
+  int only_own = shape->writes == shape->move.writes_at_begin + shape->move.own_writes;
+  shape->move.own_writes += 1;
+  if (only_own && is_table) shape->move_mark = shape->move.array;
+}
 
 // A write of the table at `value` through `proxy` into the real table at `real` under `key`,
 // about to happen: `existing` when it was a state table already, else the height of the table
@@ -53,7 +72,7 @@ static inline void lk_shape_begin(lk_shape *shape, int root_slot) {
   shape->root_slot = root_slot;
   shape->bound_at_begin = shape->bound;
   shape->dirty = 0;
-  shape->moving = NULL;  // nothing of a move an error ended carries over
+  shape->move = (lk_shape_move){NULL, NULL, 0, 0};  // nothing of a move an error ended carries over
   shape->move_mark = NULL;
 }
 /// The transaction was rolled back: the bound is what it was when it began.

@@ -52,24 +52,26 @@ static lua_Integer lk_table_length(lua_State *L, int arg, int what) {
 // one table) as Lua's does, through the array's proxy: each write of an element it read from
 // that array is marked (lk_shape_move_next), so the write skips what an element stored from
 // elsewhere must prove (its form, the state's shape). lk_move_begin tells the shape which
-// array (NULL when argument `arg` is no state table, or 0) and returns the one moved before;
-// lk_move_end gives that back.
-static const void *lk_move_begin(lua_State *L, int arg) {
+// array (none when argument `arg` is no state table, or 0) and which function moves it, and
+// returns the move made before; lk_move_end gives that back. A mark is honoured only for a
+// write that function makes (Transaction.c checks the caller), so one left by an error between
+// the mark and its write serves no other.
+static lk_shape_move lk_move_begin(lua_State *L, int arg, lua_CFunction mover) {
   const void *real = NULL;
   if (arg != 0 && lk_push_proxied_table(L, arg)) {
     real = lua_topointer(L, -1);
     lua_pop(L, 1);
   }
-  return lk_shape_moving(&lk_info_of(L)->shape, real);
+  return lk_shape_moving(&lk_info_of(L)->shape, real, mover);
 }
 
-static void lk_move_end(lua_State *L, const void *outer) {
+static void lk_move_end(lua_State *L, lk_shape_move outer) {
   lk_shape_moved(&lk_info_of(L)->shape, outer);
 }
 
 // t[i] = the value on top (popped), an element read from the array being moved within.
 static void lk_move_set(lua_State *L, int t, lua_Integer i) {
-  if (lua_type(L, -1) == LUA_TTABLE) lk_shape_move_next(&lk_info_of(L)->shape);
+  lk_shape_move_next(&lk_info_of(L)->shape, lua_type(L, -1) == LUA_TTABLE);
   lua_seti(L, t, i);
 }
 
@@ -88,7 +90,7 @@ static int lk_table_insert(lua_State *L) {
       position = luaL_checkinteger(L, 2);
       luaL_argcheck(L, (lua_Unsigned)position - 1u < (lua_Unsigned)first_empty, 2,
                     "position out of bounds");
-      const void *outer = lk_move_begin(L, 1);
+      lk_shape_move outer = lk_move_begin(L, 1, lk_table_insert);
       for (lua_Integer i = first_empty; i > position; i--) {
         lk_charge(L, 1);
         lua_geti(L, 1, i - 1);
@@ -114,7 +116,7 @@ static int lk_table_remove(lua_State *L) {
                   "position out of bounds");
   }
   lua_geti(L, 1, position);
-  const void *outer = lk_move_begin(L, 1);
+  lk_shape_move outer = lk_move_begin(L, 1, lk_table_remove);
   for (; position < size; position++) {
     lk_charge(L, 1);
     lua_geti(L, 1, position + 1);
@@ -141,8 +143,8 @@ static int lk_table_move(lua_State *L) {
     luaL_argcheck(L, target <= LUA_MAXINTEGER - count + 1, 4, "destination wrap around");
     // Within one table (the same array twice) the moves are marked; into another, they are
     // writes like any other.
-    const void *outer = lk_move_begin(L, destination == 1 || lua_rawequal(L, 1, destination)
-        ? 1 : 0);
+    lk_shape_move outer = lk_move_begin(
+        L, destination == 1 || lua_rawequal(L, 1, destination) ? 1 : 0, lk_table_move);
     // Forwards unless the ranges overlap in the same table with the target after the source.
     if (target > last || target <= first ||
         (destination != 1 && !lua_compare(L, 1, destination, LUA_OPEQ))) {
@@ -316,7 +318,7 @@ static int lk_table_sort(lua_State *L) {
     luaL_argcheck(L, length < INT_MAX, 1, "array too big");
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_settop(L, 2);
-    const void *outer = lk_move_begin(L, 1);
+    lk_shape_move outer = lk_move_begin(L, 1, lk_table_sort);
     lk_sort_interval(L, 1, (lk_sort_index)length, 0);
     lk_move_end(L, outer);
   }

@@ -405,6 +405,16 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
   lua_setmetatable(L, proxy);
 }
 
+// Whether the write under way (this metamethod, level 0) was made by the table library
+// function that is moving elements (level 1): a mark is for its writes only.
+static int lk_made_by_mover(lua_State *L) {
+  lua_Debug caller;
+  if (!lua_getstack(L, 1, &caller) || !lua_getinfo(L, "f", &caller)) return 0;
+  int made = lua_tocfunction(L, -1) == lk_info_of(L)->shape.move.mover;
+  lua_pop(L, 1);
+  return made;
+}
+
 // proxy[key] = value through the journal, with the real table at `real`: the old value is
 // journaled, a table value is put in the form the state holds, then the write is applied.
 // Every index is absolute or an upvalue.
@@ -414,6 +424,7 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
   // can raise: it cannot outlive the write it was made for.
   const void *move_mark = info->shape.move_mark;
   info->shape.move_mark = NULL;
+  info->shape.writes += 1;
   if (!info->transaction.open) lk_raise_read_only(L);
   int key_type = lua_type(L, key);
   if (__builtin_expect(key_type != LUA_TSTRING, 0)) {
@@ -428,7 +439,8 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     // The table library moving an element within this very array (a sort, an insert, a
     // remove: it says so, write by write): it stays a child of the same table, so its form and
     // the state's shape need no proof.
-    if (move_mark != NULL && move_mark == lua_topointer(L, real) && lk_push_real_of(L, value)) {
+    if (move_mark != NULL && move_mark == lua_topointer(L, real) && lk_made_by_mover(L) &&
+        lk_push_real_of(L, value)) {
       lk_store_existing(L, value);
       goto journal;
     }

@@ -41,6 +41,37 @@ import Testing
         state.list[1].up = state
       elseif t == "move_a_cycle_in" then table.move({ state }, 1, 1, 1, state.list[1])
       elseif t == "move_the_state_in" then table.move({ state, state }, 1, 2, 1, state.list)
+      elseif t == "walk" then
+        -- A table stored where it already is elsewhere: the shape is walked, its bound known.
+        state.alias = state.list
+        state.alias = nil
+      elseif t == "sort_writes_a_cycle" then
+        -- The order function empties the array (writes of nil) and stores it in an element the
+        -- sort holds (a table holding no table: no walk needed for that store); the sort then
+        -- writes the element back into the array it is now inside.
+        local done = false
+        table.sort(state.list, function(x)
+          if not done then
+            done = true
+            local l = state.list
+            while #l > 0 do table.remove(l) end
+            x.back = l
+          end
+          return true
+        end)
+      elseif t == "sort_sinks_too_deep" then
+        local done = false
+        table.sort(state.list, function()
+          if not done then
+            done = true
+            local l = state.list
+            l[1], l[2], l[3] = nil, nil, nil
+            local node = state.other[1]
+            for i = 1, 197 do node.next = { i = i } node = node.next end
+            node.list = l
+          end
+          return true
+        end)
       elseif t == "remove_then_cycle" then
         table.remove(state.list, 1)
         state.list[1].up = state.list
@@ -75,6 +106,21 @@ import Testing
     try feature.step(.string(LuaString(action)))
     #expect(try feature.state()["list"] == list)
     #expect(try feature.state()["other"] == other)
+  }
+
+  /// A sort whose order function writes the state makes no more marks: the elements it holds
+  /// may have gone anywhere (the array inside one of them, or under a chain too deep).
+  @Test(arguments: ["sort_writes_a_cycle", "sort_sinks_too_deep"])
+  func aSortWhoseOrderFunctionWritesTheStateIsChecked(_ action: String) throws {
+    let feature = try LuaFeature(source: Self.source, file: "sort.lua")
+    try feature.step("walk")
+    let before = try feature.state()
+    let error = featureError { try feature.step(.string(LuaString(action))) }
+    #expect(
+      error?.description.contains("inside itself") == true
+        || error?.description.contains("deep") == true,
+      "\(action): \(String(describing: error))")
+    #expect(try feature.state() == before)
   }
 
   @Test(arguments: [
