@@ -43,12 +43,16 @@ extension LuaValue: CustomDumpStringConvertible {
 /// In an action a test expects, a Lua action's shorthands read as they do in a Lua test: a bare
 /// type (`"sort"`) matches any action of that type, and a composition's nested `action = "tick"`
 /// is `{ type = "tick" }` (`LuaAction.normalizeNested`), wherever the expected action holds it:
-/// inside a Swift parent's case too (`store.receive(.todos("sort"))`).
+/// inside a Swift parent's case too (`store.receive(.todos("sort"))`). The received action's
+/// shorthands are read alike, so either form written in a test matches either form sent.
 extension LuaValue: ActionShorthand {
   public func matchesReceived(_ received: Any) -> Bool {
     guard let received = received as? LuaValue else { return false }
     if case .string = self { return received.tableValue?[LuaAction.typeField] == self }
     guard let expected = try? LuaAction.normalizeNested(self) else { return self == received }
-    return expected == received
+    if expected == received { return true }
+    // The received action read the same way: an effect may send a composition's action with
+    // its child in short (`effect.send{ type = "path", id = 1, action = "appear" }`).
+    return (try? LuaAction.normalizeNested(received)) == expected
   }
 }
