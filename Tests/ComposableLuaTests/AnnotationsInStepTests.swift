@@ -15,7 +15,8 @@ import Testing
       """
       local names = {}
       for key, value in pairs(require("\(module)")) do
-        if type(value) == "table" and key ~= "none" then
+        -- (An effect value, such as composable.dismiss, is one name.)
+        if type(value) == "table" and key ~= "none" and value.kind == nil then
           for inner in pairs(value) do names[#names + 1] = key .. "." .. inner end
         else
           names[#names + 1] = key

@@ -15,6 +15,11 @@
 --   cancel ids are its own (scoped to the element, or to the `if_let` child).
 -- - `on_change{ of = function(state) ... end, run = function(old, new, state, env) ... end,
 --   reducer = base }` runs `run` when `of(state)` changed.
+-- - `stack{ state = "path", action = "path", screens = { detail = Detail } }`: a navigation stack
+--   (`stack_state`, `push`, `pop`, `pop_to`, `pop_from`, `top`); `presents{ state =
+--   "destination", action = "destination", destinations = { edit = Edit } }`: a presented
+--   destination (`present`, `alert`, `confirmation_dialog`); `dismiss`, the effect a child
+--   returns to go; `bindings{ action = "set", fields = { title = "string" } }`: form fields.
 -- - `persist{ path = "todos.saved.lua", select = "todos" }`, set as the feature's `persist`, has
 --   the host save the state (or that field) after actions that change it, and restore it at
 --   start.
@@ -142,7 +147,7 @@ end
 local function scope_of(level)
   local scope = level.scope
   if scope == nil then
-    scope = { for_each = level.field, element = level.id }
+    scope = { [level.kind] = level.field, element = level.id }
     level.scope = scope
   end
   return scope
@@ -254,7 +259,7 @@ function composable.scope(spec)
   return function(state, action, env)
     if action.type ~= name then return nil end
     local child = state[field]
-    if child == nil then error("scope: state." .. field .. " is nil", 2) end
+    if child == nil then error("scope: state." .. field .. " is nil", 0) end
     return map_effect(reduce(child, as_action(action.action), env), wrap)
   end
 end
@@ -278,7 +283,7 @@ function composable.if_let(spec)
           effects[1] = effect.cancellable(scope_ids(map_effect(e, wrap), scope), id)
         end
       elseif not was_set(state, field) then
-        error("if_let: a child action arrived while state." .. field .. " is nil", 2)
+        error("if_let: a child action arrived while state." .. field .. " is nil", 0)
       end
       -- (Dismissed earlier in this action, by the parent: nothing to run, its effects end.)
     end
@@ -296,15 +301,20 @@ function composable.if_let(spec)
   end
 end
 
-function composable.for_each(spec)
-  local field = field_of(spec, "state", "for_each")
-  local name = field_of(spec, "action", "for_each")
-  local reduce = reducer_of(spec.reducer, "for_each")
+-- The reducer of a list of children found by id: for_each's elements, a stack's screens.
+-- `list` says where and how: `where` (for messages), `name` (the action type), `field`,
+-- `elements(state, at_end)` (the array; nil only at the end of an action), `missing(state, id)`
+-- (whether no element with that id was there when the action began either: the action is then
+-- an error), `run(element, action, env)` (the element's reducer), `absent(id)` (the error's
+-- words for an id that is not there) and, optionally, `handle(state, action)`, which takes the
+-- actions of the list itself (a stack's push and pop), returning true for those it took.
+local function elements_reducer(list)
+  local where, name, field = list.where, list.name, list.field
   -- The array -> { id -> position }: a cache, checked on every use, so a rolled-back action
   -- cannot make it lie.
   local indexes = setmetatable({}, { __mode = "k" })
   -- place .. "\0" .. the id's type and text -> the id, for each element whose effects may
-  -- be running, in each place this for_each runs (inside another composition's elements).
+  -- be running, in each place this list runs (inside another composition's elements).
   local active = journal.table()
   local function active_key(place, id) return place .. "\0" .. type(id) .. ":" .. tostring(id) end
   needs_finishing()
@@ -323,29 +333,28 @@ function composable.for_each(spec)
     return position and elements[position]
   end
 
-  local function effect_id(id) return "for_each:" .. field .. ":" .. tostring(id) end
+  local function effect_id(id) return where .. ":" .. field .. ":" .. tostring(id) end
 
   return function(state, action, env)
-    local elements = state[field]
-    if elements == nil then error("for_each: state." .. field .. " is nil", 2) end
+    local elements = list.elements(state)
     local effects = {}
     local place = place_key()
-    if action.type == name then
+    if action.type == name and not (list.handle and list.handle(state, action)) then
       local id = action.id
       local element = find(elements, id)
       if element ~= nil then
         -- (Its key and scope are made when asked for: key_of, scope_of.)
-        local level = { kind = "for_each", field = field, id = id }
-        local e = run_inside(level, reduce, element, as_action(action.action), env)
+        local level = { kind = where, field = field, id = id }
+        local child_action = as_action(action.action)
+        local e = run_inside(level, list.run, element, child_action, env)
         if acts(e) then
           active[active_key(place, id)] = id
           local function wrap(child) return { type = name, id = id, action = as_action(child) } end
           local scoped = scope_ids(map_effect(e, wrap), scope_of(level))
           effects[#effects + 1] = effect.cancellable(scoped, effect_id(id))
         end
-      elseif not had_element(state, field, "id", id) then
-        error("for_each: an action arrived for " .. field .. " element " .. tostring(id)
-          .. ", which is not there", 2)
+      elseif list.missing(state, id) then
+        error(list.absent(id), 0)
       end
       -- (Removed earlier in this action, by the parent: nothing to run, its effects end.)
     end
@@ -353,7 +362,7 @@ function composable.for_each(spec)
     local step, over, start = pairs(active)
     if step(over, start) == nil then return merged(effects) end
     local function removed()
-      local now = state[field]
+      local now = list.elements(state, true)
       local cancels = {}
       local prefix = place .. "\0"
       for key, id in pairs(active) do
@@ -366,6 +375,469 @@ function composable.for_each(spec)
     end
     if not after_action(removed) then effects[#effects + 1] = removed() end
     return merged(effects)
+  end
+end
+
+function composable.for_each(spec)
+  local field = field_of(spec, "state", "for_each")
+  local name = field_of(spec, "action", "for_each")
+  local reduce = reducer_of(spec.reducer, "for_each")
+  return elements_reducer{
+    where = "for_each", name = name, field = field,
+    elements = function(state, at_end)
+      local elements = state[field]
+      if elements == nil and not at_end then error("for_each: state." .. field .. " is nil", 0) end
+      return elements
+    end,
+    missing = function(state, id) return not had_element(state, field, "id", id) end,
+    run = reduce,
+    absent = function(id)
+      return "for_each: an action arrived for " .. field .. " element " .. tostring(id)
+        .. ", which is not there"
+    end,
+  }
+end
+
+-- MARK: - Navigation: a stack of screens, a presented destination, dismissal
+
+-- What a child returns to dismiss itself (as TCA's `dismiss`): the action `dismiss`, which the
+-- stack or the presentation holding it takes (a stack pops the screen and those above it, a
+-- presentation closes). A child's own action of that name never reaches it.
+composable.dismiss = effect.send("dismiss")
+
+local function is_dismiss(action)
+  return action == "dismiss" or (type(action) == "table" and action.type == "dismiss")
+end
+
+-- A navigation stack's state: `{ screens = { { id = 1, screen = "detail", state = {...} },
+-- ... }, next_id = 2 }`, the bottom first. Ids are never used twice in one stack, so an action
+-- for a screen that was popped cannot reach one pushed since.
+function composable.stack_state()
+  return { screens = {}, next_id = 1 }
+end
+
+local function check_stack(stack, where)
+  if type(stack) ~= "table" or type(stack.screens) ~= "table"
+    or math.type(stack.next_id) ~= "integer" then
+    error(where .. ": expected a stack (composable.stack_state()), got " .. type(stack), 3)
+  end
+end
+
+-- The position of the screen `id` in the stack, or nil.
+local function position_of(stack, id)
+  for i, screen in ipairs(stack.screens) do
+    if screen.id == id then return i end
+  end
+  return nil
+end
+
+local function pop_above(stack, keep)
+  for i = #stack.screens, keep + 1, -1 do stack.screens[i] = nil end
+end
+
+-- Pushes a screen of kind `screen` with `state` (a table; {} by default); returns its id.
+function composable.push(stack, screen, state)
+  check_stack(stack, "push")
+  if type(screen) ~= "string" then
+    error("push: screen must be a string, got " .. type(screen), 2)
+  end
+  if state ~= nil and type(state) ~= "table" then
+    error("push: the screen's state must be a table, got " .. type(state), 2)
+  end
+  local id = stack.next_id
+  stack.next_id = id + 1
+  stack.screens[#stack.screens + 1] = { id = id, screen = screen, state = state or {} }
+  return id
+end
+
+-- Pops the top screen; returns it (nil when the stack is empty).
+function composable.pop(stack)
+  check_stack(stack, "pop")
+  local n = #stack.screens
+  if n == 0 then return nil end
+  local top = stack.screens[n]
+  stack.screens[n] = nil
+  return top
+end
+
+-- A short form of a value for messages: `{ id = "a", type = "delete" }`, keys sorted.
+local function describe(v, depth)
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) ~= "table" then return tostring(v) end
+  if (depth or 0) > 3 then return "{...}" end
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  local parts = {}
+  for i, k in ipairs(keys) do
+    if i > 8 then parts[#parts + 1] = "..." break end
+    parts[#parts + 1] = tostring(k) .. " = " .. describe(v[k], (depth or 0) + 1)
+  end
+  return "{ " .. table.concat(parts, ", ") .. " }"
+end
+
+-- "1, 2" (the ids on the stack, the bottom first), or "none".
+local function ids_of(stack)
+  local ids = {}
+  for k, screen in ipairs(stack.screens) do ids[k] = tostring(screen.id) end
+  return #ids == 0 and "none" or table.concat(ids, ", ")
+end
+
+local function must_find(stack, id, where)
+  local i = position_of(stack, id)
+  if i == nil then
+    error(where .. ": no screen " .. describe(id) .. " on the stack (its screens: "
+      .. ids_of(stack) .. ")", 3)
+  end
+  return i
+end
+
+-- Pops every screen above the screen `id` (which stays on top).
+function composable.pop_to(stack, id)
+  check_stack(stack, "pop_to")
+  pop_above(stack, must_find(stack, id, "pop_to"))
+end
+
+-- Pops the screen `id` and every screen above it.
+function composable.pop_from(stack, id)
+  check_stack(stack, "pop_from")
+  pop_above(stack, must_find(stack, id, "pop_from") - 1)
+end
+
+-- Pops every screen (the stack's ids go on: a new screen never takes a popped one's id, as it
+-- would in a new stack_state()).
+function composable.pop_to_root(stack)
+  check_stack(stack, "pop_to_root")
+  pop_above(stack, 0)
+end
+
+-- The top screen (`{ id, screen, state }`), or nil for an empty stack.
+function composable.top(stack)
+  check_stack(stack, "top")
+  return stack.screens[#stack.screens]
+end
+
+-- stack{ state = "path", action = "path", screens = { detail = Detail, ... } }: the stack in
+-- `state.path` (composable.stack_state()). Each screen runs the reducer of its kind on its own
+-- state for actions `{ type = "path", id = <its id>, action = ... }`; its effects come back so
+-- wrapped, and are cancelled when it leaves the stack. The stack takes `{ type = "path",
+-- pop_from = id }` (a back button), `{ type = "path", push = { screen = ..., state = ... } }`
+-- (a link), and a screen's `dismiss` (it pops that screen).
+function composable.stack(spec)
+  local field = field_of(spec, "state", "stack")
+  local name = field_of(spec, "action", "stack")
+  if type(spec.screens) ~= "table" then
+    error("stack: screens must be a table of reducers by screen kind, got "
+      .. type(spec.screens), 2)
+  end
+  local reducers, kinds = {}, {}
+  for kind, reducer in pairs(spec.screens) do
+    if type(kind) ~= "string" then error("stack: a screen kind must be a string", 2) end
+    reducers[kind] = reducer_of(reducer, "stack: screen " .. kind)
+    kinds[#kinds + 1] = kind
+  end
+  table.sort(kinds)
+  local function stack_of(state, at_end)
+    local stack = state[field]
+    if stack == nil and at_end then return nil end
+    if type(stack) ~= "table" or type(stack.screens) ~= "table" then
+      error("stack: state." .. field .. " is not a stack (composable.stack_state()), got "
+        .. type(stack), 0)
+    end
+    return stack
+  end
+  return elements_reducer{
+    where = "stack", name = name, field = field,
+    elements = function(state, at_end)
+      local stack = stack_of(state, at_end)
+      return stack and stack.screens
+    end,
+    missing = function(state, id)
+      return not had_element(state[field], "screens", "id", id)
+    end,
+    handle = function(state, action)
+      if action.pop_from ~= nil then
+        local stack = stack_of(state)
+        local i = position_of(stack, action.pop_from)
+        -- A back button for a screen already gone (popped by this very action) does nothing.
+        if i == nil and not had_element(stack, "screens", "id", action.pop_from) then
+          error("stack: pop_from = " .. describe(action.pop_from) .. ": no screen "
+            .. describe(action.pop_from) .. " on " .. field .. " (its screens: " .. ids_of(stack)
+            .. ")", 0)
+        end
+        if i ~= nil then pop_above(stack, i - 1) end
+        return true
+      elseif action.push ~= nil then
+        local push = action.push
+        if type(push) ~= "table" or reducers[push.screen] == nil then
+          local given = type(push) == "table" and ("a screen of kind " .. tostring(push.screen))
+            or type(push)
+          error("stack: push = { screen = <kind>, state = {...} (optional) }: got " .. given
+            .. ", and the kinds are " .. table.concat(kinds, ", "), 0)
+        end
+        composable.push(stack_of(state), push.screen, push.state)
+        return true
+      elseif action.id ~= nil and is_dismiss(action.action) then
+        -- A screen already gone (the parent popped it in the action that asked for this
+        -- dismiss) is dismissed: nothing to do. Ids are never used twice, so no other screen
+        -- can take it for its own.
+        local stack = stack_of(state)
+        local i = position_of(stack, action.id)
+        if i ~= nil then pop_above(stack, i - 1) end
+        return true
+      end
+      return false
+    end,
+    run = function(element, action, env)
+      local reduce = reducers[element.screen]
+      if reduce == nil then
+        error("stack: screen " .. tostring(element.id) .. " is of kind "
+          .. tostring(element.screen) .. ", which has no reducer (the kinds: "
+          .. table.concat(kinds, ", ") .. ")", 0)
+      end
+      return reduce(element.state, action, env)
+    end,
+    absent = function(id)
+      return "stack: an action arrived for " .. field .. " screen " .. tostring(id)
+        .. ", which is not on the stack"
+    end,
+  }
+end
+
+-- Alerts and confirmation dialogs are plain state: a destination `{ screen = "alert", state =
+-- { title, message, buttons } }`, each button `{ label = ..., action = ..., role = "cancel" or
+-- "destructive" }`. Tapping a button sends its action to the presentation (`{ type =
+-- "destination", action = <the button's action> }`), for the parent to handle; the alert is
+-- then dismissed.
+local button_roles = { cancel = true, destructive = true }
+
+local function dialog(screen, spec)
+  if type(spec) ~= "table" then error(screen .. ": expected a table, got " .. type(spec), 3) end
+  if type(spec.title) ~= "string" then
+    error(screen .. ": title must be a string, got " .. type(spec.title), 3)
+  end
+  if spec.message ~= nil and type(spec.message) ~= "string" then
+    error(screen .. ": message must be a string, got " .. type(spec.message), 3)
+  end
+  local buttons = {}
+  for i, button in ipairs(spec.buttons or { { label = "OK", role = "cancel" } }) do
+    if type(button) ~= "table" or type(button.label) ~= "string" then
+      error(screen .. ": button " .. i .. " needs a label string", 3)
+    end
+    if button.action ~= nil and type(button.action) ~= "string" and type(button.action) ~= "table"
+    then
+      error(screen .. ": button " .. i .. ": action must be an action (a table or a string), got "
+        .. type(button.action), 3)
+    end
+    if button.role ~= nil and not button_roles[button.role] then
+      error(screen .. ": button " .. i .. ": role must be \"cancel\" or \"destructive\", got "
+        .. tostring(button.role), 3)
+    end
+    buttons[i] = { label = button.label, action = button.action, role = button.role }
+  end
+  return {
+    screen = screen, state = { title = spec.title, message = spec.message, buttons = buttons },
+  }
+end
+
+function composable.alert(spec) return dialog("alert", spec) end
+function composable.confirmation_dialog(spec) return dialog("confirmation_dialog", spec) end
+
+local dialogs = { alert = true, confirmation_dialog = true }
+
+-- Whether two actions are equal as data.
+local function same_action(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then
+    return a == b and math.type(a) == math.type(b)
+  end
+  for k, v in pairs(a) do
+    if not same_action(v, b[k]) then return false end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then return false end
+  end
+  return true
+end
+
+-- Whether the action (a table) is what one of the dialog's buttons sends (a button with no
+-- action sends `dismiss`, taken before this).
+local function dialog_sends(presented, action)
+  for _, button in ipairs(presented.state.buttons or {}) do
+    if button.action ~= nil and same_action(as_action(button.action), action) then return true end
+  end
+  return false
+end
+
+local function dialog_actions(presented)
+  local sent = {}
+  for _, button in ipairs(presented.state.buttons or {}) do
+    if button.action ~= nil then sent[#sent + 1] = describe(as_action(button.action)) end
+  end
+  return #sent == 0 and "nothing" or table.concat(sent, ", ")
+end
+
+-- presents{ state = "destination", action = "destination", destinations = { edit = Edit, ... } }:
+-- an optional child in `state.destination`, `{ screen = <kind>, state = {...} }` (nil when
+-- nothing is presented), of one of several kinds: a sheet or a screen whose reducer
+-- `destinations` names, an alert or a confirmation dialog (composable.alert,
+-- composable.confirmation_dialog). Actions `{ type = "destination", action = ... }` run the
+-- child's reducer; `dismiss` (the child's composable.dismiss, or a sheet swiped away) closes
+-- it; a dialog closes after its button's action. A child's effects end when it is closed or
+-- replaced by a destination of another kind.
+function composable.presents(spec)
+  local field = field_of(spec, "state", "presents")
+  local name = field_of(spec, "action", "presents")
+  local destinations = spec.destinations or {}
+  if type(destinations) ~= "table" then
+    error("presents: destinations must be a table of reducers by kind, got "
+      .. type(destinations), 2)
+  end
+  local reducers, kinds = {}, {}
+  for kind, reducer in pairs(destinations) do
+    if type(kind) ~= "string" then error("presents: a destination kind must be a string", 2) end
+    if dialogs[kind] then error("presents: " .. kind .. " is built in; it takes no reducer", 2) end
+    reducers[kind] = reducer_of(reducer, "presents: destination " .. kind)
+    kinds[#kinds + 1] = kind
+  end
+  table.sort(kinds)
+  local function wrap(child) return { type = name, action = as_action(child) } end
+  local id = "presents:" .. field
+  local scope = { presents = field }
+  local level = { key = "presents\0" .. field, scope = scope }
+  local running = journal.table()  -- running[place]: the kind of child that started effects
+  needs_finishing()
+  return function(state, action, env)
+    local effects = {}
+    local place = place_key()
+    if action.type == name then
+      local presented = state[field]
+      local child_action = as_action(action.action)
+      if presented == nil then
+        -- A dismiss of what is gone already does nothing; any other action is an error.
+        if not is_dismiss(child_action) and not was_set(state, field) then
+          error("presents: an action arrived for state." .. field .. ", which presents nothing",
+            0)
+        end
+        -- (Closed earlier in this action: nothing to run.)
+      elseif type(presented) ~= "table" or type(presented.screen) ~= "string" then
+        error("presents: state." .. field .. " must be { screen = <kind>, state = {...} }, got "
+          .. type(presented), 0)
+      elseif is_dismiss(child_action) then
+        state[field] = nil
+      elseif dialogs[presented.screen] then
+        -- The parent handles the button's action; the dialog closes once the action is done,
+        -- unless the parent presented something else meanwhile. An action none of its buttons
+        -- sends is a mistake in the caller (a typo): an error naming what the buttons send.
+        if not dialog_sends(presented, child_action) then
+          error("presents: the " .. presented.screen .. " in state." .. field
+            .. " has no button that sends " .. describe(child_action) .. "; its buttons send "
+            .. dialog_actions(presented) .. " (a button with no action sends dismiss)", 0)
+        end
+        local function close()
+          if rawequal(state[field], presented) then state[field] = nil end
+        end
+        if not after_action(close) then close() end
+      else
+        local reduce = reducers[presented.screen]
+        if reduce == nil then
+          error("presents: state." .. field .. " is a " .. presented.screen
+            .. ", which has no reducer (" .. (#kinds == 0 and "destinations names none"
+              or "the kinds: " .. table.concat(kinds, ", ")) .. ")", 0)
+        end
+        local e = run_inside(level, reduce, presented.state, child_action, env)
+        if acts(e) then
+          running[place] = presented.screen
+          effects[1] = effect.cancellable(scope_ids(map_effect(e, wrap), scope), id)
+        end
+      end
+    end
+    if running[place] then
+      local function closed()
+        local now = state[field]
+        if running[place] and (now == nil or now.screen ~= running[place]) then
+          running[place] = nil
+          return effect.cancel(id)
+        end
+      end
+      if not after_action(closed) then effects[#effects + 1] = closed() end
+    end
+    return merged(effects)
+  end
+end
+
+-- Presents the destination `screen` with `state` in `state[field]`: `{ screen, state }`.
+function composable.present(screen, state)
+  if type(screen) ~= "string" then
+    error("present: screen must be a string, got " .. type(screen), 2)
+  end
+  if state ~= nil and type(state) ~= "table" then
+    error("present: the destination's state must be a table, got " .. type(state), 2)
+  end
+  return { screen = screen, state = state or {} }
+end
+
+-- MARK: - Form bindings
+
+local binding_types = {
+  string = true, number = true, integer = true, boolean = true, table = true,
+}
+
+local function type_of(value)
+  if math.type(value) == "integer" then return "integer" end
+  return type(value)
+end
+
+-- bindings{ action = "set", fields = { title = "string", minutes = "integer", ... },
+-- state = "form" }: `{ type = "set", field = "title", value = ... }` writes the value into
+-- `state.form.title` (the state itself without `state`) after checking that the field is
+-- declared and the value has its type ("string", "number", "integer", "boolean", "table"; with
+-- a trailing "?" nil is allowed too). Anything else is an error naming the field.
+function composable.bindings(spec)
+  local name = field_of(spec, "action", "bindings")
+  local target = spec.state
+  if target ~= nil and type(target) ~= "string" then
+    error("bindings: state must be the name of a state field, got " .. type(target), 2)
+  end
+  if type(spec.fields) ~= "table" then
+    error("bindings: fields must be a table of field names and types, got "
+      .. type(spec.fields), 2)
+  end
+  local fields, names = {}, {}
+  for field, kind in pairs(spec.fields) do
+    local base, optional = tostring(kind):match("^(%a+)(%??)$")
+    if type(field) ~= "string" or type(kind) ~= "string" or not binding_types[base] then
+      error("bindings: field " .. tostring(field) .. " has the type " .. tostring(kind)
+        .. "; the types are string, number, integer, boolean, table (with ? for optional)", 2)
+    end
+    fields[field] = { type = base, optional = optional == "?" }
+    names[#names + 1] = field
+  end
+  table.sort(names)
+  local where = target and ("state." .. target .. ".") or "state."
+  return function(state, action)
+    if action.type ~= name then return nil end
+    local field = action.field
+    local declared = fields[field]
+    if declared == nil then
+      error("bindings: " .. name .. " of an unknown field " .. tostring(field)
+        .. "; the fields are " .. table.concat(names, ", "), 0)
+    end
+    local value = action.value
+    local given = type_of(value)
+    local fits = given == declared.type or (declared.type == "number" and given == "integer")
+      or (given == "nil" and declared.optional)
+    if not fits then
+      local article = declared.type == "integer" and "an " or "a "
+      error("bindings: " .. where .. field .. " takes " .. article .. declared.type
+        .. (declared.optional and " or nil" or "") .. ", got " .. given, 0)
+    end
+    local into = state
+    if target ~= nil then
+      into = state[target]
+      if type(into) ~= "table" then error("bindings: state." .. target .. " is not a table", 0) end
+    end
+    into[field] = value
+    return nil
   end
 end
 

@@ -32,6 +32,113 @@ function composable.if_let(spec) end
 ---@return Reducer
 function composable.for_each(spec) end
 
+---@class StackSpec
+---@field state string the state field holding the stack (composable.stack_state())
+---@field action string the action type of its screens' actions
+---@field screens table<string, Reducer|{ reduce: Reducer }> each kind's reducer
+
+---@class PresentsSpec
+---@field state string the state field holding the destination (nil: nothing presented)
+---@field action string the action type of the destination's actions
+---@field destinations? table<string, Reducer|{ reduce: Reducer }> each kind's reducer
+
+---@class StackScreen
+---@field id integer its id in the stack, never used twice
+---@field screen string its kind
+---@field state table its own state
+
+---@class StackState
+---@field screens StackScreen[] the bottom first
+---@field next_id integer
+
+---An empty navigation stack.
+---@return StackState
+function composable.stack_state() end
+
+---Pushes a screen of kind `screen`; returns its id.
+---@param stack StackState
+---@param screen string
+---@param state? table
+---@return integer
+function composable.push(stack, screen, state) end
+
+---Pops the top screen and returns it.
+---@param stack StackState
+---@return StackScreen?
+function composable.pop(stack) end
+
+---Pops every screen above the screen `id`.
+---@param stack StackState
+---@param id integer
+function composable.pop_to(stack, id) end
+
+---Pops the screen `id` and every screen above it.
+---@param stack StackState
+---@param id integer
+function composable.pop_from(stack, id) end
+
+---Pops every screen; the stack's ids go on (replacing the stack would start them again).
+---@param stack StackState
+function composable.pop_to_root(stack) end
+
+---The top screen, or nil.
+---@param stack StackState
+---@return StackScreen?
+function composable.top(stack) end
+
+---Runs each screen's reducer (by its kind) for actions `{ type = action, id = id, action =
+---child }`, and takes `{ type = action, pop_from = id }` and `{ type = action, push = { screen,
+---state } }`. A screen's effects end when it leaves the stack.
+---@param spec StackSpec
+---@return Reducer
+function composable.stack(spec) end
+
+---@class Destination
+---@field screen string its kind: a destination's name, "alert" or "confirmation_dialog"
+---@field state table
+
+---A destination to present: `{ screen = screen, state = state }`.
+---@param screen string
+---@param state? table
+---@return Destination
+function composable.present(screen, state) end
+
+---@class DialogButton
+---@field label string
+---@field action? Action|string what tapping it sends to the presentation
+---@field role? "cancel"|"destructive"
+
+---@class DialogSpec
+---@field title string
+---@field message? string
+---@field buttons? DialogButton[] one OK button by default
+
+---An alert, as a destination.
+---@param spec DialogSpec
+---@return Destination
+function composable.alert(spec) end
+
+---A confirmation dialog, as a destination.
+---@param spec DialogSpec
+---@return Destination
+function composable.confirmation_dialog(spec) end
+
+---Runs the presented destination's reducer for actions `{ type = action, action = child }`;
+---`dismiss` closes it, a dialog closes after its button's action, its effects end when it goes.
+---@param spec PresentsSpec
+---@return Reducer
+function composable.presents(spec) end
+
+---The effect a screen or presented child returns to dismiss itself.
+---@type Effect
+composable.dismiss = nil
+
+---Form bindings: `{ type = action, field = name, value = v }` writes a declared field after
+---checking its type ("string", "number", "integer", "boolean", "table"; "?" allows nil).
+---@param spec { action: string, fields: table<string, string>, state?: string }
+---@return Reducer
+function composable.bindings(spec) end
+
 ---@class OnChangeSpec
 ---@field of fun(state: table): any
 ---@field run fun(old: any, new: any, state: table, env: Env): Effect?

@@ -1,0 +1,223 @@
+-- composable.stack, composable.presents and composable.bindings through the TestStore.
+local TestStore = require("composable.test").TestStore
+local Meetings = require("meetings")
+
+-- The alert `ask_delete` presents for the standup.
+local function delete_alert()
+  return {
+    screen = "alert",
+    state = {
+      title = "Delete Standup?",
+      buttons = {
+        { label = "Delete", role = "destructive", action = { type = "delete", id = "a" } },
+        { label = "Edit instead", action = "edit_instead" },
+        { label = "Cancel", role = "cancel" },
+      },
+    },
+  }
+end
+
+describe("a navigation stack", function()
+  it("pushes screens with ids never used twice, and pops them", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "open", id = "a" }, function(s)
+      s.path.screens[1] =
+        { id = 1, screen = "detail", state = { meeting = s.meetings[1], title = "" } }
+      s.path.next_id = 2
+    end)
+    store:send({ type = "path", id = 1, action = { type = "rename", title = "x" } }, function(s)
+      s.path.screens[1].state.title = "x"
+    end)
+    store:send({ type = "path", pop_from = 1 }, function(s) s.path.screens = {} end)
+    store:send({ type = "open", id = "a" }, function(s)
+      s.path.screens[1] =
+        { id = 2, screen = "detail", state = { meeting = s.meetings[1], title = "" } }
+      s.path.next_id = 3
+    end)
+    -- The first screen is gone: an action for it is an error naming it.
+    expect_failure("an action arrived for path screen 1, which is not on the stack", function()
+      store:send({ type = "path", id = 1, action = { type = "rename", title = "y" } })
+    end)
+  end)
+
+  it("shares the meeting between the list and the detail", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "open", id = "a" }, function(s)
+      s.path.screens[1] =
+        { id = 1, screen = "detail", state = { meeting = s.meetings[1], title = "" } }
+      s.path.next_id = 2
+    end)
+    local state = store.state
+    assert.is_true(rawequal(state.meetings[1], state.path.screens[1].state.meeting))
+  end)
+
+  it("runs a screen's timer until it dismisses itself, and cancels it when popped", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "time", limit = 2 }, function(s)
+      s.path.screens[1] = { id = 1, screen = "timer", state = { seconds = 0, limit = 2 } }
+      s.path.next_id = 2
+    end)
+    store:send({ type = "path", id = 1, action = "start" })
+    store:advance(1)
+    store:receive({ type = "path", id = 1, action = { type = "tick" } }, function(s)
+      s.path.screens[1].state.seconds = 1
+    end)
+    store:advance(1)
+    store:receive({ type = "path", id = 1, action = { type = "tick" } }, function(s)
+      s.path.screens[1].state.seconds = 2
+    end)
+    store:receive({ type = "path", id = 1, action = { type = "dismiss" } }, function(s)
+      s.path.screens = {}
+    end)
+    -- The timer ended with its screen: nothing more arrives.
+    store:advance(5)
+    store:finish()
+  end)
+
+  it("pops a screen with a timer from the back button, ending the timer", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "time" }, function(s)
+      s.path.screens[1] = { id = 1, screen = "timer", state = { seconds = 0, limit = 3 } }
+      s.path.next_id = 2
+    end)
+    store:send({ type = "path", id = 1, action = "start" })
+    store:send({ type = "path", pop_from = 1 }, function(s) s.path.screens = {} end)
+    store:advance(5)
+    store:finish()
+  end)
+
+  it("pushes from a link action and refuses an unknown kind", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "path", push = { screen = "timer", state = { seconds = 0, limit = 9 } } },
+      function(s)
+        s.path.screens[1] = { id = 1, screen = "timer", state = { seconds = 0, limit = 9 } }
+        s.path.next_id = 2
+      end)
+    expect_failure("got a screen of kind settings, and the kinds are detail, timer", function()
+      store:send({ type = "path", push = { screen = "settings" } })
+    end)
+  end)
+end)
+
+describe("actions an effect sends with a child in short", function()
+  it("are received written either way", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "open", id = "a" }, function(s)
+      s.path.screens[1] =
+        { id = 1, screen = "detail", state = { meeting = s.meetings[1], title = "" } }
+      s.path.next_id = 2
+    end)
+    store:send({ type = "poke", id = 1 })
+    store:receive({ type = "path", id = 1, action = "touch" }, function(s)
+      s.path.screens[1].state.touched = true
+    end)
+    store:send({ type = "poke", id = 1 })
+    store:receive({ type = "path", id = 1, action = { type = "touch" } })
+  end)
+end)
+
+describe("stack functions", function()
+  it("pop to a screen keeps it on top; an id not there names the ids that are", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "time", limit = 5 }, function(s)
+      s.path.screens[1] = { id = 1, screen = "timer", state = { seconds = 0, limit = 5 } }
+      s.path.next_id = 2
+    end)
+    store:send({ type = "time", limit = 6 }, function(s)
+      s.path.screens[2] = { id = 2, screen = "timer", state = { seconds = 0, limit = 6 } }
+      s.path.next_id = 3
+    end)
+    store:send({ type = "back_to", id = 1 }, function(s) s.path.screens[2] = nil end)
+    -- A screen's dismiss that arrives after it is gone does nothing.
+    store:send({ type = "path", id = 2, action = "dismiss" })
+    expect_failure("pop_to: no screen 7 on the stack %(its screens: 1%)", function()
+      store:send({ type = "back_to", id = 7 })
+    end)
+    expect_failure("pop_from = 9: no screen 9 on path %(its screens: 1%)", function()
+      store:send({ type = "path", pop_from = 9 })
+    end)
+  end)
+end)
+
+describe("a presented destination", function()
+  it("fails an action when nothing is presented", function()
+    local store = TestStore.new{ feature = Meetings }
+    expect_failure("an action arrived for state.destination, which presents nothing", function()
+      store:send({ type = "destination", action = { type = "set", field = "title", value = "x" } })
+    end)
+    -- A dismiss of nothing does nothing: what it asks for is so already.
+    store:send({ type = "destination", action = "dismiss" })
+  end)
+
+  it("refuses an action none of a dialog's buttons sends; a button with none dismisses", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "ask_delete", id = "a" }, function(s) s.destination = delete_alert() end)
+    expect_failure('has no button that sends { type = "bogus" }; its buttons send '
+      .. '{ id = "a", type = "delete" }, { type = "edit_instead" }', function()
+        store:send({ type = "destination", action = "bogus" })
+      end)
+    store:send({ type = "destination", action = "dismiss" }, function(s) s.destination = nil end)
+  end)
+
+  it("keeps what the parent presents in answer to a dialog's button", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "ask_delete", id = "a" }, function(s)
+      s.destination = delete_alert()
+    end)
+    store:send({ type = "destination", action = "edit_instead" }, function(s)
+      s.destination = { screen = "edit", state = { title = "?", minutes = 0 } }
+    end)
+  end)
+
+  it("edits through bindings and saves", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "edit", id = "a" }, function(s)
+      s.destination = { screen = "edit", state = { title = "Standup", minutes = 15 } }
+    end)
+    local rename = { type = "set", field = "title", value = "Daily" }
+    store:send({ type = "destination", action = rename }, function(s)
+      s.destination.state.title = "Daily"
+    end)
+    store:send({ type = "destination", action = { type = "set", field = "notes", value = nil } })
+    store:send({ type = "save", id = "a" }, function(s)
+      s.meetings[1].title = "Daily"
+      s.destination = nil
+    end)
+  end)
+
+  it("refuses an unknown field and a value of the wrong type, naming them", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "edit", id = "a" }, function(s)
+      s.destination = { screen = "edit", state = { title = "Standup", minutes = 15 } }
+    end)
+    local function set(field, value)
+      store:send({ type = "destination", action = { type = "set", field = field, value = value } })
+    end
+    expect_failure("unknown field titel; the fields are minutes, notes, title", function()
+      set("titel", "x")
+    end)
+    expect_failure("state.minutes takes an integer, got number", function() set("minutes", 1.5) end)
+    expect_failure("state.title takes a string, got nil", function() set("title", nil) end)
+  end)
+
+  it("is dismissed by a swipe", function()
+    local store = TestStore.new{ feature = Meetings }
+    store:send({ type = "edit", id = "a" }, function(s)
+      s.destination = { screen = "edit", state = { title = "Standup", minutes = 15 } }
+    end)
+    store:send({ type = "destination", action = "dismiss" }, function(s) s.destination = nil end)
+  end)
+
+  it("asks before deleting: the button's action reaches the parent, then the alert closes",
+    function()
+      local store = TestStore.new{ feature = Meetings }
+      store:send({ type = "ask_delete", id = "a" }, function(s)
+        s.destination = delete_alert()
+      end)
+      store:send({ type = "destination", action = { type = "delete", id = "a" } }, function(s)
+        s.meetings = {}
+        s.destination = nil
+      end)
+      assert.same({}, store.state.meetings)
+    end)
+end)
