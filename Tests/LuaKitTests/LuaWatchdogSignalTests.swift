@@ -9,15 +9,15 @@ import Testing
 /// the process's signals: whatever it does with SIGURG, runaway code still stops, and a handler
 /// of its own still runs. Each test runs on a thread of its own, since masks are per thread.
 @Suite(.serialized) struct LuaWatchdogSignalTests {
-  /// Runs `body` on a new thread and waits for it.
-  private func onNewThread(_ body: @escaping @Sendable () -> Void) {
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-      body()
-      done.signal()
+  /// Runs `body` on a new thread and awaits it (not blocking a thread async tests share).
+  private func onNewThread(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let thread = Thread {
+        body()
+        continuation.resume()
+      }
+      thread.start()
     }
-    thread.start()
-    done.wait()
   }
 
   private static func blockSignal() {
@@ -50,8 +50,8 @@ import Testing
     return false
   }
 
-  @Test func aHandlerTheHostInstallsIsChainedAndTheBudgetStillHolds() {
-    onNewThread {
+  @Test func aHandlerTheHostInstallsIsChainedAndTheBudgetStillHolds() async {
+    await onNewThread {
       _ = try? LuaVM()  // the watchdog runs
       let before = lk_watch_handler_reinstalls()
       hostSignals.store(0, ordering: .relaxed)
@@ -64,23 +64,23 @@ import Testing
     }
   }
 
-  @Test func ignoringTheSignalDoesNotTurnTheBudgetOff() {
-    onNewThread {
+  @Test func ignoringTheSignalDoesNotTurnTheBudgetOff() async {
+    await onNewThread {
       _ = try? LuaVM()
       signal(SIGURG, SIG_IGN)
       #expect(Self.stopsAtTheBudget("while true do end"))
     }
   }
 
-  @Test func aThreadThatBlocksTheSignalBeforeItsFirstCallIsStopped() {
-    onNewThread {
+  @Test func aThreadThatBlocksTheSignalBeforeItsFirstCallIsStopped() async {
+    await onNewThread {
       Self.blockSignal()
       #expect(Self.stopsAtTheBudget("while true do end"))
     }
   }
 
-  @Test func aThreadThatBlocksTheSignalLaterIsStopped() throws {
-    onNewThread {
+  @Test func aThreadThatBlocksTheSignalLaterIsStopped() async throws {
+    await onNewThread {
       guard let vm = try? LuaVM(limits: LuaLimits(memory: 64 << 20, instructions: 1_000_000))
       else {
         Issue.record("no VM")
