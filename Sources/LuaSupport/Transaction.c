@@ -303,6 +303,10 @@ static void lk_store_existing(lua_State *L, int index) {
 static void lk_store_form(lua_State *L, int index, int depth) {
   index = lua_absindex(L, index);
   if (lk_push_real_of(L, index)) {
+    if (lk_is_bookkeeping(L, -1)) {
+      lk_raise(L, "a table of composable.journal cannot be stored in the state (it is "
+                  "bookkeeping kept beside a state, not part of one)");
+    }
     lk_info_of(L)->transaction.adopt_met_state_table = 1;
     lk_store_existing(L, index);
     return;
@@ -764,8 +768,44 @@ void lk_push_transactional_proxy(lua_State *L, int index) {
   lk_choose_reads(L, -1, index);
 }
 
+// Registry: the real tables of journaled tables, as weak keys. Bookkeeping beside a state (which
+// for_each elements have effects running, say) is journaled so that it rolls back with the
+// state, but it is not the state: what changed in the state (a save's question) skips it, and
+// it cannot be stored in the state, where a change to it would then be skipped too.
+static const char lk_bookkeeping_key = 0;
+
+// Pushes the set of bookkeeping tables, made at its first use.
+static void lk_push_bookkeeping(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_bookkeeping_key) == LUA_TTABLE) return;
+  lua_pop(L, 1);
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_bookkeeping_key);
+}
+
+int lk_is_bookkeeping(lua_State *L, int index) {
+  index = lua_absindex(L, index);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_bookkeeping_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_pushvalue(L, index);
+  int is = lua_rawget(L, -2) != LUA_TNIL;
+  lua_pop(L, 2);
+  return is;
+}
+
 void lk_push_journaled_table(lua_State *L) {
   lua_newtable(L);
+  lk_push_bookkeeping(L);
+  lua_pushvalue(L, -2);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
   lk_push_proxy_of(L, -2, -1);
   lua_replace(L, -3);

@@ -22,5 +22,8 @@ void lk_mark_array(lua_State *L, int index);
 /// Whether the journal key at `index` marks an adoption (table, marker, old metatable) rather
 /// than a write.
 int lk_is_adoption_key(lua_State *L, int index);
+/// Whether the real table at `index` is a journaled table's (lk_push_journaled_table):
+/// bookkeeping beside a state, never part of one.
+int lk_is_bookkeeping(lua_State *L, int index);
 
 #endif

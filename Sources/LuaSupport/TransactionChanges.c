@@ -32,7 +32,7 @@ static void lk_collect_first_old_values(lua_State *L, int into, int by_address) 
   for (lua_Integer entry = 0; entry < length; entry++) {
     lk_journal_push_field(L, entry, 1);
     lk_journal_push_field(L, entry, 2);
-    if (lk_is_adoption_key(L, -1) || lua_type(L, -2) != LUA_TTABLE) {
+    if (lk_is_adoption_key(L, -1) || lua_type(L, -2) != LUA_TTABLE || lk_is_bookkeeping(L, -2)) {
       lua_pop(L, 2);
       continue;
     }
@@ -213,6 +213,10 @@ static int lk_field_changed_quickly(lua_State *L) {
     int differs = !lk_same_value(L, -1, -2);
     lua_pop(L, 2);
     if (!differs) {
+      lua_pop(L, 2);
+      continue;
+    }
+    if (lk_is_bookkeeping(L, -2)) {  // beside the state, not in it
       lua_pop(L, 2);
       continue;
     }

@@ -114,6 +114,41 @@ import Testing
         ])
   }
 
+  /// The library's bookkeeping (which elements have effects running) is journaled beside the
+  /// state: a reminder started and cancelled changes no todo, and starts no save.
+  static let bookkeeping = """
+    local composable = require("composable")
+    local effect = composable.effect
+    local F = {}
+    F.persist = composable.persist{ path = "items.saved.lua", select = "items" }
+    function F.initial_state() return { items = { { id = "a", title = "x" } }, filter = "all" } end
+    local function Item(_, action)
+      if action.type == "remind" then return effect.cancellable(effect.after(100, "ping"), "r")
+      elseif action.type == "forget" then return effect.cancel("r") end
+    end
+    F.reduce = composable.for_each{ state = "items", action = "item", reducer = Item }
+    return F
+    """
+
+  @Test func theLibrarysBookkeepingStartsNoSave() async throws {
+    let directory = try makeTemporaryDirectory("persist-bookkeeping")
+    try Self.bookkeeping.write(
+      to: directory.appendingPathComponent("items.lua"), atomically: true, encoding: .utf8)
+    let source = """
+      local TestStore = require("composable.test").TestStore
+      it("a reminder set and cancelled changes no item", function()
+        local store = TestStore.new{ feature = "items", files = {} }
+        store:send({ type = "item", id = "a", action = "remind" })
+        store:send({ type = "item", id = "a", action = "forget" })
+        assert.same({}, store:effects_in_flight())
+        store:finish()
+      end)
+      """
+    let results = await LuaTestRunner().run(
+      source: source, name: "items_test.lua", directory: directory)
+    #expect(results.map(\.outcome) == [.passed], "\(results)")
+  }
+
   @Test func aChangeToWhatIsSavedStartsOne() async throws {
     let actions = [
       "rename", "add", "float_for_int", "negative_zero", "replace_items", "deep_inside",

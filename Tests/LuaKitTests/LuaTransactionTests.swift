@@ -66,6 +66,29 @@ import Testing
     engine.vm.commitTransaction()
   }
 
+  /// A journaled table is bookkeeping beside a state: storing one in the state is refused (a
+  /// change to it would not count as a change of the state).
+  @Test func aJournaledTableCannotBeStoredInTheState() throws {
+    let vm = try LuaVM()
+    let state = try vm.reference(to: ["n": 1])
+    let proxy = try vm.transactionalProxy(of: state)
+    let kept = (
+      try vm.load(
+        "local state, make = ... state.n = 2 state.book = make()", chunkName: "body"),
+      try vm.reference(to: [:]), vm.journaledTableFunction()
+    )
+    let call = try LuaTransactionCall(function: kept.0, state: proxy, context: kept.1, in: vm)
+    let error = #expect(throws: LuaError.self) {
+      try withExtendedLifetime(kept) {
+        try vm.callTransaction(call, argument: .function(kept.2))
+      }
+    }
+    #expect(
+      error?.message.contains("a table of composable.journal cannot be stored in the state")
+        == true, "\(String(describing: error))")
+    #expect(try vm.value(of: state) == ["n": 1])
+  }
+
   @Test func aStateInsideItselfIsRefusedAndRolledBack() throws {
     let engine = try Engine(state: ["n": 1], body: "state.n = 2 state.me = state")
     let error = #expect(throws: LuaError.self) { try engine.run(.nil) }
