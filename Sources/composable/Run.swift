@@ -86,12 +86,27 @@ struct Run: Command {
       do {
         await store.send(try parser.action(from: line))
       } catch {
-        printError("\(error)")
+        // A REPL command piped to `run`: say where it works.
+        let hint =
+          text.first == UInt8(ascii: ":")
+          ? "\n  (`run` takes actions and :quit; commands such as :advance and :state are the "
+            + "REPL's: composable repl FEATURE)" : ""
+        printError("\(error)\(hint)")
       }
     }
     let deadline = ContinuousClock.now + (Seconds.duration(wait) ?? .zero)
     while await store.runningEffectCount > 0, ContinuousClock.now < deadline {
       try? await Task.sleep(for: .milliseconds(20))
+    }
+    // What --wait cut off is said, not dropped silently.
+    let running = await store.runningEffectCount
+    if running > 0 {
+      let seconds = wait == wait.rounded() && wait < 1e15 ? "\(Int(wait)) s" : "\(wait) s"
+      printError(
+        "the input ended and \(running) effect\(running == 1 ? " was" : "s were") still running "
+          + "after --wait \(seconds); \(running == 1 ? "it was" : "they were") "
+          + "stopped. To let effects finish, pass --wait SECONDS; to drive time yourself, use "
+          + "composable repl --paused and :advance")
     }
     await Self.savePending(loaded, files: files)
   }

@@ -103,6 +103,31 @@ import Testing
     #expect(bad.errors.contains("--env =1: expected NAME=VALUE"))
   }
 
+  /// Effects still running when the input ends and --wait is over are stopped, and run says
+  /// so; a REPL command piped to run is an error that says where it works.
+  @Test func whatTheWaitCutsOffIsSaid() throws {
+    let outcome = try Command.run(
+      ["run", "examples/syncups/syncups.lua", "--wait", "0", "--data", NSTemporaryDirectory()
+        + "cut-\(UUID().uuidString)"],
+      input: """
+        { type = "path", push = { screen = "record", state = { syncup = { minutes = 1, \
+        attendees = { { id = "a", name = "A" } }, meetings = {} }, seconds_elapsed = 0, \
+        speaker_index = 1 } } }
+        { type = "path", id = 1, action = "on_appear" }
+        :advance 1
+
+        """)
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    #expect(outcome.errors.contains("""
+      the input ended and 1 effect was still running after --wait 0 s; it was stopped. To let \
+      effects finish, pass --wait SECONDS; to drive time yourself, use composable repl --paused \
+      and :advance
+      """), "\(outcome.errors)")
+    #expect(outcome.errors.contains(
+      "(`run` takes actions and :quit; commands such as :advance and :state are the REPL's"),
+      "\(outcome.errors)")
+  }
+
   /// A feature without `persist` still has its files, under its data directory, which is made
   /// only when the feature first writes.
   @Test func everyFeatureHasItsFilesUnderItsDataDirectory() throws {
