@@ -15,6 +15,19 @@ local function save_meeting(state, env)
   table.insert(meetings, 1, { id = env.uuid(), date = env.now(), transcript = "N/A" })
 end
 
+-- What ending a meeting early asks (the end button, or "next" at the last speaker).
+local function end_meeting_alert()
+  return composable.alert{
+    title = "End meeting?",
+    message = "You are ending the meeting early. What would you like to do?",
+    buttons = {
+      { label = "Save and end", action = { type = "confirm_save" } },
+      { label = "Discard", role = "destructive", action = { type = "confirm_discard" } },
+      { label = "Resume", role = "cancel" },
+    },
+  }
+end
+
 local function core(state, action, env)
   local t = action.type
   if t == "on_appear" then
@@ -31,30 +44,14 @@ local function core(state, action, env)
     end
   elseif t == "next_speaker" then
     if state.speaker_index >= #state.syncup.attendees then
-      state.destination = composable.alert{
-        title = "End meeting?",
-        message = "You are ending the meeting early. What would you like to do?",
-        buttons = {
-          { label = "Save and end", action = { type = "confirm_save" } },
-          { label = "Discard", role = "destructive", action = { type = "confirm_discard" } },
-          { label = "Resume", role = "cancel" },
-        },
-      }
+      state.destination = end_meeting_alert()
       return
     end
     state.speaker_index = state.speaker_index + 1
     local per_speaker = duration(state.syncup) // #state.syncup.attendees
     state.seconds_elapsed = (state.speaker_index - 1) * per_speaker
   elseif t == "end_meeting_tapped" then
-    state.destination = composable.alert{
-      title = "End meeting?",
-      message = "You are ending the meeting early. What would you like to do?",
-      buttons = {
-        { label = "Save and end", action = { type = "confirm_save" } },
-        { label = "Discard", role = "destructive", action = { type = "confirm_discard" } },
-        { label = "Resume", role = "cancel" },
-      },
-    }
+    state.destination = end_meeting_alert()
   elseif t == "destination" then
     local a = composable.as_action(action.action)
     if a.type == "confirm_save" then

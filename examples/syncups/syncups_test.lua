@@ -3,6 +3,21 @@ local App = require("syncups")
 
 local U = function(n) return string.format("00000000-0000-0000-0000-%012d", n) end
 
+-- The dialog the detail shows before deleting.
+local function delete_dialog()
+  return {
+    screen = "confirmation_dialog",
+    state = {
+      title = "Delete?",
+      message = "Are you sure you want to delete this sync-up?",
+      buttons = {
+        { label = "Yes", role = "destructive", action = { type = "confirm_delete" } },
+        { label = "Nevermind", role = "cancel" },
+      },
+    },
+  }
+end
+
 -- An action for the presented sheet, and one for the screen `id` on the stack.
 local function sheet(action) return { type = "destination", action = action } end
 local function screen(id, action) return { type = "path", id = id, action = action } end
@@ -188,17 +203,7 @@ describe("detail", function()
   it("deletes after confirmation and pops itself", function()
     local store = store_with_detail()
     store:send({ type = "path", id = 1, action = "delete_tapped" }, function(s)
-      s.path.screens[1].state.destination = {
-        screen = "confirmation_dialog",
-        state = {
-          title = "Delete?",
-          message = "Are you sure you want to delete this sync-up?",
-          buttons = {
-            { label = "Yes", role = "destructive", action = { type = "confirm_delete" } },
-            { label = "Nevermind", role = "cancel" },
-          },
-        },
-      }
+      s.path.screens[1].state.destination = delete_dialog()
     end)
     store:send(screen(1, sheet({ type = "confirm_delete" })),
       function(s) s.path.screens[1].state.destination = nil end)
@@ -216,17 +221,7 @@ describe("detail", function()
   it("keeps the sync-up when the dialog is dismissed", function()
     local store = store_with_detail()
     store:send({ type = "path", id = 1, action = "delete_tapped" }, function(s)
-      s.path.screens[1].state.destination = {
-        screen = "confirmation_dialog",
-        state = {
-          title = "Delete?",
-          message = "Are you sure you want to delete this sync-up?",
-          buttons = {
-            { label = "Yes", role = "destructive", action = { type = "confirm_delete" } },
-            { label = "Nevermind", role = "cancel" },
-          },
-        },
-      }
+      s.path.screens[1].state.destination = delete_dialog()
     end)
     store:send(screen(1, sheet("dismiss")), function(s)
       s.path.screens[1].state.destination = nil
@@ -427,17 +422,7 @@ describe("sync-ups from a saved list", function()
     -- Opening a screen changes nothing saved: no save starts.
     assert.same({}, store:effects_in_flight())
     store:send(screen(1, "delete_tapped"), function(s)
-      s.path.screens[1].state.destination = {
-        screen = "confirmation_dialog",
-        state = {
-          title = "Delete?",
-          message = "Are you sure you want to delete this sync-up?",
-          buttons = {
-            { label = "Yes", role = "destructive", action = { type = "confirm_delete" } },
-            { label = "Nevermind", role = "cancel" },
-          },
-        },
-      }
+      s.path.screens[1].state.destination = delete_dialog()
     end)
     store:send(screen(1, sheet("confirm_delete")), function(s)
       s.path.screens[1].state.destination = nil
