@@ -191,6 +191,20 @@ end
 
 local scope_ids
 
+-- For a child whose effects run (`running[place]` set, in a journaled table): once the action
+-- is done, cancels them (cancel id `id`) when `gone()` says the child left; at once where no
+-- host runs the action. With no effects running there is nothing to end: no check is made.
+local function cancel_when_gone(running, place, id, effects, gone)
+  if not running[place] then return end
+  local function check()
+    if running[place] and gone() then
+      running[place] = nil
+      return effect.cancel(id)
+    end
+  end
+  if not after_action(check) then effects[#effects + 1] = check() end
+end
+
 local function finish_step(reduce)
   return function(state, action, env)
     local checks = {}
@@ -287,16 +301,7 @@ function composable.if_let(spec)
       end
       -- (Dismissed earlier in this action, by the parent: nothing to run, its effects end.)
     end
-    -- (With no effects running here there is nothing to end: no check.)
-    if running[place] then
-      local function dismissed()
-        if running[place] and state[field] == nil then
-          running[place] = nil
-          return effect.cancel(id)
-        end
-      end
-      if not after_action(dismissed) then effects[#effects + 1] = dismissed() end
-    end
+    cancel_when_gone(running, place, id, effects, function() return state[field] == nil end)
     return merged(effects)
   end
 end
@@ -751,16 +756,10 @@ function composable.presents(spec)
         end
       end
     end
-    if running[place] then
-      local function closed()
-        local now = state[field]
-        if running[place] and (now == nil or now.screen ~= running[place]) then
-          running[place] = nil
-          return effect.cancel(id)
-        end
-      end
-      if not after_action(closed) then effects[#effects + 1] = closed() end
-    end
+    cancel_when_gone(running, place, id, effects, function()
+      local now = state[field]
+      return now == nil or now.screen ~= running[place]
+    end)
     return merged(effects)
   end
 end
