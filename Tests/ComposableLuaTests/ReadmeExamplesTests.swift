@@ -30,6 +30,21 @@ import Testing
     return blocks
   }
 
+  /// The navigation tour's blocks are pieces of examples/syncups, word for word: the tour
+  /// cannot drift from the code its tests run.
+  @Test func theSyncUpsTourQuotesTheExample() throws {
+    let blocks = Self.blocks(under: "### Navigation, step by step: SyncUps")
+      .filter { $0.language == "lua" }
+    #expect(blocks.count >= 6)
+    let folder = repositoryRoot.appendingPathComponent("examples/syncups")
+    let sources = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+      .filter { $0.hasSuffix(".lua") }
+      .map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+    for block in blocks {
+      #expect(sources.contains { $0.contains(block.text) }, "not in examples/syncups:\n\(block.text)")
+    }
+  }
+
   @Test func theSwiftExampleIsThisTest() throws {
     let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
     let example = try #require(
