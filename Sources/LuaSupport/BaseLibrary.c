@@ -28,6 +28,7 @@ enum { LK_BYTES_PER_INSTRUCTION = 16 };
 static int lk_finish_pcall(lua_State *L, int status, lua_KContext extra) {
   lk_caught(L);
   if (status != LUA_OK && status != LUA_YIELD) {
+    lk_shape_error_caught(&lk_info_of(L)->shape);
     lua_pushboolean(L, 0);
     lua_pushvalue(L, -2);
     return 2;

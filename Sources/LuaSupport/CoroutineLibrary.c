@@ -107,6 +107,7 @@ static int lk_coroutine_resume(lua_State *L) {
   int results = lk_resume_moving(L, co, lua_gettop(L) - 1, &status);
   lk_caught(L);
   if (results < 0) {
+    lk_shape_error_caught(&lk_info_of(L)->shape);
     lua_pushboolean(L, 0);
     lua_insert(L, -2);
     return 2;

@@ -9,10 +9,12 @@
 enum { LK_STATE_MAX_DEPTH = 200 };
 
 // A move of elements within one array by a table library function (see lk_shape.move): the
-// array, the function, the state's count of writes when it began and the writes it made since.
+// array, the call making it (its thread and its frame: one activation of the function, not
+// any call of it), the state's count of writes when it began and the writes it made since.
 typedef struct {
   const void *array;
-  lua_CFunction mover;
+  const void *thread;
+  const void *frame;
   lua_Integer writes_at_begin;
   lua_Integer own_writes;
 } lk_shape_move;
@@ -36,15 +38,23 @@ typedef struct {
   lua_Integer writes;  // the state's writes, counted by the journaled write
 } lk_shape;
 
-/// The table library function `mover` begins to move elements within the array whose real
-/// table is `real` (NULL: not a state table); returns the move it was making, to give back to
-/// lk_shape_moved. Calls nest: a sort's order function may insert into another array.
+/// The call at `frame` of thread `thread` (a table library function) begins to move elements
+/// within the array whose real table is `real` (NULL: not a state table); returns the move it
+/// was making, to give back to lk_shape_moved. Calls nest: a sort's order function may insert
+/// into another array. A call that ends by an error leaves its move here: the frame tells it
+/// from the call that made the move before (lk_shape_error_caught forgets it as well).
 static inline lk_shape_move lk_shape_moving(
-    lk_shape *shape, const void *real, lua_CFunction mover) {
+    lk_shape *shape, const void *real, const void *thread, const void *frame) {
   lk_shape_move outer = shape->move;
-  shape->move = (lk_shape_move){real, mover, shape->writes, 0};
+  shape->move = (lk_shape_move){real, thread, frame, shape->writes, 0};
   shape->move_mark = NULL;
   return outer;
+}
+/// Lua code caught an error (pcall, a resume): a move the error ended is over. One under way
+/// further out makes no more marks (its elements may have moved meanwhile).
+static inline void lk_shape_error_caught(lk_shape *shape) {
+  shape->move = (lk_shape_move){NULL, NULL, NULL, 0, 0};
+  shape->move_mark = NULL;
 }
 /// The moves within the array are over: back to the move made before (or none).
 static inline void lk_shape_moved(lk_shape *shape, lk_shape_move outer) {
@@ -72,7 +82,7 @@ static inline void lk_shape_begin(lk_shape *shape, int root_slot) {
   shape->root_slot = root_slot;
   shape->bound_at_begin = shape->bound;
   shape->dirty = 0;
-  shape->move = (lk_shape_move){NULL, NULL, 0, 0};  // nothing of a move an error ended carries over
+  shape->move = (lk_shape_move){NULL, NULL, NULL, 0, 0};  // nothing of an ended move carries over
   shape->move_mark = NULL;
 }
 /// The transaction was rolled back: the bound is what it was when it began.

@@ -52,17 +52,20 @@ static lua_Integer lk_table_length(lua_State *L, int arg, int what) {
 // one table) as Lua's does, through the array's proxy: each write of an element it read from
 // that array is marked (lk_shape_move_next), so the write skips what an element stored from
 // elsewhere must prove (its form, the state's shape). lk_move_begin tells the shape which
-// array (none when argument `arg` is no state table, or 0) and which function moves it, and
-// returns the move made before; lk_move_end gives that back. A mark is honoured only for a
-// write that function makes (Transaction.c checks the caller), so one left by an error between
-// the mark and its write serves no other.
-static lk_shape_move lk_move_begin(lua_State *L, int arg, lua_CFunction mover) {
+// array (none when argument `arg` is no state table, or 0) and which call moves it (its frame),
+// and returns the move made before; lk_move_end gives that back. A mark is honoured only for a
+// write that very call makes (Transaction.c checks the caller's frame), so what an error left
+// (a failed inner sort's move, a mark not yet taken) serves no other call.
+static lk_shape_move lk_move_begin(lua_State *L, int arg) {
   const void *real = NULL;
   if (arg != 0 && lk_push_proxied_table(L, arg)) {
     real = lua_topointer(L, -1);
     lua_pop(L, 1);
   }
-  return lk_shape_moving(&lk_info_of(L)->shape, real, mover);
+  lua_Debug self;  // level 0: the library function now running, this call of it
+  const void *frame = lua_getstack(L, 0, &self) ? (const void *)self.i_ci : NULL;
+  if (frame == NULL) real = NULL;
+  return lk_shape_moving(&lk_info_of(L)->shape, real, L, frame);
 }
 
 static void lk_move_end(lua_State *L, lk_shape_move outer) {
@@ -90,7 +93,7 @@ static int lk_table_insert(lua_State *L) {
       position = luaL_checkinteger(L, 2);
       luaL_argcheck(L, (lua_Unsigned)position - 1u < (lua_Unsigned)first_empty, 2,
                     "position out of bounds");
-      lk_shape_move outer = lk_move_begin(L, 1, lk_table_insert);
+      lk_shape_move outer = lk_move_begin(L, 1);
       for (lua_Integer i = first_empty; i > position; i--) {
         lk_charge(L, 1);
         lua_geti(L, 1, i - 1);
@@ -116,7 +119,7 @@ static int lk_table_remove(lua_State *L) {
                   "position out of bounds");
   }
   lua_geti(L, 1, position);
-  lk_shape_move outer = lk_move_begin(L, 1, lk_table_remove);
+  lk_shape_move outer = lk_move_begin(L, 1);
   for (; position < size; position++) {
     lk_charge(L, 1);
     lua_geti(L, 1, position + 1);
@@ -143,8 +146,8 @@ static int lk_table_move(lua_State *L) {
     luaL_argcheck(L, target <= LUA_MAXINTEGER - count + 1, 4, "destination wrap around");
     // Within one table (the same array twice) the moves are marked; into another, they are
     // writes like any other.
-    lk_shape_move outer = lk_move_begin(
-        L, destination == 1 || lua_rawequal(L, 1, destination) ? 1 : 0, lk_table_move);
+    lk_shape_move outer =
+        lk_move_begin(L, destination == 1 || lua_rawequal(L, 1, destination) ? 1 : 0);
     // Forwards unless the ranges overlap in the same table with the target after the source.
     if (target > last || target <= first ||
         (destination != 1 && !lua_compare(L, 1, destination, LUA_OPEQ))) {
@@ -318,7 +321,7 @@ static int lk_table_sort(lua_State *L) {
     luaL_argcheck(L, length < INT_MAX, 1, "array too big");
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_settop(L, 2);
-    lk_shape_move outer = lk_move_begin(L, 1, lk_table_sort);
+    lk_shape_move outer = lk_move_begin(L, 1);
     lk_sort_interval(L, 1, (lk_sort_index)length, 0);
     lk_move_end(L, outer);
   }

@@ -409,14 +409,14 @@ static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
   lua_setmetatable(L, proxy);
 }
 
-// Whether the write under way (this metamethod, level 0) was made by the table library
-// function that is moving elements (level 1): a mark is for its writes only.
+// Whether the write under way (this metamethod, level 0) was made by the call of the table
+// library that is moving elements (level 1: the same thread, the same frame): a mark is for
+// that call's writes only.
 static int lk_made_by_mover(lua_State *L) {
+  const lk_shape_move *move = &lk_info_of(L)->shape.move;
   lua_Debug caller;
-  if (!lua_getstack(L, 1, &caller) || !lua_getinfo(L, "f", &caller)) return 0;
-  int made = lua_tocfunction(L, -1) == lk_info_of(L)->shape.move.mover;
-  lua_pop(L, 1);
-  return made;
+  return move->thread == (const void *)L && lua_getstack(L, 1, &caller) &&
+         (const void *)caller.i_ci == move->frame;
 }
 
 // proxy[key] = value through the journal, with the real table at `real`: the old value is

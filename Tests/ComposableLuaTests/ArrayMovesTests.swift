@@ -72,6 +72,39 @@ import Testing
           end
           return true
         end)
+      elseif t == "failed_inner_sort_then_cycle" or t == "yielding_inner_sort_then_cycle" then
+        -- A sort inside the order function that fails (caught) leaves its move behind; the
+        -- outer sort's writes are not that call's.
+        local done = false
+        table.sort(state.list, function(x)
+          if done then return false end
+          done = true
+          local l = state.list
+          while #l > 0 do table.remove(l) end
+          l[1], l[2] = 1, 2
+          x.back = l
+          if t == "failed_inner_sort_then_cycle" then
+            pcall(table.sort, l, function() error("x") end)
+          else
+            coroutine.resume(coroutine.create(function()
+              table.sort(l, function() coroutine.yield() end)
+            end))
+          end
+          return true
+        end)
+      elseif t == "sort_through_a_newindex_table" then
+        -- The outer sort moves a plain table whose writes go to a state array; a failed sort
+        -- of that array, run from its __index, leaves its move behind.
+        local A, primed = state.list, false
+        local P = setmetatable({}, {
+          __len = function() return 2 end,
+          __index = function()
+            if not primed then primed = true pcall(table.sort, A, function() error("stop") end) end
+            return state
+          end,
+          __newindex = A,
+        })
+        table.sort(P, function() return true end)
       elseif t == "remove_then_cycle" then
         table.remove(state.list, 1)
         state.list[1].up = state.list
@@ -110,7 +143,10 @@ import Testing
 
   /// A sort whose order function writes the state makes no more marks: the elements it holds
   /// may have gone anywhere (the array inside one of them, or under a chain too deep).
-  @Test(arguments: ["sort_writes_a_cycle", "sort_sinks_too_deep"])
+  @Test(arguments: [
+    "sort_writes_a_cycle", "sort_sinks_too_deep", "failed_inner_sort_then_cycle",
+    "yielding_inner_sort_then_cycle", "sort_through_a_newindex_table",
+  ])
   func aSortWhoseOrderFunctionWritesTheStateIsChecked(_ action: String) throws {
     let feature = try LuaFeature(source: Self.source, file: "sort.lua")
     try feature.step("walk")
