@@ -192,10 +192,6 @@ void lk_coroutine_library_open(lua_State *L) {
   lua_getglobal(L, "coroutine");
   luaL_setfuncs(L, functions, 0);
   lua_pop(L, 1);
-  lua_newtable(L);
-  lua_createtable(L, 0, 1);
-  lua_pushliteral(L, "k");
-  lua_setfield(L, -2, "__mode");
-  lua_setmetatable(L, -2);
+  lk_push_weak_keyed_table(L);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_stopped_threads_key);
 }

@@ -50,4 +50,13 @@ static inline lk_memory *lk_memory_of(lua_State *L) { return &lk_info_of(L)->mem
 static inline lk_budget *lk_budget_of(lua_State *L) { return &lk_info_of(L)->budget; }
 static inline lk_journal *lk_journal_of(lua_State *L) { return &lk_info_of(L)->journal; }
 
+/// Pushes a new table with weak keys: a set that does not keep its members alive.
+static inline void lk_push_weak_keyed_table(lua_State *L) {
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+}
+
 #endif

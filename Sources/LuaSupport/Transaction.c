@@ -778,11 +778,7 @@ static const char lk_bookkeeping_key = 0;
 static void lk_push_bookkeeping(lua_State *L) {
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_bookkeeping_key) == LUA_TTABLE) return;
   lua_pop(L, 1);
-  lua_newtable(L);
-  lua_createtable(L, 0, 1);
-  lua_pushliteral(L, "k");
-  lua_setfield(L, -2, "__mode");
-  lua_setmetatable(L, -2);
+  lk_push_weak_keyed_table(L);
   lua_pushvalue(L, -1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_bookkeeping_key);
 }

@@ -440,18 +440,25 @@ local function pop_above(stack, keep)
   for i = #stack.screens, keep + 1, -1 do stack.screens[i] = nil end
 end
 
+-- A screen's (or a destination's, `what`) kind and state, checked for `where`: the state, {}
+-- by default. Errors name the caller's caller's line.
+local function screen_state(where, what, screen, state)
+  if type(screen) ~= "string" then
+    error(where .. ": screen must be a string, got " .. type(screen), 3)
+  end
+  if state ~= nil and type(state) ~= "table" then
+    error(where .. ": the " .. what .. "'s state must be a table, got " .. type(state), 3)
+  end
+  return state or {}
+end
+
 -- Pushes a screen of kind `screen` with `state` (a table; {} by default); returns its id.
 function composable.push(stack, screen, state)
   check_stack(stack, "push")
-  if type(screen) ~= "string" then
-    error("push: screen must be a string, got " .. type(screen), 2)
-  end
-  if state ~= nil and type(state) ~= "table" then
-    error("push: the screen's state must be a table, got " .. type(state), 2)
-  end
+  state = screen_state("push", "screen", screen, state)
   local id = stack.next_id
   stack.next_id = id + 1
-  stack.screens[#stack.screens + 1] = { id = id, screen = screen, state = state or {} }
+  stack.screens[#stack.screens + 1] = { id = id, screen = screen, state = state }
   return id
 end
 
@@ -766,13 +773,7 @@ end
 
 -- Presents the destination `screen` with `state` in `state[field]`: `{ screen, state }`.
 function composable.present(screen, state)
-  if type(screen) ~= "string" then
-    error("present: screen must be a string, got " .. type(screen), 2)
-  end
-  if state ~= nil and type(state) ~= "table" then
-    error("present: the destination's state must be a table, got " .. type(state), 2)
-  end
-  return { screen = screen, state = state or {} }
+  return { screen = screen, state = screen_state("present", "destination", screen, state) }
 end
 
 -- MARK: - Form bindings
