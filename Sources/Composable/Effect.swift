@@ -19,6 +19,9 @@ public struct Effect<Action: Sendable>: Sendable {
     case holding(any AnyObject & Sendable, Effect)
     /// The reducer refused the action (see `failure(_:then:)`); `then` runs all the same.
     case failed(ActionFailure, then: Effect)
+    /// The feature asks whoever presents it to dismiss it (see `dismiss`); a stack or a
+    /// presentation turns it into its own action.
+    case dismiss
   }
 
   @usableFromInline let operation: Operation
@@ -65,8 +68,21 @@ public struct Effect<Action: Sendable>: Sendable {
 /// nothing, so a cancelled effect cannot change state.
 public struct Send<Action: Sendable>: Sendable {
   let deliver: @Sendable (Action) async -> Void
+  /// What `dismiss()` does: set by the stack or presentation that holds the feature; nil at
+  /// the top of a store.
+  let dismissal: (@Sendable () async -> Void)?
 
-  public init(_ deliver: @escaping @Sendable (Action) async -> Void) { self.deliver = deliver }
+  public init(_ deliver: @escaping @Sendable (Action) async -> Void) {
+    self.init(deliver, dismissal: nil)
+  }
+
+  init(
+    _ deliver: @escaping @Sendable (Action) async -> Void,
+    dismissal: (@Sendable () async -> Void)?
+  ) {
+    self.deliver = deliver
+    self.dismissal = dismissal
+  }
 
   public func callAsFunction(_ action: Action) async {
     guard !Task.isCancelled else { return }

@@ -210,6 +210,8 @@ public actor Store<State: Sendable, Action: Sendable> {
       withExtendedLifetime(object) {
         start(effect, ids: ids, kind: kind, nested: nested, tasks: &tasks)
       }
+    case .dismiss:
+      reportDismissOutsidePresentation()
     }
   }
 
@@ -219,7 +221,9 @@ public actor Store<State: Sendable, Action: Sendable> {
   ) -> Task<Void, Never> {
     let token = nextToken
     nextToken += 1
-    let send = Send<Action> { action in await self.receive(action) }
+    let send = Send<Action>(
+      { action in await self.receive(action) },
+      dismissal: { reportDismissOutsidePresentation() })
     let finish: @Sendable () async -> Void = { await self.finished(token) }
     // The task captures no actor, so it is not isolated to this store: its work starts at once
     // instead of queueing behind the store, on the global executor or on the effect executor

@@ -63,7 +63,7 @@ public enum LuaAction {
   public static let dataRule =
     "an action holds nil, booleans, numbers, strings and tables of these, as the state does"
 
-  private static let typeKey = LuaValue.string(LuaString(typeField))
+  static let typeKey = LuaValue.string(LuaString(typeField))
 
   /// The name Lua's `type()` gives `value` (messages about actions speak Lua).
   private static func luaTypeName(_ value: LuaValue) -> String {

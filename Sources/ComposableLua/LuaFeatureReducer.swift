@@ -180,10 +180,13 @@ final class StateWriteBack<State: Sendable>: @unchecked Sendable {
     self.write = write
   }
 
-  /// Writes `state` into the feature when it is not what this reducer last gave out.
+  /// Writes `state` into the feature when it is not what this reducer last gave out, or when it
+  /// gave out nothing yet (the store's first copy came from its parent, which may hold any
+  /// state: one of several screens that one feature runs, say).
   func writeIfChanged(_ state: State, into feature: LuaFeature) throws(LuaFeatureError) {
-    guard let given = lock.withLock({ given }), !isSame(given, state) else { return }
+    if let given = lock.withLock({ given }), isSame(given, state) { return }
     try write(state, feature)
+    gave(state)
   }
 
   func gave(_ state: State) { lock.withLock { given = state } }

@@ -13,9 +13,9 @@ extension Effect {
       return Effect<Other>(
         .run(priority) { send in
           await work(
-            Send { action in
-              if let other = transform(action) { await send(other) }
-            })
+            Send(
+              { action in if let other = transform(action) { await send(other) } },
+              dismissal: send.dismissal))
         })
     case let .merge(effects): return Effect<Other>(.merge(effects.map { $0.compactMap(transform) }))
     case let .concatenate(effects):
@@ -32,6 +32,7 @@ extension Effect {
       return Effect<Other>(.holding(object, effect.compactMap(transform)))
     case let .failed(failure, then):
       return Effect<Other>(.failed(failure, then: then.compactMap(transform)))
+    case .dismiss: return Effect<Other>(.dismiss)
     }
   }
 }

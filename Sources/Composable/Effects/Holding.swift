@@ -10,7 +10,7 @@ extension Effect {
   public func holding(_ object: some AnyObject & Sendable) -> Self {
     switch operation {
     case .none, .cancel: return self
-    case .send, .holding: return Self(.holding(object, self))
+    case .send, .holding, .dismiss: return Self(.holding(object, self))
     case let .run(priority, work):
       return Self(
         .run(priority) { send in

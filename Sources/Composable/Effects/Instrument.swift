@@ -7,17 +7,18 @@ extension Effect {
     onEnd: @escaping @Sendable (_ cancelled: Bool) -> Void
   ) -> Self {
     switch operation {
-    case .none, .send, .cancel:
+    case .none, .send, .cancel, .dismiss:
       return self
     case let .run(priority, work):
       return Self(
         .run(priority) { send in
           onStart()
           await work(
-            Send { action in
-              onOutput(action)
-              await send(action)
-            })
+            Send(
+              { action in
+                onOutput(action)
+                await send(action)
+              }, dismissal: send.dismissal))
           onEnd(Task.isCancelled)
         })
     case let .merge(effects):

@@ -1,0 +1,94 @@
+import IssueReporting
+
+extension Effect {
+  /// Asks whoever presents this feature to dismiss it, as TCA's `dismiss` dependency does: a
+  /// stack (`forEach` over a `StackState`) pops the screen and every screen above it, a
+  /// presentation (`ifLet` over `Presents`) closes. From async work, `await send.dismiss()`.
+  ///
+  /// ```swift
+  /// case .cancelButtonTapped:
+  ///   return .dismiss
+  /// ```
+  public static var dismiss: Self { Self(.dismiss) }
+
+  /// This effect with its dismissals (`Effect.dismiss`, `send.dismiss()`) turned into the
+  /// action `dismissal`: how a stack or a presentation takes the dismissals of its child's
+  /// effects (already mapped into the parent's actions) for its own.
+  func dismissing(with dismissal: Action) -> Self {
+    switch operation {
+    case .none, .send, .cancel: return self
+    case .dismiss: return .send(dismissal)
+    case let .run(priority, work):
+      return Self(
+        .run(priority) { send in
+          await work(Send(send.deliver, dismissal: { await send(dismissal) }))
+        })
+    case let .merge(effects): return Self(.merge(effects.map { $0.dismissing(with: dismissal) }))
+    case let .concatenate(effects):
+      return Self(.concatenate(effects.map { $0.dismissing(with: dismissal) }))
+    case let .cancellable(id, cancelInFlight, effect):
+      return Self(
+        .cancellable(id, cancelInFlight: cancelInFlight, effect.dismissing(with: dismissal)))
+    case let .throttle(id, throttle, effect):
+      return Self(.throttle(id, throttle, effect.dismissing(with: dismissal)))
+    case let .named(name, effect): return Self(.named(name, effect.dismissing(with: dismissal)))
+    case let .holding(object, effect):
+      return Self(.holding(object, effect.dismissing(with: dismissal)))
+    case let .failed(failure, then):
+      return Self(.failed(failure, then: then.dismissing(with: dismissal)))
+    }
+  }
+}
+
+extension Send {
+  /// Asks whoever presents this feature to dismiss it (see `Effect.dismiss`), from async work:
+  ///
+  /// ```swift
+  /// return .run { send in
+  ///   try await save()
+  ///   await send.dismiss()
+  /// }
+  /// ```
+  public func dismiss() async {
+    guard !Task.isCancelled else { return }
+    await dismissal?()
+  }
+}
+
+/// An action that asks the stack or presentation holding a feature to dismiss it, for
+/// features whose effects send it as an action rather than returning `Effect.dismiss` (a Lua
+/// feature's `composable.dismiss` sends the action `dismiss`). A stack or a presentation takes
+/// such an action addressed to its child for its own: the child never receives it.
+public protocol DismissRequest {
+  /// Whether this action is a request to be dismissed.
+  var requestsDismissal: Bool { get }
+}
+
+/// Whether `action` asks to dismiss its sender (see `DismissRequest`): it is such a request, or
+/// an enum case that wraps one (a stack's `Path.Action.detail(<a Lua action>)`), so a Lua child
+/// scoped into a Swift screen dismisses the screen, as TCA's `dismiss` closes the nearest
+/// presented ancestor.
+func requestsDismissal(_ action: Any) -> Bool {
+  var action = action
+  for _ in 0..<8 {
+    if let request = action as? any DismissRequest { return request.requestsDismissal }
+    let mirror = Mirror(reflecting: action)
+    guard mirror.displayStyle == .enum, let payload = mirror.children.first?.value else {
+      return false
+    }
+    action = payload
+  }
+  return false
+}
+
+func reportDismissOutsidePresentation() {
+  reportIssue(
+    """
+    A feature asked to be dismissed, but nothing presents it.
+
+    "Effect.dismiss" and "send.dismiss()" close the screen of a stack ("forEach" over a \
+    "StackState") or a presented child ("ifLet" over "Presents"); at the top of a store there \
+    is nothing to close. To fix, run the feature under a stack or a presentation, or send an \
+    action of its own.
+    """)
+}
