@@ -18,14 +18,16 @@ import Testing
   /// What the sandbox reaches, by path (globals, the standard libraries, the host's modules).
   static let reachable: [String] = [
     "assert", "composable.alert", "composable.as_action", "composable.bindings",
-    "composable.combine", "composable.confirmation_dialog", "composable.effect.after",
+    "composable.combine", "composable.confirmation_dialog", "composable.declared_navigation",
+    "composable.effect.after",
     "composable.effect.cancel", "composable.effect.cancellable", "composable.effect.concat",
     "composable.effect.debounce", "composable.effect.every", "composable.effect.http",
     "composable.effect.merge", "composable.effect.run", "composable.effect.send",
     "composable.effect.sleep", "composable.effect.throttle", "composable.for_each",
     "composable.if_let", "composable.journal.had_element", "composable.journal.table",
     "composable.journal.was_set", "composable.json.array", "composable.json.decode",
-    "composable.json.encode", "composable.map_effect", "composable.on_change", "composable.persist",
+    "composable.json.encode", "composable.map_effect", "composable.navigation",
+    "composable.on_change", "composable.persist",
     "composable.pop", "composable.pop_from", "composable.pop_to", "composable.pop_to_root",
     "composable.present", "composable.presents", "composable.push", "composable.scope",
     "composable.stack", "composable.stack_state", "composable.top", "coroutine.close",

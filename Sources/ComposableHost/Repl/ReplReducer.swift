@@ -32,6 +32,8 @@ struct ReplReducer: Reducer {
   let clock: ReplClock
   let printer: ReplPrinter
   let snapshot: StateSnapshot
+  /// Where the session is in the feature's stacks and presentations, printed as it changes.
+  let navigation: ReplNavigation
 
   func reduce(into state: inout LuaFeatureHandle, action: ReplAction) -> Effect<ReplAction> {
     let (value, fromEffect): (LuaValue, Bool)
@@ -64,7 +66,14 @@ struct ReplReducer: Reducer {
     // The state is read for a checkpoint only (the timeline asks every so many actions).
     let number = timeline.record(recorded, stateAfter: snapshot.value)
     printer.reduced(number: number, recorded, changes: outcome.changes, error: outcome.error)
+    if outcome.error == nil, outcome.wrote { showNavigation() }
     return outcome.effect.map(ReplAction.fromEffect)
+  }
+
+  /// A line for each stack or presented destination that changed: a screen pushed or popped, a
+  /// sheet presented or closed.
+  private func showNavigation() {
+    for line in navigation.changes(in: feature) { printer.line("  ▸ " + line) }
   }
 
   private func jump(to number: Int) {
@@ -101,6 +110,7 @@ struct ReplReducer: Reducer {
       let after = try feature.state()
       snapshot.value = after
       printer.replayed(report, before: before, after: after)
+      showNavigation()
     } catch {
       printer.error(error.description)
     }
@@ -111,6 +121,7 @@ struct ReplReducer: Reducer {
     if let difference = LuaValue.notation(of: feature.migrationChanges, colored: printer.colored) {
       printer.line(printer.indented(difference))
     }
+    showNavigation()
     snapshot.actionWrote()  // migrate wrote: read again when asked
     // Kept where the session stands, so that time travel past here starts from it.
     if case .success(let changes) = feature.migrationChanges, changes.isEmpty { return }

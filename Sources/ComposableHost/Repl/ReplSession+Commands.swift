@@ -9,6 +9,7 @@ extension ReplSession {
   public static let commands: [(name: String, help: String)] = [
     (":state [path]", "the state, or a part of it (:state todos[1])"),
     ("= expression", "a Lua expression's value; `state` is the state, read-only"),
+    (":screens", "the stacks and presented screens, by address (path#2 save sends to one)"),
     (":log", "the actions of the session, numbered; ← marks those effects sent back"),
     (":goto N", "the state as it was after action N of :log (0: the start)"),
     (":undo", "back one action (effects running are cancelled)"),
@@ -39,6 +40,7 @@ extension ReplSession {
           "  " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.help
         }.joined(separator: "\n"))
     case ":state": showState(argument)
+    case ":screens": showScreens()
     case ":log": showLog()
     case ":goto": await goto(argument)
     case ":undo": await undo()
@@ -63,6 +65,27 @@ extension ReplSession {
       printer.error("\(parts[0]) is no command; :help lists them")
     }
     return .ready
+  }
+
+  /// Every stack and presented destination, each under the address that sends to it.
+  func showScreens() {
+    let places = ReplNavigation.places(in: feature)
+    guard !places.isEmpty else {
+      let names = ReplNavigation.names(in: feature)
+      printer.line(
+        names.isEmpty
+          ? "  the feature declares no stack or presentation (composable.stack, composable.presents)"
+          : "  nothing presented, no stack in the state")
+      return
+    }
+    var lines = places.map { "  " + $0.line }
+    let example =
+      places.flatMap(\.screens).last.map { "\($0) <action>" }
+      ?? places.first { !$0.isStack }.map { "\($0.address) <action>" }
+    if let example {
+      lines.append("  Send to one by its address: \(example) (dismiss closes it)")
+    }
+    printer.line(lines.joined(separator: "\n"))
   }
 
   func showState(_ path: String) {
@@ -137,6 +160,7 @@ extension ReplSession {
     {
       lines.append(printer.indented(difference))
     }
+    lines += navigation.changes(in: feature).map { "  ▸ " + $0 }
     printer.line(lines.joined(separator: "\n"))
   }
 

@@ -24,7 +24,26 @@ extension ReplSession {
       return Self.commands.map { String($0.name.split(separator: " ")[0]) }
         .filter { $0.hasPrefix(word) && $0.hasPrefix(":") }
     }
-    return known.value.completions(of: word)
+    return addressCompletions(of: word, in: line) + known.value.completions(of: word)
+  }
+
+  /// The addresses of stacks' screens and presented destinations that complete `word` after
+  /// the address typed before it (`path#` completes to `path#1`, `path#2`; `path#1 d` to
+  /// `path#1`'s `destination`).
+  nonisolated func addressCompletions(of word: String, in line: String) -> [String] {
+    let before = line.hasSuffix(word) ? String(line.dropLast(word.count)) : line
+    let typed = before.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+    var found: [String] = []
+    for place in ReplNavigation.places(in: feature) {
+      for address in place.isStack ? place.screens : [place.address] {
+        var steps = address.split(separator: " ").map(String.init)
+        guard let last = steps.popLast(), steps.joined(separator: " ") == typed,
+          last.hasPrefix(word), !found.contains(last)
+        else { continue }
+        found.append(last)
+      }
+    }
+    return found
   }
 
   /// Paths into the state that start with `prefix`: the fields of the table the part before

@@ -46,6 +46,8 @@ public actor ReplSession {
   /// The state as last read, read again when needed after an action wrote; shared with the
   /// reducer.
   let snapshot: StateSnapshot
+  /// Where the session is in the feature's stacks and presentations.
+  nonisolated let navigation = ReplNavigation()
   private var pending: [[UInt8]] = []
   /// What the pending lines leave open, read as they come.
   private var pendingScan = LuaInputScanner()
@@ -77,6 +79,7 @@ public actor ReplSession {
     self.dependencies = dependencies
     let snapshot = try StateSnapshot(feature: feature)
     self.snapshot = snapshot
+    navigation.reset(to: feature)
     timeline = SessionTimeline(initialState: snapshot.value)
     let base = LuaFeatureReducer<LuaFeatureHandle>(
       feature: feature, dependencies: dependencies,
@@ -90,7 +93,7 @@ public actor ReplSession {
       reducer: ReplReducer(
         feature: feature, base: base, timeline: timeline,
         replayer: SessionReplayer(feature: feature, dependencies: dependencies, tape: tape),
-        clock: clock, printer: printer, snapshot: snapshot),
+        clock: clock, printer: printer, snapshot: snapshot, navigation: navigation),
       effectExecutor: dependencies.effectExecutor ?? executor)
   }
 
@@ -159,8 +162,13 @@ public actor ReplSession {
     // state.items[1].id }`), read-only, and env, as an `=` expression does.
     let feature = self.feature
     do {
-      action = try LuaAction.normalize(
-        reader.action(from: line) { try feature.evaluate(bytes: $0, name: "input").first ?? .nil })
+      let (addresses, typed) = ReplNavigation.address(
+        of: line, names: { ReplNavigation.names(in: feature) })
+      action = try ReplNavigation.addressed(
+        LuaAction.normalize(
+          reader.action(from: typed) {
+            try feature.evaluate(bytes: $0, name: "input").first ?? .nil
+          }), to: addresses)
     } catch {
       printer.error((error as? LuaAction.Malformed)?.message ?? "\(error)")
       return

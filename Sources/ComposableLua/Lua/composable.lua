@@ -410,6 +410,10 @@ end
 -- presentation closes). A child's own action of that name never reaches it.
 composable.dismiss = effect.send("dismiss")
 
+-- The stacks and presentations this feature declared, by state field: their action names, for
+-- the tools that show where a session is and address a screen (`composable.navigation`).
+local declared = { stacks = {}, presents = {} }
+
 local function is_dismiss(action)
   return action == "dismiss" or (type(action) == "table" and action.type == "dismiss")
 end
@@ -538,6 +542,7 @@ end
 function composable.stack(spec)
   local field = field_of(spec, "state", "stack")
   local name = field_of(spec, "action", "stack")
+  declared.stacks[field] = name
   if type(spec.screens) ~= "table" then
     error("stack: screens must be a table of reducers by screen kind, got "
       .. type(spec.screens), 2)
@@ -699,6 +704,7 @@ end
 function composable.presents(spec)
   local field = field_of(spec, "state", "presents")
   local name = field_of(spec, "action", "presents")
+  declared.presents[field] = name
   local destinations = spec.destinations or {}
   if type(destinations) ~= "table" then
     error("presents: destinations must be a table of reducers by kind, got "
@@ -776,6 +782,70 @@ function composable.present(screen, state)
   return { screen = screen, state = screen_state("present", "destination", screen, state) }
 end
 
+-- The action names of the stacks and presentations this feature declared, sorted: `{ stacks =
+-- { "path" }, presents = { "destination" } }`, for tools that address them.
+function composable.declared_navigation()
+  local names = { stacks = {}, presents = {} }
+  for kind, fields in pairs(declared) do
+    for _, name in pairs(fields) do names[kind][#names[kind] + 1] = name end
+    table.sort(names[kind])
+  end
+  return names
+end
+
+-- Where a session is, for tools (the REPL's `:screens`): the stacks and presented destinations
+-- in `state` that this feature's stack{} and presents{} declared, outermost first, each
+-- `{ address = "path#2 destination", stack = { { id = 1, screen = "detail" }, ... } }` or
+-- `{ address = ..., screen = "alert", title = "Delete?" }`. An address is how the REPL sends
+-- to it: the action names, a screen's id after `#`. At most `limit` entries (50).
+function composable.navigation(state, limit)
+  limit = limit or 50
+  local found = {}
+  local function fields(kind)
+    local sorted = {}
+    for field, name in pairs(declared[kind]) do sorted[#sorted + 1] = { field, name } end
+    table.sort(sorted, function(a, b) return a[1] < b[1] end)
+    return sorted
+  end
+  local stacks, presents = fields("stacks"), fields("presents")
+  local function walk(t, prefix, depth)
+    if type(t) ~= "table" or depth > 8 or #found >= limit then return end
+    for _, pair in ipairs(stacks) do
+      local stack = rawget(t, pair[1])
+      if type(stack) == "table" and type(rawget(stack, "screens")) == "table" then
+        local screens = {}
+        for i, screen in ipairs(stack.screens) do
+          screens[i] = { id = screen.id, screen = screen.screen }
+        end
+        found[#found + 1] = { address = prefix .. pair[2], stack = screens }
+        for _, screen in ipairs(stack.screens) do
+          walk(screen.state, prefix .. pair[2] .. "#" .. tostring(screen.id) .. " ", depth + 1)
+        end
+      end
+    end
+    for _, pair in ipairs(presents) do
+      local presented = rawget(t, pair[1])
+      if type(presented) == "table" and type(rawget(presented, "screen")) == "string" then
+        local inner = presented.state
+        local entry = { address = prefix .. pair[2], screen = presented.screen }
+        if dialogs[presented.screen] and type(inner) == "table" then
+          entry.title = type(inner.title) == "string" and inner.title or nil
+          entry.buttons = {}
+          for i, button in ipairs(type(inner.buttons) == "table" and inner.buttons or {}) do
+            if type(button) == "table" then
+              entry.buttons[i] = { label = tostring(button.label), action = button.action }
+            end
+          end
+        end
+        found[#found + 1] = entry
+        walk(inner, prefix .. pair[2] .. " ", depth + 1)
+      end
+    end
+  end
+  walk(state, "", 0)
+  return found
+end
+
 -- MARK: - Form bindings
 
 local binding_types = {
@@ -817,19 +887,19 @@ function composable.bindings(spec)
   return function(state, action)
     if action.type ~= name then return nil end
     local field = action.field
-    local declared = fields[field]
-    if declared == nil then
+    local field_type = fields[field]
+    if field_type == nil then
       error("bindings: " .. name .. " of an unknown field " .. tostring(field)
         .. "; the fields are " .. table.concat(names, ", "), 0)
     end
     local value = action.value
     local given = type_of(value)
-    local fits = given == declared.type or (declared.type == "number" and given == "integer")
-      or (given == "nil" and declared.optional)
+    local fits = given == field_type.type or (field_type.type == "number" and given == "integer")
+      or (given == "nil" and field_type.optional)
     if not fits then
-      local article = declared.type == "integer" and "an " or "a "
-      error("bindings: " .. where .. field .. " takes " .. article .. declared.type
-        .. (declared.optional and " or nil" or "") .. ", got " .. given, 0)
+      local article = field_type.type == "integer" and "an " or "a "
+      error("bindings: " .. where .. field .. " takes " .. article .. field_type.type
+        .. (field_type.optional and " or nil" or "") .. ", got " .. given, 0)
     end
     local into = state
     if target ~= nil then

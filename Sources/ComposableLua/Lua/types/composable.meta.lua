@@ -133,6 +133,24 @@ function composable.presents(spec) end
 ---@type Effect
 composable.dismiss = nil
 
+---@class NavigationPlace
+---@field address string how the REPL sends to it: action names, a screen's id after `#`
+---@field stack? { id: integer, screen: string }[] a stack's screens, the bottom first
+---@field screen? string a presented destination's kind
+---@field title? string a dialog's title
+---@field buttons? { label: string, action?: Action|string }[] a dialog's buttons
+
+---Where a session is, for tools (the REPL's `:screens`): the stacks and presented destinations
+---in `state` that `stack` and `presents` declared, outermost first, at most `limit` (50).
+---@param state table
+---@param limit? integer
+---@return NavigationPlace[]
+function composable.navigation(state, limit) end
+
+---The action names of the stacks and presentations this feature declared, sorted.
+---@return { stacks: string[], presents: string[] }
+function composable.declared_navigation() end
+
 ---Form bindings: `{ type = action, field = name, value = v }` writes a declared field after
 ---checking its type ("string", "number", "integer", "boolean", "table"; "?" allows nil).
 ---@param spec { action: string, fields: table<string, string>, state?: string }

@@ -1,0 +1,137 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import Testing
+
+@testable import ComposableHost
+
+/// The REPL knows a feature's stacks and presentations: it prints a screen pushed or popped
+/// and a destination presented or closed, lists them on `:screens`, sends `path#2 action` to a
+/// screen, completes addresses, and `:goto` says where a jump lands.
+@Suite struct ReplNavigationTests {
+  typealias Harness = ReplSessionTests.Harness
+
+  static let source = """
+    local composable = require("composable")
+    local function editor(state, action)
+      if action.type == "type" then
+        state.text = state.text .. action.text
+      elseif action.type == "done" then
+        return composable.dismiss
+      end
+    end
+    local function counter(state, action)
+      if action.type == "increment" then
+        state.count = state.count + 1
+      elseif action.type == "close" then
+        return composable.dismiss
+      elseif action.type == "ask" then
+        state.sheet = composable.alert{ title = "Sure?", buttons = {
+          { label = "Yes", action = "yes" }, { label = "No", role = "cancel" } } }
+      elseif action.type == "edit" then
+        state.sheet = composable.present("editor", { text = "" })
+      end
+    end
+    local detail = composable.combine(
+      composable.presents{ state = "sheet", action = "sheet", destinations = { editor = editor } },
+      counter)
+    return {
+      initial_state = function() return { path = composable.stack_state() } end,
+      reduce = composable.combine(
+        composable.stack{ state = "path", action = "path", screens = { detail = detail } },
+        function(state, action)
+          if action.type == "open" then composable.push(state.path, "detail", { count = 0 }) end
+        end),
+    }
+    """
+
+  /// The lines marked `▸` in what was printed.
+  func navigationLines(_ printed: String) -> [String] {
+    printed.split(separator: "\n").filter { $0.hasPrefix("  ▸ ") }.map {
+      String($0.dropFirst(4))
+    }
+  }
+
+  @Test func pushesPopsAndPresentationsArePrintedAsTheyHappen() async throws {
+    let repl = try Harness(source: Self.source)
+    #expect(navigationLines(await repl.type("open").0) == ["path: #1 detail"])
+    #expect(navigationLines(await repl.type("open").0) == ["path: #1 detail › #2 detail"])
+    #expect(navigationLines(await repl.type("path#2 edit").0) == ["path#2 sheet: editor"])
+    // An action that moves nothing prints no such line.
+    #expect(navigationLines(await repl.type(#"path#2 sheet { type = "type", text = "hi" }"#).0)
+      == [])
+    #expect(navigationLines(await repl.type("path#2 sheet done").0) == ["path#2 sheet: closed"])
+    #expect(
+      navigationLines(await repl.type("path#1 ask").0) == [
+        #"path#1 sheet: alert "Sure?" — Yes → yes, No"#
+      ])
+    // A popped screen takes what it presented along: the stack's line says it all.
+    #expect(navigationLines(await repl.type("path#1 close").0) == ["path: no screens"])
+  }
+
+  @Test func addressedActionsReachTheScreenTheyName() async throws {
+    let repl = try Harness(source: Self.source)
+    await repl.type("open", "open", "path#1 edit")
+    let typed = await repl.type(#"path#1 sheet { type = "type", text = "a" }"#).0
+    #expect(typed == #"  − path.screens[1].state.sheet.state.text = ""\#n  + path.screens[1].state.sheet.state.text = "a""#)
+    #expect(await repl.type("path#2 increment").0.contains("+ path.screens[2].state.count = 1"))
+    // What the session recorded is the action itself, as a test sends it.
+    let log = await repl.type(":log").0
+    #expect(log.contains(#"{ action = { action = { text = "a", type = "type" }, type = "sheet" }, id = 1, type = "path" }"#))
+    // Not an address: a name the feature does not declare, or an id that is no integer, is
+    // read as Lua, as before.
+    #expect(await repl.type("pathx#1 increment").0.contains("error: the line is not an action"))
+    #expect(await repl.type("path#one increment").0.contains("error: the line is not an action"))
+    // An address to a screen that is gone: the stack's own error, naming the id.
+    let gone = await repl.type("path#9 increment").0
+    #expect(gone.contains("stack: an action arrived for path screen 9, which is not on the stack"))
+  }
+
+  @Test func screensListsEveryPlaceByItsAddress() async throws {
+    let repl = try Harness(source: Self.source)
+    #expect(await repl.type(":screens").0 == "  path: no screens")
+    await repl.type("open", "path#1 ask")
+    #expect(await repl.type(":screens").0 == """
+        path: #1 detail
+        path#1 sheet: alert "Sure?" — Yes → yes, No
+        Send to one by its address: path#1 <action> (dismiss closes it)
+      """)
+    let plain = try Harness()
+    #expect(await plain.type(":screens").0.contains("declares no stack or presentation"))
+  }
+
+  @Test func addressesAreCompleted() async throws {
+    let repl = try Harness(source: Self.source)
+    await repl.type("open", "open", "path#2 edit")
+    // The screens' addresses first, then the types the session learnt (`path` among them).
+    #expect(repl.session.completions(of: "pa", in: "pa").prefix(2) == ["path#1", "path#2"])
+    #expect(repl.session.completions(of: "path#2", in: "path#2") == ["path#2"])
+    #expect(repl.session.completions(of: "sh", in: "path#2 sh") == ["sheet"])
+    #expect(repl.session.completions(of: "sh", in: "path#1 sh") == [])
+    // After an address, the action types.
+    #expect(repl.session.completions(of: "incr", in: "path#1 incr") == ["increment"])
+  }
+
+  @Test func aJumpSaysWhereItLands() async throws {
+    let repl = try Harness(source: Self.source)
+    await repl.type("open", "path#1 edit", "open")
+    let back = await repl.type(":goto 1").0
+    #expect(navigationLines(back) == ["path#1 sheet: closed", "path: #1 detail"], "\(back)")
+    let forth = await repl.type(":goto 3").0
+    #expect(navigationLines(forth) == ["path: #1 detail › #2 detail", "path#1 sheet: editor"])
+  }
+
+  @Test func aSessionThatPushesAndDismissesIsATestThatPasses() async throws {
+    let repl = try Harness(source: Self.source)
+    await repl.type(
+      "open", "path#1 edit", #"path#1 sheet { type = "type", text = "x" }"#,
+      "path#1 sheet done", "open", "path#2 close", "path#1 ask", "path#1 sheet yes")
+    let test = repl.file.deletingLastPathComponent().appendingPathComponent("nav_test.lua")
+    let said = await repl.type(":test \(test.path)").0
+    #expect(said.contains("; it passes (composable test "), "\(said)")
+    let text = try String(contentsOf: test, encoding: .utf8)
+    #expect(text.contains("store:receive({"))
+    #expect(text.contains(#"type = "dismiss""#))
+  }
+}
