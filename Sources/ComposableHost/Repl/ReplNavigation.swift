@@ -92,8 +92,9 @@ final class ReplNavigation: @unchecked Sendable {
     var lines: [String] = []
     for place in before where !addressesNow.contains(place.address) && !place.isStack {
       // Presented by a screen popped meanwhile: the stack's line says so.
-      let owner = place.address.split(separator: " ").dropLast().joined(separator: " ")
-      if owner.contains("#"), !screensNow.contains(owner) { continue }
+      let ownerSteps = place.address.split(separator: " ").dropLast()
+      let owner = ownerSteps.joined(separator: " ")
+      if ownerSteps.last?.contains("#") == true, !screensNow.contains(owner) { continue }
       lines.append("\(place.address): closed")
     }
     let beforeLines = Set(before.map(\.line))
