@@ -244,12 +244,28 @@ describe("detail", function()
   end)
 end)
 
+-- What the record screen asks before ending a meeting early.
+local function end_alert()
+  return { screen = "alert", state = {
+    title = "End meeting?",
+    message = "You are ending the meeting early. What would you like to do?",
+    buttons = {
+      { label = "Save and end", action = { type = "confirm_save" } },
+      { label = "Discard", role = "destructive", action = { type = "confirm_discard" } },
+      { label = "Resume", role = "cancel" },
+    },
+  } }
+end
+
 describe("record meeting", function()
-  local function store_recording(minutes, attendees)
+  -- The app on the record screen of a sync-up of `minutes`; `service` (optional) is the
+  -- transcript service, its env and its http.
+  local function store_recording(minutes, attendees, service)
     local syncup = one_syncup(minutes)
     if attendees then syncup.attendees = attendees end
     local store = TestStore.new{
       feature = App, files = {}, uuid = "incrementing", now = 1700000000,
+      env = service and service.env, http = service and service.http,
       state = {
         syncups = { syncup },
         path = {
@@ -301,6 +317,88 @@ describe("record meeting", function()
     assert.equal(1, #store.state.syncups[1].meetings)
     assert.equal(1, #store.state.path.screens[1].state.syncup.meetings)
     -- the timer went with the screen
+    store:advance(5)
+    store:finish()
+  end)
+
+  -- A transcript service that answers `status` with `body`, keeping the requests it got.
+  local function transcripts(status, body)
+    local requests = {}
+    return {
+      env = { transcript_url = "http://transcripts.test/meetings" },
+      requests = requests,
+      http = function(request)
+        requests[#requests + 1] = request
+        return { status = status, headers = { ["content-type"] = "application/json" }, body = body }
+      end,
+    }
+  end
+
+  -- The action the service's answer arrives as.
+  local function received(status, body, json)
+    local ok = status >= 200 and status < 300
+    return screen(2, {
+      type = "transcript_received", ok = ok, status = status, body = body, json = json,
+      headers = { ["content-type"] = "application/json" },
+      error = not ok and "HTTP " .. status or nil,
+    })
+  end
+
+  local function end_by_time(store)
+    store:advance(60)
+    for n = 1, 59 do tick(store, n, n < 30 and 1 or 2) end
+    store:receive({ type = "path", id = 2, action = { type = "tick" } }, function(s)
+      s.path.screens[2].state.seconds_elapsed = 60
+      s.path.screens[2].state.transcribing = true
+    end)
+  end
+
+  it("sends an ended meeting for its transcript, and saves what comes back", function()
+    local service = transcripts(200, '{ "transcript": "We shipped it." }')
+    local store = store_recording(1, nil, service)
+    end_by_time(store)
+    store:receive(received(200, '{ "transcript": "We shipped it." }',
+      { transcript = "We shipped it." }), function(s)
+      s.path.screens[2].state.transcribing = nil
+      s.syncups[1].meetings[1] = { id = U(0), date = 1700000000, transcript = "We shipped it." }
+    end)
+    store:receive(screen(2, "dismiss"), function(s) s.path.screens[2] = nil end)
+    store:advance(1)  -- the save
+    assert.equal(1, #service.requests)
+    assert.equal("POST", service.requests[1].method)
+    assert.equal("http://transcripts.test/meetings", service.requests[1].url)
+    assert.same({ syncup = "Daily", seconds = 60 }, require("composable.json").decode(
+      service.requests[1].body))
+    store:finish()
+  end)
+
+  it("saves N/A when the transcript service fails", function()
+    local store = store_recording(1, nil, transcripts(503, '{ "error": "busy" }'))
+    end_by_time(store)
+    store:receive(received(503, '{ "error": "busy" }', { error = "busy" }), function(s)
+      s.path.screens[2].state.transcribing = nil
+      s.syncups[1].meetings[1] = { id = U(0), date = 1700000000, transcript = "N/A" }
+    end)
+    store:receive(screen(2, "dismiss"), function(s) s.path.screens[2] = nil end)
+    store:advance(1)  -- the save
+    store:finish()
+  end)
+
+  it("waits for the transcript of a meeting ended early; its timer stops", function()
+    local store = store_recording(1, nil, transcripts(200, '{ "transcript": "Short one." }'))
+    store:send(screen(2, "end_meeting_tapped"), function(s)
+      s.path.screens[2].state.destination = end_alert()
+    end)
+    store:send(screen(2, sheet({ type = "confirm_save" })), function(s)
+      s.path.screens[2].state.destination = nil
+      s.path.screens[2].state.transcribing = true
+    end)
+    store:receive(received(200, '{ "transcript": "Short one." }', { transcript = "Short one." }),
+      function(s)
+        s.path.screens[2].state.transcribing = nil
+        s.syncups[1].meetings[1] = { id = U(0), date = 1700000000, transcript = "Short one." }
+      end)
+    store:receive(screen(2, "dismiss"), function(s) s.path.screens[2] = nil end)
     store:advance(5)
     store:finish()
   end)
