@@ -79,6 +79,8 @@ import Testing
     // What the session recorded is the action itself, as a test sends it.
     let log = await repl.type(":log").0
     #expect(log.contains(#"{ action = { action = { text = "a", type = "type" }, type = "sheet" }, id = 1, type = "path" }"#))
+    // A typo in an addressed action is named as one in a plain action is.
+    #expect(await repl.type("path#2 incremnt").0.hasSuffix("(did you mean increment?)"))
     // Not an address: a name the feature does not declare, or an id that is no integer, is
     // read as Lua, as before.
     #expect(await repl.type("pathx#1 increment").0.contains("error: the line is not an action"))
@@ -104,8 +106,9 @@ import Testing
   @Test func addressesAreCompleted() async throws {
     let repl = try Harness(source: Self.source)
     await repl.type("open", "open", "path#2 edit")
-    // The screens' addresses first, then the types the session learnt (`path` among them).
-    #expect(repl.session.completions(of: "pa", in: "pa").prefix(2) == ["path#1", "path#2"])
+    // The screens' addresses; not `path` itself, a type the session learnt, which is no action
+    // one types alone.
+    #expect(repl.session.completions(of: "pa", in: "pa") == ["path#1", "path#2"])
     #expect(repl.session.completions(of: "path#2", in: "path#2") == ["path#2"])
     #expect(repl.session.completions(of: "sh", in: "path#2 sh") == ["sheet"])
     #expect(repl.session.completions(of: "sh", in: "path#1 sh") == [])

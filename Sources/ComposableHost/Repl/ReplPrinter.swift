@@ -52,7 +52,7 @@ public struct ReplPrinter: Sendable {
       // never name: most likely one it does not handle. Said so, with the nearest it names.
       let known = knownTypes()
       if !recorded.fromEffect, recorded.effect == .nil,
-        let type = recorded.action.type.stringValue, !known.types.contains(type)
+        let type = Self.innermostType(of: recorded.action), !known.types.contains(type)
       {
         text += ": the feature names no action type \(LuaValue(type))"
         if let nearest = known.nearest(to: type) {
@@ -66,6 +66,20 @@ public struct ReplPrinter: Sendable {
       lines.append(text)
     }
     write(lines.joined(separator: "\n"))
+  }
+
+  /// The type of the action a wrapped action carries at its heart: `save` in `{ type = "path",
+  /// id = 2, action = { type = "destination", action = "save" } }` (a screen's, a child's), so
+  /// that a typo in an addressed action is named as one in a plain action is.
+  static func innermostType(of action: LuaValue) -> String? {
+    var action = action
+    for _ in 0..<LuaValue.maximumDepth {
+      let child = action.action
+      if let type = child.stringValue { return type }
+      guard child.type.stringValue != nil else { break }
+      action = child
+    }
+    return action.type.stringValue
   }
 
   /// A replay of the session: how many actions ran, what the state is now next to what it

@@ -24,7 +24,15 @@ extension ReplSession {
       return Self.commands.map { String($0.name.split(separator: " ")[0]) }
         .filter { $0.hasPrefix(word) && $0.hasPrefix(":") }
     }
-    return addressCompletions(of: word, in: line) + known.value.completions(of: word)
+    let addresses = addressCompletions(of: word, in: line)
+    guard !addresses.isEmpty else { return known.value.completions(of: word) }
+    // A stack's or a presentation's name alone is no action one types (`path` needs an id and
+    // an action): its addresses stand for it, so Tab goes on to `path#`.
+    let names = ReplNavigation.names(in: feature)
+    return addresses
+      + known.value.completions(of: word).filter {
+        !names.stacks.contains($0) && !names.presents.contains($0)
+      }
   }
 
   /// The addresses of stacks' screens and presented destinations that complete `word` after
