@@ -24,11 +24,12 @@ import Testing
     private var output = ""
     private var seen: String.Index
 
-    init(directory: URL) throws {
+    init(directory: URL, arguments: String = "tally.lua") throws {
       seen = output.startIndex
       // `exec`: the shell `script` starts (whichever $SHELL names, /bin/sh when unset) must not
       // stay in the terminal's process group, or Ctrl-C reaches it too and dash ends with 130.
-      let command = try "exec " + builtProduct("composable").path + " repl tally.lua --data data"
+      let command =
+        try "exec " + builtProduct("composable").path + " repl \(arguments) --data data"
       process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
       process.arguments = ["-qec", command, "/dev/null"]
       process.currentDirectoryURL = directory
@@ -116,5 +117,46 @@ import Testing
       contentsOf: directory.appendingPathComponent("state/composable/tally.history"),
       encoding: .utf8)
     #expect(history.contains("increment"))
+  }
+
+  /// SyncUps at a terminal, as a person drives it: a detail pushed, its edit sheet opened and
+  /// cancelled by address (Tab completing the addresses), a meeting started, `:goto` back, and
+  /// `:test`: the generated test passes as written.
+  @Test func syncUpsScreensByAddressGotoAndTest() throws {
+    let directory = try makeTemporaryDirectory("terminal")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let example = repositoryRoot.appendingPathComponent("examples/syncups")
+    for name in ["syncups.lua", "syncup_form.lua", "syncup_detail.lua", "record_meeting.lua"] {
+      try FileManager.default.copyItem(
+        at: example.appendingPathComponent(name), to: directory.appendingPathComponent(name))
+    }
+    let repl = try Terminal(directory: directory, arguments: "syncups.lua --paused")
+    #expect(repl.type("", expecting: "> "))
+    #expect(repl.type("add_tapped\r", expecting: "▸ destination: add"), "\(repl.transcript)")
+    #expect(repl.type("confirm_add\r", expecting: "▸ destination: closed"), "\(repl.transcript)")
+    #expect(
+      repl.type(
+        "{ type = \"syncup_tapped\", id = state.syncups[1].id }\r",
+        expecting: "▸ path: #1 detail"), "\(repl.transcript)")
+    // Tab: `pa` to the only screen's address, then the action.
+    #expect(repl.type("pa\t", expecting: "th#1"), "\(repl.transcript)")
+    #expect(
+      repl.type("edit_tapped\r", expecting: "▸ path#1 destination: edit"), "\(repl.transcript)")
+    #expect(repl.type("path#1 des\t", expecting: "tination"), "\(repl.transcript)")
+    #expect(
+      repl.type("cancel\r", expecting: "▸ path#1 destination: closed"), "\(repl.transcript)")
+    #expect(
+      repl.type("path#1 start_meeting_tapped\r", expecting: "▸ path: #1 detail › #2 record"),
+      "\(repl.transcript)")
+    #expect(repl.type(":screens\r", expecting: "path#2 <action>"), "\(repl.transcript)")
+    // Back to before the meeting: the record screen goes, its timer with it.
+    #expect(repl.type(":goto 6\r", expecting: "▸ path: #1 detail"), "\(repl.transcript)")
+    #expect(
+      repl.type(":test session_test.lua\r", expecting: "it passes (composable test"),
+      "\(repl.transcript)")
+    #expect(repl.end() == 0, "\(repl.transcript)")
+    let test = try String(
+      contentsOf: directory.appendingPathComponent("session_test.lua"), encoding: .utf8)
+    #expect(test.contains(#"s.path.screens[1].state.destination = nil"#), "\(test)")
   }
 }
