@@ -20,6 +20,7 @@ let groups = [
   BenchmarkGroup(prefix: "plain", run: { try runBlocking(CloseToPlainBenchmarks.run) }),
   BenchmarkGroup(prefix: "proxy", run: ProxyBenchmarks.run),
   BenchmarkGroup(prefix: "snapshot", run: SnapshotBenchmarks.run),
+  BenchmarkGroup(prefix: "heavy", run: { try runBlocking(HeavyBenchmarks.run) }),
 ]
 
 // A loop of typed toggles to profile under `perf record` (a diagnostic, not a figure):
