@@ -81,13 +81,26 @@ import Testing
     #expect(log.contains(#"{ action = { action = { text = "a", type = "type" }, type = "sheet" }, id = 1, type = "path" }"#))
     // A typo in an addressed action is named as one in a plain action is.
     #expect(await repl.type("path#2 incremnt").0.hasSuffix("(did you mean increment?)"))
-    // Not an address: a name the feature does not declare, or an id that is no integer, is
-    // read as Lua, as before.
-    #expect(await repl.type("pathx#1 increment").0.contains("error: the line is not an action"))
-    #expect(await repl.type("path#one increment").0.contains("error: the line is not an action"))
+    // A line that looks like an address and is none says why.
+    #expect(
+      await repl.type("pathx#1 increment").0
+        == "  error: pathx is no stack of this feature (its stacks: path); a screen's address is "
+        + "its stack and id: path#1 <action>")
+    #expect(
+      await repl.type("path#one increment").0
+        == "  error: path#one: a screen's id after # is an integer (:screens lists them): "
+        + "path#1 <action>")
+    #expect(
+      await repl.type("path#1").0
+        == "  error: path#1 is an address: the action goes after it (path#1 <action>)")
+    // Other lines that are not actions are Lua's to explain.
+    #expect(await repl.type("path increment").0.contains("error: the line is not an action"))
     // An address to a screen that is gone: the stack's own error, naming the id.
     let gone = await repl.type("path#9 increment").0
-    #expect(gone.contains("stack: an action arrived for path screen 9, which is not on the stack"))
+    #expect(
+      gone.contains(
+        "stack: an action arrived for path screen 9, which is not on the stack (its screens: 1, 2)"
+      ))
   }
 
   @Test func screensListsEveryPlaceByItsAddress() async throws {

@@ -29,7 +29,7 @@ import Testing
     "composable.json.encode", "composable.map_effect", "composable.navigation",
     "composable.on_change", "composable.persist",
     "composable.pop", "composable.pop_from", "composable.pop_to", "composable.pop_to_root",
-    "composable.present", "composable.presents", "composable.push", "composable.scope",
+    "composable.present", "composable.presents", "composable.push", "composable.scope", "composable.screen",
     "composable.stack", "composable.stack_state", "composable.top", "coroutine.close",
     "coroutine.create", "coroutine.isyieldable", "coroutine.resume", "coroutine.running",
     "coroutine.status", "coroutine.wrap", "coroutine.yield", "error", "getmetatable", "ipairs",

@@ -48,8 +48,7 @@ local function core(state, action, env)
     composable.push(state.path, "detail", { syncup = state.syncups[i] })
   elseif t == "path" and action.id ~= nil and action.action ~= nil then
     local child = composable.as_action(action.action)
-    local screen
-    for _, s in ipairs(state.path.screens) do if s.id == action.id then screen = s end end
+    local screen = composable.screen(state.path, action.id)
     if child.type == "delegate_delete" and screen then
       local i = index_of(state.syncups, screen.state.syncup.id)
       if i then table.remove(state.syncups, i) end

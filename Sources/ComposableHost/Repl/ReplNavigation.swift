@@ -144,6 +144,30 @@ extension ReplNavigation {
     return (steps, steps.isEmpty ? line : Array(rest))
   }
 
+  /// What is wrong with a line that starts as an address does (`pat#1 edit`, `path#x edit`,
+  /// `path#1` alone) and could not be read: nil for a line that does not look like one.
+  static func addressProblem(in line: [UInt8], names: Names) -> String? {
+    let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    guard let first = words.first, first.contains("#") else { return nil }
+    let name = String(first.prefix { $0 != "#" })
+    guard name.isLuaWord else { return nil }
+    let stacks = names.stacks.sorted()
+    let example = stacks.first.map { "\($0)#1 <action>" } ?? ""
+    guard names.stacks.contains(name) else {
+      if stacks.isEmpty { return "\(name) is no stack: this feature declares none" }
+      return "\(name) is no stack of this feature (its stacks: "
+        + stacks.joined(separator: ", ") + "); a screen's address is its stack and id: \(example)"
+    }
+    guard Int(first.dropFirst(name.count + 1)) != nil else {
+      return "\(first): a screen's id after # is an integer (:screens lists them): \(example)"
+    }
+    guard words.count > 1 else {
+      return "\(first) is an address: the action goes after it (\(first) <action>)"
+    }
+    return nil
+  }
+
   /// `path#2` or `destination`: a Lua name, and an integer id after `#`.
   private static func step(_ word: String) -> Step? {
     let parts = word.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)

@@ -170,6 +170,12 @@ public actor ReplSession {
             try feature.evaluate(bytes: $0, name: "input").first ?? .nil
           }), to: addresses)
     } catch {
+      // A line that looks like an address but is none: said so, rather than Lua's syntax error.
+      if let problem = ReplNavigation.addressProblem(
+        in: line, names: ReplNavigation.names(in: feature))
+      {
+        return printer.error(problem)
+      }
       printer.error((error as? LuaAction.Malformed)?.message ?? "\(error)")
       return
     }

@@ -359,7 +359,7 @@ local function elements_reducer(list)
           effects[#effects + 1] = effect.cancellable(scoped, effect_id(id))
         end
       elseif list.missing(state, id) then
-        error(list.absent(id), 0)
+        error(list.absent(id, elements), 0)
       end
       -- (Removed earlier in this action, by the parent: nothing to run, its effects end.)
     end
@@ -527,6 +527,14 @@ function composable.pop_to_root(stack)
   pop_above(stack, 0)
 end
 
+-- The screen `id` (`{ id, screen, state }`), or nil when it is not on the stack: how a parent
+-- reads the state of the screen an action came from.
+function composable.screen(stack, id)
+  check_stack(stack, "screen")
+  local i = position_of(stack, id)
+  return i and stack.screens[i]
+end
+
 -- The top screen (`{ id, screen, state }`), or nil for an empty stack.
 function composable.top(stack)
   check_stack(stack, "top")
@@ -602,6 +610,10 @@ function composable.stack(spec)
         local i = position_of(stack, action.id)
         if i ~= nil then pop_above(stack, i - 1) end
         return true
+      elseif action.id == nil then
+        error("stack: " .. describe(action) .. " is no stack action: the stack takes { type = "
+          .. string.format("%q", name) .. ", id = <a screen's id>, action = ... }, pop_from = "
+          .. "<id> (a back button), or push = { screen = <kind>, state = {...} }", 0)
       end
       return false
     end,
@@ -614,9 +626,12 @@ function composable.stack(spec)
       end
       return reduce(element.state, action, env)
     end,
-    absent = function(id)
-      return "stack: an action arrived for " .. field .. " screen " .. tostring(id)
-        .. ", which is not on the stack"
+    absent = function(id, screens)
+      local ids = {}
+      for k, screen in ipairs(screens or {}) do ids[k] = tostring(screen.id) end
+      return "stack: an action arrived for " .. field .. " screen " .. describe(id)
+        .. ", which is not on the stack (its screens: "
+        .. (#ids == 0 and "none" or table.concat(ids, ", ")) .. ")"
     end,
   }
 end

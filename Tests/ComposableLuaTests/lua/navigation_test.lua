@@ -34,10 +34,31 @@ describe("a navigation stack", function()
         { id = 2, screen = "detail", state = { meeting = s.meetings[1], title = "" } }
       s.path.next_id = 3
     end)
-    -- The first screen is gone: an action for it is an error naming it.
-    expect_failure("an action arrived for path screen 1, which is not on the stack", function()
+    -- The first screen is gone: an action for it is an error naming it and those there.
+    expect_failure("an action arrived for path screen 1, which is not on the stack %(its "
+      .. "screens: 2%)", function()
       store:send({ type = "path", id = 1, action = { type = "rename", title = "y" } })
     end)
+    -- An action of the stack's name that is none of its three says which they are.
+    expect_failure('stack: { pop_to = 2, type = "path" } is no stack action: the stack takes '
+      .. '{ type = "path", id = <a screen\'s id>, action = ... }, pop_from = <id> %(a back '
+      .. 'button%), or push = { screen = <kind>, state = {...} }', function()
+      store:send({ type = "path", pop_to = 2 })
+    end)
+  end)
+
+  it("finds a screen by its id", function()
+    local composable = require("composable")
+    local stack = composable.stack_state()
+    local first = composable.push(stack, "detail", { title = "a" })
+    local second = composable.push(stack, "detail", { title = "b" })
+    assert.equal("b", composable.screen(stack, second).state.title)
+    assert.equal(first, composable.screen(stack, first).id)
+    assert.is_nil(composable.screen(stack, 99))
+    assert.is_nil(composable.screen(stack, "1"))
+    composable.pop(stack)
+    assert.is_nil(composable.screen(stack, second))
+    assert.has_error(function() composable.screen({}, 1) end)
   end)
 
   it("shares the meeting between the list and the detail", function()

@@ -81,6 +81,13 @@ function composable.pop_from(stack, id) end
 ---@param stack StackState
 function composable.pop_to_root(stack) end
 
+---The screen `id`, or nil when it is not on the stack (how a parent reads the state of the
+---screen an action came from).
+---@param stack StackState
+---@param id integer
+---@return StackScreen?
+function composable.screen(stack, id) end
+
 ---The top screen, or nil.
 ---@param stack StackState
 ---@return StackScreen?
