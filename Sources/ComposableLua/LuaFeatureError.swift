@@ -25,14 +25,15 @@ extension LuaFeatureError: CustomStringConvertible {
     case let .load(file, message):
       return "\(file) did not load: \(message)"
     case let .reduce(action, error):
-      return "the reducer failed on \(action), and the state was rolled back: \(error)"
+      return "the reducer failed on \(action), and the state was rolled back: "
+        + "\(error.withoutLibraryFrames)"
     case let .malformedAction(action, message):
       return "the action \(action) was refused before the reducer ran: \(message)"
     case let .malformedEffect(action, path, message):
       return "the reducer returned a malformed effect for \(action), and the state was rolled "
         + "back: \(path): \(message)"
     case let .effect(action, error):
-      return "an effect of \(action) failed: \(error)"
+      return "an effect of \(action) failed: \(error.withoutLibraryFrames)"
     case let .conversion(error):
       return error.description
     }
