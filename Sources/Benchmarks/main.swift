@@ -37,6 +37,20 @@ if CommandLine.arguments.dropFirst().first == "toggle-loop" {
   ) { CloseToPlainBenchmarks.TodosAction.toggle(id: $0 % count + 1) }
   exit(0)
 }
+// One heavy workload's steps through the store, to profile (a diagnostic, not a figure):
+// `heavy-loop NAME [STEPS]`, 100 steps by default.
+if CommandLine.arguments.dropFirst().first == "heavy-loop" {
+  let name = CommandLine.arguments.dropFirst(2).first ?? ""
+  let steps = CommandLine.arguments.dropFirst(3).first.flatMap { Int($0) } ?? 100
+  guard let workload = HeavyWorkload.all.first(where: { $0.name == name }) else {
+    FileHandle.standardError.write(
+      Data("heavy-loop: the workloads are \(HeavyWorkload.all.map(\.name))\n".utf8))
+    exit(1)
+  }
+  let feature = try HeavyBenchmarks.feature(workload)
+  try sendTyped(steps, to: feature) { HeavyBenchmarks.HeavyAction.step(i: $0 + 1) }
+  exit(0)
+}
 // The typed counter's loop, to profile the same way: `counter-loop [ACTIONS] [value]`; with
 // `value`, the action is a `LuaValue`, as `lua.counter.ratio_vs_plain` sends it.
 if CommandLine.arguments.dropFirst().first == "counter-loop" {

@@ -33,22 +33,24 @@ enum HeavyBenchmarks {
     return figures
   }
 
+  /// The workload as a feature: its state `setup()`, each action `{ type = "step", i = i }`
+  /// one `step`.
+  static func feature(_ workload: HeavyWorkload) throws -> LuaFeature {
+    try LuaFeature(
+      source: """
+        local W = (function() \(workload.source) end)()
+        return {
+          initial_state = W.setup,
+          reduce = function(state, action)
+            if action.type == "step" then W.step(state, action.i) end
+          end,
+        }
+        """, file: "\(workload.name).lua", limits: LuaLimits(memory: nil, instructions: nil))
+  }
+
   static func run(_ workload: HeavyWorkload) async throws -> [Figure] {
     let plain = try PlainHeavyLua(workload)
-    let unlimited = LuaLimits(memory: nil, instructions: nil)
-    let feature = """
-      local W = (function() \(workload.source) end)()
-      return {
-        initial_state = W.setup,
-        reduce = function(state, action)
-          if action.type == "step" then W.step(state, action.i) end
-        end,
-      }
-      """
-    let valueFeature = try LuaFeature(
-      source: feature, file: "\(workload.name).lua", limits: unlimited)
-    let typedFeature = try LuaFeature(
-      source: feature, file: "\(workload.name).lua", limits: unlimited)
+    let valueFeature = try feature(workload), typedFeature = try feature(workload)
     let valueStore = Store(
       initialState: LuaFeatureHandle(feature: valueFeature),
       reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: valueFeature, dependencies: .live))
