@@ -150,4 +150,47 @@ import Testing
     #expect(text.contains("store:receive({"))
     #expect(text.contains(#"type = "dismiss""#))
   }
+
+  static let hostileSource = """
+    local composable = require("composable")
+    return {
+      initial_state = function() return { path = composable.stack_state() } end,
+      reduce = composable.combine(
+        composable.stack{ state = "path", action = "path", screens = { x = function() end } },
+        composable.presents{ state = "sheet", action = "sheet" },
+        function(state, action)
+          if action.type == "push" then
+            for _ = 1, action.n or 1 do composable.push(state.path, action.screen or "x") end
+          elseif action.type == "ask" then
+            state.sheet = composable.alert{ title = action.title, buttons = {
+              { label = action.label, action = "yes" } } }
+          end
+        end),
+    }
+    """
+
+  @Test func whatAPlaceSaysIsOneSafeLineOfBoundedLength() async throws {
+    let repl = try Harness(source: Self.hostileSource)
+    // A label or a title from the network may hold escape sequences and line breaks: written
+    // out, never sent to the terminal, never a fake prompt.
+    let asked = await repl.type(
+      #"{ type = "ask", title = "t\27]0;PWNED\7", label = "L\27[2J\r\n> fake prompt" }"#
+    ).0
+    let line = navigationLines(asked).first ?? ""
+    #expect(!line.contains("\u{1B}") && !line.contains("\u{07}") && !line.contains("\r"), "\(line)")
+    #expect(line.contains(#"\n> fake prompt"#), "\(line)")
+    #expect(!(await repl.type(":screens").0.contains("\u{1B}")))
+    // A long stack: its bottom two and top ten screens, and how many between.
+    let pushed = navigationLines(await repl.type(#"{ type = "push", n = 40 }"#).0)
+    #expect(
+      pushed == [
+        "path: #1 x › #2 x › … 28 more › #31 x › #32 x › #33 x › #34 x › #35 x › #36 x › #37 x › "
+          + "#38 x › #39 x › #40 x"
+      ])
+    // A long title: capped, the rest counted.
+    let title = String(repeating: "t", count: 1_000)
+    let long = navigationLines(await repl.type(#"{ type = "ask", title = "\#(title)", label = "ok" }"#).0)
+    #expect(long.first?.hasSuffix("more characters)") == true, "\(long)")
+    #expect((long.first?.count ?? 0) < 400)
+  }
 }

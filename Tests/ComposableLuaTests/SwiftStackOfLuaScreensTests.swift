@@ -17,7 +17,9 @@ import Testing
         if action.type == "increment" or action.type == "tick" then
           state.count = state.count + 1
         elseif action.type == "start" then
-          return effect.every(1, "tick")
+          return effect.cancellable(effect.every(1, "tick"), "timer")
+        elseif action.type == "stop" then
+          return effect.cancel("timer")
         elseif action.type == "close" then
           return composable.dismiss
         elseif action.type == "dismiss" then
@@ -113,8 +115,9 @@ import Testing
     await store.send(.path(.push(.lua(["count": 0])))) { $0.path.append(.lua(["count": 0])) }
     await store.send(.path(.push(.swift(0)))) { $0.path.append(.swift(0)) }
     await store.send(.path(.element(id: 1, action: .lua("close"))))
-    // The screen's `dismiss` pops it and the screen above; it never reaches the screen.
-    await store.receive(.path(.element(id: 1, action: .lua("dismiss")))) {
+    // The screen's `dismiss` pops it and the screen above, as a Swift screen's `.dismiss`
+    // does; it never reaches the screen.
+    await store.receive(.path(.popFrom(id: 1))) {
       $0.path.removeLast()
       $0.path.removeLast()
     }
@@ -134,6 +137,23 @@ import Testing
     await store.finish()
   }
 
+  @Test func eachLuaScreensCancelIDsAreItsOwn() async throws {
+    let clock = TestClock()
+    let store = try Self.store(clock: clock)
+    await store.send(.path(.push(.lua(["count": 0])))) { $0.path.append(.lua(["count": 0])) }
+    await store.send(.path(.push(.lua(["count": 0])))) { $0.path.append(.lua(["count": 0])) }
+    await store.send(.path(.element(id: 0, action: .lua("start"))))
+    await store.send(.path(.element(id: 1, action: .lua("start"))))
+    await store.send(.path(.element(id: 1, action: .lua("stop"))))
+    await clock.advance(by: .seconds(1))
+    await store.receive(.path(.element(id: 0, action: .lua("tick")))) {
+      $0.path[id: 0] = .lua(["count": 1])
+    }
+    await store.send(.path(.element(id: 0, action: .lua("stop"))))
+    await clock.advance(by: .seconds(2))
+    await store.finish()
+  }
+
   @Test func aPresentedLuaSheetClosesItselfAndItsTimerStops() async throws {
     let clock = TestClock()
     let store = try Self.store(clock: clock)
@@ -142,7 +162,7 @@ import Testing
     await clock.advance(by: .seconds(1))
     await store.receive(.sheet(.presented("tick"))) { $0.sheet = ["count": 1] }
     await store.send(.sheet(.presented("close")))
-    await store.receive(.sheet(.presented("dismiss"))) { $0.sheet = nil }
+    await store.receive(.sheet(.dismiss)) { $0.sheet = nil }
     await clock.advance(by: .seconds(5))
     await store.finish()
   }

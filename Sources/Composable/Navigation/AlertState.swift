@@ -1,3 +1,5 @@
+import CustomDump
+
 /// An alert as plain state (as TCA's `AlertState`): a title, a message, and buttons with the
 /// actions they send. Present it in a `Presents`; a tap on a button with an action sends
 /// `.presented(action)` for the parent to handle, one with no action sends `.dismiss`; either
@@ -15,6 +17,9 @@ public struct AlertState<Action>: DialogState {
   public var title: String
   public var message: String?
   public var buttons: [ButtonState<Action>]
+  /// Which alert this is, apart from others equal to it: an alert presented from another's
+  /// button is a new one, not the one that closes. Not part of `==`.
+  let presentationID = DialogIdentity.next()
 
   /// An alert; with no buttons it gets one, "OK", that dismisses it.
   public init(title: String, message: String? = nil, buttons: [ButtonState<Action>] = []) {
@@ -30,6 +35,8 @@ public struct ConfirmationDialogState<Action>: DialogState {
   public var title: String
   public var message: String?
   public var buttons: [ButtonState<Action>]
+  /// As an alert's (`AlertState.presentationID`).
+  let presentationID = DialogIdentity.next()
 
   public init(title: String, message: String? = nil, buttons: [ButtonState<Action>] = []) {
     self.title = title
@@ -57,15 +64,57 @@ public enum ButtonRole: Hashable, Sendable {
 }
 
 /// State that closes after any action of its own (an alert, a dialog): a presentation
-/// dismisses it once the parent has handled the button's action.
-protocol DialogState {}
+/// dismisses it once the parent has handled the button's action. Each value made is a dialog
+/// of its own (`presentationID`), whatever it says.
+protocol DialogState {
+  var presentationID: Int { get }
+}
 
-extension AlertState: Equatable where Action: Equatable {}
-extension AlertState: Hashable where Action: Hashable {}
+/// The numbers that tell dialogs apart.
+enum DialogIdentity {
+  private static let last = LockedCounter()
+  static func next() -> Int { Int(truncatingIfNeeded: last.next()) }
+}
+
+// What a dialog says, not which one it is: an expected alert equals the one presented.
+extension AlertState: Equatable where Action: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.title == rhs.title && lhs.message == rhs.message && lhs.buttons == rhs.buttons
+  }
+}
+extension AlertState: Hashable where Action: Hashable {
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(title)
+    hasher.combine(message)
+    hasher.combine(buttons)
+  }
+}
 extension AlertState: Sendable where Action: Sendable {}
-extension ConfirmationDialogState: Equatable where Action: Equatable {}
-extension ConfirmationDialogState: Hashable where Action: Hashable {}
+extension ConfirmationDialogState: Equatable where Action: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.title == rhs.title && lhs.message == rhs.message && lhs.buttons == rhs.buttons
+  }
+}
+extension ConfirmationDialogState: Hashable where Action: Hashable {
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(title)
+    hasher.combine(message)
+    hasher.combine(buttons)
+  }
+}
 extension ConfirmationDialogState: Sendable where Action: Sendable {}
+
+// A failing test's diff shows what a dialog says, not its number.
+extension AlertState: CustomDumpReflectable {
+  public var customDumpMirror: Mirror {
+    Mirror(self, children: ["title": title, "message": message as Any, "buttons": buttons])
+  }
+}
+extension ConfirmationDialogState: CustomDumpReflectable {
+  public var customDumpMirror: Mirror {
+    Mirror(self, children: ["title": title, "message": message as Any, "buttons": buttons])
+  }
+}
 extension ButtonState: Equatable where Action: Equatable {}
 extension ButtonState: Hashable where Action: Hashable {}
 extension ButtonState: Sendable where Action: Sendable {}

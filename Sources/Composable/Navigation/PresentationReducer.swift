@@ -49,7 +49,7 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   public func reduce(
     into state: inout Parent.State, action parentAction: Parent.Action
   ) -> Effect<Parent.Action> {
-    let effectsID = ChildEffectsID(path: presents, element: 0)
+    let effectsID = EffectID(ChildEffectsID(path: presents, element: 0))
     let before = state[keyPath: presents].wrappedValue.map(PresentationIdentity.init)
     var closes = false
     var childEffect = Effect<Parent.Action>.none
@@ -66,6 +66,8 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
         childEffect = destination.reduce(
           into: &state[keyPath: presents].wrappedValue!, action: childAction
         )
+        .dismissalsFromActions()
+        .scopingIDs(to: effectsID)
         .map { embed(.presented($0)) }
         .dismissing(with: embed(.dismiss))
         .cancellable(id: effectsID)
@@ -121,8 +123,13 @@ struct PresentationIdentity: Equatable {
     } else {
       kind = "\(type(of: value))"
     }
-    id = (payload as? any Identifiable).map { Self.id(of: $0) }
-    isDialog = payload is any DialogState || value is any DialogState
+    let dialog = payload as? any DialogState ?? value as? any DialogState
+    id =
+      dialog.map { AnyHashable($0.presentationID) }
+      ?? (payload as? any Identifiable).map {
+        Self.id(of: $0)
+      }
+    isDialog = dialog != nil
   }
 
   private static func id<Value: Identifiable>(of value: Value) -> AnyHashable {

@@ -46,12 +46,15 @@ public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
         then = .pop(id)
       } else {
         let embed = action.embed
+        let scope = EffectID(ChildEffectsID(path: path, element: id))
         screenEffect = destination.reduce(
           into: &state[keyPath: path][id: id]!, action: screenAction
         )
+        .dismissalsFromActions()
+        .scopingIDs(to: scope)
         .map { embed(.element(id: id, action: $0)) }
         .dismissing(with: embed(.popFrom(id: id)))
-        .cancellable(id: ChildEffectsID(path: path, element: id))
+        .cancellable(id: scope)
         // A screen that refused the action: the parent does not go on as if it had succeeded.
         if screenEffect.failure != nil { return screenEffect }
       }

@@ -35,11 +35,13 @@ public struct ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element: 
     if let (id, elementAction) = action.extract(parentAction) {
       if state[keyPath: elements][id: id] != nil {
         let embed = action.embed
+        let scope = EffectID(ChildEffectsID(path: elements, element: id))
         elementEffect = element.reduce(
           into: &state[keyPath: elements][id: id]!, action: elementAction
         )
+        .scopingIDs(to: scope)
         .map { embed((id, $0)) }
-        .cancellable(id: ChildEffectsID(path: elements, element: id))
+        .cancellable(id: scope)
       } else {
         reportIssue(
           """

@@ -29,12 +29,12 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   public func reduce(
     into state: inout Parent.State, action parentAction: Parent.Action
   ) -> Effect<Parent.Action> {
-    let id = ChildEffectsID(path: self.state, element: 0)
+    let id = EffectID(ChildEffectsID(path: self.state, element: 0))
     var childEffect = Effect<Parent.Action>.none
     if let childAction = action.extract(parentAction) {
       if state[keyPath: self.state] != nil {
         childEffect = child.reduce(into: &state[keyPath: self.state]!, action: childAction)
-          .map(action.embed).cancellable(id: id)
+          .scopingIDs(to: id).map(action.embed).cancellable(id: id)
       } else {
         reportIssue(
           """
@@ -59,7 +59,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
 }
 
 /// The cancellation id of the effects of one child: which child state, and which element.
-struct ChildEffectsID: Hashable, @unchecked Sendable {
+struct ChildEffectsID: Hashable, @unchecked Sendable, CustomStringConvertible {
   // Key paths are immutable values; they only lack the Sendable annotation.
   let path: AnyKeyPath
   let element: AnyHashable
@@ -68,4 +68,6 @@ struct ChildEffectsID: Hashable, @unchecked Sendable {
     self.path = path
     self.element = element
   }
+
+  var description: String { "\(path) \(element)" }
 }

@@ -43,11 +43,14 @@ final class ReplNavigation: @unchecked Sendable {
       let screens = stack.sequence.map { screen in
         (id: "\(screen.id)", kind: screen.screen.readableString ?? "\(screen.screen)")
       }
-      let listed =
-        screens.isEmpty
-        ? "no screens" : screens.map { "#\($0.id) \($0.kind)" }.joined(separator: " › ")
+      var shown = screens.map { "#\($0.id) \($0.kind)" }
+      if let hidden = entry.hidden.intValue, hidden > 0 {
+        let after = min(entry.hidden_after.intValue ?? 0, shown.count)
+        shown.insert("… \(hidden) more", at: after)
+      }
+      let listed = shown.isEmpty ? "no screens" : shown.joined(separator: " › ")
       return Place(
-        address: address, line: "\(address): \(listed)",
+        address: address, line: oneLine("\(address): \(listed)"),
         screens: screens.map { "\(address)#\($0.id)" }, isStack: true)
     }
     var line = "\(address): \(entry.screen.readableString ?? "?")"
@@ -63,7 +66,23 @@ final class ReplNavigation: @unchecked Sendable {
           return button.action.isNil ? label : "\(label) → \(action)"
         }.joined(separator: ", ")
     }
-    return Place(address: address, line: line, screens: [], isStack: false)
+    return Place(address: address, line: oneLine(line), screens: [], isStack: false)
+  }
+
+  /// The most characters a line about a place takes: the rest is said as a count.
+  static let maximumLineLength = 300
+
+  /// `text` as one line a terminal shows as it is: control characters (escape sequences, line
+  /// breaks: a label from the network may hold anything) written out, and capped.
+  static func oneLine(_ text: String) -> String {
+    var line = text.terminalSafe.replacingOccurrences(of: "\r", with: "\\r")
+      .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t")
+    if line.count > maximumLineLength {
+      line =
+        String(line.prefix(maximumLineLength))
+        + "… (\(line.count - maximumLineLength) more characters)"
+    }
+    return line
   }
 
   /// The declared names, for reading an addressed action.

@@ -42,11 +42,12 @@ extension ReplSession {
     let before = line.hasSuffix(word) ? String(line.dropLast(word.count)) : line
     let typed = before.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
     var found: [String] = []
+    var seen: Set<String> = []
     for place in ReplNavigation.places(in: feature) {
       for address in place.isStack ? place.screens : [place.address] {
         var steps = address.split(separator: " ").map(String.init)
         guard let last = steps.popLast(), steps.joined(separator: " ") == typed,
-          last.hasPrefix(word), !found.contains(last)
+          last.hasPrefix(word), seen.insert(last).inserted
         else { continue }
         found.append(last)
       }

@@ -812,7 +812,9 @@ end
 -- in `state` that this feature's stack{} and presents{} declared, outermost first, each
 -- `{ address = "path#2 destination", stack = { { id = 1, screen = "detail" }, ... } }` or
 -- `{ address = ..., screen = "alert", title = "Delete?" }`. An address is how the REPL sends
--- to it: the action names, a screen's id after `#`. At most `limit` entries (50).
+-- to it: the action names, a screen's id after `#`. At most `limit` entries (50); a stack of
+-- more than 12 screens lists its bottom two and top ten, `hidden` saying how many are between
+-- (after the first `hidden_after`), and what they present is not walked.
 function composable.navigation(state, limit)
   limit = limit or 50
   local found = {}
@@ -828,12 +830,19 @@ function composable.navigation(state, limit)
     for _, pair in ipairs(stacks) do
       local stack = rawget(t, pair[1])
       if type(stack) == "table" and type(rawget(stack, "screens")) == "table" then
+        -- A long stack is shown by its bottom two and its top ten screens (`hidden` between).
+        local n, listed = #stack.screens, {}
+        for i = 1, n do
+          if i <= 2 or i > n - 10 then listed[#listed + 1] = stack.screens[i] end
+        end
         local screens = {}
-        for i, screen in ipairs(stack.screens) do
+        for i, screen in ipairs(listed) do
           screens[i] = { id = screen.id, screen = screen.screen }
         end
-        found[#found + 1] = { address = prefix .. pair[2], stack = screens }
-        for _, screen in ipairs(stack.screens) do
+        found[#found + 1] = {
+          address = prefix .. pair[2], stack = screens, hidden = n - #listed, hidden_after = 2,
+        }
+        for _, screen in ipairs(listed) do
           walk(screen.state, prefix .. pair[2] .. "#" .. tostring(screen.id) .. " ", depth + 1)
         end
       end

@@ -9,6 +9,10 @@ struct Screen: Reducer {
 
   enum Action: Equatable, Sendable {
     case increment, start, tick, close, closeLater
+    /// A timer under the id "timer", and its cancel: each screen's own.
+    case startTimer, stopTimer
+    /// Closes itself; the parent, seeing it, presents or pops in the same action.
+    case closeAndReplace, closeAndPop
   }
 
   let clock: any Clock<Duration>
@@ -25,8 +29,18 @@ struct Screen: Reducer {
           await send(.tick)
         }
       }
-    case .close:
+    case .close, .closeAndReplace, .closeAndPop:
       return .dismiss
+    case .startTimer:
+      return .run { [clock] send in
+        for _ in 0..<100 {
+          try await clock.sleep(for: .seconds(1))
+          await send(.tick)
+        }
+      }
+      .cancellable(id: "timer")
+    case .stopTimer:
+      return .cancel(id: "timer")
     case .closeLater:
       return .run { [clock] send in
         try await clock.sleep(for: .seconds(1))
@@ -79,7 +93,7 @@ enum Destination {
   }
 
   enum Alert: Equatable, Sendable {
-    case confirm, confirmAndPresentSheet
+    case confirm, confirmAndPresentSheet, confirmAndAlert
   }
 
   static func reducer(clock: any Clock<Duration>) -> some Reducer<State, Action> {
@@ -131,12 +145,18 @@ struct Navigator: Reducer {
         state.log.append("pop \(id) of \(state.path.count)")
       case .path(.push):
         state.log.append("push")
+      case let .path(.element(id, .counter(.closeAndPop))):
+        state.path.pop(from: id)
       case .path(.element):
         break
       case .destination(.presented(.alert(.confirm))):
         state.log.append("confirmed")
       case .destination(.presented(.alert(.confirmAndPresentSheet))):
         state.log.append("confirmed")
+        state.destination = .sheet(Screen.State(id: 9))
+      case .destination(.presented(.alert(.confirmAndAlert))):
+        state.destination = .alert(AlertState(title: "Could not delete"))
+      case .destination(.presented(.sheet(.closeAndReplace))):
         state.destination = .sheet(Screen.State(id: 9))
       case .destination(.dismiss):
         state.log.append("dismiss")

@@ -70,6 +70,26 @@ import Testing
     }
   }
 
+  @Test func aDismissalDoesNotCloseWhatReplacedTheChildThatAsked() async {
+    let store = store()
+    await store.send(.presentSheet(id: 1)) { $0.destination = .sheet(Screen.State(id: 1)) }
+    // The sheet closes itself; the parent, in that same action, presents another in its place.
+    await store.send(.destination(.presented(.sheet(.closeAndReplace)))) {
+      $0.destination = .sheet(Screen.State(id: 9))
+    }
+    await store.finish()  // the first sheet's dismissal went with it: nothing arrives
+  }
+
+  @Test func anAlertPresentedFromAnAlertsButtonStays() async {
+    let store = store()
+    await store.send(.presentAlert) { $0.destination = .alert(Navigator.deleteAlert) }
+    await store.send(.destination(.presented(.alert(.confirmAndAlert)))) {
+      $0.destination = .alert(AlertState(title: "Could not delete"))
+    }
+    // Equal alerts are equal, whichever was presented.
+    #expect(AlertState<Destination.Alert>(title: "x") == AlertState(title: "x"))
+  }
+
   @Test func anAlertsButtonWithNoActionDismisses() async {
     #expect(Navigator.deleteAlert.buttons[2].action == nil)
     #expect(AlertState<Destination.Alert>(title: "Saved").buttons == [

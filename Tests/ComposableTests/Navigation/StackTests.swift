@@ -114,6 +114,38 @@ import Testing
     }
   }
 
+  @Test func eachScreensCancelIDsAreItsOwn() async {
+    let clock = TestClock()
+    let store = store(clock: clock)
+    store.exhaustivity = .off
+    await store.send(.path(.push(.timer(Screen.State()))))
+    await store.send(.path(.push(.timer(Screen.State()))))
+    store.exhaustivity = .on
+    await store.send(.path(.element(id: 0, action: .timer(.startTimer))))
+    await store.send(.path(.element(id: 1, action: .timer(.startTimer))))
+    // Screen 1 stops "timer": its own, not screen 0's.
+    await store.send(.path(.element(id: 1, action: .timer(.stopTimer))))
+    await clock.advance(by: .seconds(1))
+    await store.receive(.path(.element(id: 0, action: .timer(.tick)))) {
+      $0.path[id: 0] = .timer(Screen.State(count: 1))
+    }
+    await store.send(.path(.element(id: 0, action: .timer(.stopTimer))))
+    await clock.advance(by: .seconds(3))
+    await store.finish()
+  }
+
+  @Test func aScreenThatClosesItselfAndIsPoppedByItsParentIsGoneOnce() async {
+    let store = store()
+    store.exhaustivity = .off
+    await store.send(.path(.push(.counter(Screen.State()))))
+    store.exhaustivity = .on
+    // The parent pops it in the action it closed itself with: its dismissal goes with it.
+    await store.send(.path(.element(id: 0, action: .counter(.closeAndPop)))) {
+      $0.path.removeAll()
+    }
+    await store.finish()
+  }
+
   @Test func anActionForAScreenNotOnTheStackIsReported() async {
     let store = store()
     await withKnownIssue {

@@ -142,7 +142,10 @@ composable.dismiss = nil
 
 ---@class NavigationPlace
 ---@field address string how the REPL sends to it: action names, a screen's id after `#`
----@field stack? { id: integer, screen: string }[] a stack's screens, the bottom first
+---@field stack? { id: integer, screen: string }[] a stack's screens, the bottom first (of a
+---long stack, the bottom two and the top ten)
+---@field hidden? integer how many screens of a long stack are not listed
+---@field hidden_after? integer how many listed screens come before those not listed
 ---@field screen? string a presented destination's kind
 ---@field title? string a dialog's title
 ---@field buttons? { label: string, action?: Action|string }[] a dialog's buttons
