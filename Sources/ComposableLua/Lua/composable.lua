@@ -636,6 +636,19 @@ function composable.stack(spec)
   }
 end
 
+-- How many dismisses `e` sends at once (a `send` of `dismiss`, in a merge or a cancellable):
+-- those are queued when the action ends, whatever it did meanwhile. One sent later (in a
+-- concat, after a delay) is cancelled with the child's other effects.
+local function dismisses_in(e)
+  if type(e) ~= "table" then return 0 end
+  if e.kind == "send" then return is_dismiss(as_action(e.action)) and 1 or 0 end
+  if e.kind == "cancellable" then return dismisses_in(e.effect) end
+  if e.kind ~= "merge" then return 0 end
+  local n = 0
+  for _, inner in ipairs(e.effects) do n = n + dismisses_in(inner) end
+  return n
+end
+
 -- Alerts and confirmation dialogs are plain state: a destination `{ screen = "alert", state =
 -- { title, message, buttons } }`, each button `{ label = ..., action = ..., role = "cancel" or
 -- "destructive" }`. Tapping a button sends its action to the presentation (`{ type =
@@ -738,6 +751,9 @@ function composable.presents(spec)
   local scope = { presents = field }
   local level = { key = "presents\0" .. field, scope = scope }
   local running = journal.table()  -- running[place]: the kind of child that started effects
+  -- stale[place]: dismisses on their way from a child that was closed or replaced in the action
+  -- that asked for them; each is for that child, not for what is presented when it arrives.
+  local stale = journal.table()
   needs_finishing()
   return function(state, action, env)
     local effects = {}
@@ -745,7 +761,9 @@ function composable.presents(spec)
     if action.type == name then
       local presented = state[field]
       local child_action = as_action(action.action)
-      if presented == nil then
+      if is_dismiss(child_action) and (stale[place] or 0) > 0 then
+        stale[place] = stale[place] > 1 and stale[place] - 1 or nil
+      elseif presented == nil then
         -- A dismiss of what is gone already does nothing; any other action is an error.
         if not is_dismiss(child_action) and not was_set(state, field) then
           error("presents: an action arrived for state." .. field .. ", which presents nothing",
@@ -781,6 +799,15 @@ function composable.presents(spec)
         if acts(e) then
           running[place] = presented.screen
           effects[1] = effect.cancellable(scope_ids(map_effect(e, wrap), scope), id)
+          local asks = dismisses_in(e)
+          if asks > 0 then
+            local function replaced()
+              if not rawequal(state[field], presented) then
+                stale[place] = (stale[place] or 0) + asks
+              end
+            end
+            if not after_action(replaced) then replaced() end
+          end
         end
       end
     end

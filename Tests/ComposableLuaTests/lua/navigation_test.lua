@@ -160,6 +160,30 @@ describe("stack functions", function()
   end)
 end)
 
+describe("a dismiss from a child that was replaced", function()
+  local App = require("swapping_sheets")
+
+  for _, next_screen in ipairs({ "a", "b" }) do
+    it("does not close what the parent presented in its place (" .. next_screen .. ")", function()
+      local store = TestStore.new{ feature = App }
+      store:send({ type = "open", screen = "a", n = 1 }, function(s)
+        s.destination = { screen = "a", state = { n = 1 } }
+      end)
+      store:send({ type = "destination", action = "swap", screen_next = next_screen }, function(s)
+        s.destination = { screen = next_screen, state = { n = 2 } }
+      end)
+      -- The first sheet's dismiss arrives, and is its own: the new sheet stays.
+      store:receive({ type = "destination", action = "dismiss" })
+      -- The new sheet's own dismiss closes it.
+      store:send({ type = "destination", action = "close" })
+      store:receive({ type = "destination", action = "dismiss" }, function(s)
+        s.destination = nil
+      end)
+      store:finish()
+    end)
+  end
+end)
+
 describe("a presented destination", function()
   it("fails an action when nothing is presented", function()
     local store = TestStore.new{ feature = Meetings }
