@@ -70,6 +70,28 @@ import Testing
     #expect(text.contains("store:finish()"))
   }
 
+  /// A new action after a jump starts a branch: the jump cancelled the effects of the branch
+  /// left behind (a timer that ran on), and the test cancels them at that point too, so it
+  /// passes as written. Each of `:goto`, `:undo`, `:redo` marks the action after it.
+  @Test(arguments: [
+    ["start", ":advance 2", ":goto 1", "later", ":advance 6"],
+    ["start", ":advance 2", ":undo", ":undo", "start", ":advance 1"],
+    ["start", ":advance 1", ":undo", ":redo", "stop"],
+  ])
+  func aBranchAfterAJumpIsATestThatPasses(_ lines: [String]) async throws {
+    let repl = try Harness(source: Self.source)
+    let (said, text) = try await writeTest(repl, lines, as: "branch_test.lua")
+    #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
+    #expect(
+      text.contains("store:skip_in_flight_effects()  -- a jump in time cancelled them here"),
+      "\(text)")
+    // A saved session keeps the mark, and reads it back.
+    let saved = repl.file.deletingLastPathComponent().appendingPathComponent("branch.session.lua")
+    await repl.type(":save \(saved.path)")
+    let session = try SessionRecording.read(from: saved)
+    #expect(session.actions.contains { $0.afterJump })
+  }
+
   /// The Swift test says the same.
   @Test func aSwiftTestAfterAJumpSkipsTheEffectsStillRunning() async throws {
     let repl = try Harness(source: Self.source)

@@ -17,10 +17,15 @@ public struct RecordedAction: Equatable, Sendable {
   /// The action wrote nothing, returned no effect and did not fail: it did nothing (a type the
   /// feature does not handle, say). Such an action cannot tell one feature from another.
   public var didNothing: Bool
+  /// A jump in time (`:goto`, `:undo`, `:redo`) came before it and cancelled every effect
+  /// running: a test of the session cancels them there too, or a timer of the branch left
+  /// behind would go on sending in the test.
+  public var afterJump: Bool
 
   public init(
     action: LuaValue, fromEffect: Bool, time: Double, draws: [LuaEnvironmentTape.Draw] = [],
-    effect: LuaValue = .nil, error: String? = nil, didNothing: Bool = false
+    effect: LuaValue = .nil, error: String? = nil, didNothing: Bool = false,
+    afterJump: Bool = false
   ) {
     self.action = action
     self.fromEffect = fromEffect
@@ -29,6 +34,7 @@ public struct RecordedAction: Equatable, Sendable {
     self.effect = effect
     self.error = error
     self.didNothing = didNothing && effect == .nil && error == nil
+    self.afterJump = afterJump
   }
 
   public var failed: Bool { error != nil }

@@ -185,8 +185,8 @@ extension SessionRecording {
 
 extension RecordedAction {
   /// The action as the file holds it: `{ action = ..., at = 1.25 }`, with `from_effect`,
-  /// `draws` (`{ { "uuid", "..." } }`), `effect`, `error` and `did_nothing` only when they say
-  /// something.
+  /// `draws` (`{ { "uuid", "..." } }`), `effect`, `error`, `did_nothing` and `after_jump` only
+  /// when they say something.
   var luaValue: LuaValue {
     var table = LuaTable()
     table["action"] = action
@@ -200,6 +200,7 @@ extension RecordedAction {
     if effect != .nil { table["effect"] = effect }
     if let error { table["error"] = .string(LuaString(error)) }
     if didNothing { table["did_nothing"] = true }
+    if afterJump { table["after_jump"] = true }
     return .table(table)
   }
 
@@ -249,6 +250,12 @@ extension RecordedAction {
     case let .boolean(flag): didNothing = flag && effect == .nil && error == nil
     case let other:
       throw .init(path: path + ".did_nothing", message: "expected a boolean, got \(other.typeName)")
+    }
+    switch fields["after_jump"] {
+    case .nil: afterJump = false
+    case let .boolean(flag): afterJump = flag
+    case let other:
+      throw .init(path: path + ".after_jump", message: "expected a boolean, got \(other.typeName)")
     }
   }
 }

@@ -17,6 +17,8 @@ struct SessionTestPlan {
     case advance(milliseconds: Int)
     /// An action that raised: a test cannot send it and go on, so it is left out, said why.
     case leftOut(number: Int, action: LuaValue, error: String)
+    /// A jump in time cancelled every effect running here (`RecordedAction.afterJump`).
+    case cancelEffects
   }
 
   var steps: [Step] = []
@@ -47,6 +49,7 @@ struct SessionTestPlan {
     var clock: Int?
     for (index, recorded) in recording.actions.enumerated() {
       let outcome = replayer.replay(recorded)
+      if recorded.afterJump { steps.append(.cancelEffects) }
       if let error = outcome.action.error {
         steps.append(.leftOut(number: index + 1, action: recorded.action, error: error))
         continue
@@ -150,6 +153,9 @@ extension SessionTestPlan {
       switch step {
       case let .advance(milliseconds):
         lines.append("    " + syntax.advance(milliseconds))
+      case .cancelEffects:
+        lines.append(
+          "    \(syntax.skipInFlightEffects)  \(syntax.comment) a jump in time cancelled them here")
       case let .leftOut(number, action, error):
         lines.append(
           "    \(syntax.comment) action \(number) (\(action)) raised when recorded, and is left out:"

@@ -29,6 +29,8 @@ public final class SessionTimeline: @unchecked Sendable {
   private let lock = NSLock()
   private var recorded: [RecordedAction] = []
   private var current = 0
+  /// Where a jump last cancelled the effects running (see `effectsCancelled`).
+  private var cancelledAt: Int?
   private var checkpoints: [Int: LuaValue]
   /// The bytes each checkpoint but the initial state's holds, and their sum.
   private var checkpointBytes: [Int: Int] = [:]
@@ -141,6 +143,19 @@ public final class SessionTimeline: @unchecked Sendable {
 
   /// The state now stands after action `number`.
   func move(to number: Int) { lock.withLock { current = number } }
+
+  /// A jump cancelled every effect running, where the session stands now: the next action
+  /// recorded here says so (`RecordedAction.afterJump`).
+  func effectsCancelled() { lock.withLock { cancelledAt = current } }
+
+  /// Whether the action about to be recorded comes right after a jump cancelled the effects;
+  /// asked once per action.
+  func takeEffectsCancelled() -> Bool {
+    lock.withLock {
+      defer { cancelledAt = nil }
+      return cancelledAt == current
+    }
+  }
 
   /// After a replay through new code: the actions as they now went (their draws, effects and
   /// errors), and the checkpoints taken on the way, which replace the old ones.

@@ -56,7 +56,8 @@ struct ReplReducer: Reducer {
     let recorded = RecordedAction(
       action: value, fromEffect: fromEffect, time: Seconds.of(clock.now.offset),
       draws: replayer.tape.takeRecorded(), effect: outcome.returned.effectDescription,
-      error: outcome.error?.recordedMessage, didNothing: !outcome.wrote)
+      error: outcome.error?.recordedMessage, didNothing: !outcome.wrote,
+      afterJump: timeline.takeEffectsCancelled())
     if outcome.error == nil, outcome.wrote {
       snapshot.actionWrote()
       // A type that changed the state is one the feature handles: offered from now on.
@@ -80,6 +81,7 @@ struct ReplReducer: Reducer {
     do throws(LuaFeatureError) {
       try replayer.restore(timeline, to: number)
       timeline.move(to: number)
+      timeline.effectsCancelled()  // by the session, before it sent the jump
       snapshot.value = try feature.state()
     } catch {
       printer.error(error.description)
