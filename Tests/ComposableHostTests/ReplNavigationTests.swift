@@ -193,4 +193,36 @@ import Testing
     #expect(long.first?.hasSuffix("more characters)") == true, "\(long)")
     #expect((long.first?.count ?? 0) < 400)
   }
+
+  /// Two stacks that keep the same field at two levels, under two action names: told apart by
+  /// the kinds of screen they run, so each address reaches its own.
+  @Test func stacksSharingAFieldAtTwoLevelsHaveTheirOwnAddresses() async throws {
+    let repl = try Harness(
+      source: """
+        local composable = require("composable")
+        local function leaf(state, action)
+          if action.type == "inc" then state.n = (state.n or 0) + 1 end
+        end
+        local node = composable.combine(
+          composable.stack{ state = "path", action = "inner", screens = { leaf = leaf } },
+          function(state, action)
+            if action.type == "open" then composable.push(state.path, "leaf") end
+          end)
+        return {
+          initial_state = function() return { path = composable.stack_state() } end,
+          reduce = composable.combine(
+            composable.stack{ state = "path", action = "path", screens = { node = node } },
+            function(state, action)
+              if action.type == "open" then
+                composable.push(state.path, "node", { path = composable.stack_state() })
+              end
+            end),
+        }
+        """)
+    #expect(navigationLines(await repl.type("open").0) == ["path: #1 node", "path#1 inner: no screens"])
+    #expect(navigationLines(await repl.type("path#1 open").0) == ["path#1 inner: #1 leaf"])
+    #expect(
+      await repl.type("path#1 inner#1 inc").0
+        == "  + path.screens[1].state.path.screens[1].state.n = 1")
+  }
 }

@@ -410,9 +410,18 @@ end
 -- presentation closes). A child's own action of that name never reaches it.
 composable.dismiss = effect.send("dismiss")
 
--- The stacks and presentations this feature declared, by state field: their action names, for
+-- The stacks and presentations this feature declared, by action name and state field, with
+-- the kinds of screen they run (`{ name = "path", field = "path", kinds = { detail = true } }`;
+-- declarations of one name and field, at several levels, share an entry and their kinds), for
 -- the tools that show where a session is and address a screen (`composable.navigation`).
 local declared = { stacks = {}, presents = {} }
+
+local function declare(kind, name, field, kinds)
+  local key = name .. "\0" .. field
+  local entry = declared[kind][key] or { name = name, field = field, kinds = {} }
+  for screen in pairs(kinds) do entry.kinds[screen] = true end
+  declared[kind][key] = entry
+end
 
 local function is_dismiss(action)
   return action == "dismiss" or (type(action) == "table" and action.type == "dismiss")
@@ -550,7 +559,6 @@ end
 function composable.stack(spec)
   local field = field_of(spec, "state", "stack")
   local name = field_of(spec, "action", "stack")
-  declared.stacks[field] = name
   if type(spec.screens) ~= "table" then
     error("stack: screens must be a table of reducers by screen kind, got "
       .. type(spec.screens), 2)
@@ -562,6 +570,7 @@ function composable.stack(spec)
     kinds[#kinds + 1] = kind
   end
   table.sort(kinds)
+  declare("stacks", name, field, reducers)
   local function stack_of(state, at_end)
     local stack = state[field]
     if stack == nil and at_end then return nil end
@@ -732,7 +741,6 @@ end
 function composable.presents(spec)
   local field = field_of(spec, "state", "presents")
   local name = field_of(spec, "action", "presents")
-  declared.presents[field] = name
   local destinations = spec.destinations or {}
   if type(destinations) ~= "table" then
     error("presents: destinations must be a table of reducers by kind, got "
@@ -746,6 +754,9 @@ function composable.presents(spec)
     kinds[#kinds + 1] = kind
   end
   table.sort(kinds)
+  local presentable = { alert = true, confirmation_dialog = true }
+  for kind in pairs(reducers) do presentable[kind] = true end
+  declare("presents", name, field, presentable)
   local function wrap(child) return { type = name, action = as_action(child) } end
   local id = "presents:" .. field
   local scope = { presents = field }
@@ -828,8 +839,14 @@ end
 -- { "path" }, presents = { "destination" } }`, for tools that address them.
 function composable.declared_navigation()
   local names = { stacks = {}, presents = {} }
-  for kind, fields in pairs(declared) do
-    for _, name in pairs(fields) do names[kind][#names[kind] + 1] = name end
+  for kind, specs in pairs(declared) do
+    local seen = {}
+    for _, spec in pairs(specs) do
+      if not seen[spec.name] then
+        seen[spec.name] = true
+        names[kind][#names[kind] + 1] = spec.name
+      end
+    end
     table.sort(names[kind])
   end
   return names
@@ -845,18 +862,54 @@ end
 function composable.navigation(state, limit)
   limit = limit or 50
   local found = {}
-  local function fields(kind)
+  -- By field: the declarations that keep one there, the one named as its field first (two
+  -- may share a field at different levels: told apart by the kinds they run).
+  local function by_field(kind)
+    local fields = {}
+    for _, spec in pairs(declared[kind]) do
+      fields[spec.field] = fields[spec.field] or {}
+      table.insert(fields[spec.field], { spec.name, spec.kinds })
+    end
+    for field, list in pairs(fields) do
+      table.sort(list, function(a, b)
+        if (a[1] == field) ~= (b[1] == field) then return a[1] == field end
+        return a[1] < b[1]
+      end)
+    end
     local sorted = {}
-    for field, name in pairs(declared[kind]) do sorted[#sorted + 1] = { field, name } end
+    for field, list in pairs(fields) do sorted[#sorted + 1] = { field, list } end
     table.sort(sorted, function(a, b) return a[1] < b[1] end)
     return sorted
   end
-  local stacks, presents = fields("stacks"), fields("presents")
-  local function walk(t, prefix, depth)
+  -- The name of the declaration at `field` that runs every kind in `kinds`, or nil; inside a
+  -- screen, one other than the screen's own stack first (an empty stack fits any).
+  local function owner(list, kinds, outer)
+    local fallback
+    for _, candidate in ipairs(list) do
+      local fits = true
+      for _, kind in ipairs(kinds) do
+        if not candidate[2][kind] then fits = false break end
+      end
+      if fits and candidate[1] ~= outer then return candidate[1] end
+      if fits then fallback = fallback or candidate[1] end
+    end
+    return fallback
+  end
+  local stacks, presents = by_field("stacks"), by_field("presents")
+  local function walk(t, prefix, depth, outer)
     if type(t) ~= "table" or depth > 8 or #found >= limit then return end
     for _, pair in ipairs(stacks) do
       local stack = rawget(t, pair[1])
+      local name
       if type(stack) == "table" and type(rawget(stack, "screens")) == "table" then
+        local kinds = {}
+        for i, screen in ipairs(stack.screens) do
+          if i > 50 then break end
+          kinds[i] = screen.screen
+        end
+        name = owner(pair[2], kinds, outer)
+      end
+      if name then
         -- A long stack is shown by its bottom two and its top ten screens (`hidden` between).
         local n, listed = #stack.screens, {}
         for i = 1, n do
@@ -867,18 +920,23 @@ function composable.navigation(state, limit)
           screens[i] = { id = screen.id, screen = screen.screen }
         end
         found[#found + 1] = {
-          address = prefix .. pair[2], stack = screens, hidden = n - #listed, hidden_after = 2,
+          address = prefix .. name, stack = screens, hidden = n - #listed, hidden_after = 2,
         }
         for _, screen in ipairs(listed) do
-          walk(screen.state, prefix .. pair[2] .. "#" .. tostring(screen.id) .. " ", depth + 1)
+          walk(screen.state, prefix .. name .. "#" .. tostring(screen.id) .. " ", depth + 1,
+            name)
         end
       end
     end
     for _, pair in ipairs(presents) do
       local presented = rawget(t, pair[1])
+      local name
       if type(presented) == "table" and type(rawget(presented, "screen")) == "string" then
+        name = owner(pair[2], { presented.screen }, outer)
+      end
+      if name then
         local inner = presented.state
-        local entry = { address = prefix .. pair[2], screen = presented.screen }
+        local entry = { address = prefix .. name, screen = presented.screen }
         if dialogs[presented.screen] and type(inner) == "table" then
           entry.title = type(inner.title) == "string" and inner.title or nil
           entry.buttons = {}
@@ -889,7 +947,7 @@ function composable.navigation(state, limit)
           end
         end
         found[#found + 1] = entry
-        walk(inner, prefix .. pair[2] .. " ", depth + 1)
+        walk(inner, prefix .. name .. " ", depth + 1)
       end
     end
   end
