@@ -93,6 +93,10 @@ import Testing
     #expect(
       await repl.type("path#1").0
         == "  error: path#1 is an address: the action goes after it (path#1 <action>)")
+    // An id as `:screens` writes it: digits, no sign, no leading zero.
+    for odd in ["path#+2 increment", "path#02 increment", "path#-1 increment"] {
+      #expect(await repl.type(odd).0.contains("a screen's id after # is an integer"), "\(odd)")
+    }
     // Other lines that are not actions are Lua's to explain.
     #expect(await repl.type("path increment").0.contains("error: the line is not an action"))
     // An address to a screen that is gone: the stack's own error, naming the id.

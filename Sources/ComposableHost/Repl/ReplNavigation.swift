@@ -178,7 +178,7 @@ extension ReplNavigation {
       return "\(name) is no stack of this feature (its stacks: "
         + stacks.joined(separator: ", ") + "); a screen's address is its stack and id: \(example)"
     }
-    guard Int(first.dropFirst(name.count + 1)) != nil else {
+    guard step(String(first)) != nil else {
       return "\(first): a screen's id after # is an integer (:screens lists them): \(example)"
     }
     guard words.count > 1 else {
@@ -192,7 +192,12 @@ extension ReplNavigation {
     let parts = word.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
     guard String(parts[0]).isLuaWord else { return nil }
     if parts.count == 1 { return Step(name: String(parts[0]), id: nil) }
-    guard let id = Int(parts[1]) else { return nil }
+    // Digits only, as `:screens` writes an id: not `+2`, not `02`.
+    let digits = parts[1]
+    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+      digits == "0" || digits.first != "0",
+      let id = Int(digits)
+    else { return nil }
     return Step(name: String(parts[0]), id: id)
   }
 

@@ -332,7 +332,11 @@ local function elements_reducer(list)
       if element ~= nil and element.id == id then return element end
     end
     index = {}
-    for i, element in ipairs(elements) do index[element.id] = i end
+    for i, element in ipairs(elements) do
+      local key = element.id
+      -- An id no table can be keyed by (nil, NaN: written by hand) is never found.
+      if key ~= nil and key == key then index[key] = i end
+    end
     indexes[elements] = index
     position = index[id]
     return position and elements[position]
@@ -715,8 +719,14 @@ end
 
 -- Whether the action (a table) is what one of the dialog's buttons sends (a button with no
 -- action sends `dismiss`, taken before this).
+-- A dialog's buttons, or none for one whose state is not a table (written by hand).
+local function buttons_of(presented)
+  local state = presented.state
+  return type(state) == "table" and type(state.buttons) == "table" and state.buttons or {}
+end
+
 local function dialog_sends(presented, action)
-  for _, button in ipairs(presented.state.buttons or {}) do
+  for _, button in ipairs(buttons_of(presented)) do
     if button.action ~= nil and same_action(as_action(button.action), action) then return true end
   end
   return false
@@ -724,7 +734,7 @@ end
 
 local function dialog_actions(presented)
   local sent = {}
-  for _, button in ipairs(presented.state.buttons or {}) do
+  for _, button in ipairs(buttons_of(presented)) do
     if button.action ~= nil then sent[#sent + 1] = describe(as_action(button.action)) end
   end
   return #sent == 0 and "nothing" or table.concat(sent, ", ")

@@ -184,6 +184,32 @@ describe("a dismiss from a child that was replaced", function()
   end
 end)
 
+describe("navigation state written by hand", function()
+  local App = require("hand_written_navigation")
+
+  it("reaches the other screens of a stack that holds a NaN id", function()
+    local store = TestStore.new{ feature = App }
+    store:send("open_two", function(s)
+      s.path.next_id = 3
+      s.path.screens = {
+        { id = 0 / 0, screen = "s", state = {} }, { id = 2, screen = "s", state = {} },
+      }
+    end)
+    store:send({ type = "path", id = 2, action = "inc" }, function(s)
+      s.path.screens[2].state.n = 1
+    end)
+  end)
+
+  it("names what a dialog with no state has no button for", function()
+    local store = TestStore.new{ feature = App }
+    store:send("bare_alert", function(s) s.destination = { screen = "alert" } end)
+    expect_failure("the alert in state.destination has no button that sends "
+      .. '{ type = "yes" }; its buttons send nothing', function()
+      store:send({ type = "destination", action = "yes" })
+    end)
+  end)
+end)
+
 describe("a presented destination", function()
   it("fails an action when nothing is presented", function()
     local store = TestStore.new{ feature = Meetings }
