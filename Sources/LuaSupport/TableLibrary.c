@@ -93,6 +93,15 @@ static int lk_table_insert(lua_State *L) {
       position = luaL_checkinteger(L, 2);
       luaL_argcheck(L, (lua_Unsigned)position - 1u < (lua_Unsigned)first_empty, 2,
                     "position out of bounds");
+      if (lk_push_writable_real(L, 1)) {  // a state's array: shifted in its real table
+        int real = lua_gettop(L);
+        for (lua_Integer i = first_empty; i > position; i--) {
+          lk_charge(L, 1);
+          lk_state_shift(L, real, i - 1, i);
+        }
+        lua_pop(L, 1);
+        break;
+      }
       lk_shape_move outer = lk_move_begin(L, 1);
       for (lua_Integer i = first_empty; i > position; i--) {
         lk_charge(L, 1);
@@ -119,6 +128,16 @@ static int lk_table_remove(lua_State *L) {
                   "position out of bounds");
   }
   lua_geti(L, 1, position);
+  if (lk_push_writable_real(L, 1)) {  // a state's array: shifted in its real table
+    int real = lua_gettop(L);
+    for (; position < size; position++) {
+      lk_charge(L, 1);
+      lk_state_shift(L, real, position + 1, position);
+    }
+    lk_state_shift(L, real, 0, position);
+    lua_pop(L, 1);
+    return 1;
+  }
   lk_shape_move outer = lk_move_begin(L, 1);
   for (; position < size; position++) {
     lk_charge(L, 1);

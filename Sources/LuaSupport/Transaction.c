@@ -485,6 +485,29 @@ journal:
   lua_rawset(L, real);
 }
 
+// MARK: - Shifts within an array
+
+int lk_push_writable_real(lua_State *L, int index) {
+  if (!lk_info_of(L)->transaction.open) return 0;
+  return lk_push_real_of(L, index);
+}
+
+void lk_state_shift(lua_State *L, int real, lua_Integer from, lua_Integer to) {
+  lk_info *info = lk_info_of(L);
+  info->shape.move_mark = NULL;  // as any write: a mark serves the write it was made for
+  info->shape.writes += 1;
+  lua_pushvalue(L, real);
+  lua_pushinteger(L, to);
+  lua_rawgeti(L, real, to);
+  lk_journal_push(L);
+  if (from == 0) {
+    lua_pushnil(L);
+  } else {
+    lua_rawgeti(L, real, from);
+  }
+  lua_rawseti(L, real, to);
+}
+
 static int lk_proxy_newindex(lua_State *L) {
   if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
   lk_journaled_set(L, 1, 2, 3, 4, LK_METATABLE);

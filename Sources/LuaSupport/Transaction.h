@@ -26,4 +26,13 @@ int lk_is_adoption_key(lua_State *L, int index);
 /// bookkeeping beside a state, never part of one.
 int lk_is_bookkeeping(lua_State *L, int index);
 
+/// Pushes the real table of the state table at `index` when a transaction is open (its tables
+/// may be written) and returns 1; 0, pushing nothing, otherwise.
+int lk_push_writable_real(lua_State *L, int index);
+/// real[to] = real[from] (nil for `from` 0), journaled, on the real table at `real` (absolute):
+/// the table library shifting an element within its own array (insert, remove). The element
+/// is the array's already, in the state's form: nothing to adopt, no shape to prove, no proxy
+/// to go through. Counted as a write of the state (a move further out sees it).
+void lk_state_shift(lua_State *L, int real, lua_Integer from, lua_Integer to);
+
 #endif

@@ -1,0 +1,130 @@
+import ComposableLua
+import LuaKit
+import SeededRandom
+import Testing
+
+/// `table.insert` and `table.remove` on a state's array shift its real table directly, one
+/// journal entry a slot (no proxy, no adoption for the elements that move): the same elements
+/// end in the same places, with the same errors, as the same calls on a plain table; and a
+/// rolled-back action gives every slot back.
+@Suite struct ArrayShiftsTests {
+  static let source = """
+    local F = {}
+    function F.initial_state()
+      local list = {}
+      for i = 1, 6 do list[i] = i % 2 == 0 and { n = i } or i end
+      return { list = list }
+    end
+    -- A value as one string (tables by their n), to compare a state's array with a plain one.
+    local function canon(list)
+      local parts = {}
+      for i = 1, #list + 2 do
+        local v = rawget(list, i) or list[i]
+        parts[i] = type(v) == "table" and ("{" .. tostring(v.n) .. "}") or tostring(v)
+      end
+      return table.concat(parts, ",") .. "#" .. #list
+    end
+    local function copy(list)
+      local plain = {}
+      for i, v in ipairs(list) do plain[i] = type(v) == "table" and { n = v.n } or v end
+      return plain
+    end
+    -- Runs `op` on `list`: what it returned (tables by their n), or its error.
+    local function run(op, list, value)
+      local ok, result = pcall(function()
+        if op.kind == "insert" then
+          if op.pos == nil then return table.insert(list, value) end
+          return table.insert(list, op.pos, value)
+        end
+        if op.pos == nil then return table.remove(list) end
+        return table.remove(list, op.pos)
+      end)
+      if not ok then return "error: " .. tostring(result) end
+      return type(result) == "table" and ("{" .. tostring(result.n) .. "}") or tostring(result)
+    end
+    function F.reduce(state, action)
+      if action.type == "ops" then
+        local plain = copy(state.list)
+        for _, op in ipairs(action.ops) do
+          local value = op.value == "table" and { n = op.n } or op.value == "alias"
+            and state.list[1] or op.n
+          local plain_value = op.value == "table" and { n = op.n } or op.value == "alias"
+            and plain[1] or op.n
+          local got, expected = run(op, state.list, value), run(op, plain, plain_value)
+          if got ~= expected then
+            error(("%s %s: the state's array gave %s, a plain one %s"):format(
+              op.kind, tostring(op.pos), got, expected))
+          end
+          if canon(state.list) ~= canon(plain) then
+            error(("%s %s: the state's array is %s, a plain one %s"):format(
+              op.kind, tostring(op.pos), canon(state.list), canon(plain)))
+          end
+        end
+        if action.fail then error("rolled back") end
+      end
+    end
+    return F
+    """
+
+  /// A random list of inserts and removes, positions at the edges and past them.
+  static func ops(seed: UInt64) -> LuaValue {
+    var random = SplitMix64(seed: seed)
+    var ops: [LuaValue] = []
+    var length = 6
+    for _ in 0..<Int.random(in: 1...12, using: &random) {
+      let insert = Bool.random(using: &random)
+      let positions: [Int?] = [nil, 0, 1, length / 2, length, length + 1, length + 2, -1]
+      let pos = positions.randomElement(using: &random)!
+      var op: LuaValue = [
+        "kind": insert ? "insert" : "remove",
+        "n": .integer(Int.random(in: 100...999, using: &random)),
+        "value": ["table", "number", "alias"].randomElement(using: &random).map {
+          .string(LuaString($0))
+        }!,
+      ]
+      if let pos { op["pos"] = .integer(pos) }
+      ops.append(op)
+      length += insert ? 1 : (length > 0 ? -1 : 0)
+    }
+    return .table(LuaTable(array: ops))
+  }
+
+  @Test func shiftsEndAsOnAPlainTableAndRollBack() throws {
+    for seed in UInt64(1)...300 {
+      let feature = try LuaFeature(source: Self.source, file: "shifts.lua")
+      let before = try feature.state()
+      let ops = Self.ops(seed: seed)
+      // The same calls, rolled back: every slot as it was.
+      #expect(throws: LuaFeatureError.self) {
+        try feature.step(["type": "ops", "ops": ops, "fail": true])
+      }
+      #expect(try feature.state() == before, "seed \(seed)")
+      // And kept: each call agreed with the plain table's (the reducer raises otherwise).
+      do {
+        _ = try feature.step(["type": "ops", "ops": ops])
+      } catch {
+        Issue.record("seed \(seed): \(error)")
+      }
+    }
+  }
+
+  /// A shift that runs out of budget half way stops there, and the action rolls back whole.
+  @Test func aShiftStoppedByTheBudgetRollsBack() throws {
+    let feature = try LuaFeature(
+      source: """
+        return {
+          initial_state = function()
+            local list = {}
+            for i = 1, 200000 do list[i] = i end
+            return { list = list }
+          end,
+          reduce = function(state, action)
+            for _ = 1, 1000 do table.insert(state.list, 1, 0) end
+          end,
+        }
+        """, file: "budget.lua", limits: LuaLimits(memory: nil, instructions: 1_000_000))
+    let before = try feature.state()
+    #expect(throws: LuaFeatureError.self) { try feature.step("go") }
+    #expect(try feature.state() == before)
+  }
+}
