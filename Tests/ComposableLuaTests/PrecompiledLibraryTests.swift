@@ -37,7 +37,7 @@ import Testing
       contentsOf: Self.library.appendingPathComponent("composable.lua"), encoding: .utf8)
     let lines = file.split(separator: "\n", omittingEmptySubsequences: false)
     let line =
-      try #require(lines.firstIndex { $0.contains("for i, element in ipairs(elements)") }) + 1
+      try #require(lines.firstIndex { $0.contains("local key = element.id") }) + 1
     let vm = try LuaVM()
     let sandbox = try ComposableLuaLibrary.featureSandbox(in: vm, directory: nil)
     #expect {
