@@ -340,6 +340,17 @@ static int lk_table_sort(lua_State *L) {
     luaL_argcheck(L, length < INT_MAX, 1, "array too big");
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_settop(L, 2);
+    // The order function reads the elements over and over: a state's elements that hold no
+    // table are read as plain tables for the rest of the action.
+    if (!lua_isnil(L, 2) && lk_push_writable_real(L, 1)) {
+      lua_pop(L, 1);
+      for (lua_Integer i = 1; i <= length; i++) {
+        lk_charge(L, 1);
+        lua_geti(L, 1, i);
+        lk_read_flat_in_action(L, -1);
+        lua_pop(L, 1);
+      }
+    }
     lk_shape_move outer = lk_move_begin(L, 1);
     lk_sort_interval(L, 1, (lk_sort_index)length, 0);
     lk_move_end(L, outer);

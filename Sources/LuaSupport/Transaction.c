@@ -27,6 +27,7 @@ static const char lk_marker_key = 0;    // registry: the metatable that marks ar
 static const char lk_adopted_key = 0;   // journal entry: (table, &lk_adopted_key, old metatable)
 static const char lk_made_key = 0;      // registry: real tables given a proxy (see below)
 static const char lk_kept_key = 0;      // registry: real -> proxy, weak, after a sweep (below)
+static const char lk_flat_key = 0;      // registry: proxies with flat reads for this action
 
 // The metamethods' upvalues: __index and __newindex hold the shared metatable, which they give
 // a nested table's new proxy; a flat root's __newindex holds its real table too.
@@ -537,17 +538,9 @@ static int lk_is_flat(lua_State *L, int index) {
   return 1;
 }
 
-// Gives the root proxy at `proxy`, over the table at `real`, flat reads if the table is flat.
-static void lk_choose_reads(lua_State *L, int proxy, int real) {
-  proxy = lua_absindex(L, proxy);
-  real = lua_absindex(L, real);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
-  int shared = lua_gettop(L);
-  if (!lk_is_flat(L, real)) {
-    lk_leave_flat_reads(L, proxy, shared);
-    lua_pop(L, 1);
-    return;
-  }
+// Gives the proxy at `proxy`, over the flat table at `real`, a metatable of its own whose
+// __index is the real table (the shared metamethods at `shared` otherwise).
+static void lk_give_flat_reads(lua_State *L, int proxy, int real, int shared) {
   lua_createtable(L, 0, 5);
   lua_pushnil(L);
   while (lua_next(L, shared) != 0) {  // the shared metamethods, then __index replaced
@@ -562,7 +555,62 @@ static void lk_choose_reads(lua_State *L, int proxy, int real) {
   lua_pushcclosure(L, lk_flat_proxy_newindex, 2);
   lua_setfield(L, -2, "__newindex");
   lua_setmetatable(L, proxy);
+}
+
+// Gives the root proxy at `proxy`, over the table at `real`, flat reads if the table is flat.
+static void lk_choose_reads(lua_State *L, int proxy, int real) {
+  proxy = lua_absindex(L, proxy);
+  real = lua_absindex(L, real);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  int shared = lua_gettop(L);
+  if (lk_is_flat(L, real)) {
+    lk_give_flat_reads(L, proxy, real, shared);
+  } else {
+    lk_leave_flat_reads(L, proxy, shared);
+  }
   lua_pop(L, 1);
+}
+
+void lk_read_flat_in_action(lua_State *L, int index) {
+  lk_info *info = lk_info_of(L);
+  if (!info->transaction.open || lua_type(L, index) != LUA_TTABLE) return;
+  int proxy = lua_absindex(L, index);
+  if (!lua_getmetatable(L, proxy)) return;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  int shared = lua_gettop(L);
+  // Only a proxy with the shared metatable: not one that has its own already, nor a table
+  // that is no proxy.
+  if (!lua_rawequal(L, -1, -2) || lua_rawgetp(L, proxy, &lk_real_key) != LUA_TTABLE) {
+    lua_settop(L, shared - 2);
+    return;
+  }
+  int real = lua_gettop(L);
+  if (lk_is_flat(L, real)) {
+    // Listed first: if the list cannot grow, the error comes before the proxy changed.
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_flat_key);
+    lua_pushvalue(L, proxy);
+    lua_rawseti(L, -2, info->transaction.flat_for_action + 1);
+    lua_pop(L, 1);
+    info->transaction.flat_for_action += 1;
+    lk_give_flat_reads(L, proxy, real, shared);
+  }
+  lua_settop(L, shared - 2);
+}
+
+// The proxies given flat reads for the transaction that ends get the shared metatable back.
+static __attribute__((noinline)) void lk_end_flat_reads(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_flat_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  for (lua_Integer i = info->transaction.flat_for_action; i > 0; i--) {
+    lua_rawgeti(L, -2, i);
+    lk_leave_flat_reads(L, -1, -2);
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_rawseti(L, -3, i);
+  }
+  lua_pop(L, 2);
+  info->transaction.flat_for_action = 0;
 }
 
 // MARK: - The functions that see raw tables, for feature code
@@ -741,6 +789,8 @@ void lk_transactions_open(lua_State *L) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
   lua_createtable(L, 16, 0);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_made_key);
+  lua_createtable(L, 16, 0);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_flat_key);
   lua_newtable(L);  // real -> proxy, the proxy held weakly
   lua_createtable(L, 0, 1);
   lua_pushliteral(L, "v");
@@ -972,6 +1022,7 @@ static __attribute__((noinline)) void lk_forget_proxies_made(lua_State *L) {
 static inline void lk_end_transaction(lua_State *L) {
   lk_info *info = lk_info_of(L);
   info->transaction.open = 0;
+  if (info->transaction.flat_for_action != 0) lk_end_flat_reads(L);
   if (info->transaction.proxies_made != 0) lk_forget_proxies_made(L);
 }
 

@@ -13,6 +13,8 @@ typedef struct {
   // it.
   int adopt_height;
   int adopt_met_state_table;
+  // Proxies given flat reads for the open transaction only (lk_read_flat_in_action).
+  lua_Integer flat_for_action;
 } lk_transaction;
 
 void lk_transactions_open(lua_State *L);
@@ -26,6 +28,13 @@ int lk_is_adoption_key(lua_State *L, int index);
 /// bookkeeping beside a state, never part of one.
 int lk_is_bookkeeping(lua_State *L, int index);
 
+/// Gives the proxy at `index` (a state table's, with the shared metatable) reads at the speed
+/// of a plain table's, a lookup the VM does in its real table, for the rest of the open
+/// transaction, when its real table holds no table (what a read hands out is then never a
+/// proxy). A write that stores a table in it takes them back (as a flat root's); the end of the
+/// transaction, committed or rolled back, takes them all back. For the table library's loops
+/// that read elements over and over (a sort's order function).
+void lk_read_flat_in_action(lua_State *L, int index);
 /// Pushes the real table of the state table at `index` when a transaction is open (its tables
 /// may be written) and returns 1; 0, pushing nothing, otherwise.
 int lk_push_writable_real(lua_State *L, int index);
