@@ -194,8 +194,13 @@ import Testing
     // A long title: capped, the rest counted.
     let title = String(repeating: "t", count: 1_000)
     let long = navigationLines(await repl.type(#"{ type = "ask", title = "\#(title)", label = "ok" }"#).0)
-    #expect(long.first?.hasSuffix("more characters)") == true, "\(long)")
-    #expect((long.first?.count ?? 0) < 400)
+    #expect(long.first?.hasSuffix("more bytes)") == true, "\(long)")
+    #expect((long.first?.utf8.count ?? 0) < 400)
+    // A label of one character that joins 100,000 combining marks: capped by its bytes.
+    let marks = "a" + String(repeating: "\u{301}", count: 100_000)
+    let joined = navigationLines(
+      await repl.type(#"{ type = "ask", title = "t", label = "\#(marks)" }"#).0)
+    #expect((joined.first?.utf8.count ?? 0) < 400, "\(joined.first?.utf8.count ?? 0)")
   }
 
   /// Two stacks that keep the same field at two levels, under two action names: told apart by

@@ -107,12 +107,16 @@ extension ConfirmationDialogState: Sendable where Action: Sendable {}
 // A failing test's diff shows what a dialog says, not its number.
 extension AlertState: CustomDumpReflectable {
   public var customDumpMirror: Mirror {
-    Mirror(self, children: ["title": title, "message": message as Any, "buttons": buttons])
+    Mirror(
+      self, children: ["title": title, "message": message as Any, "buttons": buttons],
+      displayStyle: .struct)
   }
 }
 extension ConfirmationDialogState: CustomDumpReflectable {
   public var customDumpMirror: Mirror {
-    Mirror(self, children: ["title": title, "message": message as Any, "buttons": buttons])
+    Mirror(
+      self, children: ["title": title, "message": message as Any, "buttons": buttons],
+      displayStyle: .struct)
   }
 }
 extension ButtonState: Equatable where Action: Equatable {}

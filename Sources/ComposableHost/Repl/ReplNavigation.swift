@@ -77,10 +77,10 @@ final class ReplNavigation: @unchecked Sendable {
   static func oneLine(_ text: String) -> String {
     var line = text.terminalSafe.replacingOccurrences(of: "\r", with: "\\r")
       .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t")
-    if line.count > maximumLineLength {
-      line =
-        String(line.prefix(maximumLineLength))
-        + "… (\(line.count - maximumLineLength) more characters)"
+    // Counted in bytes (as a terminal is sent them): a character may join many scalars.
+    if line.utf8.count > maximumLineLength {
+      let kept = String(decoding: line.utf8.prefix(maximumLineLength), as: UTF8.self)
+      line = kept + "… (\(line.utf8.count - kept.utf8.count) more bytes)"
     }
     return line
   }
@@ -114,7 +114,7 @@ final class ReplNavigation: @unchecked Sendable {
       let ownerSteps = place.address.split(separator: " ").dropLast()
       let owner = ownerSteps.joined(separator: " ")
       if ownerSteps.last?.contains("#") == true, !screensNow.contains(owner) { continue }
-      lines.append("\(place.address): closed")
+      lines.append(Self.oneLine("\(place.address): closed"))
     }
     let beforeLines = Set(before.map(\.line))
     for place in now where !beforeLines.contains(place.line) { lines.append(place.line) }

@@ -83,7 +83,8 @@ extension ReplSession {
       places.flatMap(\.screens).last.map { "\($0) <action>" }
       ?? places.first { !$0.isStack }.map { "\($0.address) <action>" }
     if let example {
-      lines.append("  Send to one by its address: \(example) (dismiss closes it)")
+      lines.append(
+        "  Send to one by its address: \(ReplNavigation.oneLine(example)) (dismiss closes it)")
     }
     printer.line(lines.joined(separator: "\n"))
   }

@@ -110,6 +110,19 @@ local function as_action(action)
 end
 composable.as_action = as_action
 
+-- Whether `action` (a child's, as it arrives) is a dismiss, or carries one at its heart (`{ type
+-- = "destination", action = "dismiss" }`): what a child asked for in the action that removed
+-- its container, arriving once it is gone; what it asks is so already.
+local function carries_dismiss(action)
+  for _ = 1, 200 do
+    if action == "dismiss" then return true end
+    if type(action) ~= "table" then return false end
+    if action.type == "dismiss" then return true end
+    action = action.action
+  end
+  return false
+end
+
 -- Checks that run once the whole action has been reduced, whatever the reducers did after the
 -- composition that asked for them: a parent that removes a child in `combine` after `for_each`
 -- or `if_let` ran still has the child's effects cancelled. The host runs them through
@@ -296,7 +309,7 @@ function composable.if_let(spec)
           running[place] = true
           effects[1] = effect.cancellable(scope_ids(map_effect(e, wrap), scope), id)
         end
-      elseif not was_set(state, field) then
+      elseif not was_set(state, field) and not carries_dismiss(action.action) then
         error("if_let: a child action arrived while state." .. field .. " is nil", 0)
       end
       -- (Dismissed earlier in this action, by the parent: nothing to run, its effects end.)
@@ -362,7 +375,7 @@ local function elements_reducer(list)
           local scoped = scope_ids(map_effect(e, wrap), scope_of(level))
           effects[#effects + 1] = effect.cancellable(scoped, effect_id(id))
         end
-      elseif list.missing(state, id) then
+      elseif list.missing(state, id) and not carries_dismiss(action.action) then
         error(list.absent(id, elements), 0)
       end
       -- (Removed earlier in this action, by the parent: nothing to run, its effects end.)

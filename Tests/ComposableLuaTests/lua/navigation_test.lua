@@ -184,6 +184,38 @@ describe("a dismiss from a child that was replaced", function()
   end
 end)
 
+describe("a dismiss from a child whose container the parent removed", function()
+  local App = require("row_sheets")
+  local delete = { type = "destination", action = "delete" }
+
+  it("does nothing for a row's sheet", function()
+    local store = TestStore.new{ feature = App }
+    store:send({ type = "row", id = 1, action = delete }, function(s) s.rows = {} end)
+    store:receive({ type = "row", id = 1, action = { type = "destination", action = "dismiss" } })
+    -- An action for the row that is not a dismiss is still an error.
+    expect_failure("element 1, which is not there", function()
+      store:send({ type = "row", id = 1, action = { type = "destination", action = "x" } })
+    end)
+  end)
+
+  it("does nothing for a screen's sheet", function()
+    local store = TestStore.new{ feature = App }
+    store:send("open", function(s)
+      s.path.screens[1] = { id = 1, screen = "row", state = {
+        destination = { screen = "edit", state = {} } } }
+      s.path.next_id = 2
+    end)
+    store:send({ type = "path", id = 1, action = delete }, function(s) s.path.screens = {} end)
+    store:receive({ type = "path", id = 1, action = { type = "destination", action = "dismiss" } })
+  end)
+
+  it("does nothing for an if_let child's sheet", function()
+    local store = TestStore.new{ feature = App }
+    store:send({ type = "child", action = delete }, function(s) s.child = nil end)
+    store:receive({ type = "child", action = { type = "destination", action = "dismiss" } })
+  end)
+end)
+
 describe("navigation state written by hand", function()
   local App = require("hand_written_navigation")
 

@@ -90,6 +90,17 @@ import Testing
     #expect(AlertState<Destination.Alert>(title: "x") == AlertState(title: "x"))
   }
 
+  @Test func aFailingTestShowsWhatAnAlertSaysNotItsNumber() async {
+    let store = store()
+    await withKnownIssue {
+      await store.send(.presentAlert) { $0.destination = .alert(AlertState(title: "Delete?")) }
+    } matching: { issue in
+      let text = message(of: issue)
+      return text.contains("AlertState(") && text.contains("title: \"Delete?\"")
+        && !text.contains("presentationID")
+    }
+  }
+
   @Test func anAlertsButtonWithNoActionDismisses() async {
     #expect(Navigator.deleteAlert.buttons[2].action == nil)
     #expect(AlertState<Destination.Alert>(title: "Saved").buttons == [
