@@ -333,6 +333,69 @@ static void lk_sort_interval(lua_State *L, lk_sort_index lo, lk_sort_index up, u
   }
 }
 
+// Sorts the plain table at 1 by the order function at 2, [1, length at 3]: a state's array
+// sorted in a copy (lk_sort_state_array), protected.
+static int lk_sort_copy(lua_State *L) {
+  lua_Integer length = lua_tointeger(L, 3);
+  lua_settop(L, 2);
+  lk_sort_interval(L, 1, (lk_sort_index)length, 0);
+  return 0;
+}
+
+// table.sort(state_array, comp), the array's real table on top: its elements (their proxies,
+// those holding no table read as plain tables for the rest of the action) sorted in a plain
+// copy by Lua's algorithm, the same comparisons in the same order; then each slot that changed
+// written back to the real table, journaled: a swap costs what it costs on a plain table, not a
+// metamethod call a read and a write. An order function that raises leaves the array as Lua's
+// in-place sort would (the copy's order is written back before the error goes on). One that
+// writes the state meanwhile (the array may be anywhere by then) has the slots written back
+// through the proxy, each checked as any write is. Unlike Lua's: an order function that reads
+// the array while it is sorted sees it as it was before.
+static int lk_sort_state_array(lua_State *L, lua_Integer length) {
+  int real = lua_gettop(L);
+  lua_createtable(L, (int)length, 0);
+  int copy = lua_gettop(L);
+  for (lua_Integer i = 1; i <= length; i++) {
+    lk_charge(L, 1);
+    lua_geti(L, 1, i);
+    lk_read_flat_in_action(L, -1);
+    lua_rawseti(L, copy, i);
+  }
+  lk_info *info = lk_info_of(L);
+  lua_Integer writes = info->shape.writes;
+  lk_shape_move outer = lk_move_begin(L, 0);  // the copy's swaps are no state's moves
+  lua_pushcfunction(L, lk_sort_copy);
+  lua_pushvalue(L, copy);
+  lua_pushvalue(L, 2);
+  lua_pushinteger(L, length);
+  int status = lua_pcall(L, 3, 0, 0);
+  lk_move_end(L, outer);
+  int error = lua_gettop(L);  // the error, when the sort raised
+  int wrote_state = info->shape.writes != writes;
+  for (lua_Integer i = 1; i <= length; i++) {
+    lk_charge(L, 1);
+    lua_rawgeti(L, copy, i);
+    if (wrote_state) {
+      lua_seti(L, 1, i);
+      continue;
+    }
+    if (lua_type(L, -1) == LUA_TTABLE && lk_push_proxied_table(L, -1)) lua_replace(L, -2);
+    lua_rawgeti(L, real, i);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 1);
+    if (same) {
+      lua_pop(L, 1);
+    } else {
+      lk_state_set_moved(L, real, i);
+    }
+  }
+  if (status != LUA_OK) {
+    lua_pushvalue(L, error);
+    return lua_error(L);
+  }
+  return 0;
+}
+
 // table.sort(list [, comp])
 static int lk_table_sort(lua_State *L) {
   lua_Integer length = lk_table_length(L, 1, LK_TABLE_READ | LK_TABLE_WRITE);
@@ -340,17 +403,7 @@ static int lk_table_sort(lua_State *L) {
     luaL_argcheck(L, length < INT_MAX, 1, "array too big");
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_settop(L, 2);
-    // The order function reads the elements over and over: a state's elements that hold no
-    // table are read as plain tables for the rest of the action.
-    if (!lua_isnil(L, 2) && lk_push_writable_real(L, 1)) {
-      lua_pop(L, 1);
-      for (lua_Integer i = 1; i <= length; i++) {
-        lk_charge(L, 1);
-        lua_geti(L, 1, i);
-        lk_read_flat_in_action(L, -1);
-        lua_pop(L, 1);
-      }
-    }
+    if (!lua_isnil(L, 2) && lk_push_writable_real(L, 1)) return lk_sort_state_array(L, length);
     lk_shape_move outer = lk_move_begin(L, 1);
     lk_sort_interval(L, 1, (lk_sort_index)length, 0);
     lk_move_end(L, outer);

@@ -509,6 +509,17 @@ void lk_state_shift(lua_State *L, int real, lua_Integer from, lua_Integer to) {
   lua_rawseti(L, real, to);
 }
 
+void lk_state_set_moved(lua_State *L, int real, lua_Integer i) {
+  lk_info *info = lk_info_of(L);
+  info->shape.move_mark = NULL;
+  info->shape.writes += 1;
+  lua_pushvalue(L, real);
+  lua_pushinteger(L, i);
+  lua_rawgeti(L, real, i);
+  lk_journal_push(L);
+  lua_rawseti(L, real, i);
+}
+
 static int lk_proxy_newindex(lua_State *L) {
   if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
   lk_journaled_set(L, 1, 2, 3, 4, LK_METATABLE);

@@ -43,5 +43,9 @@ int lk_push_writable_real(lua_State *L, int index);
 /// is the array's already, in the state's form: nothing to adopt, no shape to prove, no proxy
 /// to go through. Counted as a write of the state (a move further out sees it).
 void lk_state_shift(lua_State *L, int real, lua_Integer from, lua_Integer to);
+/// real[i] = the value on top (popped), journaled: an element of the array whose real table
+/// is at `real` (absolute) put back at another place of it (a sort done in a copy), in the
+/// state's form already (a real table, not its proxy).
+void lk_state_set_moved(lua_State *L, int real, lua_Integer i);
 
 #endif
