@@ -691,6 +691,42 @@ static int lk_safe_pairs(lua_State *L) {
   return 3;
 }
 
+// One step of ipairs over a plain table (or anything else): Lua's own, `t[i]` as it reads.
+static int lk_ipairs_step(lua_State *L) {
+  lua_Integer i = luaL_checkinteger(L, 2);
+  i = (lua_Integer)((lua_Unsigned)i + 1u);
+  lua_pushinteger(L, i);
+  return lua_geti(L, 1, i) == LUA_TNIL ? 1 : 2;
+}
+
+// One step of ipairs over a state's table: its real table's element read in place, a table as
+// its proxy, as `__index` would give it, without a call through the metatable.
+static int lk_proxy_ipairs_step(lua_State *L) {
+  lua_Integer i = luaL_checkinteger(L, 2);
+  i = (lua_Integer)((lua_Unsigned)i + 1u);
+  lua_pushinteger(L, i);
+  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) {  // not a proxy (any more): as Lua reads
+    lua_pop(L, 1);
+    return lua_geti(L, 1, i) == LUA_TNIL ? 1 : 2;
+  }
+  int type = lua_rawgeti(L, -1, i);
+  lua_remove(L, -2);  // the real table: never handed out
+  if (type == LUA_TNIL) return 1;
+  if (type == LUA_TTABLE) lk_wrap_top(L);
+  return 2;
+}
+
+// ipairs(t): for a state's table, steps that read its real table in place.
+static int lk_safe_ipairs(lua_State *L) {
+  luaL_checkany(L, 1);
+  int proxy = lua_type(L, 1) == LUA_TTABLE && lua_rawgetp(L, 1, &lk_real_key) == LUA_TTABLE;
+  lua_settop(L, 1);
+  lua_pushcfunction(L, proxy ? lk_proxy_ipairs_step : lk_ipairs_step);
+  lua_pushvalue(L, 1);
+  lua_pushinteger(L, 0);
+  return 3;
+}
+
 static int lk_safe_rawget(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checkany(L, 2);
@@ -811,6 +847,7 @@ void lk_transactions_open(lua_State *L) {
   static const luaL_Reg safe[] = {
       {"next", lk_safe_next},
       {"pairs", lk_safe_pairs},
+      {"ipairs", lk_safe_ipairs},
       {"rawget", lk_safe_rawget},
       {"rawset", lk_safe_rawset},
       {"rawlen", lk_safe_rawlen},
