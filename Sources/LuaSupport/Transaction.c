@@ -549,6 +549,24 @@ static int lk_is_flat(lua_State *L, int index) {
   return 1;
 }
 
+enum { lk_flat_read_fields = 64 };  // a table of more fields is not worth reads of its own
+
+// Whether the table at `index` holds no table and at most lk_flat_read_fields fields: looked at
+// for a sort's every element, so the look is bounded whatever an element holds.
+static int lk_is_small_and_flat(lua_State *L, int index) {
+  index = lua_absindex(L, index);
+  int fields = 0;
+  lua_pushnil(L);
+  while (lk_next(L, index) != 0) {
+    if (lua_type(L, -1) == LUA_TTABLE || ++fields > lk_flat_read_fields) {
+      lua_pop(L, 2);
+      return 0;
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
 // Gives the proxy at `proxy`, over the flat table at `real`, a metatable of its own whose
 // __index is the real table (the shared metamethods at `shared` otherwise).
 static void lk_give_flat_reads(lua_State *L, int proxy, int real, int shared) {
@@ -596,7 +614,7 @@ void lk_read_flat_in_action(lua_State *L, int index) {
     return;
   }
   int real = lua_gettop(L);
-  if (lk_is_flat(L, real)) {
+  if (lk_is_small_and_flat(L, real)) {
     // Listed first: if the list cannot grow, the error comes before the proxy changed.
     lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_flat_key);
     lua_pushvalue(L, proxy);
@@ -705,8 +723,9 @@ static int lk_proxy_ipairs_step(lua_State *L) {
   lua_Integer i = luaL_checkinteger(L, 2);
   i = (lua_Integer)((lua_Unsigned)i + 1u);
   lua_pushinteger(L, i);
-  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) {  // not a proxy (any more): as Lua reads
-    lua_pop(L, 1);
+  // Called by hand with anything but a proxy: as Lua reads it (and raises as Lua does).
+  if (lua_type(L, 1) != LUA_TTABLE || lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) {
+    lua_settop(L, 3);
     return lua_geti(L, 1, i) == LUA_TNIL ? 1 : 2;
   }
   int type = lua_rawgeti(L, -1, i);
@@ -1103,6 +1122,9 @@ int lk_transaction_rollback(lua_State *L) {
   lk_info *info = lk_info_of(L);
   info->transaction.open = 0;
   lk_shape_rolled_back(L);
+  // Flat reads end before the undo: undoing an adoption tells a table that became a proxy by
+  // its metatable being the shared one.
+  if (info->transaction.flat_for_action != 0) lk_end_flat_reads(L);
   int status = lk_undo_to(L, 0);
   lk_journal_forget(L);
   lk_end_transaction(L);

@@ -105,4 +105,63 @@ import Testing
     #expect(state["list"][1]["n"] == 10)
     #expect(state["list"][2]["n"] == 2)
   }
+
+  /// A plain table adopted in the action that sorts it and then fails is given its contents
+  /// back: the flat reads end before the rollback undoes the adoption.
+  @Test func anAdoptedTableSortedInAFailingActionIsGivenBack() throws {
+    let feature = try LuaFeature(
+      source: """
+        local kept
+        return {
+          initial_state = function() return { list = { { v = 2 }, { v = 1 } } } end,
+          reduce = function(state, action)
+            if action.type == "adopt_sort_fail" then
+              kept = { v = 0, w = 5 }
+              state.list[3] = kept
+              table.sort(state.list, function(a, b) return a.v < b.v end)
+              error("boom")
+            elseif action.type == "check" then
+              local n = 0
+              for _ in pairs(kept) do n = n + 1 end
+              state.fields, state.w, state.mt = n, kept.w, getmetatable(kept) == nil
+            end
+          end,
+        }
+        """, file: "adopt.lua")
+    #expect(throws: LuaFeatureError.self) { try feature.step("adopt_sort_fail") }
+    _ = try feature.step("check")
+    let state = try feature.state()
+    #expect(state["fields"] == 2 && state["w"] == 5 && state["mt"] == true, "\(state)")
+  }
+
+  /// What a sort looks at to give an element flat reads is bounded: elements of many fields
+  /// are sorted over and over, and the instruction budget, not the time limit, ends it.
+  @Test func theLookAtEachElementIsBounded() throws {
+    let feature = try LuaFeature(
+      source: """
+        return {
+          initial_state = function()
+            local function big(v)
+              local t = { v = v, t = {} }
+              for i = 1, 20000 do t[i] = i end
+              return t
+            end
+            return { list = { big(2), big(1) } }
+          end,
+          reduce = function(state)
+            for _ = 1, 1000000 do
+              table.sort(state.list, function(a, b) return a.v < b.v end)
+            end
+          end,
+        }
+        """, file: "big.lua", limits: LuaLimits(memory: nil, instructions: 2_000_000))
+    #expect {
+      try feature.step("go")
+    } throws: { error in
+      guard case let .reduce(_, luaError) = error as? LuaFeatureError,
+        case .instructionLimit = luaError
+      else { return false }
+      return true
+    }
+  }
 }

@@ -49,6 +49,10 @@ import Testing
         local f, s, i = ipairs(state.list)
         if not rawequal(s, state.list) then error("the loop's state is not the proxy") end
         state.step = select("#", f(s, i))
+      elseif t == "by_hand" then
+        local f = ipairs(state.list)
+        local ok, message = pcall(f, 1, 0)
+        state.ok, state.message = ok, message
       elseif t == "plain_index" then
         local seen = {}
         local t2 = setmetatable({}, { __index = function(_, k) if k <= 3 then return k * 2 end end })
@@ -81,6 +85,15 @@ import Testing
     let feature = try LuaFeature(source: Self.source, file: "ipairs.lua")
     _ = try feature.step("identity")
     #expect(try feature.state()["step"] == 2)
+  }
+
+  /// The step called by hand with something that is no table raises as Lua's does.
+  @Test func theStepCalledByHandWithANumberRaises() throws {
+    let feature = try LuaFeature(source: Self.source, file: "ipairs.lua")
+    _ = try feature.step("by_hand")
+    let state = try feature.state()
+    #expect(state["ok"] == false)
+    #expect(state["message"].stringValue?.contains("attempt to index a number value") == true)
   }
 
   @Test func overAnythingElseItIsLuasOwn() throws {
