@@ -408,15 +408,7 @@ describe("record meeting", function()
     store:advance(2)
     tick(store, 1); tick(store, 2)
     store:send({ type = "path", id = 2, action = "end_meeting_tapped" }, function(s)
-      s.path.screens[2].state.destination = { screen = "alert", state = {
-        title = "End meeting?",
-        message = "You are ending the meeting early. What would you like to do?",
-        buttons = {
-          { label = "Save and end", action = { type = "confirm_save" } },
-          { label = "Discard", role = "destructive", action = { type = "confirm_discard" } },
-          { label = "Resume", role = "cancel" },
-        },
-      } }
+      s.path.screens[2].state.destination = end_alert()
     end)
     -- ticks while the alert is up change nothing
     store:advance(1)
@@ -436,15 +428,7 @@ describe("record meeting", function()
   it("ends early and discards", function()
     local store = store_recording(1)
     store:send({ type = "path", id = 2, action = "end_meeting_tapped" }, function(s)
-      s.path.screens[2].state.destination = { screen = "alert", state = {
-        title = "End meeting?",
-        message = "You are ending the meeting early. What would you like to do?",
-        buttons = {
-          { label = "Save and end", action = { type = "confirm_save" } },
-          { label = "Discard", role = "destructive", action = { type = "confirm_discard" } },
-          { label = "Resume", role = "cancel" },
-        },
-      } }
+      s.path.screens[2].state.destination = end_alert()
     end)
     store:send(screen(2, sheet({ type = "confirm_discard" })),
       function(s) s.path.screens[2].state.destination = nil end)
@@ -458,15 +442,7 @@ describe("record meeting", function()
   it("resumes when the alert is dismissed", function()
     local store = store_recording(1)
     store:send({ type = "path", id = 2, action = "end_meeting_tapped" }, function(s)
-      s.path.screens[2].state.destination = { screen = "alert", state = {
-        title = "End meeting?",
-        message = "You are ending the meeting early. What would you like to do?",
-        buttons = {
-          { label = "Save and end", action = { type = "confirm_save" } },
-          { label = "Discard", role = "destructive", action = { type = "confirm_discard" } },
-          { label = "Resume", role = "cancel" },
-        },
-      } }
+      s.path.screens[2].state.destination = end_alert()
     end)
     store:send(screen(2, sheet("dismiss")),
       function(s) s.path.screens[2].state.destination = nil end)
@@ -485,15 +461,7 @@ describe("record meeting", function()
       s.path.screens[2].state.seconds_elapsed = 30
     end)
     store:send({ type = "path", id = 2, action = "next_speaker" }, function(s)
-      s.path.screens[2].state.destination = { screen = "alert", state = {
-        title = "End meeting?",
-        message = "You are ending the meeting early. What would you like to do?",
-        buttons = {
-          { label = "Save and end", action = { type = "confirm_save" } },
-          { label = "Discard", role = "destructive", action = { type = "confirm_discard" } },
-          { label = "Resume", role = "cancel" },
-        },
-      } }
+      s.path.screens[2].state.destination = end_alert()
     end)
     store:skip_in_flight_effects()
   end)
