@@ -36,11 +36,12 @@ local had_element = journal.had_element or function() return false end
 
 local composable = { effect = effect }
 
-local function reducer_of(reducer, where)
+-- `level`: of the line the error names, 3 (the caller's caller) by default.
+local function reducer_of(reducer, where, level)
   if type(reducer) == "function" then return reducer end
   if type(reducer) == "table" and type(reducer.reduce) == "function" then return reducer.reduce end
   error(where .. ": reducer must be a function or a table with a reduce function, got "
-    .. type(reducer), 3)
+    .. type(reducer), level or 3)
 end
 
 local function field_of(spec, name, where)
@@ -444,6 +445,20 @@ local function is_dismiss(action)
   return action == "dismiss" or (type(action) == "table" and action.type == "dismiss")
 end
 
+-- The reducers of a stack's screens (`what`: "screen") or a presentation's destinations by
+-- kind, each checked, and the kinds sorted (for messages). Errors name the line that called
+-- stack{} or presents{} (`where`).
+local function reducers_by_kind(list, where, what)
+  local reducers, kinds = {}, {}
+  for kind, reducer in pairs(list) do
+    if type(kind) ~= "string" then error(where .. ": a " .. what .. " kind must be a string", 3) end
+    reducers[kind] = reducer_of(reducer, where .. ": " .. what .. " " .. kind, 4)
+    kinds[#kinds + 1] = kind
+  end
+  table.sort(kinds)
+  return reducers, kinds
+end
+
 -- A navigation stack's state: `{ screens = { { id = 1, screen = "detail", state = {...} },
 -- ... }, next_id = 2 }`, the bottom first. Ids are never used twice in one stack, so an action
 -- for a screen that was popped cannot reach one pushed since.
@@ -580,13 +595,7 @@ function composable.stack(spec)
     error("stack: screens must be a table of reducers by screen kind, got "
       .. type(spec.screens), 2)
   end
-  local reducers, kinds = {}, {}
-  for kind, reducer in pairs(spec.screens) do
-    if type(kind) ~= "string" then error("stack: a screen kind must be a string", 2) end
-    reducers[kind] = reducer_of(reducer, "stack: screen " .. kind)
-    kinds[#kinds + 1] = kind
-  end
-  table.sort(kinds)
+  local reducers, kinds = reducers_by_kind(spec.screens, "stack", "screen")
   declare("stacks", name, field, reducers)
   local function stack_of(state, at_end)
     local stack = state[field]
@@ -769,14 +778,10 @@ function composable.presents(spec)
     error("presents: destinations must be a table of reducers by kind, got "
       .. type(destinations), 2)
   end
-  local reducers, kinds = {}, {}
-  for kind, reducer in pairs(destinations) do
-    if type(kind) ~= "string" then error("presents: a destination kind must be a string", 2) end
+  for kind in pairs(destinations) do
     if dialogs[kind] then error("presents: " .. kind .. " is built in; it takes no reducer", 2) end
-    reducers[kind] = reducer_of(reducer, "presents: destination " .. kind)
-    kinds[#kinds + 1] = kind
   end
-  table.sort(kinds)
+  local reducers, kinds = reducers_by_kind(destinations, "presents", "destination")
   local presentable = { alert = true, confirmation_dialog = true }
   for kind in pairs(reducers) do presentable[kind] = true end
   declare("presents", name, field, presentable)

@@ -137,6 +137,37 @@ describe("actions an effect sends with a child in short", function()
   end)
 end)
 
+describe("a stack's or a presentation's kinds", function()
+  local composable = require("composable")
+
+  it("are checked, the error naming the line that declared them", function()
+    local function declared(f)
+      local ok, message = pcall(f)
+      assert.is_false(ok)
+      return message
+    end
+    local message = declared(function()
+      composable.stack{ state = "path", action = "path", screens = { detail = 42 } }
+    end)
+    assert.truthy(message:find("navigation_test.lua:%d+: stack: screen detail: reducer must be "
+      .. "a function or a table with a reduce function, got number"), message)
+    message = declared(function()
+      composable.stack{ state = "path", action = "path", screens = { function() end } }
+    end)
+    assert.truthy(message:find("navigation_test.lua:%d+: stack: a screen kind must be a string"),
+      message)
+    message = declared(function()
+      composable.presents{ state = "d", action = "d", destinations = { alert = function() end } }
+    end)
+    assert.truthy(message:find("navigation_test.lua:%d+: presents: alert is built in"), message)
+    message = declared(function()
+      composable.presents{ state = "d", action = "d", destinations = { edit = "x" } }
+    end)
+    assert.truthy(message:find("navigation_test.lua:%d+: presents: destination edit: reducer"),
+      message)
+  end)
+end)
+
 describe("stack functions", function()
   it("pop to a screen keeps it on top; an id not there names the ids that are", function()
     local store = TestStore.new{ feature = Meetings }
