@@ -65,9 +65,37 @@ public enum ButtonRole: Hashable, Sendable {
 
 /// State that closes after any action of its own (an alert, a dialog): a presentation
 /// dismisses it once the parent has handled the button's action. Each value made is a dialog
-/// of its own (`presentationID`), whatever it says.
+/// of its own (`presentationID`), whatever it says; `==`, hashing and a failing test's diff go
+/// by what it says.
 protocol DialogState {
+  associatedtype Action
+  var title: String { get }
+  var message: String? { get }
+  var buttons: [ButtonState<Action>] { get }
   var presentationID: Int { get }
+}
+
+extension DialogState {
+  /// What the dialog says, for custom-dump: not its number.
+  var whatItSaysMirror: Mirror {
+    Mirror(
+      self, children: ["title": title, "message": message as Any, "buttons": buttons],
+      displayStyle: .struct)
+  }
+}
+
+extension DialogState where Action: Equatable {
+  func saysTheSame(as other: Self) -> Bool {
+    title == other.title && message == other.message && buttons == other.buttons
+  }
+}
+
+extension DialogState where Action: Hashable {
+  func hashWhatItSays(into hasher: inout Hasher) {
+    hasher.combine(title)
+    hasher.combine(message)
+    hasher.combine(buttons)
+  }
 }
 
 /// The numbers that tell dialogs apart.
@@ -78,46 +106,24 @@ enum DialogIdentity {
 
 // What a dialog says, not which one it is: an expected alert equals the one presented.
 extension AlertState: Equatable where Action: Equatable {
-  public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.title == rhs.title && lhs.message == rhs.message && lhs.buttons == rhs.buttons
-  }
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs.saysTheSame(as: rhs) }
 }
 extension AlertState: Hashable where Action: Hashable {
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(title)
-    hasher.combine(message)
-    hasher.combine(buttons)
-  }
+  public func hash(into hasher: inout Hasher) { hashWhatItSays(into: &hasher) }
 }
 extension AlertState: Sendable where Action: Sendable {}
+extension AlertState: CustomDumpReflectable {
+  public var customDumpMirror: Mirror { whatItSaysMirror }
+}
 extension ConfirmationDialogState: Equatable where Action: Equatable {
-  public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.title == rhs.title && lhs.message == rhs.message && lhs.buttons == rhs.buttons
-  }
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs.saysTheSame(as: rhs) }
 }
 extension ConfirmationDialogState: Hashable where Action: Hashable {
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(title)
-    hasher.combine(message)
-    hasher.combine(buttons)
-  }
+  public func hash(into hasher: inout Hasher) { hashWhatItSays(into: &hasher) }
 }
 extension ConfirmationDialogState: Sendable where Action: Sendable {}
-
-// A failing test's diff shows what a dialog says, not its number.
-extension AlertState: CustomDumpReflectable {
-  public var customDumpMirror: Mirror {
-    Mirror(
-      self, children: ["title": title, "message": message as Any, "buttons": buttons],
-      displayStyle: .struct)
-  }
-}
 extension ConfirmationDialogState: CustomDumpReflectable {
-  public var customDumpMirror: Mirror {
-    Mirror(
-      self, children: ["title": title, "message": message as Any, "buttons": buttons],
-      displayStyle: .struct)
-  }
+  public var customDumpMirror: Mirror { whatItSaysMirror }
 }
 extension ButtonState: Equatable where Action: Equatable {}
 extension ButtonState: Hashable where Action: Hashable {}

@@ -18,27 +18,16 @@ extension Effect {
   /// or replaced in the action that asked (the parent presented another) has its dismissal
   /// cancelled with its effects, so it cannot close what came in its place.
   func dismissing(with dismissal: Action) -> Self {
-    switch operation {
-    case .none, .send, .cancel: return self
-    case .dismiss: return .run { send in await send(dismissal) }
-    case let .run(priority, work):
-      return Self(
-        .run(priority) { send in
-          await work(Send(send.deliver, dismissal: { await send(dismissal) }))
-        })
-    case let .merge(effects): return Self(.merge(effects.map { $0.dismissing(with: dismissal) }))
-    case let .concatenate(effects):
-      return Self(.concatenate(effects.map { $0.dismissing(with: dismissal) }))
-    case let .cancellable(id, cancelInFlight, effect):
-      return Self(
-        .cancellable(id, cancelInFlight: cancelInFlight, effect.dismissing(with: dismissal)))
-    case let .throttle(id, throttle, effect):
-      return Self(.throttle(id, throttle, effect.dismissing(with: dismissal)))
-    case let .named(name, effect): return Self(.named(name, effect.dismissing(with: dismissal)))
-    case let .holding(object, effect):
-      return Self(.holding(object, effect.dismissing(with: dismissal)))
-    case let .failed(failure, then):
-      return Self(.failed(failure, then: then.dismissing(with: dismissal)))
+    rewriting { effect in
+      switch effect.operation {
+      case .dismiss: return .run { send in await send(dismissal) }
+      case let .run(priority, work):
+        return Self(
+          .run(priority) { send in
+            await work(Send(send.deliver, dismissal: { await send(dismissal) }))
+          })
+      default: return nil
+      }
     }
   }
 }
@@ -48,31 +37,20 @@ extension Effect {
   /// `composable.dismiss`) turned into dismissals, sent or from async work: a child's request
   /// to close, however it makes it, reaches its stack or presentation the same way.
   func dismissalsFromActions() -> Self {
-    switch operation {
-    case .none, .cancel, .dismiss: return self
-    case let .send(action): return requestsDismissal(action) ? .dismiss : self
-    case let .run(priority, work):
-      return Self(
-        .run(priority) { send in
-          await work(
-            Send(
-              { action in
-                if requestsDismissal(action) { await send.dismiss() } else { await send(action) }
-              }, dismissal: send.dismissal))
-        })
-    case let .merge(effects): return Self(.merge(effects.map { $0.dismissalsFromActions() }))
-    case let .concatenate(effects):
-      return Self(.concatenate(effects.map { $0.dismissalsFromActions() }))
-    case let .cancellable(id, cancelInFlight, effect):
-      return Self(
-        .cancellable(id, cancelInFlight: cancelInFlight, effect.dismissalsFromActions()))
-    case let .throttle(id, throttle, effect):
-      return Self(.throttle(id, throttle, effect.dismissalsFromActions()))
-    case let .named(name, effect): return Self(.named(name, effect.dismissalsFromActions()))
-    case let .holding(object, effect):
-      return Self(.holding(object, effect.dismissalsFromActions()))
-    case let .failed(failure, then):
-      return Self(.failed(failure, then: then.dismissalsFromActions()))
+    rewriting { effect in
+      switch effect.operation {
+      case let .send(action): return requestsDismissal(action) ? .dismiss : effect
+      case let .run(priority, work):
+        return Self(
+          .run(priority) { send in
+            await work(
+              Send(
+                { action in
+                  if requestsDismissal(action) { await send.dismiss() } else { await send(action) }
+                }, dismissal: send.dismissal))
+          })
+      default: return nil
+      }
     }
   }
 }
