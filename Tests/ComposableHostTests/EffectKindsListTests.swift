@@ -5,10 +5,10 @@ import LuaKit
 import Testing
 
 /// Every kind of effect is defined once, in its file under Sources/ComposableLua/Effects, and
-/// listed in `LuaEffectKinds.all`. What cannot live in that file (the Lua constructor, its
-/// LuaLS annotation, its row in docs/lua-api.md, a request kind's place in a session's
-/// recording) is checked here against that list: a kind added to the list without them, or a
-/// constructor that makes a kind or a field the list does not know, fails here.
+/// listed in `LuaEffectKinds.all`; its Lua side is copied from that file
+/// (EffectKindsGeneratedTests). What is checked here against the list is what the copies do: a
+/// constructor that makes no table of its kind, or a kind or a field the list does not know,
+/// and a request kind's place in a session's recording and in the test API.
 @Suite struct EffectKindsListTests {
   /// The tables composable.effect's constructors make, and the same tables passed through
   /// `composable.map_effect` (which adds `wrappers` to the kinds that carry actions): each as
@@ -71,31 +71,14 @@ import Testing
     let names = kinds.map { $0.name }
     if Set(names).count != names.count { problems.append("a kind is listed twice: \(names)") }
     let made = try madeTables()
-    let annotations = try #require(ComposableLuaLibrary.annotations["composable.effect.meta.lua"])
     let docs = try String(contentsOf: Self.docsURL, encoding: .utf8)
     for kind in kinds {
       let name = kind.name
       if !made.contains(where: { $0.kind == name }) {
         problems.append(
           "\(name): no constructor in composable.effect.lua makes a table of this kind. To fix, "
-            + "add effect.\(name) there")
-      }
-      // `function effect.name(`, `effect.name =`, or the functions of a table of constructors
-      // (`function effect.file.read(`).
-      let declared = annotations.split(separator: "\n").contains { line in
-        let body = line.hasPrefix("function ") ? line.dropFirst("function ".count) : line[...]
-        return body.hasPrefix("effect.\(name)(") || body.hasPrefix("effect.\(name) =")
-          || body.hasPrefix("effect.\(name).")
-      }
-      if !declared {
-        problems.append(
-          "\(name): no annotation in types/composable.effect.meta.lua. To fix, declare "
-            + "effect.\(name) there")
-      }
-      if !docs.contains("\n| `effect.\(name)") {
-        problems.append(
-          "\(name): no row in docs/lua-api.md's table of effects. To fix, add one starting "
-            + "| `effect.\(name)")
+            + "write effect.\(name) in \(kind).lua.constructor and run "
+            + "scripts/generate-effect-kinds")
       }
       if let request = kind as? any LuaEffectRequestKind.Type {
         if RecordedExchange.Kind(rawValue: name) == nil {
@@ -116,7 +99,7 @@ import Testing
         if !Self.hostCallExists(request.hostCall) {
           problems.append(
             "\(name): effect.run has no \(request.hostCall) to yield for it. To fix, add "
-              + "effect.\(request.hostCall)_client to composable.effect.lua")
+              + "effect.\(request.hostCall)_client to its lua.constructor")
         }
       }
     }
@@ -187,12 +170,16 @@ import Testing
     #expect(LuaEffectRunner.hostCallsListed == "send, sleep, http or file")
   }
 
-  /// A kind listed without its constructor, annotation and row in the docs is refused: the
-  /// check above would fail for it.
+  /// A kind listed whose constructor makes no table of it is refused: the check above would
+  /// fail for it.
   @Test func aKindListedAloneIsRefused() throws {
     let problems = try Self.problems(with: LuaEffectKinds.all + [UnwrittenEffect.self])
-    #expect(problems.count == 3, "\(problems)")
-    #expect(problems.allSatisfy { $0.hasPrefix("unwritten: ") })
+    #expect(
+      problems == [
+        "unwritten: no constructor in composable.effect.lua makes a table of this kind. To fix, "
+          + "write effect.unwritten in UnwrittenEffect.lua.constructor and run "
+          + "scripts/generate-effect-kinds"
+      ])
   }
 
   /// A constructor whose kind is missing from the list is refused too.
@@ -214,6 +201,7 @@ import Testing
 private enum UnwrittenEffect: LuaEffectKind {
   static let name = "unwritten"
   static let fields: [String] = []
+  static let lua = LuaEffectKindSource(constructor: "", annotation: "", row: "")
   static func effect(
     from table: LuaTable, at path: String, in interpreter: LuaEffectInterpreter
   ) throws(LuaFeatureError) -> LuaEffect { .none }
@@ -223,6 +211,7 @@ private enum UnwrittenEffect: LuaEffectKind {
 private enum ThrottleWithoutLatest: LuaEffectKind {
   static let name = "throttle"
   static let fields = ["effect", "id", "seconds"]
+  static let lua = ThrottleEffect.lua
   static func effect(
     from table: LuaTable, at path: String, in interpreter: LuaEffectInterpreter
   ) throws(LuaFeatureError) -> LuaEffect { .none }

@@ -5,6 +5,24 @@ enum AfterEffect: LuaEffectKind {
   static let name = "after"
   static let fields = ["seconds", "action", "wrappers"]
 
+  /// What it is in Lua: its constructor in composable.effect, its LuaLS annotation and its
+  /// row in docs/lua-api.md (scripts/generate-effect-kinds copies each there).
+  static let lua = LuaEffectKindSource(
+    constructor: """
+      function effect.after(seconds, action)
+        return { kind = "after", seconds = seconds, action = action }
+      end
+      """,
+    annotation: """
+      ---Sends `action` after `seconds` on the store's clock.
+      ---@param seconds number
+      ---@param action Action|string
+      ---@return Effect
+      function effect.after(seconds, action) end
+      """,
+    row:
+      "| `effect.after(seconds, action)` | Sends `action` after `seconds`. |")
+
   static func effect(
     from table: LuaTable, at path: String, in interpreter: LuaEffectInterpreter
   ) throws(LuaFeatureError) -> LuaEffect {

@@ -7,6 +7,21 @@ enum CancelEffect: LuaEffectKind {
   // nothing for them to wrap.
   static let fields = ["id", "wrappers"]
 
+  /// What it is in Lua: its constructor in composable.effect, its LuaLS annotation and its
+  /// row in docs/lua-api.md (scripts/generate-effect-kinds copies each there).
+  static let lua = LuaEffectKindSource(
+    constructor: """
+      function effect.cancel(id) return { kind = "cancel", id = id } end
+      """,
+    annotation: """
+      ---Cancels the effects running under `id`.
+      ---@param id string|number|boolean
+      ---@return Effect
+      function effect.cancel(id) end
+      """,
+    row:
+      "| `effect.cancel(id)` | Cancels what runs under `id`. |")
+
   static func effect(
     from table: LuaTable, at path: String, in interpreter: LuaEffectInterpreter
   ) throws(LuaFeatureError) -> LuaEffect {

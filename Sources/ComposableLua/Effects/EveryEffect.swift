@@ -5,6 +5,25 @@ enum EveryEffect: LuaEffectKind {
   static let name = "every"
   static let fields = ["seconds", "action", "wrappers"]
 
+  /// What it is in Lua: its constructor in composable.effect, its LuaLS annotation and its
+  /// row in docs/lua-api.md (scripts/generate-effect-kinds copies each there).
+  static let lua = LuaEffectKindSource(
+    constructor: """
+      function effect.every(seconds, action)
+        return { kind = "every", seconds = seconds, action = action }
+      end
+      """,
+    annotation: """
+      ---Sends `action` every `seconds` until cancelled.
+      ---@param seconds number
+      ---@param action Action|string
+      ---@return Effect
+      function effect.every(seconds, action) end
+      """,
+    row:
+      "| `effect.every(seconds, action)` | Sends `action` every `seconds` (more than 0) until cancelled. |"
+  )
+
   static func effect(
     from table: LuaTable, at path: String, in interpreter: LuaEffectInterpreter
   ) throws(LuaFeatureError) -> LuaEffect {

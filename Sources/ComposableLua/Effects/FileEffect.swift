@@ -10,6 +10,67 @@ import LuaKit
 enum FileEffect: LuaEffectRequestKind {
   static let name = "file"
   static let fields = ["operation", "request", "wrappers"]
+
+  /// What it is in Lua: its constructor in composable.effect, its LuaLS annotation and its
+  /// row in docs/lua-api.md (scripts/generate-effect-kinds copies each there).
+  static let lua = LuaEffectKindSource(
+    constructor: """
+      -- effect.file.read{ path = "notes.txt", response = "loaded" } and write, append, list, remove,
+      -- exists: the result arrives as { type = response, ok = true, contents | entries | exists } or
+      -- { type = response, ok = false, error = "..." }. `response` may be left out of write, append
+      -- and remove when nothing needs to know.
+      local file_operations = { "read", "write", "append", "list", "remove", "exists" }
+      effect.file = {}
+      for _, operation in ipairs(file_operations) do
+        effect.file[operation] = function(request)
+          if type(request) ~= "table" then
+            error("effect.file." .. operation .. ": expected a request table, got " .. type(request), 2)
+          end
+          return { kind = "file", operation = operation, request = request }
+        end
+      end
+
+      -- file.read(path) and friends inside effect.run: each returns the result table.
+      effect.file_client = {}
+      for _, operation in ipairs(file_operations) do
+        effect.file_client[operation] = function(path, contents)
+          local request = { path = path, contents = contents }
+          return yield({ op = "file", operation = operation, request = request })
+        end
+      end
+      """,
+    annotation: """
+      ---@class FileRequest
+      ---@field path string under the host's data directory (or the test's files)
+      ---@field contents? string write, append: the bytes to write
+      ---@field data? any write, append with `json = true`: the value, written as JSON
+      ---@field json? boolean read: answer with `data` decoded too; write, append: write `data`
+      ---@field response? string the type of the action the result arrives as (needed by read,
+      ---list and exists)
+
+      effect.file = {}
+      ---@param request FileRequest
+      ---@return Effect
+      function effect.file.read(request) end
+      ---@param request FileRequest
+      ---@return Effect
+      function effect.file.write(request) end
+      ---@param request FileRequest
+      ---@return Effect
+      function effect.file.append(request) end
+      ---@param request FileRequest
+      ---@return Effect
+      function effect.file.list(request) end
+      ---@param request FileRequest
+      ---@return Effect
+      function effect.file.remove(request) end
+      ---@param request FileRequest
+      ---@return Effect
+      function effect.file.exists(request) end
+      """,
+    row:
+      "| `effect.file.read`, `write`, `append`, `list`, `remove`, `exists` `(request)` | A file operation under the host's data directory; the result arrives as the action named `request.response`. |"
+  )
   static let hostCall = "file"
   static let testField = "files"
 

@@ -10,6 +10,49 @@ import LuaKit
 enum HTTPEffect: LuaEffectRequestKind {
   static let name = "http"
   static let fields = ["request", "wrappers"]
+
+  /// What it is in Lua: its constructor in composable.effect, its LuaLS annotation and its
+  /// row in docs/lua-api.md (scripts/generate-effect-kinds copies each there).
+  static let lua = LuaEffectKindSource(
+    constructor: """
+      -- effect.http{ url = ..., method = "GET", headers = {}, body = "...", response = "type" }: the
+      -- response arrives as { type = response, ok = true, status, headers, body, json } or
+      -- { type = response, ok = false, error = "..." }.
+      function effect.http(request)
+        if type(request) ~= "table" then
+          error("effect.http: expected a request table, got " .. type(request), 2)
+        end
+        return { kind = "http", request = request }
+      end
+
+      -- http.get(url) and http.request{...} inside effect.run: each returns the response table.
+      effect.http_client = {
+        request = function(request) return yield({ op = "http", request = request }) end,
+        get = function(url, options)
+          local request = { url = url, method = "GET" }
+          for k, v in pairs(options or {}) do request[k] = v end
+          return yield({ op = "http", request = request })
+        end,
+      }
+      """,
+    annotation: """
+      ---@class HttpRequest
+      ---@field url string
+      ---@field method? string "GET" by default
+      ---@field query? table<string, string|number|boolean> appended to the URL, percent-encoded
+      ---@field headers? table<string, string>
+      ---@field body? string|table a table is sent as JSON
+      ---@field timeout? number seconds
+      ---@field response? string the type of the action the response arrives as
+
+      ---An HTTP request; the response arrives as the action named by `request.response`.
+      ---@param request HttpRequest
+      ---@return Effect
+      function effect.http(request) end
+      """,
+    row:
+      "| `effect.http(request)` | An HTTP request; the response arrives as the action named `request.response`. |"
+  )
   static let hostCall = "http"
   static let testField = "http"
 

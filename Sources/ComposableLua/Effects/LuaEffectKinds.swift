@@ -2,11 +2,11 @@ import Composable
 import LuaKit
 
 /// Every kind of effect `composable.effect` makes, each defined in its own file of this
-/// folder. Adding a kind is its file and a line here, and what Swift cannot hold: its Lua
-/// constructor (composable.effect.lua), its LuaLS annotation and its row in docs/lua-api.md,
-/// which EffectKindsListTests requires. A request kind (`LuaEffectRequestKind`) also needs its
-/// `RecordedExchange.Kind` and how a test written from a session serves it (LuaTestWriter,
-/// SwiftTestWriter); the test requires the first.
+/// folder, its Lua side too (`LuaEffectKindSource`, copied into the library, its annotations and
+/// docs/lua-api.md by scripts/generate-effect-kinds). Adding a kind is its file, a line here and
+/// its test. A request kind (`LuaEffectRequestKind`) also needs its `RecordedExchange.Kind` and
+/// how a test written from a session serves it (LuaTestWriter, SwiftTestWriter): that is
+/// ComposableHost's, which this layer does not know; EffectKindsListTests requires the first.
 package enum LuaEffectKinds {
   /// In the order messages list them (`unknown effect kind ...; the kinds are ...`).
   static let all: [any LuaEffectKind.Type] = [

@@ -6,29 +6,7 @@
 
 local effect = {}
 
--- Shared by every feature that returns it: a field added to it would break each of them, so it
--- takes none (and its metatable cannot be changed).
-effect.none = setmetatable({ kind = "none" }, {
-  __newindex = function(_, key)
-    error(string.format("effect.none is shared and takes no field (%s); make an effect of your own",
-      tostring(key)), 2)
-  end,
-  __metatable = false,
-})
-
-function effect.send(action) return { kind = "send", action = action } end
-
-function effect.merge(...) return { kind = "merge", effects = { ... } } end
-
-function effect.concat(...) return { kind = "concat", effects = { ... } } end
-
-function effect.after(seconds, action)
-  return { kind = "after", seconds = seconds, action = action }
-end
-
-function effect.every(seconds, action)
-  return { kind = "every", seconds = seconds, action = action }
-end
+local yield = coroutine.yield
 
 -- The options table of a constructor, nil or holding only the options `known` names, each a
 -- boolean: a misspelt one (`cancel_inflight`) or a wrong value (`"yes"`) is an error at the
@@ -53,6 +31,35 @@ local function options_of(name, options, known)
   return options
 end
 
+-- The constructors, one kind of effect after another in the order of LuaEffectKinds.all, each
+-- copied from the kind's file in Sources/ComposableLua/Effects by scripts/generate-effect-kinds:
+-- edit them there.
+-- BEGIN GENERATED: effect kinds
+
+-- Shared by every feature that returns it: a field added to it would break each of them, so it
+-- takes none (and its metatable cannot be changed).
+effect.none = setmetatable({ kind = "none" }, {
+  __newindex = function(_, key)
+    error(string.format("effect.none is shared and takes no field (%s); make an effect of your own",
+      tostring(key)), 2)
+  end,
+  __metatable = false,
+})
+
+function effect.send(action) return { kind = "send", action = action } end
+
+function effect.merge(...) return { kind = "merge", effects = { ... } } end
+
+function effect.concat(...) return { kind = "concat", effects = { ... } } end
+
+function effect.after(seconds, action)
+  return { kind = "after", seconds = seconds, action = action }
+end
+
+function effect.every(seconds, action)
+  return { kind = "every", seconds = seconds, action = action }
+end
+
 function effect.cancellable(inner, id, options)
   options = options_of("effect.cancellable", options, { "cancel_in_flight" })
   return {
@@ -75,21 +82,9 @@ function effect.throttle(inner, id, seconds, options)
   }
 end
 
--- effect.http{ url = ..., method = "GET", headers = {}, body = "...", response = "type" }: the
--- response arrives as { type = response, ok = true, status, headers, body, json } or
--- { type = response, ok = false, error = "..." }.
-function effect.http(request)
-  if type(request) ~= "table" then
-    error("effect.http: expected a request table, got " .. type(request), 2)
-  end
-  return { kind = "http", request = request }
-end
-
 -- effect.run(function(send) ... end): async work in a coroutine. Inside it, send(action)
 -- feeds an action back, sleep(seconds) waits on the store's clock, and http.get(url) or
 -- http.request{...} returns the response; each of them yields to the host.
-local yield = coroutine.yield
-
 local function send(action) yield({ op = "send", action = action }) end
 
 function effect.run(work)
@@ -100,6 +95,26 @@ function effect.run(work)
 end
 
 function effect.sleep(seconds) yield({ op = "sleep", seconds = seconds }) end
+
+-- effect.http{ url = ..., method = "GET", headers = {}, body = "...", response = "type" }: the
+-- response arrives as { type = response, ok = true, status, headers, body, json } or
+-- { type = response, ok = false, error = "..." }.
+function effect.http(request)
+  if type(request) ~= "table" then
+    error("effect.http: expected a request table, got " .. type(request), 2)
+  end
+  return { kind = "http", request = request }
+end
+
+-- http.get(url) and http.request{...} inside effect.run: each returns the response table.
+effect.http_client = {
+  request = function(request) return yield({ op = "http", request = request }) end,
+  get = function(url, options)
+    local request = { url = url, method = "GET" }
+    for k, v in pairs(options or {}) do request[k] = v end
+    return yield({ op = "http", request = request })
+  end,
+}
 
 -- effect.file.read{ path = "notes.txt", response = "loaded" } and write, append, list, remove,
 -- exists: the result arrives as { type = response, ok = true, contents | entries | exists } or
@@ -125,13 +140,6 @@ for _, operation in ipairs(file_operations) do
   end
 end
 
-effect.http_client = {
-  request = function(request) return yield({ op = "http", request = request }) end,
-  get = function(url, options)
-    local request = { url = url, method = "GET" }
-    for k, v in pairs(options or {}) do request[k] = v end
-    return yield({ op = "http", request = request })
-  end,
-}
+-- END GENERATED: effect kinds
 
 return effect

@@ -1,25 +1,12 @@
 ---@meta composable.effect
 -- LuaLS annotations for `require("composable.effect")`: effects as descriptions the host runs.
 
----@class HttpRequest
----@field url string
----@field method? string "GET" by default
----@field query? table<string, string|number|boolean> appended to the URL, percent-encoded
----@field headers? table<string, string>
----@field body? string|table a table is sent as JSON
----@field timeout? number seconds
----@field response? string the type of the action the response arrives as
-
----@class FileRequest
----@field path string under the host's data directory (or the test's files)
----@field contents? string write, append: the bytes to write
----@field data? any write, append with `json = true`: the value, written as JSON
----@field json? boolean read: answer with `data` decoded too; write, append: write `data`
----@field response? string the type of the action the result arrives as (needed by read,
----list and exists)
-
 ---@class composable.effect
 local effect = {}
+
+-- Each kind's annotation, copied from its file in Sources/ComposableLua/Effects by
+-- scripts/generate-effect-kinds: edit them there.
+-- BEGIN GENERATED: effect kinds
 
 ---No work.
 ---@type Effect
@@ -79,11 +66,6 @@ function effect.debounce(inner, id, seconds) end
 ---@return Effect
 function effect.throttle(inner, id, seconds, options) end
 
----An HTTP request; the response arrives as the action named by `request.response`.
----@param request HttpRequest
----@return Effect
-function effect.http(request) end
-
 ---Async work in a coroutine: `send(action)` feeds an action back; inside it `sleep`, `http`
 ---and `file` reach the host.
 ---@param work fun(send: fun(action: Action|string))
@@ -93,6 +75,28 @@ function effect.run(work) end
 ---Waits `seconds` on the store's clock (inside `effect.run`).
 ---@param seconds number
 function effect.sleep(seconds) end
+
+---@class HttpRequest
+---@field url string
+---@field method? string "GET" by default
+---@field query? table<string, string|number|boolean> appended to the URL, percent-encoded
+---@field headers? table<string, string>
+---@field body? string|table a table is sent as JSON
+---@field timeout? number seconds
+---@field response? string the type of the action the response arrives as
+
+---An HTTP request; the response arrives as the action named by `request.response`.
+---@param request HttpRequest
+---@return Effect
+function effect.http(request) end
+
+---@class FileRequest
+---@field path string under the host's data directory (or the test's files)
+---@field contents? string write, append: the bytes to write
+---@field data? any write, append with `json = true`: the value, written as JSON
+---@field json? boolean read: answer with `data` decoded too; write, append: write `data`
+---@field response? string the type of the action the result arrives as (needed by read,
+---list and exists)
 
 effect.file = {}
 ---@param request FileRequest
@@ -113,5 +117,7 @@ function effect.file.remove(request) end
 ---@param request FileRequest
 ---@return Effect
 function effect.file.exists(request) end
+
+-- END GENERATED: effect kinds
 
 return effect
