@@ -4,9 +4,13 @@ import PackageDescription
 let package = Package(
   name: "ComposableLua",
   products: [
+    // What an app depends on: `import ComposableLua` brings Composable and LuaKit with it.
+    .library(name: "ComposableLua", targets: ["ComposableLua"]),
+    // Hot reload (the file watcher and the swap) and sessions, for an app's own dev tools.
+    .library(name: "ComposableHost", targets: ["ComposableHost"]),
+    // The layers alone: a Lua embedding any Swift program can use, and the runtime without Lua.
     .library(name: "LuaKit", targets: ["LuaKit"]),
     .library(name: "Composable", targets: ["Composable"]),
-    .library(name: "ComposableLua", targets: ["ComposableLua"]),
     .executable(name: "composable", targets: ["composable"]),
     .executable(name: "search-server", targets: ["SearchDemo"]),
   ],
@@ -42,19 +46,30 @@ let package = Package(
       plugins: ["LuaBytecodePlugin"]),
     // Compiles a target's `Lua/*.lua` files into a `LuaBytecode` enum at build time, with the
     // Lua the package links: a process loads the library's chunks without parsing them.
+    // It finds Lua through pkg-config (`CLuaInstalled`): every build of the library builds it
+    // first, so a machine without Lua's headers gets SwiftPM's hint naming the package to
+    // install (`apt-get install liblua5.4-dev`) before any compiler error.
     .executableTarget(
-      name: "lua-bytecode", dependencies: ["CLua"], path: "Sources/LuaBytecodeCompiler",
-      linkerSettings: [.linkedLibrary(":liblua5.4.a"), .linkedLibrary("m")]),
+      name: "lua-bytecode", dependencies: ["CLuaInstalled"], path: "Sources/LuaBytecodeCompiler"),
+    // Lua 5.4 as pkg-config finds it (`lua5.4.pc`), for the build-time tool only: its libraries
+    // are the shared ones, which the runtime does not link (CLua).
+    .systemLibrary(
+      name: "CLuaInstalled", pkgConfig: "lua5.4",
+      providers: [.apt(["liblua5.4-dev"]), .brew(["lua@5.4"])]
+    ),
     .plugin(
       name: "LuaBytecodePlugin", capability: .buildTool(), dependencies: ["lua-bytecode"]),
-    // Debian's libcurl for the live HTTP client, and the C that drives it (its options are
-    // set through a variadic function, and its callbacks run mid-transfer). Only the header is
-    // used at build time: the library is opened at the first request (CurlSupport), not linked.
+    // The C that drives libcurl for the live HTTP client (its options are set through a
+    // variadic function, and its callbacks run mid-transfer). libcurl is opened at the first
+    // request, not linked, and declared by CurlSupport itself (CurlABI.h): building needs no
+    // libcurl headers.
+    .target(name: "CurlSupport"),
+    // libcurl's own header, for the test that checks CurlABI.h against it (CurlABICheck).
     .systemLibrary(
-      name: "CCurl",
-      providers: [.apt(["libcurl4-openssl-dev"])]
+      name: "CCurl", pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
     ),
-    .target(name: "CurlSupport", dependencies: ["CCurl"]),
+    .target(name: "CurlABICheck", dependencies: ["CCurl"], path: "Tests/Support/CurlABICheck"),
     // The runtime: reducers, effects, the Store and the TestStore. No Lua.
     .target(
       name: "Composable",
@@ -172,7 +187,7 @@ let package = Package(
     .testTarget(
       name: "ComposableTests",
       dependencies: [
-        "Composable", "LocalServer", "SeededRandom",
+        "Composable", "LocalServer", "SeededRandom", "CurlABICheck",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),

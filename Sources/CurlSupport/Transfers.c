@@ -5,7 +5,7 @@
 
 #include "CurlSupport.h"
 
-#include <curl/curl.h>
+#include "CurlABI.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -1,6 +1,8 @@
-// lua-bytecode OUTPUT.swift FILE.lua...: compiles each Lua file with the Lua the package links
-// (Debian's static liblua5.4.a) and writes its bytecode as a Swift array, so that a process
-// loads the library's chunks without parsing them. LuaBytecodePlugin runs it at build time.
+// lua-bytecode OUTPUT.swift FILE.lua...: compiles each Lua file with the installed Lua 5.4 (as
+// pkg-config finds it: the same release as the static liblua5.4.a the package links, which
+// PrecompiledLibraryTests checks by compiling again) and writes its bytecode as a Swift array,
+// so that a process loads the library's chunks without parsing them. LuaBytecodePlugin runs it
+// at build time.
 //
 // A chunk is named `=` and its file name without `.lua` (`composable.effect.lua` compiles as
 // `=composable.effect`): a binary chunk keeps the name it was compiled with, so that is the name
@@ -9,8 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Where pkg-config's flags point (Debian's and Homebrew's include/lua5.4), else Debian's layout.
+#if __has_include(<lua.h>)
+#include <lauxlib.h>
+#include <lua.h>
+#else
 #include <lua5.4/lauxlib.h>
 #include <lua5.4/lua.h>
+#endif
 
 typedef struct {
   FILE *out;

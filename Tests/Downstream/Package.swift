@@ -1,0 +1,18 @@
+// swift-tools-version: 6.1
+// A package that uses ComposableLua as the README's "Use it from your package" says:
+// scripts/downstream-check builds and runs it, as an app that depends on this repository would.
+import PackageDescription
+
+let package = Package(
+  name: "TodoApp",
+  dependencies: [
+    .package(name: "ComposableLua", path: "../..")
+  ],
+  targets: [
+    .executableTarget(
+      name: "TodoApp",
+      dependencies: [.product(name: "ComposableLua", package: "ComposableLua")],
+      resources: [.copy("todos.lua")]
+    )
+  ]
+)
