@@ -6,6 +6,8 @@ let package = Package(
   products: [
     // What an app depends on: `import ComposableLua` brings Composable and LuaKit with it.
     .library(name: "ComposableLua", targets: ["ComposableLua"]),
+    // For a test target: `LuaTestFile`, a folder of `*_test.lua` files run by `swift test`.
+    .library(name: "ComposableLuaTesting", targets: ["ComposableLuaTesting"]),
     // Hot reload (the file watcher and the swap) and sessions, for an app's own dev tools.
     .library(name: "ComposableHost", targets: ["ComposableHost"]),
     // The layers alone: a Lua embedding any Swift program can use, and the runtime without Lua.
@@ -104,6 +106,8 @@ let package = Package(
       ],
       plugins: ["LuaBytecodePlugin"]
     ),
+    // Lua tests as cases of Swift tests (it imports Testing: for test targets only).
+    .target(name: "ComposableLuaTesting", dependencies: ["ComposableLua"]),
     // The REPL's terminal: Ctrl-C at its prompt, in C because a signal handler must be, and
     // Debian's libedit for line editing, opened with dlopen when first needed.
     .target(name: "TerminalSupport"),
@@ -156,8 +160,8 @@ let package = Package(
     .testTarget(
       name: "ComposableLuaTests",
       dependencies: [
-        "ComposableLua", "Composable", "LuaKit", "LocalServer", "SeededRandom",
-        "LuaDataGenerators", "TestSupport",
+        "ComposableLua", "ComposableLuaTesting", "Composable", "LuaKit", "LocalServer",
+        "SeededRandom", "LuaDataGenerators", "TestSupport",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),

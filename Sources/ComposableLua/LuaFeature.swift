@@ -37,6 +37,9 @@ public final class LuaFeature: Sendable {
     var lastSaved: LuaReference? = nil
     /// Where the last swap's `migrate(state)` changed the state (none without one).
     var migrationChanges: Result<[LuaDifference], LuaFeatureError> = .success([])
+    /// How many swaps ran a `migrate(state)`: the state changed outside any store's action, so a
+    /// store's copy of it is stale (`LuaFeatureReducer` reads it again instead of writing back).
+    var migrations = 0
   }
 
   /// The files of the modules the feature required, beside it (none without a directory).

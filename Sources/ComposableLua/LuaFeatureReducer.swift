@@ -89,12 +89,13 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
         return failed(LuaStepOutcome(failure: error))
       }
     }
+    if action == Self.refreshAction { return refreshed(&state) }
     var outcome = feature.step(action, context)
     guard !outcome.failed else { return failed(outcome) }
     if let readState {
       do throws(LuaFeatureError) {
         state = try readState(feature)
-        writeBack?.gave(state)
+        writeBack?.gave(state, migrations: feature.migrations)
       } catch {
         outcome.error = error
         outcome.effect = .failure(error, sending: nil)
@@ -102,6 +103,24 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
       }
     }
     return outcome
+  }
+
+  /// The action that reads the feature's state into the store's copy without calling Lua: what
+  /// an app sends (through its parent's action for the child) after a hot reload whose
+  /// `migrate(state)` changed the state, so that a Swift parent's copy shows it at once. Any
+  /// action of the child refreshes a stale copy too, before it runs: a copy made before a
+  /// migration is never written back over it.
+  public static var refreshAction: LuaValue { ["type": "composable.refresh"] }
+
+  private func refreshed(_ state: inout State) -> LuaStepOutcome {
+    guard let readState else { return LuaStepOutcome() }
+    do throws(LuaFeatureError) {
+      state = try readState(feature)
+      writeBack?.gave(state, migrations: feature.migrations)
+      return LuaStepOutcome()
+    } catch {
+      return failed(LuaStepOutcome(failure: error))
+    }
   }
 
   /// An action the feature refused: reported to `onError`, and its effect `Effect.failure`, so
@@ -169,6 +188,9 @@ extension LuaFeatureReducer where State == LuaValue {
 final class StateWriteBack<State: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
   private var given: State?  // under `lock`
+  /// The feature's `migrations` when `given` was read: a swap's `migrate` since then changed
+  /// the state under the store, whose copy is then stale.
+  private var givenMigrations = 0  // under `lock`
   private let isSame: @Sendable (State, State) -> Bool
   private let write: @Sendable (State, LuaFeature) throws(LuaFeatureError) -> Void
 
@@ -183,13 +205,25 @@ final class StateWriteBack<State: Sendable>: @unchecked Sendable {
   /// Writes `state` into the feature when it is not what this reducer last gave out, or when it
   /// gave out nothing yet (the store's first copy came from its parent, which may hold any
   /// state: one of several screens that one feature runs, say).
+  ///
+  /// A copy read before a migration is stale: the store's state, made from it, is not written
+  /// over what `migrate` made (the next read replaces it).
   func writeIfChanged(_ state: State, into feature: LuaFeature) throws(LuaFeatureError) {
-    if let given = lock.withLock({ given }), isSame(given, state) { return }
+    let seen: (state: State?, migrations: Int) = lock.withLock { (given, givenMigrations) }
+    if let given = seen.state {
+      if isSame(given, state) { return }
+      if seen.migrations != feature.migrations { return }
+    }
     try write(state, feature)
-    gave(state)
+    gave(state, migrations: feature.migrations)
   }
 
-  func gave(_ state: State) { lock.withLock { given = state } }
+  func gave(_ state: State, migrations: Int) {
+    lock.withLock {
+      given = state
+      givenMigrations = migrations
+    }
+  }
 }
 
 extension LuaFeatureReducer where State == LuaFeatureHandle {
