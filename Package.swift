@@ -20,6 +20,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.0.0"),
+    // Its macro-free core: `CaseKeyPath` and `CasePathable`, so that actions read as in TCA
+    // (`Scope(state: \.child, action: \.child)`). An app adds `@CasePathable` from its
+    // `CasePaths` product; this package builds no macros (no swift-syntax).
+    .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
     // Without its default FoundationNetworking trait: that would link URLSession, and with it
     // libcurl and its ~30 libraries, into every process at start (we open libcurl ourselves, at
     // the first request).
@@ -77,6 +81,7 @@ let package = Package(
       name: "Composable",
       dependencies: [
         "CurlSupport",
+        .product(name: "CasePathsCore", package: "swift-case-paths"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),

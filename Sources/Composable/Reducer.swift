@@ -1,26 +1,59 @@
 /// The logic of a feature: how an action changes the state, and what work follows.
 ///
-/// `reduce` mutates `state` in place and returns the effect to run; the `Store` runs it.
+/// `reduce` mutates `state` in place and returns the effect to run; the `Store` runs it. A
+/// reducer made of others writes `body` instead, as in TCA 1.x (`ReducerBuilder` combines what
+/// it lists, in order, as `CombineReducers` does):
+///
+/// ```swift
+/// struct App: Reducer {
+///   var body: some Reducer<AppState, AppAction> {
+///     Scope(state: \.counter, action: \.counter) { Counter() }
+///     Reduce { state, action in .none }
+///   }
+/// }
+/// ```
 public protocol Reducer<State, Action>: SendableMetatype {
   associatedtype State
   associatedtype Action: Sendable
+  /// What `body` is made of; `Never` for a reducer that writes `reduce` itself.
+  associatedtype Body = Never
 
+  /// Changes `state` for `action` and returns the work that follows.
   func reduce(into state: inout State, action: Action) -> Effect<Action>
+
+  /// The reducers this one is made of, run in order; a reducer that writes `reduce` has none.
+  @ReducerBuilder<State, Action>
+  var body: Body { get }
+}
+
+extension Reducer where Body == Never {
+  /// A reducer that writes `reduce` has no body; asking for it is a programming error.
+  public var body: Never {
+    fatalError("\(Self.self) has no body: it is written with reduce(into:action:)")
+  }
+}
+
+extension Reducer where Body: Reducer, Body.State == State, Body.Action == Action {
+  /// A reducer written as a `body` reduces through it.
+  @inlinable
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    body.reduce(into: &state, action: action)
+  }
 }
 
 /// A reducer from a closure.
 public struct Reduce<State, Action: Sendable>: Reducer {
-  let body: (inout State, Action) -> Effect<Action>
+  let closure: (inout State, Action) -> Effect<Action>
 
-  public init(_ body: @escaping (inout State, Action) -> Effect<Action>) {
-    self.body = body
+  public init(_ closure: @escaping (inout State, Action) -> Effect<Action>) {
+    self.closure = closure
   }
 
   public init<R: Reducer>(_ reducer: R) where R.State == State, R.Action == Action {
-    self.body = reducer.reduce
+    self.closure = reducer.reduce
   }
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
-    body(&state, action)
+    closure(&state, action)
   }
 }

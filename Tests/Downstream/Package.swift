@@ -6,12 +6,17 @@ import PackageDescription
 let package = Package(
   name: "TodoApp",
   dependencies: [
-    .package(name: "ComposableLua", path: "../..")
+    .package(name: "ComposableLua", path: "../.."),
+    // For `@CasePathable` (the macro); ComposableLua itself needs only the macro-free core.
+    .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
   ],
   targets: [
     .executableTarget(
       name: "TodoApp",
-      dependencies: [.product(name: "ComposableLua", package: "ComposableLua")],
+      dependencies: [
+        .product(name: "ComposableLua", package: "ComposableLua"),
+        .product(name: "CasePaths", package: "swift-case-paths"),
+      ],
       resources: [.copy("todos.lua")]
     )
   ]
