@@ -9,6 +9,14 @@ import LuaKit
 public struct LuaLiteralReader {
   private let lua = LazySandbox()
 
+  /// A reader with no VM yet: its sandbox is made the first time a line has to be read as Lua.
+  ///
+  /// ```swift
+  /// let reader = LuaLiteralReader()
+  /// let word = try reader.action(from: "increment")  // the string "increment"
+  /// let table = try reader.action(from: #"{ type = "add", title = "milk" }"#)
+  /// let name = reader.envValue(from: "ada")  // not a literal: the string "ada"
+  /// ```
   public init() {}
 
   /// The action a line of input stands for, from its bytes exactly as they came: a bare word
@@ -67,6 +75,7 @@ public struct LuaLiteralReader {
     }
   }
 
+  /// Whether `text` (its UTF-8 bytes) is Lua that more lines may finish, such as an open table.
   public func isIncomplete(_ text: String) -> Bool { isIncomplete(Array(text.utf8)) }
 
   private static func returning(_ line: [UInt8]) -> [UInt8] { Array("return ".utf8) + line }
@@ -104,6 +113,7 @@ private final class LazySandbox: @unchecked Sendable {
 
 /// A line that is not an action, with Lua's reason.
 public struct NotAnAction: Error, CustomStringConvertible {
+  /// Why: Lua's error message, or what in the value is not data (a function, a metatable).
   public let message: String
   public var description: String {
     "the line is not an action (a word, or a Lua table): \(message)"

@@ -3,6 +3,8 @@
 /// the cursor, clear the screen or set colours. Line breaks and tabs stay: a traceback is read
 /// line by line.
 extension String {
+  /// The text with its control characters written as Lua escapes (`\r`, `\27`, `\u{9b}`), line
+  /// feeds and tabs kept as they are.
   public var terminalSafe: String {
     guard unicodeScalars.contains(where: Self.isControl) else { return self }
     var safe = ""

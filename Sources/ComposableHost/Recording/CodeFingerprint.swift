@@ -6,6 +6,9 @@ import LuaKit
 /// contents. A session keeps the one it was recorded against, so a replay can say the code
 /// changed since. FNV-1a, 64 bits: made to notice a change, not to resist a forger.
 public enum CodeFingerprint {
+  /// The fingerprint of `feature`'s code, loaded from `file`: `fnv1a64:` and 16 hex digits, over
+  /// the file and the modules it has required, symlinks resolved. A file that cannot be read
+  /// counts as empty.
   public static func of(_ feature: LuaFeature, file: URL) -> String {
     var files = [file.resolvingSymlinksInPath()]
     files += (feature.moduleFiles?.required ?? []).map { $0.resolvingSymlinksInPath() }

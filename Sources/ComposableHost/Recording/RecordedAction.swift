@@ -3,6 +3,7 @@ import LuaKit
 
 /// One action of a recorded session, with what a replay needs to reduce it as it was reduced.
 public struct RecordedAction: Equatable, Sendable {
+  /// The action the reducer was sent.
   public var action: LuaValue
   /// Sent back by an effect (an HTTP response, a timer's tick), not typed by the person.
   public var fromEffect: Bool
@@ -22,6 +23,14 @@ public struct RecordedAction: Equatable, Sendable {
   /// behind would go on sending in the test.
   public var afterJump: Bool
 
+  /// Records one action. `didNothing` is kept only when `effect` and `error` are both nil: an
+  /// action that returned an effect or failed did something.
+  ///
+  /// ```swift
+  /// let typed = RecordedAction(
+  ///   action: ["type": "add", "title": "milk"], fromEffect: false, time: 0.5)
+  /// let sentBack = RecordedAction(action: ["type": "tick"], fromEffect: true, time: 1.5)
+  /// ```
   public init(
     action: LuaValue, fromEffect: Bool, time: Double, draws: [LuaEnvironmentTape.Draw] = [],
     effect: LuaValue = .nil, error: String? = nil, didNothing: Bool = false,
@@ -37,6 +46,7 @@ public struct RecordedAction: Equatable, Sendable {
     self.afterJump = afterJump
   }
 
+  /// Whether the reducer raised on it (its changes then rolled back).
   public var failed: Bool { error != nil }
 }
 

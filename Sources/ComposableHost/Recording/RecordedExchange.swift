@@ -8,8 +8,11 @@ import LuaKit
 /// (effects' results come back as the actions they sent); a test written from the session
 /// serves them to the feature's effects in place of the network and the disk.
 public struct RecordedExchange: Equatable, Sendable {
+  /// Where a request went: `http` for the network, `file` for the disk. The raw values are the
+  /// names of the effects that make the requests (`effect.http`, `effect.file`).
   public enum Kind: String, CaseIterable, Sendable { case http, file }
 
+  /// Whether the request was an HTTP request or a file operation.
   public var kind: Kind
   /// `{ method, url, body }` for HTTP; `{ operation, path }` for a file.
   public var request: LuaValue
@@ -20,6 +23,7 @@ public struct RecordedExchange: Equatable, Sendable {
   public var error: String?
   /// When it started and when it was answered: seconds on the store's clock.
   public var start: Double
+  /// When it was answered, on the same clock: `end - start` is how long the request took.
   public var end: Double
 }
 
@@ -28,8 +32,18 @@ public final class ExchangeLog: @unchecked Sendable {
   private let lock = NSLock()
   private var recorded: [RecordedExchange] = []  // under `lock`
 
+  /// An empty log. Only this module notes exchanges in a log (a `ReplSession` fills its
+  /// `exchanges` as its effects make requests), so one made elsewhere stays empty.
+  ///
+  /// ```swift
+  /// let log = ExchangeLog()
+  /// assert(log.all.isEmpty)
+  /// // A session's own log, filled as its effects ran:
+  /// let requests = session.exchanges.all.filter { $0.kind == .http }
+  /// ```
   public init() {}
 
+  /// The exchanges so far, in the order they were answered.
   public var all: [RecordedExchange] { lock.withLock { recorded } }
 
   func append(_ exchange: RecordedExchange) { lock.withLock { recorded.append(exchange) } }

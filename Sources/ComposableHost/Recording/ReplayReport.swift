@@ -4,24 +4,48 @@ import LuaKit
 /// How a replay went against the recording: the first action that now raises, and the first
 /// whose reducer now returns another effect (by their numbers), and how many no longer raise.
 public struct ReplayReport: Equatable, Sendable {
+  /// An action that raises in the replay and did not when it was recorded.
   public struct Raised: Equatable, Sendable {
+    /// The action's number in the session, from 1.
     public let number: Int
+    /// The action, as recorded.
     public let action: LuaValue
+    /// What it raises now, as `RecordedAction.error` holds an error.
     public let error: String
   }
 
+  /// An action whose reducer returns another effect in the replay than it did when recorded,
+  /// the two compared as `LuaValue.effectDescription`.
   public struct ChangedEffect: Equatable, Sendable {
+    /// The action's number in the session, from 1.
     public let number: Int
+    /// The action, as recorded.
     public let action: LuaValue
+    /// The effect it returned when recorded; nil for none.
     public let recorded: LuaValue
+    /// The effect it returns in the replay; nil for none.
     public let now: LuaValue
   }
 
+  /// How many actions were compared.
   public private(set) var count = 0
+  /// The first action that raises now and did not when recorded; nil when there is none.
   public private(set) var firstRaising: Raised?
+  /// The first action, of those that do not raise now, whose effect is not the recorded one; nil
+  /// when there is none.
   public private(set) var firstChangedEffect: ChangedEffect?
+  /// How many actions raised when recorded and do not now.
   public private(set) var noLongerRaising = 0
 
+  /// An empty report: nothing compared, nothing found. A replay fills one in
+  /// (`SessionPlayback.run(_:feature:)` returns it as `report`).
+  ///
+  /// ```swift
+  /// let empty = ReplayReport()
+  /// assert(empty.fits && empty.count == 0)
+  /// let playback = try SessionPlayback.run(recording, feature: featureFile)
+  /// for line in playback.report.lines(colored: false) { print(line) }
+  /// ```
   public init() {}
 
   /// Nothing raises that did not, and every effect is as recorded.

@@ -8,6 +8,7 @@ import LuaKit
 public struct SessionPlayback: Sendable {
   /// The state after the last action.
   public let state: LuaValue
+  /// Each action compared with how it went when recorded.
   public let report: ReplayReport
   /// How many actions raised this time (those that raised when recorded too).
   public let raised: Int
@@ -37,10 +38,15 @@ public struct SessionPlayback: Sendable {
 /// feature handles (compared with in its source, or listed in `Feature.actions`), as Elm's
 /// debugger checks an imported session's messages against the program's.
 public enum SessionFit {
+  /// A recorded action the feature does not handle (or one with no string type): its
+  /// `description` names the action and says how to fix it.
   public struct Mismatch: Error, CustomStringConvertible, Sendable {
     public let description: String
   }
 
+  /// Throws `Mismatch` for the first recorded action whose type the feature's file and the Lua
+  /// files beside it never name (`KnownActionTypes.found(besides:)`). Actions that did nothing
+  /// when recorded are skipped; a feature whose source names no type is not checked.
   public static func check(_ recording: SessionRecording, against feature: URL) throws {
     let known = KnownActionTypes.found(besides: feature)
     // A feature whose types cannot be found in its source (a table of handlers, say) is not

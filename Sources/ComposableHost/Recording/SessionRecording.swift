@@ -20,10 +20,25 @@ public struct SessionRecording: Equatable, Sendable {
   public var feature: String
   /// `CodeFingerprint` of the feature and the modules it required when recorded.
   public var code: String
+  /// The feature's `env`: a table, or nil for none.
   public var env: LuaValue
+  /// The state the first action was reduced from.
   public var initialState: LuaValue
+  /// Every action in the order it was reduced, those effects sent back included.
   public var actions: [RecordedAction]
 
+  /// A session of `actions` from `initialState`. `feature` is kept as given; in a file, it should
+  /// be the feature's path relative to the session file's folder (`featureFile(besideSession:)`).
+  ///
+  /// ```swift
+  /// let file = URL(fileURLWithPath: "features/counter.lua")
+  /// let feature = try LuaFeature(contentsOf: file)
+  /// let recording = SessionRecording(
+  ///   feature: "counter.lua", code: CodeFingerprint.of(feature, file: file), env: [:],
+  ///   initialState: ["count": 0],
+  ///   actions: [RecordedAction(action: ["type": "increment"], fromEffect: false, time: 0.5)])
+  /// try recording.write(to: URL(fileURLWithPath: "features/counter-session.lua"))
+  /// ```
   public init(
     feature: String, code: String, env: LuaValue, initialState: LuaValue,
     actions: [RecordedAction]
@@ -38,7 +53,9 @@ public struct SessionRecording: Equatable, Sendable {
 
 /// A session file that cannot be read: the file, where in it, and what is wrong.
 public struct SessionFileError: Error, CustomStringConvertible, Sendable {
+  /// The session file's name.
   public let file: String
+  /// What is wrong, with the field's path when a field is at fault (`actions[2].at: ...`).
   public let message: String
 
   public var description: String { "\(file): \(message)" }
@@ -263,7 +280,9 @@ extension RecordedAction {
 extension SessionFileError {
   /// A field that is not what the format says: its path in the file, and why.
   public struct Field: Error, Sendable {
+    /// Where the field is in the file: `version`, `actions[3].draws[1]`.
     public let path: String
+    /// What is wrong with it: what the format expects there, and mostly what was found.
     public let message: String
   }
 }

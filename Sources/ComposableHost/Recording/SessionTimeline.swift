@@ -24,6 +24,8 @@ public final class SessionTimeline: @unchecked Sendable {
   public let checkpointInterval: Int
   /// The most bytes the checkpoints but the initial state's may hold together.
   public let checkpointBudget: Int
+  /// The state the timeline was made with. A reload's `migrate` while the session stands at 0
+  /// does not change it (see `lastMigration`).
   public let initialState: LuaValue
   // Sendable by construction: everything below is reached only under `lock`.
   private let lock = NSLock()
@@ -36,6 +38,16 @@ public final class SessionTimeline: @unchecked Sendable {
   private var checkpointBytes: [Int: Int] = [:]
   private var checkpointTotal = 0
 
+  /// A timeline at its initial state, with no action yet. `checkpointInterval` counts as at least
+  /// 1; `checkpointBudget` is in bytes (256 MiB by default).
+  ///
+  /// ```swift
+  /// let timeline = SessionTimeline(initialState: ["count": 0], checkpointInterval: 50)
+  /// let number = timeline.record(
+  ///   RecordedAction(action: ["type": "increment"], fromEffect: false, time: 0),
+  ///   stateAfter: ["count": 1])
+  /// assert(number == 1 && timeline.position == 1)
+  /// ```
   public init(
     initialState: LuaValue, checkpointInterval: Int = 100, checkpointBudget: Int = 256 << 20
   ) {
@@ -75,6 +87,7 @@ public final class SessionTimeline: @unchecked Sendable {
   /// The number of the last action the state reflects; 0 at the initial state.
   public var position: Int { lock.withLock { current } }
 
+  /// How many actions the branch holds, undone ones past `position` included.
   public var count: Int { lock.withLock { recorded.count } }
 
   /// Action `number` (from 1), or nil.

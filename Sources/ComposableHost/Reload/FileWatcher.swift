@@ -27,6 +27,14 @@ public final class FileWatcher: Sendable {
 
   /// Watches `files` (absolute paths); `onSave(paths)` is called on the watcher's thread with
   /// the watched files saved in one burst.
+  ///
+  /// ```swift
+  /// let file = URL(fileURLWithPath: "/work/features/counter.lua")
+  /// let watcher = try FileWatcher(files: [file]) { saved in
+  ///   print("saved: \(saved.joined(separator: ", "))")
+  /// }
+  /// defer { watcher.stop() }
+  /// ```
   public init(
     files: [URL], quiet: Duration = .milliseconds(10),
     onSave: @escaping @Sendable ([String]) -> Void
@@ -160,6 +168,8 @@ private final class Watched: @unchecked Sendable {
   var stopped = false
 }
 
+/// Why a `FileWatcher` could not start or could not watch a folder: the call that failed and
+/// its `errno`.
 public struct FileWatcherError: Error, CustomStringConvertible {
   public let description: String
   init(_ description: String) { self.description = description }

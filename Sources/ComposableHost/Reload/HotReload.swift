@@ -12,6 +12,17 @@ public final class HotReload: Sendable {
 
   /// `reload(changed)` is called once per save (on a task of its own) with the paths saved;
   /// the files are watched again after it, since the new code may require other modules.
+  ///
+  /// ```swift
+  /// let file = URL(fileURLWithPath: "features/counter.lua")
+  /// let feature = try LuaFeature(contentsOf: file)
+  /// let hotReload = try HotReload(feature: feature, file: file) { changed in
+  ///   HotReload.reload(
+  ///     feature, from: file, changed: changed, report: { print($0) },
+  ///     fail: { print("error: \($0)") })
+  /// }
+  /// defer { hotReload.stop() }
+  /// ```
   public init(
     feature: LuaFeature, file: URL, reload: @escaping @Sendable ([String]) async -> Void
   ) throws {
@@ -27,6 +38,7 @@ public final class HotReload: Sendable {
     box.watcher = watcher
   }
 
+  /// Stops watching the files: later saves are not reported. Reloads of earlier saves still run.
   public func stop() { watcher.stop() }
 
   /// Loads `file` again into `feature`; what happened is one line to `report`: `reloaded

@@ -5,8 +5,16 @@ import LuaKit
 /// types its source compares `action.type` (or a local holding it) with, the types listed in
 /// `Feature.actions`, and the types seen this session. For completion, and for "did you mean".
 public struct KnownActionTypes: Sendable {
+  /// The types known, in no order.
   public private(set) var types: Set<String> = []
 
+  /// Knows `types` (none by default); `found(besides:)` gives those a feature's files name.
+  ///
+  /// ```swift
+  /// var known = KnownActionTypes(KnownActionTypes.found(besides: featureFile))
+  /// known.insert("reset")
+  /// let suggestion = known.nearest(to: "incremnet")  // "increment", if the feature names it
+  /// ```
   public init(_ types: some Sequence<String> = []) { self.types = Set(types) }
 
   /// The types compared with in Lua `source`: `== "increment"` where the left side names a
@@ -53,6 +61,7 @@ public struct KnownActionTypes: Sendable {
     return found
   }
 
+  /// Adds `type` to the known types (one seen coming back from an effect, say).
   public mutating func insert(_ type: String) { types.insert(type) }
 
   /// The known type nearest to `type` by edit distance, when it is near enough to be a typo

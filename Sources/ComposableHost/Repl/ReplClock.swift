@@ -21,11 +21,22 @@ public final class ReplClock: Clock, @unchecked Sendable {
   private var sleepers = ClockSleepers<Duration>()
   private var driver: Task<Void, Never>?
 
+  /// A clock at zero that runs in real time, or, when `paused`, stands still until `resume()` or
+  /// `advance(by:)` moves it (the REPL's `--paused`).
+  ///
+  /// ```swift
+  /// let clock = ReplClock(paused: true)
+  /// await clock.advance(by: .seconds(2))  // wakes each sleeper due by then, in order
+  /// print(clock.now.offset)  // 2.0 seconds
+  /// clock.resume()
+  /// ```
   public init(paused: Bool = false) { self.paused = paused }
 
   deinit { driver?.cancel() }
 
+  /// The clock's time: how far it has run since it was made.
   public var now: Instant { lock.withLock { Instant(offset: current()) } }
+  /// Zero: a sleep or an advance may be as short as any duration.
   public var minimumResolution: Duration { .zero }
 
   /// Whether time stands still.
@@ -33,6 +44,9 @@ public final class ReplClock: Clock, @unchecked Sendable {
 
   private func current() -> Duration { paused ? base : base + (ContinuousClock.now - anchor) }
 
+  /// Suspends until the clock reaches `deadline`: in real time while it runs, or when
+  /// `advance(by:)` passes it while paused. Returns at once for a deadline already reached;
+  /// `tolerance` is not used. Throws `CancellationError` when the task is cancelled.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     let id = lock.withLock { () -> Int? in

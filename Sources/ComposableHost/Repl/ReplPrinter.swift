@@ -12,6 +12,13 @@ public struct ReplPrinter: Sendable {
   /// Notes a type seen coming back from an effect: one the feature sends, so one it handles.
   let noteSeen: @Sendable (String) -> Void
 
+  /// A printer that gives `write` each block of lines, with ANSI colours when `colored`.
+  /// `knownTypes` gives the types for "did you mean"; `noteSeen` is told each type an effect
+  /// sends back.
+  ///
+  /// ```swift
+  /// let printer = ReplPrinter(colored: true) { text in print(text) }
+  /// ```
   public init(
     colored: Bool = false, knownTypes: @escaping @Sendable () -> KnownActionTypes = { .init() },
     noteSeen: @escaping @Sendable (String) -> Void = { _ in },

@@ -6,7 +6,9 @@ import LuaKit
 /// What the REPL's store is sent: an action a person typed, one an effect sent back, a jump in
 /// time, or a replay of the session.
 public enum ReplAction: Sendable {
+  /// An action a person typed.
   case typed(LuaValue)
+  /// An action an effect sent back.
   case fromEffect(LuaValue)
   /// The state as it was after action N of the timeline (0: the initial state).
   case jump(to: Int)

@@ -17,10 +17,13 @@ public actor ReplSession {
     case ready
     /// The input so far is incomplete: read another line (prompt `.. `).
     case needsMore
+    /// The person asked to leave (`:quit`, `:q`): end the loop.
     case quit
   }
 
+  /// The feature the session runs; its state lives in the feature's Lua VM.
   public nonisolated let feature: LuaFeature
+  /// The feature's file: what `:reload` and hot reload load again.
   public let file: URL
   let env: LuaValue
   /// The store's dependencies (its clock the REPL's, its env answers on the tape).
@@ -56,6 +59,17 @@ public actor ReplSession {
   static let maximumOpenInput = 16 << 20
 
   /// `dependencies` are the store's, but for its clock, which is `clock`.
+  ///
+  /// ```swift
+  /// let file = URL(fileURLWithPath: "features/counter.lua")
+  /// let feature = try LuaFeature(contentsOf: file)
+  /// let session = try ReplSession(
+  ///   feature: feature, file: file, env: [:], dependencies: .live, clock: ReplClock(paused: true)
+  /// ) { text in print(text) }
+  /// while let line = readLine() {
+  ///   if await session.handle(line) == .quit { break }
+  /// }
+  /// ```
   public init(
     feature: LuaFeature, file: URL, env: LuaValue, dependencies: DependencyValues,
     clock: ReplClock = ReplClock(), colored: Bool = false, replaysOnReload: Bool = false,
@@ -105,6 +119,7 @@ public actor ReplSession {
   /// The action types known so far (for completion).
   public var knownTypes: KnownActionTypes { known.value }
 
+  /// Handles a line typed as text: `handle(bytes:)` of its UTF-8 bytes. Says what to do next.
   public nonisolated func handle(_ line: String) async -> Reply {
     await handle(bytes: Array(line.utf8))
   }
