@@ -10,7 +10,9 @@ public enum LuaAction {
   /// Swift action enum marshals straight to this shape and back.
   public static let typeField = LuaEncoder.enumCaseField
 
+  /// Why a value is not an action, in the words the step's own check uses.
   public struct Malformed: Error, Equatable {
+    /// What is wrong, naming what was found instead of an action.
     public let message: String
   }
 

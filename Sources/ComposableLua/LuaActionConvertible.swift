@@ -29,6 +29,7 @@ public protocol LuaActionConvertible: Sendable {
 }
 
 extension LuaActionConvertible {
+  /// Writes no field: the action is its `type` alone.
   public func writeFields(to action: inout LuaTableWriter) throws(LuaError) {}
 }
 

@@ -14,9 +14,17 @@ import LuaKit
 public final class LuaEnvironmentTape: @unchecked Sendable {
   /// One answer: the function's name (`uuid`, `now`, `random`) and what it returned.
   public struct Draw: Hashable, Sendable {
+    /// The function's name: `uuid`, `now` or `random`.
     public let name: String
+    /// What the function returned.
     public let value: LuaValue
 
+    /// The answer `value` that the function `name` gave.
+    ///
+    /// ```swift
+    /// let tape = LuaEnvironmentTape()
+    /// tape.play([LuaEnvironmentTape.Draw(name: "now", value: 1_700_000_000)])
+    /// ```
     public init(name: String, value: LuaValue) {
       self.name = name
       self.value = value
@@ -30,10 +38,23 @@ public final class LuaEnvironmentTape: @unchecked Sendable {
   private var toPlay: [String: ArraySlice<LuaValue>] = [:]
   private var playing = false
 
+  /// An empty tape that records what reducers draw; it plays nothing back until `play(_:)`.
+  ///
+  /// ```swift
+  /// let tape = LuaEnvironmentTape()
+  /// var dependencies = DependencyValues.live
+  /// dependencies.environmentTape = tape
+  /// // ... send actions to a store built with `dependencies`, then:
+  /// let draws = tape.takeRecorded()
+  /// ```
   public init() {}
 
   /// A tape that plays `answers` back, each function's in order, from the start: for a test
   /// that gives the answers a recorded session got.
+  ///
+  /// ```swift
+  /// let tape = LuaEnvironmentTape(playing: ["now": [1_700_000_000], "random": [4, 2]])
+  /// ```
   public convenience init(playing answers: [String: [LuaValue]]) {
     self.init()
     toPlay = answers.mapValues { $0[...] }
@@ -91,7 +112,9 @@ public final class LuaEnvironmentTape: @unchecked Sendable {
 }
 
 extension LuaEnvironmentTape: DependencyKey {
+  /// No tape: an app records nothing unless it sets one.
   public static var liveValue: LuaEnvironmentTape? { nil }
+  /// No tape in tests either, unless the test sets one.
   public static var testValue: LuaEnvironmentTape? { nil }
 }
 

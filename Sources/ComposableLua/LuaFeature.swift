@@ -81,6 +81,11 @@ public final class LuaFeature: Sendable {
 
   /// Loads the feature at `url`. `state` replaces what `initial_state()` would give; `env` is
   /// what the reducer finds in its `env` argument, beside the host's `env` functions.
+  ///
+  /// ```swift
+  /// let url = URL(fileURLWithPath: "Features/counter.lua")
+  /// let feature = try LuaFeature(contentsOf: url, env: ["step": 2])
+  /// ```
   public convenience init(
     contentsOf url: URL, state: LuaValue? = nil, env: LuaValue = [:],
     limits: LuaLimits = LuaLimits(), print: @escaping (String) -> Void = { Swift.print($0) }
@@ -97,6 +102,17 @@ public final class LuaFeature: Sendable {
 
   /// Loads a feature from source. `file` names it in errors; `directory` is where `require`
   /// finds its sibling modules (none when nil).
+  ///
+  /// ```swift
+  /// let feature = try LuaFeature(
+  ///   source: """
+  ///     return {
+  ///       initial_state = function() return { count = 0 } end,
+  ///       reduce = function(state, action) state.count = state.count + 1 end,
+  ///     }
+  ///     """,
+  ///   file: "counter.lua")
+  /// ```
   public convenience init(
     source: String, file: String, directory: URL? = nil, state: LuaValue? = nil,
     env: LuaValue = [:], limits: LuaLimits = LuaLimits(),
@@ -109,6 +125,13 @@ public final class LuaFeature: Sendable {
 
   /// Loads a feature from source as bytes, as a file holds them (a string literal may hold any
   /// byte, as `lua5.4` reads it).
+  ///
+  /// ```swift
+  /// let bytes = try LuaSourceFile.bytes(of: url)
+  /// let feature = try LuaFeature(
+  ///   source: LuaString(bytes: bytes), file: url.lastPathComponent,
+  ///   directory: url.deletingLastPathComponent())
+  /// ```
   public init(
     source: LuaString, file: String, directory: URL? = nil, state: LuaValue? = nil,
     env: LuaValue = [:], limits: LuaLimits = LuaLimits(),

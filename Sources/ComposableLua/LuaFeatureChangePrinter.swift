@@ -13,7 +13,9 @@ extension LuaFeatureReducer where State == LuaFeatureHandle {
 
 /// A Lua feature's reducer on a store that holds a handle, printing each action's changes.
 public struct LuaFeatureChangePrinter: Reducer {
+  /// The store holds a handle: the state stays in Lua.
   public typealias State = LuaFeatureHandle
+  /// The feature's actions, as Lua values.
   public typealias Action = LuaValue
 
   let base: LuaFeatureReducer<LuaFeatureHandle>

@@ -9,6 +9,7 @@ import LuaKit
 /// field when it is `LuaActionConvertible`, encoded otherwise. Actions that Lua effects send
 /// back are decoded into the enum; one that does not decode is reported and dropped.
 public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendable>: Reducer {
+  /// The feature this reducer runs.
   public let feature: LuaFeature
   /// What each action's step is given (see `LuaFeatureReducer.context`), made once.
   let context: LuaStepContext
@@ -92,6 +93,13 @@ public struct LuaFeatureCodableReducer<State: Sendable, Action: Codable & Sendab
 
 extension LuaFeatureCodableReducer where State: Decodable {
   /// The state decoded after every action.
+  ///
+  /// ```swift
+  /// struct Counter: Codable, Sendable { var count: Int }
+  /// enum CounterAction: Codable, Sendable { case increment, decrement }
+  /// let reducer = LuaFeatureCodableReducer<Counter, CounterAction>(
+  ///   feature: feature, dependencies: .live)
+  /// ```
   public init(
     feature: LuaFeature, dependencies: DependencyValues,
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
@@ -113,6 +121,12 @@ extension LuaFeatureCodableReducer where Action: LuaActionConvertible {
 
 extension LuaFeatureCodableReducer where State: Decodable, Action: LuaActionConvertible {
   /// The state decoded after every action; actions pushed field by field.
+  ///
+  /// ```swift
+  /// // Todos: a Codable state; TodosAction: Codable and LuaActionConvertible
+  /// let reducer = LuaFeatureCodableReducer<Todos, TodosAction>(
+  ///   feature: feature, dependencies: .live)
+  /// ```
   public init(
     feature: LuaFeature, dependencies: DependencyValues,
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
@@ -125,6 +139,13 @@ extension LuaFeatureCodableReducer where State: Decodable, Action: LuaActionConv
 
 extension LuaFeatureCodableReducer where State == LuaFeatureHandle {
   /// The state stays in Lua: the store holds a handle, and an action costs no read of it.
+  ///
+  /// ```swift
+  /// let store = Store(
+  ///   initialState: LuaFeatureHandle(feature: feature),
+  ///   reducer: LuaFeatureCodableReducer<LuaFeatureHandle, CounterAction>(
+  ///     feature: feature, dependencies: .live))
+  /// ```
   public init(
     feature: LuaFeature, dependencies: DependencyValues,
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
@@ -138,6 +159,14 @@ extension LuaFeatureCodableReducer where State == LuaFeatureHandle {
 extension LuaFeatureCodableReducer
 where State == LuaFeatureHandle, Action: LuaActionConvertible {
   /// The state stays in Lua; actions pushed field by field.
+  ///
+  /// ```swift
+  /// // TodosAction: Codable and LuaActionConvertible
+  /// let store = Store(
+  ///   initialState: LuaFeatureHandle(feature: feature),
+  ///   reducer: LuaFeatureCodableReducer<LuaFeatureHandle, TodosAction>(
+  ///     feature: feature, dependencies: .live))
+  /// ```
   public init(
     feature: LuaFeature, dependencies: DependencyValues,
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer<LuaValue>.reportError
@@ -150,6 +179,13 @@ where State == LuaFeatureHandle, Action: LuaActionConvertible {
 
 extension TestStore where State: Decodable, Action: Codable {
   /// A TestStore over the Lua feature at `path`, with Swift types for its state and actions.
+  ///
+  /// ```swift
+  /// struct Counter: Codable, Equatable, Sendable { var count: Int }
+  /// enum CounterAction: Codable, Sendable { case increment, decrement }
+  /// let store = try TestStore<Counter, CounterAction>(feature: "counter.lua")
+  /// await store.send(.increment) { $0.count = 1 }
+  /// ```
   public convenience init(
     feature path: String, initialState: State? = nil, env: LuaValue = [:],
     dependencies: (inout DependencyValues) -> Void = { _ in },

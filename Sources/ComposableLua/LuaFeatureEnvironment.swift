@@ -5,7 +5,13 @@ import LuaKit
 /// The dependencies one reducer runs a feature with, as one reference: handed to each call
 /// into the feature (a retain, not a copy of every client).
 public final class LuaFeatureDependencies: Sendable {
+  /// The values `env` answers from and the feature's effects run with.
   public let values: DependencyValues
+  /// Wraps `values`, to be handed to each call into a feature.
+  ///
+  /// ```swift
+  /// let context = LuaStepContext(dependencies: LuaFeatureDependencies(.live))
+  /// ```
   public init(_ values: DependencyValues) { self.values = values }
 }
 

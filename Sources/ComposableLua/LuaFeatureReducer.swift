@@ -10,8 +10,10 @@ import LuaKit
 /// state stays in Lua and costs nothing per action), a `LuaValue` snapshot or a decoded
 /// `Codable` type in tests (read after every action, so that the TestStore can compare).
 public struct LuaFeatureReducer<State: Sendable>: Reducer {
+  /// A Lua feature's actions: tables with a string `type`, or bare strings for `{ type = s }`.
   public typealias Action = LuaValue
 
+  /// The feature this reducer runs.
   public let feature: LuaFeature
   /// Reads the state after an action; nil for a store that holds a `LuaFeatureHandle` to this
   /// feature, which stays as it is (no read, and no retain of the feature, per action).
@@ -34,6 +36,16 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   /// look at those optionals of a generic type goes through their metadata on every action.
   private let holdsCopy: Bool
 
+  /// A reducer whose store holds what `readState` reads after every action (a decoded type, say).
+  /// The store's copy is never written back into Lua. A refused action goes to `onError`, which
+  /// reports an issue by default.
+  ///
+  /// ```swift
+  /// struct Counter: Decodable, Sendable { var count: Int }
+  /// let reducer = LuaFeatureReducer<Counter>(
+  ///   feature: feature, dependencies: .live,
+  ///   readState: { (feature) throws(LuaFeatureError) in try feature.decodeState(Counter.self) })
+  /// ```
   public init(
     feature: LuaFeature, dependencies: DependencyValues,
     readState: @escaping @Sendable (LuaFeature) throws(LuaFeatureError) -> State,
@@ -160,12 +172,21 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
 
 /// What an app's store holds of a Lua feature's state: a handle that reads it on demand.
 public struct LuaFeatureHandle: Sendable {
+  /// The feature whose state this handle reads.
   public let feature: LuaFeature
 
+  /// A handle on the state of `feature`.
+  ///
+  /// ```swift
+  /// let handle = LuaFeatureHandle(feature: feature)
+  /// let count = try handle.snapshot().count
+  /// ```
   public init(feature: LuaFeature) { self.feature = feature }
 
+  /// A snapshot of the state now (`LuaFeature.state()`).
   public func snapshot() throws(LuaFeatureError) -> LuaValue { try feature.state() }
 
+  /// The state now, decoded into `type` (`LuaFeature.decodeState(_:)`).
   public func decode<State: Decodable>(_ type: State.Type) throws(LuaFeatureError) -> State {
     try feature.decodeState(type)
   }
@@ -174,6 +195,12 @@ public struct LuaFeatureHandle: Sendable {
 extension LuaFeatureReducer where State == LuaValue {
   /// A reducer whose store holds a snapshot of the state after every action (for tests, and
   /// for a Lua child of a Swift parent, whose writes to it reach Lua before the next action).
+  ///
+  /// ```swift
+  /// let store = Store(
+  ///   initialState: try feature.state(),
+  ///   reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) })
+  /// ```
   public init(feature: LuaFeature, dependencies: DependencyValues) {
     self.init(
       feature: feature, dependencies: dependencies,
@@ -228,6 +255,12 @@ final class StateWriteBack<State: Sendable>: @unchecked Sendable {
 
 extension LuaFeatureReducer where State == LuaFeatureHandle {
   /// A reducer whose store holds a handle: the state stays in Lua.
+  ///
+  /// ```swift
+  /// let store = Store(
+  ///   initialState: LuaFeatureHandle(feature: feature),
+  ///   reducer: { LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: $0) })
+  /// ```
   public init(
     feature: LuaFeature, dependencies: DependencyValues,
     onError: @escaping @Sendable (LuaFeatureError) -> Void = LuaFeatureReducer.reportError
@@ -241,6 +274,11 @@ extension LuaFeatureReducer where State == LuaFeatureHandle {
 extension TestStore where State == LuaValue, Action == LuaValue {
   /// A TestStore over the Lua feature at `path`, its state compared as `LuaValue` snapshots.
   /// `initialState` replaces what the feature's `initial_state()` gives.
+  ///
+  /// ```swift
+  /// let store = try TestStore(feature: "counter.lua", initialState: ["count": 0])
+  /// await store.send("increment") { $0.count = 1 }
+  /// ```
   public convenience init(
     feature path: String, initialState: LuaValue? = nil, env: LuaValue = [:],
     dependencies: (inout DependencyValues) -> Void = { _ in },

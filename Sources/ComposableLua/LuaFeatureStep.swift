@@ -26,6 +26,14 @@ public struct LuaStepContext: Sendable {
     case keep
   }
 
+  /// A context: `env` answers from `dependencies` (the feature's own when nil), later failures of
+  /// effects go to `onError`, `effects` says what becomes of what the reducer returned, and
+  /// `readsChanges` asks for the changes.
+  ///
+  /// ```swift
+  /// let context = LuaStepContext(dependencies: nil, effects: .check, readsChanges: true)
+  /// let outcome = feature.step("increment", context)
+  /// ```
   public init(
     dependencies: LuaFeatureDependencies?,
     onError: @escaping @Sendable (LuaFeatureError) -> Void = { _ in }, effects: Effects = .run,

@@ -46,6 +46,7 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
   /// The files required so far (the feature's own file is not among them).
   public var required: [URL] { lock.withLock { files.sorted { $0.path < $1.path } } }
 
+  /// The module `name` from the feature's directories, its file noted in `required`.
   public func source(ofModule name: String) throws -> LuaModuleSource? {
     guard let source = try directories.source(ofModule: name) else { return nil }
     if let file = directories.fileURL(ofModule: name) {
@@ -54,6 +55,7 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
     return source
   }
 
+  /// The files `name` was looked for at, as `LuaModuleDirectories` lists them.
   public func searchDescription(for name: String) -> String {
     directories.searchDescription(for: name)
   }

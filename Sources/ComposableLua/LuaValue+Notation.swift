@@ -7,8 +7,11 @@ import LuaKit
 /// Lua paths, 1-based (`- todos[1].done = false`, `+ todos[1].done = true`). This is what
 /// `printChanges`, `composable run` and the TestStores (Lua's and Swift's) show for them.
 extension LuaValue: ValueNotation {
+  /// The value as a Lua literal: its `description`.
   public var notation: String { description }
 
+  /// Where `new` differs from `old`, as Lua assignments, one line a side (see
+  /// `LuaDifference.lines`); nil when they are equal.
   public static func notationDifference(
     from old: LuaValue, to new: LuaValue, colored: Bool
   ) -> String? {
@@ -46,6 +49,8 @@ extension LuaValue: CustomDumpStringConvertible {
 /// inside a Swift parent's case too (`store.receive(.todos("sort"))`). The received action's
 /// shorthands are read alike, so either form written in a test matches either form sent.
 extension LuaValue: ActionShorthand {
+  /// Whether `received`, a Lua action, is the one this expected action stands for: a bare type
+  /// matches an action table of that type, and nested shorthands are expanded on both sides.
   public func matchesReceived(_ received: Any) -> Bool {
     guard let received = received as? LuaValue else { return false }
     if case .string = self { return received.tableValue?[LuaAction.typeField] == self }

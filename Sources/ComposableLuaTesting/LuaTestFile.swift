@@ -17,6 +17,13 @@ public struct LuaTestFile: Sendable, CustomTestStringConvertible {
   /// The file.
   public let url: URL
 
+  /// The test file at `url`.
+  ///
+  /// ```swift
+  /// @Test func todos() async {
+  ///   await LuaTestFile(URL(fileURLWithPath: "Tests/lua/todos_test.lua")).run()
+  /// }
+  /// ```
   public init(_ url: URL) { self.url = url }
 
   /// Its name, as the test's case is shown (`todos_test.lua`).

@@ -8,6 +8,8 @@ import LuaSupport
 /// the C trampoline raises it (`file:line: message`, at the Lua caller), so Lua's longjmp
 /// never crosses a Swift frame. While it runs, the memory cap is lifted for the same reason.
 extension LuaVM {
+  /// The Swift body of a host function: snapshots of its arguments in, its results out. What it
+  /// throws is raised in Lua, at the caller.
   public typealias HostFunction = ([LuaValue]) throws -> [LuaValue]
 
   /// A Lua function that calls `body`. `name` names it in error messages.

@@ -22,6 +22,12 @@ public struct LuaLimits: Equatable, Sendable {
   /// 100 ms after a quiet second), so a call stops that much after its time.
   public var seconds: Double?
 
+  /// Limits of `memory` bytes, and of `instructions` and `seconds` per call; nil lifts one. The
+  /// defaults are 64 MiB, 10 million instructions and 5 seconds.
+  ///
+  /// ```swift
+  /// let vm = try LuaVM(limits: LuaLimits(memory: 16 << 20, seconds: 1))
+  /// ```
   public init(memory: Int? = 64 << 20, instructions: Int? = 10_000_000, seconds: Double? = 5) {
     self.memory = memory
     self.instructions = instructions

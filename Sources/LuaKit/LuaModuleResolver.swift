@@ -8,6 +8,8 @@ public protocol LuaModuleResolver {
   func searchDescription(for name: String) -> String
 }
 
+/// The source of one module that `require` may load, and the name its errors give it. A
+/// `LuaModuleResolver` returns one for each module it allows.
 public struct LuaModuleSource: Equatable, Sendable {
   /// The source as the file holds it: bytes, which a string literal may hold any of.
   public var bytes: LuaString
@@ -19,10 +21,22 @@ public struct LuaModuleSource: Equatable, Sendable {
   /// keeps the name it was compiled with, not `chunkName`.
   package var precompiled: LuaPrecompiledChunk?
 
+  /// A module of source text.
+  ///
+  /// ```swift
+  /// let answer = LuaModuleSource(code: "return { value = 42 }", chunkName: "answer.lua")
+  /// ```
   public init(code: String, chunkName: String) {
     self.init(bytes: LuaString(code), chunkName: chunkName)
   }
 
+  /// A module of source bytes, kept exactly: a string literal in it may hold bytes that are not
+  /// UTF-8.
+  ///
+  /// ```swift
+  /// let bytes = try LuaSourceFile.bytes(of: URL(fileURLWithPath: "latin.lua"))
+  /// let module = LuaModuleSource(bytes: LuaString(bytes: bytes), chunkName: "latin.lua")
+  /// ```
   public init(bytes: LuaString, chunkName: String) {
     self.bytes = bytes
     self.chunkName = chunkName
@@ -36,21 +50,37 @@ public struct LuaModuleSource: Equatable, Sendable {
 
 /// Modules given as source text, for embedded libraries and tests.
 public struct LuaModuleTable: LuaModuleResolver, Sendable {
+  /// The modules, by the name `require` gives them (`"lib.strings"`).
   public var modules: [String: LuaModuleSource]
   /// Modules the sandbox has loaded already (its `preloaded` values), named with these where
   /// a failed `require` lists what is allowed.
   public var alsoAllowed: [String] = []
 
+  /// Modules of source text, by name; each chunk is named after its module (`todo` is
+  /// `todo.lua`).
+  ///
+  /// ```swift
+  /// let modules = LuaModuleTable(["greet": "return function(name) return 'hi ' .. name end"])
+  /// let sandbox = try vm.makeSandbox(.init(modules: modules))
+  /// ```
   public init(_ modules: [String: String]) {
     self.modules = modules.reduce(into: [:]) { result, entry in
       result[entry.key] = LuaModuleSource(code: entry.value, chunkName: entry.key + ".lua")
     }
   }
 
+  /// Modules given with their sources as they are, chunk names included.
+  ///
+  /// ```swift
+  /// let modules = LuaModuleTable(
+  ///   modules: ["answer": LuaModuleSource(code: "return 42", chunkName: "answer.lua")])
+  /// ```
   public init(modules: [String: LuaModuleSource]) { self.modules = modules }
 
+  /// The module `name`, or nil when the table has none of that name.
   public func source(ofModule name: String) -> LuaModuleSource? { modules[name] }
 
+  /// The modules allowed, `alsoAllowed` among them, for the "not found" message.
   public func searchDescription(for name: String) -> String {
     "the allowed modules are "
       + Set(modules.keys).union(alsoAllowed).sorted().map { "'\($0)'" }.joined(separator: ", ")
@@ -61,10 +91,20 @@ public struct LuaModuleTable: LuaModuleResolver, Sendable {
 /// it. Names are plain words joined by dots, so `..` cannot climb out, and a file whose real
 /// path (symlinks resolved) leaves its directory is refused.
 public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
+  /// The directories searched, in order.
   public var directories: [URL]
 
+  /// Modules under `directories`, searched in order.
+  ///
+  /// ```swift
+  /// let modules = LuaModuleDirectories([URL(fileURLWithPath: "Features")])
+  /// let sandbox = try vm.makeSandbox(.init(modules: modules))
+  /// ```
   public init(_ directories: [URL]) { self.directories = directories }
 
+  /// The module `name` from the first directory that has its file, or nil when none has. Throws
+  /// a `LuaModuleError` for a name that is not words joined by dots, for a file whose real path
+  /// leaves its directory, and for one that cannot be read.
   public func source(ofModule name: String) throws -> LuaModuleSource? {
     guard let relative = Self.relativePath(of: name) else {
       throw LuaModuleError.invalidName(name)
@@ -95,6 +135,7 @@ public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
     return nil
   }
 
+  /// The files `name` was looked for at, for the "not found" message.
   public func searchDescription(for name: String) -> String {
     let relative = Self.relativePath(of: name) ?? name
     return directories.map { "no file '\($0.appendingPathComponent(relative).path)'" }
@@ -112,8 +153,11 @@ public struct LuaModuleDirectories: LuaModuleResolver, Sendable {
   }
 }
 
+/// Why `LuaModuleDirectories` would not load a module; `description` says it for a person.
 public enum LuaModuleError: Error, CustomStringConvertible {
+  /// The name is not words of letters, digits, `_` or `-` joined by dots (it holds `/`, say).
   case invalidName(String)
+  /// The module's file, symlinks resolved, lies outside its directory: its name, and that path.
   case outside(String, String)
   /// The module's file is there but cannot be read: its name, path, and why.
   case unreadable(String, String, String)

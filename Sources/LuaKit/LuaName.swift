@@ -12,6 +12,7 @@ import Synchronization
 public struct LuaName: Hashable, @unchecked Sendable, CustomStringConvertible,
   ExpressibleByStringLiteral
 {
+  /// The name's text.
   public let string: String
   /// Its index in each VM's table of interned names.
   let index: Int32
@@ -19,6 +20,14 @@ public struct LuaName: Hashable, @unchecked Sendable, CustomStringConvertible,
   /// push touches no reference count.
   let bytes: UnsafeBufferPointer<CChar>
 
+  /// Interns `string`: the first name made of it copies its bytes and gives it an index, both kept
+  /// for the life of the process; a later one finds them, under the same lock.
+  ///
+  /// ```swift
+  /// enum Field {
+  ///   static let title = LuaName("title")
+  /// }
+  /// ```
   public init(_ string: String) {
     self.string = string
     (index, bytes) = LuaName.interned.withLock { interned in
@@ -31,10 +40,20 @@ public struct LuaName: Hashable, @unchecked Sendable, CustomStringConvertible,
     }
   }
 
+  /// A name written as a literal, interned as `init(_:)` interns it.
+  ///
+  /// ```swift
+  /// let done: LuaName = "done"
+  /// ```
   public init(stringLiteral string: String) { self.init(string) }
 
   public var description: String { string }
 
+  /// Whether two names are the same string, compared by their interned index, not their bytes.
+  ///
+  /// ```swift
+  /// LuaName("id") == "id"  // true
+  /// ```
   public static func == (lhs: LuaName, rhs: LuaName) -> Bool { lhs.index == rhs.index }
   public func hash(into hasher: inout Hasher) { hasher.combine(index) }
 

@@ -23,6 +23,14 @@ public final class LuaReference: Hashable, Sendable, CustomStringConvertible {
 
   deinit { owner.release(slot) }
 
+  /// Whether two handles are on the same Lua value in the same VM, whatever registry slots they
+  /// hold.
+  ///
+  /// ```swift
+  /// let f = try vm.load("return 1", chunkName: "f")
+  /// try vm.setGlobal("f", .function(f))
+  /// if case let .function(g) = try vm.global("f") { print(g == f) }  // true
+  /// ```
   public static func == (lhs: LuaReference, rhs: LuaReference) -> Bool {
     lhs.owner === rhs.owner && lhs.identity == rhs.identity
   }

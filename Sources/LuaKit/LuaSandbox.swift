@@ -18,6 +18,8 @@
 /// it is the VM's real string table, as in plain Lua (`("x"):f()` finds a function added to
 /// `string`).
 public struct LuaSandbox {
+  /// What a sandbox is made with (`LuaVM.makeSandbox`): where its `print` goes, which modules its
+  /// `require` may load, and the modules it is given as values.
   public struct Configuration {
     /// Where `print` goes: one line per call, arguments joined by tabs.
     public var print: (String) -> Void
@@ -27,6 +29,12 @@ public struct LuaSandbox {
     /// `require(name)` returns the value as it is.
     public var preloaded: [String: LuaValue]
 
+    /// A configuration; by default `print` writes to standard output and `require` loads nothing.
+    ///
+    /// ```swift
+    /// let sandbox = try vm.makeSandbox(
+    ///   .init(print: { print("lua:", $0) }, modules: LuaModuleTable(["util": "return {}"])))
+    /// ```
     public init(
       print: @escaping (String) -> Void = { Swift.print($0) },
       modules: (any LuaModuleResolver)? = nil,
@@ -40,6 +48,7 @@ public struct LuaSandbox {
 
   /// The environment table; chunks loaded `in:` this sandbox see it as their globals.
   public let environment: LuaReference
+  /// What the sandbox was made with.
   public let configuration: Configuration
 }
 

@@ -3,12 +3,15 @@ import Foundation
 /// Reads a Lua script from disk, saying exactly why when it cannot: no such file, a directory,
 /// not readable, or not UTF-8 text (naming the first line that is not).
 public enum LuaSourceFile {
+  /// Why a file could not be read; its `description` is `reason`.
   public struct Unreadable: Error, CustomStringConvertible {
     /// Why, in words that follow "cannot read FILE: ".
     public let reason: String
     public var description: String { reason }
   }
 
+  /// The text of the script at `url`. Throws `Unreadable` when `bytes(of:)` does, or when the file
+  /// is not UTF-8, naming the first line that is not.
   public static func read(_ url: URL) throws(Unreadable) -> String {
     let bytes = try bytes(of: url)
     if let text = String(validating: bytes, as: UTF8.self) { return text }

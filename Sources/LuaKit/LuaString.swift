@@ -17,10 +17,22 @@ public struct LuaString: Hashable, Sendable, Comparable {
     case large([UInt8])
   }
 
+  /// The string of `bytes`, exactly as they are: they need not be UTF-8.
+  ///
+  /// ```swift
+  /// let raw = LuaString(bytes: [0x68, 0x69, 0xFF])
+  /// raw.string  // nil: 0xFF is not UTF-8
+  /// ```
   public init(bytes: [UInt8]) {
     storage = SmallBytes(bytes).map(Storage.small) ?? .large(bytes)
   }
 
+  /// The UTF-8 bytes of `string`.
+  ///
+  /// ```swift
+  /// let title = LuaString("café")
+  /// title.count  // 5: bytes, not characters
+  /// ```
   public init(_ string: String) {
     var string = string
     storage = string.withUTF8 { utf8 in
@@ -29,6 +41,11 @@ public struct LuaString: Hashable, Sendable, Comparable {
   }
 
   /// The bytes at `buffer`, copied.
+  ///
+  /// ```swift
+  /// let bytes: [UInt8] = [0x6C, 0x75, 0x61]
+  /// let name = bytes.withUnsafeBytes { LuaString(copying: $0) }  // "lua"
+  /// ```
   public init(copying buffer: UnsafeRawBufferPointer) {
     storage = SmallBytes(buffer).map(Storage.small) ?? .large(Array(buffer))
   }
@@ -44,6 +61,7 @@ public struct LuaString: Hashable, Sendable, Comparable {
     set { self = LuaString(bytes: newValue) }
   }
 
+  /// The number of bytes (not characters).
   public var count: Int {
     switch storage {
     case let .small(small): small.count
@@ -78,6 +96,13 @@ public struct LuaString: Hashable, Sendable, Comparable {
   /// The text, or nil when the bytes are not valid UTF-8.
   public var string: String? { withUnsafeBytes { UTF8Validation.string($0) } }
 
+  /// Orders strings by their bytes, compared as unsigned numbers from the first; a string comes
+  /// before any longer one that begins with it. The order holds for any bytes, UTF-8 or not.
+  ///
+  /// ```swift
+  /// LuaString("apple") < LuaString("banana")  // true
+  /// LuaString("ab") < LuaString("abc")  // true
+  /// ```
   public static func < (lhs: LuaString, rhs: LuaString) -> Bool {
     lhs.withUnsafeBytes { lhs in rhs.withUnsafeBytes { rhs in lhs.lexicographicallyPrecedes(rhs) } }
   }
@@ -127,6 +152,11 @@ private struct SmallBytes: Hashable, Sendable {
 }
 
 extension LuaString: ExpressibleByStringLiteral {
+  /// A string written as a literal, kept as its UTF-8 bytes.
+  ///
+  /// ```swift
+  /// let type: LuaString = "increment"
+  /// ```
   public init(stringLiteral value: String) { self.init(value) }
 }
 

@@ -5,6 +5,13 @@
 /// 41 steps, not 2^40. Identity is a shortcut, never the answer: two tables of different
 /// identities that hold equal entries are equal, and hash alike.
 extension LuaTable {
+  /// Whether two tables hold equal entries. Neither `kind` nor `identity` counts: an empty array
+  /// equals an empty map.
+  ///
+  /// ```swift
+  /// LuaTable(entries: ["a": 1]) == LuaTable(entries: ["a": 1])  // true
+  /// LuaTable(kind: .array) == LuaTable(kind: .map)  // true
+  /// ```
   public static func == (lhs: LuaTable, rhs: LuaTable) -> Bool {
     if lhs.identity == rhs.identity { return true }
     var comparison = LuaTableComparison()

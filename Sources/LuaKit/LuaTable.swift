@@ -9,13 +9,18 @@
 /// reaches twice is one identity at both places, so every walk (printing, diffs, saving, the
 /// push back into Lua) meets it once and keeps it shared. It is not part of equality either.
 public struct LuaTable: Hashable, Sendable {
+  /// Whether a table is an array (`array`, a list) or a map (`map`, any other table): how it is
+  /// encoded and printed, and what an empty one stays when it goes into Lua and back.
   public enum Kind: Hashable, Sendable { case array, map }
 
   // Declared in this order so that `kind` lies after both words: a `LuaValue` stays 17 bytes
   // (its case is kept in the spare bits of the last byte, as for a `LuaString`).
+  /// The entries, keyed as Lua keys them (a float key with an integral value is the integer key),
+  /// with no `.nil` value: setting a field to `.nil` removes it.
   public private(set) var entries: [LuaValue: LuaValue]
   /// Which table this is: kept by every copy, new after every change.
   public private(set) var identity: LuaTableIdentity
+  /// Whether the table is an array or a map. Setting it gives the table a new identity.
   public var kind: Kind {
     didSet { identity = identity.renewed(isTree: identity.isTree) }
   }
@@ -34,12 +39,26 @@ public struct LuaTable: Hashable, Sendable {
   /// A walk of the distinct tables below it (see `LuaValue.dataProblem`).
   public var isData: Bool { LuaValue.table(self).dataProblem == nil }
 
+  /// A table of `entries`, of `kind`. Keys are normalized as Lua normalizes them (the key `2.0` is
+  /// `2`), and an entry whose value is `.nil` is left out.
+  ///
+  /// ```swift
+  /// let point = LuaTable(entries: ["x": 1, "y": 2])
+  /// let none = LuaTable(kind: .array)  // an empty array, which stays one in Lua
+  /// ```
   public init(kind: Kind = .map, entries: [LuaValue: LuaValue] = [:]) {
     var normalized: [LuaValue: LuaValue] = Dictionary(minimumCapacity: entries.count)
     for (key, value) in entries where value != .nil { normalized[key.normalizedKey] = value }
     self.init(kind: kind, normalizedEntries: normalized, isTree: !Self.holdsTables(normalized))
   }
 
+  /// An array of `elements`, at the keys 1, 2, 3...: a `.nil` element leaves its key absent (a
+  /// hole, where `sequence` stops).
+  ///
+  /// ```swift
+  /// let tags = LuaTable(array: ["work", "home"])
+  /// tags[1]  // "work"
+  /// ```
   public init(array elements: [LuaValue]) {
     var entries: [LuaValue: LuaValue] = Dictionary(minimumCapacity: elements.count)
     for (offset, element) in elements.enumerated() where element != .nil {
@@ -65,7 +84,9 @@ public struct LuaTable: Hashable, Sendable {
     }
   }
 
+  /// The number of entries, whatever their keys (`sequence.count` is the array part's length).
   public var count: Int { entries.count }
+  /// Whether the table has no entries.
   public var isEmpty: Bool { entries.isEmpty }
 
   /// The value at `key`; `.nil` when absent. Setting `.nil` removes the entry, as in Lua.
@@ -83,6 +104,7 @@ public struct LuaTable: Hashable, Sendable {
     }
   }
 
+  /// The field named `key`: `table["title"]` reads and writes `table[.string("title")]`.
   public subscript(key: String) -> LuaValue {
     get { self[.string(LuaString(key))] }
     set { self[.string(LuaString(key))] = newValue }

@@ -14,6 +14,7 @@ import CLua
 /// }
 /// ```
 public protocol LuaTableConvertible {
+  /// Writes the value's fields into `table`, one `set` for each.
   func write(to table: inout LuaTableWriter) throws(LuaError)
 }
 
@@ -25,24 +26,28 @@ public struct LuaTableWriter: ~Copyable {
   unowned(unsafe) let vm: LuaVM
   let depth: Int
 
+  /// Sets the field `name` to the integer `value`.
   public mutating func set(_ name: LuaName, _ value: Int) throws(LuaError) {
     try stack.push(name)
     lua_pushinteger(stack.L, lua_Integer(value))
     lua_rawset(stack.L, -3)
   }
 
+  /// Sets the field `name` to the float `value` (a float even when it is whole).
   public mutating func set(_ name: LuaName, _ value: Double) throws(LuaError) {
     try stack.push(name)
     lua_pushnumber(stack.L, value)
     lua_rawset(stack.L, -3)
   }
 
+  /// Sets the field `name` to the boolean `value`.
   public mutating func set(_ name: LuaName, _ value: Bool) throws(LuaError) {
     try stack.push(name)
     lua_pushboolean(stack.L, value ? 1 : 0)
     lua_rawset(stack.L, -3)
   }
 
+  /// Sets the field `name` to the string `value`, its UTF-8 bytes.
   public mutating func set(_ name: LuaName, _ value: String) throws(LuaError) {
     try stack.push(name)
     stack.push(value)

@@ -256,6 +256,18 @@ public struct LuaTransactionCall: Sendable {
 
   /// `tag`, when given, is a reference to the tag field's name (a string); like the others, the
   /// caller keeps it alive.
+  ///
+  /// ```swift
+  /// let state = try vm.reference(to: ["count": 0])
+  /// let proxy = try vm.transactionalProxy(of: state)
+  /// let add = try vm.load("local s, a = ... s.count = s.count + a.by", chunkName: "add")
+  /// let context = try vm.reference(to: [:])
+  /// let call = try LuaTransactionCall(function: add, state: proxy, context: context, in: vm)
+  /// try withExtendedLifetime((state, proxy, add, context)) {
+  ///   _ = try vm.callTransaction(call, argument: ["by": 2])
+  ///   vm.commitTransaction()
+  /// }
+  /// ```
   public init(
     function: LuaReference, state: LuaReference, context: LuaReference,
     tag: LuaReference? = nil, in vm: LuaVM

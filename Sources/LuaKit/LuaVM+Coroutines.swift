@@ -3,7 +3,9 @@ import LuaSupport
 
 /// What a coroutine did when resumed: yielded values (it can be resumed again), or returned.
 public enum LuaResumption: Equatable, Sendable {
+  /// The coroutine yielded these values; it can be resumed again.
   case yielded([LuaValue])
+  /// The coroutine's function returned these values; it is dead now.
   case returned([LuaValue])
 }
 

@@ -18,6 +18,13 @@ public final class LuaVM {
   /// C side keeps it (`lk_transaction_shape_flag`): read after every action.
   let shapeUnchecked: UnsafePointer<Int32>
 
+  /// Opens a Lua state under `limits`. It closes, freeing all its memory, when the VM is
+  /// released. Throws when the state cannot be made.
+  ///
+  /// ```swift
+  /// let vm = try LuaVM(limits: LuaLimits(instructions: 1_000_000))
+  /// let results = try vm.evaluate("return 1 + 2")  // [3]
+  /// ```
   public init(limits: LuaLimits = LuaLimits()) throws(LuaError) {
     guard let L = lk_newstate(limits.memory ?? 0) else { throw .memoryLimit(limit: 0) }
     self.L = L
@@ -204,6 +211,8 @@ public final class LuaVM {
     try call(function, arguments: arguments.map(LuaArgument.value))
   }
 
+  /// `call(_:_:)` with arguments of any kind (`LuaArgument`): values, handles, or `Encodable`
+  /// values marshalled straight onto the stack.
   @discardableResult
   public func call(
     _ function: LuaReference, arguments: [LuaArgument]
@@ -338,6 +347,8 @@ public final class LuaVM {
     }
   }
 
+  /// Sets the global `name` of the trusted environment (not a sandbox's) to `value`, raw: for host
+  /// code, not feature code. A table is pushed as a new Lua table.
   public func setGlobal(_ name: String, _ value: LuaValue) throws(LuaError) {
     try stack.guarded { () throws(LuaError) in
       lk_pushglobaltable(L)

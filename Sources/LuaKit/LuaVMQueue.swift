@@ -15,6 +15,15 @@ public final class LuaVMQueue<Context>: @unchecked Sendable {
   @usableFromInline let vm: LuaVM
   @usableFromInline @exclusivity(unchecked) var context: Context
 
+  /// A queue that owns `vm` and `context`: from now on, reach them only through `access`.
+  ///
+  /// ```swift
+  /// let queue = LuaVMQueue(vm: try LuaVM(), context: 0)
+  /// let results = try queue.access { vm, calls in
+  ///   calls += 1
+  ///   return try vm.evaluate("return 40 + 2")
+  /// }
+  /// ```
   public init(vm: LuaVM, context: Context) {
     self.vm = vm
     self.context = context

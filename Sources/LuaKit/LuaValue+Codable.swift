@@ -4,6 +4,14 @@
 /// Elsewhere: a sequence is an array, any other table an object with its keys as strings;
 /// functions and other references cannot leave Lua and fail to encode.
 extension LuaValue: Codable {
+  /// Decodes a value from another coder: null is `.nil`, booleans and strings are themselves, a
+  /// number is `.integer` when the coder reads it as an `Int` and `.number` otherwise, an array
+  /// is an array table (a null in it leaves a hole), and an object is a map keyed by strings.
+  ///
+  /// ```swift
+  /// let json = Data(#"{"count": 1, "tags": ["a", "b"]}"#.utf8)
+  /// let value = try JSONDecoder().decode(LuaValue.self, from: json)
+  /// ```
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if container.decodeNil() {

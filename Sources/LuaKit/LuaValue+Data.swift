@@ -5,6 +5,12 @@ public struct LuaDataProblem: Equatable, Sendable, CustomStringConvertible {
   /// What is there: `a function is not data`.
   public let message: String
 
+  /// The problem `message` at `path`.
+  ///
+  /// ```swift
+  /// let problem = LuaDataProblem(path: ".handler", message: "a function is not data")
+  /// print(problem)  // .handler: a function is not data
+  /// ```
   public init(path: String, message: String) {
     self.path = path
     self.message = message

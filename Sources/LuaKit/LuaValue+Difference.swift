@@ -4,13 +4,23 @@ public struct LuaDifference: Hashable, Sendable {
   /// The path from the root, as Lua code writes it: `count`, `todos[1].done`, `["a key"]`. Empty
   /// when the roots themselves differ and are not both tables.
   public let path: String
+  /// What `path` held before: `.nil` where it held nothing, and for a difference `sameAs`
+  /// another.
   public let old: LuaValue
+  /// What `path` holds after: `.nil` where it holds nothing, and for a difference `sameAs`
+  /// another.
   public let new: LuaValue
   /// For a table reached at several places: the place its changes were listed at first. `path`
   /// holds the same table as `sameAs` before and after (one table at both), so what changed
   /// there changed here too; `old` and `new` are nil. Nil for a change of its own.
   public let sameAs: String?
 
+  /// A change at `path` from `old` to `new`.
+  ///
+  /// ```swift
+  /// let done = LuaDifference(path: "todos[1].done", old: false, new: true)
+  /// done.lines()  // ["− todos[1].done = false", "+ todos[1].done = true"]
+  /// ```
   public init(path: String, old: LuaValue, new: LuaValue) {
     self.path = path
     self.old = old
@@ -19,6 +29,10 @@ public struct LuaDifference: Hashable, Sendable {
   }
 
   /// `path` changed as `sameAs` did: one table at both places.
+  ///
+  /// ```swift
+  /// let shared = LuaDifference(path: "todos[2]", sameAs: "todos[1]")
+  /// ```
   public init(path: String, sameAs: String) {
     self.path = path
     self.old = .nil

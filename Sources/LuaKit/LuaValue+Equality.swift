@@ -3,6 +3,11 @@ extension LuaValue {
   /// equals itself here. A state that holds NaN is the same state after an action that did not
   /// touch it: with IEEE equality every diff would show a change and every TestStore assertion
   /// would fail. Integers and floats stay distinct (`1` is not `1.0`), as their types differ.
+  ///
+  /// ```swift
+  /// LuaValue.integer(1) == .number(1.0)  // false
+  /// LuaValue.number(.nan) == .number(.nan)  // true
+  /// ```
   public static func == (lhs: LuaValue, rhs: LuaValue) -> Bool {
     switch (lhs, rhs) {
     case (.nil, .nil): return true

@@ -5,12 +5,19 @@
 /// distinct, as in Lua 5.4: `.integer(1) != .number(1.0)`.
 @dynamicMemberLookup
 public enum LuaValue: Hashable, Sendable {
+  /// Lua's `nil`: no value. A table holds none; setting a field to it removes the field.
   case `nil`
+  /// A Lua boolean.
   case boolean(Bool)
+  /// A Lua integer, 64 bits wide, never equal to a float: `.integer(1) != .number(1.0)`.
   case integer(Int)
+  /// A Lua float.
   case number(Double)
+  /// A Lua string: bytes, usually but not always UTF-8.
   case string(LuaString)
+  /// A Lua table, copied out as a snapshot.
   case table(LuaTable)
+  /// A Lua function (a Lua closure or a host function), held by reference: it stays in its VM.
   case function(LuaReference)
   /// userdata, light userdata or a coroutine
   case other(LuaReference)
@@ -38,7 +45,9 @@ public enum LuaValue: Hashable, Sendable {
 
   // MARK: Reading
 
+  /// The boolean, or nil for any other type.
   public var boolValue: Bool? { if case let .boolean(value) = self { value } else { nil } }
+  /// The integer, or nil for any other type: a float is not one, even when it is whole.
   public var intValue: Int? { if case let .integer(value) = self { value } else { nil } }
   /// The number, integer or float.
   public var doubleValue: Double? {
@@ -52,6 +61,7 @@ public enum LuaValue: Hashable, Sendable {
   public var stringValue: String? {
     if case let .string(value) = self { value.string } else { nil }
   }
+  /// Whether this is `.nil`.
   public var isNil: Bool { if case .nil = self { true } else { false } }
   /// A string's text for a person to read: what is not UTF-8 shown as U+FFFD, never lost (a
   /// test's name or a failure's message with a stray byte). Nil for what is not a string.
@@ -59,6 +69,7 @@ public enum LuaValue: Hashable, Sendable {
     guard case let .string(string) = self else { return nil }
     return String(decoding: string.bytes, as: UTF8.self)
   }
+  /// The table, or nil for any other type.
   public var tableValue: LuaTable? { if case let .table(value) = self { value } else { nil } }
 
   /// Lua truthiness: everything but nil and false.
@@ -78,6 +89,9 @@ public enum LuaValue: Hashable, Sendable {
     set { self[.string(LuaString(key))] = newValue }
   }
 
+  /// `value[key]`: the field `key` of a table, `.nil` when absent or when this is not a table.
+  /// Setting a field of `.nil` makes it a table; setting one of any other value that is not a
+  /// table is a precondition failure.
   public subscript(key: LuaValue) -> LuaValue {
     get { tableValue?[key] ?? .nil }
     set {

@@ -8,6 +8,15 @@ import LuaKit
 /// Each test runs in a fresh VM (the file is loaded again for it), so nothing leaks from one
 /// test to the next. Failures read `file:line: message`, at the line of the test's call.
 public struct LuaTestRunner: Sendable {
+  /// A runner. It holds nothing, so one can be made wherever tests are run.
+  ///
+  /// ```swift
+  /// let runner = LuaTestRunner()
+  /// var results: [LuaTestResult] = []
+  /// for file in runner.discover(["Tests/lua"]) {
+  ///   results += await runner.run(file: file)
+  /// }
+  /// ```
   public init() {}
 
   /// The `*_test.lua` files under `paths` (files or directories), sorted, skipping `fixtures`.

@@ -14,8 +14,16 @@ import LuaSupport
 ///
 /// Errors name the path of the field: `state.todos[3].title: expected string, got boolean`.
 public struct LuaDecoder {
+  /// How deep tables may nest in what is decoded; deeper is an error. `LuaValue.maximumDepth` by
+  /// default.
   public var maximumDepth = LuaValue.maximumDepth
 
+  /// A decoder that refuses nesting deeper than `LuaValue.maximumDepth`.
+  ///
+  /// ```swift
+  /// struct Counter: Decodable { var count: Int }
+  /// let counter = try LuaDecoder().decode(Counter.self, from: ["count": 3], in: vm)
+  /// ```
   public init() {}
 
   /// Decodes the value behind a handle.

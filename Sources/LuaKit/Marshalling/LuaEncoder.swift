@@ -29,6 +29,13 @@ public struct LuaEncoder {
   /// The field of a tagged table that names the enum case. The decoder reads the same field.
   public static let enumCaseField = "type"
 
+  /// An encoder that refuses nesting deeper than `LuaValue.maximumDepth`.
+  ///
+  /// ```swift
+  /// struct Counter: Encodable { var count: Int }
+  /// let state = try LuaEncoder().encode(Counter(count: 3), in: vm)
+  /// try vm.value(of: state)  // ["count": 3]
+  /// ```
   public init() {}
 
   /// Encodes `value` into `vm` and returns a handle on the Lua value.
