@@ -9,9 +9,18 @@
 /// )
 /// ```
 public struct ActionCase<Root, Value>: Sendable {
+  /// Wraps a child action in the parent's action: usually the parent's enum case itself.
   public let embed: @Sendable (Value) -> Root
+  /// Takes the child action out of a parent action; nil when the parent action is another case.
   public let extract: @Sendable (Root) -> Value?
 
+  /// An action case from its two directions: `embed` wraps a child action, `extract` unwraps it.
+  ///
+  /// ```swift
+  /// static let counterCase = ActionCase<AppAction, Counter.Action>(
+  ///   embed: AppAction.counter,
+  ///   extract: { if case let .counter(action) = $0 { action } else { nil } })
+  /// ```
   public init(
     embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?
   ) {

@@ -29,14 +29,35 @@ public struct Effect<Action: Sendable>: Sendable {
   init(_ operation: Operation) { self.operation = operation }
 
   /// No work.
+  ///
+  /// ```swift
+  /// case .incrementButtonTapped:
+  ///   state.count += 1
+  ///   return .none
+  /// ```
   public static var none: Self { Self(.none) }
 
   /// Feeds `action` back into the store at once, reduced right after the current action.
+  ///
+  /// ```swift
+  /// case .saveButtonTapped:
+  ///   state.isSaving = true
+  ///   return .send(.validate)
+  /// ```
   public static func send(_ action: Action) -> Self { Self(.send(action)) }
 
   /// Async work that sends actions back through `send`. An error thrown by `operation` goes to
   /// `handler` (cancellation excepted); without a handler it is reported as an issue. It never
   /// crashes the store.
+  ///
+  /// ```swift
+  /// case .loadButtonTapped:
+  ///   return .run { [id = state.id] send in
+  ///     await send(.loaded(try await api.fetch(id)))
+  ///   } catch: { error, send in
+  ///     await send(.loadFailed("\(error)"))
+  ///   }
+  /// ```
   public static func run(
     priority: TaskPriority? = nil,
     operation: @escaping @Sendable (Send<Action>) async throws -> Void,
@@ -72,6 +93,13 @@ public struct Send<Action: Sendable>: Sendable {
   /// the top of a store.
   let dismissal: (@Sendable () async -> Void)?
 
+  /// A `Send` that hands each action to `deliver`: for running an effect's work outside a store,
+  /// as a test of that work alone does.
+  ///
+  /// ```swift
+  /// let send = Send<Feature.Action> { action in print("sent", action) }
+  /// await send(.refresh)
+  /// ```
   public init(_ deliver: @escaping @Sendable (Action) async -> Void) {
     self.init(deliver, dismissal: nil)
   }
@@ -84,6 +112,8 @@ public struct Send<Action: Sendable>: Sendable {
     self.dismissal = dismissal
   }
 
+  /// Sends `action` back to the store: `await send(.loaded(items))`. Once the effect is
+  /// cancelled, it does nothing.
   public func callAsFunction(_ action: Action) async {
     guard !Task.isCancelled else { return }
     await deliver(action)

@@ -13,12 +13,14 @@
 /// }
 /// ```
 public protocol Reducer<State, Action>: SendableMetatype {
+  /// The state the reducer changes.
   associatedtype State
+  /// The actions the reducer handles.
   associatedtype Action: Sendable
   /// What `body` is made of; `Never` for a reducer that writes `reduce` itself.
   associatedtype Body = Never
 
-  /// Changes `state` for `action` and returns the work that follows.
+  /// Changes `state` for `action`, and returns the work that follows (`.none` for none).
   func reduce(into state: inout State, action: Action) -> Effect<Action>
 
   /// The reducers this one is made of, run in order; a reducer that writes `reduce` has none.
@@ -45,10 +47,27 @@ extension Reducer where Body: Reducer, Body.State == State, Body.Action == Actio
 public struct Reduce<State, Action: Sendable>: Reducer {
   let closure: (inout State, Action) -> Effect<Action>
 
+  /// A reducer that runs `closure`.
+  ///
+  /// ```swift
+  /// let counter = Reduce<Int, CounterAction> { count, action in
+  ///   switch action {
+  ///   case .increment: count += 1
+  ///   case .decrement: count -= 1
+  ///   }
+  ///   return .none
+  /// }
+  /// ```
   public init(_ closure: @escaping (inout State, Action) -> Effect<Action>) {
     self.closure = closure
   }
 
+  /// `reducer` behind the one type `Reduce<State, Action>`: for a choice of reducers whose
+  /// types differ.
+  ///
+  /// ```swift
+  /// let reducer = isDebugging ? Reduce(Feature().printChanges()) : Reduce(Feature())
+  /// ```
   public init<R: Reducer>(_ reducer: R) where R.State == State, R.Action == Action {
     self.closure = reducer.reduce
   }

@@ -4,6 +4,7 @@
 public struct ScopedStore<
   RootState: Sendable, RootAction: Sendable, State: Sendable, Action: Sendable
 >: Sendable {
+  /// The store this one is a view of: where actions go, and where the state is read.
   public let root: Store<RootState, RootAction>
   @usableFromInline let toState: @Sendable (RootState) -> State
   @usableFromInline let toRootAction: @Sendable (Action) -> RootAction
@@ -21,6 +22,11 @@ public struct ScopedStore<
     self.toRootAction = toRootAction
   }
 
+  /// Sends `action` to the root store, embedded in a root action; returns its effects' handle.
+  ///
+  /// ```swift
+  /// await counterStore.send(.increment)
+  /// ```
   @inlinable @discardableResult
   public func send(_ action: Action) async -> StoreTask {
     await root.send(toRootAction(action))
@@ -34,10 +40,16 @@ public struct ScopedStore<
     root.send(toRootAction(action))
   }
 
+  /// The child's state, taken from the root store's current state.
   public var state: State {
     get async { toState(await root.state) }
   }
 
+  /// A store limited to a child of this child; the mappings compose into one.
+  ///
+  /// ```swift
+  /// let alerts = settingsStore.scope(state: { $0.alerts }, action: Settings.alertsCase)
+  /// ```
   @inlinable
   public func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: @escaping @Sendable (State) -> ChildState,
@@ -53,6 +65,10 @@ public struct ScopedStore<
 
 extension Store {
   /// A store limited to a child of this one.
+  ///
+  /// ```swift
+  /// let counterStore = store.scope(state: { $0.counter }, action: App.counterCase)
+  /// ```
   @inlinable
   public nonisolated func scope<ChildState: Sendable, ChildAction: Sendable>(
     state: @escaping @Sendable (State) -> ChildState,

@@ -44,6 +44,11 @@ public actor Store<State: Sendable, Action: Sendable> {
 
   /// With an `effectExecutor`, every effect's task prefers it (a `SingleThreadExecutor` makes
   /// "everything that can run has run" knowable, as the REPL's `:advance` needs).
+  ///
+  /// ```swift
+  /// let store = Store(initialState: Counter.State(), reducer: Counter())
+  /// await store.send(.increment)
+  /// ```
   public init(
     initialState: State, reducer: sending some Reducer<State, Action>,
     effectExecutor: (any TaskExecutor)? = nil
@@ -55,6 +60,12 @@ public actor Store<State: Sendable, Action: Sendable> {
   }
 
   /// A store whose reducer is built from dependencies: the live ones, changed by `dependencies`.
+  ///
+  /// ```swift
+  /// let store = Store(initialState: Search.State()) { dependencies in
+  ///   Search(http: dependencies.http, clock: dependencies.clock)
+  /// }
+  /// ```
   public init<R: Reducer<State, Action>>(
     initialState: State,
     dependencies: (inout DependencyValues) -> Void = { _ in },
@@ -81,6 +92,11 @@ public actor Store<State: Sendable, Action: Sendable> {
   // MARK: Sending
 
   /// Reduces `action` now, then any actions it fed back, and starts their effects.
+  ///
+  /// ```swift
+  /// let task = await store.send(.refreshButtonTapped)
+  /// await task.finish()
+  /// ```
   @discardableResult @inlinable
   public func send(_ action: Action) -> StoreTask {
     enqueue(action, fromEffect: false)
@@ -375,6 +391,7 @@ public actor Store<State: Sendable, Action: Sendable> {
 /// Stops an observation.
 public struct ObservationToken: Sendable {
   let stop: @Sendable () async -> Void
+  /// Stops the observation: the closure is not called for sends after this returns.
   public func cancel() async { await stop() }
 }
 
@@ -399,8 +416,13 @@ final class StoreInstrumentation<State, Action>: Sendable {
 /// An effect running in a store: its number there, its kind (`debounce`, `http`, ...; nil for
 /// plain work) and the cancellation ids around it.
 public struct RunningEffectSummary: Sendable, Equatable {
+  /// The effect's number in its store, for `Store.cancelEffect(number:)`. (The TestStore's
+  /// `effectsInFlight()` numbers them from 1 instead.)
   public let number: Int
+  /// The outermost name an operator gave the effect (`debounce`, `timer`, ...); nil for plain
+  /// work.
   public let kind: String?
+  /// The cancellation ids the effect runs under, the outermost first.
   public let ids: [EffectID]
 }
 

@@ -20,5 +20,6 @@ public struct StoreTask: Sendable {
     }
   }
 
+  /// Whether any of the effects was cancelled.
   public var isCancelled: Bool { tasks.contains { $0.isCancelled } }
 }

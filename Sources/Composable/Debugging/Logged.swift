@@ -5,11 +5,20 @@ import Logging
 extension Reducer {
   /// Reports through swift-log how long each action took to reduce, and the life of every
   /// effect it started: start, each action it sent, finish or cancel.
+  ///
+  /// ```swift
+  /// let store = Store(
+  ///   initialState: Feature.State(),
+  ///   reducer: Feature().logged(to: Logger(label: "feature"), level: .info))
+  /// ```
   public func logged(to logger: Logger, level: Logger.Level = .debug) -> LoggedReducer<Self> {
     LoggedReducer(base: self, logger: logger, level: level)
   }
 }
 
+/// The reducer `logged(to:level:)` returns. It runs `Base` unchanged, logs how long each action
+/// took to reduce, and adds hooks to the effect it returns that log each async part's start,
+/// every action it sends, and its end (finished or cancelled).
 public struct LoggedReducer<Base: Reducer>: Reducer {
   let base: Base
   let logger: Logger

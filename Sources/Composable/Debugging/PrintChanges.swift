@@ -7,11 +7,21 @@ public struct ChangePrinter: Sendable {
   /// their own colour theirs.
   public let colored: Bool
 
+  /// A printer that hands each report to `write`. With `colored`, the differences carry terminal
+  /// colours (only for types with a `ValueNotation` of their own).
+  ///
+  /// ```swift
+  /// let printer = ChangePrinter { report in
+  ///   FileHandle.standardError.write(Data((report + "\n").utf8))
+  /// }
+  /// let reducer = Feature().printChanges(to: printer)
+  /// ```
   public init(colored: Bool = false, _ write: @escaping @Sendable (String) -> Void) {
     self.colored = colored
     self.write = write
   }
 
+  /// Prints each report to standard output with `print`, without colours.
   public static let console = Self { print($0) }
 
   /// Writes what `printChanges` prints for one action: the action, then the difference of the
@@ -28,11 +38,17 @@ public struct ChangePrinter: Sendable {
 extension Reducer {
   /// Prints each action this reducer receives and the diff of the state it led to, or
   /// "(No state changes)".
+  ///
+  /// ```swift
+  /// let store = Store(initialState: Feature.State(), reducer: Feature().printChanges())
+  /// ```
   public func printChanges(to printer: ChangePrinter = .console) -> PrintChangesReducer<Self> {
     PrintChangesReducer(base: self, printer: printer)
   }
 }
 
+/// The reducer `printChanges(to:)` returns. It runs `Base` unchanged, then writes the action and
+/// the difference it made to the state to its printer; the effect is the base's, untouched.
 public struct PrintChangesReducer<Base: Reducer>: Reducer {
   let base: Base
   let printer: ChangePrinter

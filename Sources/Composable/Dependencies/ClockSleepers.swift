@@ -3,18 +3,30 @@
 /// equals), or taken by id when its task is cancelled. Not locked: its clock holds it under its
 /// own lock.
 public struct ClockSleepers<Deadline: Comparable & Sendable> {
+  /// A sleep waiting for its clock: its id, when it is due, and the continuation that wakes it.
   public struct Sleeper {
+    /// The id `makeID()` gave it, for taking it off the list when its task is cancelled.
     public let id: Int
+    /// The time on its clock at which the sleep ends.
     public let deadline: Deadline
+    /// Resumed to end the sleep: normally when the clock reaches `deadline`, throwing
+    /// `CancellationError` when the sleeping task is cancelled.
     public let continuation: CheckedContinuation<Void, any Error>
   }
 
   private var sleepers: [Sleeper] = []
   private var nextID = 0
 
+  /// An empty list, for a clock to keep under its lock.
+  ///
+  /// ```swift
+  /// private var sleepers = ClockSleepers<ManualClock.Instant>()
+  /// ```
   public init() {}
 
+  /// Whether no sleep is waiting.
   public var isEmpty: Bool { sleepers.isEmpty }
+  /// How many sleeps are waiting.
   public var count: Int { sleepers.count }
   /// When the earliest sleep ends; nil when nothing sleeps.
   public var earliestDeadline: Deadline? { sleepers.map(\.deadline).min() }
@@ -25,6 +37,8 @@ public struct ClockSleepers<Deadline: Comparable & Sendable> {
     return nextID
   }
 
+  /// Registers a sleep under `id` (from `makeID()`) that `continuation` ends when the clock reaches
+  /// `deadline`.
   public mutating func add(
     id: Int, deadline: Deadline, continuation: CheckedContinuation<Void, any Error>
   ) {

@@ -28,6 +28,7 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
   /// The root itself.
   public static let root = DataPath(checked: [])
 
+  /// Whether this is the root itself (no components), as `DataPath.root` and the path `.` are.
   public var isRoot: Bool { components.isEmpty }
 
   /// The path as text, components joined by `/` (`.` for the root).
@@ -39,6 +40,10 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
   private init(checked components: [String]) { self.components = components }
 
   /// Checks `bytes` as a path under a root.
+  ///
+  /// ```swift
+  /// let path = try DataPath(validating: Array("notes/today.txt".utf8))
+  /// ```
   public init(validating bytes: some Collection<UInt8>) throws(Invalid) {
     let bytes = Array(bytes)
     guard bytes.count <= Self.maximumLength else {
@@ -92,6 +97,10 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
   ///
   /// (Labelled: `DataPath("...")` with a literal is the literal itself, checked as a literal
   /// is, and an unlabelled initializer from a string would read the same.)
+  ///
+  /// ```swift
+  /// let path = try DataPath(validating: "./notes//today.txt")  // notes/today.txt
+  /// ```
   public init(validating text: String) throws(Invalid) {
     try self.init(validating: text.utf8)
   }
@@ -105,7 +114,9 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
   /// Why bytes are not a `DataPath`: the path, quoted (control and non-UTF-8 bytes escaped as
   /// Lua escapes them, a long path cut), and what is wrong with it.
   public struct Invalid: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong with the path, in words (`'..' is refused; the path must stay under ...`).
     public let reason: String
+    /// The path as given, quoted as a Lua string literal: escaped, and cut when it is long.
     public let quoted: String
 
     init(_ bytes: [UInt8], _ reason: String) {
@@ -202,6 +213,10 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
 extension DataPath: ExpressibleByStringLiteral {
   /// A path written in the program's own source (`"notes.txt"`): checked as any path is, and a
   /// literal that is not a valid path is the program's mistake, which stops it.
+  ///
+  /// ```swift
+  /// let path: DataPath = "notes/today.txt"
+  /// ```
   public init(stringLiteral text: String) {
     do { try self.init(validating: text) } catch {
       preconditionFailure("\(error)")

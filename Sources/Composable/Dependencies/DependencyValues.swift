@@ -8,8 +8,14 @@ import Foundation
 /// and Lua features get the same values through their `env`. Each client (the clock, HTTP,
 /// files, ...) is a `DependencyKey` of its own.
 public struct DependencyValues: Sendable {
+  /// The clock effects wait on: a `ContinuousClock` live; in tests, a clock that reports an issue
+  /// when used, until the test sets its own (a `TestClock` or a `ManualClock`).
   public var clock: any Clock<Duration>
+  /// Makes UUIDs: random ones live; in tests, one that reports an issue when used, until the test
+  /// sets its own (`.incrementing`, say).
   public var uuid: UUIDGenerator
+  /// Tells the current date: the system's live; in tests, one that reports an issue when used,
+  /// until the test sets its own (`.constant(_:)`, say).
   public var date: DateGenerator
   /// Seeded randomness: system-seeded live, seed 0 in tests (override with `RandomSource(seed:)`).
   public var random: RandomSource
@@ -54,7 +60,11 @@ public struct DependencyValues: Sendable {
 
 /// A dependency of the app's own: its type, live value and test value.
 public protocol DependencyKey {
+  /// The type of the dependency: a client struct, usually.
   associatedtype Value: Sendable
+  /// The value a `Store` gets unless its `dependencies` closure sets another.
   static var liveValue: Value { get }
+  /// The value a `TestStore` gets unless the test sets another: one that fails the test when
+  /// used is the usual choice.
   static var testValue: Value { get }
 }

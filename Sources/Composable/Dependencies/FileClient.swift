@@ -4,6 +4,7 @@ import IssueReporting
 /// Why a file operation failed: `code` for a program to act on, `description` for a person
 /// (the path first: `notes/a.txt: no such file`).
 public struct FileClientError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The kind of failure, for code that treats a missing file apart from the rest.
   public enum Code: Equatable, Sendable {
     /// The file, or a directory on its way, is not there.
     case notFound
@@ -11,18 +12,26 @@ public struct FileClientError: Error, Equatable, Sendable, CustomStringConvertib
     case failed
   }
 
+  /// The kind of failure: `.notFound` or `.failed`.
   public var code: Code
   public var description: String
 
+  /// An error that says `description`, of kind `code` (`.failed` unless told).
+  ///
+  /// ```swift
+  /// throw FileClientError("notes/today.txt: the disk is full")
+  /// ```
   public init(_ description: String, code: Code = .failed) {
     self.description = description
     self.code = code
   }
 
+  /// The error for a missing file at `path`: "<path>: no such file", of kind `.notFound`.
   public static func notFound(_ path: String) -> FileClientError {
     FileClientError("\(path): no such file", code: .notFound)
   }
 
+  /// `notFound(_:)` for a `DataPath`, named by its `description`.
   public static func notFound(_ path: DataPath) -> FileClientError { notFound(path.description) }
 }
 
@@ -38,14 +47,31 @@ extension Error {
 /// Every operation takes a `DataPath`, checked when it was made: no unchecked text reaches a
 /// client, the live one or a test's.
 public struct FileClient: Sendable {
+  /// Reads the whole file at the path; throws a `.notFound` error when it is not there.
   public var read: @Sendable (DataPath) async throws -> [UInt8]
+  /// Replaces the contents of the file at the path, creating the file when it is not there (the
+  /// live client also makes the directories on its way).
   public var write: @Sendable (DataPath, [UInt8]) async throws -> Void
+  /// Adds the bytes at the end of the file at the path, creating the file when it is not there.
   public var append: @Sendable (DataPath, [UInt8]) async throws -> Void
   /// The names in a directory (`DataPath.root` for the root itself), sorted.
   public var list: @Sendable (DataPath) async throws -> [String]
+  /// Deletes the file at the path; throws a `.notFound` error when it is not there.
   public var remove: @Sendable (DataPath) async throws -> Void
+  /// Whether something is at the path: false when it, or a directory on its way, is missing.
   public var exists: @Sendable (DataPath) async throws -> Bool
 
+  /// A client from one closure per operation: a test's fake, or a client of your own.
+  ///
+  /// ```swift
+  /// let readOnly = FileClient(
+  ///   read: { _ in Array("hello".utf8) },
+  ///   write: { path, _ in throw FileClientError("\(path): read-only") },
+  ///   append: { path, _ in throw FileClientError("\(path): read-only") },
+  ///   list: { _ in ["hello.txt"] },
+  ///   remove: { path in throw FileClientError("\(path): read-only") },
+  ///   exists: { _ in true })
+  /// ```
   public init(
     read: @escaping @Sendable (DataPath) async throws -> [UInt8],
     write: @escaping @Sendable (DataPath, [UInt8]) async throws -> Void,
@@ -109,9 +135,13 @@ final class InMemoryFiles: @unchecked Sendable {
 }
 
 extension FileClient: DependencyKey {
+  /// A client whose every operation fails: a live client needs a root, so the app sets `files` to
+  /// `FileClient.live(root:)` itself.
   public static let liveValue = FileClient.failing(
     "no live file client is configured in this build")
 
+  /// A client whose every operation reports an issue naming it and fails, until the test sets
+  /// `files` (to `.inMemory(_:)`, say).
   public static let testValue = FileClient.failing("files are not provided in this test") {
     operation, path in
     reportIssue(
@@ -123,6 +153,8 @@ extension FileClient: DependencyKey {
       """)
   }
 
+  /// A client whose every operation throws "<reason>: <operation> <path>", after calling `report`
+  /// with the operation's name and the path.
   public static func failing(
     _ reason: String, report: @escaping @Sendable (String, String) -> Void = { _, _ in }
   ) -> FileClient {
@@ -141,6 +173,7 @@ extension FileClient: DependencyKey {
 }
 
 extension DependencyValues {
+  /// The file client effects use: one that fails, unless the app or the test sets its own.
   public var files: FileClient {
     get { self[FileClient.self] }
     set { self[FileClient.self] = newValue }

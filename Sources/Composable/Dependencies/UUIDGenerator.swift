@@ -5,10 +5,17 @@ import IssueReporting
 public struct UUIDGenerator: Sendable {
   private let generate: @Sendable () -> UUID
 
+  /// A generator that calls `generate` each time a UUID is asked for.
+  ///
+  /// ```swift
+  /// let uuid = UUIDGenerator { UUID(uuidString: "00000000-0000-0000-0000-0000000000AA")! }
+  /// ```
   public init(_ generate: @escaping @Sendable () -> UUID) { self.generate = generate }
 
+  /// A new UUID: call the generator as a function, `uuid()`.
   public func callAsFunction() -> UUID { generate() }
 
+  /// Random UUIDs, from `UUID()`.
   public static let live = Self { UUID() }
 
   /// 00000000-0000-0000-0000-000000000000, then ...0001, and so on.
@@ -20,6 +27,8 @@ public struct UUIDGenerator: Sendable {
     }
   }
 
+  /// The test default (`DependencyValues.test`): reports an issue each time it is used, then
+  /// answers DEADBEEF-DEAD-BEEF-DEAD-BEEFDEADBEEF.
   public static let unimplemented = Self {
     reportIssue(
       """

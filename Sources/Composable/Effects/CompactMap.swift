@@ -1,6 +1,10 @@
 extension Effect {
   /// The same work, with its actions transformed; an action `transform` turns into nil is
   /// dropped. For actions that cross a boundary where they may not fit (Lua to Swift).
+  ///
+  /// ```swift
+  /// let parentEffect = luaEffect.compactMap { AppAction(luaAction: $0) }
+  /// ```
   public func compactMap<Other: Sendable>(
     _ transform: @escaping @Sendable (Action) -> Other?
   ) -> Effect<Other> {

@@ -1,6 +1,13 @@
 extension Effect {
   /// Waits `duration` on `clock` before starting the effect; a newer effect with the same `id`
   /// cancels the waiting one. Only the last of a burst runs.
+  ///
+  /// ```swift
+  /// case let .queryChanged(query):
+  ///   state.query = query
+  ///   return .run { send in await send(.results(try await api.search(query))) }
+  ///     .debounce(id: "search", for: .milliseconds(300), clock: clock)
+  /// ```
   public func debounce(
     id: some Hashable & Sendable, for duration: Duration, clock: any Clock<Duration>
   ) -> Self {

@@ -7,6 +7,11 @@ extension Effect {
   /// The object goes down to every part that does work: async work captures it; an action to
   /// send carries it, so an action that waits its turn (in a concatenation, behind a throttle)
   /// keeps it until it is sent.
+  ///
+  /// ```swift
+  /// return .run { send in await send(.loaded(try await api.fetchAll())) }
+  ///   .holding(activity)  // `activity`'s deinit marks the end of the load
+  /// ```
   public func holding(_ object: some AnyObject & Sendable) -> Self {
     switch operation {
     case .none, .cancel: return self

@@ -1,8 +1,18 @@
 extension Effect {
   /// Runs the effects at the same time. `.none` among them costs nothing: merging with it
   /// gives back the other effect unchanged.
+  ///
+  /// ```swift
+  /// case .closeTapped:
+  ///   return .merge(.cancel(id: "search"), .send(.delegate(.closed)))
+  /// ```
   public static func merge(_ effects: Self...) -> Self { merge(effects) }
 
+  /// `merge(_:)` for a sequence of effects, such as one per element of a collection.
+  ///
+  /// ```swift
+  /// return .merge(state.rows.ids.map { .send(.row(id: $0, action: .refresh)) })
+  /// ```
   public static func merge(_ effects: some Sequence<Self>) -> Self {
     var kept: [Self] = []
     for effect in effects {
@@ -20,5 +30,9 @@ extension Effect {
   }
 
   /// This effect and `other`, at the same time.
+  ///
+  /// ```swift
+  /// return save.merge(with: .send(.savingStarted))
+  /// ```
   public func merge(with other: Self) -> Self { .merge(self, other) }
 }

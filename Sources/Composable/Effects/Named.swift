@@ -5,6 +5,10 @@ extension Effect {
   /// operator made: Lua's `effect.every` is Swift's timer).
   /// A kind in one word is an operator's (`debounce`), shown with the language's prefix; one
   /// in words (`the save of todos.saved.lua`) is shown as it is.
+  ///
+  /// ```swift
+  /// return .run { [bytes] _ in try await api.upload(bytes) }.named("upload")
+  /// ```
   public func named(_ kind: String) -> Self {
     if isNone { return self }
     return Self(.named(kind, self))

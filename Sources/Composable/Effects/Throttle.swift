@@ -13,6 +13,11 @@ extension Effect {
   /// Starts at most one effect per `interval` for `id`. The first starts at once; one that
   /// arrives within the interval waits for its end, and of those only the latest (or, with
   /// `latest: false`, the first) runs.
+  ///
+  /// ```swift
+  /// case .scrolled:
+  ///   return .send(.loadMore).throttle(id: "load-more", for: .seconds(1), clock: clock)
+  /// ```
   public func throttle(
     id: some Hashable & Sendable, for interval: Duration, clock: any Clock<Duration>,
     latest: Bool = true

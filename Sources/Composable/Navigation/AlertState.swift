@@ -14,14 +14,21 @@ import CustomDump
 ///   ]))
 /// ```
 public struct AlertState<Action>: DialogState {
+  /// The title, at the top of the alert.
   public var title: String
+  /// The text under the title; nil for none.
   public var message: String?
+  /// The buttons, in order. An alert made with none has one, "OK", that dismisses it.
   public var buttons: [ButtonState<Action>]
   /// Which alert this is, apart from others equal to it: an alert presented from another's
   /// button is a new one, not the one that closes. Not part of `==`.
   let presentationID = DialogIdentity.next()
 
   /// An alert; with no buttons it gets one, "OK", that dismisses it.
+  ///
+  /// ```swift
+  /// state.alert = AlertState(title: "Saved")  // one button, "OK"
+  /// ```
   public init(title: String, message: String? = nil, buttons: [ButtonState<Action>] = []) {
     self.title = title
     self.message = message
@@ -32,12 +39,25 @@ public struct AlertState<Action>: DialogState {
 /// A confirmation dialog (an action sheet) as plain state (as TCA's
 /// `ConfirmationDialogState`); it is presented and behaves as an `AlertState` does.
 public struct ConfirmationDialogState<Action>: DialogState {
+  /// The title, at the top of the dialog.
   public var title: String
+  /// The text under the title; nil for none.
   public var message: String?
+  /// The buttons, in order. A dialog made with none has one, "Cancel", that dismisses it.
   public var buttons: [ButtonState<Action>]
   /// As an alert's (`AlertState.presentationID`).
   let presentationID = DialogIdentity.next()
 
+  /// A dialog; with no buttons it gets one, "Cancel", that dismisses it.
+  ///
+  /// ```swift
+  /// state.dialog = ConfirmationDialogState(
+  ///   title: "Share",
+  ///   buttons: [
+  ///     ButtonState(label: "Copy link", action: .copyLink),
+  ///     ButtonState(label: "Cancel", role: .cancel),
+  ///   ])
+  /// ```
   public init(title: String, message: String? = nil, buttons: [ButtonState<Action>] = []) {
     self.title = title
     self.message = message
@@ -48,10 +68,19 @@ public struct ConfirmationDialogState<Action>: DialogState {
 /// A button of an alert or a confirmation dialog: what it says, the action it sends (nil: it
 /// only dismisses), and its role.
 public struct ButtonState<Action> {
+  /// The button's text.
   public var label: String
+  /// The action a tap sends to the parent, as `.presented(action)`; nil when the button only
+  /// dismisses.
   public var action: Action?
+  /// What kind of button it is, for how it is shown; nil for a plain one.
   public var role: ButtonRole?
 
+  /// A button; with no action, a tap only dismisses the alert or dialog.
+  ///
+  /// ```swift
+  /// ButtonState(label: "Delete", action: .confirmDeletion, role: .destructive)
+  /// ```
   public init(label: String, action: Action? = nil, role: ButtonRole? = nil) {
     self.label = label
     self.action = action
@@ -59,7 +88,10 @@ public struct ButtonState<Action> {
   }
 }
 
+/// What a button does, so that whoever shows it can set it apart (as SwiftUI's `ButtonRole`).
 public enum ButtonRole: Hashable, Sendable {
+  /// `cancel`: closes the alert or dialog without doing anything.
+  /// `destructive`: deletes or discards something, and is usually shown in red.
   case cancel, destructive
 }
 
@@ -113,6 +145,8 @@ extension AlertState: Hashable where Action: Hashable {
 }
 extension AlertState: Sendable where Action: Sendable {}
 extension AlertState: CustomDumpReflectable {
+  /// What the alert says (title, message, buttons), for a failing test's diff; not which alert
+  /// it is.
   public var customDumpMirror: Mirror { whatItSaysMirror }
 }
 extension ConfirmationDialogState: Equatable where Action: Equatable {
@@ -123,6 +157,8 @@ extension ConfirmationDialogState: Hashable where Action: Hashable {
 }
 extension ConfirmationDialogState: Sendable where Action: Sendable {}
 extension ConfirmationDialogState: CustomDumpReflectable {
+  /// What the dialog says (title, message, buttons), for a failing test's diff; not which dialog
+  /// it is.
   public var customDumpMirror: Mirror { whatItSaysMirror }
 }
 extension ButtonState: Equatable where Action: Equatable {}

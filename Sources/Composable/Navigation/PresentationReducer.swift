@@ -27,6 +27,11 @@ extension Reducer {
 
   /// `ifLet(_:action:destination:)` for a child with no reducer of its own: an alert or a
   /// confirmation dialog, whose buttons' actions the parent handles.
+  ///
+  /// ```swift
+  /// Reduce { state, action in ... }
+  ///   .ifLet(\.$alert, action: alertCase)
+  /// ```
   public func ifLet<DestinationState, DestinationAction: Sendable>(
     _ presents: WritableKeyPath<State, Presents<DestinationState>>,
     action: ActionCase<Action, PresentationAction<DestinationAction>>,
@@ -39,6 +44,10 @@ extension Reducer {
   }
 }
 
+/// The reducer `ifLet(_:action:destination:)` returns for a `Presents` child. It runs the
+/// presented child's actions, then the parent; it closes the child on `.dismiss`, on the
+/// child's own request, and after an alert's or a dialog's button; and it cancels the child's
+/// effects when the child closes or is replaced.
 public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   let parent: Parent
   let presents: WritableKeyPath<Parent.State, Presents<Destination.State>>

@@ -12,8 +12,14 @@ import CustomDump
 /// ```
 @propertyWrapper
 public struct Presents<State> {
+  /// The presented child's state; nil when nothing is presented.
   public var wrappedValue: State?
 
+  /// A presentation holding `wrappedValue`; the `@Presents` attribute calls it.
+  ///
+  /// ```swift
+  /// @Presents var alert: AlertState<Action.Alert>? = nil
+  /// ```
   public init(wrappedValue: State?) { self.wrappedValue = wrappedValue }
 
   /// The wrapper itself, for `ifLet(\.$destination, ...)`.

@@ -25,6 +25,9 @@ extension Reducer {
   }
 }
 
+/// The reducer `forEach(_:action:destination:)` returns for a `StackState`. It runs each
+/// screen's actions on that screen, then the parent; it pushes and pops after the parent; and
+/// it cancels the effects of the screens that leave the stack.
 public struct StackReducer<Parent: Reducer, Destination: Reducer>: Reducer {
   let parent: Parent
   let path: WritableKeyPath<Parent.State, StackState<Destination.State>>

@@ -6,11 +6,27 @@ import CustomDump
 public struct StackElementID: Hashable, Comparable, Sendable, ExpressibleByIntegerLiteral,
   CustomStringConvertible
 {
+  /// The number: 0 for the first push of a stack, then 1, 2, ...
   public let rawValue: Int
 
+  /// The id numbered `rawValue`.
+  ///
+  /// ```swift
+  /// state.path.pop(from: StackElementID(1))
+  /// ```
   public init(_ rawValue: Int) { self.rawValue = rawValue }
+  /// The id written as a number, as tests write it.
+  ///
+  /// ```swift
+  /// await store.send(.path(.element(id: 0, action: .saveButtonTapped)))
+  /// ```
   public init(integerLiteral value: Int) { self.rawValue = value }
 
+  /// Whether `lhs` was pushed before `rhs`.
+  ///
+  /// ```swift
+  /// let newest = state.path.ids.max()  // the id of the latest push still on the stack
+  /// ```
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
   public var description: String { "#\(rawValue)" }
@@ -30,14 +46,24 @@ extension StackElementID: CustomDumpStringConvertible {
 /// state.path.pop(from: id)                 // pop the screen `id` and those above it
 /// ```
 public struct StackState<Element> {
+  /// The ids of the screens, the bottom first: `ids[i]` is the id of `self[i]`.
   public private(set) var ids: [StackElementID] = []
   private var elements: [Element] = []
   /// The id the next push takes.
   private var nextID = 0
 
+  /// An empty stack.
+  ///
+  /// ```swift
+  /// var path = StackState<Path.State>()
+  /// ```
   public init() {}
 
   /// A stack holding `elements`, the bottom first, with ids 0, 1, ...
+  ///
+  /// ```swift
+  /// var path = StackState<Path.State>([.list(List.State()), .detail(Detail.State())])
+  /// ```
   public init(_ elements: some Sequence<Element>) {
     for element in elements { append(element) }
   }
@@ -123,6 +149,8 @@ public struct StackState<Element> {
 extension StackState: RandomAccessCollection, MutableCollection {
   public var startIndex: Int { elements.startIndex }
   public var endIndex: Int { elements.endIndex }
+  /// The screen at `position`, 0 being the bottom; setting it replaces the screen and keeps its
+  /// id.
   public subscript(position: Int) -> Element {
     get { elements[position] }
     set { elements[position] = newValue }
@@ -130,6 +158,11 @@ extension StackState: RandomAccessCollection, MutableCollection {
 }
 
 extension StackState: ExpressibleByArrayLiteral {
+  /// A stack holding the screens listed, the bottom first, with ids 0, 1, ...
+  ///
+  /// ```swift
+  /// var path: StackState<Path.State> = [.list(List.State())]
+  /// ```
   public init(arrayLiteral elements: Element...) { self.init(elements) }
 }
 
@@ -152,6 +185,7 @@ extension StackState: Sendable where Element: Sendable {}
 
 // A failing test's diff shows each screen under its id.
 extension StackState: CustomDumpReflectable {
+  /// The screens as a dictionary from id to screen, the bottom first.
   public var customDumpMirror: Mirror {
     Mirror(
       self, unlabeledChildren: zip(ids, elements).map { (key: $0, value: $1) },

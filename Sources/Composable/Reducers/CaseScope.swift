@@ -19,6 +19,12 @@ public struct CaseScope<ParentState, ParentAction: Sendable, Child: Reducer>: Re
   let child: Child
   let site: CallSite
 
+  /// Runs `child` on the case that `state` extracts, for the actions that `action` extracts. A
+  /// child action that comes while the state is another case is reported as an issue.
+  ///
+  /// ```swift
+  /// CaseScope(state: Path.State.detailCase, action: Path.Action.detailCase) { Detail() }
+  /// ```
   public init(
     state: StateCase<ParentState, Child.State>,
     action: ActionCase<ParentAction, Child.Action>,

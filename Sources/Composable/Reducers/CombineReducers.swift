@@ -9,8 +9,23 @@
 public struct CombineReducers<State, Action: Sendable>: Reducer {
   let reducers: [any Reducer<State, Action>]
 
+  /// Combines `reducers`, run in the order given.
+  ///
+  /// ```swift
+  /// CombineReducers<App.State, App.Action>(
+  ///   Scope(state: \App.State.counter, action: App.counterCase) { Counter() },
+  ///   Reduce<App.State, App.Action> { state, action in
+  ///     state.actionCount += 1
+  ///     return .none
+  ///   })
+  /// ```
   public init(_ reducers: any Reducer<State, Action>...) { self.reducers = reducers }
 
+  /// Combines `reducers`, run in the order of the array.
+  ///
+  /// ```swift
+  /// let reducer = CombineReducers<App.State, App.Action>(plugins.map(\.reducer))
+  /// ```
   public init(_ reducers: [any Reducer<State, Action>]) { self.reducers = reducers }
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -27,6 +42,11 @@ public struct CombineReducers<State, Action: Sendable>: Reducer {
 
 extension Reducer {
   /// This reducer, then `other`, on the same state and action.
+  ///
+  /// ```swift
+  /// let reducer = Scope(state: \App.State.counter, action: App.counterCase) { Counter() }
+  ///   .combined(with: appLogic)
+  /// ```
   public func combined(with other: some Reducer<State, Action>) -> CombineReducers<State, Action> {
     CombineReducers(self, other)
   }

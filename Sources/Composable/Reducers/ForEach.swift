@@ -5,6 +5,11 @@ extension Reducer {
   /// Runs `element` on each element of an identified array, for the parent actions that carry
   /// an element's id and action (found in O(1) by id). The element runs first; elements the
   /// parent then removes have their effects cancelled.
+  ///
+  /// ```swift
+  /// Reduce<Todos.State, Todos.Action> { state, action in ... }
+  ///   .forEach(\.todos, action: Todos.todoCase) { Todo() }
+  /// ```
   public func forEach<ID: Hashable & Sendable, Element: Reducer>(
     _ elements: WritableKeyPath<State, IdentifiedArray<ID, Element.State>>,
     action: ActionCase<Action, (id: ID, action: Element.Action)>,
@@ -18,6 +23,9 @@ extension Reducer {
   }
 }
 
+/// The reducer `forEach(_:action:element:)` returns for an identified array. It runs each
+/// element's actions on that element, then the parent, and cancels the effects of the elements
+/// the parent removed.
 public struct ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element: Reducer>: Reducer {
   let parent: Parent
   let elements: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>

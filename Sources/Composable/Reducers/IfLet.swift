@@ -3,6 +3,11 @@ import IssueReporting
 extension Reducer {
   /// Runs `child` on optional child state while it exists. The child runs first; when the
   /// parent then sets the child state to nil, the child's effects are cancelled.
+  ///
+  /// ```swift
+  /// Reduce<Parent.State, Parent.Action> { state, action in ... }
+  ///   .ifLet(\.child, action: Parent.childCase) { Counter() }
+  /// ```
   public func ifLet<Child: Reducer>(
     _ state: WritableKeyPath<State, Child.State?>,
     action: ActionCase<Action, Child.Action>,
@@ -16,6 +21,9 @@ extension Reducer {
   }
 }
 
+/// The reducer `ifLet(_:action:then:)` returns for optional child state. It runs the child's
+/// actions while the child state exists, then the parent, and cancels the child's effects when
+/// the parent sets the child state to nil.
 public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let parent: Parent
   let state: WritableKeyPath<Parent.State, Child.State?>

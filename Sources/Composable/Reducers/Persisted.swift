@@ -8,6 +8,16 @@ import IssueReporting
 /// the first change not yet saved, writing the latest state, so a burst of changes is one write.
 /// A change counts when `isDuplicate(old, new)` says it does.
 extension Reducer where State: Encodable {
+  /// Saves the state to `path` through `files` when an action changes it: the change is saved
+  /// unless `isDuplicate(old, new)` is true. The write comes `debounce` after the first change
+  /// not yet saved, with the state as it is then; a failed save goes to `onSaveError`.
+  ///
+  /// ```swift
+  /// Todos()
+  ///   .persisted(
+  ///     to: "todos.json", files: files, clock: clock,
+  ///     ignoringDuplicates: { $0.todos == $1.todos })
+  /// ```
   public func persisted(
     to path: DataPath,
     files: FileClient,
@@ -40,6 +50,10 @@ extension Reducer where State: Encodable {
 
 extension Reducer where State: Encodable & Equatable {
   /// Saves whenever the state changed.
+  ///
+  /// ```swift
+  /// Settings().persisted(to: "settings.json", files: files, clock: clock)
+  /// ```
   public func persisted(
     to path: DataPath, files: FileClient, clock: any Clock<Duration>,
     debounce: Duration = .seconds(1),
@@ -99,7 +113,18 @@ public enum PersistedState {
   /// Why a file's contents are not a saved state, as the report words it ("it is not a saved
   /// state: ..."): thrown by the `decode` of `load(from:files:decode:)`.
   public struct NotAState: Error {
+    /// Why, in the words the report uses after "because": "it is not a saved state: ...".
     public let reason: String
+    /// The error for contents that are not a state, for `reason`.
+    ///
+    /// ```swift
+    /// let loaded = await PersistedState.load(from: "note.txt", files: files) { bytes in
+    ///   guard let text = String(validating: bytes, as: UTF8.self) else {
+    ///     throw PersistedState.NotAState(reason: "it is not UTF-8 text")
+    ///   }
+    ///   return text
+    /// }
+    /// ```
     public init(reason: String) { self.reason = reason }
   }
 

@@ -5,6 +5,12 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
   let action: ActionCase<ParentAction, Child.Action>
   let child: Child
 
+  /// Runs `child` on the state at `state`, for the parent actions that `action` extracts; the
+  /// child's effects come back embedded by `action`.
+  ///
+  /// ```swift
+  /// Scope(state: \App.State.counter, action: App.counterCase) { Counter() }
+  /// ```
   public init(
     state: WritableKeyPath<ParentState, Child.State>,
     action: ActionCase<ParentAction, Child.Action>,

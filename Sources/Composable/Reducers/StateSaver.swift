@@ -30,6 +30,10 @@ public final class StateSaver: @unchecked Sendable {
   /// `contents`, when given, is what a save writes until a `save(contents:...)` gives newer; it
   /// may answer nil, for a state not worth writing (a duplicate of what is on disk): that save
   /// writes nothing, and the changes it covers count as saved.
+  ///
+  /// ```swift
+  /// let saver = StateSaver(path: "settings.json") { Array(#"{"theme":"dark"}"#.utf8) }
+  /// ```
   public init(path: DataPath, contents: (@Sendable () throws -> [UInt8]?)? = nil) {
     self.path = path
     self.contents = contents
@@ -143,7 +147,9 @@ public final class StateSaver: @unchecked Sendable {
 /// Why a save was not written: the file at `path` could not be read at start, and a save would
 /// have replaced it.
 public struct StateSaverRefusal: Error, CustomStringConvertible {
+  /// The file that was not saved, relative to the file client's root.
   public let path: DataPath
+  /// Why that file could not be loaded at start: what `refuseSaves(because:)` was given.
   public let reason: String
 
   public var description: String {

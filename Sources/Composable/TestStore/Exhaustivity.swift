@@ -6,5 +6,7 @@ public enum Exhaustivity: Equatable, Sendable {
   /// checked is still reported, as warnings.
   case off(showSkippedAssertions: Bool)
 
+  /// `off(showSkippedAssertions: false)`: checks only what the test asserts, and says nothing of
+  /// the rest.
   public static let off = Self.off(showSkippedAssertions: false)
 }

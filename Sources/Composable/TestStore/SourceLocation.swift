@@ -10,11 +10,17 @@ struct TestSourceLocation: Sendable {
 /// effects that send starts): a reducer that reports an issue of its own, a Lua feature whose
 /// action failed, reports it here, at the test's line, rather than in the reducer's file.
 public struct TestCallSite: Sendable {
+  /// The file of the test's call, as `#fileID` gives it.
   public let fileID: StaticString
+  /// The full path of that file, as `#filePath` gives it.
   public let filePath: StaticString
+  /// The line of the test's call.
   public let line: UInt
+  /// The column of the test's call.
   public let column: UInt
 
+  /// The TestStore call this task works for; nil outside one. The TestStore sets it around each
+  /// `send`, and the effects started there inherit it.
   @TaskLocal public static var current: TestCallSite?
 
   init(_ location: TestSourceLocation) {

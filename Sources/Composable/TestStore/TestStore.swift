@@ -19,6 +19,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   public private(set) var state: State
   /// How long `receive` and `finish` wait for effects.
   public var timeout: Duration = .seconds(1)
+  /// How much the checks insist on: `.on` (the default) wants everything asserted; `.off`
+  /// checks only what the test asserts.
   public var exhaustivity: Exhaustivity = .on
   /// How the "To fix" hints name the TestStore's methods: Swift's by default.
   public var hints: TestStoreHints = .swift
@@ -40,6 +42,13 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
 
   /// A TestStore over the reducer that `reducer` builds from the test dependencies, changed by
   /// `dependencies`. A dependency the test does not provide fails the test when used.
+  ///
+  /// ```swift
+  /// let store = TestStore(
+  ///   initialState: Todos.State(),
+  ///   reducer: { Todos(uuid: $0.uuid) },
+  ///   dependencies: { $0.uuid = .incrementing })
+  /// ```
   public convenience init<R: Reducer<State, Action>>(
     initialState: State,
     reducer: (DependencyValues) -> sending R,
@@ -55,6 +64,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   }
 
   /// A TestStore over a reducer that needs no dependencies.
+  ///
+  /// ```swift
+  /// let store = TestStore(
+  ///   initialState: Counter.State(), reducer: Counter(clock: ImmediateClock()))
+  /// ```
   public convenience init(
     initialState: State, reducer: sending some Reducer<State, Action>,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
@@ -134,6 +148,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
 
   /// Sends `action` and checks the state it leads to: `assert` changes the state before the
   /// action into the state expected after it. Without `assert`, the state must not change.
+  ///
+  /// ```swift
+  /// await store.send(.incrementButtonTapped) { $0.count = 1 }
+  /// await store.send(.refreshButtonTapped)  // the state must not change
+  /// ```
   @discardableResult
   public nonisolated(nonsending) func send(
     _ action: Action,
@@ -206,6 +225,13 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
 
   /// Waits for the next action an effect sends, checks it is `expected`, and checks the state
   /// it leads to. With exhaustivity off, received actions before it are skipped.
+  ///
+  /// ```swift
+  /// await store.send(.numberFactButtonTapped)
+  /// await store.receive(.numberFactResponse("0 is a round number")) {
+  ///   $0.numberFact = "0 is a round number"
+  /// }
+  /// ```
   public nonisolated(nonsending) func receive(
     _ expected: Action,
     timeout: Duration? = nil,
@@ -229,6 +255,12 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// Waits for the next action an effect sends and checks it with `isMatch`.
   /// `expecting` is what a failure shows as expected beside the action that came (say, an
   /// action of the type the predicate looks for).
+  ///
+  /// ```swift
+  /// await store.receive(where: { if case .searchResponse = $0 { true } else { false } }) {
+  ///   $0.isSearching = false
+  /// }
+  /// ```
   public nonisolated(nonsending) func receive(
     where isMatch: @escaping (Action) -> Bool,
     expecting expected: Action? = nil,
@@ -321,6 +353,12 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   // MARK: Finishing
 
   /// Waits for every effect to finish, then checks that no received action was left unhandled.
+  ///
+  /// ```swift
+  /// await store.send(.startButtonTapped)
+  /// await clock.advance(by: .seconds(3))
+  /// await store.finish()
+  /// ```
   public nonisolated(nonsending) func finish(
     timeout: Duration? = nil,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
