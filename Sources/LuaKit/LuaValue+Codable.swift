@@ -2,7 +2,8 @@
 /// this: they move a `LuaValue` to and from the Lua stack as it is, references included.
 ///
 /// Elsewhere: a sequence is an array, any other table an object with its keys as strings;
-/// functions and other references cannot leave Lua and fail to encode.
+/// functions and other references cannot leave Lua and fail to encode. An array decoded with
+/// `null`s in it (`[1, null, 3]`, which Lua holds with a hole) is written back as it came.
 extension LuaValue: Codable {
   /// Decodes a value from another coder: null is `.nil`, booleans and strings are themselves, a
   /// number is `.integer` when the coder reads it as an `Int` and `.number` otherwise, an array
@@ -54,6 +55,8 @@ extension LuaValue: Codable {
     case let .table(table):
       if table.isSequence {
         try container.encode(table.sequence)
+      } else if let holes = table.arrayWithHoles {
+        try container.encode(holes)
       } else {
         var map: [String: LuaValue] = [:]
         for (key, value) in table.entries {
@@ -68,5 +71,22 @@ extension LuaValue: Codable {
           codingPath: encoder.codingPath,
           debugDescription: "\(reference) lives in Lua and cannot be encoded"))
     }
+  }
+}
+
+extension LuaTable {
+  /// An array (`kind`) whose keys are positive integers with holes, as `[1, null, 3]` decodes:
+  /// its elements up to the largest key, `nil` in each hole. Nil for any other table, and for
+  /// one whose holes would outnumber its elements many times over (`{ [1e9] = 1 }` marked an
+  /// array stays an object rather than a billion nulls).
+  var arrayWithHoles: [LuaValue]? {
+    guard kind == .array, !entries.isEmpty else { return nil }
+    var largest = 0
+    for key in entries.keys {
+      guard case let .integer(index) = key, index >= 1 else { return nil }
+      largest = Swift.max(largest, index)
+    }
+    guard largest <= entries.count * 16 + 64 else { return nil }
+    return (1...largest).map { entries[.integer($0)] ?? .nil }
   }
 }

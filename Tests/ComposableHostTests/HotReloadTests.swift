@@ -37,6 +37,17 @@ import Testing
 
   func folder() throws -> URL { try makeTemporaryDirectory("reload") }
 
+  /// A file in a folder that cannot be watched (here, none) is an error naming it, at once: the
+  /// watcher that failed to start does not wait for a thread it never started.
+  @Test func aFolderThatCannotBeWatchedIsAnErrorNotAHang() throws {
+    let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/todos.lua")
+    #expect {
+      _ = try FileWatcher(files: [missing]) { _ in }
+    } throws: { error in
+      "\(error)".hasPrefix("cannot watch \(missing.deletingLastPathComponent().path): errno ")
+    }
+  }
+
   @Test func eachWayOfSavingIsOneSave() throws {
     let directory = try folder()
     defer { try? FileManager.default.removeItem(at: directory) }

@@ -81,3 +81,38 @@ import Testing
     #expect(try Self.json(feature) == text)
   }
 }
+
+/// `null` inside a JSON array is a hole in Lua; the array is written back with it, not as an
+/// object keyed by the elements' places.
+@Suite struct JSONNullsInArraysTests {
+  static func roundTrip(_ text: String) throws -> String {
+    let value = try JSONDecoder().decode(LuaValue.self, from: Data(text.utf8))
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+  }
+
+  @Test(arguments: [
+    "[1,null,3]", "[null,null,1]", #"{"a":[null,"x"]}"#, "[[],null,{}]",
+  ])
+  func anArrayWithNullsComesBackAsItWent(_ text: String) throws {
+    #expect(try Self.roundTrip(text) == text)
+  }
+
+  /// Nulls at the end are not kept: Lua holds nothing after the last value (documented).
+  @Test func trailingNullsAreDropped() throws {
+    #expect(try Self.roundTrip("[1,null]") == "[1]")
+    #expect(try Self.roundTrip("[null]") == "[]")
+  }
+
+  /// A Lua table with a hole that is no decoded array stays an object; a huge key stays one too.
+  @Test func otherTablesWithHolesAreObjects() throws {
+    let sparse = LuaValue.table(LuaTable(entries: [1: "a", 3: "c"]))
+    #expect(
+      String(decoding: try JSONEncoder.sortedKeys().encode(sparse), as: UTF8.self)
+        == #"{"1":"a","3":"c"}"#)
+    let far = LuaValue.table(LuaTable(kind: .array, entries: [1: "a", 1_000_000_000: "z"]))
+    let text = String(decoding: try JSONEncoder().encode(far), as: UTF8.self)
+    #expect(text.hasPrefix("{"))
+  }
+}

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Reducers receive them explicitly when they are built (`Store(initialState:dependencies:
 /// reducer:)`), rather than through a task-local lookup: that keeps a send free of lookups,
-/// and Lua features get the same values through their `env`. Each client (the clock, HTTP,
-/// files, ...) is a `DependencyKey` of its own.
+/// and Lua features get the same values through their `env`. The clock, UUIDs, the date,
+/// randomness and the executor are properties; other clients (HTTP, files, an app's own) are
+/// each a `DependencyKey`, reached by `values[Key.self]`.
 public struct DependencyValues: Sendable {
   /// The clock effects wait on: a `ContinuousClock` live; in tests, a clock that reports an issue
   /// when used, until the test sets its own (a `TestClock` or a `ManualClock`).
@@ -30,7 +31,8 @@ public struct DependencyValues: Sendable {
     Self(clock: ContinuousClock(), uuid: .live, date: .live, random: .live, isTest: false)
   }
 
-  /// For tests: every dependency fails the test when used until the test provides it.
+  /// For tests: every dependency but `random` (seeded with 0) fails the test when used until the
+  /// test provides it.
   public static var test: Self {
     Self(
       clock: UnimplementedClock(name: "clock"), uuid: .unimplemented, date: .unimplemented,

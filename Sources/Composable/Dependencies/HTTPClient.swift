@@ -33,14 +33,15 @@ public struct HTTPRequest: Equatable, Sendable {
 }
 
 extension HTTPRequest {
-  /// A request whose body is `body` as JSON, with the content type that says so.
+  /// A request whose body is `body` as JSON (keys sorted, so that the same value is the same
+  /// bytes), with the content type that says so.
   public static func json<Body: Encodable>(
     method: String = "POST", url: String, body: Body, headers: [String: String] = [:]
   ) throws -> HTTPRequest {
     var headers = headers
     headers["Content-Type"] = "application/json"
     return HTTPRequest(
-      method: method, url: url, headers: headers, body: Array(try JSONEncoder().encode(body)))
+      method: method, url: url, headers: headers, body: Array(try JSONEncoder.sortedKeys().encode(body)))
   }
 }
 

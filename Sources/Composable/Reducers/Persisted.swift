@@ -6,7 +6,8 @@ import IssueReporting
 /// Saves go through a `FileClient` (atomic with `FileClient.live`: a crash mid-save leaves the
 /// previous file) on the schedule of `StateSaver`, which Lua features use too: `debounce` after
 /// the first change not yet saved, writing the latest state, so a burst of changes is one write.
-/// A change counts when `isDuplicate(old, new)` says it does.
+/// A change counts unless `isDuplicate(old, new)` says the two are the same as far as saving
+/// goes.
 extension Reducer where State: Encodable {
   /// Saves the state to `path` through `files` when an action changes it: the change is saved
   /// unless `isDuplicate(old, new)` is true. The write comes `debounce` after the first change

@@ -44,12 +44,19 @@ public final class FileWatcher: Sendable {
     var ends: [Int32] = [0, 0]
     guard pipe(&ends) == 0 else {
       close(inotify)
-      throw FileWatcherError("pipe2 failed: errno \(errno)")
+      throw FileWatcherError("pipe failed: errno \(errno)")
     }
     wake = ends[0]
     wakeWriter = ends[1]
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-    try watch(files)
+    do {
+      try watch(files)
+    } catch {
+      // No thread was started: the deinit that runs now must not wait for one.
+      let unstarted = self.watched
+      unstarted.lock.withLock { unstarted.stopped = true }
+      throw error
+    }
     let (inotify, wake, watched, finished) = (self.inotify, self.wake, self.watched, self.finished)
     let thread = Thread {
       Self.run(inotify: inotify, wake: wake, quiet: quiet, watched: watched, onSave: onSave)
