@@ -41,7 +41,8 @@ extension HTTPRequest {
     var headers = headers
     headers["Content-Type"] = "application/json"
     return HTTPRequest(
-      method: method, url: url, headers: headers, body: Array(try JSONEncoder.sortedKeys().encode(body)))
+      method: method, url: url, headers: headers,
+      body: Array(try JSONEncoder.sortedKeys().encode(body)))
   }
 }
 
