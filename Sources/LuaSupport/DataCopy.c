@@ -43,7 +43,7 @@ static void lk_copy_table(lua_State *L, int source, int depth) {
   lua_Integer count = 0, largest = 0;
   int sequence = 1;
   lua_pushnil(L);
-  while (lk_next(L, source) != 0) {
+  while (lk_next_visible(L, source) != 0) {
     int key = lua_gettop(L) - 1;
     int key_type = lua_type(L, key);
     if (key_type != LUA_TSTRING && key_type != LUA_TNUMBER && key_type != LUA_TBOOLEAN) {

@@ -6,12 +6,6 @@
 const char lk_real_key = 0;   // proxy[&lk_real_key]: the real table it stands for
 const char lk_proxy_key = 0;  // real[&lk_proxy_key]: its proxy, once one was made
 
-int lk_next(lua_State *L, int index) {
-  while (lua_next(L, index) != 0) {
-    if (!lk_is_hidden_key(L, -2)) return 1;
-    lua_pop(L, 1);
-  }
-  return 0;
-}
+int lk_next(lua_State *L, int index) { return lk_next_visible(L, index); }
 
 int lk_push_proxied_table(lua_State *L, int index) { return lk_push_real_of(L, index); }

@@ -12,6 +12,16 @@ static inline int lk_is_hidden_key(lua_State *L, int index) {
   const void *key = lua_touserdata(L, index);
   return key == &lk_proxy_key || key == &lk_real_key;
 }
+/// `lk_next` (a step of `lua_next` that skips the hidden keys), inlined where the C layer walks
+/// a table: every step of `pairs` over a state's table is one, and a call into another file
+/// for it cost ~10% of that step.
+static inline int lk_next_visible(lua_State *L, int index) {
+  while (lua_next(L, index) != 0) {
+    if (!lk_is_hidden_key(L, -2)) return 1;
+    lua_pop(L, 1);
+  }
+  return 0;
+}
 /// If the value at `index` is a proxy, pushes its real table and returns 1; otherwise pushes
 /// nothing and returns 0. What sits under the hidden key is checked to be a table.
 static inline int lk_push_real_of(lua_State *L, int index) {

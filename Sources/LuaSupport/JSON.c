@@ -218,7 +218,7 @@ static void lk_json_encode_table(lk_json_writer *w, int table) {
   // Count the keys: all strings (an object), or exactly 1..n (an array).
   lua_Integer count = 0, strings = 0, largest = 0;
   lua_pushnil(L);
-  while (lk_next(L, table)) {
+  while (lk_next_visible(L, table)) {
     count++;
     if (lua_type(L, -2) == LUA_TSTRING) {
       strings++;
@@ -260,7 +260,7 @@ static void lk_json_encode_table(lk_json_writer *w, int table) {
     int slots[LK_JSON_SMALL_OBJECT];
     int taken = 0;
     lua_pushnil(L);
-    while (lk_next(L, table)) {
+    while (lk_next_visible(L, table)) {
       // key value -> key value key: the copy of the key goes on to the next step.
       lua_pushvalue(L, -2);
       if (taken < count) slots[taken++] = lua_gettop(L) - 2;
@@ -294,7 +294,7 @@ static void lk_json_encode_table(lk_json_writer *w, int table) {
     lk_json_key *keys = lua_newuserdatauv(L, sizeof(lk_json_key) * (size_t)count, 0);
     lua_Integer taken = 0;
     lua_pushnil(L);
-    while (lk_next(L, table)) {
+    while (lk_next_visible(L, table)) {
       lua_pop(L, 1);
       if (taken < count) {
         keys[taken].bytes = lua_tolstring(L, -1, &keys[taken].length);

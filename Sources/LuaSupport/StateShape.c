@@ -58,7 +58,7 @@ static int lk_shape_holds_table_near(lua_State *L, int real, int key) {
 static int lk_shape_is_small_flat(lua_State *L, int table) {
   int seen = 0;
   lua_pushnil(L);
-  while (lk_next(L, table) != 0) {
+  while (lk_next_visible(L, table) != 0) {
     if (lua_type(L, -1) == LUA_TTABLE || ++seen > LK_SHAPE_SCAN_SMALL) {
       lua_pop(L, 2);
       return 0;
@@ -174,7 +174,7 @@ static int lk_shape_descend(
     luaL_checkstack(L, 4, "the state is nested too deeply");
     int found = 0;
     lua_pushnil(L);
-    while (lk_next(L, table) != 0) {
+    while (lk_next_visible(L, table) != 0) {
       if (lua_type(L, -1) == LUA_TTABLE &&
           lk_shape_known_height(L, lua_gettop(L), walk) == height - 1) {
         found = 1;
@@ -225,7 +225,7 @@ static lua_Integer lk_shape_height(
   lua_rawset(L, walk->reached);
   lua_Integer height = 1;
   lua_pushnil(L);
-  while (lk_next(L, table) != 0) {
+  while (lk_next_visible(L, table) != 0) {
     if (lua_type(L, -1) == LUA_TTABLE) {
       walk->keys[depth] = lua_gettop(L) - 1;
       lua_Integer inner = lk_shape_height(L, lua_gettop(L), depth + 1, walk, result);

@@ -266,7 +266,7 @@ static void lk_adopt(lua_State *L, int index, int depth) {
   lua_setmetatable(L, index);
   // The values: nested tables become real tables of the state too.
   lua_pushnil(L);
-  while (lk_next(L, real) != 0) {
+  while (lk_next_visible(L, real) != 0) {
     if (lua_type(L, -1) == LUA_TTABLE) {
       int value = lua_gettop(L);
       lua_pushvalue(L, value);
@@ -333,7 +333,7 @@ static void lk_unadopt(lua_State *L, int table, int metatable) {
   lua_pop(L, 1);
   if (converted) {  // its contents are in the real table
     lua_pushnil(L);
-    while (lk_next(L, real) != 0) {
+    while (lk_next_visible(L, real) != 0) {
       if (lua_type(L, -1) == LUA_TTABLE) {
         if (lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE) lua_replace(L, -2);
         else lua_pop(L, 1);
@@ -539,7 +539,7 @@ static int lk_flat_proxy_newindex(lua_State *L) {
 static int lk_is_flat(lua_State *L, int index) {
   index = lua_absindex(L, index);
   lua_pushnil(L);
-  while (lk_next(L, index) != 0) {
+  while (lk_next_visible(L, index) != 0) {
     if (lua_type(L, -1) == LUA_TTABLE) {
       lua_pop(L, 2);
       return 0;
@@ -557,7 +557,7 @@ static int lk_is_small_and_flat(lua_State *L, int index) {
   index = lua_absindex(L, index);
   int fields = 0;
   lua_pushnil(L);
-  while (lk_next(L, index) != 0) {
+  while (lk_next_visible(L, index) != 0) {
     if (lua_type(L, -1) == LUA_TTABLE || ++fields > lk_flat_read_fields) {
       lua_pop(L, 2);
       return 0;
@@ -656,7 +656,7 @@ static int lk_safe_next(lua_State *L) {
   if (lua_rawgetp(L, 1, &lk_real_key) == LUA_TTABLE) {  // a proxy: 3 its real table
     if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) return luaL_argerror(L, 2, "invalid key to 'next'");
     lua_pushvalue(L, 2);
-    if (lk_next(L, 3) == 0) {
+    if (lk_next_visible(L, 3) == 0) {
       lua_pushnil(L);
       return 1;
     }
@@ -670,7 +670,7 @@ static int lk_safe_next(lua_State *L) {
     return 2;
   }
   lua_settop(L, 2);
-  if (lk_next(L, 1) == 0) {
+  if (lk_next_visible(L, 1) == 0) {
     lua_pushnil(L);
     return 1;
   }
@@ -973,7 +973,7 @@ static int lk_state_write_protected(lua_State *L) {
   } else {
     luaL_checktype(L, 3, LUA_TTABLE);
     lua_pushnil(L);
-    while (lk_next(L, real) != 0) {
+    while (lk_next_visible(L, real) != 0) {
       lua_pop(L, 1);
       lua_pushvalue(L, -1);
       lua_pushnil(L);

@@ -103,7 +103,7 @@ static int lk_visit(lua_State *L, int table, int depth) {
   int changed = lua_rawgetp(L, OLD_VALUES, address) == LUA_TTABLE;
   int old_values = lua_gettop(L);
   lua_pushnil(L);
-  while (lk_next(L, table) != 0) changed |= lk_visit_top(L, depth + 1);
+  while (lk_next_visible(L, table) != 0) changed |= lk_visit_top(L, depth + 1);
   if (lua_type(L, old_values) == LUA_TTABLE) {
     lua_pushnil(L);
     while (lua_next(L, old_values) != 0) changed |= lk_visit_top(L, depth + 1);
@@ -164,7 +164,7 @@ enum { FIELD_ROOT = 1, FIELD_KEY = 2, FIRST_OLD = 3, CHANGED_TABLES = 4, SEEN = 
 static int lk_only_field_holds_tables(lua_State *L) {
   int others_hold_tables = 0;
   lua_pushnil(L);
-  while (!others_hold_tables && lk_next(L, FIELD_ROOT) != 0) {  // key, value
+  while (!others_hold_tables && lk_next_visible(L, FIELD_ROOT) != 0) {  // key, value
     others_hold_tables = lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -2, FIELD_KEY);
     lua_pop(L, 1);
   }
@@ -319,7 +319,7 @@ static int lk_field_changed_protected(lua_State *L) {
     lua_pop(L, 1);
     int table = lua_gettop(L);
     lua_pushnil(L);
-    while (lk_next(L, table) != 0) {  // key, value
+    while (lk_next_visible(L, table) != 0) {  // key, value
       if (lua_type(L, -1) == LUA_TTABLE) {
         const void *inner = lua_topointer(L, -1);
         int seen = lua_rawgetp(L, SEEN, inner) != LUA_TNIL;
@@ -408,7 +408,7 @@ static int lk_journal_had_element(lua_State *L) {
   lua_newtable(L);
   int keys = lua_gettop(L);
   lua_pushnil(L);
-  while (lk_next(L, real) != 0) {
+  while (lk_next_visible(L, real) != 0) {
     lua_pop(L, 1);
     lua_pushvalue(L, -1);
     lua_pushboolean(L, 1);
