@@ -138,6 +138,13 @@ enum DialogIdentity {
 
 // What a dialog says, not which one it is: an expected alert equals the one presented.
 extension AlertState: Equatable where Action: Equatable {
+  /// Whether the two say the same (title, message, buttons), whichever presentation each is:
+  ///
+  /// ```swift
+  /// $0.alert = AlertState(  // equals the alert the reducer presented
+  ///   title: "Delete?",
+  ///   buttons: [ButtonState(label: "Delete", action: .delete, role: .destructive)])
+  /// ```
   public static func == (lhs: Self, rhs: Self) -> Bool { lhs.saysTheSame(as: rhs) }
 }
 extension AlertState: Hashable where Action: Hashable {
@@ -150,6 +157,11 @@ extension AlertState: CustomDumpReflectable {
   public var customDumpMirror: Mirror { whatItSaysMirror }
 }
 extension ConfirmationDialogState: Equatable where Action: Equatable {
+  /// Whether the two say the same (title, message, buttons), as for `AlertState`:
+  ///
+  /// ```swift
+  /// #expect(store.state.dialog == ConfirmationDialogState(title: "Share"))
+  /// ```
   public static func == (lhs: Self, rhs: Self) -> Bool { lhs.saysTheSame(as: rhs) }
 }
 extension ConfirmationDialogState: Hashable where Action: Hashable {

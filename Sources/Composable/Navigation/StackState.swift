@@ -169,6 +169,13 @@ extension StackState: ExpressibleByArrayLiteral {
 // Two stacks are equal when they hold the same screens under the same ids; the id a next push
 // would take is not part of the value (a test's expected stack is built from the last one).
 extension StackState: Equatable where Element: Equatable {
+  /// Whether the two hold the same screens under the same ids:
+  ///
+  /// ```swift
+  /// await store.send(.path(.push(id: 0, state: .detail(Detail.State())))) {
+  ///   $0.path[id: 0] = .detail(Detail.State())  // compared with ==
+  /// }
+  /// ```
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.ids == rhs.ids && lhs.elements == rhs.elements
   }

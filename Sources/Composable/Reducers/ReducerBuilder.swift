@@ -69,7 +69,12 @@ public struct ReducerSequence<First: Reducer, Second: Reducer<First.State, First
   let first: First
   let second: Second
 
-  /// Runs `first`, then `second`.
+  /// Runs `first`, then `second` (what a `body` of two reducers builds):
+  ///
+  /// ```swift
+  /// let both = ReducerSequence(first: Scope(state: \.counter, action: \.counter) { Counter() },
+  ///   second: Reduce { state, action in .none })
+  /// ```
   public init(first: First, second: Second) {
     self.first = first
     self.second = second

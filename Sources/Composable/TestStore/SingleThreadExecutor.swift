@@ -22,6 +22,14 @@ public final class SingleThreadExecutor: TaskExecutor, @unchecked Sendable {
   private var isWaiting = false
 
   /// Starts the thread. It holds the executor until `stop()`: stop every executor you start.
+  ///
+  /// ```swift
+  /// let executor = SingleThreadExecutor()
+  /// defer { executor.stop() }
+  /// let store = TestStore(
+  ///   initialState: Feature.State(), reducer: { _ in Feature() },
+  ///   dependencies: { $0.effectExecutor = executor })
+  /// ```
   public init() {
     let thread = Thread { [self] in loop() }
     thread.name = "composable.test"
