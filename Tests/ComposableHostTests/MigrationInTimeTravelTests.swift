@@ -64,6 +64,24 @@ import Testing
     #expect(recording.actions.map(\.action) == [["type": "inc"]])
   }
 
+  /// A reload whose `migrate` ran before any action is the session's start: `:replay` and
+  /// `:goto 0` start from the migrated state, as the actions after it ran.
+  @Test func aMigrationBeforeAnyActionIsWhereReplayStarts() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.before)
+    try Self.after.write(to: repl.file, atomically: true, encoding: .utf8)
+    await repl.type(":reload")
+    #expect(try repl.session.feature.state() == ["count": 0])
+    await repl.type("inc", "inc")
+    #expect(try repl.session.feature.state() == ["count": 2])
+    let replayed = await repl.type(":replay").0
+    #expect(!replayed.contains("error"), "\(replayed)")
+    #expect(try repl.session.feature.state() == ["count": 2])
+    await repl.type(":goto 0")
+    #expect(try repl.session.feature.state() == ["count": 0])
+    await repl.type(":goto 2")
+    #expect(try repl.session.feature.state() == ["count": 2])
+  }
+
   @Test func aTestWrittenAfterAMigrationStartsThereAndPasses() async throws {
     let repl = try await session()
     let test = repl.file.deletingLastPathComponent().appendingPathComponent("counter_test.lua")

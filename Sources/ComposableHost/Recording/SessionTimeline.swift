@@ -125,6 +125,10 @@ public final class SessionTimeline: @unchecked Sendable {
     }
   }
 
+  /// The state the session starts from now: `initialState`, or what a reload's `migrate` made
+  /// of it while the session stood at 0 (a replay starts there, as the actions ran from there).
+  public var startState: LuaValue { lock.withLock { checkpoints[0] ?? initialState } }
+
   /// A reload's `migrate` changed the state where the session stands, outside any action: the
   /// state it left is kept as the checkpoint there, so that a jump to this point or past it
   /// starts from the migrated state rather than replaying the actions as if it never ran.
@@ -175,7 +179,7 @@ public final class SessionTimeline: @unchecked Sendable {
   func replace(_ actions: [RecordedAction], checkpoints: [Int: LuaValue]) {
     lock.withLock {
       recorded.replaceSubrange(0..<actions.count, with: actions)
-      self.checkpoints = [0: initialState]
+      self.checkpoints = [0: self.checkpoints[0] ?? initialState]
       checkpointBytes = [:]
       checkpointTotal = 0
       for (position, state) in checkpoints.sorted(by: { $0.key < $1.key }) {

@@ -101,7 +101,7 @@ struct ReplReducer: Reducer {
     var checkpoints: [Int: LuaValue] = [:]
     var report = ReplayReport()
     do throws(LuaFeatureError) {
-      try feature.setState(timeline.initialState)
+      try feature.setState(timeline.startState)
       for (index, recorded) in actions.enumerated() {
         let outcome = replayer.replay(recorded)
         report.compare(number: index + 1, recorded: recorded, now: outcome)
