@@ -46,6 +46,13 @@ public struct LuaModuleSource: Equatable, Sendable {
     self.init(code: code, chunkName: chunkName)
     self.precompiled = precompiled
   }
+
+  /// A module of source bytes and its bytecode: the bytes as they are, not decoded as text (a
+  /// host's library, made at every start, is read as text only by tools).
+  package init(bytes: [UInt8], precompiled: LuaPrecompiledChunk, chunkName: String) {
+    self.init(bytes: LuaString(bytes: bytes), chunkName: chunkName)
+    self.precompiled = precompiled
+  }
 }
 
 /// Modules given as source text, for embedded libraries and tests.

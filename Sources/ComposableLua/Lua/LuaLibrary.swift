@@ -69,13 +69,16 @@ let builtInModules = {
   return table
 }()
 
+// The source as bytes, not `LuaLibrarySource`'s text: decoding ~60 KB of Lua as a String (and
+// copying it back into bytes) at every start cost ~150,000 instructions for nothing a feature
+// uses (it loads the bytecode).
 private let libraryModules: [String: LuaModuleSource] = [
   "composable": LuaModuleSource(
-    code: LuaLibrarySource.composable,
+    bytes: PackageResources.composable_lua,
     precompiled: LuaPrecompiledChunk(bytecode: LuaBytecode.composable),
     chunkName: "composable.lua"),
   "composable.effect": LuaModuleSource(
-    code: LuaLibrarySource.effect,
+    bytes: PackageResources.composable_effect_lua,
     precompiled: LuaPrecompiledChunk(bytecode: LuaBytecode.composable_effect),
     chunkName: "composable.effect.lua"),
 ]
