@@ -5,10 +5,6 @@ import LuaKit
 
 /// Swapping in new code while the state stays.
 extension LuaFeature {
-  /// How many swaps have run a `migrate(state)` (for a store's copy of the state to tell it is
-  /// stale).
-  var migrations: Int { queue.access { $1.migrations } }
-
   /// Replaces the reducer with the one in `source`, keeping the state. The new code loads in a
   /// fresh sandbox; if it is broken, the error is thrown and the old reducer stays. A
   /// `migrate(state)` in the new code runs once, as a transaction.
@@ -55,8 +51,7 @@ extension LuaFeature {
       current = Loaded(
         sandbox: fresh, module: module, step: step, stepFunction: stepFunction, fileName: file,
         saver: saver,
-        lastSaved: current.lastSaved, migrationChanges: migrationChanges,
-        migrations: current.migrations + (module.migrate == nil ? 0 : 1))
+        lastSaved: current.lastSaved, migrationChanges: migrationChanges)
     }
   }
 }

@@ -37,9 +37,6 @@ public final class LuaFeature: Sendable {
     var lastSaved: LuaReference? = nil
     /// Where the last swap's `migrate(state)` changed the state (none without one).
     var migrationChanges: Result<[LuaDifference], LuaFeatureError> = .success([])
-    /// How many swaps ran a `migrate(state)`: the state changed outside any store's action, so a
-    /// store's copy of it is stale (`LuaFeatureReducer` reads it again instead of writing back).
-    var migrations = 0
   }
 
   /// The files of the modules the feature required, beside it (none without a directory).
@@ -51,6 +48,11 @@ public final class LuaFeature: Sendable {
   /// What a write to the state outside `reduce` raises: a module local, a coroutine or an
   /// effect's wrapper holding a state table may read it, not write it.
   static let readOnlyMessage = "state changes only in reduce: send an action"
+
+  /// The copies of the state stores hold, by the type they hold it as: one per feature and
+  /// type, whichever reducer was made for it, so that a reducer made again for every action (a
+  /// `body`'s) still knows what it gave out (`StateWriteBack`).
+  let writeBacks = LuaFeatureWriteBacks()
 
   /// The effects of this feature that may still run, bounded (see LuaEffectsInFlight).
   let effectsInFlight = LuaEffectsInFlight()

@@ -96,18 +96,19 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   private func reduce(
     into state: inout State, action: LuaValue, _ context: LuaStepContext
   ) -> LuaStepOutcome {
+    // Before the write-back: the copy a refresh replaces is not written over what Lua holds.
+    if action == Self.refreshAction { return refreshed(&state) }
     if let writeBack {
       do throws(LuaFeatureError) { try writeBack.writeIfChanged(state, into: feature) } catch {
         return failed(LuaStepOutcome(failure: error))
       }
     }
-    if action == Self.refreshAction { return refreshed(&state) }
     var outcome = feature.step(action, context)
     guard !outcome.failed else { return failed(outcome) }
     if let readState {
       do throws(LuaFeatureError) {
         state = try readState(feature)
-        writeBack?.gave(state, migrations: feature.migrations)
+        writeBack?.gave(state)
       } catch {
         outcome.error = error
         outcome.effect = .failure(error, sending: nil)
@@ -118,17 +119,19 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   }
 
   /// The action that reads the feature's state into the store's copy without calling Lua: what
-  /// an app sends (through its parent's action for the child) after a hot reload whose
-  /// `migrate(state)` changed the state, so that a Swift parent's copy shows it at once. Any
-  /// action of the child refreshes a stale copy too, before it runs: a copy made before a
-  /// migration is never written back over it.
+  /// an app sends (through its parent's action for the child) right after a hot reload whose
+  /// `migrate(state)` changed the state, so that a Swift parent's copy shows it at once. Until
+  /// then the copy is stale: a child action that comes first runs on the migrated state if the
+  /// parent left its copy as it was, but a copy the parent changed is written back over it (as
+  /// the parent's writes always are). The type `composable.refresh` is reserved: under a store
+  /// that holds a `LuaFeatureHandle` (no copy), it reaches the feature as any action.
   public static var refreshAction: LuaValue { ["type": "composable.refresh"] }
 
   private func refreshed(_ state: inout State) -> LuaStepOutcome {
     guard let readState else { return LuaStepOutcome() }
     do throws(LuaFeatureError) {
       state = try readState(feature)
-      writeBack?.gave(state, migrations: feature.migrations)
+      writeBack?.gave(state)
       return LuaStepOutcome()
     } catch {
       return failed(LuaStepOutcome(failure: error))
@@ -205,19 +208,21 @@ extension LuaFeatureReducer where State == LuaValue {
     self.init(
       feature: feature, dependencies: dependencies,
       readState: { (feature) throws(LuaFeatureError) in try feature.state() },
-      writeBack: StateWriteBack(isSame: ==) { (state, feature) throws(LuaFeatureError) in
-        try feature.setState(state)
+      writeBack: feature.writeBacks.writeBack(for: LuaValue.self) {
+        StateWriteBack(isSame: ==) { (state, feature) throws(LuaFeatureError) in
+          try feature.setState(state)
+        }
       })
   }
 }
 
-/// The copy of the state a reducer last gave its store, and how to write another back.
+/// The copy of the state a reducer last gave its store, and how to write another back. One per
+/// feature and state type (`LuaFeatureWriteBacks`): every reducer over the feature shares it, so
+/// a reducer made again for every action (in a `body`) and the screens of a stack that one
+/// feature runs all compare with the copy last given out, whichever gave it.
 final class StateWriteBack<State: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
   private var given: State?  // under `lock`
-  /// The feature's `migrations` when `given` was read: a swap's `migrate` since then changed
-  /// the state under the store, whose copy is then stale.
-  private var givenMigrations = 0  // under `lock`
   private let isSame: @Sendable (State, State) -> Bool
   private let write: @Sendable (State, LuaFeature) throws(LuaFeatureError) -> Void
 
@@ -229,26 +234,34 @@ final class StateWriteBack<State: Sendable>: @unchecked Sendable {
     self.write = write
   }
 
-  /// Writes `state` into the feature when it is not what this reducer last gave out, or when it
-  /// gave out nothing yet (the store's first copy came from its parent, which may hold any
-  /// state: one of several screens that one feature runs, say).
-  ///
-  /// A copy read before a migration is stale: the store's state, made from it, is not written
-  /// over what `migrate` made (the next read replaces it).
+  /// Writes `state` into the feature when it is not what was last given out, or when nothing
+  /// was given out yet (the store's first copy came from its parent, which may hold any state:
+  /// one of several screens that one feature runs, say).
   func writeIfChanged(_ state: State, into feature: LuaFeature) throws(LuaFeatureError) {
-    let seen: (state: State?, migrations: Int) = lock.withLock { (given, givenMigrations) }
-    if let given = seen.state {
-      if isSame(given, state) { return }
-      if seen.migrations != feature.migrations { return }
-    }
+    if let given = lock.withLock({ given }), isSame(given, state) { return }
     try write(state, feature)
-    gave(state, migrations: feature.migrations)
+    gave(state)
   }
 
-  func gave(_ state: State, migrations: Int) {
+  func gave(_ state: State) { lock.withLock { given = state } }
+}
+
+/// A feature's `StateWriteBack`s, by the type of state they hold.
+final class LuaFeatureWriteBacks: @unchecked Sendable {
+  private let lock = NSLock()
+  private var byType: [ObjectIdentifier: AnyObject] = [:]  // under `lock`
+
+  /// The write-back for `State`, made by `make` the first time.
+  func writeBack<State>(
+    for type: State.Type, make: () -> StateWriteBack<State>
+  ) -> StateWriteBack<State> {
     lock.withLock {
-      given = state
-      givenMigrations = migrations
+      if let existing = byType[ObjectIdentifier(type)] as? StateWriteBack<State> {
+        return existing
+      }
+      let made = make()
+      byType[ObjectIdentifier(type)] = made
+      return made
     }
   }
 }
