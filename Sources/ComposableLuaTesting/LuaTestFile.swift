@@ -60,8 +60,10 @@ public struct LuaTestFile: Sendable, CustomTestStringConvertible {
       return []
     }
     let results = await LuaTestRunner().run(file: url, filter: filter)
-    if results.isEmpty, filter == nil {
-      let message = "\(url.lastPathComponent) holds no test"
+    if results.isEmpty {
+      let message =
+        filter.map { "no test of \(url.lastPathComponent) has \($0.debugDescription) in its name" }
+        ?? "\(url.lastPathComponent) holds no test"
       Issue.record(Comment(rawValue: message), sourceLocation: location(line: 1))
     }
     for result in results {
@@ -76,16 +78,22 @@ public struct LuaTestFile: Sendable, CustomTestStringConvertible {
     return results
   }
 
-  /// `todos_test.lua:12: message` as its line and its message; a failure that names no line of
-  /// this file (an error in a module it loads, say) is kept whole.
+  /// `todos_test.lua:12: message` as its line and its message; a load error names its line
+  /// after a word or two (`syntax error: todos_test.lua:3: ...`), which counts too. A failure
+  /// that names no line of this file (an error in a module it loads, say) is kept whole.
   package static func split(_ failure: String, file: String) -> (line: Int?, message: String) {
     let prefix = file + ":"
-    guard failure.hasPrefix(prefix) else { return (nil, failure) }
-    let rest = failure.dropFirst(prefix.count)
-    guard let colon = rest.firstIndex(of: ":"), let line = Int(rest[..<colon]) else {
-      return (nil, failure)
+    var searched = failure[...]
+    while let found = searched.range(of: prefix) {
+      let rest = failure[found.upperBound...]
+      if let colon = rest.firstIndex(of: ":"), let line = Int(rest[..<colon]) {
+        let before = failure[..<found.lowerBound]
+        let after = rest[rest.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return (line, before.isEmpty ? after : before + after)
+      }
+      searched = failure[found.upperBound...]
     }
-    return (line, String(rest[rest.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+    return (nil, failure)
   }
 
   private func location(line: Int) -> SourceLocation {

@@ -57,9 +57,23 @@ import Testing
     }
   }
 
+  /// A filter that matches no test fails, saying so: it does not pass by running nothing.
+  @Test func aFilterMatchingNothingFails() async {
+    let file = LuaTestFile(
+      repositoryRoot.appendingPathComponent("examples/counter/counter_test.lua"))
+    await withKnownIssue {
+      await file.run(filter: "no such test")
+    } matching: { issue in
+      "\(issue)".contains(#"no test of counter_test.lua has "no such test" in its name"#)
+    }
+  }
+
   @Test func aFailureIsSplitIntoItsLineAndMessage() {
     #expect(LuaTestFile.split("a_test.lua:12: wrong", file: "a_test.lua") == (12, "wrong"))
     #expect(LuaTestFile.split("row.lua:3: in a module", file: "a_test.lua").line == nil)
     #expect(LuaTestFile.split("a_test.lua: no line", file: "a_test.lua").line == nil)
+    let syntax = LuaTestFile.split("syntax error: a_test.lua:2: '=' expected", file: "a_test.lua")
+    #expect(syntax.line == 2)
+    #expect(syntax.message == "syntax error: '=' expected")
   }
 }

@@ -75,6 +75,31 @@ public struct LuaTestRunner: Sendable {
     return await executor.run { await runOnThisThread(name: name, filter: filter, load: load) }
   }
 
+  /// Each test runs in the file loaded again, found by its place in the list: a file whose
+  /// list differs from one load to the next (tests declared in `pairs` order, say, which changes
+  /// from VM to VM) would run another test under this one's name. Nil when test `index` is the
+  /// same (name and line) in both loads; else why it is not.
+  static func changedDeclaration(
+    of index: Int, first: LuaTestSession, again: LuaTestSession
+  ) -> String? {
+    let before = first.tests[index]
+    guard index < again.tests.count else {
+      return "the file declared \(first.tests.count) tests, and \(again.tests.count) when "
+        + "loaded again to run test \(index + 1). A test file must declare the same tests, in "
+        + "the same order, every time it is loaded. To fix, do not make the list depend on pairs "
+        + "order, the time or randomness (sort the keys first)"
+    }
+    let after = again.tests[index]
+    guard before.name == after.name, before.line == after.line else {
+      let was = before.name.readableString ?? "?", now = after.name.readableString ?? "?"
+      return "test \(index + 1) was \(was.debugDescription) and is \(now.debugDescription) when "
+        + "the file is loaded again to run it. A test file must declare the same tests, in the "
+        + "same order, every time it is loaded. To fix, do not make the list depend on pairs "
+        + "order, the time or randomness (sort the keys first)"
+    }
+    return nil
+  }
+
   /// What the tests of a file print, gathered for the result of the test that printed it.
   private final class Printed {
     var lines: [String] = []
@@ -117,7 +142,11 @@ public struct LuaTestRunner: Sendable {
         // A fresh VM for every test: the file is loaded again, and this test alone runs. The
         // session that collected the tests is fresh too, until its first test has run in it.
         let session = index == firstRunnable ? collected : try load(output)
-        failures = await session.runTest(index)
+        if let changed = Self.changedDeclaration(of: index, first: collected, again: session) {
+          failures = ["\(name): \(changed)"]
+        } else {
+          failures = await session.runTest(index)
+        }
       } catch {
         failures = ["\(error)"]
       }

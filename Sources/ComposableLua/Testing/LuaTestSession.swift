@@ -76,6 +76,9 @@ final class LuaTestSession {
 
   /// Runs test `index` to the end; returns its failures as `file:line: message`.
   nonisolated(nonsending) func runTest(_ index: Int) async -> [String] {
+    guard tests.indices.contains(index) else {
+      return ["\(fileName): no test \(index + 1) in this load of the file"]
+    }
     let test = tests[index]
     let coroutine: LuaReference
     do { coroutine = try queue.access { vm, _ in try vm.makeCoroutine(runner) } } catch {

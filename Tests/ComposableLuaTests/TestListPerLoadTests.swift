@@ -1,0 +1,60 @@
+@testable import ComposableLua
+import Foundation
+import TestSupport
+import Testing
+
+/// Each Lua test runs in its file loaded again, found by its place in the list. A file whose
+/// list changes from load to load (tests declared in `pairs` order, which differs between VMs)
+/// fails the test that moved, saying why; it never runs another test under its name, and never
+/// stops the runner.
+@Suite struct TestListPerLoadTests {
+  static func session(_ source: String) throws -> LuaTestSession {
+    try LuaTestSession(
+      source: LuaString(source), directory: FileManager.default.temporaryDirectory,
+      displayName: "order_test.lua", output: { _ in })
+  }
+
+  @Test func aTestThatMovedIsNamed() throws {
+    let first = try Self.session(#"it("a", function() end) it("b", function() end)"#)
+    let swapped = try Self.session(#"it("b", function() end) it("a", function() end)"#)
+    let message = try #require(
+      LuaTestRunner.changedDeclaration(of: 0, first: first, again: swapped))
+    #expect(
+      message == #"test 1 was "a" and is "b" when the file is loaded again to run it. A test file "#
+        + "must declare the same tests, in the same order, every time it is loaded. To fix, do "
+        + "not make the list depend on pairs order, the time or randomness (sort the keys first)")
+    #expect(LuaTestRunner.changedDeclaration(of: 0, first: first, again: first) == nil)
+  }
+
+  @Test func aTestThatIsGoneIsNamed() async throws {
+    let first = try Self.session(#"it("a", function() end) it("b", function() end)"#)
+    let shorter = try Self.session(#"it("a", function() end)"#)
+    let message = try #require(
+      LuaTestRunner.changedDeclaration(of: 1, first: first, again: shorter))
+    #expect(message.hasPrefix("the file declared 2 tests, and 1 when loaded again to run test 2."))
+    #expect(await shorter.runTest(5) == ["order_test.lua: no test 6 in this load of the file"])
+  }
+
+  /// The attacker's file, whose tests depend on `pairs` order: run many times, it never stops
+  /// the runner, and every failure is the test's own or the message above.
+  @Test func aFileDeclaringInPairsOrderNeverCrashes() async throws {
+    let directory = try makeTemporaryDirectory("pairs-order")
+    let file = directory.appendingPathComponent("order_test.lua")
+    try """
+      local set = {} for i = 1, 20 do set["k" .. i] = i end
+      for k in pairs(set) do
+        it(k, function() if k == "k1" then error("k1 always fails") end end)
+      end
+      """.write(to: file, atomically: true, encoding: .utf8)
+    for _ in 0..<20 {
+      let results = await LuaTestRunner().run(file: file)
+      #expect(results.count == 20)
+      for result in results {
+        guard case let .failed(failures) = result.outcome else { continue }
+        let own = result.name == "k1" && failures.allSatisfy { $0.contains("k1 always fails") }
+        let moved = failures.allSatisfy { $0.contains("when the file is loaded again") }
+        #expect(own || moved, "\(result.name): \(failures)")
+      }
+    }
+  }
+}
