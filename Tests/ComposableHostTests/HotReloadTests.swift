@@ -48,6 +48,69 @@ import Testing
     }
   }
 
+  /// `stop()` from inside `onSave` (the watcher's own thread) returns: the thread ends after the
+  /// callback, and no save after it is reported.
+  @Test func stopInsideOnSaveReturns() throws {
+    let directory = try folder()
+    let file = directory.appendingPathComponent("feature.lua")
+    try "return 1".write(to: file, atomically: false, encoding: .utf8)
+    let saves = Saves()
+    let box = Locked<FileWatcher?>(nil)
+    let watcher = try FileWatcher(files: [file]) { paths in
+      box.withLock { $0 }?.stop()
+      saves.add(paths)
+    }
+    box.withLock { $0 = watcher }
+    try "return 2".write(to: file, atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 1).count == 1)
+    try "return 3".write(to: file, atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 2, seconds: 0.5).count == 1)
+    watcher.stop()  // again, from outside: returns at once
+  }
+
+  /// A `quiet` too long for poll's timeout is cut to a day, not a trap.
+  @Test func anAbsurdQuietIsNoCrash() throws {
+    let directory = try folder()
+    let file = directory.appendingPathComponent("feature.lua")
+    try "return 1".write(to: file, atomically: false, encoding: .utf8)
+    let watcher = try FileWatcher(files: [file], quiet: .seconds(3_000_000)) { _ in }
+    try "return 2".write(to: file, atomically: false, encoding: .utf8)
+    Thread.sleep(forTimeInterval: 0.1)
+    watcher.stop()
+  }
+
+  /// A `watch` that fails keeps the files watched before.
+  @Test func aFailedWatchKeepsTheOldFiles() throws {
+    let directory = try folder()
+    let file = directory.appendingPathComponent("feature.lua")
+    try "return 1".write(to: file, atomically: false, encoding: .utf8)
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    defer { watcher.stop() }
+    let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/x.lua")
+    #expect(throws: FileWatcherError.self) { try watcher.watch([file, missing]) }
+    try "return 2".write(to: file, atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 1) == [[file.path]])
+  }
+
+  /// A HotReload let go of without `stop()` stops: a save after it reloads nothing.
+  @Test func aHotReloadLetGoOfStops() async throws {
+    let directory = try folder()
+    let file = directory.appendingPathComponent("feature.lua")
+    let source = "return { initial_state = function() return {} end, reduce = function() end }"
+    try source.write(to: file, atomically: false, encoding: .utf8)
+    let feature = try LuaFeature(contentsOf: file)
+    let reloads = Locked(0)
+    var reload: HotReload? = try HotReload(feature: feature, file: file) { _ in
+      reloads.withLock { $0 += 1 }
+    }
+    _ = reload
+    reload = nil
+    try source.write(to: file, atomically: false, encoding: .utf8)
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(reloads.withLock { $0 } == 0)
+  }
+
   @Test func eachWayOfSavingIsOneSave() throws {
     let directory = try folder()
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -73,7 +136,8 @@ import Testing
     try "return 4".write(to: file, atomically: false, encoding: .utf8)
     #expect(saves.wait(for: 3).count == 3)
     // Another file in the folder is no save of the feature.
-    try "x".write(to: directory.appendingPathComponent("notes.txt"), atomically: false, encoding: .utf8)
+    try "x".write(
+      to: directory.appendingPathComponent("notes.txt"), atomically: false, encoding: .utf8)
     #expect(saves.wait(for: 4, seconds: 0.5).count == 3)
   }
 
@@ -179,10 +243,12 @@ import Testing
     defer { repl.reload.stop() }
     try "return {".write(to: repl.file, atomically: false, encoding: .utf8)
     let broken = await repl.waitFor("  error: ")
-    #expect(broken.contains("""
-        error: counter.lua did not load: syntax error: counter.lua:1: unexpected symbol near \
-      <eof>; the old code runs on
-      """))
+    #expect(
+      broken.contains(
+        """
+          error: counter.lua did not load: syntax error: counter.lua:1: unexpected symbol near \
+        <eof>; the old code runs on
+        """))
     #expect(await repl.lastLine(after: "increment") == "  − count = 0\n  + count = 1")
     try Self.source.replacingOccurrences(of: "state.count + step.size", with: "state.count + 2")
       .write(to: repl.file, atomically: false, encoding: .utf8)

@@ -59,6 +59,7 @@ public final class FileWatcher: Sendable {
     }
     let (inotify, wake, watched, finished) = (self.inotify, self.wake, self.watched, self.finished)
     let thread = Thread {
+      Thread.current.threadDictionary[Self.threadKey] = ObjectIdentifier(watched)
       Self.run(inotify: inotify, wake: wake, quiet: quiet, watched: watched, onSave: onSave)
       finished.signal()
     }
@@ -80,7 +81,7 @@ public final class FileWatcher: Sendable {
     let paths = Set(files.map { $0.resolvingSymlinksInPath().standardizedFileURL.path })
     let wanted = Set(paths.map { ($0 as NSString).deletingLastPathComponent })
     try watched.lock.withLock {
-      watched.files = paths
+      // The folders first: when one cannot be watched, the files watched before stay so.
       for directory in wanted where !watched.directories.values.contains(directory) {
         let mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MODIFY
         let descriptor = inotify_add_watch(inotify, directory, UInt32(mask))
@@ -89,6 +90,7 @@ public final class FileWatcher: Sendable {
         }
         watched.directories[descriptor] = directory
       }
+      watched.files = paths
     }
   }
 
@@ -101,8 +103,18 @@ public final class FileWatcher: Sendable {
     guard first else { return }
     var one: UInt8 = 1
     _ = write(wakeWriter, &one, 1)
+    // Called from `onSave` (or a deinit there), on the watcher's own thread: it ends once the
+    // callback returns; waiting for it here would wait forever.
+    if Thread.current.threadDictionary[Self.threadKey] as? ObjectIdentifier
+      == ObjectIdentifier(watched)
+    {
+      return
+    }
     finished.wait()
   }
+
+  /// The key under which the watcher's thread notes whose it is.
+  private static let threadKey = "composable.watcher.owner"
 
   private static func run(
     inotify: Int32, wake: Int32, quiet: Duration, watched: Watched,
@@ -110,11 +122,10 @@ public final class FileWatcher: Sendable {
   ) {
     var saved: Set<String> = []
     // While a burst is open: how long to wait for more of it.
+    // At most a day (poll's timeout is an Int32 of milliseconds): a larger one cannot trap.
+    let seconds = min(max(quiet.components.seconds, 0), 86_400)
     let quietMilliseconds = Int32(
-      max(
-        1,
-        quiet.components.seconds * 1000
-          + quiet.components.attoseconds / 1_000_000_000_000_000))
+      max(1, seconds * 1000 + max(quiet.components.attoseconds, 0) / 1_000_000_000_000_000))
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
       var descriptors = [

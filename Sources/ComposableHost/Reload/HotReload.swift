@@ -41,6 +41,10 @@ public final class HotReload: Sendable {
   /// Stops watching the files: later saves are not reported. Reloads of earlier saves still run.
   public func stop() { watcher.stop() }
 
+  // The watcher's thread holds what reloads, which holds the watcher: without this, a
+  // HotReload let go of without `stop()` would reload on every save for the process's life.
+  deinit { watcher.stop() }
+
   /// Loads `file` again into `feature`; what happened is one line to `report`: `reloaded
   /// todos.lua in 9 ms`, `reloaded todos.lua (row.lua changed) in 9 ms` when the save was of a
   /// module it required, or the error (file:line) and that the old code runs on.
