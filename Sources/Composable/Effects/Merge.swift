@@ -10,12 +10,17 @@ extension Effect {
 
   /// `merge(_:)` for a sequence of effects, such as one per element of a collection.
   ///
+  /// A refusal among them (`failure(_:then:)`) is the result, alone: the action was refused, so
+  /// nothing else it asked for runs, and what composes it sees the refusal (an `ifLet` or a
+  /// `forEach` merges its parent's effect with its child's; a refusal must not hide there).
+  ///
   /// ```swift
   /// return .merge(state.rows.ids.map { .send(.row(id: $0, action: .refresh)) })
   /// ```
   public static func merge(_ effects: some Sequence<Self>) -> Self {
     var kept: [Self] = []
     for effect in effects {
+      if effect.failure != nil { return effect }
       switch effect.operation {
       case .none: continue
       case let .merge(inner): kept.append(contentsOf: inner)
