@@ -53,6 +53,8 @@ public final class LuaFeature: Sendable {
   /// type, whichever reducer was made for it, so that a reducer made again for every action (a
   /// `body`'s) still knows what it gave out (`StateWriteBack`).
   let writeBacks = LuaFeatureWriteBacks()
+  /// The actions its reducers made for its refusals, so that refusing one sends no other.
+  let refusals = LuaFeatureRefusals()
 
   /// The effects of this feature that may still run, bounded (see LuaEffectsInFlight).
   let effectsInFlight = LuaEffectsInFlight()

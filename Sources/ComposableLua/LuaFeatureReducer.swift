@@ -75,7 +75,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     // on `State`, so none of it runs through its metadata.
     guard holdsCopy else {
       let outcome = feature.step(action, context)
-      return outcome.failed ? failed(outcome).effect : outcome.effect
+      return outcome.failed ? failed(outcome, action: action).effect : outcome.effect
     }
     return reduce(into: &state, action: action, context).effect
   }
@@ -100,11 +100,11 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     if action == Self.refreshAction { return refreshed(&state) }
     if let writeBack {
       do throws(LuaFeatureError) { try writeBack.writeIfChanged(state, into: feature) } catch {
-        return failed(LuaStepOutcome(failure: error))
+        return failed(LuaStepOutcome(failure: error), action: action)
       }
     }
     var outcome = feature.step(action, context)
-    guard !outcome.failed else { return failed(outcome) }
+    guard !outcome.failed else { return failed(outcome, action: action) }
     if let readState {
       do throws(LuaFeatureError) {
         state = try readState(feature)
@@ -112,7 +112,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
       } catch {
         outcome.error = error
         outcome.effect = .failure(error, sending: nil)
-        return failed(outcome)
+        return failed(outcome, action: action)
       }
     }
     return outcome
@@ -143,18 +143,30 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   /// `CombineReducers`), with the action `sendingOnFailure` makes of it. Apart from `reduce`,
   /// which stays as small as the actions that succeed need.
   @inline(never)
-  private func failed(_ outcome: LuaStepOutcome) -> LuaStepOutcome {
+  private func failed(_ outcome: LuaStepOutcome, action: LuaValue? = nil) -> LuaStepOutcome {
     guard let error = outcome.error else { return outcome }
     onError(error)
     var outcome = outcome
-    outcome.effect = .failure(error, sending: failureAction?(error))
+    // The failure action goes through the parent's Scope to this child too; a child that
+    // refuses it would be sent another, and another, for ever. A refusal of an action made for
+    // a refusal sends nothing more (the refusal itself is reported as any other).
+    var next = failureAction?(error)
+    if let made = next {
+      if let action, feature.refusals.wasMadeForARefusal(action) {
+        next = nil
+      } else {
+        feature.refusals.note(made)
+      }
+    }
+    outcome.effect = .failure(error, sending: next)
     return outcome
   }
 
   /// This reducer, sending `action(error)` (when not nil) after an action the feature refused:
   /// how a parent learns of it and reacts (say, `{ type = "refused", reason = ... }`, which a
   /// Swift parent receives through its `Scope` as any action of the child). The refusal itself
-  /// still stops what composes this reducer (`Effect.failure`).
+  /// still stops what composes this reducer (`Effect.failure`). The child receives that action
+  /// too (it is an action of the child); if it refuses it, no further one is sent.
   public func sendingOnFailure(
     _ action: @escaping @Sendable (LuaFeatureError) -> LuaValue?
   ) -> Self {
@@ -244,6 +256,22 @@ final class StateWriteBack<State: Sendable>: @unchecked Sendable {
   }
 
   func gave(_ state: State) { lock.withLock { given = state } }
+}
+
+/// The actions a feature's reducers made for its refusals (`sendingOnFailure`), the last few:
+/// a refusal of one of them sends no other (see `LuaFeatureReducer.failed`).
+final class LuaFeatureRefusals: @unchecked Sendable {
+  private let lock = NSLock()
+  private var made: [LuaValue] = []  // under `lock`, the last 8
+
+  func note(_ action: LuaValue) {
+    lock.withLock {
+      made.append(action)
+      if made.count > 8 { made.removeFirst() }
+    }
+  }
+
+  func wasMadeForARefusal(_ action: LuaValue) -> Bool { lock.withLock { made.contains(action) } }
 }
 
 /// A feature's `StateWriteBack`s, by the type of state they hold.

@@ -81,8 +81,39 @@ import Testing
     } matching: { issue in
       "\(issue)".contains("a todo needs a title")
     }
-    await store.receive(.todos(["type": "refused", "reason": "todos.lua:5: a todo needs a title"])) {
+    await store.receive(.todos(["type": "refused", "reason": "todos.lua:5: a todo needs a title"]))
+    {
       $0.audit = [#"refused: "todos.lua:5: a todo needs a title""#]
+    }
+  }
+
+  /// The failure action reaches the child too; a child that refuses what it does not know
+  /// refuses it, and no further one is sent: the store settles instead of looping.
+  @Test func aChildThatRefusesTheFailureActionStopsThere() async throws {
+    let feature = try LuaFeature(
+      source: """
+        return {
+          initial_state = function() return { n = 0 } end,
+          reduce = function(state, action)
+            if action.type ~= "add" then error("unknown action " .. action.type) end
+            state.n = state.n + 1
+          end,
+        }
+        """, file: "strict.lua")
+    let store = TestStore(
+      initialState: Parent(todos: try feature.state()),
+      reducer: { dependencies in
+        Scope(state: \Parent.todos, action: Self.todosCase) {
+          LuaFeatureReducer<LuaValue>(feature: feature, dependencies: dependencies)
+            .sendingOnFailure { _ in ["type": "refused"] }
+        }
+      })
+    await withKnownIssue {
+      await store.send(.todos("bogus"))
+      await store.receive(.todos("refused"))
+      await store.finish()
+    } matching: { issue in
+      "\(issue)".contains("unknown action")
     }
   }
 
