@@ -117,6 +117,18 @@ import Testing
     #expect(server.repliesSent == 0)
   }
 
+  /// A timeout that is no number of seconds above 0 is refused at once, as the Lua side refuses
+  /// it: to libcurl 0, a negative or NaN would mean no timeout at all.
+  @Test(arguments: [-1, 0, Double.nan, Double.infinity])
+  func aTimeoutThatIsNoTimeoutIsRefused(_ timeout: Double) async throws {
+    let url = "http://127.0.0.1:9/never"
+    #expect(
+      await errorMessage {
+        _ = try await HTTPClient.live().perform(HTTPRequest(url: url, timeout: timeout))
+      }
+        == "GET \(url): the timeout \(timeout) is not a number of seconds above 0 (at most 1e9)")
+  }
+
   /// A request to `/slow` in flight: started, and read by the server (which then takes its
   /// time). Cancelled before the server has it, a request has no hang-up to show, so this waits
   /// (under a loaded sanitized suite the server has taken more than 5 s to read one). A request

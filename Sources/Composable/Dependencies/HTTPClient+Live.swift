@@ -26,6 +26,13 @@ extension HTTPClient {
         throw HTTPClientError("\(request.url): \(problem)")
       }
       let seconds = request.timeout ?? timeout
+      // A timeout of 0 or less, NaN or infinity would mean none at all to libcurl: refused, as
+      // the Lua side refuses it, rather than waiting on a server for ever.
+      guard seconds.isFinite, seconds > 0, seconds <= 1e9 else {
+        throw HTTPClientError(
+          "\(request.method) \(request.url): the timeout \(seconds) is not a number of seconds "
+            + "above 0 (at most 1e9)")
+      }
       guard let transport = lazyTransport.transport else {
         throw HTTPClientError("\(request.method) \(request.url) failed: libcurl did not start")
       }
