@@ -41,11 +41,11 @@ import Testing
     let directory = try makeTemporaryDirectory("pairs-order")
     let file = directory.appendingPathComponent("order_test.lua")
     try """
-      local set = {} for i = 1, 20 do set["k" .. i] = i end
-      for k in pairs(set) do
-        it(k, function() if k == "k1" then error("k1 always fails") end end)
-      end
-      """.write(to: file, atomically: true, encoding: .utf8)
+    local set = {} for i = 1, 20 do set["k" .. i] = i end
+    for k in pairs(set) do
+      it(k, function() if k == "k1" then error("k1 always fails") end end)
+    end
+    """.write(to: file, atomically: true, encoding: .utf8)
     for _ in 0..<20 {
       let results = await LuaTestRunner().run(file: file)
       #expect(results.count == 20)
@@ -56,5 +56,40 @@ import Testing
         #expect(own || moved, "\(result.name): \(failures)")
       }
     }
+  }
+}
+
+/// A test that calls the store for ever passes each call's budget; the runner's time limit stops
+/// it, at the call it was making, and the next test runs.
+@Suite struct LuaTestTimeLimitTests {
+  @Test func aTestThatNeverEndsIsStopped() async throws {
+    let directory = try makeTemporaryDirectory("time-limit")
+    try """
+    local M = {}
+    function M.initial_state() return { n = 0 } end
+    function M.reduce(state) state.n = state.n + 1 end
+    return M
+    """.write(to: directory.appendingPathComponent("spin.lua"), atomically: true, encoding: .utf8)
+    let file = directory.appendingPathComponent("spin_test.lua")
+    try """
+    local TestStore = require("composable.test").TestStore
+    it("spins", function()
+      local store = TestStore.new{ feature = require("spin"), exhaustive = false }
+      while true do store:send("noop") end
+    end)
+    it("runs after", function() end)
+    """.write(to: file, atomically: true, encoding: .utf8)
+    let started = ContinuousClock.now
+    let results = await LuaTestRunner(timeLimit: .milliseconds(300)).run(file: file)
+    #expect(ContinuousClock.now - started < .seconds(30))
+    #expect(results.map(\.name) == ["spins", "runs after"])
+    guard case let .failed(failures) = results.first?.outcome else {
+      Issue.record("the spinning test passed")
+      return
+    }
+    #expect(
+      failures.first?.contains("spin_test.lua:4: the test ran for more than 0.3 seconds") == true,
+      "\(failures)")
+    #expect(results.last?.outcome == .passed)
   }
 }

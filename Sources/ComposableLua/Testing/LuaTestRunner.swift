@@ -8,7 +8,11 @@ import LuaKit
 /// Each test runs in a fresh VM (the file is loaded again for it), so nothing leaks from one
 /// test to the next. Failures read `file:line: message`, at the line of the test's call.
 public struct LuaTestRunner: Sendable {
-  /// A runner. It holds nothing, so one can be made wherever tests are run.
+  /// How long one test may run, across all its calls (each call has its own instruction
+  /// budget; a test that calls the store in a loop for ever would pass each check).
+  public var timeLimit: Duration
+
+  /// A runner. It holds nothing but its time limit, so one can be made wherever tests are run.
   ///
   /// ```swift
   /// let runner = LuaTestRunner()
@@ -17,7 +21,7 @@ public struct LuaTestRunner: Sendable {
   ///   results += await runner.run(file: file)
   /// }
   /// ```
-  public init() {}
+  public init(timeLimit: Duration = .seconds(60)) { self.timeLimit = timeLimit }
 
   /// The `*_test.lua` files under `paths` (files or directories), sorted, skipping `fixtures`.
   public func discover(_ paths: [String]) -> [URL] {
@@ -145,7 +149,7 @@ public struct LuaTestRunner: Sendable {
         if let changed = Self.changedDeclaration(of: index, first: collected, again: session) {
           failures = ["\(name): \(changed)"]
         } else {
-          failures = await session.runTest(index)
+          failures = await session.runTest(index, timeLimit: timeLimit)
         }
       } catch {
         failures = ["\(error)"]

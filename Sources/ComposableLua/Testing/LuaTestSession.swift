@@ -75,7 +75,9 @@ final class LuaTestSession {
   // MARK: Running a test
 
   /// Runs test `index` to the end; returns its failures as `file:line: message`.
-  nonisolated(nonsending) func runTest(_ index: Int) async -> [String] {
+  nonisolated(nonsending) func runTest(
+    _ index: Int, timeLimit: Duration = .seconds(60)
+  ) async -> [String] {
     guard tests.indices.contains(index) else {
       return ["\(fileName): no test \(index + 1) in this load of the file"]
     }
@@ -86,7 +88,16 @@ final class LuaTestSession {
     }
     var arguments: [LuaValue] = [test]
     var site = (file: fileName, line: test.line.intValue ?? 0)
+    let deadline = ContinuousClock.now + timeLimit
     while true {
+      // Checked between the test's calls: each call is bounded by its budget, the test by this.
+      if ContinuousClock.now > deadline {
+        failures.add(
+          "the test ran for more than \(timeLimit) (the time limit of a Lua test) and was "
+            + "stopped here. To fix, end the loop that keeps calling the store, or give "
+            + "LuaTestRunner a larger timeLimit", at: site)
+        break
+      }
       let resumption: LuaResumption
       do {
         resumption = try queue.access { vm, _ in try vm.resume(coroutine, with: arguments) }
