@@ -188,7 +188,8 @@ import Testing
     let task = try await Self.requestInFlight(to: server, client: HTTPClient.live())
     // posix_spawn with no file actions: what is not close-on-exec goes to the child.
     var pid: pid_t = 0
-    let words: [String] = ["/bin/sleep", "30"]
+    // It lives longer than the wait below: an inherited connection would show as no hang-up.
+    let words: [String] = ["/bin/sleep", "120"]
     let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     #expect(posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ) == 0)
@@ -200,7 +201,8 @@ import Testing
     let hangUps = server.clientHangUps  // (an attempt made again left its own before)
     task.cancel()
     _ = await task.result
-    let deadline = Date().addingTimeInterval(10)
+    // Long enough for a loaded sanitized suite (a cancel there has taken over 10 s to close).
+    let deadline = Date().addingTimeInterval(60)
     while server.clientHangUps == hangUps, Date() < deadline {
       try await Task.sleep(for: .milliseconds(20))
     }
