@@ -97,7 +97,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
     into state: inout State, action: LuaValue, _ context: LuaStepContext
   ) -> LuaStepOutcome {
     // Before the write-back: the copy a refresh replaces is not written over what Lua holds.
-    if action == Self.refreshAction { return refreshed(&state) }
+    if action == luaFeatureRefreshAction { return refreshed(&state) }
     if let writeBack {
       do throws(LuaFeatureError) { try writeBack.writeIfChanged(state, into: feature) } catch {
         return failed(LuaStepOutcome(failure: error), action: action)
@@ -125,7 +125,7 @@ public struct LuaFeatureReducer<State: Sendable>: Reducer {
   /// parent left its copy as it was, but a copy the parent changed is written back over it (as
   /// the parent's writes always are). The type `composable.refresh` is reserved: under a store
   /// that holds a `LuaFeatureHandle` (no copy), it reaches the feature as any action.
-  public static var refreshAction: LuaValue { ["type": "composable.refresh"] }
+  public static var refreshAction: LuaValue { luaFeatureRefreshAction }
 
   private func refreshed(_ state: inout State) -> LuaStepOutcome {
     guard let readState else { return LuaStepOutcome() }
@@ -227,6 +227,10 @@ extension LuaFeatureReducer where State == LuaValue {
       })
   }
 }
+
+/// `LuaFeatureReducer.refreshAction`, made once: a generic type cannot store it, and the check
+/// every action of a store that holds a copy makes should not build a table to compare with.
+private let luaFeatureRefreshAction: LuaValue = ["type": "composable.refresh"]
 
 /// The copy of the state a reducer last gave its store, and how to write another back. One per
 /// feature and state type (`LuaFeatureWriteBacks`): every reducer over the feature shares it, so
