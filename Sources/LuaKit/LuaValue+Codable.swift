@@ -58,9 +58,24 @@ extension LuaValue: Codable {
       } else if let holes = table.arrayWithHoles {
         try container.encode(holes)
       } else {
+        // An object's keys are text: `1` and `"1"`, or `true` and `"true"`, would be written
+        // as one key and one of the two values lost (which one, by the dictionary's order).
         var map: [String: LuaValue] = [:]
+        var keys: [String: LuaValue] = [:]
         for (key, value) in table.entries {
-          map[key.stringValue ?? key.description(limit: .max)] = value
+          let text = key.stringValue ?? key.description(limit: .max)
+          if let other = keys.updateValue(key, forKey: text) {
+            let (first, second) = other.typeName < key.typeName ? (other, key) : (key, other)
+            throw EncodingError.invalidValue(
+              self,
+              .init(
+                codingPath: encoder.codingPath,
+                debugDescription: "the keys \(first.description(limit: 80)) and "
+                  + "\(second.description(limit: 80)) of one table would both be written as "
+                  + "the object key \(LuaValue.string(LuaString(text)).description(limit: 80)) "
+                  + "and one value lost. To fix, keep one of them, or use string keys only."))
+          }
+          map[text] = value
         }
         try container.encode(map)
       }

@@ -98,6 +98,28 @@ import Testing
     let data = try JSONEncoder().encode(value)
     #expect(try JSONDecoder().decode(LuaValue.self, from: data) == value)
   }
+
+  /// Each kind of key whose text is a string key's: written as one object key, one value would
+  /// be lost, so encoding fails and names both keys.
+  @Test(arguments: [
+    (LuaValue.integer(1), "1"), (.boolean(true), "true"), (.number(1.5), "1.5"),
+    (.integer(-7), "-7"),
+  ])
+  func keysWrittenAsTheSameTextAreRefused(key: LuaValue, string: String) throws {
+    let value = LuaValue.table(
+      LuaTable(entries: [key: "from the key", .string(LuaString(string)): "from the string"]))
+    #expect {
+      try JSONEncoder().encode(value)
+    } throws: { error in
+      guard case let EncodingError.invalidValue(_, context) = error else { return false }
+      let message = context.debugDescription
+      return message.contains("would both be written as the object key \"\(string)\"")
+        && message.contains("\"\(string)\"") && message.hasSuffix("use string keys only.")
+    }
+    // Alone, each is written.
+    let alone = LuaValue.table(LuaTable(entries: [key: "x", "name": "y"]))
+    #expect(try JSONDecoder().decode(LuaValue.self, from: JSONEncoder().encode(alone)).name == "y")
+  }
 }
 
 import Foundation
