@@ -141,6 +141,45 @@ import Testing
     #expect(saves.wait(for: 4, seconds: 0.5).count == 3)
   }
 
+  /// A folder deleted and made again, or moved away and another moved in its place (as a
+  /// `git checkout` or a tool writing a folder anew does), is watched again: its file there is
+  /// a save, and the saves after it are seen.
+  @Test(arguments: ["deleted", "moved"])
+  func aFolderThatGoesAndComesBackIsWatchedAgain(how: String) throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let features = directory.appendingPathComponent("features")
+    try FileManager.default.createDirectory(at: features, withIntermediateDirectories: true)
+    let file = features.appendingPathComponent("feature.lua")
+    try "return 1".write(to: file, atomically: false, encoding: .utf8)
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    defer { watcher.stop() }
+    if how == "deleted" {
+      try FileManager.default.removeItem(at: features)
+      try FileManager.default.createDirectory(at: features, withIntermediateDirectories: true)
+      try "return 2".write(to: file, atomically: false, encoding: .utf8)
+    } else {
+      let next = directory.appendingPathComponent("next")
+      try FileManager.default.createDirectory(at: next, withIntermediateDirectories: true)
+      try "return 2".write(
+        to: next.appendingPathComponent("feature.lua"), atomically: false, encoding: .utf8)
+      #expect(rename(features.path, directory.appendingPathComponent("old").path) == 0)
+      #expect(rename(next.path, features.path) == 0)
+    }
+    #expect(saves.wait(for: 1) == [[file.path]])
+    // The new folder is watched: a save there is one save.
+    try "return 3".write(to: file, atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 2) == [[file.path], [file.path]])
+    // The old folder, moved away, is not: writing the file there is no save.
+    if how == "moved" {
+      try "return 4".write(
+        to: directory.appendingPathComponent("old/feature.lua"), atomically: false,
+        encoding: .utf8)
+      #expect(saves.wait(for: 3, seconds: 0.5).count == 2)
+    }
+  }
+
   /// A feature opened through a symlink is watched where it really is.
   @Test func aFileReachedThroughASymlinkIsWatchedWhereItIs() throws {
     let directory = try folder()

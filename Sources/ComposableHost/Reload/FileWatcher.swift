@@ -13,6 +13,10 @@ import Glibc
 /// when a rename or a delete replaces it. The events of one save come in a burst, and a save
 /// is reported once the burst has been quiet for `quiet` (10 ms by default).
 ///
+/// A watched folder deleted or moved away (a `git checkout`, a tool that writes a folder anew)
+/// is looked for again every `retry` (100 ms) until it is back; its watched files that are
+/// there then count as saved, since they may have been written before the watch was.
+///
 /// The watcher runs on a thread of its own, which `stop()` (or deinit) ends; its descriptors
 /// are closed then.
 public final class FileWatcher: Sendable {
@@ -83,14 +87,15 @@ public final class FileWatcher: Sendable {
     try watched.lock.withLock {
       // The folders first: when one cannot be watched, the files watched before stay so.
       for directory in wanted where !watched.directories.values.contains(directory) {
-        let mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MODIFY
-        let descriptor = inotify_add_watch(inotify, directory, UInt32(mask))
+        let descriptor = Self.addWatch(inotify, directory)
         guard descriptor >= 0 else {
           throw FileWatcherError("cannot watch \(directory): errno \(errno)")
         }
         watched.directories[descriptor] = directory
       }
       watched.files = paths
+      watched.missing.formIntersection(wanted)
+      watched.missing.subtract(watched.directories.values)
     }
   }
 
@@ -116,6 +121,34 @@ public final class FileWatcher: Sendable {
   /// The key under which the watcher's thread notes whose it is.
   private static let threadKey = "composable.watcher.owner"
 
+  /// How often a watched folder that went away is looked for.
+  static let retryMilliseconds: Int32 = 100
+
+  /// Watches `directory` for the events of a save, and for its own deletion or move.
+  private static func addWatch(_ inotify: Int32, _ directory: String) -> Int32 {
+    let mask =
+      IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MODIFY | IN_DELETE_SELF
+      | IN_MOVE_SELF
+    return inotify_add_watch(inotify, directory, UInt32(mask))
+  }
+
+  /// Watches again each folder that went away and is back; returns the watched files in them.
+  private static func rewatch(inotify: Int32, watched: Watched) -> [String] {
+    watched.lock.withLock {
+      var back: [String] = []
+      for directory in watched.missing {
+        let descriptor = addWatch(inotify, directory)
+        guard descriptor >= 0 else { continue }
+        watched.missing.remove(directory)
+        watched.directories[descriptor] = directory
+        back += watched.files.filter {
+          ($0 as NSString).deletingLastPathComponent == directory && access($0, F_OK) == 0
+        }
+      }
+      return back
+    }
+  }
+
   private static func run(
     inotify: Int32, wake: Int32, quiet: Duration, watched: Watched,
     onSave: @Sendable ([String]) -> Void
@@ -132,13 +165,25 @@ public final class FileWatcher: Sendable {
         pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
         pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
       ]
-      let ready = poll(&descriptors, 2, saved.isEmpty ? -1 : quietMilliseconds)
+      let missing = watched.lock.withLock { !watched.missing.isEmpty }
+      var timeout: Int32 = saved.isEmpty ? -1 : quietMilliseconds
+      if missing { timeout = timeout < 0 ? retryMilliseconds : min(timeout, retryMilliseconds) }
+      let ready = poll(&descriptors, 2, timeout)
       if ready < 0 {
         if errno == EINTR { continue }
         return
       }
       if descriptors[1].revents != 0 { return }
+      if missing {
+        // What is back is saved once the events that follow have been quiet for `quiet`.
+        let back = rewatch(inotify: inotify, watched: watched)
+        if !back.isEmpty {
+          saved.formUnion(back)
+          continue
+        }
+      }
       if ready == 0 {
+        guard !saved.isEmpty else { continue }
         // The burst is over: one save.
         onSave(saved.sorted())
         saved = []
@@ -146,13 +191,14 @@ public final class FileWatcher: Sendable {
       }
       let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
       guard count > 0 else { continue }
-      saved.formUnion(changedFiles(in: buffer, count: count, watched: watched))
+      saved.formUnion(changedFiles(in: buffer, count: count, inotify: inotify, watched: watched))
     }
   }
 
-  /// The watched files a batch of events finishes writing.
+  /// The watched files a batch of events finishes writing. A folder gone (deleted, or moved:
+  /// its watch would follow it elsewhere) is no longer watched and goes to `missing`.
   private static func changedFiles(
-    in buffer: [UInt8], count: Int, watched: Watched
+    in buffer: [UInt8], count: Int, inotify: Int32, watched: Watched
   ) -> [String] {
     let (files, directories) = watched.lock.withLock { (watched.files, watched.directories) }
     var changed: [String] = []
@@ -166,6 +212,16 @@ public final class FileWatcher: Sendable {
         let nameBytes = bytes[(offset + header)..<min(count, offset + header + length)]
         let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
         offset += header + length
+        if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
+          watched.lock.withLock {
+            guard let directory = watched.directories.removeValue(forKey: descriptor) else {
+              return
+            }
+            if mask & UInt32(IN_IGNORED) == 0 { inotify_rm_watch(inotify, descriptor) }
+            watched.missing.insert(directory)
+          }
+          continue
+        }
         // A save ends with the file closed after writing, or renamed into place.
         guard mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0,
           let directory = directories[descriptor]
@@ -183,6 +239,8 @@ private final class Watched: @unchecked Sendable {
   let lock = NSLock()
   var files: Set<String> = []
   var directories: [Int32: String] = [:]
+  /// Folders of watched files that went away, looked for again (`FileWatcher.rewatch`).
+  var missing: Set<String> = []
   var stopped = false
 }
 
