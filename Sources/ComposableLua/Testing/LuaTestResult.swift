@@ -21,8 +21,13 @@ public struct LuaTestResult: Equatable, Sendable {
   /// How long the test ran, in seconds: 0 when it did not run.
   public var seconds: Double
   /// What the test printed, line by line: shown under the test in the readable report, and
-  /// never in TAP or JUnit, whose readers would take it for theirs.
+  /// never in TAP or JUnit, whose readers would take it for theirs. At most `outputLimit` bytes
+  /// of it, then a line saying how much more was printed.
   public var output: [String]
+
+  /// The most bytes of what one test printed that its result keeps (1 MiB): a test printing in
+  /// a loop fills the report, not the runner's memory.
+  public static let outputLimit = 1 << 20
 
   /// A result, as a runner reports it.
   ///

@@ -104,9 +104,47 @@ public struct LuaTestRunner: Sendable {
     return nil
   }
 
-  /// What the tests of a file print, gathered for the result of the test that printed it.
+  /// What the tests of a file print, gathered for the result of the test that printed it, up
+  /// to `LuaTestResult.outputLimit` bytes a test; what is beyond is counted, not kept.
   private final class Printed {
-    var lines: [String] = []
+    private var lines: [String] = []
+    private var bytes = 0
+    private var droppedLines = 0
+    private var droppedBytes = 0
+
+    func add(_ line: String) {
+      let room = LuaTestResult.outputLimit - bytes
+      let size = line.utf8.count
+      guard size > room else {
+        lines.append(line)
+        bytes += size
+        return
+      }
+      if room > 0 {  // the start of the line that reaches the limit, cut between characters
+        let utf8 = line.utf8
+        var end = utf8.index(utf8.startIndex, offsetBy: room)
+        while end > utf8.startIndex, UTF8.isContinuation(utf8[end]) {
+          end = utf8.index(before: end)
+        }
+        let kept = String(Substring(utf8[..<end]))
+        lines.append(kept)
+        bytes = LuaTestResult.outputLimit
+        droppedBytes += size - kept.utf8.count
+      } else {
+        droppedBytes += size
+      }
+      droppedLines += 1
+    }
+
+    /// What the test printed, and a line for what was not kept; empties it.
+    func take() -> [String] {
+      defer { (lines, bytes, droppedLines, droppedBytes) = ([], 0, 0, 0) }
+      guard droppedLines > 0 else { return lines }
+      return lines + [
+        "… \(droppedLines) more line\(droppedLines == 1 ? "" : "s") (\(droppedBytes) bytes) printed, "
+          + "not kept: a test's output is kept up to \(LuaTestResult.outputLimit) bytes"
+      ]
+    }
   }
 
   private func runOnThisThread(
@@ -114,7 +152,7 @@ public struct LuaTestRunner: Sendable {
     load: (@escaping (String) -> Void) throws -> LuaTestSession
   ) async -> [LuaTestResult] {
     let printed = Printed()
-    let output: (String) -> Void = { printed.lines.append($0) }
+    let output: (String) -> Void = { printed.add($0) }
     let collected: LuaTestSession
     do {
       collected = try load(output)
@@ -141,7 +179,7 @@ public struct LuaTestRunner: Sendable {
       let start = ContinuousClock.now
       let failures: [String]
       // What the file printed as it loaded goes with the first test run in that load.
-      if index != firstRunnable { printed.lines = [] }
+      if index != firstRunnable { _ = printed.take() }
       do {
         // A fresh VM for every test: the file is loaded again, and this test alone runs. The
         // session that collected the tests is fresh too, until its first test has run in it.
@@ -160,7 +198,7 @@ public struct LuaTestRunner: Sendable {
         LuaTestResult(
           name: testName, file: name, line: line,
           outcome: failures.isEmpty ? .passed : .failed(failures), seconds: seconds,
-          output: printed.lines))
+          output: printed.take()))
     }
     return results
   }
