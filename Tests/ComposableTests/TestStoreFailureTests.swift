@@ -176,4 +176,27 @@ import Testing
       issue.sourceLocation?.line == 174 && issue.sourceLocation?.fileName == "TestStoreFailureTests.swift"
     }
   }
+
+  /// Actions whose own `description` prints two cases alike: the case received is told from
+  /// the one expected by its name, not by how it prints.
+  enum Alike: Equatable, Sendable, CustomStringConvertible {
+    case start, first, second
+    var description: String { "an action" }
+  }
+
+  @Test func casesThatPrintAlikeAreToldApart() async {
+    let store = TestStore(
+      initialState: 0,
+      reducer: Reduce<Int, Alike> { _, action in
+        action == .start ? .send(.second) : .none
+      })
+    await store.send(.start)
+    await withKnownIssue {
+      await store.receive(.first)
+    } matching: { issue in
+      message(of: issue).hasPrefix("Received unexpected action.")
+    }
+    await store.send(.start)
+    await store.receive(.second)
+  }
 }

@@ -29,10 +29,16 @@ enum ExpectedAction {
     }
     let wantedParts = Array(wanted.children)
     let gotParts = Array(got.children)
-    // A case with no payload has no parts: its name tells it apart.
+    // A case with no payload has no parts: its name tells it apart (the runtime's name of the
+    // case: a `description` of the action's own may print two cases alike).
     if wantedParts.isEmpty || gotParts.isEmpty {
-      return wantedParts.isEmpty && gotParts.isEmpty
-        && String(describing: expected) == String(describing: received)
+      guard wantedParts.isEmpty && gotParts.isEmpty else { return false }
+      if wanted.displayStyle == .enum, let wantedCase = caseName(of: expected),
+        let gotCase = caseName(of: received)
+      {
+        return wantedCase == gotCase
+      }
+      return String(describing: expected) == String(describing: received)
     }
     guard wantedParts.count == gotParts.count else { return false }
     return zip(wantedParts, gotParts).allSatisfy { wanted, got in
@@ -40,6 +46,18 @@ enum ExpectedAction {
     }
   }
 }
+
+/// The name of the enum case `value` is, as the runtime's reflection metadata has it (what a
+/// default `description` prints); nil when the metadata was left out of the build.
+private func caseName(of value: Any) -> String? {
+  func name<Value>(_ value: Value) -> String? {
+    swiftEnumCaseName(value).map { String(cString: $0) }
+  }
+  return _openExistential(value, do: name)
+}
+
+@_silgen_name("swift_EnumCaseName")
+private func swiftEnumCaseName<Value>(_ value: Value) -> UnsafePointer<CChar>?
 
 extension Equatable {
   fileprivate func isEqual(to other: Any) -> Bool { (other as? Self).map { $0 == self } ?? false }
