@@ -63,4 +63,36 @@ import Testing
     #expect(await repl.type(":state ticks").0 == "33")
     #expect(await repl.type(":state tocks").0 == "22")
   }
+
+  /// A timer of a millisecond and `:advance 1000`: a million wake-ups. The advance stops at its
+  /// time limit, says how far it got, and the session goes on from there.
+  @Test func anAdvanceStopsAtItsTimeLimitAndSaysHowFarItGot() async throws {
+    let source = """
+      local effect = require("composable.effect")
+      return {
+        initial_state = function() return { ticks = 0 } end,
+        reduce = function(state, action)
+          if action.type == "start" then return effect.every(0.001, "tick") end
+          state.ticks = state.ticks + 1
+        end,
+      }
+      """
+    let repl = try ReplSessionTests.Harness(source: source, advanceTimeLimit: .milliseconds(300))
+    await repl.type("start")
+    let printed = await repl.type(":advance 1000").0
+    let errors = printed.split(separator: "\n").last.map(String.init) ?? ""
+    let ticks = try #require(repl.session.feature.state().ticks.intValue)
+    #expect(ticks > 0 && ticks < 1_000_000)
+    let moved = repl.clock.now.offset
+    #expect(moved < .seconds(1000))
+    #expect(
+      errors.hasPrefix("  error: :advance stopped after 0.3 seconds of real time, ")
+        && errors.hasSuffix(
+          " s of the 1000.0 s asked (a timer fires that often); :advance again to go on"),
+      "\(errors)")
+    #expect(printed.components(separatedBy: "← ").count - 1 == ticks)
+    // Time goes on from there.
+    await repl.type(":advance 0.01")
+    #expect(repl.clock.now.offset == moved + .milliseconds(10))
+  }
 }

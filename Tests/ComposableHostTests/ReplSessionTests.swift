@@ -50,7 +50,8 @@ import Testing
     init(
       source: String = ReplSessionTests.source, env: LuaValue = [:],
       clock: ReplClock = ReplClock(paused: true), replaysOnReload: Bool = false,
-      dependencies: DependencyValues = .live, file existing: URL? = nil
+      dependencies: DependencyValues = .live, file existing: URL? = nil,
+      advanceTimeLimit: Duration = .seconds(10)
     ) throws {
       if let existing {
         file = existing
@@ -63,7 +64,8 @@ import Testing
       self.clock = clock
       session = try ReplSession(
         feature: LuaFeature(contentsOf: file, env: env), file: file, env: env,
-        dependencies: dependencies, clock: clock, replaysOnReload: replaysOnReload
+        dependencies: dependencies, clock: clock, replaysOnReload: replaysOnReload,
+        advanceTimeLimit: advanceTimeLimit
       ) { text in printed.withLock { $0.append(text) } }
     }
 

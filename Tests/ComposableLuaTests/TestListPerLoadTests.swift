@@ -90,4 +90,40 @@ import Testing
       "\(failures)")
     #expect(results.last?.outcome == .passed)
   }
+
+  /// One call that would run for ever: an advance over a timer that ticks every nanosecond
+  /// (a thousand seconds is a trillion ticks). It stops at the time limit, reported at its line.
+  @Test func anAdvanceOverAFastTimerStopsAtTheTimeLimit() async throws {
+    let directory = try makeTemporaryDirectory("time-limit")
+    try """
+    local effect = require("composable.effect")
+    local M = {}
+    function M.initial_state() return { ticks = 0 } end
+    function M.reduce(state, action)
+      if action.type == "start" then return effect.every(1e-9, "tick") end
+      state.ticks = state.ticks + 1
+    end
+    return M
+    """.write(to: directory.appendingPathComponent("fast.lua"), atomically: true, encoding: .utf8)
+    let file = directory.appendingPathComponent("fast_test.lua")
+    try """
+    local TestStore = require("composable.test").TestStore
+    it("advances", function()
+      local store = TestStore.new{ feature = require("fast"), exhaustive = false }
+      store:send("start")
+      store:advance(1000)
+    end)
+    it("runs after", function() end)
+    """.write(to: file, atomically: true, encoding: .utf8)
+    let results = await LuaTestRunner(timeLimit: .milliseconds(500)).run(file: file)
+    #expect(results.map(\.name) == ["advances", "runs after"])
+    guard case let .failed(failures) = results.first?.outcome else {
+      Issue.record("the advancing test passed")
+      return
+    }
+    #expect(
+      failures.first?.contains("fast_test.lua:5: the test ran for more than 0.5 seconds") == true,
+      "\(failures)")
+    #expect(results.last?.outcome == .passed)
+  }
 }

@@ -90,19 +90,34 @@ public final class ManualClock: Clock, @unchecked Sendable {
   /// Moves time forward by `duration`, waking each sleeper it passes at its deadline, and lets
   /// the work each wake-up starts run before the next.
   public func advance(by duration: Duration = .zero) async {
+    await advance(by: duration, stoppingAt: nil)
+  }
+
+  /// `advance(by:)`, stopping between two wake-ups once the real time `deadline` has passed (a
+  /// timer ticking a million times within the advance would otherwise keep the caller for as
+  /// long); the time stays at the last wake-up's. Returns false when it stopped so.
+  ///
+  /// ```swift
+  /// let done = await clock.advance(by: .seconds(1000), stoppingAt: .now + .seconds(10))
+  /// ```
+  @discardableResult
+  public func advance(
+    by duration: Duration, stoppingAt deadline: ContinuousClock.Instant?
+  ) async -> Bool {
     // Advanced from a test's own task while the effects run on a TestStore's thread: there,
     // so that settling it waits for exactly what each wake-up started.
     if SingleThreadExecutor.current == nil, let executor = lock.withLock({ settling }) {
-      await executor.run { await self.advance(by: duration) }
-      return
+      return await executor.run { await self.advance(by: duration, stoppingAt: deadline) }
     }
     let target = now.advanced(by: duration)
     await SingleThreadExecutor.letWorkRun()
     while let next = takeSleeper(until: target) {
       next.continuation.resume()
       await SingleThreadExecutor.letWorkRun()
+      if let deadline, ContinuousClock.now > deadline { return false }
     }
     lock.withLock { if current < target { current = target } }
+    return true
   }
 
   /// The earliest sleeper due by `target` (the first registered among equals), with the time

@@ -95,14 +95,41 @@ public final class ReplClock: Clock, @unchecked Sendable {
   /// run before the next (`SingleThreadExecutor.letWorkRun`); elsewhere it yields and hopes.
   @discardableResult
   public func advance(by duration: Duration) async -> Bool {
-    guard let target = lock.withLock({ paused ? base + duration : nil }) else { return false }
+    await advance(by: duration, stoppingAt: nil) != .running
+  }
+
+  /// How an advance ended.
+  public enum Advance: Equatable, Sendable {
+    /// Time moved by the whole duration.
+    case done
+    /// Real time passed the deadline first: time stopped at the last wake-up, this far along.
+    case stopped(after: Duration)
+    /// Time runs by itself: nothing moved.
+    case running
+  }
+
+  /// `advance(by:)`, stopping between two wake-ups once the real time `deadline` has passed:
+  /// `:advance 1000` over a timer of a millisecond would otherwise wake it a million times
+  /// before the REPL reads its next line.
+  ///
+  /// ```swift
+  /// let outcome = await clock.advance(by: .seconds(1000), stoppingAt: .now + .seconds(10))
+  /// ```
+  public func advance(
+    by duration: Duration, stoppingAt deadline: ContinuousClock.Instant?
+  ) async -> Advance {
+    guard let start = lock.withLock({ paused ? base : nil }) else { return .running }
+    let target = start + duration
     await SingleThreadExecutor.letWorkRun()
     while let sleeper = takeSleeper(dueBy: target, setting: true) {
       sleeper.continuation.resume()
       await SingleThreadExecutor.letWorkRun()
+      if let deadline, ContinuousClock.now > deadline {
+        return .stopped(after: lock.withLock { base } - start)
+      }
     }
     lock.withLock { if paused, base < target { base = target } }
-    return true
+    return .done
   }
 
   /// The earliest sleeper due by `target` (first registered among equals); with `setting`,

@@ -224,10 +224,18 @@ extension ReplSession {
     }
     // On the session's thread (see `handle`), so each wake-up's work (the action it sends, the
     // effects that starts, the next sleep) has all run before the next sleeper is woken.
-    guard await clock.advance(by: duration) else {
+    let limit = advanceTimeLimit
+    switch await clock.advance(by: duration, stoppingAt: .now + limit) {
+    case .running:
       return printer.error("time runs by itself; :pause it first (or start with --paused)")
+    case let .stopped(after: moved):
+      await settle()
+      printer.error(
+        ":advance stopped after \(limit) of real time, \(Seconds.of(moved)) s of the "
+          + "\(Seconds.of(duration)) s asked (a timer fires that often); :advance again to go on")
+    case .done:
+      await settle()
     }
-    await settle()
   }
 
   /// Loads the feature's file again and swaps the new code in, keeping the state; broken code

@@ -38,6 +38,9 @@ public actor ReplSession {
   public nonisolated let exchanges = ExchangeLog()
   /// Whether each reload is followed by a replay of the session (`--replay`).
   public let replaysOnReload: Bool
+  /// The most real time one `:advance` takes before it stops and gives the prompt back (10 s by
+  /// default): over a timer of a millisecond, `:advance 1000` is a million wake-ups.
+  public let advanceTimeLimit: Duration
   let printer: ReplPrinter
   let reader: LuaLiteralReader
   /// The store's clock: real time until `:pause` (or `--paused`), then moved by `:advance`.
@@ -73,10 +76,11 @@ public actor ReplSession {
   public init(
     feature: LuaFeature, file: URL, env: LuaValue, dependencies: DependencyValues,
     clock: ReplClock = ReplClock(), colored: Bool = false, replaysOnReload: Bool = false,
-    write: @escaping @Sendable (String) -> Void
+    advanceTimeLimit: Duration = .seconds(10), write: @escaping @Sendable (String) -> Void
   ) throws {
     self.feature = feature
     self.replaysOnReload = replaysOnReload
+    self.advanceTimeLimit = advanceTimeLimit
     self.file = file
     self.env = env
     self.clock = clock

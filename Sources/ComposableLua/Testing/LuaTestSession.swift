@@ -25,6 +25,9 @@ final class LuaTestSession {
   let matches: LuaReference
 
   var stores: [Int: LuaTestStore] = [:]
+  /// When the running test's time limit ends: the test is stopped between its calls, and a
+  /// call that could run long (an advance over a fast timer) stops there too.
+  var deadline: ContinuousClock.Instant?
   let failures = LuaTestFailures()
 
   convenience init(file: URL, displayName: String, output: @escaping (String) -> Void) throws {
@@ -89,6 +92,7 @@ final class LuaTestSession {
     var arguments: [LuaValue] = [test]
     var site = (file: fileName, line: test.line.intValue ?? 0)
     let deadline = ContinuousClock.now + timeLimit
+    self.deadline = deadline
     while true {
       // Checked between the test's calls: each call is bounded by its budget, the test by this.
       if ContinuousClock.now > deadline {
