@@ -365,7 +365,7 @@ import Testing
     #expect(again.output.contains(#"State: { notes = { "milk" } }"#))
   }
 
-  @Test(arguments: [SIGTERM, SIGINT])
+  @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
   func aSaveStillWaitingIsWrittenOnASignal(signalNumber: Int32) throws {
     let (directory, feature, saved) = try Self.notesFeature()
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -395,6 +395,51 @@ import Testing
     process.waitUntilExit()
     #expect(process.terminationStatus == 128 + signalNumber)
     #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("bread"))
+    try? stdin.fileHandleForWriting.close()
+  }
+
+  /// Output read by a command that stopped reading (`composable run ... | head -1`): the next
+  /// line written raises SIGPIPE, which ends the process as a kill does, once the save that
+  /// waits is written. A SIGPIPE while the output is still read is no end.
+  @Test func aSaveStillWaitingIsWrittenWhenTheOutputGoes() throws {
+    let (directory, feature, saved) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let process = Process()
+    process.executableURL = try builtProduct("composable")
+    process.arguments = [
+      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
+    ]
+    let stdin = Pipe(), stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let pid = process.processIdentifier
+    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }
+    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "bread" }"# + "\n").utf8))
+    var shown = ""
+    while !shown.contains("received action") {
+      let chunk = stdout.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      shown += String(decoding: chunk, as: UTF8.self)
+    }
+    // A SIGPIPE from elsewhere (a socket an effect wrote to) while the output is read: ignored.
+    kill(pid, SIGPIPE)
+    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "jam" }"# + "\n").utf8))
+    shown = ""
+    while !shown.contains("received action") {
+      let chunk = stdout.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      shown += String(decoding: chunk, as: UTF8.self)
+    }
+    #expect(shown.contains("received action"), "the process ended on a SIGPIPE it should ignore")
+    try stdout.fileHandleForReading.close()
+    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "milk" }"# + "\n").utf8))
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 128 + SIGPIPE)
+    #expect(process.terminationReason == .exit)
+    let text = try String(contentsOf: saved, encoding: .utf8)
+    #expect(text.contains(#"notes = { "bread", "jam", "milk" }"#), "\(text)")
     try? stdin.fileHandleForWriting.close()
   }
 }
