@@ -94,14 +94,24 @@ public final class LuaEnvironmentTape: @unchecked Sendable {
   }
 
   /// The answer to a reducer's call of `env.NAME()`: the next draw played back, or `draw()`
-  /// (recorded).
-  func answer(_ name: String, draw: () throws -> LuaValue) rethrows -> LuaValue {
+  /// (recorded). A draw played back comes from a file or a test: `refusal` says why it is no
+  /// answer the call could have had (a table for `env.now()`), or nil.
+  func answer(
+    _ name: String, refusal: (LuaValue) -> String?, draw: () throws -> LuaValue
+  ) throws -> LuaValue {
     let played = lock.withLock { () -> LuaValue? in
       guard playing, let next = toPlay[name]?.first else { return nil }
       toPlay[name] = toPlay[name]?.dropFirst()
       return next
     }
     if let played {
+      if let refusal = refusal(played) {
+        throw LuaError.runtime(
+          message: "env.\(name)() was answered \(played.description(limit: 60)) by the "
+            + "answers played back (a session's draws, or a TestStore's answers), but \(refusal). "
+            + "To fix, correct that answer",
+          traceback: "")
+      }
       lock.withLock { recorded.append(Draw(name: name, value: played)) }
       return played
     }

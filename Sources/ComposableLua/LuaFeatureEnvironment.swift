@@ -75,18 +75,30 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
         "uuid",
         { [unowned self] _ in
           try self.refuseDrawWhileInspecting("uuid")
-          return [self.answer("uuid") { .string(LuaString($0.uuid().uuidString)) }]
+          return [
+            try self.answer("uuid", refusal: Self.uuidRefusal) {
+              .string(LuaString($0.uuid().uuidString))
+            }
+          ]
         }
       ),
       (
         "now",
-        { [unowned self] _ in [self.answer("now") { Self.seconds($0.date.now) }] }
+        { [unowned self] _ in
+          [try self.answer("now", refusal: Self.nowRefusal) { Self.seconds($0.date.now) }]
+        }
       ),
       (
         "random",
         { [unowned self] arguments in
           try self.refuseDrawWhileInspecting("random")
-          return [try self.answer("random") { try self.random(arguments, from: $0.random) }]
+          let bounds = try Self.randomBounds(arguments)
+          return [
+            try self.answer("random", refusal: { Self.randomRefusal($0, bounds) }) {
+              guard let bounds else { return .number($0.random.unit()) }
+              return .integer($0.random.integer(in: bounds))
+            }
+          ]
         }
       ),
     ]
@@ -107,17 +119,45 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   /// What `draw` gives from the dependencies of the call in flight; a reducer's call goes
   /// through their tape, when they have one (a session being recorded or replayed).
   private func answer(
-    _ name: String, draw: (DependencyValues) throws -> LuaValue
-  ) rethrows -> LuaValue {
+    _ name: String, refusal: (LuaValue) -> String?, draw: (DependencyValues) throws -> LuaValue
+  ) throws -> LuaValue {
     let current = self.current
     guard callIsReducer, let tape = current.environmentTape else { return try draw(current) }
-    return try tape.answer(name) { try draw(current) }
+    return try tape.answer(name, refusal: refusal) { try draw(current) }
   }
 
-  private func random(_ arguments: [LuaValue], from source: RandomSource) throws -> LuaValue {
+  // What a played-back answer must be: what the function itself could have answered.
+
+  static func uuidRefusal(_ answer: LuaValue) -> String? {
+    answer.stringValue == nil ? "env.uuid() answers a string" : nil
+  }
+
+  static func nowRefusal(_ answer: LuaValue) -> String? {
+    guard let seconds = answer.doubleValue, seconds.isFinite else {
+      return "env.now() answers a finite number of seconds"
+    }
+    return nil
+  }
+
+  static func randomRefusal(_ answer: LuaValue, _ bounds: ClosedRange<Int>?) -> String? {
+    guard let bounds else {
+      guard case let .number(unit) = answer, unit >= 0, unit < 1 else {
+        return "env.random() answers a float from 0 up to 1"
+      }
+      return nil
+    }
+    guard case let .integer(value) = answer, bounds.contains(value) else {
+      return "this call answers an integer from \(bounds.lowerBound) to \(bounds.upperBound)"
+    }
+    return nil
+  }
+
+  /// The range `env.random(...)` draws an integer from; nil with no arguments (a float from 0
+  /// up to 1). Raises Lua's errors for arguments `math.random` refuses.
+  static func randomBounds(_ arguments: [LuaValue]) throws -> ClosedRange<Int>? {
     switch arguments.count {
     case 0:
-      return .number(source.unit())
+      return nil
     case 1, 2:
       let bounds = arguments.count == 1 ? [.integer(1), arguments[0]] : arguments
       guard let low = bounds[0].intValue, let high = bounds[1].intValue else {
@@ -128,7 +168,7 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
         throw LuaError.runtime(
           message: "bad argument to 'env.random' (interval is empty)", traceback: "")
       }
-      return .integer(source.integer(in: low...high))
+      return low...high
     default:
       throw LuaError.runtime(message: "wrong number of arguments to 'env.random'", traceback: "")
     }

@@ -162,6 +162,27 @@ import Testing
       "s.lua: actions[1].action: expected an action table, got string"
     ),
     (
+      session(actions: #"{ { action = { type = "a" }, at = 0, draws = { { "uuid", 1 } } } }"#),
+      "s.lua: actions[1].draws[1]: env.uuid() answers a string, got 1"
+    ),
+    (
+      session(actions: #"{ { action = { type = "a" }, at = 0, draws = { { "now", {} } } } }"#),
+      "s.lua: actions[1].draws[1]: env.now() answers a finite number, got table"
+    ),
+    (
+      session(actions: #"{ { action = { type = "a" }, at = 0, draws = { { "now", 1/0 } } } }"#),
+      "s.lua: actions[1].draws[1]: env.now() answers a finite number, got math.huge"
+    ),
+    (
+      session(
+        actions: #"{ { action = { type = "a" }, at = 0, draws = { { "random", "s" } } } }"#),
+      "s.lua: actions[1].draws[1]: env.random() answers a number, got string"
+    ),
+    (
+      session(actions: #"{ { action = { type = "a" }, at = 0, draws = { { "rand", 1 } } } }"#),
+      #"s.lua: actions[1].draws[1]: expected the name of uuid, now or random, got "rand""#
+    ),
+    (
       session(actions: #"{ { action = { type = "a" }, at = 0, draws = { { 1 } } } }"#),
       #"s.lua: actions[1].draws[1]: expected { "name", value }"#
     ),

@@ -248,11 +248,28 @@ extension RecordedAction {
       let list = try fields.table("draws")
       for (index, element) in list.sequence.enumerated() {
         let pair = element.tableValue?.sequence ?? []
+        let place = "\(path).draws[\(index + 1)]"
         guard pair.count == 2, let name = pair[0].stringValue else {
-          throw .init(
-            path: "\(path).draws[\(index + 1)]", message: "expected { \"name\", value }")
+          throw .init(path: place, message: "expected { \"name\", value }")
         }
-        draws.append(LuaEnvironmentTape.Draw(name: name, value: pair[1]))
+        // What each function can answer at all; a random integer's range is checked when the
+        // call that asks for it comes.
+        let value = pair[1]
+        switch (name, value) {
+        case ("uuid", .string), ("now", .integer), ("random", .integer), ("random", .number):
+          break
+        case let ("now", .number(seconds)) where seconds.isFinite:
+          break
+        case ("uuid", _), ("now", _), ("random", _):
+          let kind = name == "uuid" ? "a string" : name == "now" ? "a finite number" : "a number"
+          let got = value.doubleValue != nil ? value.description(limit: 40) : value.typeName
+          throw .init(path: place, message: "env.\(name)() answers \(kind), got \(got)")
+        default:
+          throw .init(
+            path: place,
+            message: "expected the name of uuid, now or random, got \(pair[0].description)")
+        }
+        draws.append(LuaEnvironmentTape.Draw(name: name, value: value))
       }
     }
     effect = fields["effect"]
