@@ -26,6 +26,9 @@ struct LuaDataFileLexer {
   init(bytes: [UInt8], chunkName: String) {
     self.bytes = bytes
     self.chunkName = chunkName
+    // A UTF-8 byte order mark that an editor put first is skipped, as `lua5.4` skips it in a
+    // file it loads; columns on the first line still count its bytes.
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
   }
 
   /// `chunk:line:column: message`, as a syntax error.

@@ -43,12 +43,11 @@ struct FeatureOptions {
     data = arguments.string("data")
   }
 
-  /// `--data`, or the XDG data directory for this feature.
+  /// `--data`, or the XDG data directory for this feature: `$XDG_DATA_HOME`, or
+  /// `$HOME/.local/share` when it is unset, empty or relative (`xdgDirectory`).
   var dataDirectory: URL {
     if let data { return URL(fileURLWithPath: data) }
-    let base =
-      environmentVariable("XDG_DATA_HOME").map { URL(fileURLWithPath: $0) }
-      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+    let base = xdgDirectory("XDG_DATA_HOME", fallback: ".local/share")
     let name = URL(fileURLWithPath: feature).deletingPathExtension().lastPathComponent
     return base.appendingPathComponent("composable").appendingPathComponent(name)
   }

@@ -76,9 +76,7 @@ final class LineEditor {
   /// Where a feature's history is kept: `$XDG_STATE_HOME/composable/NAME.history`, by default
   /// under `~/.local/state`.
   static func historyFile(for feature: URL) -> URL {
-    let base =
-      environmentVariable("XDG_STATE_HOME").map { URL(fileURLWithPath: $0) }
-      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
+    let base = xdgDirectory("XDG_STATE_HOME", fallback: ".local/state")
     let name = feature.deletingPathExtension().lastPathComponent
     return base.appendingPathComponent("composable").appendingPathComponent(name + ".history")
   }

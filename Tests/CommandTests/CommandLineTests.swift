@@ -351,6 +351,30 @@ import Testing
     return (directory, feature, directory.appendingPathComponent("data/notes.saved.lua"))
   }
 
+  /// Without `--data`, the data goes to `$XDG_DATA_HOME/composable/NAME`, or to
+  /// `$HOME/.local/share/composable/NAME` when XDG_DATA_HOME is unset, empty or relative (never
+  /// into the folder the command runs in).
+  @Test(arguments: [nil, "", "relative/data", "/ABSOLUTE"])
+  func theDataGoesWhereXDGSays(xdg: String?) throws {
+    let (directory, feature, _) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let home = directory.appendingPathComponent("home")
+    let absolute = directory.appendingPathComponent("xdg")
+    let work = directory.appendingPathComponent("work")
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    let outcome = try Command.run(
+      ["run", feature.path, "--wait", "0"], input: #"{ type = "add", text = "tea" }"# + "\n",
+      in: work,
+      environment: [
+        "HOME": home.path, "XDG_DATA_HOME": xdg == "/ABSOLUTE" ? absolute.path : xdg,
+      ])
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    let base = xdg == "/ABSOLUTE" ? absolute : home.appendingPathComponent(".local/share")
+    let saved = base.appendingPathComponent("composable/notes/notes.saved.lua")
+    #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("tea"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: work.path) == [])
+  }
+
   @Test func aSaveStillWaitingIsWrittenWhenTheInputEnds() throws {
     let (directory, feature, saved) = try Self.notesFeature()
     defer { try? FileManager.default.removeItem(at: directory) }

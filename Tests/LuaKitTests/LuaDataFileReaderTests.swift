@@ -218,6 +218,21 @@ import Testing
     }
   }
 
+  /// A UTF-8 byte order mark first (an editor's) is skipped, as `lua5.4` skips it when it loads
+  /// the file; anywhere else it is what it is, an unexpected symbol.
+  @Test func aByteOrderMarkFirstIsSkipped() throws {
+    let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    #expect(
+      try LuaDataFile.read(mark + Array("return { n = 41 }".utf8), chunkName: "bom.lua")
+        == ["n": 41])
+    #expect(throws: LuaError.self) {
+      try LuaDataFile.read(Array("return ".utf8) + mark + Array("{}".utf8), chunkName: "bom.lua")
+    }
+    #expect(throws: LuaError.self) {
+      try LuaDataFile.read(mark + mark + Array("return {}".utf8), chunkName: "bom.lua")
+    }
+  }
+
   /// A table defined once and used at two places is one table again, at every level.
   /// An empty list (`json.array()`, a Swift `[]`) is written `{ nil }`, which Lua loads as an
   /// empty table and the reader as an empty list, so it stays a list through a save (and

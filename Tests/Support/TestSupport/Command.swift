@@ -11,20 +11,28 @@ public enum Command {
   }
 
   /// Runs `composable arguments...` with `input` on standard input.
+  /// `environment` is set over this process's: a nil value unsets the variable.
   public static func run(
-    _ arguments: [String], input: String = "", in directory: URL = repositoryRoot
+    _ arguments: [String], input: String = "", in directory: URL = repositoryRoot,
+    environment: [String: String?] = [:]
   ) throws -> Outcome {
-    try run(arguments, inputBytes: Array(input.utf8), in: directory)
+    try run(arguments, inputBytes: Array(input.utf8), in: directory, environment: environment)
   }
 
   /// `run` with standard input given as bytes (any bytes, not only UTF-8 text).
   public static func run(
-    _ arguments: [String], inputBytes input: [UInt8], in directory: URL = repositoryRoot
+    _ arguments: [String], inputBytes input: [UInt8], in directory: URL = repositoryRoot,
+    environment: [String: String?] = [:]
   ) throws -> Outcome {
     let process = Process()
     process.executableURL = try builtProduct("composable")
     process.arguments = arguments
     process.currentDirectoryURL = directory
+    if !environment.isEmpty {
+      var variables = ProcessInfo.processInfo.environment
+      for (name, value) in environment { variables[name] = value }
+      process.environment = variables
+    }
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     process.standardInput = stdin
     process.standardOutput = stdout
