@@ -54,7 +54,13 @@ import Testing
   @Test func aTimerEveryZeroSecondsIsRefused() throws {
     #expect(
       try malformed(["type": "every", "seconds": 0])
-        == "effect.seconds: expected more than 0 seconds between ticks, got 0")
+        == "effect.seconds: expected at least a nanosecond (1e-9 seconds) between ticks, got 0")
+    // Less than half a nanosecond is 0 to a clock; the message quotes what was given.
+    #expect(
+      try malformed(["type": "every", "seconds": 1e-300])
+        == "effect.seconds: expected at least a nanosecond (1e-9 seconds) between ticks, "
+        + "got 1e-300")
+    #expect(try malformed(["type": "every", "seconds": 1e-9]) == nil)
     #expect(try malformed(["type": "after", "seconds": 0]) == nil)  // at once: fine
   }
 

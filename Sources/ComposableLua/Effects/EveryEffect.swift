@@ -31,8 +31,11 @@ enum EveryEffect: LuaEffectKind {
     let action = try interpreter.wrappedAction(table, at: path, effect: "effect.every")
     let interval = try interpreter.duration(table["seconds"], at: path + ".seconds")
     guard interval > .zero else {
+      // Durations count whole nanoseconds: 1e-300 is as 0 to a clock, but the feature said 1e-300.
+      let given = table["seconds"].description(limit: 40)
       throw interpreter.fail(
-        path + ".seconds", "expected more than 0 seconds between ticks, got 0")
+        path + ".seconds",
+        "expected at least a nanosecond (1e-9 seconds) between ticks, got \(given)")
     }
     return try interpreter.held(
       .timer(every: interval, clock: interpreter.clock, send: action).named("every"),
