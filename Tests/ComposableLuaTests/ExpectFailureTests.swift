@@ -14,6 +14,7 @@ import Testing
       reduce = function(state, action)
         if action.type == "boom" then state.n = 99 error("no booms here") end
         if action.type == "add" then state.n = state.n + 1 end
+        if action.type == "long" then error(string.rep("a", 1000)) end
       end,
     }
     """
@@ -76,5 +77,29 @@ import Testing
       "expect_failure: expected a pattern (a string), got number") == true
       || messages.first?.contains("boom_test.lua:4: expect_failure: expected a pattern") == true,
       "\(messages)")
+  }
+
+  /// A pattern that is not one is named so; a valid one that backtracks past the budget over a
+  /// long message is named as that, not as a broken pattern.
+  @Test func aBrokenPatternAndATooSlowOneAreToldApart() async throws {
+    let broken = try await run(#"  expect_failure("boom[", function() store:send("boom") end)"#)
+    guard case let .failed(brokenMessages) = broken.first else {
+      Issue.record("expected a failure, got \(broken)")
+      return
+    }
+    #expect(
+      brokenMessages.contains { $0.contains("expect_failure: the pattern is not a Lua pattern") },
+      "\(brokenMessages)")
+    let slow = try await run(
+      #"  expect_failure(string.rep("a-", 30) .. "Z", function() store:send("long") end)"#)
+    guard case let .failed(slowMessages) = slow.first else {
+      Issue.record("expected a failure, got \(slow)")
+      return
+    }
+    #expect(
+      slowMessages.contains {
+        $0.contains("expect_failure: matching the pattern against a failure's message ran past")
+          && $0.contains("To fix, use a pattern that backtracks less")
+      }, "\(slowMessages)")
   }
 }

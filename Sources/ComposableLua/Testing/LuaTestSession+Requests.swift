@@ -98,13 +98,20 @@ extension LuaTestSession {
         }
         return found.first == true
       } catch {
-        patternError = "\(error)"
+        switch error as? LuaError {
+        case .instructionLimit, .timeLimit, .memoryLimit:
+          // A valid pattern that backtracks past every bound over a long message.
+          patternError =
+            "expect_failure: matching the pattern against a failure's message ran past a "
+            + "limit (\(error)). To fix, use a pattern that backtracks less: anchor it, or "
+            + "match a shorter, plainer part of the message"
+        default:
+          patternError = "expect_failure: the pattern is not a Lua pattern: \(error)"
+        }
         return false
       }
     }
-    if let patternError {
-      throw LuaTestError("expect_failure: the pattern is not a Lua pattern: \(patternError)")
-    }
+    if let patternError { throw LuaTestError(patternError) }
     if removed == 0 {
       failures.add(
         "Expected a failure matching \(pattern), but "
