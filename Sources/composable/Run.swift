@@ -3,6 +3,7 @@ import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
+import TerminalSupport
 
 /// `composable run FEATURE.lua`: runs a feature in a Store. At a terminal that is the REPL
 /// (`ReplLoop`); piped, it reads actions, one per line, with no prompt.
@@ -108,7 +109,17 @@ struct Run: Command {
           + "stopped. To let effects finish, pass --wait SECONDS; to drive time yourself, use "
           + "composable repl --paused and :advance")
     }
-    await Self.savePending(loaded, files: files)
+    let saved = await Self.savePending(loaded, files: files)
+    // Output that could not be written (a full disk, `> /dev/full`) and a state that could not
+    // be saved end the run as a failure: a script checking the status must not take it for
+    // done.
+    let outputError = ts_standard_output_error()
+    if outputError != 0 {
+      let reason = outputError > 0 ? ": " + String(cString: strerror(outputError)) : ""
+      printError("what the run printed could not all be written to its output\(reason)")
+      throw ExitStatus.failure
+    }
+    if !saved { throw ExitStatus.failure }
   }
 
   /// The live files under `root`, which is made on the first write or append: a feature that
@@ -130,9 +141,16 @@ struct Run: Command {
     return client
   }
 
-  /// Writes what the feature has not saved yet, saying so when that fails.
-  static func savePending(_ feature: LuaFeature, files: FileClient) async {
-    do { try await feature.savePending(files: files) } catch { saveFailed(error) }
+  /// Writes what the feature has not saved yet, saying so when that fails; whether it did.
+  @discardableResult
+  static func savePending(_ feature: LuaFeature, files: FileClient) async -> Bool {
+    do {
+      try await feature.savePending(files: files)
+      return true
+    } catch {
+      saveFailed(error)
+      return false
+    }
   }
 
   static func saveFailed(_ error: any Error) {

@@ -466,4 +466,36 @@ import Testing
     #expect(text.contains(#"notes = { "bread", "jam", "milk" }"#), "\(text)")
     try? stdin.fileHandleForWriting.close()
   }
+
+  /// A state that could not be saved at the end, or output that could not be written, ends the
+  /// run with status 1 and says which: a script checking the status must not take it for done.
+  @Test func aFailedSaveOrLostOutputIsAFailingStatus() throws {
+    let (directory, feature, _) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("a-file")
+    try "x".write(to: file, atomically: true, encoding: .utf8)
+    let unsaved = try Command.run(
+      ["run", feature.path, "--wait", "0", "--data", file.appendingPathComponent("data").path],
+      input: #"{ type = "add", text = "tea" }"# + "\n")
+    #expect(unsaved.status == 1)
+    #expect(unsaved.errors.contains("the state could not be saved"), "\(unsaved.errors)")
+
+    let process = Process()
+    process.executableURL = try builtProduct("composable")
+    process.arguments = [
+      "run", feature.path, "--wait", "0", "--data", directory.appendingPathComponent("data").path,
+    ]
+    let stdin = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "tea" }"# + "\n").utf8))
+    try stdin.fileHandleForWriting.close()
+    let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    #expect(
+      errors.contains("what the run printed could not all be written to its output"), "\(errors)")
+  }
 }

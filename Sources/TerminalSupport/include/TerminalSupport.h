@@ -33,4 +33,9 @@ const char *te_line_buffer(void);
 /// Has libedit read each key with `read_key`, and install no signal handlers of its own.
 void te_read_keys_with(int (*read_key)(FILE *));
 
+/// Flushes standard output; 0 when everything written to it went out, else the `errno` of the
+/// write that failed (a full disk, `> /dev/full`), or -1 when the failure is older than this
+/// flush. Swift cannot reach C's `stdout` under strict concurrency.
+int ts_standard_output_error(void);
+
 #endif
