@@ -77,6 +77,28 @@ import Testing
 
   /// A hard link in the root to a file outside it: appending would write that file there, so
   /// it is refused; a whole write replaces the name in the root and leaves the outside file be.
+  /// The root moved away and a symlink to elsewhere put in its place while the client is in
+  /// use: nothing is read or written through it. A root that was a symlink from the start is
+  /// where it led then.
+  @Test func aRootReplacedByASymlinkIsNotFollowed() async throws {
+    defer { cleanUp() }
+    try await files.write("state.lua", Array("1".utf8))
+    let outside = base.appendingPathComponent("outside")
+    try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+    #expect(rename(root.path, base.appendingPathComponent("old").path) == 0)
+    try FileManager.default.createSymbolicLink(at: root, withDestinationURL: outside)
+    await #expect(throws: FileClientError.self) {
+      try await files.write("state.lua", Array("2".utf8))
+    }
+    await #expect(throws: FileClientError.self) { try await files.read("state.lua") }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == [])
+    // Made over a symlink, the client keeps to where it led.
+    let linked = FileClient.live(root: root)
+    try await linked.write("state.lua", Array("3".utf8))
+    #expect(
+      try String(contentsOf: outside.appendingPathComponent("state.lua"), encoding: .utf8) == "3")
+  }
+
   @Test func aFileWithAHardLinkOutsideIsNotAppendedTo() async throws {
     defer { cleanUp() }
     let outside = base.appendingPathComponent("outside.txt")

@@ -36,10 +36,18 @@ struct LiveFiles: Sendable {
   ) throws -> (directory: Int32, name: String) {
     var pending = path.components
     let outside = FileClientError("\(path): it leads outside the root (through a symlink)")
-    let rootDescriptor = Glibc.open(root.path, Self.directoryFlags & ~O_NOFOLLOW)
+    // The root's own symlinks were resolved when the client was made: one at its place now was
+    // put there since (the data directory moved away and a link to elsewhere put instead), and
+    // is not followed.
+    let rootDescriptor = Glibc.open(root.path, Self.directoryFlags)
     guard rootDescriptor >= 0 else {
       // No root yet: nothing has been written, so no file is there.
       if errno == ENOENT { throw FileClientError.notFound(path) }
+      if errno == ELOOP {
+        throw FileClientError(
+          "\(path): the folder the files are kept in, \(root.path), was replaced by a symlink "
+            + "since the start; it is not followed")
+      }
       throw FileClientError("\(path): the root cannot be opened")
     }
     var directories = [rootDescriptor]  // from the root down to where the walk is
