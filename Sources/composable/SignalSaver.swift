@@ -1,41 +1,35 @@
 import Foundation
+import TerminalSupport
 
 /// Runs `body` on a thread of its own when the process is told to end: SIGINT (Ctrl-C), SIGTERM
 /// (a kill), SIGHUP (its terminal closed), or SIGPIPE once its output is gone (`... | head -1`
-/// exited). The handler only writes the signal's number to a pipe (what a handler may do); the
-/// thread reads it and does the work. A handler is installed whatever the disposition was: a
-/// shell that starts a command in the background has it ignore SIGINT, and a dispatch source
-/// would then never hear of it.
+/// exited). The handler (TerminalSupport's EndingSignals.c) only notes the signal and wakes the
+/// thread, which does the work. A handler is installed whatever the disposition was: a shell
+/// that starts a command in the background has it ignore SIGINT, and a dispatch source would
+/// then never hear of it.
 enum SignalSaver {
-  /// The pipe's write end, set once before any handler can run.
-  nonisolated(unsafe) static var writeEnd: Int32 = -1
-
-  /// The signals that end the process after `body` ran.
-  static let signals = [SIGINT, SIGTERM, SIGHUP, SIGPIPE]
+  /// The signals that end the process after `body` ran, in the order one is taken when more
+  /// than one came: SIGPIPE last, since it may be no reason to end (below).
+  static let signals: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGPIPE]
 
   static func install(_ body: @escaping @Sendable (Int32) -> Void) {
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else { return }
-    writeEnd = ends[1]
-    let readEnd = ends[0]
+    let reader = signals.withUnsafeBufferPointer {
+      ts_catch_ending_signals($0.baseAddress, Int32($0.count))
+    }
+    guard reader >= 0 else { return }
     Thread {
-      var number: UInt8 = 0
       while true {
-        guard read(readEnd, &number, 1) == 1 else { continue }
+        let number = signals.withUnsafeBufferPointer {
+          ts_wait_ending_signal(reader, $0.baseAddress, Int32($0.count))
+        }
+        guard number > 0 else { return }
         // A write to anything else that went away (a socket an effect wrote to) fails with
         // EPIPE where it was made, which handles it: only lost output ends the process.
-        if Int32(number) == SIGPIPE && !outputIsGone() { continue }
-        body(Int32(number))
+        if number == SIGPIPE && !outputIsGone() { continue }
+        body(number)
         return
       }
     }.start()
-    var action = sigaction()
-    action.__sigaction_handler.sa_handler = { signalNumber in
-      var number = UInt8(truncatingIfNeeded: signalNumber)
-      _ = write(SignalSaver.writeEnd, &number, 1)
-    }
-    sigemptyset(&action.sa_mask)
-    for signalNumber in signals { sigaction(signalNumber, &action, nil) }
   }
 
   /// Whether standard output or standard error is a pipe or socket whose reader is gone.

@@ -497,5 +497,54 @@ import Testing
     #expect(process.terminationStatus == 1)
     #expect(
       errors.contains("what the run printed could not all be written to its output"), "\(errors)")
+
+    // Standard error lost as well: the status still says so, and nothing traps.
+    let both = Process()
+    both.executableURL = try builtProduct("composable")
+    both.arguments = process.arguments
+    let input = Pipe()
+    both.standardInput = input
+    both.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+    both.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+    try both.run()
+    input.fileHandleForWriting.write(Data((#"{ type = "add", text = "jam" }"# + "\n").utf8))
+    try input.fileHandleForWriting.close()
+    both.waitUntilExit()
+    #expect(both.terminationReason == .exit)
+    #expect(both.terminationStatus == 1)
+  }
+
+  /// A storm of signals that fills the handler's pipe (here SIGPIPEs, ignored while the output
+  /// is read) neither blocks the process nor hides the SIGTERM after it: the save is written and
+  /// the status is SIGTERM's.
+  @Test func aSignalAfterAStormIsStillHeard() throws {
+    let (directory, feature, saved) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let process = Process()
+    process.executableURL = try builtProduct("composable")
+    process.arguments = [
+      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
+    ]
+    let stdin = Pipe(), stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let pid = process.processIdentifier
+    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }
+    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "rye" }"# + "\n").utf8))
+    var shown = ""
+    while !shown.contains("received action") {
+      let chunk = stdout.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      shown += String(decoding: chunk, as: UTF8.self)
+    }
+    for _ in 0..<200_000 { kill(pid, SIGPIPE) }
+    kill(pid, SIGTERM)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit)
+    #expect(process.terminationStatus == 128 + SIGTERM)
+    #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("rye"))
+    try? stdin.fileHandleForWriting.close()
   }
 }

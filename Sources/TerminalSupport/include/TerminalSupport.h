@@ -33,6 +33,13 @@ const char *te_line_buffer(void);
 /// Has libedit read each key with `read_key`, and install no signal handlers of its own.
 void te_read_keys_with(int (*read_key)(FILE *));
 
+/// Catches `signals` (none may be SIGKILL or SIGSTOP): each one is noted, whatever else comes,
+/// and wakes `ts_wait_ending_signal`. Returns the descriptor to wait on, or -1.
+int ts_catch_ending_signals(const int *signals, int count);
+/// Waits until one of `signals` was caught since the last call; returns it (the first in
+/// `signals`' order among those caught), or -1 if the wait failed.
+int ts_wait_ending_signal(int reader, const int *signals, int count);
+
 /// Flushes standard output; 0 when everything written to it went out, else the `errno` of the
 /// write that failed (a full disk, `> /dev/full`), or -1 when the failure is older than this
 /// flush. Swift cannot reach C's `stdout` under strict concurrency.

@@ -110,7 +110,7 @@ enum CommandLineTool {
     } else {
       text += "  See '\(name) --help' for the subcommands.\n"
     }
-    FileHandle.standardError.write(Data(text.utf8))
+    writeToStandardError(text)
     return 64
   }
 }

@@ -1,0 +1,49 @@
+// The signals that end the command (TerminalSupport.h): each one noted in a flag and a byte
+// written to a pipe, which a thread of the command reads. Noted first: when a storm of signals
+// has filled the pipe, the byte is dropped (the pipe never blocks a handler), the flag is not.
+#include "TerminalSupport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+static atomic_int ts_ending_writer = -1;
+static atomic_int ts_ending_seen[NSIG];
+
+static void ts_note_ending(int signal_number) {
+  int saved = errno;
+  if (signal_number > 0 && signal_number < NSIG) atomic_store(&ts_ending_seen[signal_number], 1);
+  char byte = 1;
+  (void)!write(atomic_load(&ts_ending_writer), &byte, 1);
+  errno = saved;
+}
+
+int ts_catch_ending_signals(const int *signals, int count) {
+  int ends[2];
+  if (pipe(ends) != 0) return -1;
+  for (int i = 0; i < 2; i++) fcntl(ends[i], F_SETFD, FD_CLOEXEC);
+  fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK);
+  atomic_store(&ts_ending_writer, ends[1]);
+  struct sigaction action = {0};
+  action.sa_handler = ts_note_ending;
+  sigemptyset(&action.sa_mask);
+  for (int i = 0; i < count; i++) sigaction(signals[i], &action, NULL);
+  return ends[0];
+}
+
+int ts_wait_ending_signal(int reader, const int *signals, int count) {
+  for (;;) {
+    // The ones noted, in the order given (the first that is not SIGPIPE wins over SIGPIPE).
+    for (int i = 0; i < count; i++) {
+      int number = signals[i];
+      if (number > 0 && number < NSIG && atomic_exchange(&ts_ending_seen[number], 0)) {
+        return number;
+      }
+    }
+    char byte;
+    ssize_t got = read(reader, &byte, 1);
+    if (got < 0 && errno != EINTR) return -1;
+  }
+}
