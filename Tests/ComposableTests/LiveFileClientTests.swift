@@ -87,8 +87,10 @@ import Testing
     try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
     #expect(rename(root.path, base.appendingPathComponent("old").path) == 0)
     try FileManager.default.createSymbolicLink(at: root, withDestinationURL: outside)
-    await #expect(throws: FileClientError.self) {
+    await #expect {
       try await files.write("state.lua", Array("2".utf8))
+    } throws: { error in
+      "\(error)".contains("state.lua: the folder the files are kept in, \(root.path), is now reached through a symlink")
     }
     await #expect(throws: FileClientError.self) { try await files.read("state.lua") }
     #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == [])
@@ -97,6 +99,41 @@ import Testing
     try await linked.write("state.lua", Array("3".utf8))
     #expect(
       try String(contentsOf: outside.appendingPathComponent("state.lua"), encoding: .utf8) == "3")
+  }
+
+  /// A folder above the root moved away and a symlink to elsewhere put in its place: the same.
+  @Test func aRootWhoseParentWasReplacedByASymlinkIsNotFollowed() async throws {
+    defer { cleanUp() }
+    let parent = base.appendingPathComponent("parent")
+    let deep = parent.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true)
+    let client = FileClient.live(root: deep)
+    try await client.write("state.lua", Array("1".utf8))
+    let elsewhere = base.appendingPathComponent("elsewhere/data")
+    try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+    #expect(rename(parent.path, base.appendingPathComponent("moved").path) == 0)
+    try FileManager.default.createSymbolicLink(
+      at: parent, withDestinationURL: base.appendingPathComponent("elsewhere"))
+    await #expect(throws: FileClientError.self) {
+      try await client.write("state.lua", Array("2".utf8))
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == [])
+  }
+
+  /// A root given through `link/..` before it exists is where the kernel puts it when it is
+  /// made (the link's target's parent), not where the path reads without the link.
+  @Test func aRootThroughALinkAndDotDotIsWhereTheKernelMakesIt() async throws {
+    defer { cleanUp() }
+    let target = base.appendingPathComponent("a/b")
+    try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+    let link = base.appendingPathComponent("link")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+    let given = URL(fileURLWithPath: link.path + "/../data")
+    let client = FileClient.live(root: given)
+    #expect(mkdir(given.path, 0o755) == 0)  // made as the command makes it, by its path
+    try await client.write("state.lua", Array("1".utf8))
+    let made = base.appendingPathComponent("a/data/state.lua")
+    #expect(try String(contentsOf: made, encoding: .utf8) == "1")
   }
 
   @Test func aFileWithAHardLinkOutsideIsNotAppendedTo() async throws {

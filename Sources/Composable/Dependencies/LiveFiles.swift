@@ -11,8 +11,46 @@ struct LiveFiles: Sendable {
   let readLimit: Int
 
   init(root: URL, readLimit: Int) {
-    self.root = root.standardizedFileURL.resolvingSymlinksInPath()
+    self.root = Self.resolved(root)
     self.readLimit = max(0, readLimit)
+  }
+
+  /// `url` with the symlinks of the part of it that exists resolved (as the kernel would resolve
+  /// them, `..` after a link included), and the rest, not made yet, as written: every folder
+  /// of the result is then a real folder, or one made later by a client's write.
+  static func resolved(_ url: URL) -> URL {
+    let components = url.path.split(separator: "/", omittingEmptySubsequences: true)
+    for existing in stride(from: components.count, through: 0, by: -1) {
+      let prefix = "/" + components[..<existing].joined(separator: "/")
+      guard let real = realpath(prefix, nil) else { continue }
+      defer { free(real) }
+      var result = URL(fileURLWithPath: String(cString: real))
+      for component in components[existing...] { result.appendPathComponent(String(component)) }
+      return result.standardizedFileURL
+    }
+    return url.standardizedFileURL
+  }
+
+  /// The root, opened one folder at a time from `/` without following a symlink: the root's
+  /// own symlinks were resolved when the client was made, so a symlink met now (the data folder,
+  /// or a folder above it, moved away and a link to elsewhere put in its place) was put there
+  /// since, and is not followed. -1 with `errno` set, as `open`.
+  private func openRoot() -> Int32 {
+    var descriptor = Glibc.open("/", Self.directoryFlags)
+    for component in root.path.split(separator: "/", omittingEmptySubsequences: true) {
+      guard descriptor >= 0 else { return -1 }
+      let next = openat(descriptor, String(component), Self.directoryFlags)
+      let failure = errno
+      // O_DIRECTORY with O_NOFOLLOW on a symlink fails with ENOTDIR (or ELOOP): say which.
+      let link = next < 0 && readLink(descriptor, String(component)) != nil
+      close(descriptor)
+      guard next >= 0 else {
+        errno = link ? ELOOP : failure
+        return -1
+      }
+      descriptor = next
+    }
+    return descriptor
   }
 
   /// How many symlinks one path may go through, as the kernel allows.
@@ -36,17 +74,15 @@ struct LiveFiles: Sendable {
   ) throws -> (directory: Int32, name: String) {
     var pending = path.components
     let outside = FileClientError("\(path): it leads outside the root (through a symlink)")
-    // The root's own symlinks were resolved when the client was made: one at its place now was
-    // put there since (the data directory moved away and a link to elsewhere put instead), and
-    // is not followed.
-    let rootDescriptor = Glibc.open(root.path, Self.directoryFlags)
+    let rootDescriptor = openRoot()
     guard rootDescriptor >= 0 else {
       // No root yet: nothing has been written, so no file is there.
       if errno == ENOENT { throw FileClientError.notFound(path) }
       if errno == ELOOP {
         throw FileClientError(
-          "\(path): the folder the files are kept in, \(root.path), was replaced by a symlink "
-            + "since the start; it is not followed")
+          "\(path): the folder the files are kept in, \(root.path), is now reached through a "
+            + "symlink (it, or a folder above it, was replaced since the start, or it is a link "
+            + "that led nowhere then); it is not followed")
       }
       throw FileClientError("\(path): the root cannot be opened")
     }
