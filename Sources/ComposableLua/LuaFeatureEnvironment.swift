@@ -129,7 +129,8 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   // What a played-back answer must be: what the function itself could have answered.
 
   static func uuidRefusal(_ answer: LuaValue) -> String? {
-    answer.stringValue == nil ? "env.uuid() answers a string" : nil
+    if case .string = answer { return nil }  // any bytes: a test may give "id-1"
+    return "env.uuid() answers a string"
   }
 
   static func nowRefusal(_ answer: LuaValue) -> String? {
@@ -155,22 +156,40 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   /// The range `env.random(...)` draws an integer from; nil with no arguments (a float from 0
   /// up to 1). Raises Lua's errors for arguments `math.random` refuses.
   static func randomBounds(_ arguments: [LuaValue]) throws -> ClosedRange<Int>? {
+    func fail(_ message: String) -> LuaError { .runtime(message: message, traceback: "") }
+    // Each bound as `luaL_checkinteger` takes it: an integer, or a float with an integer's value.
+    func bound(_ position: Int) throws -> Int {
+      let value = arguments[position - 1]
+      switch value {
+      case let .integer(integer):
+        return integer
+      case let .number(number):
+        guard let integer = Int(exactly: number) else {
+          throw fail(
+            "bad argument #\(position) to 'env.random' (number has no integer "
+              + "representation)")
+        }
+        return integer
+      default:
+        throw fail(
+          "bad argument #\(position) to 'env.random' (number expected, got "
+            + "\(value.typeName == "nil" ? "no value" : value.typeName))")
+      }
+    }
     switch arguments.count {
     case 0:
       return nil
-    case 1, 2:
-      let bounds = arguments.count == 1 ? [.integer(1), arguments[0]] : arguments
-      guard let low = bounds[0].intValue, let high = bounds[1].intValue else {
-        throw LuaError.runtime(
-          message: "bad argument to 'env.random' (integers expected)", traceback: "")
-      }
-      guard low <= high else {
-        throw LuaError.runtime(
-          message: "bad argument to 'env.random' (interval is empty)", traceback: "")
-      }
+    case 1:
+      let high = try bound(1)
+      if high == 0 { return Int.min...Int.max }  // `math.random(0)`: any integer
+      guard 1 <= high else { throw fail("bad argument #1 to 'env.random' (interval is empty)") }
+      return 1...high
+    case 2:
+      let (low, high) = (try bound(1), try bound(2))
+      guard low <= high else { throw fail("bad argument #1 to 'env.random' (interval is empty)") }
       return low...high
     default:
-      throw LuaError.runtime(message: "wrong number of arguments to 'env.random'", traceback: "")
+      throw fail("wrong number of arguments to 'env.random'")
     }
   }
 }

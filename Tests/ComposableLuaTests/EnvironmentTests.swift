@@ -116,7 +116,38 @@ import Testing
       """, file: "bad.lua")
     let error = featureError { _ = try feature.step("roll") }
     guard case let .reduce(_, luaError) = error else { Issue.record("expected a reduce error"); return }
-    #expect(luaError.message == "bad.lua:1: bad argument to 'env.random' (interval is empty)")
+    #expect(luaError.message == "bad.lua:1: bad argument #1 to 'env.random' (interval is empty)")
+  }
+
+  /// `env.random` takes its bounds as `math.random` does: floats with an integer's value,
+  /// `random(0)` for any integer, and Lua's words (with its own name) for what it refuses.
+  @Test(arguments: [
+    ("env.random(1.0, 6.0)", nil), ("env.random(0)", nil), ("env.random(-3, -3)", nil),
+    ("env.random(1.5, 6)", "bad argument #1 to 'env.random' (number has no integer representation)"),
+    ("env.random(1, 2^63)", "bad argument #2 to 'env.random' (number has no integer representation)"),
+    ("env.random('x')", "bad argument #1 to 'env.random' (number expected, got string)"),
+    ("env.random(0, -1)", "bad argument #1 to 'env.random' (interval is empty)"),
+    ("env.random(-1)", "bad argument #1 to 'env.random' (interval is empty)"),
+    ("env.random(1, 2, 3)", "wrong number of arguments to 'env.random'"),
+  ] as [(String, String?)])
+  func randomTakesItsBoundsAsMathRandomDoes(call: String, expected: String?) throws {
+    let feature = try LuaFeature(source: """
+      return {
+        initial_state = function() return {} end,
+        reduce = function(state, action, env) state.got = math.type(\(call)) end,
+      }
+      """, file: "roll.lua")
+    do {
+      try feature.step("roll")
+      #expect(expected == nil, "\(call) gave no error")
+      #expect(try feature.state().got == "integer")
+    } catch {
+      guard let expected else {
+        Issue.record("\(call): \(error)")
+        return
+      }
+      #expect("\(error)".contains("roll.lua:3: \(expected)"), "\(error)")
+    }
   }
 
   /// Two stores over one feature: `env` answers each action from the dependencies of the store

@@ -60,6 +60,10 @@ import Testing
       try malformed(["type": "every", "seconds": 1e-300])
         == "effect.seconds: expected at least a nanosecond (1e-9 seconds) between ticks, "
         + "got 1e-300")
+    #expect(
+      try malformed(["type": "every", "seconds": 5e-10])
+        == "effect.seconds: expected at least a nanosecond (1e-9 seconds) between ticks, "
+        + "got 5e-10")
     #expect(try malformed(["type": "every", "seconds": 1e-9]) == nil)
     #expect(try malformed(["type": "after", "seconds": 0]) == nil)  // at once: fine
   }

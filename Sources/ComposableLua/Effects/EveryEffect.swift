@@ -30,8 +30,9 @@ enum EveryEffect: LuaEffectKind {
     // What is held is the action as sent, made by the wrappers (as `after`'s).
     let action = try interpreter.wrappedAction(table, at: path, effect: "effect.every")
     let interval = try interpreter.duration(table["seconds"], at: path + ".seconds")
-    guard interval > .zero else {
-      // Durations count whole nanoseconds: 1e-300 is as 0 to a clock, but the feature said 1e-300.
+    // Durations count whole nanoseconds: 1e-300 is 0 to a clock, and 5e-10 one nanosecond;
+    // what is under one is refused as it was given.
+    guard interval > .zero, (table["seconds"].doubleValue ?? 0) >= 1e-9 else {
       let given = table["seconds"].description(limit: 40)
       throw interpreter.fail(
         path + ".seconds",
