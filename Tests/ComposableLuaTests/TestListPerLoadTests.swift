@@ -126,4 +126,40 @@ import Testing
       "\(failures)")
     #expect(results.last?.outcome == .passed)
   }
+
+  /// An advance whose timers fire more than the runner's most wake-ups stops there, at its
+  /// line, saying so: each wake-up's received action stays until the test receives it.
+  @Test func anAdvanceStopsAfterItsMostWakeUps() async throws {
+    let directory = try makeTemporaryDirectory("wake-ups")
+    try """
+    local effect = require("composable.effect")
+    local M = {}
+    function M.initial_state() return { ticks = 0 } end
+    function M.reduce(state, action)
+      if action.type == "start" then return effect.every(0.001, "tick") end
+      state.ticks = state.ticks + 1
+    end
+    return M
+    """.write(to: directory.appendingPathComponent("ms.lua"), atomically: true, encoding: .utf8)
+    let file = directory.appendingPathComponent("ms_test.lua")
+    try """
+    local TestStore = require("composable.test").TestStore
+    it("advances", function()
+      local store = TestStore.new{ feature = require("ms"), exhaustive = false }
+      store:send("start")
+      store:advance(10)
+    end)
+    """.write(to: file, atomically: true, encoding: .utf8)
+    let results = await LuaTestRunner(maximumWakeUpsPerAdvance: 50).run(file: file)
+    guard case let .failed(failures) = results.first?.outcome else {
+      Issue.record("the advancing test passed")
+      return
+    }
+    #expect(
+      failures.first
+        == "ms_test.lua:5: advance: timers fired 50 times within this advance of 10.0 s, and it "
+        + "was stopped there (at 0.05 s of test time). To fix, advance by less, or give the "
+        + "timer a longer interval",
+      "\(failures)")
+  }
 }

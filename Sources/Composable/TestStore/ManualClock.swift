@@ -93,28 +93,35 @@ public final class ManualClock: Clock, @unchecked Sendable {
     await advance(by: duration, stoppingAt: nil)
   }
 
-  /// `advance(by:)`, stopping between two wake-ups once the real time `deadline` has passed (a
-  /// timer ticking a million times within the advance would otherwise keep the caller for as
-  /// long); the time stays at the last wake-up's. Returns false when it stopped so.
+  /// `advance(by:)`, stopping between two wake-ups once the real time `deadline` has passed, or
+  /// after `maximumWakeUps` of them (a timer ticking a billion times within the advance would
+  /// otherwise keep the caller for as long, and whatever each tick leaves behind); the time
+  /// stays at the last wake-up's. Returns false when it stopped so.
   ///
   /// ```swift
   /// let done = await clock.advance(by: .seconds(1000), stoppingAt: .now + .seconds(10))
   /// ```
   @discardableResult
   public func advance(
-    by duration: Duration, stoppingAt deadline: ContinuousClock.Instant?
+    by duration: Duration, stoppingAt deadline: ContinuousClock.Instant?,
+    maximumWakeUps: Int? = nil
   ) async -> Bool {
     // Advanced from a test's own task while the effects run on a TestStore's thread: there,
     // so that settling it waits for exactly what each wake-up started.
     if SingleThreadExecutor.current == nil, let executor = lock.withLock({ settling }) {
-      return await executor.run { await self.advance(by: duration, stoppingAt: deadline) }
+      return await executor.run {
+        await self.advance(by: duration, stoppingAt: deadline, maximumWakeUps: maximumWakeUps)
+      }
     }
     let target = now.advanced(by: duration)
     await SingleThreadExecutor.letWorkRun()
+    var wakeUps = 0
     while let next = takeSleeper(until: target) {
       next.continuation.resume()
       await SingleThreadExecutor.letWorkRun()
+      wakeUps += 1
       if let deadline, ContinuousClock.now > deadline { return false }
+      if let maximumWakeUps, wakeUps >= maximumWakeUps { return false }
     }
     lock.withLock { if current < target { current = target } }
     return true

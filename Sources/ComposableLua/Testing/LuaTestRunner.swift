@@ -12,7 +12,15 @@ public struct LuaTestRunner: Sendable {
   /// budget; a test that calls the store in a loop for ever would pass each check).
   public var timeLimit: Duration
 
-  /// A runner. It holds nothing but its time limit, so one can be made wherever tests are run.
+  /// The most timer wake-ups one `store:advance(seconds)` runs before the test fails there:
+  /// each leaves a received action behind until the test receives it, so a timer ticking a
+  /// billion times within an advance would fill the memory before the time limit came.
+  public var maximumWakeUpsPerAdvance: Int
+
+  /// The default of `maximumWakeUpsPerAdvance`: a million.
+  public static let defaultMaximumWakeUpsPerAdvance = 1_000_000
+
+  /// A runner. It holds nothing but its limits, so one can be made wherever tests are run.
   ///
   /// ```swift
   /// let runner = LuaTestRunner()
@@ -21,7 +29,13 @@ public struct LuaTestRunner: Sendable {
   ///   results += await runner.run(file: file)
   /// }
   /// ```
-  public init(timeLimit: Duration = .seconds(60)) { self.timeLimit = timeLimit }
+  public init(
+    timeLimit: Duration = .seconds(60),
+    maximumWakeUpsPerAdvance: Int = LuaTestRunner.defaultMaximumWakeUpsPerAdvance
+  ) {
+    self.timeLimit = timeLimit
+    self.maximumWakeUpsPerAdvance = maximumWakeUpsPerAdvance
+  }
 
   /// The `*_test.lua` files under `paths` (files or directories), sorted, skipping `fixtures`.
   public func discover(_ paths: [String]) -> [URL] {
@@ -187,6 +201,7 @@ public struct LuaTestRunner: Sendable {
         if let changed = Self.changedDeclaration(of: index, first: collected, again: session) {
           failures = ["\(name): \(changed)"]
         } else {
+          session.maximumWakeUpsPerAdvance = maximumWakeUpsPerAdvance
           failures = await session.runTest(index, timeLimit: timeLimit)
         }
       } catch {

@@ -57,9 +57,18 @@ extension LuaTestSession {
           "advance: expected \(Seconds.expected), got \(LuaValue.describeForMessage(request.seconds))"
         )
       }
-      // Stopped at the test's time limit: a timer ticking a million times within the advance
-      // keeps it past the limit, which the runner then reports at this line.
-      await store.clock.advance(by: duration, stoppingAt: deadline)
+      // Stopped at the test's time limit (a timer ticking a billion times within the advance
+      // keeps it past the limit, which the runner then reports at this line), or after a
+      // million wake-ups, whose received actions would fill the memory first.
+      let limit = maximumWakeUpsPerAdvance
+      let done = await store.clock.advance(
+        by: duration, stoppingAt: deadline, maximumWakeUps: limit)
+      if !done, let deadline, ContinuousClock.now <= deadline {
+        throw LuaTestError(
+          "advance: timers fired \(limit) times within this advance of \(Seconds.of(duration)) "
+            + "s, and it was stopped there (at \(Seconds.of(store.clock.now.offset)) s of test "
+            + "time). To fix, advance by less, or give the timer a longer interval")
+      }
       return .nil
     case "finish":
       await store.store.finish(fileID: file, filePath: file, line: line, column: 0)

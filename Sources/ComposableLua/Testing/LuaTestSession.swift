@@ -28,6 +28,8 @@ final class LuaTestSession {
   /// When the running test's time limit ends: the test is stopped between its calls, and a
   /// call that could run long (an advance over a fast timer) stops there too.
   var deadline: ContinuousClock.Instant?
+  /// The most timer wake-ups one `store:advance(seconds)` runs (`LuaTestRunner`'s).
+  var maximumWakeUpsPerAdvance = LuaTestRunner.defaultMaximumWakeUpsPerAdvance
   let failures = LuaTestFailures()
 
   convenience init(file: URL, displayName: String, output: @escaping (String) -> Void) throws {
