@@ -57,6 +57,32 @@ import Testing
     #expect(output[1].hasPrefix("… 1 more line (3 bytes) printed"))
   }
 
+  /// Twenty tests printing 2 MiB each: the first sixteen keep their MiB, the rest nothing but
+  /// the line that says so, naming the file's limit.
+  @Test func theTestsOfAFileKeepSixteenMiBInAll() async throws {
+    let directory = try makeTemporaryDirectory("output-limit")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let source = """
+      for n = 1, 20 do
+        it("prints " .. n, function()
+          local line = string.rep("z", 1024 * 1024)
+          print(line) print(line)
+        end)
+      end
+      """
+    let results = await LuaTestRunner().run(
+      source: source, name: "many_test.lua", directory: directory)
+    #expect(results.count == 20)
+    let kept = results.map { $0.output.dropLast().reduce(0) { $0 + $1.utf8.count } }
+    #expect(kept.reduce(0, +) == LuaTestResult.outputLimitPerFile)
+    #expect(kept.prefix(16).allSatisfy { $0 == LuaTestResult.outputLimit })
+    #expect(kept.suffix(4).allSatisfy { $0 == 0 })
+    #expect(
+      results.last?.output.last
+        == "… 2 more lines (2097152 bytes) printed, not kept: the tests of a file keep 16777216 "
+        + "bytes of output in all")
+  }
+
   @Test func outputUnderTheLimitIsKeptWhole() async throws {
     let results = try await run(#"print("one") print("two\nlines")"#)
     #expect(results[0].output == ["one", "two\nlines"])

@@ -29,6 +29,10 @@ public struct LuaTestResult: Equatable, Sendable {
   /// a loop fills the report, not the runner's memory.
   public static let outputLimit = 1 << 20
 
+  /// The most bytes of what the tests of one file printed that their results keep in all
+  /// (16 MiB): a file of a thousand tests that each print their limit fills no more.
+  public static let outputLimitPerFile = 16 << 20
+
   /// A result, as a runner reports it.
   ///
   /// ```swift

@@ -119,19 +119,23 @@ public struct LuaTestRunner: Sendable {
   }
 
   /// What the tests of a file print, gathered for the result of the test that printed it, up
-  /// to `LuaTestResult.outputLimit` bytes a test; what is beyond is counted, not kept.
+  /// to `LuaTestResult.outputLimit` bytes a test and `outputLimitPerFile` bytes in all; what is
+  /// beyond is counted, not kept.
   private final class Printed {
     private var lines: [String] = []
     private var bytes = 0
+    private var fileBytes = 0
     private var droppedLines = 0
     private var droppedBytes = 0
 
     func add(_ line: String) {
-      let room = LuaTestResult.outputLimit - bytes
+      let room = min(
+        LuaTestResult.outputLimit - bytes, LuaTestResult.outputLimitPerFile - fileBytes)
       let size = line.utf8.count
       guard size > room else {
         lines.append(line)
         bytes += size
+        fileBytes += size
         return
       }
       if room > 0 {  // the start of the line that reaches the limit, cut between characters
@@ -142,7 +146,8 @@ public struct LuaTestRunner: Sendable {
         }
         let kept = String(Substring(utf8[..<end]))
         lines.append(kept)
-        bytes = LuaTestResult.outputLimit
+        bytes += kept.utf8.count
+        fileBytes += kept.utf8.count
         droppedBytes += size - kept.utf8.count
       } else {
         droppedBytes += size
@@ -154,9 +159,13 @@ public struct LuaTestRunner: Sendable {
     func take() -> [String] {
       defer { (lines, bytes, droppedLines, droppedBytes) = ([], 0, 0, 0) }
       guard droppedLines > 0 else { return lines }
+      let limit =
+        fileBytes >= LuaTestResult.outputLimitPerFile
+        ? "the tests of a file keep \(LuaTestResult.outputLimitPerFile) bytes of output in all"
+        : "a test's output is kept up to \(LuaTestResult.outputLimit) bytes"
       return lines + [
         "… \(droppedLines) more line\(droppedLines == 1 ? "" : "s") (\(droppedBytes) bytes) printed, "
-          + "not kept: a test's output is kept up to \(LuaTestResult.outputLimit) bytes"
+          + "not kept: \(limit)"
       ]
     }
   }
