@@ -144,10 +144,12 @@ import Testing
   /// A folder deleted and made again, or moved away and another moved in its place (as a
   /// `git checkout` or a tool writing a folder anew does), is watched again: its file there is
   /// a save, and the saves after it are seen.
-  @Test(arguments: ["deleted", "moved"])
+  @Test(arguments: ["deleted", "moved", "parent moved"])
   func aFolderThatGoesAndComesBackIsWatchedAgain(how: String) throws {
-    let directory = try folder()
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let top = try folder()
+    defer { try? FileManager.default.removeItem(at: top) }
+    // The folder above the watched one: it is what moves away in "parent moved".
+    let directory = top.appendingPathComponent("project")
     let features = directory.appendingPathComponent("features")
     try FileManager.default.createDirectory(at: features, withIntermediateDirectories: true)
     let file = features.appendingPathComponent("feature.lua")
@@ -157,6 +159,10 @@ import Testing
     defer { watcher.stop() }
     if how == "deleted" {
       try FileManager.default.removeItem(at: features)
+      try FileManager.default.createDirectory(at: features, withIntermediateDirectories: true)
+      try "return 2".write(to: file, atomically: false, encoding: .utf8)
+    } else if how == "parent moved" {
+      #expect(rename(directory.path, top.appendingPathComponent("project.old").path) == 0)
       try FileManager.default.createDirectory(at: features, withIntermediateDirectories: true)
       try "return 2".write(to: file, atomically: false, encoding: .utf8)
     } else {
@@ -172,10 +178,12 @@ import Testing
     try "return 3".write(to: file, atomically: false, encoding: .utf8)
     #expect(saves.wait(for: 2) == [[file.path], [file.path]])
     // The old folder, moved away, is not: writing the file there is no save.
-    if how == "moved" {
-      try "return 4".write(
-        to: directory.appendingPathComponent("old/feature.lua"), atomically: false,
-        encoding: .utf8)
+    if how != "deleted" {
+      let old =
+        how == "moved"
+        ? directory.appendingPathComponent("old/feature.lua")
+        : top.appendingPathComponent("project.old/features/feature.lua")
+      try "return 4".write(to: old, atomically: false, encoding: .utf8)
       #expect(saves.wait(for: 3, seconds: 0.5).count == 2)
     }
   }

@@ -14,8 +14,10 @@ import Glibc
 /// is reported once the burst has been quiet for `quiet` (10 ms by default).
 ///
 /// A watched folder deleted or moved away (a `git checkout`, a tool that writes a folder anew)
-/// is looked for again every `retry` (100 ms) until it is back; its watched files that are
-/// there then count as saved, since they may have been written before the watch was.
+/// is looked for again every 100 ms until it is back; its watched files that are there then
+/// count as saved, since they may have been written before the watch was. A folder above it
+/// moved away sends no event of the watched folder's: once a second, each watched path is
+/// checked to still name the folder watched.
 ///
 /// The watcher runs on a thread of its own, which `stop()` (or deinit) ends; its descriptors
 /// are closed then.
@@ -92,6 +94,7 @@ public final class FileWatcher: Sendable {
           throw FileWatcherError("cannot watch \(directory): errno \(errno)")
         }
         watched.directories[descriptor] = directory
+        watched.identities[descriptor] = Self.identity(of: directory)
       }
       watched.files = paths
       watched.missing.formIntersection(wanted)
@@ -132,6 +135,32 @@ public final class FileWatcher: Sendable {
     return inotify_add_watch(inotify, directory, UInt32(mask))
   }
 
+  /// The device and inode of the folder at `path`; nil when there is none.
+  private static func identity(of path: String) -> Watched.Identity? {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return nil }
+    return Watched.Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+  }
+
+  /// How often the watched folders' paths are checked to still name the folders watched.
+  static let identityCheckMilliseconds: Int32 = 1000
+
+  /// Each watched folder whose path no longer names it (a folder above it moved away, another
+  /// put in its place: a watch follows the folder, and no event of its own says so) stops being
+  /// watched and goes to `missing`, to be watched again where its path leads.
+  private static func dropMoved(inotify: Int32, watched: Watched) {
+    watched.lock.withLock {
+      for (descriptor, directory) in watched.directories {
+        let now = identity(of: directory)
+        guard now == nil || now != watched.identities[descriptor] else { continue }
+        inotify_rm_watch(inotify, descriptor)
+        watched.directories.removeValue(forKey: descriptor)
+        watched.identities.removeValue(forKey: descriptor)
+        watched.missing.insert(directory)
+      }
+    }
+  }
+
   /// Watches again each folder that went away and is back; returns the watched files in them.
   private static func rewatch(inotify: Int32, watched: Watched) -> [String] {
     watched.lock.withLock {
@@ -141,6 +170,7 @@ public final class FileWatcher: Sendable {
         guard descriptor >= 0 else { continue }
         watched.missing.remove(directory)
         watched.directories[descriptor] = directory
+        watched.identities[descriptor] = identity(of: directory)
         back += watched.files.filter {
           ($0 as NSString).deletingLastPathComponent == directory && access($0, F_OK) == 0
         }
@@ -160,20 +190,25 @@ public final class FileWatcher: Sendable {
     let quietMilliseconds = Int32(
       max(1, seconds * 1000 + max(quiet.components.attoseconds, 0) / 1_000_000_000_000_000))
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    var lastIdentityCheck = ContinuousClock.now
     while true {
       var descriptors = [
         pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
         pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
       ]
       let missing = watched.lock.withLock { !watched.missing.isEmpty }
-      var timeout: Int32 = saved.isEmpty ? -1 : quietMilliseconds
-      if missing { timeout = timeout < 0 ? retryMilliseconds : min(timeout, retryMilliseconds) }
+      var timeout: Int32 = saved.isEmpty ? identityCheckMilliseconds : quietMilliseconds
+      if missing { timeout = min(timeout, retryMilliseconds) }
       let ready = poll(&descriptors, 2, timeout)
       if ready < 0 {
         if errno == EINTR { continue }
         return
       }
       if descriptors[1].revents != 0 { return }
+      if ContinuousClock.now - lastIdentityCheck >= .milliseconds(identityCheckMilliseconds) {
+        lastIdentityCheck = ContinuousClock.now
+        dropMoved(inotify: inotify, watched: watched)
+      }
       if missing {
         // What is back is saved once the events that follow have been quiet for `quiet`.
         let back = rewatch(inotify: inotify, watched: watched)
@@ -217,6 +252,7 @@ public final class FileWatcher: Sendable {
             guard let directory = watched.directories.removeValue(forKey: descriptor) else {
               return
             }
+            watched.identities.removeValue(forKey: descriptor)
             if mask & UInt32(IN_IGNORED) == 0 { inotify_rm_watch(inotify, descriptor) }
             watched.missing.insert(directory)
           }
@@ -239,6 +275,12 @@ private final class Watched: @unchecked Sendable {
   let lock = NSLock()
   var files: Set<String> = []
   var directories: [Int32: String] = [:]
+  /// The folder each watch was made on, to tell when its path names another (`dropMoved`).
+  var identities: [Int32: Identity] = [:]
+  struct Identity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+  }
   /// Folders of watched files that went away, looked for again (`FileWatcher.rewatch`).
   var missing: Set<String> = []
   var stopped = false
