@@ -80,10 +80,14 @@ struct Run: Command {
     defer { hotReload?.stop() }
     let files = dependencies.files
     var lines = InputLines()
+    var quit = false
     while let line = lines.next() {
       let text = line.trimmingSpacesAndTabs
       if text.isEmpty { continue }
-      if text.elementsEqual(":quit".utf8) || text.elementsEqual(":q".utf8) { break }
+      if text.elementsEqual(":quit".utf8) || text.elementsEqual(":q".utf8) {
+        quit = true
+        break
+      }
       do {
         await store.send(try parser.action(from: line))
       } catch {
@@ -95,19 +99,31 @@ struct Run: Command {
         printError("\(error)\(hint)")
       }
     }
-    let deadline = ContinuousClock.now + (Seconds.duration(wait) ?? .zero)
-    while await store.runningEffectCount > 0, ContinuousClock.now < deadline {
+    // At the end of the input, the effects get `--wait` to finish and send what they send; a
+    // save waiting out its debounce is none of them (it is written at once, below), and `:quit`
+    // waits for nothing.
+    func working() async -> [RunningEffectSummary] {
+      await store.runningEffects.filter { !$0.isStateSave }
+    }
+    let deadline = ContinuousClock.now + (quit ? .zero : Seconds.duration(wait) ?? .zero)
+    while !(await working()).isEmpty, ContinuousClock.now < deadline {
       try? await Task.sleep(for: .milliseconds(20))
     }
     // What --wait cut off is said, not dropped silently.
-    let running = await store.runningEffectCount
-    if running > 0 {
+    let running = await working()
+    if !running.isEmpty && !quit {
       let seconds = wait == wait.rounded() && wait < 1e15 ? "\(Int(wait)) s" : "\(wait) s"
+      let names = running.map { effect in
+        (effectKindName(effect.kind, prefix: "effect.") ?? "an effect")
+          + (effect.ids.last.map { " with id \($0)" } ?? "")
+      }
       printError(
-        "the input ended and \(running) effect\(running == 1 ? " was" : "s were") still running "
-          + "after --wait \(seconds); \(running == 1 ? "it was" : "they were") "
-          + "stopped. To let effects finish, pass --wait SECONDS; to drive time yourself, use "
-          + "composable repl --paused and :advance")
+        "the input ended and \(running.count) effect\(running.count == 1 ? " was" : "s were") "
+          + "still running after waiting --wait \(seconds) (\(names.joined(separator: ", "))); "
+          + "\(running.count == 1 ? "it was" : "they were") stopped. To let effects finish, "
+          + "pass a longer --wait SECONDS, or end the input with :quit to stop them at once; to "
+          + "drive time yourself, use composable repl --paused and :advance",
+        kind: "warning")
     }
     let saved = await Self.savePending(loaded, files: files)
     // Output that could not be written (a full disk, `> /dev/full`) and a state that could not

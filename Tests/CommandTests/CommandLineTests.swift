@@ -119,13 +119,51 @@ import Testing
         """)
     #expect(outcome.status == 0, "\(outcome.errors)")
     #expect(outcome.errors.contains("""
-      the input ended and 1 effect was still running after --wait 0 s; it was stopped. To let \
-      effects finish, pass --wait SECONDS; to drive time yourself, use composable repl --paused \
-      and :advance
+      warning: the input ended and 1 effect was still running after waiting --wait 0 s \
+      (effect.every with id { id = "timer", scope = { element = 1, stack = "path" } }); it was \
+      stopped. To let effects finish, pass a longer --wait SECONDS, or end the input with :quit \
+      to stop them at once; to drive time yourself, use composable repl --paused and :advance
       """), "\(outcome.errors)")
     #expect(outcome.errors.contains(
       "(`run` takes actions and :quit; commands such as :advance and :state are the REPL's"),
       "\(outcome.errors)")
+  }
+
+  /// `:quit` stops at once: the effects still running are stopped without waiting for --wait
+  /// (which would end in a warning that they still ran), and the save still waiting out its
+  /// debounce is written then.
+  @Test func quitStopsAtOnceAndWritesTheSaveThatWaits() throws {
+    let (directory, _, _) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("ticking.lua")
+    try """
+      local composable = require("composable")
+      local effect = require("composable.effect")
+      return {
+        persist = composable.persist{ path = "ticking.saved.lua", debounce = 30 },
+        initial_state = function() return { ticks = 0, started = false } end,
+        reduce = function(state, action)
+          if action.type == "start" then
+            state.started = true
+            return effect.every(0.05, "tick")
+          elseif action.type == "tick" then state.ticks = state.ticks + 1 end
+        end,
+      }
+      """.write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    let quit = try Command.run(
+      ["run", feature.path, "--wait", "20", "--data", data.path], input: "start\n:quit\n")
+    #expect(quit.status == 0, "\(quit.errors)")
+    #expect(!quit.errors.contains("still running"), "\(quit.errors)")
+    let saved = try String(
+      contentsOf: data.appendingPathComponent("ticking.saved.lua"), encoding: .utf8)
+    #expect(saved.contains("started = true"), "\(saved)")
+    // The end of the input, without :quit: the timer gets --wait and is said to be cut off; the
+    // save waiting out its 30 s debounce is no effect to wait for or to name.
+    let ended = try Command.run(
+      ["run", feature.path, "--wait", "0.2", "--data", data.path], input: "start\n")
+    #expect(ended.errors.contains("1 effect was still running"), "\(ended.errors)")
+    #expect(ended.errors.contains("(effect.every)"), "\(ended.errors)")
   }
 
   /// A feature without `persist` still has its files, under its data directory, which is made
