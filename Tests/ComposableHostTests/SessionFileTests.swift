@@ -21,6 +21,22 @@ import Testing
     return repl
   }
 
+  /// Saved after a jump back, a session holds the actions up to where the REPL stands, and
+  /// says so, with how many after it are left out.
+  @Test func aSaveAfterAJumpBackSaysWhatItLeavesOut() async throws {
+    let repl = try await recordTodos()
+    let directory = repl.file.deletingLastPathComponent()
+    await repl.type(":goto 1")
+    let saved = await repl.type(":save \(directory.path)/early.lua").0
+    #expect(
+      saved == "  saved 1 action to \(directory.path)/early.lua; "
+        + "composable replay \(directory.path)/early.lua runs them again\n"
+        + "  (up to action 1: the 3 after it, undone or jumped back over, are not in it; :redo "
+        + "or :goto 4 first to save them)")
+    let read = try SessionRecording.read(from: directory.appendingPathComponent("early.lua"))
+    #expect(read.actions.count == 1)
+  }
+
   @Test func aSavedSessionReadsBackAndReplaysToTheSameState() async throws {
     let repl = try await recordTodos()
     let directory = repl.file.deletingLastPathComponent()

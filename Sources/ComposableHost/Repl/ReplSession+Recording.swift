@@ -54,6 +54,14 @@ extension ReplSession {
           + "not under the session file's folder, so a replay takes it only when named)"
       let actions = count == 1 ? "action" : "actions"
       printer.line("  saved \(count) \(actions) to \(argument); \(replay)")
+      // A session is what led to the state shown: the actions past it (undone, or jumped back
+      // over) are not in it, and would be lost unseen.
+      let ahead = timeline.count - timeline.position
+      if ahead > 0 {
+        printer.line(
+          "  (up to action \(timeline.position): the \(ahead) after it, undone or jumped back "
+            + "over, are not in it; :redo or :goto \(timeline.count) first to save them)")
+      }
       if let note = migrationNote { printer.line(note) }
     } catch let error as LuaError {
       printer.error("the session was not saved: \(error)")
