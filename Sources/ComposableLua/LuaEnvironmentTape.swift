@@ -29,6 +29,18 @@ public final class LuaEnvironmentTape: @unchecked Sendable {
       self.name = name
       self.value = value
     }
+
+    /// Whether `value` is of the kind `name`'s function answers at all: a string for `uuid`
+    /// (any bytes), a finite number for `now`, a number for `random` (whose range depends on
+    /// the call). False for any other name.
+    public var isOfItsFunctionsKind: Bool {
+      switch (name, value) {
+      case ("uuid", .string), ("now", .integer), ("random", .integer), ("random", .number):
+        true
+      case let ("now", .number(seconds)): seconds.isFinite
+      default: false
+      }
+    }
   }
 
   // Sendable by construction: everything below is only reached under `lock`.

@@ -129,15 +129,13 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   // What a played-back answer must be: what the function itself could have answered.
 
   static func uuidRefusal(_ answer: LuaValue) -> String? {
-    if case .string = answer { return nil }  // any bytes: a test may give "id-1"
-    return "env.uuid() answers a string"
+    LuaEnvironmentTape.Draw(name: "uuid", value: answer).isOfItsFunctionsKind
+      ? nil : "env.uuid() answers a string"
   }
 
   static func nowRefusal(_ answer: LuaValue) -> String? {
-    guard let seconds = answer.doubleValue, seconds.isFinite else {
-      return "env.now() answers a finite number of seconds"
-    }
-    return nil
+    LuaEnvironmentTape.Draw(name: "now", value: answer).isOfItsFunctionsKind
+      ? nil : "env.now() answers a finite number of seconds"
   }
 
   static func randomRefusal(_ answer: LuaValue, _ bounds: ClosedRange<Int>?) -> String? {

@@ -431,33 +431,13 @@ import Testing
   func aSaveStillWaitingIsWrittenOnASignal(signalNumber: Int32) throws {
     let (directory, feature, saved) = try Self.notesFeature()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = [
-      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
-    ]
-    let stdin = Pipe(), stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    // Never a hung test: whatever happens, the process is gone within half a minute.
-    let pid = process.processIdentifier
-    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }
-    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "bread" }"# + "\n").utf8))
+    let run = try RunningNotes(feature: feature, in: directory)
     // Once the action is shown, its change is in the state and its save is waiting.
-    var shown = ""
-    while !shown.contains("received action") {
-      let chunk = stdout.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      shown += String(decoding: chunk, as: UTF8.self)
-    }
-    #expect(shown.contains("received action"))
-    kill(process.processIdentifier, signalNumber)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 128 + signalNumber)
+    #expect(run.add("bread"))
+    kill(run.pid, signalNumber)
+    run.process.waitUntilExit()
+    #expect(run.process.terminationStatus == 128 + signalNumber)
     #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("bread"))
-    try? stdin.fileHandleForWriting.close()
   }
 
   /// Output read by a command that stopped reading (`composable run ... | head -1`): the next
@@ -466,43 +446,18 @@ import Testing
   @Test func aSaveStillWaitingIsWrittenWhenTheOutputGoes() throws {
     let (directory, feature, saved) = try Self.notesFeature()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = [
-      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
-    ]
-    let stdin = Pipe(), stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let pid = process.processIdentifier
-    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }
-    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "bread" }"# + "\n").utf8))
-    var shown = ""
-    while !shown.contains("received action") {
-      let chunk = stdout.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      shown += String(decoding: chunk, as: UTF8.self)
-    }
+    let run = try RunningNotes(feature: feature, in: directory)
+    _ = run.add("bread")
     // A SIGPIPE from elsewhere (a socket an effect wrote to) while the output is read: ignored.
-    kill(pid, SIGPIPE)
-    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "jam" }"# + "\n").utf8))
-    shown = ""
-    while !shown.contains("received action") {
-      let chunk = stdout.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      shown += String(decoding: chunk, as: UTF8.self)
-    }
-    #expect(shown.contains("received action"), "the process ended on a SIGPIPE it should ignore")
-    try stdout.fileHandleForReading.close()
-    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "milk" }"# + "\n").utf8))
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 128 + SIGPIPE)
-    #expect(process.terminationReason == .exit)
+    kill(run.pid, SIGPIPE)
+    #expect(run.add("jam"), "the process ended on a SIGPIPE it should ignore")
+    try run.stdout.fileHandleForReading.close()
+    run.send("milk")
+    run.process.waitUntilExit()
+    #expect(run.process.terminationStatus == 128 + SIGPIPE)
+    #expect(run.process.terminationReason == .exit)
     let text = try String(contentsOf: saved, encoding: .utf8)
     #expect(text.contains(#"notes = { "bread", "jam", "milk" }"#), "\(text)")
-    try? stdin.fileHandleForWriting.close()
   }
 
   /// A state that could not be saved at the end, or output that could not be written, ends the
@@ -558,31 +513,53 @@ import Testing
   @Test func aSignalAfterAStormIsStillHeard() throws {
     let (directory, feature, saved) = try Self.notesFeature()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = [
-      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
-    ]
-    let stdin = Pipe(), stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let pid = process.processIdentifier
-    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }
-    stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "rye" }"# + "\n").utf8))
-    var shown = ""
-    while !shown.contains("received action") {
-      let chunk = stdout.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      shown += String(decoding: chunk, as: UTF8.self)
-    }
-    for _ in 0..<200_000 { kill(pid, SIGPIPE) }
-    kill(pid, SIGTERM)
-    process.waitUntilExit()
-    #expect(process.terminationReason == .exit)
-    #expect(process.terminationStatus == 128 + SIGTERM)
+    let run = try RunningNotes(feature: feature, in: directory)
+    _ = run.add("rye")
+    for _ in 0..<200_000 { kill(run.pid, SIGPIPE) }
+    kill(run.pid, SIGTERM)
+    run.process.waitUntilExit()
+    #expect(run.process.terminationReason == .exit)
+    #expect(run.process.terminationStatus == 128 + SIGTERM)
     #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("rye"))
-    try? stdin.fileHandleForWriting.close()
+  }
+
+  /// `composable run` on the notes feature with its data beside it, fed and read through pipes;
+  /// whatever happens, the process is gone within half a minute (never a hung test).
+  final class RunningNotes {
+    let process = Process()
+    let stdin = Pipe(), stdout = Pipe()
+    var pid: Int32 { process.processIdentifier }
+
+    init(feature: URL, in directory: URL) throws {
+      process.executableURL = try builtProduct("composable")
+      process.arguments = [
+        "run", feature.path, "--data", directory.appendingPathComponent("data").path,
+      ]
+      process.standardInput = stdin
+      process.standardOutput = stdout
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      let pid = process.processIdentifier
+      DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }
+    }
+
+    deinit { try? stdin.fileHandleForWriting.close() }
+
+    /// Writes an action that adds `note`.
+    func send(_ note: String) {
+      stdin.fileHandleForWriting.write(Data((#"{ type = "add", text = "\#(note)" }"# + "\n").utf8))
+    }
+
+    /// `send`, then reads the output until the action is shown; whether it was.
+    func add(_ note: String) -> Bool {
+      send(note)
+      var shown = ""
+      while !shown.contains("received action") {
+        let chunk = stdout.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        shown += String(decoding: chunk, as: UTF8.self)
+      }
+      return shown.contains("received action")
+    }
   }
 }

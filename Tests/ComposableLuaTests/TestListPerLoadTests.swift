@@ -94,28 +94,9 @@ import Testing
   /// One call that would run for ever: an advance over a timer that ticks every nanosecond
   /// (a thousand seconds is a trillion ticks). It stops at the time limit, reported at its line.
   @Test func anAdvanceOverAFastTimerStopsAtTheTimeLimit() async throws {
-    let directory = try makeTemporaryDirectory("time-limit")
-    try """
-    local effect = require("composable.effect")
-    local M = {}
-    function M.initial_state() return { ticks = 0 } end
-    function M.reduce(state, action)
-      if action.type == "start" then return effect.every(1e-9, "tick") end
-      state.ticks = state.ticks + 1
-    end
-    return M
-    """.write(to: directory.appendingPathComponent("fast.lua"), atomically: true, encoding: .utf8)
-    let file = directory.appendingPathComponent("fast_test.lua")
-    try """
-    local TestStore = require("composable.test").TestStore
-    it("advances", function()
-      local store = TestStore.new{ feature = require("fast"), exhaustive = false }
-      store:send("start")
-      store:advance(1000)
-    end)
-    it("runs after", function() end)
-    """.write(to: file, atomically: true, encoding: .utf8)
-    let results = await LuaTestRunner(timeLimit: .milliseconds(500)).run(file: file)
+    let results = try await Self.advanceOverATimer(
+      named: "fast", every: "1e-9", advance: "1000",
+      runner: LuaTestRunner(timeLimit: .milliseconds(500)))
     #expect(results.map(\.name) == ["advances", "runs after"])
     guard case let .failed(failures) = results.first?.outcome else {
       Issue.record("the advancing test passed")
@@ -130,27 +111,9 @@ import Testing
   /// An advance whose timers fire more than the runner's most wake-ups stops there, at its
   /// line, saying so: each wake-up's received action stays until the test receives it.
   @Test func anAdvanceStopsAfterItsMostWakeUps() async throws {
-    let directory = try makeTemporaryDirectory("wake-ups")
-    try """
-    local effect = require("composable.effect")
-    local M = {}
-    function M.initial_state() return { ticks = 0 } end
-    function M.reduce(state, action)
-      if action.type == "start" then return effect.every(0.001, "tick") end
-      state.ticks = state.ticks + 1
-    end
-    return M
-    """.write(to: directory.appendingPathComponent("ms.lua"), atomically: true, encoding: .utf8)
-    let file = directory.appendingPathComponent("ms_test.lua")
-    try """
-    local TestStore = require("composable.test").TestStore
-    it("advances", function()
-      local store = TestStore.new{ feature = require("ms"), exhaustive = false }
-      store:send("start")
-      store:advance(10)
-    end)
-    """.write(to: file, atomically: true, encoding: .utf8)
-    let results = await LuaTestRunner(maximumWakeUpsPerAdvance: 50).run(file: file)
+    let results = try await Self.advanceOverATimer(
+      named: "ms", every: "0.001", advance: "10",
+      runner: LuaTestRunner(maximumWakeUpsPerAdvance: 50))
     guard case let .failed(failures) = results.first?.outcome else {
       Issue.record("the advancing test passed")
       return
@@ -161,5 +124,34 @@ import Testing
         + "was stopped there (at 0.05 s of test time). To fix, advance by less, or give the "
         + "timer a longer interval",
       "\(failures)")
+  }
+
+  /// Runs `NAME_test.lua`: a test that starts `effect.every(EVERY)` in feature `NAME` and
+  /// advances by `ADVANCE` seconds (its line 5), then a test that runs after it.
+  static func advanceOverATimer(
+    named name: String, every: String, advance: String, runner: LuaTestRunner
+  ) async throws -> [LuaTestResult] {
+    let directory = try makeTemporaryDirectory("advance")
+    try """
+    local effect = require("composable.effect")
+    local M = {}
+    function M.initial_state() return { ticks = 0 } end
+    function M.reduce(state, action)
+      if action.type == "start" then return effect.every(\(every), "tick") end
+      state.ticks = state.ticks + 1
+    end
+    return M
+    """.write(to: directory.appendingPathComponent(name + ".lua"), atomically: true, encoding: .utf8)
+    let file = directory.appendingPathComponent(name + "_test.lua")
+    try """
+    local TestStore = require("composable.test").TestStore
+    it("advances", function()
+      local store = TestStore.new{ feature = require("\(name)"), exhaustive = false }
+      store:send("start")
+      store:advance(\(advance))
+    end)
+    it("runs after", function() end)
+    """.write(to: file, atomically: true, encoding: .utf8)
+    return await runner.run(file: file)
   }
 }

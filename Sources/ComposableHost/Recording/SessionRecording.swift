@@ -254,22 +254,19 @@ extension RecordedAction {
         }
         // What each function can answer at all; a random integer's range is checked when the
         // call that asks for it comes.
-        let value = pair[1]
-        switch (name, value) {
-        case ("uuid", .string), ("now", .integer), ("random", .integer), ("random", .number):
-          break
-        case let ("now", .number(seconds)) where seconds.isFinite:
-          break
-        case ("uuid", _), ("now", _), ("random", _):
-          let kind = name == "uuid" ? "a string" : name == "now" ? "a finite number" : "a number"
-          let got = value.doubleValue != nil ? value.description(limit: 40) : value.typeName
-          throw .init(path: place, message: "env.\(name)() answers \(kind), got \(got)")
-        default:
+        let draw = LuaEnvironmentTape.Draw(name: name, value: pair[1])
+        guard ["uuid", "now", "random"].contains(name) else {
           throw .init(
             path: place,
             message: "expected the name of uuid, now or random, got \(pair[0].description)")
         }
-        draws.append(LuaEnvironmentTape.Draw(name: name, value: value))
+        guard draw.isOfItsFunctionsKind else {
+          let kind = name == "uuid" ? "a string" : name == "now" ? "a finite number" : "a number"
+          let value = draw.value
+          let got = value.doubleValue != nil ? value.description(limit: 40) : value.typeName
+          throw .init(path: place, message: "env.\(name)() answers \(kind), got \(got)")
+        }
+        draws.append(draw)
       }
     }
     effect = fields["effect"]
