@@ -22,16 +22,23 @@
 #include "LuaState.h"
 
 // lk_real_key and lk_proxy_key, the hidden keys, are HiddenKeys.c's.
-static const char lk_metatable_key = 0; // registry: the proxies' shared metatable
+// registry: the proxies' shared metatables (see "Flat reads" below). A new proxy gets the
+// fresh one; its first read looks at its table and moves it to the warm one (a table holding no
+// table) or the plain one; a warm proxy's next read in a transaction gives it flat reads.
+static const char lk_metatable_key = 0;        // plain: reads go through lk_proxy_index
+static const char lk_fresh_metatable_key = 0;  // not read yet
+static const char lk_warm_metatable_key = 0;   // read once, its table holding no table
 static const char lk_marker_key = 0;    // registry: the metatable that marks arrays (host's)
 static const char lk_adopted_key = 0;   // journal entry: (table, &lk_adopted_key, old metatable)
 static const char lk_made_key = 0;      // registry: real tables given a proxy (see below)
 static const char lk_kept_key = 0;      // registry: real -> proxy, weak, after a sweep (below)
 static const char lk_flat_key = 0;      // registry: proxies with flat reads for this action
+static const char lk_given_key = 0;     // registry: proxies given lasting flat reads, this one
+static const char lk_lasting_key = 0;   // registry: proxies with lasting flat reads, weak keys
 
-// The metamethods' upvalues: __index and __newindex hold the shared metatable, which they give
-// a nested table's new proxy; a flat root's __newindex holds its real table too.
-#define LK_METATABLE lua_upvalueindex(1)
+// The metamethods' upvalues: __index and __newindex hold the fresh metatable, which they give
+// a nested table's new proxy; a flat-read proxy's __newindex holds its real table too.
+#define LK_FRESH_METATABLE lua_upvalueindex(1)
 #define LK_FLAT_REAL lua_upvalueindex(2)
 
 static const char lk_read_only_key = 0;  // registry: what a write outside a transaction says
@@ -141,7 +148,7 @@ static void lk_push_proxy_of(lua_State *L, int index, int metatable) {
 }
 
 // Replaces the table at the top by its proxy when it is a real table (it keeps one). The proxy
-// it keeps is looked at first: the shared metatable (a lookup in the registry) is needed only
+// it keeps is looked at first: the fresh metatable (a lookup in the registry) is needed only
 // to make a new one, and `next` over a state's list runs this at every step.
 static void lk_wrap_top(lua_State *L) {
   if (lua_type(L, -1) != LUA_TTABLE) return;
@@ -150,7 +157,7 @@ static void lk_wrap_top(lua_State *L) {
     return;
   }
   lua_pop(L, 1);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
   lk_push_proxy_of(L, -2, -1);
   lua_replace(L, -3);
   lua_pop(L, 1);
@@ -162,7 +169,7 @@ static void lk_wrap_top(lua_State *L) {
 static int lk_proxy_index(lua_State *L) {
   if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
   lua_pushvalue(L, 2);
-  if (lua_rawget(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_METATABLE);
+  if (lua_rawget(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_FRESH_METATABLE);
   return 1;
 }
 
@@ -180,6 +187,187 @@ static int lk_proxy_pairs(lua_State *L) {
   lua_pushvalue(L, 1);
   lua_pushnil(L);
   return 3;
+}
+
+// MARK: - Flat reads
+
+// A proxy whose table holds no table can be read without a metamethod: it gets a metatable of
+// its own whose __index is the real table itself, so a read is a lookup the VM does (a read must
+// hand out a nested table's proxy, which only the C __index does, so never while it holds one).
+// The root gets them when it is flat (lk_choose_reads). Other tables get them once they are
+// read in two transactions, or over and over in one (see the metatables' keys above): a table
+// read once (a list shown a screen at a time, read one field of each) costs no more memory. At
+// most lk_lasting_flat_limit proxies have them at a time: each is a metatable and a closure,
+// about 250 bytes. They last until a table is stored in their table, a rollback takes back those
+// its transaction gave, or a sweep drops the proxy (lk_sweep_proxies).
+enum { lk_lasting_flat_limit = 4096 };
+enum { lk_flat_read_fields = 64 };  // a table of more fields is not worth reads of its own
+
+// What reads a table has: none (no metatable), one of the shared metatables', or flat reads.
+enum { lk_reads_none, lk_reads_plain, lk_reads_fresh, lk_reads_warm, lk_reads_flat };
+
+static int lk_reads_of(lua_State *L, int table) {
+  if (!lua_getmetatable(L, table)) return lk_reads_none;
+  const void *metatable = lua_topointer(L, -1);
+  lua_pop(L, 1);
+  const lk_transaction *transaction = &lk_info_of(L)->transaction;
+  if (metatable == transaction->plain_metatable) return lk_reads_plain;
+  if (metatable == transaction->fresh_metatable) return lk_reads_fresh;
+  if (metatable == transaction->warm_metatable) return lk_reads_warm;
+  return lk_reads_flat;  // a proxy's: the caller knows the table is one
+}
+
+// Gives the table at `index` the shared metatable under `key` in the registry.
+static void lk_set_shared_metatable(lua_State *L, int index, const char *key) {
+  index = lua_absindex(L, index);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+  lua_setmetatable(L, index);
+}
+
+// Whether the table at `index` holds no table.
+static int lk_is_flat(lua_State *L, int index) {
+  index = lua_absindex(L, index);
+  lua_pushnil(L);
+  while (lk_next_visible(L, index) != 0) {
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_pop(L, 2);
+      return 0;
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+// Whether the table at `index` holds no table and at most lk_flat_read_fields fields: looked at
+// at a proxy's first read and for a sort's every element, so the look is bounded whatever a
+// table holds.
+static int lk_is_small_and_flat(lua_State *L, int index) {
+  index = lua_absindex(L, index);
+  int fields = 0;
+  lua_pushnil(L);
+  while (lk_next_visible(L, index) != 0) {
+    if (lua_type(L, -1) == LUA_TTABLE || ++fields > lk_flat_read_fields) {
+      lua_pop(L, 2);
+      return 0;
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+static int lk_flat_proxy_newindex(lua_State *L);
+
+// Gives the proxy at `proxy`, over the flat table at `real`, a metatable of its own whose
+// __index is the real table. No __pairs: the sandbox's `pairs` and `next` know proxies.
+static void lk_give_flat_reads(lua_State *L, int proxy, int real) {
+  proxy = lua_absindex(L, proxy);
+  real = lua_absindex(L, real);
+  lua_createtable(L, 0, 4);
+  lua_pushvalue(L, real);
+  lua_setfield(L, -2, "__index");
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
+  lua_pushvalue(L, real);
+  lua_pushcclosure(L, lk_flat_proxy_newindex, 2);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushcfunction(L, lk_proxy_len);
+  lua_setfield(L, -2, "__len");
+  lua_pushliteral(L, "state");  // getmetatable/setmetatable cannot reach it
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, proxy);
+}
+
+// The proxy at `proxy` taken off the set of lasting flat reads, if it is in it.
+static void lk_forget_lasting(lua_State *L, int proxy) {
+  proxy = lua_absindex(L, proxy);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_lasting_key);
+  lua_pushvalue(L, proxy);
+  if (lua_rawget(L, -2) != LUA_TNIL) {
+    lua_pushvalue(L, proxy);
+    lua_pushnil(L);
+    lua_rawset(L, -4);  // an existing key: allocates nothing
+    lk_info_of(L)->transaction.lasting_flat -= 1;
+  }
+  lua_pop(L, 2);
+}
+
+// Takes flat reads back from the proxy at `proxy`, if it has them: it gets the fresh metatable,
+// so its table is looked at again at its next read. Allocates nothing.
+static void lk_leave_flat_reads(lua_State *L, int proxy) {
+  if (lk_reads_of(L, proxy) != lk_reads_flat) return;
+  lk_set_shared_metatable(L, proxy, &lk_fresh_metatable_key);
+  lk_forget_lasting(L, proxy);
+}
+
+// Counts again the proxies with lasting flat reads (the set forgets those collected), at most
+// once every 64 transactions: returns whether fewer than the limit have them.
+static int lk_count_lasting_again(lua_State *L) {
+  lk_transaction *transaction = &lk_info_of(L)->transaction;
+  if (transaction->serial - transaction->counted_at < 64) return 0;
+  transaction->counted_at = transaction->serial;
+  lua_Integer count = 0;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_lasting_key);
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    lua_pop(L, 1);
+    count += 1;
+  }
+  lua_pop(L, 1);
+  transaction->lasting_flat = count;
+  return count < lk_lasting_flat_limit;
+}
+
+enum { lk_lasting_given, lk_lasting_not_flat, lk_lasting_over_limit, lk_lasting_closed };
+
+// Gives the proxy at `proxy` (its real table at `real`) flat reads that last, if its table is
+// small and flat and fewer than the limit have them; a table that is not gets the plain
+// metatable. Only in a transaction, which lists them for its rollback.
+static int lk_give_lasting_flat_reads(lua_State *L, int proxy, int real) {
+  lk_transaction *transaction = &lk_info_of(L)->transaction;
+  if (!transaction->open) return lk_lasting_closed;
+  if (transaction->lasting_flat >= lk_lasting_flat_limit && !lk_count_lasting_again(L)) {
+    return lk_lasting_over_limit;
+  }
+  if (!lk_is_small_and_flat(L, real)) {
+    lk_set_shared_metatable(L, proxy, &lk_metatable_key);
+    return lk_lasting_not_flat;
+  }
+  proxy = lua_absindex(L, proxy);
+  // Listed first: if the list cannot grow, the error comes before the proxy changed. Put in
+  // the set last: one given but not in it (out of memory) is only not counted.
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_given_key);
+  lua_pushvalue(L, proxy);
+  lua_rawseti(L, -2, transaction->lasting_given + 1);
+  lua_pop(L, 1);
+  transaction->lasting_given += 1;
+  lk_give_flat_reads(L, proxy, real);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_lasting_key);
+  lua_pushvalue(L, proxy);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  transaction->lasting_flat += 1;
+  return lk_lasting_given;
+}
+
+// __index of a proxy not read yet (1 the proxy, 3 its real table): its table looked at once.
+static int lk_fresh_proxy_index(lua_State *L) {
+  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
+  lk_set_shared_metatable(L, 1, lk_is_small_and_flat(L, 3) ? &lk_warm_metatable_key
+                                                            : &lk_metatable_key);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_FRESH_METATABLE);
+  return 1;
+}
+
+// __index of a proxy read before, its table holding no table then: a read in a transaction
+// gives it flat reads (or the plain metatable, if its table holds a table by now).
+static int lk_warm_proxy_index(lua_State *L) {
+  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
+  lk_give_lasting_flat_reads(L, 1, 3);
+  lua_settop(L, 3);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_FRESH_METATABLE);
+  return 1;
 }
 
 // MARK: - Adoption
@@ -262,7 +450,7 @@ static void lk_adopt(lua_State *L, int index, int depth) {
     lua_pushvalue(L, metatable);
     lua_setmetatable(L, real);
   }
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
   lua_setmetatable(L, index);
   // The values: nested tables become real tables of the state too.
   lua_pushnil(L);
@@ -324,14 +512,10 @@ static void lk_unadopt(lua_State *L, int table, int metatable) {
   metatable = lua_absindex(L, metatable);
   if (!lk_push_real_of(L, table)) return;
   int real = lua_gettop(L);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
-  int converted = 0;
-  if (lua_getmetatable(L, table)) {
-    converted = lua_rawequal(L, -1, -2);
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
-  if (converted) {  // its contents are in the real table
+  // A proxy has one of the shared metatables by now: flat reads given in the transaction are
+  // taken back before its undo.
+  int reads = lk_reads_of(L, table);
+  if (reads != lk_reads_none && reads != lk_reads_flat) {  // its contents are in the real table
     lua_pushnil(L);
     while (lk_next_visible(L, real) != 0) {
       if (lua_type(L, -1) == LUA_TTABLE) {
@@ -393,23 +577,6 @@ static int lk_store_form_protected(lua_State *L) {
 }
 
 
-// A flat table (no table among its values) can be read without a metamethod: its proxy gets a
-// metatable of its own whose __index is the table itself, so a read is a lookup the VM does.
-// Only a state's root gets this (one metatable per feature, not per table reached): a
-// feature whose state is flat reads it at the speed of a plain table. The root goes back to
-// the shared metatable as soon as a table is stored in it: a read must hand out a nested
-// table's proxy, which only the C __index does.
-static void lk_leave_flat_reads(lua_State *L, int proxy, int shared) {
-  proxy = lua_absindex(L, proxy);
-  shared = lua_absindex(L, shared);
-  if (!lua_getmetatable(L, proxy)) return;
-  int flat = !lua_rawequal(L, -1, shared);
-  lua_pop(L, 1);
-  if (!flat) return;
-  lua_pushvalue(L, shared);
-  lua_setmetatable(L, proxy);
-}
-
 // Whether the write under way (this metamethod, level 0) was made by the call of the table
 // library that is moving elements (level 1: the same thread, the same frame): a mark is for
 // that call's writes only.
@@ -422,8 +589,8 @@ static int lk_made_by_mover(lua_State *L) {
 
 // proxy[key] = value through the journal, with the real table at `real`: the old value is
 // journaled, a table value is put in the form the state holds, then the write is applied.
-// Every index is absolute or an upvalue.
-static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int real, int shared) {
+// Every index is absolute.
+static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int real) {
   lk_info *info = lk_info_of(L);
   // The table library's mark (below) is taken by this write, whatever it is, before anything
   // can raise: it cannot outlive the write it was made for.
@@ -472,7 +639,7 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     lua_replace(L, value);
     int height = info->transaction.adopt_met_state_table ? -1 : info->transaction.adopt_height;
     lk_shape_note_store(L, proxy, real, key, value, existing, height);
-    lk_leave_flat_reads(L, proxy, shared);
+    lk_leave_flat_reads(L, proxy);
   }
 journal:
   // The entry (the hot path of every write).
@@ -522,124 +689,84 @@ void lk_state_set_moved(lua_State *L, int real, lua_Integer i) {
 
 static int lk_proxy_newindex(lua_State *L) {
   if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
-  lk_journaled_set(L, 1, 2, 3, 4, LK_METATABLE);
+  lk_journaled_set(L, 1, 2, 3, 4);
   return 0;
 }
 
-// A flat root's __newindex holds its real table as an upvalue: no lookup in the proxy.
+// A flat-read proxy's __newindex holds its real table as an upvalue: no lookup in the proxy.
 static int lk_flat_proxy_newindex(lua_State *L) {
   // 4 (a metamethod gets exactly three arguments): a stack slot is cheaper to use than an
   // upvalue.
   lua_pushvalue(L, LK_FLAT_REAL);
-  lk_journaled_set(L, 1, 2, 3, 4, LK_METATABLE);
+  lk_journaled_set(L, 1, 2, 3, 4);
   return 0;
-}
-
-// Whether the table at `index` holds no table.
-static int lk_is_flat(lua_State *L, int index) {
-  index = lua_absindex(L, index);
-  lua_pushnil(L);
-  while (lk_next_visible(L, index) != 0) {
-    if (lua_type(L, -1) == LUA_TTABLE) {
-      lua_pop(L, 2);
-      return 0;
-    }
-    lua_pop(L, 1);
-  }
-  return 1;
-}
-
-enum { lk_flat_read_fields = 64 };  // a table of more fields is not worth reads of its own
-
-// Whether the table at `index` holds no table and at most lk_flat_read_fields fields: looked at
-// for a sort's every element, so the look is bounded whatever an element holds.
-static int lk_is_small_and_flat(lua_State *L, int index) {
-  index = lua_absindex(L, index);
-  int fields = 0;
-  lua_pushnil(L);
-  while (lk_next_visible(L, index) != 0) {
-    if (lua_type(L, -1) == LUA_TTABLE || ++fields > lk_flat_read_fields) {
-      lua_pop(L, 2);
-      return 0;
-    }
-    lua_pop(L, 1);
-  }
-  return 1;
-}
-
-// Gives the proxy at `proxy`, over the flat table at `real`, a metatable of its own whose
-// __index is the real table (the shared metamethods at `shared` otherwise).
-static void lk_give_flat_reads(lua_State *L, int proxy, int real, int shared) {
-  lua_createtable(L, 0, 5);
-  lua_pushnil(L);
-  while (lua_next(L, shared) != 0) {  // the shared metamethods, then __index replaced
-    lua_pushvalue(L, -2);
-    lua_insert(L, -2);
-    lua_rawset(L, -4);
-  }
-  lua_pushvalue(L, real);
-  lua_setfield(L, -2, "__index");
-  lua_pushvalue(L, shared);
-  lua_pushvalue(L, real);
-  lua_pushcclosure(L, lk_flat_proxy_newindex, 2);
-  lua_setfield(L, -2, "__newindex");
-  lua_setmetatable(L, proxy);
 }
 
 // Gives the root proxy at `proxy`, over the table at `real`, flat reads if the table is flat.
 static void lk_choose_reads(lua_State *L, int proxy, int real) {
-  proxy = lua_absindex(L, proxy);
-  real = lua_absindex(L, real);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
-  int shared = lua_gettop(L);
   if (lk_is_flat(L, real)) {
-    lk_give_flat_reads(L, proxy, real, shared);
+    lk_give_flat_reads(L, proxy, real);
   } else {
-    lk_leave_flat_reads(L, proxy, shared);
+    lk_leave_flat_reads(L, proxy);
   }
-  lua_pop(L, 1);
 }
 
 void lk_read_flat_in_action(lua_State *L, int index) {
   lk_info *info = lk_info_of(L);
   if (!info->transaction.open || lua_type(L, index) != LUA_TTABLE) return;
   int proxy = lua_absindex(L, index);
-  if (!lua_getmetatable(L, proxy)) return;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
-  int shared = lua_gettop(L);
-  // Only a proxy with the shared metatable: not one that has its own already, nor a table
-  // that is no proxy.
-  if (!lua_rawequal(L, -1, -2) || lua_rawgetp(L, proxy, &lk_real_key) != LUA_TTABLE) {
-    lua_settop(L, shared - 2);
+  int reads = lk_reads_of(L, proxy);
+  // Not one that has flat reads already, nor a table that is no proxy.
+  if (reads == lk_reads_none || reads == lk_reads_flat) return;
+  if (lua_rawgetp(L, proxy, &lk_real_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
     return;
   }
   int real = lua_gettop(L);
-  if (lk_is_small_and_flat(L, real)) {
+  if (lk_give_lasting_flat_reads(L, proxy, real) == lk_lasting_over_limit &&
+      lk_is_small_and_flat(L, real)) {
     // Listed first: if the list cannot grow, the error comes before the proxy changed.
     lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_flat_key);
     lua_pushvalue(L, proxy);
     lua_rawseti(L, -2, info->transaction.flat_for_action + 1);
     lua_pop(L, 1);
     info->transaction.flat_for_action += 1;
-    lk_give_flat_reads(L, proxy, real, shared);
+    lk_give_flat_reads(L, proxy, real);
   }
-  lua_settop(L, shared - 2);
+  lua_settop(L, real - 1);
 }
 
-// The proxies given flat reads for the transaction that ends get the shared metatable back.
+// The proxies given flat reads for the transaction that ends go back to the shared metatables.
 static __attribute__((noinline)) void lk_end_flat_reads(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_flat_key);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
   for (lua_Integer i = info->transaction.flat_for_action; i > 0; i--) {
-    lua_rawgeti(L, -2, i);
-    lk_leave_flat_reads(L, -1, -2);
+    lua_rawgeti(L, -1, i);
+    lk_leave_flat_reads(L, -1);
     lua_pop(L, 1);
     lua_pushnil(L);
-    lua_rawseti(L, -3, i);
+    lua_rawseti(L, -2, i);
   }
-  lua_pop(L, 2);
+  lua_pop(L, 1);
   info->transaction.flat_for_action = 0;
+}
+
+// The lasting flat reads the transaction gave: forgotten (commit) or taken back (a rollback,
+// before its undo, which may store a table in one of their tables again).
+static __attribute__((noinline)) void lk_end_lasting_given(lua_State *L, int take_back) {
+  lk_info *info = lk_info_of(L);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_given_key);
+  for (lua_Integer i = info->transaction.lasting_given; i > 0; i--) {
+    if (take_back) {
+      lua_rawgeti(L, -1, i);
+      lk_leave_flat_reads(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    lua_rawseti(L, -2, i);
+  }
+  lua_pop(L, 1);
+  info->transaction.lasting_given = 0;
 }
 
 // MARK: - The functions that see raw tables, for feature code
@@ -770,8 +897,7 @@ static int lk_safe_rawset(lua_State *L) {
   luaL_checkany(L, 3);
   lua_settop(L, 3);
   if (lk_push_real_of(L, 1)) {  // 4
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);  // 5
-    lk_journaled_set(L, 1, 2, 3, 4, 5);
+    lk_journaled_set(L, 1, 2, 3, 4);
   } else {
     lua_pushvalue(L, 2);
     lua_pushvalue(L, 3);
@@ -836,27 +962,59 @@ static int lk_safe_getmetatable(lua_State *L) {
 
 // MARK: - Opening
 
+// Makes the proxies' three shared metatables (the fresh one at `fresh`, made first, is what
+// their metamethods give new proxies), alike but for __index.
+static void lk_open_shared_metatables(lua_State *L) {
+  static const struct {
+    const char *key;
+    lua_CFunction index;
+  } shared[] = {
+      {&lk_fresh_metatable_key, lk_fresh_proxy_index},
+      {&lk_warm_metatable_key, lk_warm_proxy_index},
+      {&lk_metatable_key, lk_proxy_index},
+  };
+  lua_createtable(L, 0, 5);
+  int fresh = lua_gettop(L);
+  lua_pushvalue(L, fresh);
+  lua_pushcclosure(L, lk_proxy_newindex, 1);
+  int newindex = lua_gettop(L);
+  const void **addresses[] = {
+      &lk_info_of(L)->transaction.fresh_metatable,
+      &lk_info_of(L)->transaction.warm_metatable,
+      &lk_info_of(L)->transaction.plain_metatable,
+  };
+  for (int i = 0; i < 3; i++) {
+    if (i == 0) lua_pushvalue(L, fresh);
+    else lua_createtable(L, 0, 5);
+    int metatable = lua_gettop(L);
+    lua_pushvalue(L, fresh);
+    lua_pushcclosure(L, shared[i].index, 1);
+    lua_setfield(L, metatable, "__index");
+    lua_pushvalue(L, newindex);
+    lua_setfield(L, metatable, "__newindex");
+    lua_pushcfunction(L, lk_proxy_len);
+    lua_setfield(L, metatable, "__len");
+    lua_pushcfunction(L, lk_proxy_pairs);
+    lua_setfield(L, metatable, "__pairs");
+    lua_pushliteral(L, "state");  // getmetatable/setmetatable cannot reach it
+    lua_setfield(L, metatable, "__metatable");
+    *addresses[i] = lua_topointer(L, metatable);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, shared[i].key);
+  }
+  lua_settop(L, fresh - 1);
+}
+
 void lk_transactions_open(lua_State *L) {
   lk_journal_open(L);
-  lua_createtable(L, 0, 5);  // the proxies' metatable
-  int metatable = lua_gettop(L);
-  lua_pushvalue(L, metatable);
-  lua_pushcclosure(L, lk_proxy_index, 1);
-  lua_setfield(L, metatable, "__index");
-  lua_pushvalue(L, metatable);
-  lua_pushcclosure(L, lk_proxy_newindex, 1);
-  lua_setfield(L, metatable, "__newindex");
-  lua_pushcfunction(L, lk_proxy_len);
-  lua_setfield(L, metatable, "__len");
-  lua_pushcfunction(L, lk_proxy_pairs);
-  lua_setfield(L, metatable, "__pairs");
-  lua_pushliteral(L, "state");  // getmetatable/setmetatable cannot reach it
-  lua_setfield(L, metatable, "__metatable");
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  lk_open_shared_metatables(L);
   lua_createtable(L, 16, 0);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_made_key);
   lua_createtable(L, 16, 0);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_flat_key);
+  lua_createtable(L, 16, 0);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_given_key);
+  lk_push_weak_keyed_table(L);  // proxy -> true
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_lasting_key);
   lua_newtable(L);  // real -> proxy, the proxy held weakly
   lua_createtable(L, 0, 1);
   lua_pushliteral(L, "v");
@@ -902,7 +1060,7 @@ void lk_mark_array(lua_State *L, int index) {
 
 void lk_push_transactional_proxy(lua_State *L, int index) {
   index = lua_absindex(L, index);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
   lk_push_proxy_of(L, index, lua_gettop(L));
   lua_replace(L, -2);
   lk_choose_reads(L, -1, index);
@@ -942,7 +1100,7 @@ void lk_push_journaled_table(lua_State *L) {
   lua_pushboolean(L, 1);
   lua_rawset(L, -3);
   lua_pop(L, 1);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatable_key);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
   lk_push_proxy_of(L, -2, -1);
   lua_replace(L, -3);
   lua_pop(L, 1);
@@ -1050,8 +1208,12 @@ static int lk_drop_proxies_made(lua_State *L) {
   for (lua_Integer i = 1; i <= info->transaction.proxies_made; i++) {
     if (lua_rawgeti(L, -2, i) == LUA_TTABLE) {
       lua_pushvalue(L, -1);
-      if (lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE) lua_rawset(L, -4);
-      else lua_pop(L, 2);
+      if (lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE) {
+        lk_leave_flat_reads(L, -1);  // a sweep leaves no memory behind
+        lua_rawset(L, -4);
+      } else {
+        lua_pop(L, 2);
+      }
       lua_pushnil(L);
       lua_rawsetp(L, -2, &lk_proxy_key);  // an existing key: allocates nothing
     }
@@ -1090,6 +1252,7 @@ static inline void lk_end_transaction(lua_State *L) {
   lk_info *info = lk_info_of(L);
   info->transaction.open = 0;
   if (info->transaction.flat_for_action != 0) lk_end_flat_reads(L);
+  if (info->transaction.lasting_given != 0) lk_end_lasting_given(L, 0);
   if (info->transaction.proxies_made != 0) lk_forget_proxies_made(L);
 }
 
@@ -1097,6 +1260,7 @@ void lk_transaction_begin(lua_State *L, int state_slot) {
   lk_journal_forget(L);
   lk_info *info = lk_info_of(L);
   info->transaction.open = 1;
+  info->transaction.serial += 1;
   lk_shape_begin(&info->shape, state_slot);
 }
 
@@ -1123,8 +1287,9 @@ int lk_transaction_rollback(lua_State *L) {
   info->transaction.open = 0;
   lk_shape_rolled_back(L);
   // Flat reads end before the undo: undoing an adoption tells a table that became a proxy by
-  // its metatable being the shared one.
+  // its metatable being a shared one, and the undo may store a table in a flat table again.
   if (info->transaction.flat_for_action != 0) lk_end_flat_reads(L);
+  if (info->transaction.lasting_given != 0) lk_end_lasting_given(L, 1);
   int status = lk_undo_to(L, 0);
   lk_journal_forget(L);
   lk_end_transaction(L);

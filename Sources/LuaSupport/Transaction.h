@@ -15,6 +15,17 @@ typedef struct {
   int adopt_met_state_table;
   // Proxies given flat reads for the open transaction only (lk_read_flat_in_action).
   lua_Integer flat_for_action;
+  // Proxies given flat reads that last (Transaction.c, "Flat reads"): how many have them, how
+  // many the open transaction gave (listed: a rollback takes them back), the transactions
+  // begun, and the one at which the first count was made again.
+  lua_Integer lasting_flat;
+  lua_Integer lasting_given;
+  lua_Integer serial;
+  lua_Integer counted_at;
+  // The proxies' three shared metatables, told apart by address (each kept in the registry).
+  const void *plain_metatable;
+  const void *fresh_metatable;
+  const void *warm_metatable;
 } lk_transaction;
 
 void lk_transactions_open(lua_State *L);
@@ -28,12 +39,12 @@ int lk_is_adoption_key(lua_State *L, int index);
 /// bookkeeping beside a state, never part of one.
 int lk_is_bookkeeping(lua_State *L, int index);
 
-/// Gives the proxy at `index` (a state table's, with the shared metatable) reads at the speed
-/// of a plain table's, a lookup the VM does in its real table, for the rest of the open
-/// transaction, when its real table holds no table (what a read hands out is then never a
-/// proxy). A write that stores a table in it takes them back (as a flat root's); the end of the
-/// transaction, committed or rolled back, takes them all back. For the table library's loops
-/// that read elements over and over (a sort's order function).
+/// Gives the proxy at `index` (a state table's, without flat reads) reads at the speed of a
+/// plain table's, a lookup the VM does in its real table, when its real table holds no table
+/// (what a read hands out is then never a proxy): lasting ones (see Transaction.c's "Flat
+/// reads"), or past their limit, for the rest of the open transaction only. A write that
+/// stores a table in it takes them back (as a flat root's), and so does a rollback. For the
+/// table library's loops that read elements over and over (a sort's order function).
 void lk_read_flat_in_action(lua_State *L, int index);
 /// Pushes the real table of the state table at `index` when a transaction is open (its tables
 /// may be written) and returns 1; 0, pushing nothing, otherwise.
