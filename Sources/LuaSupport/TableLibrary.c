@@ -94,11 +94,7 @@ static int lk_table_insert(lua_State *L) {
       luaL_argcheck(L, (lua_Unsigned)position - 1u < (lua_Unsigned)first_empty, 2,
                     "position out of bounds");
       if (lk_push_writable_real(L, 1)) {  // a state's array: shifted in its real table
-        int real = lua_gettop(L);
-        for (lua_Integer i = first_empty; i > position; i--) {
-          lk_charge(L, 1);
-          lk_state_shift(L, real, i - 1, i);
-        }
+        lk_state_shift_run(L, lua_gettop(L), first_empty, first_empty - position, -1);
         lua_pop(L, 1);
         break;
       }
@@ -130,9 +126,9 @@ static int lk_table_remove(lua_State *L) {
   lua_geti(L, 1, position);
   if (lk_push_writable_real(L, 1)) {  // a state's array: shifted in its real table
     int real = lua_gettop(L);
-    for (; position < size; position++) {
-      lk_charge(L, 1);
-      lk_state_shift(L, real, position + 1, position);
+    if (position < size) {
+      lk_state_shift_run(L, real, position, size - position, 1);
+      position = size;
     }
     lk_state_shift(L, real, 0, position);
     lua_pop(L, 1);

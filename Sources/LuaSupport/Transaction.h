@@ -54,6 +54,11 @@ int lk_push_writable_real(lua_State *L, int index);
 /// is the array's already, in the state's form: nothing to adopt, no shape to prove, no proxy
 /// to go through. Counted as a write of the state (a move further out sees it).
 void lk_state_shift(lua_State *L, int real, lua_Integer from, lua_Integer to);
+/// lk_state_shift for `count` slots in a row: real[to] = real[to + direction], then `to` moves
+/// on by `direction` (-1: an insert's shift up, from the end; 1: a remove's shift down). Charged
+/// to the budget a chunk of slots at a time, each slot journaled before it is written.
+void lk_state_shift_run(lua_State *L, int real, lua_Integer to, lua_Integer count,
+                        int direction);
 /// real[i] = the value on top (popped), journaled: an element of the array whose real table
 /// is at `real` (absolute) put back at another place of it (a sort done in a copy), in the
 /// state's form already (a real table, not its proxy).

@@ -127,4 +127,58 @@ import Testing
     #expect(throws: LuaFeatureError.self) { try feature.step("go") }
     #expect(try feature.state() == before)
   }
+
+  static let longList = """
+    return {
+      initial_state = function()
+        local list = {}
+        for i = 1, 100000 do list[i] = i end
+        return { list = list, n = 0 }
+      end,
+      reduce = function(state, action)
+        state.n = 1
+        table.insert(state.list, 1, 0)
+        table.insert(state.list, 50000, -1)
+        state.removed = table.remove(state.list, 2)
+        state.last = state.list[#state.list]
+        state.count = #state.list
+        if action.type == "fail" then error("rolled back") end
+      end,
+    }
+    """
+
+  /// Shifts of 100,000 slots fill more than one of the journal's segments (65,536 entries
+  /// each): rolled back, every slot is as it was; kept, each is where a plain table has it.
+  @Test func shiftsAcrossJournalSegments() throws {
+    let feature = try LuaFeature(
+      source: Self.longList, file: "long.lua", limits: LuaLimits(memory: nil, instructions: nil))
+    let before = try feature.state()
+    #expect(throws: LuaFeatureError.self) { try feature.step("fail") }
+    #expect(try feature.state() == before)
+    _ = try feature.step("keep")
+    let state = try feature.state()
+    #expect(state["removed"] == 1 && state["last"] == 100000 && state["count"] == 100001)
+    #expect(state["list"][1] == 0 && state["list"][2] == 2 && state["list"][49999] == -1)
+    #expect(state["list"][50000] == 49999)
+  }
+
+  /// Under a memory limit that the journal reaches part way through a shift, at each of many
+  /// limits: the action fails on the memory limit and rolls back whole, or succeeds whole.
+  @Test func aShiftOutOfMemoryPartWayRollsBack() throws {
+    for megabytes in stride(from: 3.0, through: 27.0, by: 1.5) {
+      let limit = Int(megabytes * 1_048_576)
+      guard
+        let feature = try? LuaFeature(
+          source: Self.longList, file: "long.lua",
+          limits: LuaLimits(memory: limit, instructions: nil))
+      else { continue }  // the state alone does not fit
+      let before = try feature.state()
+      do {
+        _ = try feature.step("keep")
+        #expect(try feature.state()["count"] == 100001, "\(megabytes) MB")
+      } catch {
+        #expect(try feature.state() == before, "\(megabytes) MB: \(error)")
+      }
+    }
+  }
 }
