@@ -10,6 +10,7 @@
 #include "LuaSupport.h"
 
 #include "Allocator.h"
+#include "ArrayShifts.h"
 #include "Budget.h"
 #include "CoroutineLibrary.h"
 #include "HiddenKeys.h"

@@ -547,6 +547,9 @@ static int lk_undo_journal(lua_State *L) {
     if (lk_is_adoption_key(L, -2)) {
       lk_unadopt(L, -3, -1);
       lua_pop(L, 3);
+    } else if (lk_is_shift_key(L, -2)) {
+      lk_undo_shift(L, -3, -1);
+      lua_pop(L, 3);
     } else {
       lua_rawset(L, -3);
       lua_pop(L, 1);
@@ -651,104 +654,6 @@ journal:
   lua_pushvalue(L, key);
   lua_pushvalue(L, value);
   lua_rawset(L, real);
-}
-
-// MARK: - Shifts within an array
-
-int lk_push_writable_real(lua_State *L, int index) {
-  if (!lk_info_of(L)->transaction.open) return 0;
-  return lk_push_real_of(L, index);
-}
-
-void lk_state_shift(lua_State *L, int real, lua_Integer from, lua_Integer to) {
-  lk_info *info = lk_info_of(L);
-  info->shape.move_mark = NULL;  // as any write: a mark serves the write it was made for
-  info->shape.writes += 1;
-  lua_pushvalue(L, real);
-  lua_pushinteger(L, to);
-  lua_rawgeti(L, real, to);
-  lk_journal_push(L);
-  if (from == 0) {
-    lua_pushnil(L);
-  } else {
-    lua_rawgeti(L, real, from);
-  }
-  lua_rawseti(L, real, to);
-}
-
-enum { lk_shift_chunk = 1024 };  // slots shifted between two charges to the budget
-
-// The journal's segment being written, given room for an entry and the slot above it, with the
-// real table at `real` (on L) pushed on it: copied from the entry below when `segment` wrote
-// that one, moved from L otherwise.
-static lua_State *lk_shift_segment(lua_State *L, lua_State *segment, int real) {
-  lk_journal *journal = &lk_info_of(L)->journal;
-  if (__builtin_expect(journal->room < 3, 0)) lk_journal_reserve(L);
-  if (__builtin_expect(journal->current != segment, 0)) {
-    lua_pushvalue(L, real);
-    lua_xmove(L, journal->current, 1);
-  } else {
-    lua_pushvalue(segment, -3);
-  }
-  return journal->current;
-}
-
-void lk_state_shift_run(lua_State *L, int real, lua_Integer to, lua_Integer count,
-                        int direction) {
-  lk_info *info = lk_info_of(L);
-  lk_journal *journal = &info->journal;
-  real = lua_absindex(L, real);
-  info->shape.move_mark = NULL;  // as any write: a mark serves the write it was made for
-  if (count <= 0) return;
-  // Each entry is written on the journal's segment in place, and each value is read once:
-  // what real[to + direction] holds is the value real[to] gets and the old value of the entry
-  // that comes next, read straight onto the segment as that entry's. A segment has no protected
-  // call to catch an error, so only what cannot raise is done on it: pushes within the room
-  // reserved, reads, and writes of a key the table holds (its old value was not nil). A write
-  // that may add a key (and so allocate) is made on L. An entry comes before its write: one
-  // made for a write an error then stopped only gives a slot its own value back.
-  lk_charge(L, count < lk_shift_chunk ? count : lk_shift_chunk);
-  lua_State *segment = lk_shift_segment(L, NULL, real);
-  lua_pushinteger(segment, to);
-  int old_type = lua_rawgeti(segment, -2, to);
-  journal->room -= 3;
-  journal->length += 1;
-  for (lua_Integer done = 1;; done++, to += direction) {
-    info->shape.writes += 1;
-    if (done == count) {  // the last: the value it takes is no entry's
-      lua_rawgeti(L, real, to + direction);
-      lua_rawseti(L, real, to);
-      return;
-    }
-    if (done % lk_shift_chunk == 0) {
-      lua_Integer left = count - done;
-      lk_charge(L, left < lk_shift_chunk ? left : lk_shift_chunk);
-    }
-    segment = lk_shift_segment(L, segment, real);
-    lua_pushinteger(segment, to + direction);
-    int type = lua_rawgeti(segment, -2, to + direction);
-    journal->room -= 3;
-    journal->length += 1;
-    lua_pushvalue(segment, -1);
-    if (old_type == LUA_TNIL) {
-      lua_xmove(segment, L, 1);
-      lua_rawseti(L, real, to);
-    } else {
-      lua_rawseti(segment, -4, to);
-    }
-    old_type = type;
-  }
-}
-
-void lk_state_set_moved(lua_State *L, int real, lua_Integer i) {
-  lk_info *info = lk_info_of(L);
-  info->shape.move_mark = NULL;
-  info->shape.writes += 1;
-  lua_pushvalue(L, real);
-  lua_pushinteger(L, i);
-  lua_rawgeti(L, real, i);
-  lk_journal_push(L);
-  lua_rawseti(L, real, i);
 }
 
 static int lk_proxy_newindex(lua_State *L) {
@@ -1325,11 +1230,13 @@ void lk_transaction_begin(lua_State *L, int state_slot) {
   lk_info *info = lk_info_of(L);
   info->transaction.open = 1;
   info->transaction.serial += 1;
+  info->transaction.shift_entries = 0;
   lk_shape_begin(&info->shape, state_slot);
 }
 
 void lk_transaction_commit(lua_State *L) {
   lk_journal_forget(L);
+  lk_info_of(L)->transaction.shift_entries = 0;
   lk_end_transaction(L);
 }
 
@@ -1356,6 +1263,7 @@ int lk_transaction_rollback(lua_State *L) {
   if (info->transaction.lasting_given != 0) lk_end_lasting_given(L, 1);
   int status = lk_undo_to(L, 0);
   lk_journal_forget(L);
+  info->transaction.shift_entries = 0;
   lk_end_transaction(L);
   return status;
 }

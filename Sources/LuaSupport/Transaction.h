@@ -26,6 +26,8 @@ typedef struct {
   const void *plain_metatable;
   const void *fresh_metatable;
   const void *warm_metatable;
+  // Shift entries in the journal (ArrayShifts.c writes and undoes them).
+  lua_Integer shift_entries;
 } lk_transaction;
 
 void lk_transactions_open(lua_State *L);
@@ -46,22 +48,4 @@ int lk_is_bookkeeping(lua_State *L, int index);
 /// stores a table in it takes them back (as a flat root's), and so does a rollback. For the
 /// table library's loops that read elements over and over (a sort's order function).
 void lk_read_flat_in_action(lua_State *L, int index);
-/// Pushes the real table of the state table at `index` when a transaction is open (its tables
-/// may be written) and returns 1; 0, pushing nothing, otherwise.
-int lk_push_writable_real(lua_State *L, int index);
-/// real[to] = real[from] (nil for `from` 0), journaled, on the real table at `real` (absolute):
-/// the table library shifting an element within its own array (insert, remove). The element
-/// is the array's already, in the state's form: nothing to adopt, no shape to prove, no proxy
-/// to go through. Counted as a write of the state (a move further out sees it).
-void lk_state_shift(lua_State *L, int real, lua_Integer from, lua_Integer to);
-/// lk_state_shift for `count` slots in a row: real[to] = real[to + direction], then `to` moves
-/// on by `direction` (-1: an insert's shift up, from the end; 1: a remove's shift down). Charged
-/// to the budget a chunk of slots at a time, each slot journaled before it is written.
-void lk_state_shift_run(lua_State *L, int real, lua_Integer to, lua_Integer count,
-                        int direction);
-/// real[i] = the value on top (popped), journaled: an element of the array whose real table
-/// is at `real` (absolute) put back at another place of it (a sort done in a copy), in the
-/// state's form already (a real table, not its proxy).
-void lk_state_set_moved(lua_State *L, int real, lua_Integer i);
-
 #endif

@@ -20,6 +20,51 @@ enum { ROOT = 1, OLD_VALUES = 2, TABLES = 3, CHANGED = 4 };
 
 static const char lk_was_nil = 0;  // an old value that was nil
 
+// MARK: - The journal, one entry a slot
+
+// The journal as this file reads it: (table, key, old value) entries. A shift entry
+// (ArrayShifts.c) stands for the slots it moved: while the journal holds one, each reading
+// below begins by making lk_push_journal_slots's table, one entry a slot, kept in the registry
+// until the reading ends (or, if it raised, until the next begins).
+static const char lk_slots_key = 0;
+
+static void lk_entries_begin(lua_State *L) {
+  if (!lk_journal_has_shifts(L)) return;
+  lk_push_journal_slots(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_slots_key);
+}
+
+static void lk_entries_end(lua_State *L) {
+  lua_pushnil(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_slots_key);
+}
+
+// Pushes the table of slots of the reading under way.
+static void lk_push_slots(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_slots_key) != LUA_TTABLE) {
+    luaL_error(L, "the journal holds shifts, and no reading of it began");
+  }
+}
+
+static lua_Integer lk_entries_length(lua_State *L) {
+  if (!lk_journal_has_shifts(L)) return lk_journal_length(L);
+  lk_push_slots(L);
+  lua_rawgeti(L, -1, 0);
+  lua_Integer length = lua_tointeger(L, -1);
+  lua_pop(L, 2);
+  return length;
+}
+
+static void lk_entry_push_field(lua_State *L, lua_Integer entry, int field) {
+  if (!lk_journal_has_shifts(L)) {
+    lk_journal_push_field(L, entry, field);
+    return;
+  }
+  lk_push_slots(L);
+  lua_rawgeti(L, -1, entry * 3 + field);
+  lua_remove(L, -2);
+}
+
 int lk_changes_is_nil_marker(lua_State *L, int index) {
   return lua_type(L, index) == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == &lk_was_nil;
 }
@@ -28,10 +73,10 @@ int lk_changes_is_nil_marker(lua_State *L, int index) {
 // into[table] = { [key] = old value or the nil marker }, keyed by the table itself or, with
 // `by_address`, by its address (a walk that meets tables by address looks them up so).
 static void lk_collect_first_old_values(lua_State *L, int into, int by_address) {
-  lua_Integer length = lk_journal_length(L);
+  lua_Integer length = lk_entries_length(L);
   for (lua_Integer entry = 0; entry < length; entry++) {
-    lk_journal_push_field(L, entry, 1);
-    lk_journal_push_field(L, entry, 2);
+    lk_entry_push_field(L, entry, 1);
+    lk_entry_push_field(L, entry, 2);
     if (lk_is_adoption_key(L, -1) || lua_type(L, -2) != LUA_TTABLE || lk_is_bookkeeping(L, -2)) {
       lua_pop(L, 2);
       continue;
@@ -60,7 +105,7 @@ static void lk_collect_first_old_values(lua_State *L, int into, int by_address) 
     if (lua_rawget(L, -2) == LUA_TNIL) {  // the first write of the key: what it began as
       lua_pop(L, 1);
       lua_pushvalue(L, -2);
-      lk_journal_push_field(L, entry, 3);
+      lk_entry_push_field(L, entry, 3);
       if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         lua_pushlightuserdata(L, (void *)&lk_was_nil);
@@ -118,10 +163,12 @@ static int lk_visit(lua_State *L, int table, int depth) {
 
 static int lk_transaction_changes_protected(lua_State *L) {
   lua_settop(L, ROOT);
+  lk_entries_begin(L);
   lua_newtable(L);  // OLD_VALUES
   lua_newtable(L);  // TABLES
   lua_newtable(L);  // CHANGED
   lk_collect_first_old_values(L, OLD_VALUES, 1);
+  lk_entries_end(L);
   lk_visit(L, ROOT, 0);
   lua_createtable(L, 3, 0);
   for (int slot = OLD_VALUES; slot <= CHANGED; slot++) {
@@ -178,11 +225,11 @@ static int lk_only_field_holds_tables(lua_State *L) {
 static int lk_written_before(lua_State *L, lua_Integer entry, lua_Integer *budget) {
   for (lua_Integer earlier = entry - 1; earlier >= 0; earlier--) {
     if (--*budget < 0) return -1;
-    lk_journal_push_field(L, earlier, 1);
+    lk_entry_push_field(L, earlier, 1);
     int same = lua_rawequal(L, -1, -3);
     lua_pop(L, 1);
     if (!same) continue;
-    lk_journal_push_field(L, earlier, 2);
+    lk_entry_push_field(L, earlier, 2);
     same = lua_rawequal(L, -1, -2);
     lua_pop(L, 1);
     if (same) return 1;
@@ -198,18 +245,18 @@ static int lk_written_before(lua_State *L, lua_Integer entry, lua_Integer *budge
 // other fields hold tables), or when looking back for earlier entries passed a budget linear in
 // the journal (values written and written back, many times).
 static int lk_field_changed_quickly(lua_State *L) {
-  lua_Integer length = lk_journal_length(L);
+  lua_Integer length = lk_entries_length(L);
   lua_Integer budget = 4 * length + 64;
   for (lua_Integer entry = 0; entry < length; entry++) {
-    lk_journal_push_field(L, entry, 1);
-    lk_journal_push_field(L, entry, 2);
+    lk_entry_push_field(L, entry, 1);
+    lk_entry_push_field(L, entry, 2);
     if (lk_is_adoption_key(L, -1) || lua_type(L, -2) != LUA_TTABLE) {
       lua_pop(L, 2);
       continue;
     }
     lua_pushvalue(L, -1);
     lua_rawget(L, -3);
-    lk_journal_push_field(L, entry, 3);
+    lk_entry_push_field(L, entry, 3);
     int differs = !lk_same_value(L, -1, -2);
     lua_pop(L, 2);
     if (!differs) {
@@ -242,7 +289,7 @@ static int lk_field_changed_quickly(lua_State *L) {
 // what it holds now gives the tables that changed; then one walk over what the field reaches
 // now, which ends at the first changed table it meets (a table it reached only before lost its
 // place through a change to a table it still reaches, or to the field). Pushes a boolean.
-static int lk_field_changed_protected(lua_State *L) {
+static int lk_field_changed_body(lua_State *L) {
   lua_settop(L, FIELD_KEY);
   int quick = lk_field_changed_quickly(L);
   if (quick >= 0) {
@@ -339,6 +386,14 @@ static int lk_field_changed_protected(lua_State *L) {
   return 1;
 }
 
+static int lk_field_changed_protected(lua_State *L) {
+  lua_settop(L, FIELD_KEY);
+  lk_entries_begin(L);
+  int results = lk_field_changed_body(L);
+  lk_entries_end(L);
+  return results;
+}
+
 int lk_transaction_changed_field(lua_State *L, int root, int key) {
   root = lua_absindex(L, root);
   key = lua_absindex(L, key);
@@ -357,18 +412,18 @@ int lk_transaction_changed_field(lua_State *L, int root, int key) {
 // Pushes what real[key] held when the open transaction began: the old value of its first
 // journal entry, or what it holds now if the transaction did not write it.
 static void lk_push_value_before(lua_State *L, int real, int key) {
-  lua_Integer length = lk_journal_length(L);
+  lua_Integer length = lk_entries_length(L);
   lk_charge(L, length + 1);  // a look at every entry: bounded by the budget
   for (lua_Integer entry = 0; entry < length; entry++) {
-    lk_journal_push_field(L, entry, 1);
+    lk_entry_push_field(L, entry, 1);
     int same = lua_rawequal(L, -1, real);
     lua_pop(L, 1);
     if (!same) continue;
-    lk_journal_push_field(L, entry, 2);
+    lk_entry_push_field(L, entry, 2);
     same = !lk_is_adoption_key(L, -1) && lua_rawequal(L, -1, key);
     lua_pop(L, 1);
     if (same) {
-      lk_journal_push_field(L, entry, 3);
+      lk_entry_push_field(L, entry, 3);
       return;
     }
   }
@@ -388,16 +443,30 @@ static int lk_push_table_argument(lua_State *L, int index) {
 // transaction began (what an action found before it changed anything).
 static int lk_journal_was_set(lua_State *L) {
   luaL_checkany(L, 2);
-  lk_push_value_before(L, lk_push_table_argument(L, 1), 2);
+  int real = lk_push_table_argument(L, 1);
+  lk_entries_begin(L);
+  lk_push_value_before(L, real, 2);
+  lk_entries_end(L);
   lua_pushboolean(L, !lua_isnil(L, -1));
   return 1;
 }
+
+static int lk_had_element(lua_State *L);
 
 // journal.had_element(t, key, field, value): whether t[key], as it was when the open
 // transaction began, held a table whose `field` was `value` (a for_each element by its id,
 // though the parent may have removed it, or replaced the whole list, since).
 static int lk_journal_had_element(lua_State *L) {
   luaL_checkany(L, 4);
+  lua_settop(L, 4);
+  lk_entries_begin(L);
+  lk_had_element(L);
+  lk_entries_end(L);
+  return 1;
+}
+
+// The body of journal.had_element (1 to 4 its arguments): pushes its answer.
+static int lk_had_element(lua_State *L) {
   lk_push_value_before(L, lk_push_table_argument(L, 1), 2);
   if (lua_type(L, -1) != LUA_TTABLE) {
     lua_pushboolean(L, 0);
@@ -414,13 +483,13 @@ static int lk_journal_had_element(lua_State *L) {
     lua_pushboolean(L, 1);
     lua_rawset(L, keys);
   }
-  lua_Integer length = lk_journal_length(L);
+  lua_Integer length = lk_entries_length(L);
   for (lua_Integer entry = 0; entry < length; entry++) {
-    lk_journal_push_field(L, entry, 1);
+    lk_entry_push_field(L, entry, 1);
     int same = lua_rawequal(L, -1, real);
     lua_pop(L, 1);
     if (!same) continue;
-    lk_journal_push_field(L, entry, 2);
+    lk_entry_push_field(L, entry, 2);
     if (lk_is_adoption_key(L, -1)) {
       lua_pop(L, 1);
       continue;

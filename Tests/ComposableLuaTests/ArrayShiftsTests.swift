@@ -181,4 +181,34 @@ import Testing
       }
     }
   }
+
+  /// What the journal says a list held when the action began (`composable.journal`, which
+  /// `for_each` asks when an element's action finds no element) holds through shifts: each
+  /// slot's old value is the one before the first shift that moved it.
+  @Test func theJournalTellsWhatAShiftedListHeld() throws {
+    let feature = try LuaFeature(
+      source: """
+        return {
+          initial_state = function() return { list = { { id = 1 }, { id = 2 }, { id = 3 } } } end,
+          reduce = function(state)
+            local journal = require("composable.journal")
+            table.insert(state.list, 1, { id = 9 })
+            table.remove(state.list, 3)
+            table.insert(state.list, 2, { id = 8 })
+            state.set = { journal.was_set(state.list, 3), journal.was_set(state.list, 4),
+              journal.was_set(state.list, 5) }
+            state.had = { journal.had_element(state, "list", "id", 2),
+              journal.had_element(state, "list", "id", 3),
+              journal.had_element(state, "list", "id", 9),
+              journal.had_element(state, "list", "id", 8) }
+          end,
+        }
+        """, file: "journal.lua")
+    _ = try feature.step("go")
+    let state = try feature.state()
+    #expect(state["set"] == [true, false, false], "\(state)")
+    #expect(state["had"] == [true, true, false, false], "\(state)")
+    #expect(state["list"][1]["id"] == 9 && state["list"][2]["id"] == 8)
+    #expect(state["list"][3]["id"] == 1 && state["list"][4]["id"] == 3)
+  }
 }

@@ -82,11 +82,17 @@ import Testing
         local t = saved[op[2]]
         if type(t) == "table" then t[op[3]] = build(op[4]) end
       end,
+      -- At a position (op[4], op[3]): a shift of the elements after it, out of range an error.
       insert = function(state, op)
-        local t = resolve(state, op[2]) if t then table.insert(t, build(op[3])) end
+        local t = resolve(state, op[2])
+        if not t then return end
+        if op[4] then pcall(table.insert, t, op[4], build(op[3]))
+        else table.insert(t, build(op[3])) end
       end,
       remove = function(state, op)
-        local t = resolve(state, op[2]) if t then table.remove(t) end
+        local t = resolve(state, op[2])
+        if not t then return end
+        if op[3] then pcall(table.remove, t, op[3]) else table.remove(t) end
       end,
       sort = function(state, op)
         local t = resolve(state, op[2])
@@ -196,8 +202,13 @@ enum Program {
     case 4: return ["save", path, slot]
     case 5: return ["new_plain", slot, value(using: &random, depth: 0)]
     case 6: return ["write_saved", slot, key, value(using: &random, depth: 0)]
-    case 7: return ["insert", path, value(using: &random, depth: 0)]
-    case 8: return ["remove", path]
+    case 7:
+      let position = random.below(3)
+      let value = value(using: &random, depth: 0)
+      return position == 0 ? ["insert", path, value] : ["insert", path, value, .integer(position)]
+    case 8:
+      let position = random.below(3)
+      return position == 0 ? ["remove", path] : ["remove", path, .integer(position)]
     case 9: return ["sort", path]
     case 10:
       let to = LuaValue.table(LuaTable(array: paths[random.below(paths.count)]))
