@@ -814,20 +814,31 @@ static int lk_ipairs_step(lua_State *L) {
 }
 
 // One step of ipairs over a state's table: its real table's element read in place, a table as
-// its proxy, as `__index` would give it, without a call through the metatable.
+// its proxy, as `__index` would give it, without a call through the metatable. Every step of
+// a loop over a state's list: the stack is laid out so that the results need no moving.
 static int lk_proxy_ipairs_step(lua_State *L) {
-  lua_Integer i = luaL_checkinteger(L, 2);
+  int is_integer;
+  lua_Integer i = lua_tointegerx(L, 2, &is_integer);
+  if (!is_integer) i = luaL_checkinteger(L, 2);  // Lua's own error, or a float that is one
   i = (lua_Integer)((lua_Unsigned)i + 1u);
-  lua_pushinteger(L, i);
+  if (lua_gettop(L) != 2) lua_settop(L, 2);
   // Called by hand with anything but a proxy: as Lua reads it (and raises as Lua does).
   if (lua_type(L, 1) != LUA_TTABLE || lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) {
-    lua_settop(L, 3);
+    lua_settop(L, 2);
+    lua_pushinteger(L, i);
     return lua_geti(L, 1, i) == LUA_TNIL ? 1 : 2;
   }
-  int type = lua_rawgeti(L, -1, i);
-  lua_remove(L, -2);  // the real table: never handed out
+  lua_pushinteger(L, i);  // 4 (3 the real table: never handed out)
+  int type = lua_rawgeti(L, 3, i);  // 5
   if (type == LUA_TNIL) return 1;
-  if (type == LUA_TTABLE) lk_wrap_top(L);
+  if (type == LUA_TTABLE) {
+    if (lua_rawgetp(L, 5, &lk_proxy_key) == LUA_TTABLE) {  // its kept proxy: 6
+      lua_copy(L, 4, 5);
+      return 2;
+    }
+    lua_pop(L, 1);
+    lk_wrap_top(L);
+  }
   return 2;
 }
 
