@@ -309,7 +309,13 @@ static int lk_count_lasting_again(lua_State *L) {
   lua_pushnil(L);
   while (lua_next(L, -2) != 0) {
     lua_pop(L, 1);
-    count += 1;
+    if (lk_reads_of(L, -1) == lk_reads_flat) {
+      count += 1;
+    } else {  // counted, but its flat reads were never given (out of memory)
+      lua_pushvalue(L, -1);
+      lua_pushnil(L);
+      lua_rawset(L, -4);  // an existing key: allowed while traversing
+    }
   }
   lua_pop(L, 1);
   transaction->lasting_flat = count;
@@ -332,20 +338,21 @@ static int lk_give_lasting_flat_reads(lua_State *L, int proxy, int real) {
     return lk_lasting_not_flat;
   }
   proxy = lua_absindex(L, proxy);
-  // Listed first: if the list cannot grow, the error comes before the proxy changed. Put in
-  // the set last: one given but not in it (out of memory) is only not counted.
+  // Listed first: if the list cannot grow, the error comes before the proxy changed. Counted
+  // before it is given: one counted but not given (out of memory) only leaves less room until
+  // the next count, which counts those with flat reads.
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_given_key);
   lua_pushvalue(L, proxy);
   lua_rawseti(L, -2, transaction->lasting_given + 1);
   lua_pop(L, 1);
   transaction->lasting_given += 1;
-  lk_give_flat_reads(L, proxy, real);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_lasting_key);
   lua_pushvalue(L, proxy);
   lua_pushboolean(L, 1);
   lua_rawset(L, -3);
   lua_pop(L, 1);
   transaction->lasting_flat += 1;
+  lk_give_flat_reads(L, proxy, real);
   return lk_lasting_given;
 }
 
@@ -512,10 +519,14 @@ static void lk_unadopt(lua_State *L, int table, int metatable) {
   metatable = lua_absindex(L, metatable);
   if (!lk_push_real_of(L, table)) return;
   int real = lua_gettop(L);
-  // A proxy has one of the shared metatables by now: flat reads given in the transaction are
-  // taken back before its undo.
-  int reads = lk_reads_of(L, table);
-  if (reads != lk_reads_none && reads != lk_reads_flat) {  // its contents are in the real table
+  // Converted (its contents moved into the real table) unless it still has the metatable it
+  // had: adoption gives it a proxy's once its contents moved, and nothing can fail between.
+  int converted = lua_getmetatable(L, table);
+  if (converted) {
+    converted = !lua_rawequal(L, -1, metatable);
+    lua_pop(L, 1);
+  }
+  if (converted) {  // its contents are in the real table
     lua_pushnil(L);
     while (lk_next_visible(L, real) != 0) {
       if (lua_type(L, -1) == LUA_TTABLE) {
@@ -617,6 +628,7 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     if (move_mark != NULL && move_mark == lua_topointer(L, real) && lk_made_by_mover(L) &&
         lk_push_real_of(L, value)) {
       lk_store_existing(L, value);
+      lk_leave_flat_reads(L, proxy);  // a table the array held: it has none, but to be sure
       goto journal;
     }
     // All or nothing: a table that cannot be stored (too deep, a metatable, out of memory)
@@ -705,18 +717,47 @@ void lk_read_flat_in_action(lua_State *L, int index) {
   lua_settop(L, real - 1);
 }
 
-// The proxies given flat reads for the transaction that ends go back to the shared metatables.
-static __attribute__((noinline)) void lk_end_flat_reads(lua_State *L) {
-  lk_info *info = lk_info_of(L);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_flat_key);
-  for (lua_Integer i = info->transaction.flat_for_action; i > 0; i--) {
-    lua_rawgeti(L, -1, i);
-    lk_leave_flat_reads(L, -1);
+static int lk_new_list_protected(lua_State *L) {
+  lua_createtable(L, 16, 0);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, lua_touserdata(L, 1));
+  return 0;
+}
+
+// Empties the list under `key` in the registry, `count` entries long. A long one is replaced by
+// a new one, so that the collector frees it (emptied, a table keeps the array it grew to: an
+// action that gave and took back flat reads a million times would keep its list for good);
+// emptied in place if no new one can be made.
+static void lk_empty_list(lua_State *L, const char *key, lua_Integer count) {
+  if (count > 64) {
+    lua_pushcfunction(L, lk_new_list_protected);
+    lua_pushlightuserdata(L, (void *)key);
+    if (lk_pcall_uncapped(L, 1, 0) == LUA_OK) return;
     lua_pop(L, 1);
+  }
+  lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+  for (lua_Integer i = count; i > 0; i--) {
     lua_pushnil(L);
     lua_rawseti(L, -2, i);
   }
   lua_pop(L, 1);
+}
+
+// Takes flat reads back from the proxies in the list under `key`, `count` long.
+static void lk_leave_flat_reads_of_list(lua_State *L, const char *key, lua_Integer count) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+  for (lua_Integer i = count; i > 0; i--) {
+    lua_rawgeti(L, -1, i);
+    lk_leave_flat_reads(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+// The proxies given flat reads for the transaction that ends go back to the shared metatables.
+static __attribute__((noinline)) void lk_end_flat_reads(lua_State *L) {
+  lk_info *info = lk_info_of(L);
+  lk_leave_flat_reads_of_list(L, &lk_flat_key, info->transaction.flat_for_action);
+  lk_empty_list(L, &lk_flat_key, info->transaction.flat_for_action);
   info->transaction.flat_for_action = 0;
 }
 
@@ -724,17 +765,8 @@ static __attribute__((noinline)) void lk_end_flat_reads(lua_State *L) {
 // before its undo, which may store a table in one of their tables again).
 static __attribute__((noinline)) void lk_end_lasting_given(lua_State *L, int take_back) {
   lk_info *info = lk_info_of(L);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_given_key);
-  for (lua_Integer i = info->transaction.lasting_given; i > 0; i--) {
-    if (take_back) {
-      lua_rawgeti(L, -1, i);
-      lk_leave_flat_reads(L, -1);
-      lua_pop(L, 1);
-    }
-    lua_pushnil(L);
-    lua_rawseti(L, -2, i);
-  }
-  lua_pop(L, 1);
+  if (take_back) lk_leave_flat_reads_of_list(L, &lk_given_key, info->transaction.lasting_given);
+  lk_empty_list(L, &lk_given_key, info->transaction.lasting_given);
   info->transaction.lasting_given = 0;
 }
 
@@ -1272,8 +1304,16 @@ int lk_transaction_rollback(lua_State *L) {
   // its metatable being a shared one, and the undo may store a table in a flat table again.
   if (info->transaction.flat_for_action != 0) lk_end_flat_reads(L);
   if (info->transaction.lasting_given != 0) lk_end_lasting_given(L, 1);
+  lua_Integer length = lk_journal_length(L);
   int status = lk_undo_to(L, 0);
-  lk_journal_forget(L);
+  // The undo emptied the journal entry by entry; a journal that was large keeps the stacks it
+  // grew to (Lua shrinks them only at a collection), and the next action would begin with them
+  // counted against the memory limit: replaced, as a commit replaces it.
+  if (lk_journal_length(L) == 0 && length > LK_JOURNAL_REPLACED_ABOVE) {
+    lk_journal_forget_large(L);
+  } else {
+    lk_journal_forget(L);
+  }
   info->transaction.shift_entries = 0;
   lk_end_transaction(L);
   return status;

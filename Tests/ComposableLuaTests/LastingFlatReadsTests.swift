@@ -152,4 +152,32 @@ import Testing
     #expect(state["same"] == [true, true, true, true, true, true, true, true], "\(state)")
     #expect(state["refused"] == true && state["seen"] == 3 && state["rec"]["c"] == 3)
   }
+
+  /// Flat reads given and taken back over and over in one action (read twice, a table stored,
+  /// then removed) leave nothing behind once it ends: the lists of the transaction are made
+  /// small again, whether it commits or rolls back.
+  @Test func givingAndTakingBackOverAndOverLeavesNoMemory() throws {
+    for fail in [false, true] {
+      let feature = try LuaFeature(
+        source: """
+          return {
+            initial_state = function() return { flat = { a = 1, b = 2 } } end,
+            reduce = function(state, action)
+              local flat = state.flat
+              for _ = 1, 200000 do
+                local _ = flat.a, flat.a
+                flat.t = {}
+                flat.t = nil
+              end
+              if action.fail then error("rolled back") end
+            end,
+          }
+          """, file: "churn.lua", limits: LuaLimits(memory: nil, instructions: nil))
+      let before = feature.memoryInUse()
+      _ = try? feature.step(["type": "go", "fail": .boolean(fail)])
+      #expect(try feature.state()["flat"]["a"] == 1)
+      let after = feature.memoryInUse()
+      #expect(after < before + 256 * 1024, "fail \(fail): \(before) bytes before, \(after) after")
+    }
+  }
 }

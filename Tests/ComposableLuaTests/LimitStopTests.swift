@@ -143,4 +143,26 @@ import Testing
     #expect(Self.send(feature, "memory") == nil)
     #expect(try feature.state() == ["n": 0, "c": 3, "caught": true])
   }
+
+  /// An action stopped by the memory cap while its journal filled the cap (writes over and over)
+  /// leaves the next action the memory it had: the rolled-back journal's stacks go with it.
+  @Test func anActionAfterOneStoppedByTheCapHasItsMemory() throws {
+    let feature = try LuaFeature(
+      source: """
+        return {
+          initial_state = function() return { n = 0, t = { a = 1 } } end,
+          reduce = function(state, action)
+            if action.type == "fill" then
+              local t = state.t
+              while true do t.b = {} t.b = nil end
+            end
+            state.n = state.n + 1
+          end,
+        }
+        """, file: "fill.lua", limits: LuaLimits(memory: 16 * 1_048_576, instructions: nil))
+    #expect(throws: LuaFeatureError.self) { try feature.step("fill") }
+    _ = try feature.step("count")
+    #expect(try feature.state()["n"] == 1)
+    #expect(feature.memoryInUse() < 4 * 1_048_576, "\(feature.memoryInUse()) bytes in use")
+  }
 }
