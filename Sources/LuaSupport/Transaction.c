@@ -35,6 +35,7 @@ static const char lk_kept_key = 0;      // registry: real -> proxy, weak, after 
 static const char lk_flat_key = 0;      // registry: proxies with flat reads for this action
 static const char lk_given_key = 0;     // registry: proxies given lasting flat reads, this one
 static const char lk_lasting_key = 0;   // registry: proxies with lasting flat reads, weak keys
+static const char lk_canary_key = 0;    // registry: { table made at the last count }, weak
 
 // The metamethods' upvalues: __index and __newindex hold the fresh metatable, which they give
 // a nested table's new proxy; a flat-read proxy's __newindex holds its real table too.
@@ -298,12 +299,24 @@ static void lk_leave_flat_reads(lua_State *L, int proxy) {
   lk_forget_lasting(L, proxy);
 }
 
-// Counts again the proxies with lasting flat reads (the set forgets those collected), at most
-// once every 64 transactions: returns whether fewer than the limit have them.
+// Counts again the proxies with lasting flat reads, once the limit is reached: the count is too
+// high only for proxies collected since (the set forgets them), so it is made again only after a
+// collection has run (the canary, a table held weakly, is gone), at most once a transaction.
+// Returns whether fewer than the limit have them.
 static int lk_count_lasting_again(lua_State *L) {
   lk_transaction *transaction = &lk_info_of(L)->transaction;
-  if (transaction->serial - transaction->counted_at < 64) return 0;
+  if (transaction->serial == transaction->counted_at) return 0;
   transaction->counted_at = transaction->serial;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_canary_key);
+  int collected = lua_rawgeti(L, -1, 1) == LUA_TNIL;
+  lua_pop(L, 1);
+  if (!collected) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_newtable(L);
+  lua_rawseti(L, -2, 1);
+  lua_pop(L, 1);
   lua_Integer count = 0;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_lasting_key);
   lua_pushnil(L);
@@ -1027,6 +1040,12 @@ void lk_transactions_open(lua_State *L) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_given_key);
   lk_push_weak_keyed_table(L);  // proxy -> true
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_lasting_key);
+  lua_newtable(L);  // the canary's holder, its value held weakly
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_canary_key);
   lua_newtable(L);  // real -> proxy, the proxy held weakly
   lua_createtable(L, 0, 1);
   lua_pushliteral(L, "v");
