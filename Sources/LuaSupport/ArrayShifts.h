@@ -29,10 +29,16 @@ int lk_is_shift_key(lua_State *L, int index);
 void lk_undo_shift(lua_State *L, int table, int descriptor);
 /// Whether the journal holds a shift entry.
 int lk_journal_has_shifts(lua_State *L);
-/// Pushes the journal as one entry a slot: a table whose [0] is the count of entries and whose
-/// [3 * i + f] is field f (1 table, 2 key, 3 old value) of entry i (0 the oldest), each shift
-/// entry written out as the entries of the slots it moved, with their old values. Returns the
-/// count. Allocates as long as the journal and the slots its shifts moved.
-lua_Integer lk_push_journal_slots(lua_State *L);
+/// The run a shift entry stands for: slot to + j * direction took the value of the slot after
+/// it (to + (j + 1) * direction), for j in [0, count).
+typedef struct {
+  lua_Integer to;
+  lua_Integer count;
+  lua_Integer direction;
+} lk_shift;
+/// The run of the shift entry whose descriptor is at `descriptor`.
+lk_shift lk_shift_of(lua_State *L, int descriptor);
+/// Pushes the old value of the first slot of the run whose descriptor is at `descriptor`.
+void lk_push_shift_first_old(lua_State *L, int descriptor);
 
 #endif
