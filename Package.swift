@@ -111,8 +111,15 @@ let package = Package(
       ],
       plugins: ["LuaBytecodePlugin"]
     ),
-    // Lua tests as cases of Swift tests (it imports Testing: for test targets only).
-    .target(name: "ComposableLuaTesting", dependencies: ["ComposableLua"]),
+    // Lua tests as cases of Swift tests (it imports Testing: for test targets only). It links
+    // IssueReportingTestSupport, without which a TestStore's failures print a warning and the
+    // test passes: a test target that depends on it has its failures reach Swift Testing.
+    .target(
+      name: "ComposableLuaTesting",
+      dependencies: [
+        "ComposableLua",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]),
     // The REPL's terminal: Ctrl-C at its prompt, in C because a signal handler must be, and
     // Debian's libedit for line editing, opened with dlopen when first needed.
     .target(name: "TerminalSupport"),

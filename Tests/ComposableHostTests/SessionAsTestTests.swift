@@ -79,6 +79,18 @@ import Testing
     #expect(message.contains("+ items[1].n = 3"), "\(message)")
   }
 
+  /// A Lua test's bare name is written beside the feature, wherever the REPL was started (the
+  /// tests run from the package's folder; the feature is in a temporary one).
+  @Test func aBareLuaTestNameIsWrittenBesideTheFeature() async throws {
+    let repl = try Harness()
+    await repl.type("increment")
+    let said = await repl.type(":test bare_session_test.lua").0
+    let written = repl.file.deletingLastPathComponent().resolvingSymlinksInPath()
+      .appendingPathComponent("bare_session_test.lua")
+    #expect(FileManager.default.fileExists(atPath: written.path))
+    #expect(said.hasPrefix("  wrote \(written.path): 1 sent, 0 received; it passes"), "\(said)")
+  }
+
   @Test func aTestIsNeverWrittenOverAFileOrAwayFromTheFeature() async throws {
     let repl = try Harness()
     await repl.type("increment")

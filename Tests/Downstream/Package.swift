@@ -18,6 +18,15 @@ let package = Package(
         .product(name: "CasePaths", package: "swift-case-paths"),
       ],
       resources: [.copy("todos.lua")]
-    )
+    ),
+    // A test target as the README's "Testing a Lua feature from Swift" has one: through
+    // ComposableLuaTesting, a TestStore's failures reach Swift Testing.
+    .testTarget(
+      name: "TodoAppTests",
+      dependencies: [
+        .product(name: "ComposableLua", package: "ComposableLua"),
+        .product(name: "ComposableLuaTesting", package: "ComposableLua"),
+      ]
+    ),
   ]
 )

@@ -11,20 +11,26 @@ extension ReplSession {
         ":test takes a Lua test's name (:test session_test.lua) or a Swift file's (:test "
           + "SessionTests.swift)")
     }
-    let url = URL(fileURLWithPath: argument)
+    let isLua = argument.hasSuffix("_test.lua")
+    let featureDirectory = file.deletingLastPathComponent().resolvingSymlinksInPath()
+    // A Lua test's bare name goes beside the feature, wherever the REPL was started: the one
+    // place it can go (it finds the feature by its module name).
+    let url =
+      isLua && !argument.contains("/")
+      ? featureDirectory.appendingPathComponent(argument)
+      : URL(fileURLWithPath: argument)
+    let shown = isLua && !argument.contains("/") ? Self.shownPath(url) : argument
     guard !FileManager.default.fileExists(atPath: url.path) else {
       return printer.error(
-        "\(argument) exists, and :test does not write over a file: remove it, or choose another "
+        "\(shown) exists, and :test does not write over a file: remove it, or choose another "
           + "name")
     }
-    let isLua = argument.hasSuffix("_test.lua")
     let swiftName = url.deletingPathExtension().lastPathComponent
     if !isLua, swiftName.wholeMatch(of: #/[A-Za-z_][A-Za-z0-9_]*/#) == nil {
       return printer.error(
         "\(url.lastPathComponent): the file's name is the test suite's, so it must be a Swift "
           + "name (:test SessionTests.swift)")
     }
-    let featureDirectory = file.deletingLastPathComponent().resolvingSymlinksInPath()
     if isLua, url.deletingLastPathComponent().resolvingSymlinksInPath() != featureDirectory {
       return printer.error(
         "write a Lua test beside \(file.lastPathComponent) (in \(featureDirectory.path)): it "
@@ -57,7 +63,7 @@ extension ReplSession {
       text.components(separatedBy: "store:receive(").count - 1
       + text.components(separatedBy: "await store.receive(").count - 1
     if let note = migrationNote { printer.line(note) }
-    var line = "  wrote \(argument): \(sends) sent, \(receives) received"
+    var line = "  wrote \(shown): \(sends) sent, \(receives) received"
     guard isLua else { return printer.line(line) }
     // Run at once: a test written from a session passes when written.
     let results = await LuaTestRunner().run(file: url)
@@ -65,11 +71,20 @@ extension ReplSession {
       if case let .failed(messages) = result.outcome { return messages } else { return nil }
     }.flatMap { $0 }
     if failures.isEmpty, !results.isEmpty {
-      line += "; it passes (composable test \(argument))"
+      line += "; it passes (composable test \(shown))"
       printer.line(line)
     } else {
       printer.line(line)
       printer.error("it does not pass yet:\n" + failures.joined(separator: "\n"))
     }
+  }
+
+  /// `url` as the REPL's user would type it: relative to the current folder when it is inside
+  /// it, whole otherwise.
+  static func shownPath(_ url: URL) -> String {
+    let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+      .resolvingSymlinksInPath().path
+    let path = url.path
+    return path.hasPrefix(current + "/") ? String(path.dropFirst(current.count + 1)) : path
   }
 }

@@ -1,7 +1,8 @@
 // Written by composable's :test from a REPL session on facts.lua.
 // Each action is sent with the change it made, each action an effect sent back is
 // received, and the time between is advanced; what env, the network and the files
-// answered is served from the recording.
+// answered is served from the recording. Its test target depends on ComposableLuaTesting
+// (or IssueReportingTestSupport), without which a failure is a warning and the test passes.
 import Composable
 import ComposableLua
 import Foundation
