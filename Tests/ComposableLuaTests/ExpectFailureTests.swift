@@ -102,4 +102,20 @@ import Testing
           && $0.contains("To fix, use a pattern that backtracks less")
       }, "\(slowMessages)")
   }
+
+  /// An action that cannot reach the feature (a function in it) is named as the REPL names it,
+  /// at the test's line.
+  @Test func anActionThatIsNotDataIsNamedWhereItIs() async throws {
+    let outcomes = try await run(
+      """
+        store:send({ type = "add", title = function() end })
+      """)
+    guard case let .failed(messages) = outcomes.first else {
+      Issue.record("expected a failure, got \(outcomes)")
+      return
+    }
+    #expect(
+      messages.first?.hasSuffix("send: action.title: a function is not data") == true,
+      "\(messages)")
+  }
 }

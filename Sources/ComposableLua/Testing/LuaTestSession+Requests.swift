@@ -20,6 +20,11 @@ extension LuaTestSession {
     let file = LuaTestFailures.luaFileID
     switch op {
     case "send":
+      // What cannot cross to the feature's VM, named as the REPL names it (not as a value of
+      // another VM, which is how it would fail there).
+      if let problem = request.action.dataProblem {
+        throw LuaTestError("send: action\(problem.path): \(problem.message)")
+      }
       let update = request.update
       await store.store.send(
         request.action, assert: try updater(update), fileID: file, filePath: file, line: line,
