@@ -111,6 +111,9 @@ import Testing
     #expect(await repl.type("= {", "  nil + 1 }").0
       == "  error: = {…:2: attempt to perform arithmetic on a nil value")
     #expect(await repl.type("= state.count + 1, state.items").0 == "1\n{}")
+    #expect(await repl.type("= state.count = 5").0
+      == "  error: syntax error: = state.count = 5: <eof> expected near '=' (= shows a value; "
+      + "the state changes only through an action)")
   }
 
   /// An action typed may read the state and env, as an `=` expression does; it cannot write.

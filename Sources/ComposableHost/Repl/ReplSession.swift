@@ -213,10 +213,14 @@ public actor ReplSession {
       printer.line(
         values.isEmpty ? "  (no value)" : values.map { $0.pretty() }.joined(separator: "\n"))
     } catch {
-      // One line typed: its line number says nothing.
+      // One line typed: its line number says nothing (after "syntax error: " too).
       var message = error.message
-      if !typed.contains("\n"), message.hasPrefix(name + ":1: ") {
-        message = name + ": " + message.dropFirst((name + ":1: ").count)
+      if !typed.contains("\n"), let place = message.range(of: name + ":1: ") {
+        message.replaceSubrange(place, with: name + ": ")
+      }
+      // `= state.x = 5`: an assignment where a value was asked for.
+      if case .syntax = error, message.hasSuffix("<eof> expected near '='") {
+        message += " (= shows a value; the state changes only through an action)"
       }
       printer.error(message)
     }
