@@ -62,89 +62,94 @@ static void lk_note_after(lua_State *L, int noted, int key, int value) {
   lua_rawset(L, noted);
 }
 
-// Pushes the journal as one entry a slot: a table whose [0] is the count of entries and whose
-// [3 * i + f] is field f (1 table, 2 key, 3 old value) of entry i (0 the oldest), each shift
-// entry written out as the entries of the slots it moved, with their old values; returns the
-// count. Allocates as long as the journal and the slots its shifts moved.
-static lua_Integer lk_push_journal_slots(lua_State *L) {
+// Pushes the journal as this file reads it when it holds shifts: one entry for each (table,
+// key) written, with its first old value (the value when the transaction began), in no set
+// order; a table whose [0] is the count of entries and whose [3 * i + f] is field f (1 table, 2
+// key, 3 old value) of entry i. Every reader here wants only a key's first entry, so a list
+// shifted a thousand times is a thousand keys, not a million slots. The walk goes newest first:
+// a slot's old value under a shift is what the slot next to it held just after the shift, which
+// the entries after it (walked already) or the table now give; the oldest entry of a key walked
+// last is its first. Memory as the keys written; time as the slots the shifts moved, which the
+// action was charged for, and a reading inside an action (`charge`) is charged for again.
+static lua_Integer lk_push_journal_slots(lua_State *L, int charge) {
   luaL_checkstack(L, 16, "the journal's entries");
   lua_Integer length = lk_journal_length(L);
-  lua_Integer total = 0;
-  for (lua_Integer entry = 0; entry < length; entry++) {
-    lk_journal_push_field(L, entry, 2);
-    if (lk_is_shift_key(L, -1)) {
-      lk_journal_push_field(L, entry, 3);
-      total += lk_shift_of(L, -1).count;
-      lua_pop(L, 1);
-    } else {
-      total += 1;
-    }
-    lua_pop(L, 1);
-  }
-  lua_createtable(L, (int)(total * 3 < INT32_MAX ? total * 3 : 0), 1);
-  int slots = lua_gettop(L);
-  lua_pushinteger(L, total);
-  lua_rawseti(L, slots, 0);
   lua_newtable(L);
+  int slots = lua_gettop(L);
+  lua_newtable(L);  // table -> { key -> value just after the entry walked, or the nil marker }
   int after = slots + 1;
-  // Newest first: each slot's old value under a shift is the value just after it of the slot
-  // next to it, which the entries after it (walked already) or the table now give.
-  lua_Integer next = total;  // the entries written so far are those from `next` on
+  lua_newtable(L);  // table -> { key -> the old value of its oldest entry walked }
+  int first = slots + 2;
   for (lua_Integer entry = length - 1; entry >= 0; entry--) {
-    int table = after + 1, key = after + 2, old = after + 3;
+    int table = first + 1, key = first + 2, old = first + 3;
     for (int field = 1; field <= 3; field++) lk_journal_push_field(L, entry, field);
+    if (lk_is_adoption_key(L, key)) {  // no write: every reader skips it
+      lua_settop(L, first);
+      continue;
+    }
     if (lk_is_shift_key(L, key)) {
       lk_shift shift = lk_shift_of(L, old);
-      lua_Integer to = shift.to, count = shift.count, direction = shift.direction;
-      lua_createtable(L, (int)count, 0);
+      if (charge) lk_charge(L, shift.count);
+      lua_createtable(L, shift.count < INT32_MAX ? (int)shift.count : 0, 0);
       int olds = old + 1;
-      for (lua_Integer j = 0; j < count; j++) {
+      for (lua_Integer j = 0; j < shift.count; j++) {
         if (j == 0) lk_push_shift_first_old(L, old);
-        else lk_push_value_after(L, after, table, to + (j - 1) * direction);
+        else lk_push_value_after(L, after, table, shift.to + (j - 1) * shift.direction);
         lua_rawseti(L, olds, j + 1);
       }
       lk_push_after_of(L, after, table);
-      int noted = olds + 1;
-      for (lua_Integer j = count - 1; j >= 0; j--) {
-        next -= 1;
-        lua_pushvalue(L, table);
-        lua_rawseti(L, slots, next * 3 + 1);
-        lua_pushinteger(L, to + j * direction);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, slots, next * 3 + 2);
+      lk_push_after_of(L, first, table);
+      int noted_after = olds + 1, noted_first = olds + 2;
+      for (lua_Integer j = 0; j < shift.count; j++) {
+        lua_pushinteger(L, shift.to + j * shift.direction);
         lua_rawgeti(L, olds, j + 1);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, slots, next * 3 + 3);
-        lk_note_after(L, noted, noted + 1, noted + 2);
+        lk_note_after(L, noted_after, noted_first + 1, noted_first + 2);
+        lk_note_after(L, noted_first, noted_first + 1, noted_first + 2);
         lua_pop(L, 2);
       }
     } else {
-      next -= 1;
-      for (int field = 1; field <= 3; field++) {
-        lua_pushvalue(L, after + field);
-        lua_rawseti(L, slots, next * 3 + field);
-      }
-      if (!lk_is_adoption_key(L, key)) {
-        lk_push_after_of(L, after, table);
-        lk_note_after(L, lua_gettop(L), key, old);
-      }
+      lk_push_after_of(L, after, table);
+      lk_note_after(L, lua_gettop(L), key, old);
+      lua_pop(L, 1);
+      lk_push_after_of(L, first, table);
+      lk_note_after(L, lua_gettop(L), key, old);
     }
-    lua_settop(L, after);
+    lua_settop(L, first);
   }
-  lua_pop(L, 1);
-  return total;
+  lua_Integer count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, first) != 0) {  // table, { key -> first old value }
+    int table = lua_gettop(L) - 1, keys = table + 1;
+    lua_pushnil(L);
+    while (lua_next(L, keys) != 0) {  // key, old value
+      if (lua_touserdata(L, -1) == &lk_after_was_nil) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+      }
+      lua_pushvalue(L, table);
+      lua_rawseti(L, slots, count * 3 + 1);
+      lua_pushvalue(L, -2);
+      lua_rawseti(L, slots, count * 3 + 2);
+      lua_rawseti(L, slots, count * 3 + 3);
+      count += 1;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushinteger(L, count);
+  lua_rawseti(L, slots, 0);
+  lua_settop(L, slots);
+  return count;
 }
-
 
 // The journal as this file reads it: (table, key, old value) entries. A shift entry
 // (ArrayShifts.c) stands for the slots it moved: while the journal holds one, each reading
-// below begins by making lk_push_journal_slots's table, one entry a slot, kept in the registry
-// until the reading ends (or, if it raised, until the next begins).
+// below begins by making lk_push_journal_slots's table, each key's first entry, kept in the
+// registry until the reading ends (or, if it raised, until the next begins).
 static const char lk_slots_key = 0;
 
-static void lk_entries_begin(lua_State *L) {
+static void lk_entries_begin(lua_State *L, int charge) {
   if (!lk_journal_has_shifts(L)) return;
-  lk_push_journal_slots(L);
+  lk_push_journal_slots(L, charge);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_slots_key);
 }
 
@@ -277,7 +282,7 @@ static int lk_visit(lua_State *L, int table, int depth) {
 
 static int lk_transaction_changes_protected(lua_State *L) {
   lua_settop(L, ROOT);
-  lk_entries_begin(L);
+  lk_entries_begin(L, 0);  // the host's, after the action
   lua_newtable(L);  // OLD_VALUES
   lua_newtable(L);  // TABLES
   lua_newtable(L);  // CHANGED
@@ -502,7 +507,7 @@ static int lk_field_changed_body(lua_State *L) {
 
 static int lk_field_changed_protected(lua_State *L) {
   lua_settop(L, FIELD_KEY);
-  lk_entries_begin(L);
+  lk_entries_begin(L, 0);  // the host's, after the action
   int results = lk_field_changed_body(L);
   lk_entries_end(L);
   return results;
@@ -558,7 +563,7 @@ static int lk_push_table_argument(lua_State *L, int index) {
 static int lk_journal_was_set(lua_State *L) {
   luaL_checkany(L, 2);
   int real = lk_push_table_argument(L, 1);
-  lk_entries_begin(L);
+  lk_entries_begin(L, 1);
   lk_push_value_before(L, real, 2);
   lk_entries_end(L);
   lua_pushboolean(L, !lua_isnil(L, -1));
@@ -573,7 +578,7 @@ static int lk_had_element(lua_State *L);
 static int lk_journal_had_element(lua_State *L) {
   luaL_checkany(L, 4);
   lua_settop(L, 4);
-  lk_entries_begin(L);
+  lk_entries_begin(L, 1);
   lk_had_element(L);
   lk_entries_end(L);
   return 1;
