@@ -22,6 +22,20 @@ static inline int lk_next_visible(lua_State *L, int index) {
   }
   return 0;
 }
+/// Whether the table at `index` (absolute) holds no table among its first `most` fields and
+/// has no more than that (a larger one counts as holding one): bounded, whatever it holds.
+static inline int lk_is_flat_within(lua_State *L, int index, int most) {
+  int fields = 0;
+  lua_pushnil(L);
+  while (lk_next_visible(L, index) != 0) {
+    if (lua_type(L, -1) == LUA_TTABLE || ++fields > most) {
+      lua_pop(L, 2);
+      return 0;
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
 /// If the value at `index` is a proxy, pushes its real table and returns 1; otherwise pushes
 /// nothing and returns 0. What sits under the hidden key is checked to be a table.
 static inline int lk_push_real_of(lua_State *L, int index) {

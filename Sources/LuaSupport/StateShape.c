@@ -56,16 +56,7 @@ static int lk_shape_holds_table_near(lua_State *L, int real, int key) {
 // Whether the real table at `table` holds no table, looking at LK_SHAPE_SCAN_SMALL entries at
 // most (a larger one counts as holding one).
 static int lk_shape_is_small_flat(lua_State *L, int table) {
-  int seen = 0;
-  lua_pushnil(L);
-  while (lk_next_visible(L, table) != 0) {
-    if (lua_type(L, -1) == LUA_TTABLE || ++seen > LK_SHAPE_SCAN_SMALL) {
-      lua_pop(L, 2);
-      return 0;
-    }
-    lua_pop(L, 1);
-  }
-  return 1;
+  return lk_is_flat_within(L, table, LK_SHAPE_SCAN_SMALL);
 }
 
 void lk_shape_note_store(

@@ -243,17 +243,7 @@ static int lk_is_flat(lua_State *L, int index) {
 // at a proxy's first read and for a sort's every element, so the look is bounded whatever a
 // table holds.
 static int lk_is_small_and_flat(lua_State *L, int index) {
-  index = lua_absindex(L, index);
-  int fields = 0;
-  lua_pushnil(L);
-  while (lk_next_visible(L, index) != 0) {
-    if (lua_type(L, -1) == LUA_TTABLE || ++fields > lk_flat_read_fields) {
-      lua_pop(L, 2);
-      return 0;
-    }
-    lua_pop(L, 1);
-  }
-  return 1;
+  return lk_is_flat_within(L, lua_absindex(L, index), lk_flat_read_fields);
 }
 
 static int lk_flat_proxy_newindex(lua_State *L);
