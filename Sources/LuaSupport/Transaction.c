@@ -21,6 +21,8 @@
 // - Every C function here checks the type of what it reads from a hidden key before using it.
 #include "LuaState.h"
 
+#include <limits.h>
+
 // lk_real_key and lk_proxy_key, the hidden keys, are HiddenKeys.c's.
 // registry: the proxies' shared metatables (see "Flat reads" below). A new proxy gets the
 // fresh one; its first read looks at its table and moves it to the warm one (a table holding no
@@ -37,10 +39,10 @@ static const char lk_given_key = 0;     // registry: proxies given lasting flat 
 static const char lk_lasting_key = 0;   // registry: proxies with lasting flat reads, weak keys
 static const char lk_canary_key = 0;    // registry: { table made at the last count }, weak
 
-// The metamethods' upvalues: __index and __newindex hold the fresh metatable, which they give
-// a nested table's new proxy; a flat-read proxy's __newindex holds its real table too.
+// The metamethods' upvalues: __index holds the fresh metatable, which it gives a nested table's
+// new proxy; a flat-read proxy's __newindex holds its real table.
 #define LK_FRESH_METATABLE lua_upvalueindex(1)
-#define LK_FLAT_REAL lua_upvalueindex(2)
+#define LK_FLAT_REAL lua_upvalueindex(1)
 
 static const char lk_read_only_key = 0;  // registry: what a write outside a transaction says
 // Keys of a state are data a saved file can hold: two tables that hold the same things read
@@ -227,16 +229,7 @@ static void lk_set_shared_metatable(lua_State *L, int index, const char *key) {
 
 // Whether the table at `index` holds no table.
 static int lk_is_flat(lua_State *L, int index) {
-  index = lua_absindex(L, index);
-  lua_pushnil(L);
-  while (lk_next_visible(L, index) != 0) {
-    if (lua_type(L, -1) == LUA_TTABLE) {
-      lua_pop(L, 2);
-      return 0;
-    }
-    lua_pop(L, 1);
-  }
-  return 1;
+  return lk_is_flat_within(L, lua_absindex(L, index), INT_MAX);
 }
 
 // Whether the table at `index` holds no table and at most lk_flat_read_fields fields: looked at
@@ -256,9 +249,8 @@ static void lk_give_flat_reads(lua_State *L, int proxy, int real) {
   lua_createtable(L, 0, 4);
   lua_pushvalue(L, real);
   lua_setfield(L, -2, "__index");
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
   lua_pushvalue(L, real);
-  lua_pushcclosure(L, lk_flat_proxy_newindex, 2);
+  lua_pushcclosure(L, lk_flat_proxy_newindex, 1);
   lua_setfield(L, -2, "__newindex");
   lua_pushcfunction(L, lk_proxy_len);
   lua_setfield(L, -2, "__len");
@@ -990,9 +982,6 @@ static void lk_open_shared_metatables(lua_State *L) {
   };
   lua_createtable(L, 0, 5);
   int fresh = lua_gettop(L);
-  lua_pushvalue(L, fresh);
-  lua_pushcclosure(L, lk_proxy_newindex, 1);
-  int newindex = lua_gettop(L);
   const void **addresses[] = {
       &lk_info_of(L)->transaction.fresh_metatable,
       &lk_info_of(L)->transaction.warm_metatable,
@@ -1005,7 +994,7 @@ static void lk_open_shared_metatables(lua_State *L) {
     lua_pushvalue(L, fresh);
     lua_pushcclosure(L, shared[i].index, 1);
     lua_setfield(L, metatable, "__index");
-    lua_pushvalue(L, newindex);
+    lua_pushcfunction(L, lk_proxy_newindex);
     lua_setfield(L, metatable, "__newindex");
     lua_pushcfunction(L, lk_proxy_len);
     lua_setfield(L, metatable, "__len");
@@ -1272,6 +1261,7 @@ static __attribute__((noinline)) void lk_forget_proxies_made(lua_State *L) {
 static inline void lk_end_transaction(lua_State *L) {
   lk_info *info = lk_info_of(L);
   info->transaction.open = 0;
+  info->transaction.shift_entries = 0;  // the journal was forgotten
   if (info->transaction.flat_for_action != 0) lk_end_flat_reads(L);
   if (info->transaction.lasting_given != 0) lk_end_lasting_given(L, 0);
   if (info->transaction.proxies_made != 0) lk_forget_proxies_made(L);
@@ -1288,7 +1278,6 @@ void lk_transaction_begin(lua_State *L, int state_slot) {
 
 void lk_transaction_commit(lua_State *L) {
   lk_journal_forget(L);
-  lk_info_of(L)->transaction.shift_entries = 0;
   lk_end_transaction(L);
 }
 
@@ -1323,7 +1312,6 @@ int lk_transaction_rollback(lua_State *L) {
   } else {
     lk_journal_forget(L);
   }
-  info->transaction.shift_entries = 0;
   lk_end_transaction(L);
   return status;
 }

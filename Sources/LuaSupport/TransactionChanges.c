@@ -22,8 +22,6 @@ static const char lk_was_nil = 0;  // an old value that was nil
 
 // MARK: - The journal, one entry a slot
 
-static const char lk_after_was_nil = 0;  // lk_push_journal_slots: a value just after that was nil
-
 // Pushes what table[key] held just after the entry being walked (newest first): what `after`
 // (table -> { key -> value, or the nil marker }) says, or what it holds now.
 static void lk_push_value_after(lua_State *L, int after, int table, lua_Integer key) {
@@ -31,7 +29,7 @@ static void lk_push_value_after(lua_State *L, int after, int table, lua_Integer 
   if (lua_rawget(L, after) == LUA_TTABLE) {
     if (lua_rawgeti(L, -1, key) != LUA_TNIL) {
       lua_remove(L, -2);
-      if (lua_touserdata(L, -1) == &lk_after_was_nil) {
+      if (lua_touserdata(L, -1) == &lk_was_nil) {
         lua_pop(L, 1);
         lua_pushnil(L);
       }
@@ -57,7 +55,7 @@ static void lk_push_after_of(lua_State *L, int after, int table) {
 // Sets noted[key] to the value at `value`, nil as the marker (indices absolute).
 static void lk_note_after(lua_State *L, int noted, int key, int value) {
   lua_pushvalue(L, key);
-  if (lua_isnil(L, value)) lua_pushlightuserdata(L, (void *)&lk_after_was_nil);
+  if (lua_isnil(L, value)) lua_pushlightuserdata(L, (void *)&lk_was_nil);
   else lua_pushvalue(L, value);
   lua_rawset(L, noted);
 }
@@ -122,7 +120,7 @@ static lua_Integer lk_push_journal_slots(lua_State *L, int charge) {
     int table = lua_gettop(L) - 1, keys = table + 1;
     lua_pushnil(L);
     while (lua_next(L, keys) != 0) {  // key, old value
-      if (lua_touserdata(L, -1) == &lk_after_was_nil) {
+      if (lua_touserdata(L, -1) == &lk_was_nil) {
         lua_pop(L, 1);
         lua_pushnil(L);
       }

@@ -353,6 +353,19 @@ import Testing
     }
   }
 
+  /// The feature under a memory cap of `limit` bytes, its lists A and B grown by `a` and `b`
+  /// elements (as far as the cap lets them); nil when the state alone does not fit.
+  static func cappedFeature(limit: Int, a: Int, b: Int) -> LuaFeature? {
+    guard let feature = try? Self.feature(LuaLimits(memory: limit, instructions: nil, seconds: nil))
+    else { return nil }
+    _ = try? feature.step([
+      "type": "code",
+      "code": .string(LuaString(
+        "for i = 1, \(a) do state.A[#state.A + 1] = i end for i = 1, \(b) do state.B[i] = 'b' .. i end")),
+    ])
+    return feature
+  }
+
   @Test func memoryCapsRollBackOrReadRight() throws {
     var issues = 0
     var failed = 0, kept = 0
@@ -360,13 +373,7 @@ import Testing
       // a state big enough that the cap falls inside shifts
       let megabytes = 1.0 + Double(seed % 40) * 0.1
       let limit = Int(megabytes * 1_048_576)
-      let feature: LuaFeature
-      do { feature = try Self.feature(LuaLimits(memory: limit, instructions: nil, seconds: nil)) }
-      catch { continue }
-      _ = try? feature.step([
-        "type": "code",
-        "code": "for i = 1, 3000 do state.A[#state.A + 1] = i end for i = 1, 2000 do state.B[i] = 'b' .. i end",
-      ])
+      guard let feature = Self.cappedFeature(limit: limit, a: 3000, b: 2000) else { continue }
       for round in 0..<4 {
         let before = try feature.state()
         let code = """
@@ -450,13 +457,7 @@ extension ShiftAttackTests {
     var issues = 0, caught = 0
     for seed in 1...10 {
       let limit = (6 << 20) + seed * 53_000
-      let feature: LuaFeature
-      do { feature = try Self.feature(LuaLimits(memory: limit, instructions: nil, seconds: nil)) }
-      catch { continue }
-      _ = try? feature.step([
-        "type": "code",
-        "code": "for i = 1, 300 do state.A[#state.A + 1] = i end for i = 1, 200 do state.B[i] = 'b' .. i end",
-      ])
+      guard let feature = Self.cappedFeature(limit: limit, a: 300, b: 200) else { continue }
       for round in 0..<4 {
         let before = try feature.state()
         let code = """
