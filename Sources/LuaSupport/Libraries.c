@@ -19,4 +19,5 @@ void lk_open_libraries(lua_State *L) {
   lk_patterns_open(L);
   lk_table_library_open(L);
   lk_utf8_library_open(L);
+  lk_reading_functions_open(L);  // after the libraries: the strings' metatable as they left it
 }

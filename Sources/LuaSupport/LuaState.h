@@ -20,6 +20,7 @@
 #include "Names.h"
 #include "Pool.h"
 #include "ProtectedCall.h"
+#include "ReadingFunctions.h"
 #include "StateShape.h"
 #include "Transaction.h"
 #include "Watchdog.h"

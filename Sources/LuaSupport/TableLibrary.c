@@ -392,6 +392,59 @@ static int lk_sort_state_array(lua_State *L, lua_Integer length) {
   return 0;
 }
 
+// table.sort(state_array, comp) with an order function that only reads (lk_reads_only), the
+// array's real table on top: as lk_sort_state_array, but the copy holds the real elements, so
+// the order function reads them as plain tables (the VM's lookups, no metamethod), and no
+// element proxy is made. Nothing the function does can write or keep them. When it raises
+// (not a stop), the sort is made again through the proxies, from the array as it was: its
+// comparisons are the same, so it raises at the same one, with the message a proxy gives (a
+// real array's marker names it "array" where a proxy is a "table").
+static int lk_sort_real_array(lua_State *L, lua_Integer length) {
+  int real = lua_gettop(L);
+  lua_createtable(L, (int)length, 0);
+  int copy = lua_gettop(L);
+  for (lua_Integer i = 1; i <= length; i++) {
+    lk_charge(L, 1);
+    lua_rawgeti(L, real, i);
+    lua_rawseti(L, copy, i);
+  }
+  lk_info *info = lk_info_of(L);
+  lua_Integer writes = info->shape.writes;
+  lk_shape_move outer = lk_move_begin(L, 0);  // the copy's swaps are no state's moves
+  lua_pushcfunction(L, lk_sort_copy);
+  lua_pushvalue(L, copy);
+  lua_pushvalue(L, 2);
+  lua_pushinteger(L, length);
+  int status = lua_pcall(L, 3, 0, 0);
+  lk_move_end(L, outer);
+  if (info->shape.writes != writes) {
+    return luaL_error(L, "table.sort: the state changed while an order function that only "
+                         "reads was called (a bug of this runtime)");
+  }
+  if (status == LUA_ERRRUN && lk_stopped(L) == LK_FAILURE_NONE) {
+    lua_settop(L, real);
+    return lk_sort_state_array(L, length);
+  }
+  int error = lua_gettop(L);  // the error, when the sort raised
+  for (lua_Integer i = 1; i <= length; i++) {
+    lk_charge(L, 1);
+    lua_rawgeti(L, copy, i);
+    lua_rawgeti(L, real, i);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 1);
+    if (same) {
+      lua_pop(L, 1);
+    } else {
+      lk_state_set_moved(L, real, i);
+    }
+  }
+  if (status != LUA_OK) {
+    lua_pushvalue(L, error);
+    return lua_error(L);
+  }
+  return 0;
+}
+
 // table.sort(list [, comp])
 static int lk_table_sort(lua_State *L) {
   lua_Integer length = lk_table_length(L, 1, LK_TABLE_READ | LK_TABLE_WRITE);
@@ -399,7 +452,10 @@ static int lk_table_sort(lua_State *L) {
     luaL_argcheck(L, length < INT_MAX, 1, "array too big");
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
     lua_settop(L, 2);
-    if (!lua_isnil(L, 2) && lk_push_writable_real(L, 1)) return lk_sort_state_array(L, length);
+    if (!lua_isnil(L, 2) && lk_push_writable_real(L, 1)) {
+      return lk_reads_only(L, 2) ? lk_sort_real_array(L, length)
+                                 : lk_sort_state_array(L, length);
+    }
     lk_shape_move outer = lk_move_begin(L, 1);
     lk_sort_interval(L, 1, (lk_sort_index)length, 0);
     lk_move_end(L, outer);

@@ -28,6 +28,7 @@
 #include "LuaSupportTransactionChanges.h"
 #include "LuaSupportJSON.h"
 #include "LuaSupportDataCopy.h"
+#include "LuaSupportReadingFunctions.h"
 #include "LuaSupportNames.h"
 #include "LuaSupportActionTags.h"
 
