@@ -6,12 +6,15 @@ extension LuaFeatureReducer where State == LuaFeatureHandle {
   /// holds a copy, in the same words. The changes are read from the action's transaction before
   /// it commits (a walk over the state finds the tables that changed; only those are read and
   /// compared): no copy of the state is kept, so 100,000 todos cost no memory beside themselves.
+  /// An action that failed prints nothing: its error, which `onError` is given, says it all (it
+  /// changed nothing, since it was rolled back).
   public func printChanges(to printer: ChangePrinter = .console) -> LuaFeatureChangePrinter {
     LuaFeatureChangePrinter(base: self, printer: printer)
   }
 }
 
-/// A Lua feature's reducer on a store that holds a handle, printing each action's changes.
+/// A Lua feature's reducer on a store that holds a handle, printing each action's changes (and
+/// nothing for an action that failed, whose error goes to the reducer's `onError`).
 public struct LuaFeatureChangePrinter: Reducer {
   /// The store holds a handle: the state stays in Lua.
   public typealias State = LuaFeatureHandle
@@ -23,6 +26,8 @@ public struct LuaFeatureChangePrinter: Reducer {
 
   public func reduce(into state: inout LuaFeatureHandle, action: LuaValue) -> Effect<LuaValue> {
     let outcome = base.step(into: &state, action: action, readingChanges: true)
+    // A failed action's error is its report: "(No state changes)" after it would only confuse.
+    guard !outcome.failed else { return outcome.effect }
     printer.write(
       action: action.notation,
       difference: LuaValue.notation(of: outcome.changes, colored: printer.colored))

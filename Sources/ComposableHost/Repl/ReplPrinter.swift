@@ -38,7 +38,8 @@ public struct ReplPrinter: Sendable {
   }
 
   /// An action reduced: an effect's comes in marked `←`; then what it changed, or that it
-  /// changed nothing (with the nearest known type when its own is not known), or its error.
+  /// changed nothing (with the nearest known type when its own is not known), or its error
+  /// alone when it failed.
   func reduced(
     number: Int, _ recorded: RecordedAction,
     changes: Result<[LuaDifference], LuaFeatureError>, error: LuaFeatureError?
@@ -49,8 +50,9 @@ public struct ReplPrinter: Sendable {
       if let type = recorded.action.type.stringValue { noteSeen(type) }
     }
     if let error {
+      // The error alone, as `composable run` prints it: it says the state was rolled back (or
+      // that the action was refused before the reducer ran); nothing changed to show.
       lines.append(indented("error: \(String(describing: error).terminalSafe)"))
-      lines.append("  The state was rolled back; the session goes on.")
     } else if let difference = LuaValue.notation(of: changes, colored: colored) {
       lines.append(indented(difference))
     } else {
