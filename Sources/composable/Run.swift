@@ -3,6 +3,7 @@ import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
+import Synchronization
 import TerminalSupport
 
 /// `composable run FEATURE.lua`: runs a feature in a Store. At a terminal that is the REPL
@@ -10,12 +11,21 @@ import TerminalSupport
 ///
 /// A line is an action: a bare word (`increment`) or a Lua table
 /// (`{ type = "add", amount = 3 }`). Each action, and each action an effect sends back, is
-/// printed with the diff of the state it led to. At the end of the input the command waits for
-/// running effects (up to `--wait` seconds) so their actions are printed too.
+/// printed with the diff of the state it led to; one that fails, with its error alone. At the end
+/// of the input the command waits for running effects (up to `--wait` seconds) so their actions
+/// are printed too. A failure along the way does not stop the run, but its exit status says so
+/// (2, `ExitStatus.actionsFailed`).
 struct Run: Command {
   static let shape = CommandShape(
     name: "run",
     abstract: "Run a Lua feature: the REPL at a terminal, one action per line when piped.",
+    discussion: """
+      Each action is printed with what it changed; one that fails prints its error alone (its \
+      changes rolled back) and the next lines run on. Exit status: 0 when every line ran; 2 \
+      when an action or an effect failed or a line was not an action (the other lines ran, and \
+      the state they left is kept and saved); 1 when the feature did not load, the output \
+      could not be written or the state could not be saved; 64 for a wrong command line.
+      """,
     arguments: [FeatureOptions.argument],
     options: FeatureOptions.options + [
       .value("wait", help: "Seconds to wait for running effects when the input ends. (default: 5)"),
@@ -54,10 +64,16 @@ struct Run: Command {
     fflush(nil)
     // The store holds a handle: the state stays in Lua, and each action's changes are read from
     // its transaction, so no copy of the state is kept beside it.
+    let failures = Failures()
+    let colored = Terminal.wantsColour(FileHandle.standardOutput)
     let reducer = LuaFeatureReducer<LuaFeatureHandle>(
-      feature: loaded, dependencies: dependencies, onError: { error in printError("\(error)") }
+      feature: loaded, dependencies: dependencies,
+      onError: { error in
+        failures.note(error)
+        printError("\(error)")
+      }
     ).printChanges(
-      to: ChangePrinter(colored: Terminal.wantsColour(FileHandle.standardOutput)) { text in
+      to: ChangePrinter(colored: colored) { text in
         // Flushed each time, also into a pipe: whoever reads the session sees each action as it
         // happens (an effect's too), not when a buffer fills.
         print(text)
@@ -96,6 +112,7 @@ struct Run: Command {
           text.first == UInt8(ascii: ":")
           ? "\n  (`run` takes actions and :quit; commands such as :advance and :state are the "
             + "REPL's: composable repl FEATURE)" : ""
+        failures.noteLineNotAnAction()
         printError("\(error)\(hint)")
       }
     }
@@ -126,6 +143,9 @@ struct Run: Command {
         kind: "warning")
     }
     let saved = await Self.savePending(loaded, files: files)
+    // Said last, where it is seen: the errors themselves may have scrolled by.
+    let failed = failures.summary
+    if let failed { printError(failed) }
     // Output that could not be written (a full disk, `> /dev/full`) and a state that could not
     // be saved end the run as a failure: a script checking the status must not take it for
     // done.
@@ -136,6 +156,40 @@ struct Run: Command {
       throw ExitStatus.failure
     }
     if !saved { throw ExitStatus.failure }
+    if failed != nil { throw ExitStatus.actionsFailed }
+  }
+
+  /// What failed during a run, counted as it is reported, for its summary and exit status.
+  final class Failures: Sendable {
+    private let counts = Mutex((actions: 0, effects: 0, lines: 0))
+
+    /// An error the reducer reported: an action refused or rolled back, or an effect's failure.
+    func note(_ error: LuaFeatureError) {
+      counts.withLock {
+        if case .effect = error { $0.effects += 1 } else { $0.actions += 1 }
+      }
+    }
+
+    /// A line that could not be read as an action.
+    func noteLineNotAnAction() { counts.withLock { $0.lines += 1 } }
+
+    /// `2 actions failed, 1 line was not an action; the other lines ran`, or nil when nothing
+    /// failed.
+    var summary: String? {
+      let (actions, effects, lines) = counts.withLock { ($0.actions, $0.effects, $0.lines) }
+      var parts: [String] = []
+      if actions > 0 {
+        parts.append(actions == 1 ? "1 action failed" : "\(actions) actions failed")
+      }
+      if effects > 0 {
+        parts.append(effects == 1 ? "1 effect failed" : "\(effects) effects failed")
+      }
+      if lines > 0 {
+        parts.append(lines == 1 ? "1 line was not an action" : "\(lines) lines were not actions")
+      }
+      guard !parts.isEmpty else { return nil }
+      return parts.joined(separator: ", ") + "; the other lines ran (exit status 2)"
+    }
   }
 
   /// The live files under `root`, which is made on the first write or append: a feature that

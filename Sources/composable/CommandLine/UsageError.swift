@@ -20,4 +20,7 @@ struct ExitStatus: Error {
 
   /// The command failed (a feature that did not load, a failing test): 1.
   static let failure = ExitStatus(code: 1)
+  /// `run` read all its input, but an action or an effect failed, or a line was not an action:
+  /// 2. The other lines ran, and the state they left was kept (and saved) as usual.
+  static let actionsFailed = ExitStatus(code: 2)
 }
