@@ -85,13 +85,14 @@ struct Run: Command {
     let hotReload =
       watch
       ? try HotReload(feature: loaded, file: file) { changed in
-        HotReload.reload(
+        let reloaded = HotReload.reload(
           loaded, from: file, changed: changed,
           report: {
             print($0)
             fflush(nil)
           },
           fail: { printError("\($0)") })
+        if reloaded, loaded.hasMigrate { Self.printMigration(of: loaded, colored: colored) }
       } : nil
     defer { hotReload?.stop() }
     let files = dependencies.files
@@ -190,6 +191,16 @@ struct Run: Command {
       guard !parts.isEmpty else { return nil }
       return parts.joined(separator: ", ") + "; the other lines ran (exit status 2)"
     }
+  }
+
+  /// What a reload's `migrate(state)` changed, printed as an action's changes are: a line
+  /// `migrate(state):`, and the changes under it, or `(No state changes)`.
+  static func printMigration(of feature: LuaFeature, colored: Bool) {
+    let changes = LuaValue.notation(of: feature.migrationChanges, colored: colored)
+    let lines = (changes ?? "(No state changes)").split(
+      separator: "\n", omittingEmptySubsequences: false)
+    print((["migrate(state):"] + lines.map { "  " + $0 }).joined(separator: "\n"))
+    fflush(nil)
   }
 
   /// The live files under `root`, which is made on the first write or append: a feature that
