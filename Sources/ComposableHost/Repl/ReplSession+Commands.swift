@@ -12,8 +12,8 @@ extension ReplSession {
     (":screens", "the stacks and presented screens, by address (path#2 save sends to one)"),
     (":log", "the actions of the session, numbered; ← marks those effects sent back"),
     (":goto N", "the state as it was after action N of :log (0: the start)"),
-    (":undo", "back one action (effects running are cancelled)"),
-    (":redo", "forward one action, after :undo or :goto"),
+    (":undo", "back one change, past failed actions (effects running are cancelled)"),
+    (":redo", "forward one change, after :undo or :goto"),
     (":replay", "runs the session again through the code loaded now, and shows what differs"),
     (":save FILE", "writes the session (composable replay FILE runs it again)"),
     (":test FILE", "writes the session as a test: NAME_test.lua (Lua) or NAME.swift (Swift)"),
@@ -118,16 +118,36 @@ extension ReplSession {
     printer.line(lines.joined(separator: "\n"))
   }
 
+  /// Back to before the last action that changed the state. Failed actions changed nothing
+  /// (each was rolled back): undo passes over them, those after that action and those before
+  /// it, so that each `:undo` takes one change back and lands where the last change before it
+  /// left the state. It never passes over a reload whose `migrate` changed the state: that is a
+  /// change too, and `jump` says why it cannot go back past it.
   func undo() async {
-    let position = timeline.position
-    guard position > 0 else { return printer.line("  nothing to undo") }
-    await jump(to: position - 1)
+    let actions = timeline.actions
+    let position = min(timeline.position, actions.count)
+    let floor = timeline.lastMigration?.position ?? 0
+    var last = position
+    while last > floor, actions[last - 1].failed { last -= 1 }
+    guard last > 0 else {
+      return printer.line(
+        position == 0
+          ? "  nothing to undo" : "  nothing to undo: every action so far failed, changing nothing")
+    }
+    var target = last - 1
+    while target > floor, actions[target - 1].failed { target -= 1 }
+    await jump(to: target, by: .undo, passedOver: (position - last) + (last - 1 - target))
   }
 
+  /// Forward to after the next action that changes the state, passing over failed ones before it
+  /// (which changed nothing), as `:undo` passed over them.
   func redo() async {
+    let actions = timeline.actions
     let position = timeline.position
-    guard position < timeline.count else { return printer.line("  nothing to redo") }
-    await jump(to: position + 1)
+    guard position < actions.count else { return printer.line("  nothing to redo") }
+    var target = position + 1
+    while target < actions.count, actions[target - 1].failed { target += 1 }
+    await jump(to: target, by: .redo, passedOver: target - position - 1)
   }
 
   func goto(_ argument: String) async {
@@ -136,18 +156,35 @@ extension ReplSession {
       return printer.error(
         ":goto takes an action's number from :log, 0 to \(count) (:goto 0 is the start)")
     }
-    await jump(to: number)
+    await jump(to: number, by: .goto)
+  }
+
+  /// The command that asked for a jump, for what it says.
+  enum JumpCommand { case goto, undo, redo }
+
+  /// Why the session cannot jump to after action `number` by `command`, or nil when it can: a
+  /// reload's `migrate` changed the state after a later action, and the states before that
+  /// were made by code the session no longer has.
+  func jumpRefusal(to number: Int, by command: JumpCommand) -> String? {
+    guard let migration = timeline.lastMigration?.position, number < migration else { return nil }
+    let why =
+      "a reload's migrate changed the state after action \(migration), and the states before "
+      + "that were made by code the session no longer has (the code of now cannot make them "
+      + "again)"
+    switch command {
+    case .undo:
+      return ":undo cannot go back past action \(migration): \(why)"
+    case .goto, .redo:
+      let target = number == 0 ? "the start" : "action \(number)"
+      return ":goto cannot go to \(target): \(why). To fix, :goto \(migration) or a later action"
+    }
   }
 
   /// Puts the state where it was after action `number`, cancelling the effects in flight first
   /// (their answers belong to a time that is gone); saves of the state are left to finish.
-  func jump(to number: Int) async {
-    if let migration = timeline.lastMigration?.position, number < migration {
-      return printer.error(
-        "action \(number) is before action \(migration), where a reload's migrate changed the "
-          + "state: the states before it were made by code the session no longer has, and the "
-          + "code of now cannot make them again. To fix, go to \(migration) or later")
-    }
+  /// `passedOver` failed actions were stepped over on the way (`:undo`, `:redo`): said so.
+  func jump(to number: Int, by command: JumpCommand, passedOver: Int = 0) async {
+    if let refusal = jumpRefusal(to: number, by: command) { return printer.error(refusal) }
     var lines = await cancelEffectsInFlight().map { "  cancelled \($0)" }
     let before = snapshot.value
     await store.send(.jump(to: number))
@@ -156,6 +193,10 @@ extension ReplSession {
       number == 0
         ? "  at the start"
         : "  after \(number) of \(timeline.count): \(timeline.action(number)?.action ?? .nil)")
+    if passedOver > 0 {
+      let actions = passedOver == 1 ? "1 failed action" : "\(passedOver) failed actions"
+      lines.append("  (past \(actions), which changed nothing)")
+    }
     if let difference = LuaValue.notationDifference(
       from: before, to: snapshot.value, colored: printer.colored)
     {
