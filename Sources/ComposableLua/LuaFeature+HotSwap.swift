@@ -23,21 +23,15 @@ extension LuaFeature {
       } catch {
         throw .load(file: file, message: error.description)
       }
+      moduleFiles?.startLoad()
       let module = try Self.loadModule(source, file: file, vm: vm, sandbox: fresh)
+      let fingerprint = Self.codeFingerprint(of: source, modules: moduleFiles)
       var migrationChanges: Result<[LuaDifference], LuaFeatureError> = .success([])
       if let migrate = module.migrate {
-        do throws(LuaError) {
-          try vm.callTransaction(migrate, state: stateProxy)  // rolled back if it fails
-        } catch {
+        // Its changes read before the commit, from the journal, as an action's are.
+        do throws(LuaError) { migrationChanges = try runMigration(migrate, in: vm) } catch {
           throw .load(file: file, message: "migrate(state) failed: \(error)")
         }
-        // Read before the commit, from the journal, as an action's changes are.
-        do throws(LuaError) {
-          migrationChanges = .success(try vm.transactionDifferences(root: stateReference))
-        } catch {
-          migrationChanges = .failure(.conversion(error))
-        }
-        vm.commitTransaction()
       }
       let step: LuaTransactionCall
       let stepFunction: LuaReference
@@ -51,7 +45,8 @@ extension LuaFeature {
       current = Loaded(
         sandbox: fresh, module: module, step: step, stepFunction: stepFunction, fileName: file,
         saver: saver,
-        lastSaved: current.lastSaved, migrationChanges: migrationChanges)
+        lastSaved: current.lastSaved, migrationChanges: migrationChanges,
+        codeFingerprint: fingerprint)
     }
   }
 }

@@ -35,6 +35,12 @@ extension LuaFeature {
     queue.access { $1.migrationChanges }
   }
 
+  /// What `migrate(state)` changed in the state `restorePersisted` restored, when it ran on it
+  /// (the state was saved by other code); nil when it did not run.
+  public var restoreMigration: Result<[LuaDifference], LuaFeatureError>? {
+    queue.access { $1.restoreMigration }
+  }
+
   /// Bytes the feature's VM holds after a full collection: the state, its proxies, the code.
   public func memoryInUse() -> Int {
     queue.access { vm, _ in

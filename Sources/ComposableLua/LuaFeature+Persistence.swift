@@ -70,7 +70,11 @@ extension LuaFeature {
       (selected, root) = (state, "state")
     }
     if try isDuplicateOfLastSaved(selected) { return nil }
-    let header = "The state \(file) saved. composable reads it back as Lua data: literals only."
+    // The code that saved it: a start on other code runs its `migrate(state)` on it.
+    let header =
+      "The state \(file) saved. composable reads it back as Lua data: literals only.\n"
+      + Self.savedCodePrefix + codeFingerprint
+      + " (the code that saved it: other code runs its migrate(state) on it)"
     do throws(LuaError) {
       return Array(try LuaDataFile.text(of: selected, root: root, header: header).utf8)
     } catch {
@@ -82,26 +86,73 @@ extension LuaFeature {
   /// file that is not a state is reported, moved aside, and the state is left as it is; one
   /// that cannot be read is reported and left where it is. A file written as JSON (by an
   /// earlier version) is read too; the next save writes it as a Lua data file.
+  ///
+  /// A state saved by other code (its file's code fingerprint is not `codeFingerprint`, or it
+  /// has none) is upgraded by the feature's `migrate(state)`, as a hot reload upgrades the state
+  /// in memory; `restoreMigration` says what it changed, and the upgraded state is saved at the
+  /// next save. If `migrate` raises, the state is put back as it was before the restore, every
+  /// later save is refused (the file is never replaced by a state that was not upgraded), and
+  /// the error is thrown, naming the file.
   @discardableResult
   public func restorePersisted(
     files: FileClient, report: @escaping @Sendable (String) -> Void = { reportIssue($0) }
   ) async throws(LuaFeatureError) -> PersistedState.Loaded<LuaValue> {
     guard let persistence else { return .missing }
     let wholeState = persistence.select == nil
-    let loaded = await PersistedState.load(from: persistence.path, files: files, report: report) {
-      bytes in try self.readSaved(bytes, path: persistence.path, wholeState: wholeState)
+    let read = await PersistedState.load(from: persistence.path, files: files, report: report) {
+      bytes in
+      (
+        value: try self.readSaved(bytes, path: persistence.path, wholeState: wholeState),
+        code: Self.savedCodeFingerprint(in: bytes)
+      )
     }
-    if case let .corrupt(reason, movedTo) = loaded, movedTo == persistence.path.description {
-      // Left where it is (it could not be read, or not moved aside): a save would replace it.
-      saver?.refuseSaves(because: reason)
+    let loaded: PersistedState.Loaded<LuaValue>
+    switch read {
+    case let .saved(saved): loaded = .saved(saved.value)
+    case .missing: loaded = .missing
+    case let .corrupt(reason, movedTo):
+      loaded = .corrupt(reason: reason, movedTo: movedTo)
+      if movedTo == persistence.path.description {
+        // Left where it is (it could not be read, or not moved aside): a save would replace it.
+        saver?.refuseSaves(because: reason)
+      }
     }
-    guard case let .saved(value) = loaded else { return loaded }
+    guard case let .saved(saved) = read else { return loaded }
     try queue.access { (vm, current) throws(LuaFeatureError) in
-      try writeState(persistence.select.map { LuaValue($0) } ?? .nil, value, in: vm)
-      if current.module.isDuplicate != nil {
-        do throws(LuaError) { current.lastSaved = try vm.reference(to: value) } catch {
+      let field = persistence.select.map { LuaValue($0) } ?? .nil
+      let migrate = saved.code == current.codeFingerprint ? nil : current.module.migrate
+      // The state before the restore, to put back if `migrate` fails on the saved one.
+      var before: LuaValue?
+      if migrate != nil {
+        do throws(LuaError) { before = try vm.value(of: stateReference, rootName: "state") } catch {
           throw .conversion(error)
         }
+      }
+      try writeState(field, saved.value, in: vm)
+      if current.module.isDuplicate != nil {
+        do throws(LuaError) { current.lastSaved = try vm.reference(to: saved.value) } catch {
+          throw .conversion(error)
+        }
+      }
+      guard let migrate, let before else { return }
+      do throws(LuaError) {
+        let changes = try runMigration(migrate, in: vm)
+        current.restoreMigration = changes
+        if case let .success(differences) = changes, !differences.isEmpty {
+          current.saver?.changed()
+        }
+      } catch {
+        try writeState(.nil, before, in: vm)
+        current.lastSaved = nil
+        let reason =
+          "it was saved by other code, and migrate(state) failed on it, so it was not restored"
+        current.saver?.refuseSaves(because: reason)
+        throw .load(
+          file: current.fileName,
+          message: "\(persistence.path): the state saved there was saved by other code, and "
+            + "migrate(state) failed on it: \(error.withoutLibraryFrames)\nThe file is left as "
+            + "it was, and nothing is saved over it. To fix, make migrate(state) handle that "
+            + "state, or move the file away to start from initial_state()")
       }
     }
     return loaded

@@ -37,6 +37,12 @@ public final class LuaFeature: Sendable {
     var lastSaved: LuaReference? = nil
     /// Where the last swap's `migrate(state)` changed the state (none without one).
     var migrationChanges: Result<[LuaDifference], LuaFeatureError> = .success([])
+    /// The fingerprint of the code (`LuaFeature.codeFingerprint(of:modules:)`), which a saved
+    /// state keeps, so that a restore by other code runs `migrate(state)` on it.
+    var codeFingerprint: String
+    /// What `migrate(state)` changed in the state restored, when it ran on it (the state was
+    /// saved by other code); nil when it did not run.
+    var restoreMigration: Result<[LuaDifference], LuaFeatureError>? = nil
   }
 
   /// The files of the modules the feature required, beside it (none without a directory).
@@ -152,6 +158,7 @@ public final class LuaFeature: Sendable {
         in: vm, directory: directory, print: print, moduleFiles: moduleFiles)
       try Self.installEffectGlobals(vm: vm, sandbox: sandbox)
       let module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
+      let fingerprint = Self.codeFingerprint(of: source, modules: moduleFiles)
       environment = try vm.reference(to: hostEnvironment.table(with: env, in: vm))
       if let state {
         guard state.tableValue != nil else {
@@ -173,7 +180,7 @@ public final class LuaFeature: Sendable {
         function: stepFunction, state: stateProxy, context: environment, tag: actionTag, in: vm)
       loaded = Loaded(
         sandbox: sandbox, module: module, step: step, stepFunction: stepFunction, fileName: file,
-        saver: nil)
+        saver: nil, codeFingerprint: fingerprint)
     } catch let error as LuaFeatureError {
       throw error
     } catch let error as LuaError {

@@ -40,6 +40,9 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
   let directories: LuaModuleDirectories
   private let lock = NSLock()
   private var files: Set<URL> = []
+  /// A digest of each module's source served since `startLoad()`, by file name: the modules
+  /// the code being loaded required, for its fingerprint (`LuaFeature.codeFingerprint`).
+  private var digests: [String: UInt64] = [:]
 
   init(_ directories: LuaModuleDirectories) { self.directories = directories }
 
@@ -50,9 +53,21 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
   public func source(ofModule name: String) throws -> LuaModuleSource? {
     guard let source = try directories.source(ofModule: name) else { return nil }
     if let file = directories.fileURL(ofModule: name) {
-      _ = lock.withLock { files.insert(file.standardizedFileURL) }
+      let digest = CodeDigest.of(source.bytes.bytes)
+      lock.withLock {
+        _ = files.insert(file.standardizedFileURL)
+        digests[name] = digest
+      }
     }
     return source
+  }
+
+  /// Forgets the modules served so far for `loadedDigests`: a load of the feature's code starts.
+  func startLoad() { lock.withLock { digests = [:] } }
+
+  /// The modules served since `startLoad()`, by name, with a digest of each one's source.
+  var loadedDigests: [(name: String, digest: UInt64)] {
+    lock.withLock { digests.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
   }
 
   /// The files `name` was looked for at, as `LuaModuleDirectories` lists them.

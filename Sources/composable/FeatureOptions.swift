@@ -82,10 +82,25 @@ struct FeatureOptions {
     let root = dataDirectory
     dependencies.files = Run.files(under: root)
     if loaded.persistence != nil {
-      let restored = try await loaded.restorePersisted(files: dependencies.files) { message in
-        printError(message, kind: "warning")
+      let restored: PersistedState.Loaded<LuaValue>
+      do {
+        restored = try await loaded.restorePersisted(files: dependencies.files) { message in
+          printError(message, kind: "warning")
+        }
+      } catch {
+        // `migrate(state)` failed on a state saved by other code: the file is left as it was,
+        // and the run does not start on a state that is not the one saved.
+        printError("\(error)\n(the data directory is \(root.path))")
+        throw ExitStatus.failure
       }
-      if case .saved = restored { print("Restored from \(root.path).") }
+      if case .saved = restored {
+        print("Restored from \(root.path).")
+        if loaded.restoreMigration != nil {
+          print("It was saved by other code, and migrate(state) ran on it:")
+          Run.printMigration(
+            loaded.restoreMigration, colored: Terminal.wantsColour(FileHandle.standardOutput))
+        }
+      }
     }
     // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
     // is written before the process ends.

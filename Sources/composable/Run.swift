@@ -92,7 +92,10 @@ struct Run: Command {
             fflush(nil)
           },
           fail: { printError("\($0)") })
-        if reloaded, loaded.hasMigrate { Self.printMigration(of: loaded, colored: colored) }
+        if reloaded, loaded.hasMigrate {
+          print("migrate(state):")
+          Self.printMigration(loaded.migrationChanges, colored: colored)
+        }
       } : nil
     defer { hotReload?.stop() }
     let files = dependencies.files
@@ -193,13 +196,15 @@ struct Run: Command {
     }
   }
 
-  /// What a reload's `migrate(state)` changed, printed as an action's changes are: a line
-  /// `migrate(state):`, and the changes under it, or `(No state changes)`.
-  static func printMigration(of feature: LuaFeature, colored: Bool) {
-    let changes = LuaValue.notation(of: feature.migrationChanges, colored: colored)
-    let lines = (changes ?? "(No state changes)").split(
+  /// What `migrate(state)` changed (on a reload, or on a restored state), printed as an
+  /// action's changes are: indented under the line before, or `(No state changes)`.
+  static func printMigration(
+    _ changes: Result<[LuaDifference], LuaFeatureError>?, colored: Bool
+  ) {
+    let text = changes.flatMap { LuaValue.notation(of: $0, colored: colored) }
+    let lines = (text ?? "(No state changes)").split(
       separator: "\n", omittingEmptySubsequences: false)
-    print((["migrate(state):"] + lines.map { "  " + $0 }).joined(separator: "\n"))
+    print(lines.map { "  " + $0 }.joined(separator: "\n"))
     fflush(nil)
   }
 

@@ -1,3 +1,4 @@
+import ComposableLua
 import Foundation
 import LuaKit
 import TestSupport
@@ -372,9 +373,12 @@ import Testing
     }
     """
 
-  static func savedNotes(_ note: String) -> String {
-    """
+  /// The file `notes` saves holding `note`: its header names the code that saved it.
+  static func savedNotes(_ note: String) throws -> String {
+    let code = try LuaFeature(source: notes, file: "notes.lua").codeFingerprint
+    return """
     -- The state notes.lua saved. composable reads it back as Lua data: literals only.
+    -- code: \(code) (the code that saved it: other code runs its migrate(state) on it)
     return {
       notes = { "\(note)" },
     }
@@ -410,7 +414,7 @@ import Testing
     #expect(outcome.status == 0, "\(outcome.errors)")
     let base = xdg == "/ABSOLUTE" ? absolute : home.appendingPathComponent(".local/share")
     let saved = base.appendingPathComponent("composable/notes/notes.saved.lua")
-    #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("tea"))
+    #expect(try String(contentsOf: saved, encoding: .utf8) == (try Self.savedNotes("tea")))
     #expect(try FileManager.default.contentsOfDirectory(atPath: work.path) == [])
   }
 
@@ -422,7 +426,7 @@ import Testing
       ["run", feature.path, "--wait", "0", "--data", data],
       input: #"{ type = "add", text = "milk" }"# + "\n")
     #expect(outcome.status == 0)
-    #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("milk"))
+    #expect(try String(contentsOf: saved, encoding: .utf8) == (try Self.savedNotes("milk")))
     // And it comes back on the next start.
     let again = try Command.run(["run", feature.path, "--wait", "0", "--data", data])
     #expect(again.output.contains(#"State: { notes = { "milk" } }"#))
@@ -438,7 +442,7 @@ import Testing
     kill(run.pid, signalNumber)
     run.process.waitUntilExit()
     #expect(run.process.terminationStatus == 128 + signalNumber)
-    #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("bread"))
+    #expect(try String(contentsOf: saved, encoding: .utf8) == (try Self.savedNotes("bread")))
   }
 
   /// Output read by a command that stopped reading (`composable run ... | head -1`): the next
@@ -521,7 +525,7 @@ import Testing
     run.process.waitUntilExit()
     #expect(run.process.terminationReason == .exit)
     #expect(run.process.terminationStatus == 128 + SIGTERM)
-    #expect(try String(contentsOf: saved, encoding: .utf8) == Self.savedNotes("rye"))
+    #expect(try String(contentsOf: saved, encoding: .utf8) == (try Self.savedNotes("rye")))
   }
 
   /// `composable run` on the notes feature with its data beside it, fed and read through pipes;

@@ -112,8 +112,10 @@ import Testing
       }
       """, file: "notes.lua")
     let text = String(decoding: try #require(try feature.persistedFile()), as: UTF8.self)
+    let code = feature.codeFingerprint
     #expect(text == #"""
       -- The state notes.lua saved. composable reads it back as Lua data: literals only.
+      -- code: \#(code) (the code that saved it: other code runs its migrate(state) on it)
       return {
         [10] = -0.0,
         count = 2,

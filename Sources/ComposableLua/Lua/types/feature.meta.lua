@@ -38,7 +38,7 @@ function Env.random(m, n) end
 ---@class Feature
 ---@field reduce Reducer
 ---@field initial_state? fun(): table
----@field migrate? fun(state: table) Runs on a hot reload, inside a transaction.
+---@field migrate? fun(state: table) On a reload, and on a state other code saved (a transaction).
 ---@field persist? PersistSpec From `composable.persist{ ... }`.
 ---@field actions? string[] The action types the feature handles, for tools.
 

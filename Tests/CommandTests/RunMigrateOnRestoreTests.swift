@@ -1,0 +1,95 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `composable run` on a feature whose state was saved by other code: its `migrate(state)`
+/// upgrades the restored state, and what it changed is printed; a `migrate` that raises stops
+/// the run before anything is saved, naming the file, which is left as it was.
+@Suite struct RunMigrateOnRestoreTests {
+  func start() throws -> (directory: URL, feature: URL, data: URL) {
+    let directory = try makeTemporaryDirectory("migrate-restore")
+    let feature = directory.appendingPathComponent("tally.lua")
+    try MigrateOnRestoreSources.v1.write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    let first = try Command.run(
+      ["run", feature.path, "--wait", "0", "--data", data.path], input: "inc\ninc\n")
+    #expect(first.status == 0, "\(first.errors)")
+    return (directory, feature, data)
+  }
+
+  @Test func aStateSavedByOtherCodeIsUpgradedByMigrate() throws {
+    let (directory, feature, data) = try start()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try MigrateOnRestoreSources.v2.write(to: feature, atomically: true, encoding: .utf8)
+    let upgraded = try Command.run(
+      ["run", feature.path, "--wait", "0", "--data", data.path], input: "inc\n")
+    #expect(upgraded.status == 0, "\(upgraded.errors)")
+    #expect(
+      upgraded.output.hasPrefix(
+        """
+        Restored from \(data.path).
+        It was saved by other code, and migrate(state) ran on it:
+          + count = 20
+          − n = 2
+        tally.lua loaded. State: { count = 20 }
+        """), "\(upgraded.output)")
+    #expect(upgraded.output.contains("  − count = 20\n  + count = 21\n"), "\(upgraded.output)")
+    // Saved by the new code now: the next start restores it as it is.
+    let again = try Command.run(
+      ["run", feature.path, "--wait", "0", "--data", data.path], input: "")
+    #expect(!again.output.contains("migrate(state)"), "\(again.output)")
+    #expect(again.output.contains("State: { count = 21 }"), "\(again.output)")
+  }
+
+  @Test func aMigrateThatRaisesStopsTheRunAndLeavesTheFile() throws {
+    let (directory, feature, data) = try start()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = data.appendingPathComponent("tally.saved.lua")
+    let saved = try Data(contentsOf: file)
+    try MigrateOnRestoreSources.v2.replacingOccurrences(
+      of: "state.n = nil", with: "state.n = nil\n    error(\"cannot upgrade\")"
+    ).write(to: feature, atomically: true, encoding: .utf8)
+    let outcome = try Command.run(
+      ["run", feature.path, "--wait", "0", "--data", data.path], input: "inc\n")
+    #expect(outcome.status == 1)
+    #expect(
+      outcome.errors.hasPrefix(
+        "error: tally.lua did not load: tally.saved.lua: the state saved there was saved by "
+          + "other code, and migrate(state) failed on it: tally.lua:8: cannot upgrade\n"),
+      "\(outcome.errors)")
+    #expect(
+      outcome.errors.hasSuffix(
+        "The file is left as it was, and nothing is saved over it. To fix, make migrate(state) "
+          + "handle that state, or move the file away to start from initial_state()\n"
+          + "(the data directory is \(data.path))\n"), "\(outcome.errors)")
+    #expect(!outcome.output.contains("received action"), "\(outcome.output)")
+    #expect(try Data(contentsOf: file) == saved)
+  }
+}
+
+/// Two versions of a feature that persists: the second keeps another field, and its
+/// `migrate(state)` upgrades states of the first.
+enum MigrateOnRestoreSources {
+  static let v1 = """
+    local composable = require("composable")
+    return {
+      persist = composable.persist{ path = "tally.saved.lua", debounce = 0 },
+      initial_state = function() return { n = 0 } end,
+      reduce = function(state, action) if action.type == "inc" then state.n = state.n + 1 end end,
+    }
+    """
+  static let v2 = """
+    local composable = require("composable")
+    return {
+      persist = composable.persist{ path = "tally.saved.lua", debounce = 0 },
+      initial_state = function() return { count = 0 } end,
+      migrate = function(state)
+        state.count = (state.count or 0) + state.n * 10
+        state.n = nil
+      end,
+      reduce = function(state, action)
+        if action.type == "inc" then state.count = state.count + 1 end
+      end,
+    }
+    """
+}
