@@ -148,6 +148,14 @@ struct LuaDifferenceWalk<Source: LuaDifferenceSource> {
       }
       return
     }
+    if try isReordering(old[start..<oldEnd], new[start..<newEnd]) {
+      // The same elements in another order (a sort): each place that holds another element
+      // shows the element, whole, not its fields one by one against the one that left.
+      for index in start..<oldEnd where try !isEqual(old[index], new[index]) {
+        try report(path + "[\(index + 1)]", old[index], new[index])
+      }
+      return
+    }
     for index in start..<(start + paired) {
       try collect(old[index], new[index], path: path + "[\(index + 1)]", depth: depth + 1)
     }
@@ -173,6 +181,31 @@ struct LuaDifferenceWalk<Source: LuaDifferenceSource> {
       newEnd -= 1
     }
     return (start, oldEnd, newEnd)
+  }
+
+  /// The longest middle looked at for a reordering: matching is quadratic in it.
+  static var reorderingLimit: Int { 256 }
+
+  /// Whether `new` holds the elements of `old` (equal ones, each matched once), in another
+  /// order; middles longer than `reorderingLimit` are not looked at.
+  private mutating func isReordering(
+    _ old: ArraySlice<Source.Node>, _ new: ArraySlice<Source.Node>
+  ) throws(Source.Failure) -> Bool {
+    guard old.count == new.count, old.count > 1, old.count <= Self.reorderingLimit else {
+      return false
+    }
+    var unmatched = Array(old)
+    for element in new {
+      var found: Int?
+      for (index, candidate) in unmatched.enumerated() where try isEqual(candidate, element) {
+        found = index
+        break
+      }
+      guard let found else { return false }
+      unmatched.swapAt(found, unmatched.count - 1)
+      unmatched.removeLast()
+    }
+    return true
   }
 
   /// `source.isEqual`, once per pair of tables.

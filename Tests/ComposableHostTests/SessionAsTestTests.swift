@@ -35,8 +35,9 @@ import Testing
     }
     await repl.type(":advance 0.25")
     await repl.type(#"{ type = "remove", at = 1 }"#)
-    #expect(try repl.session.feature.evaluate("#state.items, state.items[1].n, state.facts[1]")
-      == [2, 2, "a fact\r\nover two lines"])
+    #expect(
+      try repl.session.feature.evaluate("#state.items, state.items[1].n, state.facts[1]")
+        == [2, 2, "a fact\r\nover two lines"])
     return repl
   }
 
@@ -49,8 +50,9 @@ import Testing
     let directory = repl.file.deletingLastPathComponent()
     let test = directory.appendingPathComponent("facts_test.lua")
     let written = await repl.type(":test \(test.path)").0
-    #expect(written == "  wrote \(test.path): 5 sent, 2 received; it passes "
-      + "(composable test \(test.path))")
+    #expect(
+      written == "  wrote \(test.path): 5 sent, 2 received; it passes "
+        + "(composable test \(test.path))")
     let text = try String(contentsOf: test, encoding: .utf8)
     // The HTTP answer is served from the recording, not asked of the server again.
     #expect(text.contains(#"url = "\#(server.url)/fact""#))
@@ -75,8 +77,11 @@ import Testing
     }
     let message = messages.joined(separator: "\n")
     #expect(message.contains("facts_test.lua:"))
-    #expect(message.contains("− items[1].n = 1"), "\(message)")
-    #expect(message.contains("+ items[1].n = 3"), "\(message)")
+    // The same items in the other order: each place shows the item it holds, whole.
+    #expect(message.contains("− items[1] = { id = "), "\(message)")
+    #expect(message.contains(", n = 1 }\n+ items[1] = { id = "), "\(message)")
+    #expect(message.contains(", n = 3 }\n− items[3] = { id = "), "\(message)")
+    #expect(!message.contains("items[1].n"), "\(message)")
   }
 
   /// A Lua test's bare name is written beside the feature, wherever the REPL was started (the
@@ -97,15 +102,19 @@ import Testing
     let directory = repl.file.deletingLastPathComponent()
     let existing = directory.appendingPathComponent("counter_test.lua")
     try "-- mine".write(to: existing, atomically: true, encoding: .utf8)
-    #expect(await repl.type(":test \(existing.path)").0 == "  error: \(existing.path) exists, and "
-      + ":test does not write over a file: remove it, or choose another name")
+    #expect(
+      await repl.type(":test \(existing.path)").0 == "  error: \(existing.path) exists, and "
+        + ":test does not write over a file: remove it, or choose another name")
     #expect(try String(contentsOf: existing, encoding: .utf8) == "-- mine")
     let elsewhere = try makeTemporaryDirectory("elsewhere").appendingPathComponent("c_test.lua")
-    #expect(await repl.type(":test \(elsewhere.path)").0.hasPrefix(
-      "  error: write a Lua test beside counter.lua"))
-    #expect(await repl.type(":test notes.txt").0.hasPrefix("  error: :test takes a Lua test's name"))
-    #expect(await repl.type(":test my-session.swift").0 == "  error: my-session.swift: the file's "
-      + "name is the test suite's, so it must be a Swift name (:test SessionTests.swift)")
+    #expect(
+      await repl.type(":test \(elsewhere.path)").0.hasPrefix(
+        "  error: write a Lua test beside counter.lua"))
+    #expect(
+      await repl.type(":test notes.txt").0.hasPrefix("  error: :test takes a Lua test's name"))
+    #expect(
+      await repl.type(":test my-session.swift").0 == "  error: my-session.swift: the file's "
+        + "name is the test suite's, so it must be a Swift name (:test SessionTests.swift)")
     let swift = directory.appendingPathComponent("CounterSessionTests.swift")
     #expect(await repl.type(":test \(swift.path)").0 == "  wrote \(swift.path): 1 sent, 0 received")
     let text = try String(contentsOf: swift, encoding: .utf8)
@@ -119,9 +128,12 @@ import Testing
     let repl = try Harness()
     await repl.type("increment", "boom", "increment")
     let test = repl.file.deletingLastPathComponent().appendingPathComponent("boom_test.lua")
-    #expect(await repl.type(":test \(test.path)").0.hasSuffix("; it passes (composable test \(test.path))"))
+    #expect(
+      await repl.type(":test \(test.path)").0.hasSuffix(
+        "; it passes (composable test \(test.path))"))
     let text = try String(contentsOf: test, encoding: .utf8)
-    #expect(text.contains(#"    -- action 2 ({ type = "boom" }) raised when recorded, and is left out:"#))
+    #expect(
+      text.contains(#"    -- action 2 ({ type = "boom" }) raised when recorded, and is left out:"#))
   }
 }
 
