@@ -26,7 +26,8 @@ let package = Package(
       dependencies: [
         .product(name: "ComposableLua", package: "ComposableLua"),
         .product(name: "ComposableLuaTesting", package: "ComposableLua"),
-      ]
+      ],
+      exclude: ["lua"]  // Lua tests, read where they are (the README's `exclude:`)
     ),
   ]
 )
