@@ -150,7 +150,8 @@ import Testing
         """, file: "marked.lua")
     _ = try feature.step([
       "type": "set",
-      "list": [["tags": ["b"]], ["tags": ["a"]], ["tags": ["c"]]],
+      // Ten: a sort of fewer than eight elements does not look at its order function.
+      "list": .table(LuaTable(array: (0..<10).map { ["tags": [.integer($0 % 3)]] })),
     ])
     _ = try feature.step("sort")
     #expect(try feature.state()["err"] == "attempt to compare two table values")
