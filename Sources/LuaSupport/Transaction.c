@@ -30,6 +30,7 @@
 static const char lk_metatable_key = 0;        // plain: reads go through lk_proxy_index
 static const char lk_fresh_metatable_key = 0;  // not read yet
 static const char lk_warm_metatable_key = 0;   // read once, its table holding no table
+static const char lk_nested_metatable_key = 0;  // read once, its table holding a table
 static const char lk_marker_key = 0;    // registry: the metatable that marks arrays (host's)
 static const char lk_adopted_key = 0;   // journal entry: (table, &lk_adopted_key, old metatable)
 static const char lk_made_key = 0;      // registry: real tables given a proxy (see below)
@@ -207,17 +208,30 @@ enum { lk_lasting_flat_limit = 4096 };
 enum { lk_flat_read_fields = 64 };  // a table of more fields is not worth reads of its own
 
 // What reads a table has: none (no metatable), one of the shared metatables', or flat reads.
-enum { lk_reads_none, lk_reads_plain, lk_reads_fresh, lk_reads_warm, lk_reads_flat };
+enum {
+  lk_reads_none, lk_reads_plain, lk_reads_fresh, lk_reads_warm, lk_reads_nested, lk_reads_flat,
+  lk_reads_view
+};
+
+static int lk_view_newindex(lua_State *L);
 
 static int lk_reads_of(lua_State *L, int table) {
   if (!lua_getmetatable(L, table)) return lk_reads_none;
   const void *metatable = lua_topointer(L, -1);
-  lua_pop(L, 1);
   const lk_transaction *transaction = &lk_info_of(L)->transaction;
-  if (metatable == transaction->plain_metatable) return lk_reads_plain;
-  if (metatable == transaction->fresh_metatable) return lk_reads_fresh;
-  if (metatable == transaction->warm_metatable) return lk_reads_warm;
-  return lk_reads_flat;  // a proxy's: the caller knows the table is one
+  int reads = metatable == transaction->plain_metatable    ? lk_reads_plain
+              : metatable == transaction->fresh_metatable  ? lk_reads_fresh
+              : metatable == transaction->warm_metatable   ? lk_reads_warm
+              : metatable == transaction->nested_metatable ? lk_reads_nested
+                                                           : lk_reads_flat;
+  if (reads == lk_reads_flat) {  // a metatable of its own: flat reads, or a view (below)
+    lua_pushliteral(L, "__newindex");
+    lua_rawget(L, -2);
+    if (lua_tocfunction(L, -1) == lk_view_newindex) reads = lk_reads_view;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return reads;
 }
 
 // Gives the table at `index` the shared metatable under `key` in the registry.
@@ -240,6 +254,8 @@ static int lk_is_small_and_flat(lua_State *L, int index) {
 }
 
 static int lk_flat_proxy_newindex(lua_State *L);
+static void lk_list_lasting(lua_State *L, int proxy);
+static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int real);
 
 // Gives the proxy at `proxy`, over the flat table at `real`, a metatable of its own whose
 // __index is the real table. No __pairs: the sandbox's `pairs` and `next` know proxies.
@@ -273,12 +289,29 @@ static void lk_forget_lasting(lua_State *L, int proxy) {
   lua_pop(L, 2);
 }
 
-// Takes flat reads back from the proxy at `proxy`, if it has them: it gets the fresh metatable,
-// so its table is looked at again at its next read. Allocates nothing.
-static void lk_leave_flat_reads(lua_State *L, int proxy) {
-  if (lk_reads_of(L, proxy) != lk_reads_flat) return;
-  lk_set_shared_metatable(L, proxy, &lk_fresh_metatable_key);
+// Takes the reads of its own (`reads`, flat reads or a view) back from the proxy at `proxy`:
+// it gets the shared metatable under `key`. Allocates nothing.
+static void lk_leave_own_reads(lua_State *L, int proxy, int reads, const char *key) {
+  if (reads == lk_reads_view) lk_info_of(L)->transaction.views -= 1;
+  lk_set_shared_metatable(L, proxy, key);
   lk_forget_lasting(L, proxy);
+}
+
+// Takes flat reads back from the proxy at `proxy`, if it has them (a table was stored in its
+// table): it gets the fresh metatable, so its table is looked at again at its next read.
+static void lk_leave_flat_reads(lua_State *L, int proxy) {
+  if (lk_reads_of(L, proxy) == lk_reads_flat) {
+    lk_leave_own_reads(L, proxy, lk_reads_flat, &lk_fresh_metatable_key);
+  }
+}
+
+// Takes flat reads or a view back from the proxy at `proxy`, if it has either: it gets the
+// fresh metatable.
+static void lk_leave_reads(lua_State *L, int proxy) {
+  int reads = lk_reads_of(L, proxy);
+  if (reads == lk_reads_flat || reads == lk_reads_view) {
+    lk_leave_own_reads(L, proxy, reads, &lk_fresh_metatable_key);
+  }
 }
 
 // Counts again the proxies with lasting flat reads, once the limit is reached: the count is too
@@ -304,7 +337,8 @@ static int lk_count_lasting_again(lua_State *L) {
   lua_pushnil(L);
   while (lua_next(L, -2) != 0) {
     lua_pop(L, 1);
-    if (lk_reads_of(L, -1) == lk_reads_flat) {
+    int reads = lk_reads_of(L, -1);
+    if (reads == lk_reads_flat || reads == lk_reads_view) {
       count += 1;
     } else {  // counted, but its flat reads were never given (out of memory)
       lua_pushvalue(L, -1);
@@ -332,10 +366,185 @@ static int lk_give_lasting_flat_reads(lua_State *L, int proxy, int real) {
     lk_set_shared_metatable(L, proxy, &lk_metatable_key);
     return lk_lasting_not_flat;
   }
+  lk_list_lasting(L, proxy);
+  lk_give_flat_reads(L, proxy, real);
+  return lk_lasting_given;
+}
+
+// MARK: - Views
+
+// A proxy whose table holds tables is read through the C __index: a read must hand out a
+// nested table's proxy. Read again in a transaction (a table a reducer goes down through over
+// and over: `state.users[id].profile`), it gets a *view*: a table of what its reads found, the
+// nested tables' proxies and the other values, filled by its reads (a miss calls lk_view_fill,
+// which reads the real table and keeps what it found), and a metatable of its own whose
+// __index is the view: a read of a key read before is a lookup the VM does. The view must
+// never hold what its table no longer holds, so every way a table is written keeps its view in
+// step or takes it back: a write through the proxy (lk_view_newindex, `rawset`) and a sort's
+// write-back make the view forget the key; the table library's shifts take the view back for
+// good (the plain metatable: a view would forget most of what it holds at each shift); a
+// rollback takes every view back before its undo, and the host's write its table's (the fresh
+// metatable: a view again at a later read). A view holds the proxies it found, so a table of
+// more than lk_view_entries entries gets none; views count with flat reads against
+// lk_lasting_flat_limit, and a sweep takes them back as it takes flat reads.
+enum { lk_view_entries = 4096 };
+
+// Whether the table at `index` has at most `most` entries (its hidden keys among them): a
+// look bounded by `most`, whatever the table holds.
+static int lk_has_at_most(lua_State *L, int index, int most) {
+  index = lua_absindex(L, index);
+  int count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    lua_pop(L, 1);
+    if (++count > most) {
+      lua_pop(L, 1);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// __index of a view (1 the view, 2 the key; upvalues: the real table, the fresh metatable):
+// what the real table holds, a nested table as its proxy, kept in the view.
+static int lk_view_fill(lua_State *L) {
+  lua_settop(L, 2);
+  if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) {  // no such key in a state but hidden ones
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_pushvalue(L, 2);
+  int type = lua_rawget(L, lua_upvalueindex(1));  // 3
+  if (type == LUA_TNIL) return 1;
+  if (type == LUA_TTABLE) {
+    lk_push_proxy_of(L, 3, lua_upvalueindex(2));
+    lua_replace(L, 3);
+  }
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 3);
+  lua_rawset(L, 1);
+  return 1;
+}
+
+// __newindex of a proxy with a view (upvalues: its real table, its view): the write, then the
+// view forgets the key (its next read fills it again). A write that stored a table took the
+// view back already (lk_journaled_set): forgetting the key of a view no proxy uses is harmless.
+static int lk_view_newindex(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(1));  // 4: as lk_flat_proxy_newindex, a slot
+  lk_journaled_set(L, 1, 2, 3, 4);
+  lua_settop(L, 2);
+  lua_pushnil(L);
+  lua_rawset(L, lua_upvalueindex(2));  // nil for a key the view lacks: allocates nothing
+  return 0;
+}
+
+// Gives the proxy at `proxy`, over the table at `real`, a view (empty: its reads fill it).
+static void lk_give_view(lua_State *L, int proxy, int real) {
   proxy = lua_absindex(L, proxy);
-  // Listed first: if the list cannot grow, the error comes before the proxy changed. Counted
-  // before it is given: one counted but not given (out of memory) only leaves less room until
-  // the next count, which counts those with flat reads.
+  real = lua_absindex(L, real);
+  lua_createtable(L, 0, 0);
+  int view = lua_gettop(L);
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, real);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
+  lua_pushcclosure(L, lk_view_fill, 2);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, view);
+  lua_createtable(L, 0, 4);
+  lua_pushvalue(L, view);
+  lua_setfield(L, -2, "__index");
+  lua_pushvalue(L, real);
+  lua_pushvalue(L, view);
+  lua_pushcclosure(L, lk_view_newindex, 2);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushcfunction(L, lk_proxy_len);
+  lua_setfield(L, -2, "__len");
+  lua_pushliteral(L, "state");  // getmetatable/setmetatable cannot reach it
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, proxy);  // the last step: nothing after it can fail
+  lk_info_of(L)->transaction.views += 1;
+  lua_settop(L, view - 1);
+}
+
+// A proxy read before, its table holding a table then, read again: in a transaction, it gets
+// flat reads if its table holds no table by now, a view if its table is not too large (or
+// nothing yet, past the limit), the plain metatable for good otherwise.
+static void lk_give_lasting_view(lua_State *L, int proxy, int real) {
+  lk_transaction *transaction = &lk_info_of(L)->transaction;
+  if (!transaction->open) return;
+  if (lk_is_small_and_flat(L, real)) {
+    lk_give_lasting_flat_reads(L, proxy, real);
+    return;
+  }
+  if (!lk_has_at_most(L, real, lk_view_entries)) {
+    lk_set_shared_metatable(L, proxy, &lk_metatable_key);
+    return;
+  }
+  if (transaction->lasting_flat >= lk_lasting_flat_limit && !lk_count_lasting_again(L)) return;
+  lk_list_lasting(L, proxy);
+  lk_give_view(L, proxy, real);
+}
+
+// Takes every view back (a rollback, before its undo).
+static __attribute__((noinline)) void lk_leave_views(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_lasting_key);
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    lua_pop(L, 1);
+    if (lk_reads_of(L, -1) == lk_reads_view) lk_leave_reads(L, -1);  // sets nil: allowed
+  }
+  lua_pop(L, 1);
+  lk_info_of(L)->transaction.views = 0;
+}
+
+// Pushes the view of the proxy at `proxy` and returns 1 if it has one; 0, pushing nothing.
+static int lk_push_view_of(lua_State *L, int proxy) {
+  if (lk_reads_of(L, proxy) != lk_reads_view) return 0;
+  lua_getmetatable(L, proxy);
+  lua_pushliteral(L, "__index");
+  lua_rawget(L, -2);
+  lua_remove(L, -2);
+  return 1;
+}
+
+// The view of the proxy at `proxy`, if it has one, forgets `key` (at `key`): its table was
+// written behind it. Allocates nothing.
+static void lk_view_forget(lua_State *L, int proxy, int key) {
+  key = lua_absindex(L, key);
+  if (!lk_push_view_of(L, proxy)) return;
+  lua_pushvalue(L, key);
+  lua_pushnil(L);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
+
+void lk_leave_view_of_real(lua_State *L, int real) {
+  if (lk_info_of(L)->transaction.views == 0) return;
+  // Its array shifts: a view would forget most of what it holds at each shift, and be made
+  // again (a look at every entry) at the next action. Such a table is read through C for good.
+  if (lua_rawgetp(L, real, &lk_proxy_key) == LUA_TTABLE && lk_reads_of(L, -1) == lk_reads_view) {
+    lk_leave_own_reads(L, -1, lk_reads_view, &lk_metatable_key);
+  }
+  lua_pop(L, 1);
+}
+
+void lk_view_forget_index(lua_State *L, int real, lua_Integer i) {
+  if (lk_info_of(L)->transaction.views == 0) return;
+  if (lua_rawgetp(L, real, &lk_proxy_key) == LUA_TTABLE) {
+    lua_pushinteger(L, i);
+    lk_view_forget(L, -2, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+// Lists the proxy at `proxy` among the lasting ones the open transaction gives, and counts it.
+// Listed first: if the list cannot grow, the error comes before the proxy changed. Counted
+// before it is given: one counted but not given (out of memory) only leaves less room until the
+// next count, which counts those with flat reads or a view.
+static void lk_list_lasting(lua_State *L, int proxy) {
+  lk_transaction *transaction = &lk_info_of(L)->transaction;
+  proxy = lua_absindex(L, proxy);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_given_key);
   lua_pushvalue(L, proxy);
   lua_rawseti(L, -2, transaction->lasting_given + 1);
@@ -347,15 +556,13 @@ static int lk_give_lasting_flat_reads(lua_State *L, int proxy, int real) {
   lua_rawset(L, -3);
   lua_pop(L, 1);
   transaction->lasting_flat += 1;
-  lk_give_flat_reads(L, proxy, real);
-  return lk_lasting_given;
 }
 
 // __index of a proxy not read yet (1 the proxy, 3 its real table): its table looked at once.
 static int lk_fresh_proxy_index(lua_State *L) {
   if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
   lk_set_shared_metatable(L, 1, lk_is_small_and_flat(L, 3) ? &lk_warm_metatable_key
-                                                            : &lk_metatable_key);
+                                                            : &lk_nested_metatable_key);
   lua_pushvalue(L, 2);
   if (lua_rawget(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_FRESH_METATABLE);
   return 1;
@@ -366,6 +573,18 @@ static int lk_fresh_proxy_index(lua_State *L) {
 static int lk_warm_proxy_index(lua_State *L) {
   if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
   lk_give_lasting_flat_reads(L, 1, 3);
+  lua_settop(L, 3);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_FRESH_METATABLE);
+  return 1;
+}
+
+// __index of a proxy read before, its table holding a table then: a read in a transaction gives
+// it a view (lk_give_lasting_view).
+static void lk_view_forget(lua_State *L, int proxy, int key);
+static int lk_nested_proxy_index(lua_State *L) {
+  if (lua_rawgetp(L, 1, &lk_real_key) != LUA_TTABLE) return luaL_error(L, "not a state table");
+  lk_give_lasting_view(L, 1, 3);
   lua_settop(L, 3);
   lua_pushvalue(L, 2);
   if (lua_rawget(L, 3) == LUA_TTABLE) lk_push_proxy_of(L, -1, LK_FRESH_METATABLE);
@@ -681,9 +900,10 @@ static int lk_flat_proxy_newindex(lua_State *L) {
 // Gives the root proxy at `proxy`, over the table at `real`, flat reads if the table is flat.
 static void lk_choose_reads(lua_State *L, int proxy, int real) {
   if (lk_is_flat(L, real)) {
+    if (lk_reads_of(L, proxy) == lk_reads_view) lk_leave_reads(L, proxy);
     lk_give_flat_reads(L, proxy, real);
   } else {
-    lk_leave_flat_reads(L, proxy);
+    lk_leave_reads(L, proxy);
   }
 }
 
@@ -693,7 +913,7 @@ void lk_read_flat_in_action(lua_State *L, int index) {
   int proxy = lua_absindex(L, index);
   int reads = lk_reads_of(L, proxy);
   // Not one that has flat reads already, nor a table that is no proxy.
-  if (reads == lk_reads_none || reads == lk_reads_flat) return;
+  if (reads == lk_reads_none || reads == lk_reads_flat || reads == lk_reads_view) return;
   if (lua_rawgetp(L, proxy, &lk_real_key) != LUA_TTABLE) {
     lua_pop(L, 1);
     return;
@@ -737,12 +957,12 @@ static void lk_empty_list(lua_State *L, const char *key, lua_Integer count) {
   lua_pop(L, 1);
 }
 
-// Takes flat reads back from the proxies in the list under `key`, `count` long.
+// Takes flat reads (or views) back from the proxies in the list under `key`, `count` long.
 static void lk_leave_flat_reads_of_list(lua_State *L, const char *key, lua_Integer count) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, key);
   for (lua_Integer i = count; i > 0; i--) {
     lua_rawgeti(L, -1, i);
-    lk_leave_flat_reads(L, -1);
+    lk_leave_reads(L, -1);
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
@@ -905,6 +1125,7 @@ static int lk_safe_rawset(lua_State *L) {
   lua_settop(L, 3);
   if (lk_push_real_of(L, 1)) {  // 4
     lk_journaled_set(L, 1, 2, 3, 4);
+    lk_view_forget(L, 1, 2);  // written behind its view, if it has one
   } else {
     lua_pushvalue(L, 2);
     lua_pushvalue(L, 3);
@@ -969,7 +1190,7 @@ static int lk_safe_getmetatable(lua_State *L) {
 
 // MARK: - Opening
 
-// Makes the proxies' three shared metatables (the fresh one at `fresh`, made first, is what
+// Makes the proxies' four shared metatables (the fresh one at `fresh`, made first, is what
 // their metamethods give new proxies), alike but for __index.
 static void lk_open_shared_metatables(lua_State *L) {
   static const struct {
@@ -978,6 +1199,7 @@ static void lk_open_shared_metatables(lua_State *L) {
   } shared[] = {
       {&lk_fresh_metatable_key, lk_fresh_proxy_index},
       {&lk_warm_metatable_key, lk_warm_proxy_index},
+      {&lk_nested_metatable_key, lk_nested_proxy_index},
       {&lk_metatable_key, lk_proxy_index},
   };
   lua_createtable(L, 0, 5);
@@ -985,9 +1207,10 @@ static void lk_open_shared_metatables(lua_State *L) {
   const void **addresses[] = {
       &lk_info_of(L)->transaction.fresh_metatable,
       &lk_info_of(L)->transaction.warm_metatable,
+      &lk_info_of(L)->transaction.nested_metatable,
       &lk_info_of(L)->transaction.plain_metatable,
   };
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 4; i++) {
     if (i == 0) lua_pushvalue(L, fresh);
     else lua_createtable(L, 0, 5);
     int metatable = lua_gettop(L);
@@ -1154,6 +1377,8 @@ static int lk_state_write_protected(lua_State *L) {
       lua_rawset(L, real);
     }
   }
+  // Its flat reads or view go (it was written behind them); tables below it are the host's new
+  // ones (no proxy yet) or no longer in it, so no other view shows what changed.
   lk_choose_reads(L, 1, real);
   return 0;
 }
@@ -1219,7 +1444,7 @@ static int lk_drop_proxies_made(lua_State *L) {
     if (lua_rawgeti(L, -2, i) == LUA_TTABLE) {
       lua_pushvalue(L, -1);
       if (lua_rawgetp(L, -1, &lk_proxy_key) == LUA_TTABLE) {
-        lk_leave_flat_reads(L, -1);  // a sweep leaves no memory behind
+        lk_leave_reads(L, -1);  // a sweep leaves no memory behind
         lua_rawset(L, -4);
       } else {
         lua_pop(L, 2);
@@ -1302,6 +1527,7 @@ int lk_transaction_rollback(lua_State *L) {
   // its metatable being a shared one, and the undo may store a table in a flat table again.
   if (info->transaction.flat_for_action != 0) lk_end_flat_reads(L);
   if (info->transaction.lasting_given != 0) lk_end_lasting_given(L, 1);
+  if (info->transaction.views != 0) lk_leave_views(L);  // the undo writes behind them
   lua_Integer length = lk_journal_length(L);
   int status = lk_undo_to(L, 0);
   // The undo emptied the journal entry by entry; a journal that was large keeps the stacks it

@@ -26,6 +26,9 @@ typedef struct {
   const void *plain_metatable;
   const void *fresh_metatable;
   const void *warm_metatable;
+  const void *nested_metatable;
+  // Proxies given a view (Transaction.c, "Views") and not taken back: 0 only when none has one.
+  lua_Integer views;
   // Shift entries in the journal (ArrayShifts.c writes and undoes them).
   lua_Integer shift_entries;
 } lk_transaction;
@@ -48,4 +51,10 @@ int lk_is_bookkeeping(lua_State *L, int index);
 /// stores a table in it takes them back (as a flat root's), and so does a rollback. For the
 /// table library's loops that read elements over and over (a sort's order function).
 void lk_read_flat_in_action(lua_State *L, int index);
+/// Takes back the view of the real table at `index`'s proxy, if it has one, for good: the table
+/// library shifts its array (Transaction.c, "Views").
+void lk_leave_view_of_real(lua_State *L, int index);
+/// The view of the real table at `real`'s proxy, if it has one, forgets index `i`: the table
+/// library wrote it behind the view (a sort's write-back).
+void lk_view_forget_index(lua_State *L, int real, lua_Integer i);
 #endif
