@@ -23,7 +23,6 @@ int lk_push_writable_real(lua_State *L, int index) {
 
 void lk_state_shift(lua_State *L, int real, lua_Integer from, lua_Integer to) {
   lk_info *info = lk_info_of(L);
-  lk_leave_view_of_real(L, real);  // written behind its view
   info->shape.move_mark = NULL;  // as any write: a mark serves the write it was made for
   info->shape.writes += 1;
   lua_pushvalue(L, real);
@@ -42,7 +41,6 @@ void lk_state_shift_run(lua_State *L, int real, lua_Integer to, lua_Integer coun
                         int direction) {
   lk_info *info = lk_info_of(L);
   real = lua_absindex(L, real);
-  lk_leave_view_of_real(L, real);  // written behind its view
   info->shape.move_mark = NULL;  // as any write: a mark serves the write it was made for
   lua_Integer charged = 0;       // slots charged to the budget and not shifted yet
   while (count > 0) {
@@ -98,7 +96,6 @@ void lk_state_shift_run(lua_State *L, int real, lua_Integer to, lua_Integer coun
 
 void lk_state_set_moved(lua_State *L, int real, lua_Integer i) {
   lk_info *info = lk_info_of(L);
-  lk_view_forget_index(L, real, i);  // written behind its view
   info->shape.move_mark = NULL;
   info->shape.writes += 1;
   lua_pushvalue(L, real);

@@ -10,7 +10,8 @@ int lk_push_writable_real(lua_State *L, int index);
 /// real[to] = real[from] (nil for `from` 0), journaled, on the real table at `real` (absolute):
 /// the table library shifting an element within its own array (insert, remove). The element
 /// is the array's already, in the state's form: nothing to adopt, no shape to prove, no proxy
-/// to go through. Counted as a write of the state (a move further out sees it).
+/// to go through. Counted as a write of the state (a move further out sees it). The caller
+/// takes the table's view back first (lk_leave_view_of_real), for this and lk_state_shift_run.
 void lk_state_shift(lua_State *L, int real, lua_Integer from, lua_Integer to);
 /// lk_state_shift for `count` slots in a row: real[to] = real[to + direction], then `to` moves
 /// on by `direction` (-1: an insert's shift up, from the end; 1: a remove's shift down). Runs of
@@ -20,7 +21,8 @@ void lk_state_shift_run(lua_State *L, int real, lua_Integer to, lua_Integer coun
                         int direction);
 /// real[i] = the value on top (popped), journaled: an element of the array whose real table
 /// is at `real` (absolute) put back at another place of it (a sort done in a copy), in the
-/// state's form already (a real table, not its proxy).
+/// state's form already (a real table, not its proxy). The caller makes its view forget `i`
+/// first (lk_view_forget_index).
 void lk_state_set_moved(lua_State *L, int real, lua_Integer i);
 
 /// Whether the journal key at `index` marks a shift entry (table, marker, descriptor).
