@@ -11,7 +11,7 @@ int lk_push_writable_real(lua_State *L, int index);
 /// the table library shifting an element within its own array (insert, remove). The element
 /// is the array's already, in the state's form: nothing to adopt, no shape to prove, no proxy
 /// to go through. Counted as a write of the state (a move further out sees it). The caller
-/// takes the table's view back first (lk_leave_view_of_real), for this and lk_state_shift_run.
+/// takes the table's view back first (lk_leave_view_for_good), for this and lk_state_shift_run.
 void lk_state_shift(lua_State *L, int real, lua_Integer from, lua_Integer to);
 /// lk_state_shift for `count` slots in a row: real[to] = real[to + direction], then `to` moves
 /// on by `direction` (-1: an insert's shift up, from the end; 1: a remove's shift down). Runs of

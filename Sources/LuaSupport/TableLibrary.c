@@ -94,7 +94,7 @@ static int lk_table_insert(lua_State *L) {
       luaL_argcheck(L, (lua_Unsigned)position - 1u < (lua_Unsigned)first_empty, 2,
                     "position out of bounds");
       if (lk_push_writable_real(L, 1)) {  // a state's array: shifted in its real table
-        lk_leave_view_of_real(L, lua_gettop(L));  // written behind its view
+        lk_leave_view_for_good(L, 1);  // written behind its view
         lk_state_shift_run(L, lua_gettop(L), first_empty, first_empty - position, -1);
         lua_pop(L, 1);
         break;
@@ -127,7 +127,7 @@ static int lk_table_remove(lua_State *L) {
   lua_geti(L, 1, position);
   if (lk_push_writable_real(L, 1)) {  // a state's array: shifted in its real table
     int real = lua_gettop(L);
-    lk_leave_view_of_real(L, real);  // written behind its view
+    lk_leave_view_for_good(L, 1);  // written behind its view
     if (position < size) {
       lk_state_shift_run(L, real, position, size - position, 1);
       position = size;
@@ -385,7 +385,7 @@ static int lk_sort_state_array(lua_State *L, lua_Integer length) {
     if (same) {
       lua_pop(L, 1);
     } else {
-      lk_view_forget_index(L, real, i);  // written behind its view
+      lk_view_forget_index(L, 1, i);  // written behind its view
       lk_state_set_moved(L, real, i);
     }
   }
@@ -439,7 +439,7 @@ static int lk_sort_real_array(lua_State *L, lua_Integer length) {
     if (same) {
       lua_pop(L, 1);
     } else {
-      lk_view_forget_index(L, real, i);  // written behind its view
+      lk_view_forget_index(L, 1, i);  // written behind its view
       lk_state_set_moved(L, real, i);
     }
   }

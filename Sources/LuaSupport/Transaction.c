@@ -518,23 +518,20 @@ static void lk_view_forget(lua_State *L, int proxy, int key) {
   lua_pop(L, 1);
 }
 
-void lk_leave_view_of_real(lua_State *L, int real) {
+void lk_leave_view_for_good(lua_State *L, int proxy) {
   if (lk_info_of(L)->transaction.views == 0) return;
   // Its array shifts: a view would forget most of what it holds at each shift, and be made
   // again (a look at every entry) at the next action. Such a table is read through C for good.
-  if (lua_rawgetp(L, real, &lk_proxy_key) == LUA_TTABLE && lk_reads_of(L, -1) == lk_reads_view) {
-    lk_leave_own_reads(L, -1, lk_reads_view, &lk_metatable_key);
+  if (lk_reads_of(L, proxy) == lk_reads_view) {
+    lk_leave_own_reads(L, proxy, lk_reads_view, &lk_metatable_key);
   }
-  lua_pop(L, 1);
 }
 
-void lk_view_forget_index(lua_State *L, int real, lua_Integer i) {
+void lk_view_forget_index(lua_State *L, int proxy, lua_Integer i) {
   if (lk_info_of(L)->transaction.views == 0) return;
-  if (lua_rawgetp(L, real, &lk_proxy_key) == LUA_TTABLE) {
-    lua_pushinteger(L, i);
-    lk_view_forget(L, -2, -1);
-    lua_pop(L, 1);
-  }
+  proxy = lua_absindex(L, proxy);
+  lua_pushinteger(L, i);
+  lk_view_forget(L, proxy, -1);
   lua_pop(L, 1);
 }
 

@@ -51,10 +51,11 @@ int lk_is_bookkeeping(lua_State *L, int index);
 /// stores a table in it takes them back (as a flat root's), and so does a rollback. For the
 /// table library's loops that read elements over and over (a sort's order function).
 void lk_read_flat_in_action(lua_State *L, int index);
-/// Takes back the view of the real table at `index`'s proxy, if it has one, for good: the table
-/// library shifts its array (Transaction.c, "Views").
-void lk_leave_view_of_real(lua_State *L, int index);
-/// The view of the real table at `real`'s proxy, if it has one, forgets index `i`: the table
-/// library wrote it behind the view (a sort's write-back).
-void lk_view_forget_index(lua_State *L, int real, lua_Integer i);
+/// Takes back the view of the proxy at `proxy`, if it has one, for good: the table library
+/// shifts its array (Transaction.c, "Views"). The proxy itself, not one found from its real
+/// table: a sweep may have dropped that link while the proxy lives on (in a parent's view).
+void lk_leave_view_for_good(lua_State *L, int proxy);
+/// The view of the proxy at `proxy`, if it has one, forgets index `i`: the table library wrote
+/// it behind the view (a sort's write-back).
+void lk_view_forget_index(lua_State *L, int proxy, lua_Integer i);
 #endif
