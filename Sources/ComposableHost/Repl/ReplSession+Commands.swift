@@ -140,13 +140,19 @@ extension ReplSession {
   }
 
   /// Forward to after the next action that changes the state, passing over failed ones before it
-  /// (which changed nothing), as `:undo` passed over them.
+  /// (which changed nothing), as `:undo` passed over them. With only failed actions ahead there
+  /// is nothing to redo, as there is nothing to undo with only failed actions behind: landing on
+  /// the last of them would change nothing, and the next `:undo` would go back past the change
+  /// this `:redo` started from.
   func redo() async {
     let actions = timeline.actions
     let position = timeline.position
     guard position < actions.count else { return printer.line("  nothing to redo") }
     var target = position + 1
-    while target < actions.count, actions[target - 1].failed { target += 1 }
+    while target <= actions.count, actions[target - 1].failed { target += 1 }
+    guard target <= actions.count else {
+      return printer.line("  nothing to redo: every action ahead failed, changing nothing")
+    }
     await jump(to: target, by: .redo, passedOver: target - position - 1)
   }
 
