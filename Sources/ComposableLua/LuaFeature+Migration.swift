@@ -57,6 +57,12 @@ extension LuaFeature {
   /// The fingerprint in the header of a saved state (`-- code: fnv1a64:...`, among the comment
   /// lines it starts with), or nil for a file without one: saved before fingerprints were
   /// kept, written by hand, or JSON.
+  ///
+  /// The fingerprint is exactly 16 lowercase hex digits, followed by the end of the line (`\n`,
+  /// or `\r\n`) or a space. Anything else (a 17th digit, an upper-case one, a letter after
+  /// them) is no fingerprint this code wrote: nil, so that `migrate(state)` runs on the state,
+  /// as on one saved by other code. Reading only the first 16 would take
+  /// `fnv1a64:<the current 16>99` for the current code.
   static func savedCodeFingerprint(in bytes: [UInt8]) -> String? {
     let marker = Array(("-- " + savedCodePrefix + "fnv1a64:").utf8)
     var start = bytes.startIndex
@@ -64,8 +70,12 @@ extension LuaFeature {
       let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
       let line = bytes[start..<end]
       if line.starts(with: marker) {
-        let digits = line.dropFirst(marker.count).prefix(16)
+        let rest = line.dropFirst(marker.count)
+        let digits = rest.prefix(16)
         guard digits.count == 16, digits.allSatisfy({ isHexDigit($0) }) else { return nil }
+        let after = rest.dropFirst(16)
+        guard after.isEmpty || after.first == UInt8(ascii: " ") || after.elementsEqual([13])
+        else { return nil }
         return "fnv1a64:" + String(decoding: digits, as: UTF8.self)
       }
       start = end < bytes.endIndex ? end + 1 : end

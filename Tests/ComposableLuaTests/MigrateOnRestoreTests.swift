@@ -123,6 +123,23 @@ import Testing
     #expect(try v2.state() == ["count": 20])
   }
 
+  /// Only exactly 16 lowercase hex digits, then the end of the line or a space, are a
+  /// fingerprint: a 17th digit, or any other character after them, makes it other code,
+  /// and `migrate` runs, though the first 16 are those of the code loaded now.
+  @Test(arguments: [
+    ("99 (the code that saved it)\n", true), ("9\n", true), ("x\n", true),
+    ("-\n", true), ("\tx\n", true), (" (the code that saved it)\n", false), ("\n", false),
+    ("\r\n", false), (" \n", false),
+  ])
+  func aFingerprintIsExactly16HexDigits(after: String, migrates: Bool) async throws {
+    let v2 = try LuaFeature(source: Self.v2, file: "tally.lua")
+    let header = "-- code: \(v2.codeFingerprint)\(after)"
+    let files = FileClient.inMemory(["tally.saved.lua": header + "return { count = 3, n = 1 }\n"])
+    try await v2.restorePersisted(files: files) { Issue.record("\($0)") }
+    #expect(try v2.state() == (migrates ? ["count": 13] : ["count": 3, "n": 1]), "\(header)")
+    #expect((v2.restoreMigration != nil) == migrates)
+  }
+
   /// A feature without `migrate` restores what was saved, whatever code saved it, as before.
   @Test func withoutMigrateTheSavedStateIsRestoredAsItIs() async throws {
     let files = FileClient.inMemory()
