@@ -36,6 +36,8 @@ struct ReplReducer: Reducer {
   let snapshot: StateSnapshot
   /// Where the session is in the feature's stacks and presentations, printed as it changes.
   let navigation: ReplNavigation
+  /// Counts each action that fails, for the host's exit status.
+  let failures: SessionFailures
 
   func reduce(into state: inout LuaFeatureHandle, action: ReplAction) -> Effect<ReplAction> {
     let (value, fromEffect): (LuaValue, Bool)
@@ -60,6 +62,7 @@ struct ReplReducer: Reducer {
       draws: replayer.tape.takeRecorded(), effect: outcome.returned.effectDescription,
       error: outcome.error?.recordedMessage, didNothing: !outcome.wrote,
       afterJump: timeline.takeEffectsCancelled())
+    if outcome.error != nil { failures.noteAction() }
     if outcome.error == nil, outcome.wrote {
       snapshot.actionWrote()
       // A type that changed the state is one the feature handles: offered from now on.
@@ -122,9 +125,9 @@ struct ReplReducer: Reducer {
 
   /// Prints what the last reload's `migrate` changed, read from its transaction.
   private func refresh() {
-    if let difference = LuaValue.notation(of: feature.migrationChanges, colored: printer.colored) {
-      printer.line(printer.indented(difference))
-    }
+    // As `run --watch` says it: what `migrate` changed, or that it changed nothing.
+    let difference = LuaValue.notation(of: feature.migrationChanges, colored: printer.colored)
+    printer.line(printer.indented(difference ?? "(No state changes)"))
     showNavigation()
     snapshot.actionWrote()  // migrate wrote: read again when asked
     // Kept where the session stands, so that time travel past here starts from it.

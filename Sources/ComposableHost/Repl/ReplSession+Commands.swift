@@ -298,6 +298,7 @@ extension ReplSession {
     let reloaded = HotReload.reload(
       feature, from: file, changed: changed, report: { printer.line($0) },
       fail: { printer.error($0) })
+    if !reloaded { failures.noteReload() }
     if reloaded, feature.hasMigrate { await store.send(.refresh) }  // what `migrate` changed
     if reloaded, replaysOnReload { await replay() }
     return reloaded

@@ -32,6 +32,8 @@ public actor ReplSession {
   let store: Store<LuaFeatureHandle, ReplAction>
   /// Every action of the session, where the state stands among them, and checkpoints.
   public nonisolated let timeline: SessionTimeline
+  /// What failed so far: actions, effects, refused reloads (for a host's exit status).
+  public nonisolated let failures: SessionFailures
   /// What `env` answered each action's reducer: recorded, and played back by jumps and replays.
   let tape = LuaEnvironmentTape()
   /// The HTTP requests and file operations effects made, with their answers (for `:test`).
@@ -85,6 +87,8 @@ public actor ReplSession {
     self.env = env
     self.clock = clock
     reader = LuaLiteralReader()
+    let failures = SessionFailures()
+    self.failures = failures
     let known = KnownTypesBox(KnownActionTypes(KnownActionTypes.found(besides: file)))
     self.known = known
     let printer = ReplPrinter(
@@ -104,14 +108,18 @@ public actor ReplSession {
       onError: { error in
         // A reducer's error comes back with its action (`LuaStepOutcome.error`), printed with
         // it; an effect's comes on its own, later.
-        if case .effect = error { printer.error(error.description) }
+        if case .effect = error {
+          failures.noteEffect()
+          printer.error(error.description)
+        }
       })
     store = Store(
       initialState: LuaFeatureHandle(feature: feature),
       reducer: ReplReducer(
         feature: feature, base: base, timeline: timeline,
         replayer: SessionReplayer(feature: feature, dependencies: dependencies, tape: tape),
-        clock: clock, printer: printer, snapshot: snapshot, navigation: navigation),
+        clock: clock, printer: printer, snapshot: snapshot, navigation: navigation,
+        failures: failures),
       effectExecutor: dependencies.effectExecutor ?? executor)
   }
 

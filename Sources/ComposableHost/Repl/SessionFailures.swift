@@ -1,0 +1,32 @@
+import Synchronization
+
+/// What failed during a REPL session, counted as it is reported: actions (rolled back or
+/// refused), effects, and reloads that were refused (a syntax error, a `migrate` that raised).
+/// A host reads it at the end, for its exit status (`composable run` at a terminal exits 2
+/// when any failed). Lines that were not actions, and commands refused, are not counted: at a
+/// prompt they are typing, not a failure of the feature.
+public final class SessionFailures: Sendable {
+  private let tally = Mutex((actions: 0, effects: 0, reloads: 0))
+
+  /// An empty count.
+  public init() {}
+
+  /// An action the reducer failed on or refused.
+  public func noteAction() { tally.withLock { $0.actions += 1 } }
+
+  /// An effect that failed while it ran.
+  public func noteEffect() { tally.withLock { $0.effects += 1 } }
+
+  /// A reload that was refused: the old code runs on.
+  public func noteReload() { tally.withLock { $0.reloads += 1 } }
+
+  /// How many actions, effects and reloads failed so far.
+  public var counts: (actions: Int, effects: Int, reloads: Int) {
+    tally.withLock { $0 }
+  }
+
+  /// Whether anything failed so far.
+  public var any: Bool {
+    tally.withLock { $0.actions + $0.effects + $0.reloads > 0 }
+  }
+}
