@@ -30,15 +30,26 @@ extension LuaFeature {
     saver.changed()
     let dependencies = (context.dependencies ?? hostEnvironment.defaultDependencies()).values
     let onError = context.onError
+    let path = persistence.path.description
     return saver.save(
       delay: Seconds.duration(persistence.debounce) ?? .seconds(1),
       clock: dependencies.clock, files: dependencies.files
     ) { error in
-      if let error = error as? LuaFeatureError { return onError(error) }
-      onError(
-        .effect(
-          action: "saving the state",
-          error: .runtime(message: "\(persistence.path): \(error)", traceback: "")))
+      onError(.effect(action: LuaFeatureError.stateSaveAction, error: Self.saveError(error, path)))
+    }
+  }
+
+  /// A save's error as the Lua error a `.effect(action: "saving the state", ...)` holds: the
+  /// file named once (a file client's errors and a refusal name it already), a Lua error
+  /// (a value that is no data, `persist.is_duplicate` raising) as it was.
+  static func saveError(_ error: any Error, _ path: String) -> LuaError {
+    switch error {
+    case let LuaFeatureError.conversion(lua), let LuaFeatureError.effect(_, lua):
+      return lua
+    default:
+      let text = "\(error)"
+      return .runtime(
+        message: text.hasPrefix(path) ? text : "\(path): \(text)", traceback: "")
     }
   }
 

@@ -39,3 +39,22 @@ extension LuaFeatureError: CustomStringConvertible {
     }
   }
 }
+
+extension LuaFeatureError {
+  /// The action a failed save of the persisted state (`persist`) names in its `.effect` error.
+  public static let stateSaveAction = "saving the state"
+
+  /// Whether this is a save of the persisted state that failed (`.effect` of
+  /// `stateSaveAction`): a host counts it as a save that failed, not as an effect.
+  public var isStateSave: Bool {
+    if case .effect(Self.stateSaveAction, _) = self { return true }
+    return false
+  }
+
+  /// For a failed save (`isStateSave`), why it failed, without the words about the effect;
+  /// nil for any other error.
+  public var stateSaveReason: String? {
+    guard case let .effect(Self.stateSaveAction, error) = self else { return nil }
+    return error.withoutLibraryFrames.description
+  }
+}

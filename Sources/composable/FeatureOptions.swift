@@ -111,12 +111,13 @@ struct FeatureOptions {
           try FileClient.writeNow(path, contents, under: root)
         }
       } catch {
-        Run.saveFailed(error)
+        Run.saveFailed(error, data: root)
       }
       Glibc.exit(128 + signalNumber)
     }
     return FeatureHost(
-      feature: loaded, file: url, env: .table(env), dependencies: dependencies)
+      feature: loaded, file: url, env: .table(env), dependencies: dependencies,
+      dataDirectory: root)
   }
 }
 
@@ -126,4 +127,6 @@ struct FeatureHost {
   let file: URL
   let env: LuaValue
   let dependencies: DependencyValues
+  /// Where the feature's files are kept (`--data`, or the XDG default).
+  let dataDirectory: URL
 }

@@ -31,7 +31,7 @@ struct ReplCommand: Command {
 
   func run() async throws {
     let host = try await options.load()
-    try await ReplLoop(host: host, clock: ReplClock(paused: paused), replaysOnReload: replay)
+    _ = try await ReplLoop(host: host, clock: ReplClock(paused: paused), replaysOnReload: replay)
       .run()
   }
 }
@@ -42,7 +42,16 @@ struct ReplLoop {
   let clock: ReplClock
   var replaysOnReload = false
 
-  func run() async throws {
+  /// What failed in a session, for `run`'s exit status: `any` action, effect or reload
+  /// (`SessionFailures`), and whether the state was `saved` at the end.
+  struct Outcome {
+    let any: Bool
+    let saved: Bool
+  }
+
+  /// Runs the session until `:quit` or the end of the input, then saves what is pending.
+  @discardableResult
+  func run() async throws -> Outcome {
     let colored = Terminal.wantsColour(FileHandle.standardOutput)
     let session = try ReplSession(
       feature: host.feature, file: host.file, env: host.env, dependencies: host.dependencies,
@@ -78,6 +87,8 @@ struct ReplLoop {
       guard let line else { break }  // Ctrl-D
       if await session.handle(bytes: line) == .quit { break }
     }
-    await Run.savePending(host.feature, files: host.dependencies.files)
+    let saved = await Run.savePending(
+      host.feature, files: host.dependencies.files, data: host.dataDirectory)
+    return Outcome(any: session.failures.any, saved: saved)
   }
 }

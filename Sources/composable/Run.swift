@@ -21,10 +21,12 @@ struct Run: Command {
     abstract: "Run a Lua feature: the REPL at a terminal, one action per line when piped.",
     discussion: """
       Each action is printed with what it changed; one that fails prints its error alone (its \
-      changes rolled back) and the next lines run on. Exit status: 0 when every line ran; 2 \
-      when an action or an effect failed or a line was not an action (the other lines ran, and \
-      the state they left is kept and saved); 1 when the feature did not load, the output \
-      could not be written or the state could not be saved; 64 for a wrong command line.
+      changes rolled back) and the next lines run on. Exit status, piped or at a terminal (the \
+      REPL): 0 when nothing failed; 2 when an action or an effect failed, a line was not an \
+      action (piped), or a reload refused the new code (--watch, or the REPL's reload) (the \
+      rest ran, and the state it left is kept and saved); 1 when the feature did not load, the \
+      output could not be written or a save of the state failed; 64 for a wrong command line. \
+      Piped, the last line on standard error counts the failures and names the status.
       """,
     arguments: [FeatureOptions.argument],
     options: FeatureOptions.options + [
@@ -48,8 +50,11 @@ struct Run: Command {
   func run() async throws {
     let host = try await options.load()
     if isatty(STDIN_FILENO) == 1 {
-      // A person at a terminal: the REPL. Piped input stays one action per line.
-      try await ReplLoop(host: host, clock: ReplClock()).run()
+      // A person at a terminal: the REPL. Piped input stays one action per line. Its status
+      // says what failed, as a piped run's does.
+      let failures = try await ReplLoop(host: host, clock: ReplClock()).run()
+      if !failures.saved { throw ExitStatus.failure }
+      if failures.any { throw ExitStatus.actionsFailed }
       return
     }
     let loaded = host.feature
@@ -66,9 +71,15 @@ struct Run: Command {
     // its transaction, so no copy of the state is kept beside it.
     let failures = Failures()
     let colored = Terminal.wantsColour(FileHandle.standardOutput)
+    let data = options.dataDirectory
     let reducer = LuaFeatureReducer<LuaFeatureHandle>(
       feature: loaded, dependencies: dependencies,
       onError: { error in
+        // A failed save is a save that failed, said once (`noteSave`), not an effect.
+        if let reason = error.stateSaveReason {
+          if failures.noteSave(reason) { Self.saveFailed(reason, data: data) }
+          return
+        }
         failures.note(error)
         printError("\(error)")
       }
@@ -91,7 +102,10 @@ struct Run: Command {
             print($0)
             fflush(nil)
           },
-          fail: { printError("\($0)") })
+          fail: {
+            failures.noteReload()
+            printError("\($0)")
+          })
         if reloaded, loaded.hasMigrate {
           print("migrate(state):")
           Self.printMigration(loaded.migrationChanges, colored: colored)
@@ -146,10 +160,10 @@ struct Run: Command {
           + "drive time yourself, use composable repl --paused and :advance",
         kind: "warning")
     }
-    let saved = await Self.savePending(loaded, files: files)
-    // Said last, where it is seen: the errors themselves may have scrolled by.
-    let failed = failures.summary
-    if let failed { printError(failed) }
+    hotReload?.stop()
+    await Self.settleSaves(of: store)
+    failures.closeSaves(
+      saved: await Self.savePending(loaded, files: files, failures: failures, data: data))
     // Output that could not be written (a full disk, `> /dev/full`) and a state that could not
     // be saved end the run as a failure: a script checking the status must not take it for
     // done.
@@ -157,17 +171,37 @@ struct Run: Command {
     if outputError != 0 {
       let reason = outputError > 0 ? ": " + String(cString: strerror(outputError)) : ""
       printError("what the run printed could not all be written to its output\(reason)")
-      throw ExitStatus.failure
     }
-    if !saved { throw ExitStatus.failure }
-    if failed != nil { throw ExitStatus.actionsFailed }
+    let status: ExitStatus? =
+      outputError != 0 || failures.savesFailed
+      ? .failure : failures.any ? .actionsFailed : nil
+    // Said last, where it is seen: the errors themselves may have scrolled by.
+    if let status, let failed = failures.summary(status: status) { printError(failed) }
+    if let status { throw status }
+  }
+
+  /// Waits for the saves of the state in flight: those waiting out their debounce are
+  /// cancelled (`savePending` writes what they would have), one writing is waited for, so that
+  /// its error, if it fails, is reported (and counted) before the summary, never after it.
+  static func settleSaves<Action>(of store: Store<LuaFeatureHandle, Action>) async {
+    for effect in await store.runningEffects where effect.isStateSave {
+      await store.cancelEffect(number: effect.number)
+    }
+    while await store.runningEffects.contains(where: \.isStateSave) {
+      try? await Task.sleep(for: .milliseconds(2))
+    }
   }
 
   /// What failed during a run, counted as it is reported, for its summary and exit status.
   final class Failures: Sendable {
-    private let counts = Mutex((actions: 0, effects: 0, lines: 0))
+    private let counts = Mutex(
+      (
+        actions: 0, effects: 0, lines: 0, reloads: 0, saves: 0, lastSave: String?.none,
+        unsaved: false
+      ))
 
     /// An error the reducer reported: an action refused or rolled back, or an effect's failure.
+    /// (A failed save goes to `noteSave`.)
     func note(_ error: LuaFeatureError) {
       counts.withLock {
         if case .effect = error { $0.effects += 1 } else { $0.actions += 1 }
@@ -177,22 +211,53 @@ struct Run: Command {
     /// A line that could not be read as an action.
     func noteLineNotAnAction() { counts.withLock { $0.lines += 1 } }
 
-    /// `2 actions failed, 1 line was not an action; the other lines ran`, or nil when nothing
-    /// failed.
-    var summary: String? {
-      let (actions, effects, lines) = counts.withLock { ($0.actions, $0.effects, $0.lines) }
-      var parts: [String] = []
-      if actions > 0 {
-        parts.append(actions == 1 ? "1 action failed" : "\(actions) actions failed")
+    /// A reload (`--watch`) that refused the new code.
+    func noteReload() { counts.withLock { $0.reloads += 1 } }
+
+    /// A save of the state that failed for `reason`; whether to say so. The same reason again
+    /// right after (each action's save failing alike, the save at the end retrying one that
+    /// failed) is the same failure: counted once, and not said again.
+    func noteSave(_ reason: String) -> Bool {
+      counts.withLock {
+        $0.unsaved = true
+        guard $0.lastSave != reason else { return false }
+        $0.lastSave = reason
+        $0.saves += 1
+        return true
       }
-      if effects > 0 {
-        parts.append(effects == 1 ? "1 effect failed" : "\(effects) effects failed")
+    }
+
+    /// The save at the end: `saved`, what the state is now is on disk (or nothing was kept).
+    func closeSaves(saved: Bool) { counts.withLock { $0.unsaved = !saved } }
+
+    /// Whether a save of the state failed during the run: the run exits 1.
+    var savesFailed: Bool { counts.withLock { $0.saves > 0 } }
+
+    /// Whether anything failed.
+    var any: Bool {
+      counts.withLock { $0.actions + $0.effects + $0.lines + $0.reloads + $0.saves > 0 }
+    }
+
+    /// `2 actions failed, 1 line was not an action; the other lines ran (exit status 2)`, or
+    /// nil when nothing failed. `status` is the one the run exits with.
+    func summary(status: ExitStatus) -> String? {
+      let counted = counts.withLock { $0 }
+      func count(_ number: Int, _ one: String, _ many: String) -> String? {
+        number == 0 ? nil : number == 1 ? "1 \(one)" : "\(number) \(many)"
       }
-      if lines > 0 {
-        parts.append(lines == 1 ? "1 line was not an action" : "\(lines) lines were not actions")
-      }
+      let parts = [
+        count(counted.actions, "action failed", "actions failed"),
+        count(counted.effects, "effect failed", "effects failed"),
+        count(counted.lines, "line was not an action", "lines were not actions"),
+        count(counted.reloads, "reload was refused", "reloads were refused"),
+        count(counted.saves, "save of the state failed", "saves of the state failed"),
+      ].compactMap { $0 }
       guard !parts.isEmpty else { return nil }
-      return parts.joined(separator: ", ") + "; the other lines ran (exit status 2)"
+      let rest =
+        counted.actions + counted.lines > 0 ? "; the other lines ran" : ""
+      let unsaved =
+        counted.saves == 0 ? "" : counted.unsaved ? ", and the state is not saved" : ""
+      return parts.joined(separator: ", ") + rest + unsaved + " (exit status \(status.code))"
     }
   }
 
@@ -228,18 +293,79 @@ struct Run: Command {
   }
 
   /// Writes what the feature has not saved yet, saying so when that fails; whether it did.
+  /// With `failures`, a failure is counted there, and not said again when it is the one a save
+  /// during the run said.
   @discardableResult
-  static func savePending(_ feature: LuaFeature, files: FileClient) async -> Bool {
+  static func savePending(
+    _ feature: LuaFeature, files: FileClient, failures: Failures? = nil,
+    data: URL? = nil
+  ) async -> Bool {
     do {
       try await feature.savePending(files: files)
       return true
     } catch {
-      saveFailed(error)
+      let reason = saveReason(error)
+      if failures?.noteSave(reason) ?? true { saveFailed(reason, data: data) }
       return false
     }
   }
 
-  static func saveFailed(_ error: any Error) {
-    printError("the state could not be saved: \(error)")
+  /// Why a save failed, as `LuaFeatureError.stateSaveReason` says it of a save during the run.
+  static func saveReason(_ error: any Error) -> String {
+    switch error {
+    case let LuaFeatureError.conversion(lua), let LuaFeatureError.effect(_, lua):
+      return lua.description
+    default:
+      return "\(error)"
+    }
+  }
+
+  /// Says that a save failed: why, where the feature's files are, and what to do.
+  /// When the data directory itself is at fault (under a file, not writable), that is said,
+  /// with its fix, in place of the fix the file's error gave (which was about the file).
+  static func saveFailed(_ reason: String, data: URL?) {
+    guard let data else { return printError("the state could not be saved: \(reason)") }
+    guard let fix = dataDirectoryFix(data) else {
+      let generalFix =
+        reason.contains("To fix, ")
+        ? "" : ". To fix, make sure it is a directory you can write to, or pass --data with one"
+      return printError(
+        "the state could not be saved in the data directory \(data.path): \(reason)"
+          + generalFix)
+    }
+    let why = reason.range(of: ". To fix, ").map { String(reason[..<$0.lowerBound]) } ?? reason
+    printError(
+      "the state could not be saved in the data directory \(data.path) (\(why)): \(fix)")
+  }
+
+  /// Says that a save failed (a signal's save at exit, which knows no `Failures`).
+  static func saveFailed(_ error: any Error, data: URL? = nil) {
+    saveFailed(saveReason(error), data: data)
+  }
+
+  /// What is wrong with `data` as a place to write, and the fix; nil when nothing is seen
+  /// wrong there (the fault is then the file's, as the error said).
+  static func dataDirectoryFix(_ data: URL) -> String? {
+    var isDirectory: ObjCBool = false
+    var existing = data
+    // The nearest part of the path that is there: a file there means no folder can be made.
+    while !FileManager.default.fileExists(atPath: existing.path, isDirectory: &isDirectory) {
+      let parent = existing.deletingLastPathComponent()
+      if parent.path == existing.path { return nil }
+      existing = parent
+    }
+    if !isDirectory.boolValue {
+      return existing.path == data.path
+        ? "\(data.path) is a file, not a directory. To fix, move it away, or pass --data with a "
+          + "directory"
+        : "\(existing.path) is a file, not a directory, so \(data.path) cannot be made under it. "
+          + "To fix, pass --data with a directory that is not under a file"
+    }
+    if access(existing.path, W_OK | X_OK) != 0 {
+      return "\(existing.path) cannot be written to (\(String(cString: strerror(errno)))). To "
+        + "fix, make it writable (chmod u+w \(existing.path)), or pass --data with a directory "
+        + "you can write to"
+    }
+    return nil
   }
 }

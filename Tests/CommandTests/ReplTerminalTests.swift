@@ -24,12 +24,12 @@ import Testing
     private var output = ""
     private var seen: String.Index
 
-    init(directory: URL, arguments: String = "tally.lua") throws {
+    init(directory: URL, arguments: String = "tally.lua", command name: String = "repl") throws {
       seen = output.startIndex
       // `exec`: the shell `script` starts (whichever $SHELL names, /bin/sh when unset) must not
       // stay in the terminal's process group, or Ctrl-C reaches it too and dash ends with 130.
       let command =
-        try "exec " + builtProduct("composable").path + " repl \(arguments) --data data"
+        try "exec " + builtProduct("composable").path + " \(name) \(arguments) --data data"
       process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
       process.arguments = ["-qec", command, "/dev/null"]
       process.currentDirectoryURL = directory

@@ -100,8 +100,10 @@ import Testing
       .joined(separator: " ")
     #expect(
       text.contains(
-        "Exit status: 0 when every line ran; 2 when an action or an effect failed or a line was "
-          + "not an action (the other lines ran, and the state they left is kept and saved); 1 "
-          + "when the feature did not load"), "\(help.output)")
+        "Exit status, piped or at a terminal (the REPL): 0 when nothing failed; 2 when an action "
+          + "or an effect failed, a line was not an action (piped), or a reload refused the new "
+          + "code (--watch, or the REPL's reload) (the rest ran, and the state it left is kept and "
+          + "saved); 1 when the feature did not load, the output could not be written or a save "
+          + "of the state failed"), "\(help.output)")
   }
 }
