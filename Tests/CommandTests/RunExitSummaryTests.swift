@@ -101,25 +101,43 @@ import Testing
     #expect(!saveError.contains("make it readable"), "\(outcome.errors)")
   }
 
-  /// A data directory that cannot be written to (not for root, who writes anyway).
-  @Test(.enabled(if: geteuid() != 0))
-  func aReadOnlyDataDirectoryIsNamedWithItsFix() throws {
+  /// A data directory that cannot be written to. Root writes anyway, so as root the command
+  /// runs as `nobody` (setpriv), as a user without the permission would.
+  @Test func aReadOnlyDataDirectoryIsNamedWithItsFix() throws {
     let directory = try makeTemporaryDirectory("run-data-read-only")
     defer {
       try? FileManager.default.setAttributes(
         [.posixPermissions: 0o755], ofItemAtPath: directory.appendingPathComponent("data").path)
       try? FileManager.default.removeItem(at: directory)
     }
+    try FileManager.default.setAttributes(
+      [.posixPermissions: 0o755], ofItemAtPath: directory.path)
     let feature = directory.appendingPathComponent("tally.lua")
     try RunFailedActionsTests.feature.write(to: feature, atomically: true, encoding: .utf8)
     let data = directory.appendingPathComponent("data")
     try FileManager.default.createDirectory(
       at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o555])
-    let outcome = try Command.run(
-      ["run", feature.path, "--wait", "0", "--data", data.path], input: "increment\n")
-    #expect(outcome.status == 1, "\(outcome.errors)")
-    #expect(
-      outcome.errors.contains("To fix, make it writable (chmod u+w \(data.path))"),
-      "\(outcome.errors)")
+    let arguments = ["run", feature.path, "--wait", "0", "--data", data.path]
+    let process = Process()
+    if geteuid() == 0 {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+      process.arguments =
+        ["--reuid=65534", "--regid=65534", "--clear-groups", try builtProduct("composable").path]
+        + arguments
+    } else {
+      process.executableURL = try builtProduct("composable")
+      process.arguments = arguments
+    }
+    let input = Pipe(), errors = Pipe()
+    process.standardInput = input
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = errors
+    try process.run()
+    input.fileHandleForWriting.write(Data("increment\n".utf8))
+    try input.fileHandleForWriting.close()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1, "\(text)")
+    #expect(text.contains("To fix, make it writable (chmod u+w \(data.path))"), "\(text)")
   }
 }
