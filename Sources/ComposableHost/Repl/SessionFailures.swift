@@ -9,6 +9,12 @@ public final class SessionFailures: Sendable {
   private let tally = Mutex((actions: 0, effects: 0, reloads: 0))
 
   /// An empty count.
+  ///
+  /// ```swift
+  /// let failures = SessionFailures()
+  /// failures.noteAction()
+  /// exit(failures.any ? 2 : 0)
+  /// ```
   public init() {}
 
   /// An action the reducer failed on or refused.
