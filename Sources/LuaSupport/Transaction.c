@@ -384,29 +384,15 @@ static int lk_give_lasting_flat_reads(lua_State *L, int proxy, int real) {
 // write-back make the view forget the key; the table library's shifts take the view back for
 // good (the plain metatable: a view would forget most of what it holds at each shift); a
 // rollback takes every view back before its undo, and the host's write its table's (the fresh
-// metatable: a view again at a later read). A view holds the proxies it found, so a table of
-// more than lk_view_entries entries gets none; views count with flat reads against
+// metatable: a view again at a later read). A view holds the proxies it found, so it keeps at
+// most lk_view_entries of them (a list of 100,000 read once keeps no more than that alive; reads
+// past them go to the real table each time); views count with flat reads against
 // lk_lasting_flat_limit, and a sweep takes them back as it takes flat reads.
 enum { lk_view_entries = 4096 };
 
-// Whether the table at `index` has at most `most` entries (its hidden keys among them): a
-// look bounded by `most`, whatever the table holds.
-static int lk_has_at_most(lua_State *L, int index, int most) {
-  index = lua_absindex(L, index);
-  int count = 0;
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    lua_pop(L, 1);
-    if (++count > most) {
-      lua_pop(L, 1);
-      return 0;
-    }
-  }
-  return 1;
-}
-
-// __index of a view (1 the view, 2 the key; upvalues: the real table, the fresh metatable):
-// what the real table holds, a nested table as its proxy, kept in the view.
+// __index of a view (1 the view, 2 the key; upvalues: the real table, the fresh metatable, how
+// many entries the view was given): what the real table holds, a nested table as its proxy,
+// kept in the view while it has fewer than lk_view_entries (forgotten keys still counted).
 static int lk_view_fill(lua_State *L) {
   lua_settop(L, 2);
   if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) {  // no such key in a state but hidden ones
@@ -420,9 +406,13 @@ static int lk_view_fill(lua_State *L) {
     lk_push_proxy_of(L, 3, lua_upvalueindex(2));
     lua_replace(L, 3);
   }
+  lua_Integer kept = lua_tointeger(L, lua_upvalueindex(3));
+  if (kept >= lk_view_entries) return 1;
   lua_pushvalue(L, 2);
   lua_pushvalue(L, 3);
   lua_rawset(L, 1);
+  lua_pushinteger(L, kept + 1);
+  lua_replace(L, lua_upvalueindex(3));
   return 1;
 }
 
@@ -447,7 +437,8 @@ static void lk_give_view(lua_State *L, int proxy, int real) {
   lua_createtable(L, 0, 1);
   lua_pushvalue(L, real);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
-  lua_pushcclosure(L, lk_view_fill, 2);
+  lua_pushinteger(L, 0);
+  lua_pushcclosure(L, lk_view_fill, 3);
   lua_setfield(L, -2, "__index");
   lua_setmetatable(L, view);
   lua_createtable(L, 0, 4);
@@ -467,17 +458,12 @@ static void lk_give_view(lua_State *L, int proxy, int real) {
 }
 
 // A proxy read before, its table holding a table then, read again: in a transaction, it gets
-// flat reads if its table holds no table by now, a view if its table is not too large (or
-// nothing yet, past the limit), the plain metatable for good otherwise.
+// flat reads if its table holds no table by now, else a view (or nothing yet, past the limit).
 static void lk_give_lasting_view(lua_State *L, int proxy, int real) {
   lk_transaction *transaction = &lk_info_of(L)->transaction;
   if (!transaction->open) return;
   if (lk_is_small_and_flat(L, real)) {
     lk_give_lasting_flat_reads(L, proxy, real);
-    return;
-  }
-  if (!lk_has_at_most(L, real, lk_view_entries)) {
-    lk_set_shared_metatable(L, proxy, &lk_metatable_key);
     return;
   }
   if (transaction->lasting_flat >= lk_lasting_flat_limit && !lk_count_lasting_again(L)) return;

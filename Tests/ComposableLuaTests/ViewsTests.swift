@@ -130,3 +130,46 @@ import Testing
     #expect(try feature.state() == kept)
   }
 }
+
+extension ViewsTests {
+  /// A view keeps at most 4,096 entries (the proxies it holds stay alive): reads past them go to
+  /// the real table each time, and writes to them and to kept ones are seen alike.
+  @Test func aLargeTablesViewKeepsItsLimitAndReadsTheRest() throws {
+    let feature = try LuaFeature(
+      source: """
+        return {
+          initial_state = function()
+            local big = {}
+            for i = 1, 5000 do big[i] = { v = i } end
+            return { big = big }
+          end,
+          reduce = function(state, action)
+            local big = state.big
+            for _ = 1, 2 do
+              local sum = 0
+              for i = 1, 5000 do sum = sum + big[i].v end
+              state.sum = sum
+            end
+            if action.type == "write" then
+              big[4500].v, big[10].v = -1, -2
+              big[4999] = { v = 0 }
+              state.seen = big[4500].v .. "," .. big[10].v .. "," .. big[4999].v
+              if action.fail then error("rolled back") end
+            end
+          end,
+        }
+        """, file: "big.lua")
+    _ = try feature.step("read")
+    _ = try feature.step("read")
+    let before = try feature.state()
+    #expect(before["sum"] == .integer(5000 * 5001 / 2))
+    #expect(throws: LuaFeatureError.self) { try feature.step(["type": "write", "fail": true]) }
+    #expect(try feature.state() == before)
+    _ = try feature.step("write")
+    let after = try feature.state()
+    #expect(after["seen"] == "-1,-2,0")
+    #expect(after["big"][4500]["v"] == -1 && after["big"][4999]["v"] == 0)
+    _ = try feature.step("read")
+    #expect(try feature.state()["sum"] == .integer(5000 * 5001 / 2 - 4501 - 12 - 4999))
+  }
+}
