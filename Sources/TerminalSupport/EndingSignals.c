@@ -1,6 +1,11 @@
 // The signals that end the command (TerminalSupport.h): each one noted in a flag and a byte
 // written to a pipe, which a thread of the command reads. Noted first: when a storm of signals
 // has filled the pipe, the byte is dropped (the pipe never blocks a handler), the flag is not.
+//
+// A SIGPIPE another process sent (`kill -PIPE`) is not noted: the one that matters is the
+// kernel's, raised by a write of this process to a pipe or socket whose reader is gone, and the
+// kernel sends it as from this process. Noted, a stray one would end the run at the first moment
+// the output looked gone, however much later that came, before the input still waiting was read.
 #include "TerminalSupport.h"
 
 #include <errno.h>
@@ -12,8 +17,14 @@
 static atomic_int ts_ending_writer = -1;
 static atomic_int ts_ending_seen[NSIG];
 
-static void ts_note_ending(int signal_number) {
+static void ts_note_ending(int signal_number, siginfo_t *info, void *context) {
+  (void)context;
   int saved = errno;
+  // A code of 0 or less is a signal a process sent (kill, sigqueue, tgkill), with its pid.
+  if (signal_number == SIGPIPE && info != NULL && info->si_code <= 0 && info->si_pid != getpid()) {
+    errno = saved;
+    return;
+  }
   if (signal_number > 0 && signal_number < NSIG) atomic_store(&ts_ending_seen[signal_number], 1);
   char byte = 1;
   (void)!write(atomic_load(&ts_ending_writer), &byte, 1);
@@ -27,7 +38,8 @@ int ts_catch_ending_signals(const int *signals, int count) {
   fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK);
   atomic_store(&ts_ending_writer, ends[1]);
   struct sigaction action = {0};
-  action.sa_handler = ts_note_ending;
+  action.sa_sigaction = ts_note_ending;
+  action.sa_flags = SA_SIGINFO;
   sigemptyset(&action.sa_mask);
   for (int i = 0; i < count; i++) sigaction(signals[i], &action, NULL);
   return ends[0];

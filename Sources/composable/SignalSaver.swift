@@ -3,10 +3,11 @@ import TerminalSupport
 
 /// Runs `body` on a thread of its own when the process is told to end: SIGINT (Ctrl-C), SIGTERM
 /// (a kill), SIGHUP (its terminal closed), or SIGPIPE once its output is gone (`... | head -1`
-/// exited). The handler (TerminalSupport's EndingSignals.c) only notes the signal and wakes the
-/// thread, which does the work. A handler is installed whatever the disposition was: a shell
-/// that starts a command in the background has it ignore SIGINT, and a dispatch source would
-/// then never hear of it.
+/// exited): one the kernel raised on a write of this process, never one another process sent.
+/// The handler (TerminalSupport's EndingSignals.c) only notes the signal and wakes the thread,
+/// which does the work. A handler is installed whatever the disposition was: a shell that starts
+/// a command in the background has it ignore SIGINT, and a dispatch source would then never hear
+/// of it.
 enum SignalSaver {
   /// The signals that end the process after `body` ran, in the order one is taken when more
   /// than one came: SIGPIPE last, since it may be no reason to end (below).

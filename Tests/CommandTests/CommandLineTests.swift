@@ -453,7 +453,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let run = try RunningNotes(feature: feature, in: directory)
     _ = run.add("bread")
-    // A SIGPIPE from elsewhere (a socket an effect wrote to) while the output is read: ignored.
+    // A SIGPIPE from elsewhere while the output is read: ignored.
     kill(run.pid, SIGPIPE)
     #expect(run.add("jam"), "the process ended on a SIGPIPE it should ignore")
     try run.stdout.fileHandleForReading.close()
@@ -463,6 +463,28 @@ import Testing
     #expect(run.process.terminationReason == .exit)
     let text = try String(contentsOf: saved, encoding: .utf8)
     #expect(text.contains(#"notes = { "bread", "jam", "milk" }"#), "\(text)")
+  }
+
+  /// A SIGPIPE another process sends (`kill -PIPE`) is no sign that the output went, even once
+  /// it has gone: the run reads on, and ends at its own write that fails, with the action that
+  /// write was for saved. (A handler that took the stray signal for lost output ended the run
+  /// there, before the input still waiting was read: milk was lost.)
+  @Test func aSIGPIPEFromAnotherProcessEndsNothing() throws {
+    let (directory, feature, saved) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let run = try RunningNotes(feature: feature, in: directory)
+    #expect(run.add("bread"))
+    try run.stdout.fileHandleForReading.close()
+    kill(run.pid, SIGPIPE)
+    // Time for a handler that took it for lost output to end the run.
+    usleep(300_000)
+    #expect(run.process.isRunning, "the run ended on a SIGPIPE another process sent")
+    guard run.process.isRunning else { return }
+    run.send("milk")
+    run.process.waitUntilExit()
+    #expect(run.process.terminationStatus == 128 + SIGPIPE)
+    let text = try String(contentsOf: saved, encoding: .utf8)
+    #expect(text.contains(#"notes = { "bread", "milk" }"#), "\(text)")
   }
 
   /// A state that could not be saved at the end, or output that could not be written, ends the

@@ -34,7 +34,8 @@ const char *te_line_buffer(void);
 void te_read_keys_with(int (*read_key)(FILE *));
 
 /// Catches `signals` (none may be SIGKILL or SIGSTOP): each one is noted, whatever else comes,
-/// and wakes `ts_wait_ending_signal`. Returns the descriptor to wait on, or -1.
+/// and wakes `ts_wait_ending_signal`; SIGPIPE only when the kernel raised it on a write of this
+/// process (one another process sent is dropped). Returns the descriptor to wait on, or -1.
 int ts_catch_ending_signals(const int *signals, int count);
 /// Waits until one of `signals` was caught since the last call; returns it (the first in
 /// `signals`' order among those caught), or -1 if the wait failed.
