@@ -40,6 +40,9 @@ enum StoreBenchmarks {
     }
     static let level = ActionCase<A1, CounterAction>(
       embed: A1.child, extract: { if case let .child(child) = $0 { child } else { nil } })
+    struct Embedding: ActionEmbedding {
+      func embedding(_ child: CounterAction) -> A1 { .child(child) }
+    }
   }
   enum A2: Sendable, Nested {
     case child(A1)
@@ -50,6 +53,9 @@ enum StoreBenchmarks {
     }
     static let level = ActionCase<A2, A1>(
       embed: A2.child, extract: { if case let .child(child) = $0 { child } else { nil } })
+    struct Embedding: ActionEmbedding {
+      func embedding(_ child: A1) -> A2 { .child(child) }
+    }
   }
   enum A3: Sendable, Nested {
     case child(A2)
@@ -60,6 +66,9 @@ enum StoreBenchmarks {
     }
     static let level = ActionCase<A3, A2>(
       embed: A3.child, extract: { if case let .child(child) = $0 { child } else { nil } })
+    struct Embedding: ActionEmbedding {
+      func embedding(_ child: A2) -> A3 { .child(child) }
+    }
   }
   enum A4: Sendable, Nested {
     case child(A3)
@@ -70,6 +79,9 @@ enum StoreBenchmarks {
     }
     static let level = ActionCase<A4, A3>(
       embed: A4.child, extract: { if case let .child(child) = $0 { child } else { nil } })
+    struct Embedding: ActionEmbedding {
+      func embedding(_ child: A3) -> A4 { .child(child) }
+    }
   }
   enum A5: Sendable, Nested {
     case child(A4)
@@ -80,6 +92,9 @@ enum StoreBenchmarks {
     }
     static let level = ActionCase<A5, A4>(
       embed: A5.child, extract: { if case let .child(child) = $0 { child } else { nil } })
+    struct Embedding: ActionEmbedding {
+      func embedding(_ child: A4) -> A5 { .child(child) }
+    }
   }
   enum A6: Sendable, Nested {
     case child(A5)
@@ -90,6 +105,9 @@ enum StoreBenchmarks {
     }
     static let level = ActionCase<A6, A5>(
       embed: A6.child, extract: { if case let .child(child) = $0 { child } else { nil } })
+    struct Embedding: ActionEmbedding {
+      func embedding(_ child: A5) -> A6 { .child(child) }
+    }
   }
   enum A7: Sendable, Nested {
     case child(A6)
@@ -100,6 +118,9 @@ enum StoreBenchmarks {
     }
     static let level = ActionCase<A7, A6>(
       embed: A7.child, extract: { if case let .child(child) = $0 { child } else { nil } })
+    struct Embedding: ActionEmbedding {
+      func embedding(_ child: A6) -> A7 { .child(child) }
+    }
   }
   enum A8: Sendable, Nested {
     case child(A7)
@@ -110,6 +131,9 @@ enum StoreBenchmarks {
     }
     static let level = ActionCase<A8, A7>(
       embed: A8.child, extract: { if case let .child(child) = $0 { child } else { nil } })
+    struct Embedding: ActionEmbedding {
+      func embedding(_ child: A7) -> A8 { .child(child) }
+    }
   }
   enum A9: Sendable, Nested {
     case child(A8)
@@ -120,6 +144,9 @@ enum StoreBenchmarks {
     }
     static let level = ActionCase<A9, A8>(
       embed: A9.child, extract: { if case let .child(child) = $0 { child } else { nil } })
+    struct Embedding: ActionEmbedding {
+      func embedding(_ child: A8) -> A9 { .child(child) }
+    }
   }
   enum A10: Sendable, Nested {
     case child(A9)
@@ -130,6 +157,9 @@ enum StoreBenchmarks {
     }
     static let level = ActionCase<A10, A9>(
       embed: A10.child, extract: { if case let .child(child) = $0 { child } else { nil } })
+    struct Embedding: ActionEmbedding {
+      func embedding(_ child: A9) -> A10 { .child(child) }
+    }
   }
 
   static let iterations = 1_000_000
@@ -148,8 +178,22 @@ enum StoreBenchmarks {
       .scope(state: { $0 }, action: A2.level)
       .scope(state: { $0 }, action: A1.level)
 
+    // The same ten levels through `ActionEmbedding` types: the embedding compiles away.
+    let staticRoot = Store(initialState: 0, reducer: NestedCounter())
+    let staticScoped = staticRoot.scope(state: { $0 }, action: A10.Embedding())
+      .scope(state: { $0 }, action: A9.Embedding())
+      .scope(state: { $0 }, action: A8.Embedding())
+      .scope(state: { $0 }, action: A7.Embedding())
+      .scope(state: { $0 }, action: A6.Embedding())
+      .scope(state: { $0 }, action: A5.Embedding())
+      .scope(state: { $0 }, action: A4.Embedding())
+      .scope(state: { $0 }, action: A3.Embedding())
+      .scope(state: { $0 }, action: A2.Embedding())
+      .scope(state: { $0 }, action: A1.Embedding())
+
     var rootSamples: [Double] = []
     var scopedSamples: [Double] = []
+    var staticSamples: [Double] = []
     var plainSamples: [Double] = []
     for _ in 0..<7 {
       rootSamples.append(
@@ -160,17 +204,29 @@ enum StoreBenchmarks {
         await nestedRoot.withIsolation { store in
           time { for _ in 0..<iterations { scoped.send(.increment, isolation: store) } }
         })
+      staticSamples.append(
+        await staticRoot.withIsolation { store in
+          time { for _ in 0..<iterations { staticScoped.send(.increment, isolation: store) } }
+        })
       plainSamples.append(plainCall())
     }
     let rootNanoseconds = median(rootSamples)
     let scopedNanoseconds = median(scopedSamples)
+    let staticNanoseconds = median(staticSamples)
     let (rootCount, nestedCount) = (await root.state, await nestedRoot.state)
-    precondition(rootCount > iterations && nestedCount > iterations, "the stores did not count")
+    let staticCount = await staticRoot.state
+    precondition(
+      rootCount > iterations && nestedCount > iterations && staticCount > iterations,
+      "the stores did not count")
     return [
       Figure(name: "store.send.root_ns", value: rootNanoseconds, unit: "ns"),
       Figure(name: "store.send.scoped10_ns", value: scopedNanoseconds, unit: "ns"),
       Figure(
         name: "store.send.scoped10_ratio", value: scopedNanoseconds / rootNanoseconds, unit: "x"),
+      Figure(name: "store.send.scoped10_embedding_ns", value: staticNanoseconds, unit: "ns"),
+      Figure(
+        name: "store.send.scoped10_embedding_ratio", value: staticNanoseconds / rootNanoseconds,
+        unit: "x"),
       Figure(name: "store.call.plain_ns", value: median(plainSamples), unit: "ns"),
     ]
   }

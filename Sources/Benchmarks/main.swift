@@ -38,7 +38,8 @@ if CommandLine.arguments.dropFirst().first == "toggle-loop" {
   exit(0)
 }
 // One heavy workload's steps through the store, to profile (a diagnostic, not a figure):
-// `heavy-loop NAME [STEPS]`, 100 steps by default.
+// `heavy-loop NAME [STEPS] [value]`, 100 steps by default; with `value`, each action is a
+// `LuaValue`, as `heavy.NAME.ratio_vs_plain` sends it.
 if CommandLine.arguments.dropFirst().first == "heavy-loop" {
   let name = CommandLine.arguments.dropFirst(2).first ?? ""
   let steps = CommandLine.arguments.dropFirst(3).first.flatMap { Int($0) } ?? 100
@@ -48,6 +49,17 @@ if CommandLine.arguments.dropFirst().first == "heavy-loop" {
     exit(1)
   }
   let feature = try HeavyBenchmarks.feature(workload)
+  if CommandLine.arguments.dropFirst(4).first == "value" {
+    try runBlocking {
+      let store = Store(
+        initialState: LuaFeatureHandle(feature: feature),
+        reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: .live))
+      await store.withIsolation { store in
+        for i in 0..<steps { store.send(["type": "step", "i": .integer(i + 1)]) }
+      }
+    }
+    exit(0)
+  }
   try sendTyped(steps, to: feature) { HeavyBenchmarks.HeavyAction.step(i: $0 + 1) }
   exit(0)
 }
