@@ -69,7 +69,8 @@ public struct LuaTestRunner: Sendable {
   /// pays for waking another thread. What a test prints is kept with its result (`output`),
   /// never written where a report goes.
   public func run(file: URL, filter: String? = nil) async -> [LuaTestResult] {
-    let name = file.lastPathComponent
+    // The file as the person can open it, in every message: the chunk is loaded by this name.
+    let name = LuaTestPath.display(file)
     return await run(name: name, filter: filter) { output in
       try LuaTestSession(file: file, displayName: name, output: output)
     }
