@@ -48,7 +48,9 @@ enum LuaTestPath {
     else { return }
     shortened.withLock { names in
       let short = "..." + tail
-      if let known = names[short], known != name { names[short] = .some(nil) } else {
+      if let known = names[short], known != name {
+        names[short] = .some(nil)
+      } else {
         names[short] = name
       }
     }
