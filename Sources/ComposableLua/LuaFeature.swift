@@ -142,14 +142,28 @@ public final class LuaFeature: Sendable {
   ///   source: LuaString(bytes: bytes), file: url.lastPathComponent,
   ///   directory: url.deletingLastPathComponent())
   /// ```
-  public init(
+  public convenience init(
     source: LuaString, file: String, directory: URL? = nil, state: LuaValue? = nil,
     env: LuaValue = [:], limits: LuaLimits = LuaLimits(),
     print: @escaping (String) -> Void = { Swift.print($0) }
   ) throws(LuaFeatureError) {
+    try self.init(
+      source: source, file: file, directory: directory, namesModulesByPath: false, state: state,
+      env: env, limits: limits, print: print)
+  }
+
+  /// `namesModulesByPath`: the modules it requires are named in errors by their paths as
+  /// `LuaTestPath` gives them (a Lua test's feature), not relative to `directory`.
+  init(
+    source: LuaString, file: String, directory: URL?, namesModulesByPath: Bool,
+    state: LuaValue?, env: LuaValue, limits: LuaLimits = LuaLimits(),
+    print: @escaping (String) -> Void = { Swift.print($0) }
+  ) throws(LuaFeatureError) {
     let vm: LuaVM
     let loaded: Loaded
-    let moduleFiles = directory.map { LuaModuleFiles(LuaModuleDirectories([$0])) }
+    let moduleFiles = directory.map {
+      LuaModuleFiles(LuaModuleDirectories([$0]), namesChunksByPath: namesModulesByPath)
+    }
     self.moduleFiles = moduleFiles
     do {
       vm = try LuaVM(limits: limits)

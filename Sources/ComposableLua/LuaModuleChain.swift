@@ -44,20 +44,28 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
   /// the code being loaded required, for its fingerprint (`LuaFeature.codeFingerprint`).
   private var digests: [String: UInt64] = [:]
 
-  init(_ directories: LuaModuleDirectories) { self.directories = directories }
+  /// Whether a module's chunk is named by its path as `LuaTestPath` gives it, not relative to
+  /// its directory: a test's messages name files as the person can open them.
+  let namesChunksByPath: Bool
+
+  init(_ directories: LuaModuleDirectories, namesChunksByPath: Bool = false) {
+    self.directories = directories
+    self.namesChunksByPath = namesChunksByPath
+  }
 
   /// The files required so far (the feature's own file is not among them).
   public var required: [URL] { lock.withLock { files.sorted { $0.path < $1.path } } }
 
   /// The module `name` from the feature's directories, its file noted in `required`.
   public func source(ofModule name: String) throws -> LuaModuleSource? {
-    guard let source = try directories.source(ofModule: name) else { return nil }
+    guard var source = try directories.source(ofModule: name) else { return nil }
     if let file = directories.fileURL(ofModule: name) {
       let digest = CodeDigest.of(source.bytes.bytes)
       lock.withLock {
         _ = files.insert(file.standardizedFileURL)
         digests[name] = digest
       }
+      if namesChunksByPath { source.chunkName = LuaTestPath.display(file) }
     }
     return source
   }

@@ -69,7 +69,8 @@ public struct LuaTestFile: Sendable, CustomTestStringConvertible {
     for result in results {
       guard case let .failed(failures) = result.outcome else { continue }
       for failure in failures {
-        let (line, message) = Self.split(failure, file: url.lastPathComponent)
+        // The runner names the file by its path (`result.file`), as its failures do.
+        let (line, message) = Self.split(failure, file: result.file)
         Issue.record(
           Comment(rawValue: "\(result.name): \(message)"),
           sourceLocation: location(line: line ?? result.line))
@@ -78,8 +79,8 @@ public struct LuaTestFile: Sendable, CustomTestStringConvertible {
     return results
   }
 
-  /// `todos_test.lua:12: message` as its line and its message; a load error names its line
-  /// after a word or two (`syntax error: todos_test.lua:3: ...`), which counts too. A failure
+  /// `Tests/lua/todos_test.lua:12: message` as its line and its message; a load error names its
+  /// line after a word or two (`syntax error: Tests/lua/todos_test.lua:3: ...`), which counts too. A failure
   /// that names no line of this file (an error in a module it loads, say) is kept whole.
   package static func split(_ failure: String, file: String) -> (line: Int?, message: String) {
     let prefix = file + ":"

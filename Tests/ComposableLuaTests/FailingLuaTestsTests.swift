@@ -3,6 +3,9 @@ import Foundation
 import TestSupport
 import Testing
 
+/// The fixtures' folder as failures name it: relative to the package, where `swift test` runs.
+private let failing = "Tests/ComposableLuaTests/fixtures/failing"
+
 /// The Lua tests in fixtures/failing fail on purpose; their report is pinned word for word.
 @Suite struct FailingLuaTestsTests {
   static let file = repositoryRoot
@@ -16,7 +19,7 @@ import Testing
     }
     #expect(failures["failing expects the wrong state"] == [
       """
-      failing_test.lua:8: A state change does not match expectation.
+      \(failing)/failing_test.lua:8: A state change does not match expectation.
 
       − clicks = 2
       + clicks = 1
@@ -26,13 +29,13 @@ import Testing
     ])
     #expect(failures["failing waits for an action that never comes"] == [
       """
-      failing_test.lua:13: Expected to receive an action, but received none. Nothing waits on \
+      \(failing)/failing_test.lua:13: Expected to receive an action, but received none. Nothing waits on \
       the test clock (it stands at 0.0 seconds).
       """,
     ])
     #expect(failures["failing leaves a received action unasserted"] == [
       """
-      failing_test.lua:19: The store received 1 unexpected action.
+      \(failing)/failing_test.lua:19: The store received 1 unexpected action.
 
       Unhandled actions:
         • { type = "click" }
@@ -43,7 +46,7 @@ import Testing
     ])
     #expect(failures["failing leaves an effect running"] == [
       """
-      failing_test.lua:24: An effect returned for this action is still running (effect.after). \
+      \(failing)/failing_test.lua:24: An effect returned for this action is still running (effect.after). \
       It must complete before the end of the test.
 
       To fix, wait for it to finish ("store:finish()" or "store:advance(seconds)"), cancel it \
@@ -52,20 +55,20 @@ import Testing
     ])
     let dependency = failures["failing uses a dependency it did not provide"] ?? []
     #expect(dependency.first == """
-      failing_test.lua:29: A test used "http" without providing it: GET http://report.test/
+      \(failing)/failing_test.lua:29: A test used "http" without providing it: GET http://report.test/
 
       To fix, give the TestStore an http function: TestStore.new{ ..., http = function(request) \
       return { status = 200, body = "..." } end }
       """)
     #expect(failures["failing stamps with a uuid and a time it did not provide"] == [
       """
-      failing_test.lua:60: A test used "uuid" without providing it (env.uuid()).
+      \(failing)/failing_test.lua:60: A test used "uuid" without providing it (env.uuid()).
 
       To fix, give the TestStore a generator: TestStore.new{ ..., uuid = "incrementing" } \
       (00000000-0000-0000-0000-000000000000, then ...001).
       """,
       """
-      failing_test.lua:60: A test used "date" without providing it (env.now()).
+      \(failing)/failing_test.lua:60: A test used "date" without providing it (env.now()).
 
       To fix, give the TestStore a time: TestStore.new{ ..., now = 1700000000 } (seconds since \
       1970).
@@ -92,13 +95,13 @@ import Testing
       """
     #expect(failures["failing leaves two effects of a merge running"] == [
       """
-      failing_test.lua:35: An effect returned for this action is still running (effect.after). \
+      \(failing)/failing_test.lua:35: An effect returned for this action is still running (effect.after). \
       It must complete before the end of the test.
 
       \(fix)
       """,
       """
-      failing_test.lua:35: An effect returned for this action is still running \
+      \(failing)/failing_test.lua:35: An effect returned for this action is still running \
       (effect.debounce with id "clicks"). It must complete before the end of the test.
 
       \(fix)
@@ -106,7 +109,7 @@ import Testing
     ])
     #expect(failures["failing finishes while a debounce waits on the clock"] == [
       """
-      failing_test.lua:43: Expected effects to finish, but 1 effect still runs:
+      \(failing)/failing_test.lua:43: Expected effects to finish, but 1 effect still runs:
         • effect.after, started at line 40
       The test clock stands at 0.5 seconds; the next effect waiting on it wakes at 2.0 seconds.
 
@@ -115,7 +118,7 @@ import Testing
       """,
     ])
     #expect(failures["failing receives another type than it expects"]?.first == """
-      failing_test.lua:49: Received unexpected action.
+      \(failing)/failing_test.lua:49: Received unexpected action.
 
       − type = "clicked"
       + type = "click"
@@ -124,14 +127,14 @@ import Testing
       """)
     #expect(failures["failing requires a module that is not there"] == [
       """
-      failing_test.lua:55: module 'nowhere' not found: the allowed modules are 'composable', \
+      \(failing)/failing_test.lua:55: module 'nowhere' not found: the allowed modules are 'composable', \
       'composable.effect', 'composable.journal', 'composable.json', 'composable.test'; no file '\(Self.file.deletingLastPathComponent().path)/nowhere.lua'
       stack traceback:
-      \tfailing_test.lua:55: in field 'body'
+      \t\(failing)/failing_test.lua:55: in field 'body'
       """,
     ])
     #expect(failures["failing loops forever"] == [
-      "failing_test.lua:66: instruction limit of 10000000 exceeded",
+      "\(failing)/failing_test.lua:66: instruction limit of 10000000 exceeded",
     ])
     let all = failures.values.joined().joined(separator: "\n")
     #expect(!all.contains("composable.test:") && !all.contains("sandbox:"))
@@ -139,7 +142,7 @@ import Testing
     #expect(printed["failing loops forever"] == ["looping"])
     #expect(printed["failing expects the wrong state"] == [])
     let readable = LuaTestReport.readable(results)
-    #expect(readable.contains("✗ failing loops forever\n    failing_test.lua:66: instruction limit of 10000000 exceeded\n    │ looping\n"))
+    #expect(readable.contains("✗ failing loops forever\n    \(failing)/failing_test.lua:66: instruction limit of 10000000 exceeded\n    │ looping\n"))
     #expect(!LuaTestReport.tap(results).contains("looping"))
     #expect(!LuaTestReport.junit(results).contains("looping"))
   }
@@ -159,7 +162,7 @@ import Testing
       }
     }
     #expect(failures["assertions same, nested tables that differ"] == """
-      assertions_test.lua:5: Expected objects to be the same.
+      \(failing)/assertions_test.lua:5: Expected objects to be the same.
       Passed in:
       {
         a = 1,
@@ -178,7 +181,7 @@ import Testing
       }
       """)
     #expect(failures["assertions equal, with a message"] == """
-      assertions_test.lua:8: the count
+      \(failing)/assertions_test.lua:8: the count
       Expected objects to be equal.
       Passed in:
       2
@@ -186,23 +189,23 @@ import Testing
       1
       """)
     #expect(failures["assertions truthy"] == """
-      assertions_test.lua:10: Expected to be truthy, but value was:
+      \(failing)/assertions_test.lua:10: Expected to be truthy, but value was:
       nil
       """)
     #expect(failures["assertions falsy"] == """
-      assertions_test.lua:11: Expected to be falsy, but value was:
+      \(failing)/assertions_test.lua:11: Expected to be falsy, but value was:
       0
       """)
     #expect(failures["assertions is_true"]?.hasPrefix(
-      "assertions_test.lua:12: Expected objects to be equal.\nPassed in:\n1\nExpected:\ntrue") == true)
-    #expect(failures["assertions is_nil"]?.hasPrefix("assertions_test.lua:13: ") == true)
+      "\(failing)/assertions_test.lua:12: Expected objects to be equal.\nPassed in:\n1\nExpected:\ntrue") == true)
+    #expect(failures["assertions is_nil"]?.hasPrefix("\(failing)/assertions_test.lua:13: ") == true)
     #expect(failures["assertions error, none raised"]
-      == "assertions_test.lua:14: Expected an error, but none was raised")
+      == "\(failing)/assertions_test.lua:14: Expected an error, but none was raised")
     #expect(failures["assertions error, another message"] == """
-      assertions_test.lua:16: Expected an error matching "bang", got:
-      assertions_test.lua:16: boom
+      \(failing)/assertions_test.lua:16: Expected an error matching "bang", got:
+      \(failing)/assertions_test.lua:16: boom
       """)
-    #expect(failures["assertions assert itself"] == "assertions_test.lua:18: plain assert")
+    #expect(failures["assertions assert itself"] == "\(failing)/assertions_test.lua:18: plain assert")
     #expect(passed == ["assertions same, NaN is NaN", "assertions same, a table and its copy"])
     #expect(failures.count == 9)
   }

@@ -27,7 +27,9 @@ import Testing
     #expect(outcomes.last == "ok 5 - later # SKIP pending")
     #expect(lines.last == "# 3 passed, 1 failed, 1 skipped")
     // The failure's YAML block holds the message, indented under the test.
-    #expect(lines.contains("    failing_test.lua:8: A state change does not match expectation."))
+    #expect(lines.contains(
+      "    Tests/ComposableLuaTests/fixtures/failing/failing_test.lua:8: A state change does not "
+        + "match expectation."))
   }
 
   final class JUnitCounter: NSObject, XMLParserDelegate {

@@ -11,9 +11,13 @@ local getinfo, yield, type, pairs, ipairs, tostring, error =
 local concat, sort, format = table.concat, table.sort, string.format
 
 -- The place in the test file that called a library function: level 3 is the test's code.
+-- The file is the chunk's whole name: `short_src` cuts a name of more than 59 bytes (a long
+-- path) to "...its end", which no editor can open.
+local sub = string.sub
 local function site(level)
   local info = getinfo(level or 3, "Sl")
   if info == nil then return "?", 0 end
+  if sub(info.source, 1, 1) == "@" then return sub(info.source, 2), info.currentline end
   return info.short_src, info.currentline
 end
 

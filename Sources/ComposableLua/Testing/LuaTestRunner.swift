@@ -69,7 +69,8 @@ public struct LuaTestRunner: Sendable {
   /// pays for waking another thread. What a test prints is kept with its result (`output`),
   /// never written where a report goes.
   public func run(file: URL, filter: String? = nil) async -> [LuaTestResult] {
-    let name = file.lastPathComponent
+    // The file as the person can open it, in every message: the chunk is loaded by this name.
+    let name = LuaTestPath.display(file)
     return await run(name: name, filter: filter) { output in
       try LuaTestSession(file: file, displayName: name, output: output)
     }
@@ -180,8 +181,9 @@ public struct LuaTestRunner: Sendable {
     do {
       collected = try load(output)
     } catch {
+      let message = LuaTestPath.restoringShortenedNames(in: "\(error)")
       return [
-        LuaTestResult(name: name, file: name, line: 0, outcome: .failed(["\(error)"]), seconds: 0)
+        LuaTestResult(name: name, file: name, line: 0, outcome: .failed([message]), seconds: 0)
       ]
     }
     var results: [LuaTestResult] = []
@@ -200,7 +202,7 @@ public struct LuaTestRunner: Sendable {
         continue
       }
       let start = ContinuousClock.now
-      let failures: [String]
+      var failures: [String]
       // What the file printed as it loaded goes with the first test run in that load.
       if index != firstRunnable { _ = printed.take() }
       do {
@@ -216,6 +218,8 @@ public struct LuaTestRunner: Sendable {
       } catch {
         failures = ["\(error)"]
       }
+      // Lua's own positions and tracebacks cut a long path to "...its end": written whole.
+      failures = failures.map(LuaTestPath.restoringShortenedNames(in:))
       let elapsed = ContinuousClock.now - start
       let seconds = Seconds.of(elapsed)
       results.append(

@@ -168,8 +168,16 @@ extension LuaTestSession {
     }
     // Careful: a bare `nil` here would be `LuaValue.nil`, which is a state, not its absence.
     let state: LuaValue? = spec.state == .nil ? Optional<LuaValue>.none : spec.state
+    // Named by its path, as the test file is: an error the reducer raises during the test names
+    // the feature's file (and its modules') as the person can open it.
+    let featureName = LuaTestPath.display(url)
+    let code: [UInt8]
+    do { code = try LuaSourceFile.bytes(of: url) } catch {
+      throw LuaFeatureError.load(file: featureName, message: "cannot read it: \(error.reason)")
+    }
     let feature = try LuaFeature(
-      contentsOf: url, state: state, env: spec.env == .nil ? [:] : spec.env)
+      source: LuaString(bytes: code), file: featureName, directory: url.deletingLastPathComponent(),
+      namesModulesByPath: true, state: state, env: spec.env == .nil ? [:] : spec.env)
     let clock = ManualClock()
     var dependencies = DependencyValues.test
     dependencies.clock = clock

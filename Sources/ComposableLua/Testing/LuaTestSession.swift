@@ -67,7 +67,9 @@ final class LuaTestSession {
       .init(
         print: output,
         modules: LuaModuleChain(
-          resolvers: [modules, LuaModuleDirectories([directory])]),
+          resolvers: [
+            modules, LuaModuleFiles(LuaModuleDirectories([directory]), namesChunksByPath: true),
+          ]),
         preloaded: builtInPreloads(in: vm)))
     try vm.call(install, arguments: [.reference(sandbox.environment)])
     try vm.call(vm.load(source, chunkName: displayName, in: sandbox))
