@@ -333,7 +333,7 @@ static void lk_sort_interval(lua_State *L, lk_sort_index lo, lk_sort_index up, u
 }
 
 // Sorts the plain table at 1 by the order function at 2, [1, length at 3]: a state's array
-// sorted in a copy (lk_sort_state_array), protected.
+// sorted in a copy (lk_sort_in_copy), protected.
 static int lk_sort_copy(lua_State *L) {
   lua_Integer length = lua_tointeger(L, 3);
   lua_settop(L, 2);
@@ -341,44 +341,69 @@ static int lk_sort_copy(lua_State *L) {
   return 0;
 }
 
-// table.sort(state_array, comp), the array's real table on top: its elements (their proxies,
-// those holding no table read as plain tables for the rest of the action) sorted in a plain
-// copy by Lua's algorithm, the same comparisons in the same order; then each slot that changed
-// written back to the real table, journaled: a swap costs what it costs on a plain table, not a
-// metamethod call a read and a write. An order function that raises leaves the array as Lua's
-// in-place sort would (the copy's order is written back before the error goes on). One that
-// writes the state meanwhile (the array may be anywhere by then) has the slots written back
-// through the proxy, each checked as any write is. Unlike Lua's: an order function that reads
-// the array while it is sorted sees it as it was before.
-static int lk_sort_state_array(lua_State *L, lua_Integer length) {
-  int real = lua_gettop(L);
+// Pushes a plain copy of the state's array at 1 (its real table at `real`) and returns its
+// index: the elements' proxies (those holding no table read as plain tables for the rest of the
+// action), or with `proxies` 0 the real table's own elements.
+static int lk_sort_copy_of(lua_State *L, int real, lua_Integer length, int proxies) {
   lua_createtable(L, (int)length, 0);
   int copy = lua_gettop(L);
   for (lua_Integer i = 1; i <= length; i++) {
     lk_charge(L, 1);
-    lua_geti(L, 1, i);
-    lk_read_flat_in_action(L, -1);
+    if (proxies) {
+      lua_geti(L, 1, i);
+      lk_read_flat_in_action(L, -1);
+    } else {
+      lua_rawgeti(L, real, i);
+    }
     lua_rawseti(L, copy, i);
   }
+  return copy;
+}
+
+// Sorts the copy at `copy` by Lua's algorithm with the order function at 2, protected, and
+// returns the status, the error on top when the sort raised; `*wrote_state` says whether the
+// order function wrote the state meanwhile. The copy's swaps are no state's moves: no mark.
+static int lk_sort_in_copy(lua_State *L, int copy, lua_Integer length, int *wrote_state) {
   lk_info *info = lk_info_of(L);
   lua_Integer writes = info->shape.writes;
-  lk_shape_move outer = lk_move_begin(L, 0);  // the copy's swaps are no state's moves
+  lk_shape_move outer = lk_move_begin(L, 0);
   lua_pushcfunction(L, lk_sort_copy);
   lua_pushvalue(L, copy);
   lua_pushvalue(L, 2);
   lua_pushinteger(L, length);
   int status = lua_pcall(L, 3, 0, 0);
   lk_move_end(L, outer);
+  *wrote_state = info->shape.writes != writes;
+  return status;
+}
+
+// How lk_sort_write_back writes the copy's order to the array.
+typedef enum {
+  LK_WRITE_BACK_REAL,     // the copy holds real elements: each slot that changed, moved in place
+  LK_WRITE_BACK_PROXIES,  // it holds their proxies: likewise, with each proxy's real table
+  // Proxies, and the state was written while they were sorted (the array may be anywhere by
+  // then): every slot written through the array's proxy, checked as any write is.
+  LK_WRITE_BACK_THROUGH_PROXY,
+} lk_write_back_mode;
+
+// Writes the order of the copy at `copy` back to the state's array at 1 (its real table at
+// `real`), then raises again the error on top when the sort's `status` is one: an order function
+// that raised leaves the array as Lua's in-place sort would. A slot moved in the real table is
+// journaled and marked (lk_state_set_moved), its view told first.
+static int lk_sort_write_back(lua_State *L, int real, int copy, lua_Integer length, int status,
+                              lk_write_back_mode mode) {
   int error = lua_gettop(L);  // the error, when the sort raised
-  int wrote_state = info->shape.writes != writes;
   for (lua_Integer i = 1; i <= length; i++) {
     lk_charge(L, 1);
     lua_rawgeti(L, copy, i);
-    if (wrote_state) {
+    if (mode == LK_WRITE_BACK_THROUGH_PROXY) {
       lua_seti(L, 1, i);
       continue;
     }
-    if (lua_type(L, -1) == LUA_TTABLE && lk_push_proxied_table(L, -1)) lua_replace(L, -2);
+    if (mode == LK_WRITE_BACK_PROXIES && lua_type(L, -1) == LUA_TTABLE &&
+        lk_push_proxied_table(L, -1)) {
+      lua_replace(L, -2);
+    }
     lua_rawgeti(L, real, i);
     int same = lua_rawequal(L, -1, -2);
     lua_pop(L, 1);
@@ -394,6 +419,21 @@ static int lk_sort_state_array(lua_State *L, lua_Integer length) {
     return lua_error(L);
   }
   return 0;
+}
+
+// table.sort(state_array, comp), the array's real table on top: its elements (their proxies)
+// sorted in a plain copy by Lua's algorithm, the same comparisons in the same order; then each
+// slot that changed written back to the real table, journaled: a swap costs what it costs on a
+// plain table, not a metamethod call a read and a write. An order function that writes the
+// state meanwhile has the slots written back through the proxy. Unlike Lua's: an order function
+// that reads the array while it is sorted sees it as it was before.
+static int lk_sort_state_array(lua_State *L, lua_Integer length) {
+  int real = lua_gettop(L);
+  int copy = lk_sort_copy_of(L, real, length, 1);
+  int wrote_state;
+  int status = lk_sort_in_copy(L, copy, length, &wrote_state);
+  return lk_sort_write_back(L, real, copy, length, status,
+                            wrote_state ? LK_WRITE_BACK_THROUGH_PROXY : LK_WRITE_BACK_PROXIES);
 }
 
 // table.sort(state_array, comp) with an order function that only reads (lk_reads_only), the
@@ -405,23 +445,10 @@ static int lk_sort_state_array(lua_State *L, lua_Integer length) {
 // real array's marker names it "array" where a proxy is a "table").
 static int lk_sort_real_array(lua_State *L, lua_Integer length) {
   int real = lua_gettop(L);
-  lua_createtable(L, (int)length, 0);
-  int copy = lua_gettop(L);
-  for (lua_Integer i = 1; i <= length; i++) {
-    lk_charge(L, 1);
-    lua_rawgeti(L, real, i);
-    lua_rawseti(L, copy, i);
-  }
-  lk_info *info = lk_info_of(L);
-  lua_Integer writes = info->shape.writes;
-  lk_shape_move outer = lk_move_begin(L, 0);  // the copy's swaps are no state's moves
-  lua_pushcfunction(L, lk_sort_copy);
-  lua_pushvalue(L, copy);
-  lua_pushvalue(L, 2);
-  lua_pushinteger(L, length);
-  int status = lua_pcall(L, 3, 0, 0);
-  lk_move_end(L, outer);
-  if (info->shape.writes != writes) {
+  int copy = lk_sort_copy_of(L, real, length, 0);
+  int wrote_state;
+  int status = lk_sort_in_copy(L, copy, length, &wrote_state);
+  if (wrote_state) {
     return luaL_error(L, "table.sort: the state changed while an order function that only "
                          "reads was called (a bug of this runtime)");
   }
@@ -429,25 +456,7 @@ static int lk_sort_real_array(lua_State *L, lua_Integer length) {
     lua_settop(L, real);
     return lk_sort_state_array(L, length);
   }
-  int error = lua_gettop(L);  // the error, when the sort raised
-  for (lua_Integer i = 1; i <= length; i++) {
-    lk_charge(L, 1);
-    lua_rawgeti(L, copy, i);
-    lua_rawgeti(L, real, i);
-    int same = lua_rawequal(L, -1, -2);
-    lua_pop(L, 1);
-    if (same) {
-      lua_pop(L, 1);
-    } else {
-      lk_view_forget_index(L, 1, i);  // written behind its view
-      lk_state_set_moved(L, real, i);
-    }
-  }
-  if (status != LUA_OK) {
-    lua_pushvalue(L, error);
-    return lua_error(L);
-  }
-  return 0;
+  return lk_sort_write_back(L, real, copy, length, status, LK_WRITE_BACK_REAL);
 }
 
 // table.sort(list [, comp])

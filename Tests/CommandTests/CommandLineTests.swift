@@ -214,37 +214,16 @@ import Testing
       }
       """
     try source.write(to: feature, atomically: false, encoding: .utf8)
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = ["run", feature.path, "--watch", "--wait", "0", "--data", directory.path]
-    let stdin = Pipe(), stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    try process.run()
-    let output = Locked("")
-    stdout.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      output.withLock { $0 += String(decoding: data, as: UTF8.self) }
-    }
-    func waitFor(_ text: String) -> Bool {
-      for _ in 0..<500 {
-        if output.withLock({ $0.contains(text) }) { return true }
-        Thread.sleep(forTimeInterval: 0.01)
-      }
-      return false
-    }
-    stdin.fileHandleForWriting.write(Data("tick\n".utf8))
-    #expect(waitFor("+ n = 1"))
+    let run = try WatchedRun(feature: feature, data: directory)
+    run.type("tick")
+    #expect(run.waitFor("+ n = 1"))
     try source.replacingOccurrences(of: "state.n + 1", with: "state.n + 10")
       .write(to: feature, atomically: true, encoding: .utf8)
-    #expect(waitFor("reloaded tick.lua in "))
-    stdin.fileHandleForWriting.write(Data("tick\n".utf8))
-    #expect(waitFor("+ n = 11"))
-    try stdin.fileHandleForWriting.close()
-    process.waitUntilExit()
-    stdout.fileHandleForReading.readabilityHandler = nil
-    #expect(process.terminationStatus == 0)
-    #expect(output.withLock { $0.components(separatedBy: "reloaded tick.lua").count } == 2)
+    #expect(run.waitFor("reloaded tick.lua in "))
+    run.type("tick")
+    #expect(run.waitFor("+ n = 11"))
+    #expect(try run.end() == 0)
+    #expect(run.output.components(separatedBy: "reloaded tick.lua").count == 2)
   }
 
   @Test func aBrokenFeatureIsItsErrorAndAFailureNotTheUsage() throws {

@@ -66,30 +66,3 @@ import Testing
     #expect(try Data(contentsOf: file) == saved)
   }
 }
-
-/// Two versions of a feature that persists: the second keeps another field, and its
-/// `migrate(state)` upgrades states of the first.
-enum MigrateOnRestoreSources {
-  static let v1 = """
-    local composable = require("composable")
-    return {
-      persist = composable.persist{ path = "tally.saved.lua", debounce = 0 },
-      initial_state = function() return { n = 0 } end,
-      reduce = function(state, action) if action.type == "inc" then state.n = state.n + 1 end end,
-    }
-    """
-  static let v2 = """
-    local composable = require("composable")
-    return {
-      persist = composable.persist{ path = "tally.saved.lua", debounce = 0 },
-      initial_state = function() return { count = 0 } end,
-      migrate = function(state)
-        state.count = (state.count or 0) + state.n * 10
-        state.n = nil
-      end,
-      reduce = function(state, action)
-        if action.type == "inc" then state.count = state.count + 1 end
-      end,
-    }
-    """
-}

@@ -37,42 +37,16 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let feature = directory.appendingPathComponent("tally.lua")
     try Self.feature.write(to: feature, atomically: false, encoding: .utf8)
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = ["run", feature.path, "--watch", "--wait", "0", "--data", directory.path]
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    let output = Locked("")
-    for pipe in [stdout, stderr] {
-      pipe.fileHandleForReading.readabilityHandler = { handle in
-        let data = handle.availableData
-        output.withLock { $0 += String(decoding: data, as: UTF8.self) }
-      }
-    }
-    func waitFor(_ text: String) -> Bool {
-      for _ in 0..<2_000 {
-        if output.withLock({ $0.contains(text) }) { return true }
-        Thread.sleep(forTimeInterval: 0.01)
-      }
-      return false
-    }
-    stdin.fileHandleForWriting.write(Data("increment\n".utf8))
-    #expect(waitFor("+ count = 1"), "\(output.withLock { $0 })")
+    let run = try WatchedRun(feature: feature, data: directory, errorsToo: true)
+    run.type("increment")
+    #expect(run.waitFor("+ count = 1", seconds: 20), "\(run.output)")
     try "return {".write(to: feature, atomically: true, encoding: .utf8)
-    #expect(waitFor("the old code runs on"), "\(output.withLock { $0 })")
-    stdin.fileHandleForWriting.write(Data("increment\n".utf8))
-    #expect(waitFor("+ count = 2"), "\(output.withLock { $0 })")
-    try stdin.fileHandleForWriting.close()
-    process.waitUntilExit()
-    for pipe in [stdout, stderr] { pipe.fileHandleForReading.readabilityHandler = nil }
-    let rest = stderr.fileHandleForReading.readDataToEndOfFile()
-    output.withLock { $0 += String(decoding: rest, as: UTF8.self) }
-    #expect(process.terminationStatus == 2, "\(output.withLock { $0 })")
+    #expect(run.waitFor("the old code runs on", seconds: 20), "\(run.output)")
+    run.type("increment")
+    #expect(run.waitFor("+ count = 2", seconds: 20), "\(run.output)")
+    let status = try run.end()
+    #expect(status == 2, "\(run.output)")
     #expect(
-      output.withLock { $0 }.hasSuffix("error: 1 reload was refused (exit status 2)\n"),
-      "\(output.withLock { $0 })")
+      run.output.hasSuffix("error: 1 reload was refused (exit status 2)\n"), "\(run.output)")
   }
 }

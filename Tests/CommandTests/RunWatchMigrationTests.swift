@@ -28,40 +28,19 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let feature = directory.appendingPathComponent("tick.lua")
     try Self.before.write(to: feature, atomically: false, encoding: .utf8)
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = ["run", feature.path, "--watch", "--wait", "0", "--data", directory.path]
-    let stdin = Pipe(), stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    try process.run()
-    let output = Locked("")
-    stdout.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      output.withLock { $0 += String(decoding: data, as: UTF8.self) }
-    }
-    func waitFor(_ text: String) -> Bool {
-      for _ in 0..<500 {
-        if output.withLock({ $0.contains(text) }) { return true }
-        Thread.sleep(forTimeInterval: 0.01)
-      }
-      return false
-    }
-    stdin.fileHandleForWriting.write(Data("tick\n".utf8))
-    #expect(waitFor("+ n = 1"))
+    let run = try WatchedRun(feature: feature, data: directory)
+    run.type("tick")
+    #expect(run.waitFor("+ n = 1"))
     try Self.after.write(to: feature, atomically: true, encoding: .utf8)
-    #expect(waitFor("migrate(state):"), "\(output.withLock { $0 })")
+    #expect(run.waitFor("migrate(state):"), "\(run.output)")
     // Once more with the same migrate, which now finds nothing to change: said so, as an
     // action that changed nothing is.
     try (Self.after + "\n").write(to: feature, atomically: true, encoding: .utf8)
-    #expect(waitFor("  (No state changes)"), "\(output.withLock { $0 })")
-    stdin.fileHandleForWriting.write(Data("tick\n".utf8))
-    #expect(waitFor("+ count = 11"), "\(output.withLock { $0 })")
-    try stdin.fileHandleForWriting.close()
-    process.waitUntilExit()
-    stdout.fileHandleForReading.readabilityHandler = nil
-    #expect(process.terminationStatus == 0)
-    let printed = output.withLock { $0 }
+    #expect(run.waitFor("  (No state changes)"), "\(run.output)")
+    run.type("tick")
+    #expect(run.waitFor("+ count = 11"), "\(run.output)")
+    #expect(try run.end() == 0)
+    let printed = run.output
     let migrations = printed.components(separatedBy: "reloaded tick.lua in ").dropFirst()
       .map { $0.drop { $0 != "\n" }.dropFirst() }
     #expect(migrations.count == 2, "\(printed)")

@@ -1,16 +1,15 @@
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// Attacks on lasting flat reads, by a tester sent to break them: each action carries Lua code
 /// run against the state (`K` is a module local kept across actions), and `probe` writes through
 /// every table a read can reach and fails, so a real table handed out would keep its write.
-@Suite struct FlatReadsAttackTests {
-  static let source = """
-    K = {}
-    json = require("composable.json")
-    local F = {}
-    function F.initial_state()
+@Suite struct FlatReadsAttackTests: AttackSuite {
+  static let source = AttackFeature.source(
+    globals: "json = require(\"composable.json\")",
+    initialState: """
       local many = {}
       for i = 1, 5000 do many[i] = { n = i } end
       return {
@@ -21,14 +20,7 @@ import Testing
         other = { n = 0 },
         many = many,
       }
-    end
-    function F.reduce(state, action)
-      local env = setmetatable({ state = state, K = K, action = action }, { __index = _ENV })
-      local f = assert(load(action.code, "=attack", "t", env))
-      return f()
-    end
-    return F
-    """
+      """)
 
   // Writes a marker through every table reachable by reading the state, then fails: a real
   // table handed out would keep its marker after the rollback.
@@ -55,32 +47,7 @@ import Testing
     error("probe")
     """
 
-  static func feature() throws -> LuaFeature {
-    try LuaFeature(
-      source: LuaString(Self.source), file: "attack.lua",
-      limits: LuaLimits(memory: nil, instructions: nil, seconds: nil), print: { _ in })
-  }
-
-  @discardableResult
-  static func run(_ f: LuaFeature, _ code: String) throws -> LuaStepOutcome {
-    try f.step(["type": "x", "code": .string(LuaString(code))])
-  }
-
-  /// Runs `code`, which must fail; the state must be as before.
-  static func fails(
-    _ f: LuaFeature, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws {
-    let before = try f.state()
-    var failed = false
-    do { try run(f, code) } catch { failed = true }
-    #expect(failed, "did not fail: \(code)", sourceLocation: sourceLocation)
-    let after = try f.state()
-    #expect(after == before, "state changed by failed action:\n\(code)", sourceLocation: sourceLocation)
-    if after != before {
-      let diff = LuaValue.differences(from: before, to: after)
-      Issue.record("the differences: \(diff)", sourceLocation: sourceLocation)
-    }
-  }
+  static func feature() throws -> LuaFeature { try AttackFeature.make(Self.source) }
 
   static func probe(_ f: LuaFeature, sourceLocation: SourceLocation = #_sourceLocation) throws {
     try fails(f, probe, sourceLocation: sourceLocation)

@@ -10,31 +10,8 @@ import Testing
 /// `migrate` that raises leaves the file as it was and the state as it was before the restore,
 /// and no save replaces the file.
 @Suite struct MigrateOnRestoreTests {
-  /// Version 1 keeps `n`.
-  static let v1 = """
-    local composable = require("composable")
-    return {
-      persist = composable.persist{ path = "tally.saved.lua", debounce = 0 },
-      initial_state = function() return { n = 0 } end,
-      reduce = function(state, action) if action.type == "inc" then state.n = state.n + 1 end end,
-    }
-    """
-  /// Version 2 keeps `count`, ten times `n`; its `migrate` is written for states of version 1
-  /// only (it would multiply again a state it already migrated).
-  static let v2 = """
-    local composable = require("composable")
-    return {
-      persist = composable.persist{ path = "tally.saved.lua", debounce = 0 },
-      initial_state = function() return { count = 0 } end,
-      migrate = function(state)
-        state.count = (state.count or 0) + state.n * 10
-        state.n = nil
-      end,
-      reduce = function(state, action)
-        if action.type == "inc" then state.count = state.count + 1 end
-      end,
-    }
-    """
+  static let v1 = MigrateOnRestoreSources.v1
+  static let v2 = MigrateOnRestoreSources.v2
 
   static func saved(_ files: FileClient) async throws -> String {
     String(decoding: try await files.read("tally.saved.lua"), as: UTF8.self)

@@ -1,54 +1,23 @@
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// Attacks on the sort whose order function only reads (ReadingFunctions.c, `lk_sort_real_array`),
 /// by a tester sent to break it: each action runs Lua code against the state (`K` is a module
 /// local kept across actions). A real element handed to code that keeps it would keep a later
 /// write through it after its action failed; a proxy's write is rolled back.
-@Suite struct ReadingSortAttackTests {
-  static let source = """
-    K = {}
-    local F = {}
-    function F.initial_state()
+@Suite struct ReadingSortAttackTests: AttackSuite {
+  static let source = AttackFeature.source(
+    initialState: """
       local recs = {}
       for i = 1, 12 do recs[i] = { n = (i * 7) % 12, s = string.char(97 + i % 5), sub = { v = i } } end
       return { recs = recs }
-    end
-    function F.reduce(state, action)
-      local env = setmetatable({ state = state, K = K, action = action }, { __index = _ENV })
-      local f = assert(load(action.code, "=attack", "t", env))
-      return f()
-    end
-    return F
-    """
+      """)
 
-  static func feature(
-    _ limits: LuaLimits = LuaLimits(memory: nil, instructions: nil, seconds: nil)
-  )
-    throws -> LuaFeature
-  {
-    try LuaFeature(
-      source: LuaString(Self.source), file: "attack.lua", limits: limits, print: { _ in })
-  }
-
-  @discardableResult
-  static func run(_ f: LuaFeature, _ code: String) throws -> LuaStepOutcome {
-    try f.step(["type": "x", "code": .string(LuaString(code))])
-  }
-
-  /// Runs `code`, which must fail; the state must be as before.
-  static func fails(
-    _ f: LuaFeature, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws {
-    let before = try f.state()
-    var failed = false
-    do { try run(f, code) } catch { failed = true }
-    #expect(failed, "did not fail: \(code)", sourceLocation: sourceLocation)
-    let after = try f.state()
-    #expect(
-      after == before, "state changed by a failed action:\n\(code)", sourceLocation: sourceLocation)
+  static func feature(_ limits: LuaLimits = AttackFeature.unlimited) throws -> LuaFeature {
+    try AttackFeature.make(Self.source, limits: limits)
   }
 
   /// Each way a feature can put its own Lua code behind an operation an order function that
@@ -308,35 +277,10 @@ import Testing
       end
       """
 
-  static func plainTranscripts(_ first: Int, _ last: Int, nops: Int) throws -> [Int: String] {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "reading-sort-attack-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).lua")
-    try Self.plainDriver.write(to: file, atomically: true, encoding: .utf8)
-    defer { try? FileManager.default.removeItem(at: file) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/lua5.4")
-    process.arguments = [file.path, "\(first)", "\(last)", "\(nops)"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    var result: [Int: String] = [:]
-    for chunk in String(decoding: data, as: UTF8.self).components(separatedBy: "==").dropFirst() {
-      guard let newline = chunk.firstIndex(of: "\n"), let seed = Int(chunk[..<newline]) else {
-        continue
-      }
-      var body = String(chunk[chunk.index(after: newline)...])
-      if body.hasSuffix("\n") { body.removeLast() }
-      result[seed] = body
-    }
-    return result
-  }
-
   @Test func randomSortsMatchLua54BothWays() throws {
     let seeds = Int(ProcessInfo.processInfo.environment["READING_SORT_SEEDS"] ?? "") ?? 60
     let nops = 40
-    let plain = try Self.plainTranscripts(1, seeds, nops: nops)
+    let plain = try PlainLua.transcripts(of: Self.plainDriver, seeds: 1, seeds, nops: nops)
     #expect(plain.count == seeds)
     var mismatches = 0
     for seed in 1...seeds {
@@ -409,20 +353,7 @@ import Testing
     #expect(throws: LuaFeatureError.self) { try feature.step(["type": "go", "fail": true]) }
     #expect("\(try feature.state())" == "\(before)", "the rollback")
     _ = try feature.step(["type": "go"])
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "reading-sort-case-\(ProcessInfo.processInfo.processIdentifier)-\(index).lua")
-    try (Self.casesInit + body + "io.write(body(init()))").write(
-      to: file, atomically: true, encoding: .utf8)
-    defer { try? FileManager.default.removeItem(at: file) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/lua5.4")
-    process.arguments = [file.path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let plain = String(decoding: data, as: UTF8.self)
+    let plain = try PlainLua.output(of: Self.casesInit + body + "io.write(body(init()))")
     #expect(try feature.state()["out"] == .string(LuaString(plain)), "case \(index)")
   }
 

@@ -220,34 +220,6 @@ import Testing
       source: LuaString(Self.featureSource), file: "shifts.lua", limits: limits, print: { _ in })
   }
 
-  /// Transcripts of seeds first...last under lua5.4, by seed.
-  static func plainTranscripts(_ first: Int, _ last: Int, nops: Int) throws -> [Int: String] {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "shift-attack-\(ProcessInfo.processInfo.processIdentifier)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let file = dir.appendingPathComponent("driver.lua")
-    try Self.plainDriver.write(to: file, atomically: true, encoding: .utf8)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/lua5.4")
-    process.arguments = [file.path, "\(first)", "\(last)", "\(nops)"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
-    var result: [Int: String] = [:]
-    for chunk in text.components(separatedBy: "==").dropFirst() {
-      guard let newline = chunk.firstIndex(of: "\n"), let seed = Int(chunk[..<newline]) else {
-        continue
-      }
-      var body = String(chunk[chunk.index(after: newline)...])
-      if body.hasSuffix("\n") { body.removeLast() }
-      result[seed] = body
-    }
-    return result
-  }
-
   static func firstDifference(_ a: String, _ b: String) -> String {
     let la = a.components(separatedBy: "\n"), lb = b.components(separatedBy: "\n")
     for i in 0..<max(la.count, lb.count) {
@@ -261,7 +233,7 @@ import Testing
 
   @Test func randomProgramsMatchLua54AndRollBack() throws {
     let nops = 40
-    let plain = try Self.plainTranscripts(1, 40, nops: nops)
+    let plain = try PlainLua.transcripts(of: Self.plainDriver, seeds: 1, 40, nops: nops)
     var failures = 0
     for seed in 1...40 {
       let feature = try Self.feature()

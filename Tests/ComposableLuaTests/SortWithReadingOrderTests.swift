@@ -1,6 +1,7 @@
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// `table.sort` on a state's array with an order function that can only read (ReadingFunctions.c)
@@ -86,35 +87,9 @@ import Testing
       end
       """
 
-  /// Transcripts of seeds first...last under lua5.4, by seed.
-  static func plainTranscripts(_ first: Int, _ last: Int, nops: Int) throws -> [Int: String] {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "reading-sort-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).lua")
-    try Self.plainDriver.write(to: file, atomically: true, encoding: .utf8)
-    defer { try? FileManager.default.removeItem(at: file) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/lua5.4")
-    process.arguments = [file.path, "\(first)", "\(last)", "\(nops)"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    var result: [Int: String] = [:]
-    for chunk in String(decoding: data, as: UTF8.self).components(separatedBy: "==").dropFirst() {
-      guard let newline = chunk.firstIndex(of: "\n"), let seed = Int(chunk[..<newline]) else {
-        continue
-      }
-      var body = String(chunk[chunk.index(after: newline)...])
-      if body.hasSuffix("\n") { body.removeLast() }
-      result[seed] = body
-    }
-    return result
-  }
-
   @Test func sortsMatchLua54AndRollBack() throws {
     let nops = 30
-    let plain = try Self.plainTranscripts(1, 30, nops: nops)
+    let plain = try PlainLua.transcripts(of: Self.plainDriver, seeds: 1, 30, nops: nops)
     #expect(plain.count == 30)
     for seed in 1...30 {
       let feature = try LuaFeature(source: LuaString(Self.featureSource), file: "sorts.lua")

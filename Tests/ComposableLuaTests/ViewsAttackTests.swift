@@ -1,68 +1,30 @@
 import ComposableLua
 import LuaKit
+import TestSupport
 import Testing
 
 /// Attacks on views (Transaction.c, "Views"), by a tester sent to break them: each action
 /// carries Lua code run against the state (`K` is a module local kept across actions).
-@Suite struct ViewsAttackTests {
-  static let source = """
-    K = {}
-    json = require("composable.json")
-    local F = {}
-    function F.initial_state()
-      local big = {}
-      for i = 1, 5000 do big[i] = { v = i } end
-      local items = {}
-      for i = 1, 10 do items[i] = { name = string.char(96 + i), n = i, sub = { v = i } } end
-      return {
-        big = big,
-        items = items,
-        groups = { { { n = 1 }, { n = 2 }, { n = 3 } }, { { n = 4 } } },
-        rec = { a = { x = 1 }, b = { x = 2 } },
-      }
-    end
-    function F.reduce(state, action)
-      local env = setmetatable({ state = state, K = K, action = action }, { __index = _ENV })
-      local f = assert(load(action.code, "=attack", "t", env))
-      return f()
-    end
-    return F
+@Suite struct ViewsAttackTests: AttackSuite {
+  /// The state the views are attacked in (ViewsHostAttackTests' too): one array long enough
+  /// that reading it all is a sweep, records holding records, arrays of arrays.
+  static let initialState = """
+    local big = {}
+    for i = 1, 5000 do big[i] = { v = i } end
+    local items = {}
+    for i = 1, 10 do items[i] = { name = string.char(96 + i), n = i, sub = { v = i } } end
+    return {
+      big = big,
+      items = items,
+      groups = { { { n = 1 }, { n = 2 }, { n = 3 } }, { { n = 4 } } },
+      rec = { a = { x = 1 }, b = { x = 2 } },
+    }
     """
 
-  static func feature() throws -> LuaFeature {
-    try LuaFeature(
-      source: LuaString(Self.source), file: "attack.lua",
-      limits: LuaLimits(memory: nil, instructions: nil, seconds: nil), print: { _ in })
-  }
+  static let source = AttackFeature.source(
+    globals: "json = require(\"composable.json\")", initialState: initialState)
 
-  @discardableResult
-  static func run(
-    _ f: LuaFeature, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> LuaStepOutcome {
-    try f.step(["type": "x", "code": .string(LuaString(code))])
-  }
-
-  /// Runs `code`, which must fail; the state must be as before.
-  static func fails(
-    _ f: LuaFeature, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws {
-    let before = try f.state()
-    var failed = false
-    do { try run(f, code) } catch { failed = true }
-    #expect(failed, "did not fail: \(code)", sourceLocation: sourceLocation)
-    let after = try f.state()
-    #expect(
-      after == before, "state changed by failed action:\n\(code)", sourceLocation: sourceLocation)
-  }
-
-  static func seen(_ f: LuaFeature) throws -> LuaValue { try f.state()["seen"] }
-
-  static func expectSeen(
-    _ f: LuaFeature, _ expected: LuaValue, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws {
-    let observed = try seen(f)
-    #expect(observed == expected, "observed \(observed)", sourceLocation: sourceLocation)
-  }
+  static func feature() throws -> LuaFeature { try AttackFeature.make(Self.source) }
 
   /// Touches more than 4096 proxies: the action's new proxies are dropped at its end (a sweep).
   static let sweep = "for _, b in ipairs(state.big) do local _ = b.v end\n"

@@ -11,9 +11,9 @@ import Testing
 /// the entry cap, collections, rollbacks, sorts that write, moves and `pairs` while writing.
 /// `CHECK(t)` reads every key of `t` both ways, `pairs` (the real table) and indexing (the view),
 /// and raises if they differ: a view showing what its table no longer holds.
-@Suite struct ViewsHostAttackTests {
-  static let prelude = """
-    K = {}
+@Suite struct ViewsHostAttackTests: AttackSuite {
+  /// What the code may use besides the state: CHECK, effects.
+  static let globals = """
     local PROBES = { "a", "b", "c", "x", "y", "n", "name", "sub", "v", "seen" }
     function CHECK(t, path, skip)
       path = path or "state"
@@ -36,92 +36,40 @@ import Testing
     local effect = require("composable.effect")
     """
 
+  /// Besides code: `spawn` starts an effect that reads the state before and after a second's
+  /// sleep and sends what it saw (`saw`, stored in `state.seen`).
+  static let effectActions = """
+    if action.type == "spawn" then
+      return effect.run(function(send)
+        local r = state.rec
+        local log = {}
+        log[#log + 1] = r.a.x; log[#log + 1] = r.a.x; log[#log + 1] = state.items[1].name
+        log[#log + 1] = state.items[1].name
+        send({ type = "saw0" })
+        sleep(1)
+        log[#log + 1] = r.a.x; log[#log + 1] = state.rec.a.x
+        log[#log + 1] = #state.items; log[#log + 1] = state.items[1].name
+        log[#log + 1] = tostring(r.c and r.c.y)
+        local ok = pcall(CHECK, state, "state", { big = true })
+        log[#log + 1] = tostring(ok)
+        send({ type = "saw", text = table.concat(log, ",") })
+      end)
+    elseif action.type == "saw0" then
+      return
+    elseif action.type == "saw" then
+      state.seen = action.text
+      return
+    end
+    """
+
   static func source(migrate: String = "", persist: String = "") -> String {
-    prelude + """
-      local F = {}
-      \(persist)
-      \(migrate)
-      function F.initial_state()
-        local big = {}
-        for i = 1, 5000 do big[i] = { v = i } end
-        local items = {}
-        for i = 1, 10 do items[i] = { name = string.char(96 + i), n = i, sub = { v = i } } end
-        return {
-          big = big,
-          items = items,
-          groups = { { { n = 1 }, { n = 2 }, { n = 3 } }, { { n = 4 } } },
-          rec = { a = { x = 1 }, b = { x = 2 } },
-        }
-      end
-      function F.reduce(state, action)
-        if action.type == "spawn" then
-          return effect.run(function(send)
-            local r = state.rec
-            local log = {}
-            log[#log + 1] = r.a.x; log[#log + 1] = r.a.x; log[#log + 1] = state.items[1].name
-            log[#log + 1] = state.items[1].name
-            send({ type = "saw0" })
-            sleep(1)
-            log[#log + 1] = r.a.x; log[#log + 1] = state.rec.a.x
-            log[#log + 1] = #state.items; log[#log + 1] = state.items[1].name
-            log[#log + 1] = tostring(r.c and r.c.y)
-            local ok = pcall(CHECK, state, "state", { big = true })
-            log[#log + 1] = tostring(ok)
-            send({ type = "saw", text = table.concat(log, ",") })
-          end)
-        elseif action.type == "saw0" then
-          return
-        elseif action.type == "saw" then
-          state.seen = action.text
-          return
-        end
-        local env = setmetatable({ state = state, K = K, action = action }, { __index = _ENV })
-        local f = assert(load(action.code, "=attack", "t", env))
-        return f()
-      end
-      return F
-      """
+    AttackFeature.source(
+      globals: globals, fields: persist + "\n" + migrate,
+      initialState: ViewsAttackTests.initialState, reduce: effectActions)
   }
 
   static func feature(_ source: String = source()) throws -> LuaFeature {
-    try LuaFeature(
-      source: LuaString(source), file: "attack.lua",
-      limits: LuaLimits(memory: nil, instructions: nil, seconds: nil), print: { _ in })
-  }
-
-  @discardableResult
-  static func run(
-    _ f: LuaFeature, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> LuaStepOutcome {
-    try f.step(["type": "x", "code": .string(LuaString(code))])
-  }
-
-  /// Runs `code`, which must not fail (a failed CHECK is recorded with its message).
-  static func ok(_ f: LuaFeature, _ code: String, sourceLocation: SourceLocation = #_sourceLocation)
-  {
-    do { try run(f, code) } catch {
-      Issue.record("failed: \(error)\n\(code)", sourceLocation: sourceLocation)
-    }
-  }
-
-  /// Runs `code`, which must fail; the state must be as before.
-  static func fails(
-    _ f: LuaFeature, _ code: String, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws {
-    let before = try f.state()
-    var failed = false
-    do { try run(f, code) } catch { failed = true }
-    #expect(failed, "did not fail: \(code)", sourceLocation: sourceLocation)
-    let after = try f.state()
-    #expect(
-      after == before, "state changed by failed action:\n\(code)", sourceLocation: sourceLocation)
-  }
-
-  static func expectSeen(
-    _ f: LuaFeature, _ expected: LuaValue, sourceLocation: SourceLocation = #_sourceLocation
-  ) throws {
-    let observed = try f.state()["seen"]
-    #expect(observed == expected, "observed \(observed)", sourceLocation: sourceLocation)
+    try AttackFeature.make(source)
   }
 
   static let check = "CHECK(state, 'state', { big = true })\n"
