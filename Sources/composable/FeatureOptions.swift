@@ -104,7 +104,9 @@ struct FeatureOptions {
     }
     // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
     // is written before the process ends.
+    let persists = loaded.persistence != nil
     SignalSaver.install { signalNumber in
+      var saved = true
       do {
         try loaded.savePending { path, contents in
           try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -112,7 +114,10 @@ struct FeatureOptions {
         }
       } catch {
         Run.saveFailed(error, data: root)
+        saved = false
       }
+      // Said last, as a run that reads all its input says its status.
+      printError(SignalSaver.endingLine(signalNumber, saved: persists ? saved : nil))
       Glibc.exit(128 + signalNumber)
     }
     return FeatureHost(

@@ -25,8 +25,11 @@ struct Run: Command {
       REPL): 0 when nothing failed; 2 when an action or an effect failed, a line was not an \
       action (piped), or a reload refused the new code (--watch, or the REPL's reload) (the \
       rest ran, and the state it left is kept and saved); 1 when the feature did not load, the \
-      output could not be written or a save of the state failed; 64 for a wrong command line. \
-      Piped, the last line on standard error counts the failures and names the status.
+      output could not be written or a save of the state failed; 64 for a wrong command line; \
+      141 when the output's reader went away (`| head -1`: the run stops there, the state its \
+      actions left saved), 130, 143 or 129 after Ctrl-C (piped), a kill or a closed terminal \
+      (the state saved first). Piped, the last line on standard error counts the failures and \
+      names the status.
       """,
     arguments: [FeatureOptions.argument],
     options: FeatureOptions.options + [
@@ -168,13 +171,22 @@ struct Run: Command {
     // be saved end the run as a failure: a script checking the status must not take it for
     // done.
     let outputError = ts_standard_output_error()
-    if outputError != 0 {
+    // The output's reader went away (`| head -1`) but the input ended before the SIGPIPE's
+    // handler stopped the run: the same status as when it did, whichever came first.
+    let readerGone = outputError == EPIPE || (outputError != 0 && SignalSaver.outputIsGone())
+    if readerGone {
+      printError(
+        "the output's reader went away before the run ended: what it printed after that was "
+          + "lost (exit status \(ExitStatus.outputGone.code))")
+    } else if outputError != 0 {
       let reason = outputError > 0 ? ": " + String(cString: strerror(outputError)) : ""
       printError("what the run printed could not all be written to its output\(reason)")
     }
     let status: ExitStatus? =
-      outputError != 0 || failures.savesFailed
-      ? .failure : failures.any ? .actionsFailed : nil
+      readerGone
+      ? .outputGone
+      : outputError != 0 || failures.savesFailed
+        ? .failure : failures.any ? .actionsFailed : nil
     // Said last, where it is seen: the errors themselves may have scrolled by.
     if let status, let failed = failures.summary(status: status) { printError(failed) }
     if let status { throw status }

@@ -33,6 +33,35 @@ enum SignalSaver {
     }.start()
   }
 
+  /// The last line a run ended by `signal` writes to standard error, once the save is done:
+  /// what became of the input and the state, and the status. `saved`: nil for a feature that
+  /// keeps no state on disk, else whether the save worked.
+  ///
+  /// A run whose output's reader went away (`... | head -1`) stops where it was, as a command
+  /// killed by SIGPIPE would: an endless input must not keep it running with no one reading.
+  static func endingLine(_ signal: Int32, saved: Bool?) -> String {
+    let state =
+      switch saved {
+      case nil: ""
+      case true?: signal == SIGPIPE ? ", and the state the actions so far left was saved" : ""
+      case false?: ", and the state could not be saved"
+      }
+    let status = "(exit status \(128 + signal))"
+    if signal == SIGPIPE {
+      return "the output's reader went away (as after `| head -1`): the run stopped there; the "
+        + "input not read yet was not run\(state) \(status)"
+    }
+    let name =
+      switch signal {
+      case SIGINT: "SIGINT (Ctrl-C)"
+      case SIGTERM: "SIGTERM"
+      case SIGHUP: "SIGHUP (the terminal closed)"
+      default: "signal \(signal)"
+      }
+    let saving = saved == true ? ": the state was saved" : state
+    return "stopped by \(name)\(saving) \(status)"
+  }
+
   /// Whether standard output or standard error is a pipe or socket whose reader is gone.
   static func outputIsGone() -> Bool {
     var descriptors = [

@@ -422,6 +422,11 @@ import Testing
     run.process.waitUntilExit()
     #expect(run.process.terminationStatus == 128 + signalNumber)
     #expect(try String(contentsOf: saved, encoding: .utf8) == (try Self.savedNotes("bread")))
+    let name = [SIGTERM: "SIGTERM", SIGINT: "SIGINT (Ctrl-C)", SIGHUP: "SIGHUP (the terminal closed)"]
+    #expect(
+      run.lastError
+        == "error: stopped by \(name[signalNumber]!): the state was saved (exit status "
+        + "\(128 + signalNumber))")
   }
 
   /// Output read by a command that stopped reading (`composable run ... | head -1`): the next
@@ -442,6 +447,67 @@ import Testing
     #expect(run.process.terminationReason == .exit)
     let text = try String(contentsOf: saved, encoding: .utf8)
     #expect(text.contains(#"notes = { "bread", "jam", "milk" }"#), "\(text)")
+    #expect(
+      run.lastError
+        == "error: the output's reader went away (as after `| head -1`): the run stopped there; "
+        + "the input not read yet was not run, and the state the actions so far left was saved "
+        + "(exit status 141)")
+  }
+
+  /// The output's reader gone, and no SIGPIPE to say so (here it is blocked, as a parent may
+  /// leave it; elsewhere the input may end first): the run reads on, and ends with the status
+  /// and the state as if the signal had stopped it, never as a run that merely could not write.
+  @Test func anOutputGoneWithNoSIGPIPEEndsAsIfOneCame() throws {
+    let (directory, feature, saved) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let input = Pipe(), output = Pipe(), errors = Pipe()
+    try output.fileHandleForReading.close()  // gone before the run writes anything
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, input.fileHandleForReading.fileDescriptor, 0)
+    posix_spawn_file_actions_adddup2(&actions, output.fileHandleForWriting.fileDescriptor, 1)
+    posix_spawn_file_actions_adddup2(&actions, errors.fileHandleForWriting.fileDescriptor, 2)
+    // Not the pipes' own ends (Foundation leaves them open across exec): the input's write end
+    // would keep the input open.
+    for end in [
+      input.fileHandleForReading, input.fileHandleForWriting, output.fileHandleForWriting,
+      errors.fileHandleForReading, errors.fileHandleForWriting,
+    ] {
+      posix_spawn_file_actions_addclose(&actions, end.fileDescriptor)
+    }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var blocked = sigset_t()
+    sigemptyset(&blocked)
+    sigaddset(&blocked, SIGPIPE)
+    posix_spawnattr_setsigmask(&attributes, &blocked)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    let words = [
+      try builtProduct("composable").path, "run", feature.path, "--wait", "0", "--data",
+      directory.appendingPathComponent("data").path,
+    ]
+    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    #expect(posix_spawn(&pid, words[0], &actions, &attributes, argv, environ) == 0)
+    try output.fileHandleForWriting.close()
+    try errors.fileHandleForWriting.close()
+    let lines = ["bread", "jam", "milk"].map { #"{ type = "add", text = "\#($0)" }"# + "\n" }
+    input.fileHandleForWriting.write(Data(lines.joined().utf8))
+    try input.fileHandleForWriting.close()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    #expect(status & 0x7f == 0, "the run was killed by signal \(status & 0x7f)")
+    #expect((status >> 8) & 0xff == 141, "\(text)")
+    #expect(
+      text.split(separator: "\n").last.map(String.init)
+        == "error: the output's reader went away before the run ended: what it printed after "
+        + "that was lost (exit status 141)")
+    let kept = try String(contentsOf: saved, encoding: .utf8)
+    #expect(kept.contains(#"notes = { "bread", "jam", "milk" }"#), "\(kept)")
   }
 
   /// A SIGPIPE another process sends (`kill -PIPE`) is no sign that the output went, even once
@@ -533,8 +599,14 @@ import Testing
   /// whatever happens, the process is gone within half a minute (never a hung test).
   final class RunningNotes {
     let process = Process()
-    let stdin = Pipe(), stdout = Pipe()
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     var pid: Int32 { process.processIdentifier }
+
+    /// The last line the process wrote to standard error, once it ended.
+    var lastError: String {
+      let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      return text.split(separator: "\n").last.map(String.init) ?? ""
+    }
 
     init(feature: URL, in directory: URL) throws {
       process.executableURL = try builtProduct("composable")
@@ -543,7 +615,7 @@ import Testing
       ]
       process.standardInput = stdin
       process.standardOutput = stdout
-      process.standardError = FileHandle.nullDevice
+      process.standardError = stderr
       try process.run()
       let pid = process.processIdentifier
       DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }

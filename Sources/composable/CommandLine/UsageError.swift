@@ -1,3 +1,5 @@
+import Glibc
+
 /// A command line that does not say what to do, or says it wrongly: the message, then the
 /// command's usage, and exit status 64 (EX_USAGE).
 struct UsageError: Error {
@@ -23,4 +25,7 @@ struct ExitStatus: Error {
   /// `run` read all its input, but an action or an effect failed, or a line was not an action:
   /// 2. The other lines ran, and the state they left was kept (and saved) as usual.
   static let actionsFailed = ExitStatus(code: 2)
+  /// `run`'s output went away (its reader exited, as `| head -1` does) before it ended: 141,
+  /// 128 + SIGPIPE, the status of a command the signal stopped (`SignalSaver`).
+  static let outputGone = ExitStatus(code: 128 + SIGPIPE)
 }
