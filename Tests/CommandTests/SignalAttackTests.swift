@@ -64,4 +64,37 @@ import Testing
     let text = try String(contentsOf: saved, encoding: .utf8)
     #expect(text.contains(#"notes = { "rye" }"#), "\(text)")
   }
+
+  /// Standard error gone (its reader closed), standard output read: a line that is no action
+  /// writes its error there, the kernel raises SIGPIPE, and the run ends (141) with a save made
+  /// on the signal's thread while the main one reads on. Every action the output showed
+  /// applied must be in the file saved: it showed "b" added, and the file held only "a".
+  @Test func whatTheOutputShowedIsWhatIsSavedWhenStandardErrorGoes() throws {
+    let (directory, feature, saved) = try CommandLineTests.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let process = Process()
+    process.executableURL = try builtProduct("composable")
+    process.arguments = [
+      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
+    ]
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try stderr.fileHandleForReading.close()
+    try process.run()
+    try stderr.fileHandleForWriting.close()
+    let pid = process.processIdentifier
+    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }
+    var lines = #"{ type = "add", text = "a" }"# + "\n" + "{ type = \"bogus\"\n"
+    for note in ["b", "c", "d", "e"] { lines += #"{ type = "add", text = "\#(note)" }"# + "\n" }
+    stdin.fileHandleForWriting.write(Data(lines.utf8))
+    try stdin.fileHandleForWriting.close()
+    let shown = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let text = (try? String(contentsOf: saved, encoding: .utf8)) ?? ""
+    for note in ["a", "b", "c", "d", "e"] where shown.contains(#"text = "\#(note)""#) {
+      #expect(text.contains(#""\#(note)""#), "shown added, not saved: \(note)\n\(shown)\n\(text)")
+    }
+  }
 }
