@@ -20,8 +20,11 @@ static atomic_int ts_ending_seen[NSIG];
 static void ts_note_ending(int signal_number, siginfo_t *info, void *context) {
   (void)context;
   int saved = errno;
-  // A code of 0 or less is a signal a process sent (kill, sigqueue, tgkill), with its pid.
-  if (signal_number == SIGPIPE && info != NULL && info->si_code <= 0 && info->si_pid != getpid()) {
+  // The kernel's SIGPIPE comes as SI_USER from this process (it fills both in: no process can
+  // send that as another). Anything else is dropped: another process's `kill`, and a
+  // `sigqueue` or `rt_sigqueueinfo` whose siginfo may name this process but not with SI_USER.
+  if (signal_number == SIGPIPE &&
+      (info == NULL || info->si_code != SI_USER || info->si_pid != getpid())) {
     errno = saved;
     return;
   }

@@ -92,7 +92,8 @@ struct Run: Command {
         // happens (an effect's too), not when a buffer fills.
         print(text)
         fflush(nil)
-      })
+      }
+    ).gatedAgainstEndingSignals()
     let store = Store(initialState: LuaFeatureHandle(feature: loaded), reducer: reducer)
     let parser = LuaLiteralReader()
     let file = host.file

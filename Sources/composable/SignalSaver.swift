@@ -24,9 +24,14 @@ enum SignalSaver {
           ts_wait_ending_signal(reader, $0.baseAddress, Int32($0.count))
         }
         guard number > 0 else { return }
-        // A write to anything else that went away (a socket an effect wrote to) fails with
-        // EPIPE where it was made, which handles it: only lost output ends the process.
+        // A write to anything else that went away (a socket an effect wrote to, standard error
+        // closed) fails with EPIPE where it was made, which handles it: only lost output ends
+        // the process.
         if number == SIGPIPE && !outputIsGone() { continue }
+        // The action under way finishes, shown, and no other starts: what the output showed
+        // applied is what is saved. Not waited for past 2 s: an action stuck writing into a full
+        // pipe must not keep a kill from ending the run.
+        _ = actionGate.lock(before: Date(timeIntervalSinceNow: 2))
         body(number)
         return
       }
@@ -62,13 +67,15 @@ enum SignalSaver {
     return "stopped by \(name)\(saving) \(status)"
   }
 
-  /// Whether standard output or standard error is a pipe or socket whose reader is gone.
+  /// Held while an action is reduced and shown (`SignalGatedReducer`), and taken for good by
+  /// the signal's thread before it saves and ends the process.
+  static let actionGate = NSLock()
+
+  /// Whether standard output is a pipe or socket whose reader is gone. (Standard error gone is
+  /// no reason to end: the errors are lost, the output still read.)
   static func outputIsGone() -> Bool {
-    var descriptors = [
-      pollfd(fd: STDOUT_FILENO, events: 0, revents: 0),
-      pollfd(fd: STDERR_FILENO, events: 0, revents: 0),
-    ]
-    guard poll(&descriptors, 2, 0) > 0 else { return false }
-    return descriptors.contains { $0.revents & Int16(POLLERR | POLLHUP) != 0 }
+    var descriptor = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
+    guard poll(&descriptor, 1, 0) > 0 else { return false }
+    return descriptor.revents & Int16(POLLERR | POLLHUP) != 0
   }
 }
