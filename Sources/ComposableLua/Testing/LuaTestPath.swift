@@ -1,4 +1,5 @@
 import Foundation
+import LuaKit
 import Synchronization
 
 /// How a Lua test's messages name a file: as the person who ran the tests can open it (or jump
@@ -14,19 +15,37 @@ enum LuaTestPath {
   }
 
   private static func path(of url: URL, from directory: String?) -> String {
-    let path = url.standardizedFileURL.path
+    let path = normalized(url).path
     let base = directory ?? FileManager.default.currentDirectoryPath
     if let relative = relative(path, to: base) { return relative }
     // The same folder by another name (a symlink on the way, as /tmp is on macOS).
-    let resolved = url.standardizedFileURL.resolvingSymlinksInPath().path
+    let resolved = normalized(url).resolvingSymlinksInPath().path
     let resolvedBase = URL(fileURLWithPath: base).resolvingSymlinksInPath().path
     return relative(resolved, to: resolvedBase) ?? path
   }
 
+  /// `url` without `.` components and doubled slashes, and with each `..` gone up as the
+  /// kernel goes up: from a symlink's target, not from the folder that holds the link. (A
+  /// lexical `standardizedFileURL` takes `link/../t_test.lua` for `t_test.lua` beside the link,
+  /// another file than the one a shell or `lua5.4` opens.)
+  static func normalized(_ url: URL) -> URL {
+    guard url.path.split(separator: "/").contains("..") else { return url.standardizedFileURL }
+    let folder = url.deletingLastPathComponent().path
+    guard let resolved = realpath(folder, nil) else { return url }
+    defer { free(resolved) }
+    let last = url.lastPathComponent
+    let base = URL(fileURLWithPath: String(cString: resolved), isDirectory: true)
+    // A path that ends in `..` names a folder: the resolved one's parent, as the kernel has it.
+    return last == ".." ? base.deletingLastPathComponent() : base.appendingPathComponent(last)
+  }
+
+  /// `path` relative to `base`, compared byte for byte: two names that are the same text in
+  /// another Unicode form (é composed and decomposed) are two folders on Linux.
   private static func relative(_ path: String, to base: String) -> String? {
-    let prefix = base.hasSuffix("/") ? base : base + "/"
-    guard path.hasPrefix(prefix), path.count > prefix.count else { return nil }
-    return String(path.dropFirst(prefix.count))
+    let prefix = Array((base.hasSuffix("/") ? base : base + "/").utf8)
+    let bytes = Array(path.utf8)
+    guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return nil }
+    return String(decoding: bytes[prefix.count...], as: UTF8.self)
   }
 
   // MARK: Names Lua shortens
@@ -43,28 +62,55 @@ enum LuaTestPath {
 
   private static func noteIfShortened(_ name: String) {
     let bytes = Array(name.utf8)
-    guard bytes.count > longestWhole,
-      let tail = String(validating: bytes.suffix(shortenedTail), as: UTF8.self)
-    else { return }
+    guard bytes.count > longestWhole else { return }
+    let tail = bytes.suffix(shortenedTail)
+    // Lua cuts bytes, so the cut may fall inside a character: the message then holds the
+    // broken bytes as a decoder shows them (U+FFFD), or as Lua's escapes (`\227`).
+    var forms = [String(decoding: tail, as: UTF8.self)]
+    if String(validating: tail, as: UTF8.self) == nil {
+      forms.append(LuaString(bytes: Array(tail)).description)
+    }
     shortened.withLock { names in
-      let short = "..." + tail
-      if let known = names[short], known != name {
-        names[short] = .some(nil)
-      } else {
-        names[short] = name
+      for form in forms {
+        let short = "..." + form
+        if let known = names[short], known != name {
+          names[short] = .some(nil)
+        } else {
+          names[short] = name
+        }
       }
     }
   }
 
-  /// `message` with each long name Lua shortened ("...tail") written whole again: a message
-  /// names the file as one can open it, however deep the folder.
+  /// `message` with each long name Lua shortened ("...tail") written whole again where Lua
+  /// wrote it, a position (`...tail:12:`, `<...tail:12>`): a message names the file as one can
+  /// open it, however deep the folder. Nothing else in it is touched: a value a test compared
+  /// may hold the same text, and a name written whole may itself end in its shortened form.
   static func restoringShortenedNames(in message: String) -> String {
     guard message.contains("...") else { return message }
     let names = shortened.withLock { $0 }
     var restored = message
-    for case let (short, name?) in names where restored.contains(short) {
-      restored = restored.replacingOccurrences(of: short, with: name)
+    for case let (short, name?) in names where restored.contains(short + ":") {
+      restored = restoring(short, as: name, in: restored)
     }
     return restored
+  }
+
+  /// `text` with each `short` followed by `:` and a digit replaced by `name`, unless it is the
+  /// end of `name` written whole already.
+  private static func restoring(_ short: String, as name: String, in text: String) -> String {
+    let whole = name.hasSuffix(short) ? String(name.dropLast(short.count)) : nil
+    var result = ""
+    var rest = text[...]
+    while let found = rest.range(of: short + ":") {
+      let before = rest[..<found.lowerBound]
+      let isPosition = rest[found.upperBound...].first?.isASCII == true
+        && rest[found.upperBound...].first?.isNumber == true
+      let isWholeName = whole.map { (result + before).hasSuffix($0) } ?? false
+      result += before
+      result += isPosition && !isWholeName ? name + ":" : String(rest[found])
+      rest = rest[found.upperBound...]
+    }
+    return result + rest
   }
 }

@@ -41,7 +41,10 @@ public struct LuaTestRunner: Sendable {
   public func discover(_ paths: [String]) -> [URL] {
     var found: [URL] = []
     for path in paths {
-      let url = URL(fileURLWithPath: path)
+      // Made absolute by hand: a relative `URL(fileURLWithPath:)` takes `link/..` lexically.
+      let absolute =
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+      let url = URL(fileURLWithPath: absolute)
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
         continue
@@ -59,7 +62,7 @@ public struct LuaTestRunner: Sendable {
         }
       }
     }
-    return found.map(\.standardizedFileURL).sorted { $0.path < $1.path }
+    return found.map(LuaTestPath.normalized).sorted { $0.path < $1.path }
   }
 
   /// Runs the tests of `file` whose names contain `filter` (all when nil).
