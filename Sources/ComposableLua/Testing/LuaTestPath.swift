@@ -104,7 +104,8 @@ enum LuaTestPath {
     var rest = text[...]
     while let found = rest.range(of: short + ":") {
       let before = rest[..<found.lowerBound]
-      let isPosition = rest[found.upperBound...].first?.isASCII == true
+      let isPosition =
+        rest[found.upperBound...].first?.isASCII == true
         && rest[found.upperBound...].first?.isNumber == true
       let isWholeName = whole.map { (result + before).hasSuffix($0) } ?? false
       result += before
