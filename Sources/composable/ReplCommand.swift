@@ -55,7 +55,8 @@ struct ReplLoop {
     let colored = Terminal.wantsColour(FileHandle.standardOutput)
     let session = try ReplSession(
       feature: host.feature, file: host.file, env: host.env, dependencies: host.dependencies,
-      clock: clock, colored: colored, replaysOnReload: replaysOnReload
+      clock: clock, colored: colored, replaysOnReload: replaysOnReload,
+      actionGate: SignalSaver.actionGate
     ) { text in
       print(text)
       fflush(nil)

@@ -38,8 +38,13 @@ struct ReplReducer: Reducer {
   let navigation: ReplNavigation
   /// Counts each action that fails, for the host's exit status.
   let failures: SessionFailures
+  /// Held while an action is reduced and shown: a host that saves and ends on a signal takes it
+  /// first, so that it never saves between an action's commit and its printed changes.
+  let actionGate: NSLock?
 
   func reduce(into state: inout LuaFeatureHandle, action: ReplAction) -> Effect<ReplAction> {
+    actionGate?.lock()
+    defer { actionGate?.unlock() }
     let (value, fromEffect): (LuaValue, Bool)
     switch action {
     case let .jump(number):

@@ -63,7 +63,9 @@ public actor ReplSession {
   /// brace): it is then dropped, with an error, and the REPL goes on.
   static let maximumOpenInput = 16 << 20
 
-  /// `dependencies` are the store's, but for its clock, which is `clock`.
+  /// `dependencies` are the store's, but for its clock, which is `clock`. `actionGate`, when
+  /// given, is held while each action is reduced and shown (a host's signal handler takes it
+  /// before it saves and ends the process).
   ///
   /// ```swift
   /// let file = URL(fileURLWithPath: "features/counter.lua")
@@ -78,7 +80,8 @@ public actor ReplSession {
   public init(
     feature: LuaFeature, file: URL, env: LuaValue, dependencies: DependencyValues,
     clock: ReplClock = ReplClock(), colored: Bool = false, replaysOnReload: Bool = false,
-    advanceTimeLimit: Duration = .seconds(10), write: @escaping @Sendable (String) -> Void
+    advanceTimeLimit: Duration = .seconds(10), actionGate: NSLock? = nil,
+    write: @escaping @Sendable (String) -> Void
   ) throws {
     self.feature = feature
     self.replaysOnReload = replaysOnReload
@@ -119,7 +122,7 @@ public actor ReplSession {
         feature: feature, base: base, timeline: timeline,
         replayer: SessionReplayer(feature: feature, dependencies: dependencies, tape: tape),
         clock: clock, printer: printer, snapshot: snapshot, navigation: navigation,
-        failures: failures),
+        failures: failures, actionGate: actionGate),
       effectExecutor: dependencies.effectExecutor ?? executor)
   }
 
