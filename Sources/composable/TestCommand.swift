@@ -38,7 +38,24 @@ struct TestCommand: Command {
       printError("\(path): no such file or folder, so no tests were run from it")
       throw ExitStatus.failure
     }
-    let files = runner.discover(paths.isEmpty ? ["."] : paths)
+    // Each path must hold a test file: a folder with none (a wrong folder, a file misnamed)
+    // would otherwise pass, as a run of no tests.
+    var files: [URL] = []
+    for path in paths.isEmpty ? ["."] : paths {
+      let found = runner.discover([path])
+      if found.isEmpty {
+        let place =
+          paths.isEmpty ? "the current folder (searched when no path is given)" : path
+        printError(
+          "\(place): no *_test.lua file under it, so no tests were run from it. To fix, name "
+            + "a test file or a folder that holds one")
+        throw ExitStatus.failure
+      }
+      files += found
+    }
+    // A file named twice, or found under two paths given, runs once.
+    var seen = Set<String>()
+    files = files.filter { seen.insert($0.path).inserted }.sorted { $0.path < $1.path }
     var results: [LuaTestResult] = []
     for file in files {
       results += await runner.run(file: file, filter: filter)
@@ -50,6 +67,14 @@ struct TestCommand: Command {
     case .junit: print(LuaTestReport.junit(results).terminalSafe)
     }
     if results.contains(where: { if case .failed = $0.outcome { true } else { false } }) {
+      throw ExitStatus.failure
+    }
+    // No test ran at all: a filter that matched none, or files that declare none.
+    if results.isEmpty {
+      let count = files.count == 1 ? "1 test file" : "\(files.count) test files"
+      printError(
+        filter.map { "no test's name contains \"\($0)\" (--filter), in \(count)" }
+          ?? "\(count) ran, and declared no test (describe/it)")
       throw ExitStatus.failure
     }
   }

@@ -249,6 +249,52 @@ import Testing
     #expect(outcome.errors == "error: nothere: no such file or folder, so no tests were run from it\n")
   }
 
+  /// A run of no test fails, saying why: a folder with no test file (the current one too), a
+  /// `--filter` that matches no test's name, files that declare none. A file named twice runs
+  /// once.
+  @Test func aRunOfNoTestFailsSayingWhy() throws {
+    let directory = try makeTemporaryDirectory("cli")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let tests = directory.appendingPathComponent("t")
+    try FileManager.default.createDirectory(
+      at: directory.appendingPathComponent("empty/t"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: tests, withIntermediateDirectories: true)
+    try #"describe("a", function() it("b", function() end) end)"#.write(
+      to: tests.appendingPathComponent("a_test.lua"), atomically: true, encoding: .utf8)
+    try "local unused = 1".write(
+      to: tests.appendingPathComponent("none_test.lua"), atomically: true, encoding: .utf8)
+    let cases: [(arguments: [String], in: String, error: String)] = [
+      (
+        ["test", "empty"], "",
+        "error: empty: no *_test.lua file under it, so no tests were run from it. To fix, name "
+          + "a test file or a folder that holds one\n"
+      ),
+      (
+        ["test"], "empty",
+        "error: the current folder (searched when no path is given): no *_test.lua file under "
+          + "it, so no tests were run from it. To fix, name a test file or a folder that holds "
+          + "one\n"
+      ),
+      (
+        ["test", "t", "--filter", "zzz"], "",
+        "error: no test's name contains \"zzz\" (--filter), in 2 test files\n"
+      ),
+      (
+        ["test", "t/none_test.lua"], "",
+        "error: 1 test file ran, and declared no test (describe/it)\n"
+      ),
+    ]
+    for (arguments, folder, error) in cases {
+      let outcome = try Command.run(
+        arguments, in: directory.appendingPathComponent(folder, isDirectory: true))
+      #expect(outcome.status == 1, "\(arguments)")
+      #expect(outcome.errors == error, "\(arguments)")
+    }
+    let twice = try Command.run(["test", "t/a_test.lua", "t", "./t/a_test.lua"], in: directory)
+    #expect(twice.status == 0, "\(twice.errors)")
+    #expect(twice.output == "✓ a b\n1 passed, 0 failed\n")
+  }
+
   /// A word that names neither a subcommand nor a file, but is close to a subcommand, is taken
   /// for a typo of it, not for a feature that is missing.
   @Test func aMistypedSubcommandIsSaidToBeOne() throws {
