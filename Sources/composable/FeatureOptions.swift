@@ -118,7 +118,10 @@ struct FeatureOptions {
       }
       // Said last, as a run that reads all its input says its status.
       printError(SignalSaver.endingLine(signalNumber, saved: persists ? saved : nil))
-      Glibc.exit(128 + signalNumber)
+      // `_exit`, not `exit`: exit's cleanup flushes standard output, whose lock an action stuck
+      // writing into a full pipe holds: the process would never end. Each action's output was
+      // flushed as it was printed; what a stuck write holds is the stuck pipe's.
+      Glibc._exit(128 + signalNumber)
     }
     return FeatureHost(
       feature: loaded, file: url, env: .table(env), dependencies: dependencies,

@@ -75,7 +75,12 @@ enum SignalSaver {
   /// no reason to end: the errors are lost, the output still read.)
   static func outputIsGone() -> Bool {
     var descriptor = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
-    guard poll(&descriptor, 1, 0) > 0 else { return false }
-    return descriptor.revents & Int16(POLLERR | POLLHUP) != 0
+    if poll(&descriptor, 1, 0) > 0, descriptor.revents & Int16(POLLERR | POLLHUP) != 0 {
+      return true  // a pipe with no reader
+    }
+    // A socket whose reader shut down reading polls as writable: an empty send says EPIPE.
+    // (An empty write to a pipe says nothing; to anything but a socket, ENOTSOCK.)
+    let sent = send(STDOUT_FILENO, nil, 0, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+    return sent < 0 && errno == EPIPE
   }
 }

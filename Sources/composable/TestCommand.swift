@@ -31,8 +31,26 @@ struct TestCommand: Command {
     output = try arguments.choice("output", default: .readable)
   }
 
+  /// Whether the process's current folder can be named (`getcwd` fails once it is deleted).
+  static func currentFolderExists() -> Bool {
+    guard let current = getcwd(nil, 0) else { return false }
+    free(current)
+    return true
+  }
+
   func run() async throws {
     let runner = LuaTestRunner()
+    // A shell may sit in a folder that was deleted: the kernel still follows `..` from it, but
+    // no path can name a file from there, and a test found there could not be named or found
+    // again.
+    let relative = paths.isEmpty || paths.contains { !$0.hasPrefix("/") }
+    if relative, !Self.currentFolderExists() {
+      printError(
+        "the current folder was deleted (or cannot be read), so relative paths cannot be "
+          + "followed from it and no tests were run. To fix, cd to a folder that exists, or "
+          + "give absolute paths")
+      throw ExitStatus.failure
+    }
     // A path that is not there is a mistake (a typo in CI would otherwise pass with no tests).
     for path in paths where !FileManager.default.fileExists(atPath: path) {
       printError("\(path): no such file or folder, so no tests were run from it")

@@ -28,7 +28,8 @@ import Testing
   /// the kernel resolves `..` from the deleted folder (`ls` and `lua5.4` open it), and
   /// `fileExists` says it is there; but `discover` makes it absolute from a current path it
   /// cannot get, finds nothing, and the command says `0 passed, 0 failed` and exits 0: a
-  /// failing test passes CI unrun. It must run it (exit 1), or at least not exit 0.
+  /// failing test passes CI unrun. It must run it (exit 1), or at least not exit 0: it refuses,
+  /// naming the reason.
   @Test func aRelativePathFromADeletedFolderIsNotAGreenRunOfNothing() throws {
     let root = try makeTemporaryDirectory("test-paths-deleted-cwd")
     defer { try? FileManager.default.removeItem(at: root) }
@@ -52,7 +53,12 @@ import Testing
     process.waitUntilExit()
     let outcome = (status: process.terminationStatus, output: output, errors: errors)
     #expect(outcome.status != 0, "\(outcome.output)\n\(outcome.errors)")
-    #expect(outcome.output.contains("attempt to index"), "\(outcome.output)")
+    // Not run, but refused, saying why: no path can name a file from a deleted folder.
+    #expect(
+      outcome.errors
+        == "error: the current folder was deleted (or cannot be read), so relative paths "
+        + "cannot be followed from it and no tests were run. To fix, cd to a folder that "
+        + "exists, or give absolute paths\n", "\(outcome.output)")
   }
 
   /// `link/..` where `link` is a symlink to `real/inner`: the folder the kernel opens is `real`,

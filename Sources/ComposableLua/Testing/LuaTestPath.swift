@@ -62,7 +62,11 @@ enum LuaTestPath {
 
   private static func noteIfShortened(_ name: String) {
     let bytes = Array(name.utf8)
-    guard bytes.count > longestWhole else { return }
+    guard bytes.count > longestWhole else {
+      // Written whole, but it reads as a cut name (a folder named "..."): never restored.
+      if name.hasPrefix("...") { shortened.withLock { $0[name] = .some(nil) } }
+      return
+    }
     let tail = bytes.suffix(shortenedTail)
     // Lua cuts bytes, so the cut may fall inside a character: the message then holds the
     // broken bytes as a decoder shows them (U+FFFD), or as Lua's escapes (`\227`).
