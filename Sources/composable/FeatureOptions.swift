@@ -105,7 +105,7 @@ struct FeatureOptions {
     // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
     // is written before the process ends.
     let persists = loaded.persistence != nil
-    SignalSaver.install { signalNumber in
+    SignalSaver.install { signalNumber, gated in
       var saved = true
       do {
         try loaded.savePending { path, contents in
@@ -113,11 +113,14 @@ struct FeatureOptions {
           try FileClient.writeNow(path, contents, under: root)
         }
       } catch {
-        Run.saveFailed(error, data: root)
+        SignalSaver.say(Run.saveFailure(Run.saveReason(error), data: root))
         saved = false
       }
+      // An action that held the gate past the wait committed before the save read the state
+      // (the save waits for the VM): its changes are given the same time again to be shown.
+      if !gated { _ = SignalSaver.actionGate.lock(before: Date(timeIntervalSinceNow: 2)) }
       // Said last, as a run that reads all its input says its status.
-      printError(SignalSaver.endingLine(signalNumber, saved: persists ? saved : nil))
+      SignalSaver.say(SignalSaver.endingLine(signalNumber, saved: persists ? saved : nil))
       // `_exit`, not `exit`: exit's cleanup flushes standard output, whose lock an action stuck
       // writing into a full pipe holds: the process would never end. Each action's output was
       // flushed as it was printed; what a stuck write holds is the stuck pipe's.

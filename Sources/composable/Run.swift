@@ -337,18 +337,21 @@ struct Run: Command {
   /// When the data directory itself is at fault (under a file, not writable), that is said,
   /// with its fix, in place of the fix the file's error gave (which was about the file).
   static func saveFailed(_ reason: String, data: URL?) {
-    guard let data else { return printError("the state could not be saved: \(reason)") }
+    printError(saveFailure(reason, data: data))
+  }
+
+  /// What `saveFailed` says.
+  static func saveFailure(_ reason: String, data: URL?) -> String {
+    guard let data else { return "the state could not be saved: \(reason)" }
     guard let fix = dataDirectoryFix(data) else {
       let generalFix =
         reason.contains("To fix, ")
         ? "" : ". To fix, make sure it is a directory you can write to, or pass --data with one"
-      return printError(
-        "the state could not be saved in the data directory \(data.path): \(reason)"
-          + generalFix)
+      return "the state could not be saved in the data directory \(data.path): \(reason)"
+        + generalFix
     }
     let why = reason.range(of: ". To fix, ").map { String(reason[..<$0.lowerBound]) } ?? reason
-    printError(
-      "the state could not be saved in the data directory \(data.path) (\(why)): \(fix)")
+    return "the state could not be saved in the data directory \(data.path) (\(why)): \(fix)"
   }
 
   /// Says that a save failed (a signal's save at exit, which knows no `Failures`).

@@ -13,7 +13,9 @@ enum SignalSaver {
   /// than one came: SIGPIPE last, since it may be no reason to end (below).
   static let signals: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGPIPE]
 
-  static func install(_ body: @escaping @Sendable (Int32) -> Void) {
+  /// `body` is given the signal, and whether the action gate was taken (false when the action
+  /// under way held it past the wait: it may commit and print after `body` begins).
+  static func install(_ body: @escaping @Sendable (Int32, _ gated: Bool) -> Void) {
     let reader = signals.withUnsafeBufferPointer {
       ts_catch_ending_signals($0.baseAddress, Int32($0.count))
     }
@@ -31,8 +33,8 @@ enum SignalSaver {
         // The action under way finishes, shown, and no other starts: what the output showed
         // applied is what is saved. Not waited for past 2 s: an action stuck writing into a full
         // pipe must not keep a kill from ending the run.
-        _ = actionGate.lock(before: Date(timeIntervalSinceNow: 2))
-        body(number)
+        let gated = actionGate.lock(before: Date(timeIntervalSinceNow: 2))
+        body(number, gated)
         return
       }
     }.start()
@@ -70,6 +72,26 @@ enum SignalSaver {
   /// Held while an action is reduced and shown (`SignalGatedReducer`), and taken for good by
   /// the signal's thread before it saves and ends the process.
   static let actionGate = NSLock()
+
+  /// Writes `message` to standard error as `printError` does, but only while there is room:
+  /// standard error may be a pipe no one reads (shared with the output, full), and a write that
+  /// blocks there would keep the process from ending. What finds no room within 100 ms is
+  /// dropped.
+  static func say(_ message: String, kind: String = "error") {
+    var bytes = Array("\(kind): \(message.terminalSafe)\n".utf8)[...]
+    while !bytes.isEmpty {
+      var descriptor = pollfd(fd: STDERR_FILENO, events: Int16(POLLOUT), revents: 0)
+      guard poll(&descriptor, 1, 100) > 0, descriptor.revents & Int16(POLLOUT) != 0 else {
+        return
+      }
+      // No more than a pipe takes at once once it polls writable (PIPE_BUF): never blocks.
+      let part = bytes.prefix(Int(PIPE_BUF))
+      let written = part.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+      if written < 0, errno == EINTR { continue }
+      guard written > 0 else { return }
+      bytes = bytes.dropFirst(written)
+    }
+  }
 
   /// Whether standard output is a pipe or socket whose reader is gone. (Standard error gone is
   /// no reason to end: the errors are lost, the output still read.)

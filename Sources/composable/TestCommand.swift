@@ -71,9 +71,15 @@ struct TestCommand: Command {
       }
       files += found
     }
-    // A file named twice, or found under two paths given, runs once.
-    var seen = Set<String>()
-    files = files.filter { seen.insert($0.path).inserted }.sorted { $0.path < $1.path }
+    // A file named twice, found under two paths given, or reached by two (a symlink), runs
+    // once: known by the file it is, not by its name's text (which Swift compares by Unicode
+    // equivalence, where é and e + U+0301 are two folders on Linux).
+    var seen = Set<[UInt64]>()
+    files = files.filter { file in
+      var info = stat()
+      guard stat(file.path, &info) == 0 else { return true }
+      return seen.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted
+    }
     var results: [LuaTestResult] = []
     for file in files {
       results += await runner.run(file: file, filter: filter)

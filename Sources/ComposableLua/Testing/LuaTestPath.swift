@@ -17,6 +17,8 @@ enum LuaTestPath {
   private static func path(of url: URL, from directory: String?) -> String {
     let path = normalized(url).path
     let base = directory ?? FileManager.default.currentDirectoryPath
+    // No current folder to be relative to (it was deleted): the whole path.
+    guard !base.isEmpty else { return path }
     if let relative = relative(path, to: base) { return relative }
     // The same folder by another name (a symlink on the way, as /tmp is on macOS).
     let resolved = normalized(url).resolvingSymlinksInPath().path

@@ -53,12 +53,19 @@ public struct LuaTestRunner: Sendable {
         found.append(url)
         continue
       }
-      let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil)
+      // A folder given as a symlink is walked where it points (the walk does not follow the
+      // link it starts at), and its files named under the link, as the path given names them.
+      let root = url.resolvingSymlinksInPath()
+      let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
+      let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
       while let file = enumerator?.nextObject() as? URL {
         if file.lastPathComponent == "fixtures" || file.lastPathComponent == ".build" {
           enumerator?.skipDescendants()
         } else if file.lastPathComponent.hasSuffix("_test.lua") {
-          found.append(file)
+          let path = file.path
+          found.append(
+            root == url || !path.hasPrefix(rootPath)
+              ? file : url.appendingPathComponent(String(path.dropFirst(rootPath.count))))
         }
       }
     }
