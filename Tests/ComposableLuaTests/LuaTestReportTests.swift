@@ -36,11 +36,14 @@ import Testing
     var suites = 0, cases = 0, failures = 0, skipped = 0
     var failureText = ""
     var inFailure = false
+    var caseAttributes: [[String: String]] = []
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
                 qualifiedName: String?, attributes: [String: String] = [:]) {
       switch name {
       case "testsuite": suites += 1
-      case "testcase": cases += 1
+      case "testcase":
+        cases += 1
+        caseAttributes.append(attributes)
       case "failure": failures += 1; inFailure = true
       case "skipped": skipped += 1
       default: break
@@ -77,6 +80,20 @@ import Testing
     parser.delegate = counter
     #expect(parser.parse())
     #expect(counter.failureText == message)
+  }
+
+  /// A test's name or file holding a newline, a tab or a carriage return reads back as it was:
+  /// in an attribute, raw, a reader would turn each into a space.
+  @Test func junitAttributesKeepLineBreaksAndTabs() throws {
+    let name = "a\nb\tc\r\nd", file = "x\ny_test.lua"
+    let xml = LuaTestReport.junit([LuaTestResult(
+      name: name, file: file, line: 3, outcome: .failed(["one\ntwo"]), seconds: 0)])
+    let counter = JUnitCounter()
+    let parser = XMLParser(data: Data(xml.utf8))
+    parser.delegate = counter
+    #expect(parser.parse())
+    #expect(counter.caseAttributes.first?["name"] == name)
+    #expect(counter.caseAttributes.first?["classname"] == file)
   }
 
   @Test func theReadableReportEndsWithTheSummaryLine() async {

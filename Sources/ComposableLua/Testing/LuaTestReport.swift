@@ -67,6 +67,12 @@ public enum LuaTestReport {
       text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
         .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
+    // In an attribute a reader turns a raw newline or tab into a space: written as references,
+    // a test's name or file keeps them.
+    func attribute(_ text: String) -> String {
+      escape(text).replacingOccurrences(of: "\n", with: "&#10;")
+        .replacingOccurrences(of: "\r", with: "&#13;").replacingOccurrences(of: "\t", with: "&#9;")
+    }
     var xml = [#"<?xml version="1.0" encoding="UTF-8"?>"#, "<testsuites>"]
     var files: [String] = []
     for result in results where !files.contains(result.file) { files.append(result.file) }
@@ -76,11 +82,11 @@ public enum LuaTestReport {
       let skipped = suite.filter { $0.outcome == .pending }.count
       let time = suite.reduce(0) { $0 + $1.seconds }
       xml.append(
-        #"  <testsuite name="\#(escape(file))" tests="\#(suite.count)" failures="\#(failures)" skipped="\#(skipped)" time="\#(String(format: "%.4f", time))">"#
+        #"  <testsuite name="\#(attribute(file))" tests="\#(suite.count)" failures="\#(failures)" skipped="\#(skipped)" time="\#(String(format: "%.4f", time))">"#
       )
       for result in suite {
         let open =
-          #"    <testcase name="\#(escape(result.name))" classname="\#(escape(file))" time="\#(String(format: "%.4f", result.seconds))""#
+          #"    <testcase name="\#(attribute(result.name))" classname="\#(attribute(file))" time="\#(String(format: "%.4f", result.seconds))""#
         switch result.outcome {
         case .passed: xml.append(open + "/>")
         case .pending: xml.append(open + "><skipped/></testcase>")
@@ -88,7 +94,7 @@ public enum LuaTestReport {
           let text = messages.joined(separator: "\n\n")
           xml.append(open + ">")
           xml.append(
-            #"      <failure message="\#(escape(messages.first?.split(separator: "\n").first.map(String.init) ?? ""))">\#(escape(text))</failure>"#
+            #"      <failure message="\#(attribute(messages.first?.split(separator: "\n").first.map(String.init) ?? ""))">\#(escape(text))</failure>"#
           )
           xml.append("    </testcase>")
         }
