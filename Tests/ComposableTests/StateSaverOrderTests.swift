@@ -44,6 +44,51 @@ import Testing
   }
 }
 
+extension StateSaverOrderTests {
+  /// A signal's save (`savePending(write:)`, no tasks) while a save's effect is writing an older
+  /// state: it waits for that write, so the newer state lands last.
+  @Test func aSignalsSaveWaitsForAWriteUnderWay() async throws {
+    let path = try DataPath(validating: Array("state.txt".utf8))
+    let state = SaveCount()
+    let log = WriteLog()
+    let started = WriteLog()
+    var files = FileClient.live(root: FileManager.default.temporaryDirectory)
+    files.write = { _, bytes in
+      started.append("started")
+      try await Task.sleep(for: .milliseconds(300))
+      log.append("effect wrote " + String(decoding: bytes, as: UTF8.self))
+    }
+    let saver = StateSaver(path: path)
+    state.increment()
+    saver.changed()
+    let effect: Effect<Never> = saver.save(
+      contents: { Array("\(state.value)".utf8) }, delay: .zero, clock: ContinuousClock(),
+      files: files, onError: { _ in })
+    let writing = Task { await run(effect) }
+    while started.entries.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+    state.increment()
+    saver.changed()
+    // As a signal's thread does it: synchronously, on a thread of its own.
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      Thread {
+        try? saver.savePending { _, bytes in
+          log.append("signal wrote " + String(decoding: bytes, as: UTF8.self))
+        }
+        done.resume()
+      }.start()
+    }
+    await writing.value
+    #expect(log.entries == ["effect wrote 1", "signal wrote 2"])
+  }
+}
+
+private final class WriteLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var lines: [String] = []
+  var entries: [String] { lock.withLock { lines } }
+  func append(_ line: String) { lock.withLock { lines.append(line) } }
+}
+
 /// Runs the async parts of `effect`, as a store would (each save is one `run`, named).
 private func run(_ effect: Effect<Never>) async {
   switch effect.operation {

@@ -95,6 +95,11 @@ public final class StateSaver: @unchecked Sendable {
   /// signal handler, which must not wait for tasks (the threads that would run them may be the
   /// ones it stopped).
   public func savePending(write: (DataPath, [UInt8]) throws -> Void) throws {
+    // A write under way (a save's effect, on another thread) covers only what it read, and
+    // would land after this one, an older state last: waited for, but not past 2 s (a write
+    // stuck on a full disk must not keep the process from ending).
+    let deadline = ContinuousClock.now + .seconds(2)
+    while lock.withLock({ writing }), ContinuousClock.now < deadline { usleep(1000) }
     guard isPending, let (count, contents) = try pendingContents() else { return }
     if let bytes = try contents() { try write(path, bytes) }
     lock.withLock { saved = max(saved, count) }
