@@ -113,7 +113,8 @@ struct FeatureOptions {
           try FileClient.writeNow(path, contents, under: root)
         }
       } catch {
-        SignalSaver.say(Run.saveFailure(Run.saveReason(error), data: root))
+        let message = Run.saveFailure(Run.saveReason(error), data: root)
+        if Run.saidSaveFailure.withLock({ $0 }) != message { SignalSaver.say(message) }
         saved = false
       }
       // An action that held the gate past the wait committed before the save read the state

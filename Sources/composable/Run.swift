@@ -337,8 +337,14 @@ struct Run: Command {
   /// When the data directory itself is at fault (under a file, not writable), that is said,
   /// with its fix, in place of the fix the file's error gave (which was about the file).
   static func saveFailed(_ reason: String, data: URL?) {
-    printError(saveFailure(reason, data: data))
+    let message = saveFailure(reason, data: data)
+    saidSaveFailure.withLock { $0 = message }
+    printError(message)
   }
+
+  /// The last save failure `saveFailed` said: a signal's save that fails the same way (the
+  /// debounced save failed just before) is not said twice.
+  static let saidSaveFailure = Mutex<String?>(nil)
 
   /// What `saveFailed` says.
   static func saveFailure(_ reason: String, data: URL?) -> String {

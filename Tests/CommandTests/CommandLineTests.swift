@@ -475,6 +475,27 @@ import Testing
         + "\(128 + signalNumber))")
   }
 
+  /// A save that fails is said once however often it fails the same way: the debounced save's
+  /// failure, then the signal's save (it said both, word for word).
+  @Test func aSaveThatFailsTheSameWayIsSaidOnce() throws {
+    let (directory, feature, _) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // The data directory cannot be made: a file is where it would be.
+    try "x".write(
+      to: directory.appendingPathComponent("data"), atomically: true, encoding: .utf8)
+    let run = try RunningNotes(feature: feature, in: directory)
+    #expect(run.add("bread"))
+    usleep(2_500_000)  // well past the save's debounce (1 s): that save fails, and says so
+    kill(run.pid, SIGTERM)
+    run.process.waitUntilExit()
+    #expect(run.process.terminationStatus == 128 + SIGTERM)
+    let errors = run.errors
+    #expect(errors.components(separatedBy: "could not be saved in the data").count == 2, "\(errors)")
+    #expect(
+      errors.split(separator: "\n").last
+        == "error: stopped by SIGTERM, and the state could not be saved (exit status 143)")
+  }
+
   /// Output read by a command that stopped reading (`composable run ... | head -1`): the next
   /// line written raises SIGPIPE, which ends the process as a kill does, once the save that
   /// waits is written. A SIGPIPE while the output is still read is no end.
@@ -649,9 +670,11 @@ import Testing
     var pid: Int32 { process.processIdentifier }
 
     /// The last line the process wrote to standard error, once it ended.
-    var lastError: String {
-      let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      return text.split(separator: "\n").last.map(String.init) ?? ""
+    var lastError: String { errors.split(separator: "\n").last.map(String.init) ?? "" }
+
+    /// What the process wrote to standard error, once it ended (read once).
+    var errors: String {
+      String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     init(feature: URL, in directory: URL) throws {
