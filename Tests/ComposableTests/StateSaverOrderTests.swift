@@ -52,10 +52,13 @@ extension StateSaverOrderTests {
     let state = SaveCount()
     let log = WriteLog()
     let started = WriteLog()
+    let released = WriteLog()
     var files = FileClient.live(root: FileManager.default.temporaryDirectory)
     files.write = { _, bytes in
       started.append("started")
-      try await Task.sleep(for: .milliseconds(300))
+      // Held, without suspending, until the signal's save is under way: released, it ends at
+      // once, whatever else keeps the task pool busy.
+      while released.entries.isEmpty { usleep(1000) }
       log.append("effect wrote " + String(decoding: bytes, as: UTF8.self))
     }
     let saver = StateSaver(path: path)
@@ -68,13 +71,18 @@ extension StateSaverOrderTests {
     while started.entries.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
     state.increment()
     saver.changed()
-    // As a signal's thread does it: synchronously, on a thread of its own.
+    // As a signal's thread does it: synchronously, on a thread of its own; the write under
+    // way is let go while it waits (it waits up to 2 s).
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
       Thread {
         try? saver.savePending { _, bytes in
           log.append("signal wrote " + String(decoding: bytes, as: UTF8.self))
         }
         done.resume()
+      }.start()
+      Thread {
+        usleep(100_000)
+        released.append("released")
       }.start()
     }
     await writing.value
