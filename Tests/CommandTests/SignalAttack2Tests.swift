@@ -33,6 +33,16 @@ import Testing
   }
 
   /// Waits up to `seconds` for `process` to end; whether it did.
+  /// `composable run FEATURE --data DIRECTORY/data`, not started: the caller gives it its pipes.
+  static func runProcess(_ feature: URL, in directory: URL) throws -> Process {
+    let process = Process()
+    process.executableURL = try builtProduct("composable")
+    process.arguments = [
+      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
+    ]
+    return process
+  }
+
   static func ends(_ process: Process, within seconds: Double) -> Bool {
     let deadline = Date(timeIntervalSinceNow: seconds)
     while process.isRunning, Date() < deadline { usleep(20_000) }
@@ -49,11 +59,7 @@ import Testing
   @Test func aKillEndsARunStuckWritingIntoAFullPipe() throws {
     let (directory, feature, saved) = try Self.feature()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = [
-      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
-    ]
+    let process = try SignalAttack2Tests.runProcess(feature, in: directory)
     // The run ends while lines are still written to it: a write to its input must fail with
     // EPIPE here, not end the test process on SIGPIPE.
     signal(SIGPIPE, SIG_IGN)
@@ -142,11 +148,7 @@ import Testing
   @Test func aKillDuringALongActionSavesWhatItShowed() throws {
     let (directory, feature, saved) = try Self.feature()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = [
-      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
-    ]
+    let process = try SignalAttack2Tests.runProcess(feature, in: directory)
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     process.standardInput = stdin
     process.standardOutput = stdout

@@ -15,11 +15,7 @@ import Testing
   @Test func aKillEndsARunWhoseOutputAndErrorsShareAFullPipe() throws {
     let (directory, feature, saved) = try SignalAttack2Tests.feature()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = [
-      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
-    ]
+    let process = try SignalAttack2Tests.runProcess(feature, in: directory)
     signal(SIGPIPE, SIG_IGN)  // lines are still written to a run that ended
     let stdin = Pipe(), shared = Pipe()
     process.standardInput = stdin

@@ -72,11 +72,7 @@ import Testing
   @Test func whatTheOutputShowedIsWhatIsSavedWhenStandardErrorGoes() throws {
     let (directory, feature, saved) = try CommandLineTests.notesFeature()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = [
-      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
-    ]
+    let process = try SignalAttack2Tests.runProcess(feature, in: directory)
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     process.standardInput = stdin
     process.standardOutput = stdout
