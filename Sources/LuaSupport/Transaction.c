@@ -390,9 +390,32 @@ static int lk_give_lasting_flat_reads(lua_State *L, int proxy, int real) {
 // lk_lasting_flat_limit, and a sweep takes them back as it takes flat reads.
 enum { lk_view_entries = 4096 };
 
+// A view full for good: it holds half its entries or more, and gets no more.
+static const lua_Integer lk_view_full = LUA_MAXINTEGER;
+
+// Whether the view at 1 (of lk_view_fill) has room, once it was given lk_view_entries: the count
+// also counts the keys it forgot (a write through its proxy forgets one, the next read gives it
+// again), so a table written over and over would otherwise fill it with nothing and read
+// through C for good. It counts what the view holds (one walk of at most lk_view_entries, after
+// at least half of them given since the last) and goes on from there, or, holding half or more,
+// is full for good. `kept` becomes the count.
+static int lk_view_has_room(lua_State *L, lua_Integer *kept) {
+  if (*kept == lk_view_full) return 0;
+  lua_Integer held = 0;
+  lua_pushnil(L);
+  while (lua_next(L, 1) != 0) {
+    lua_pop(L, 1);
+    held += 1;
+  }
+  *kept = held >= lk_view_entries / 2 ? lk_view_full : held;
+  lua_pushinteger(L, *kept);
+  lua_replace(L, lua_upvalueindex(3));
+  return *kept != lk_view_full;
+}
+
 // __index of a view (1 the view, 2 the key; upvalues: the real table, the fresh metatable, how
 // many entries the view was given): what the real table holds, a nested table as its proxy,
-// kept in the view while it has fewer than lk_view_entries (forgotten keys still counted).
+// kept in the view while it has room (lk_view_has_room).
 static int lk_view_fill(lua_State *L) {
   lua_settop(L, 2);
   if (lua_type(L, 2) == LUA_TLIGHTUSERDATA) {  // no such key in a state but hidden ones
@@ -407,7 +430,7 @@ static int lk_view_fill(lua_State *L) {
     lua_replace(L, 3);
   }
   lua_Integer kept = lua_tointeger(L, lua_upvalueindex(3));
-  if (kept >= lk_view_entries) return 1;
+  if (kept >= lk_view_entries && !lk_view_has_room(L, &kept)) return 1;
   lua_pushvalue(L, 2);
   lua_pushvalue(L, 3);
   lua_rawset(L, 1);
@@ -1091,6 +1114,13 @@ static int lk_proxy_ipairs_step(lua_State *L) {
   return 2;
 }
 
+// Whether the list at `real` is short enough for its view to hold it: under half a view's
+// entries, so that a view written over and over does not become full for good
+// (lk_view_has_room) and read most of it through C.
+static int lk_is_short_list(lua_State *L, int real) {
+  return lua_rawlen(L, real) <= (lua_Unsigned)lk_view_entries / 2;
+}
+
 // A loop over the proxy at `proxy` (its real table at `real`) reads its elements, so it counts
 // as a read, as the proxy's __index would count it: a list looped over in two transactions
 // gets a view (or flat reads), as one indexed would. Returns whether reads through its
@@ -1107,12 +1137,10 @@ static int lk_loop_reads_through_view(lua_State *L, int proxy, int real) {
   } else if (reads == lk_reads_nested) {
     lk_give_lasting_view(L, proxy, real);
   } else {
-    return reads == lk_reads_flat || (reads == lk_reads_view &&
-                                      lua_rawlen(L, real) <= (lua_Unsigned)lk_view_entries);
+    return reads == lk_reads_flat || (reads == lk_reads_view && lk_is_short_list(L, real));
   }
   reads = lk_reads_of(L, proxy);
-  return reads == lk_reads_flat ||
-         (reads == lk_reads_view && lua_rawlen(L, real) <= (lua_Unsigned)lk_view_entries);
+  return reads == lk_reads_flat || (reads == lk_reads_view && lk_is_short_list(L, real));
 }
 
 // ipairs(t): for a state's table, steps through its view (Lua's own step) or, without one,

@@ -163,4 +163,38 @@ import Testing
     #expect(failed > 20)
     #expect(try feature.state()["visits"].intValue ?? 0 > 500)
   }
+
+  /// A view forgets a key at each write through its proxy and is given it again at the next
+  /// read; the count of what it was given, forgotten keys included, passes its limit (4,096)
+  /// after a few hundred actions here. It then counts what it holds and goes on: the loops and
+  /// reads must still see every write (a view that kept a forgotten value would show it).
+  @Test func aViewWrittenOverAndOverStillSeesEveryWrite() throws {
+    let feature = try LuaFeature(
+      source: """
+        return {
+          initial_state = function()
+            return { list = { { n = 0 }, 0, 0, 0, 0, 0, 0, 0, 0, 0 } }
+          end,
+          reduce = function(state, action)
+            local list = state.list
+            for i = 2, #list do list[i] = list[i] + i end
+            local sum = 0
+            for i, v in ipairs(list) do
+              if i > 1 then sum = sum + v + list[i] end
+            end
+            state.sum = sum
+          end,
+        }
+        """, file: "churn.lua")
+    for action in 1...600 {
+      _ = try feature.step("add")
+      // Each of list[2...10] holds i * action: the loop and the index read both see it.
+      let expected = 2 * action * (2...10).reduce(0, +)
+      let sum = try feature.state()["sum"].intValue
+      if sum != expected {
+        Issue.record("action \(action): the sum is \(sum.map(String.init) ?? "nil"), not \(expected)")
+        return
+      }
+    }
+  }
 }
