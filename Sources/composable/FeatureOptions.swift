@@ -109,7 +109,7 @@ struct FeatureOptions {
       var saved = true
       do {
         try loaded.savePending { path, contents in
-          try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+          try DataDirectory.make(root)
           try FileClient.writeNow(path, contents, under: root)
         }
       } catch {

@@ -291,9 +291,7 @@ struct Run: Command {
   static func files(under root: URL) -> FileClient {
     let live = FileClient.live(root: root)
     var client = live
-    let makeRoot: @Sendable () throws -> Void = {
-      try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    }
+    let makeRoot: @Sendable () throws -> Void = { try DataDirectory.make(root) }
     client.write = { path, contents in
       try makeRoot()
       try await live.write(path, contents)

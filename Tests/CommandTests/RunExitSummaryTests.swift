@@ -117,27 +117,14 @@ import Testing
     let data = directory.appendingPathComponent("data")
     try FileManager.default.createDirectory(
       at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o555])
-    let arguments = ["run", feature.path, "--wait", "0", "--data", data.path]
-    let process = Process()
-    if geteuid() == 0 {
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-      process.arguments =
-        ["--reuid=65534", "--regid=65534", "--clear-groups", try builtProduct("composable").path]
-        + arguments
-    } else {
-      process.executableURL = try builtProduct("composable")
-      process.arguments = arguments
-    }
-    let input = Pipe(), errors = Pipe()
-    process.standardInput = input
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = errors
-    try process.run()
+    let (process, input, _, errors) = try DataDirectoryMessagesTests.composableAsNobody(
+      ["run", feature.path, "--wait", "0", "--data", data.path])
     input.fileHandleForWriting.write(Data("increment\n".utf8))
     try input.fileHandleForWriting.close()
     let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationStatus == 1, "\(text)")
     #expect(text.contains("To fix, make it writable (chmod u+w \(data.path))"), "\(text)")
+    #expect(!text.contains("NSCocoaErrorDomain") && !text.contains("UserInfo"), "\(text)")
   }
 }
