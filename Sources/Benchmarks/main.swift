@@ -54,8 +54,9 @@ if CommandLine.arguments.dropFirst().first == "heavy-loop" {
       let store = Store(
         initialState: LuaFeatureHandle(feature: feature),
         reducer: LuaFeatureReducer<LuaFeatureHandle>(feature: feature, dependencies: .live))
+      let actions: [LuaValue] = (0..<steps).map { ["type": "step", "i": .integer($0 + 1)] }
       await store.withIsolation { store in
-        for i in 0..<steps { store.send(["type": "step", "i": .integer(i + 1)]) }
+        for action in actions { store.send(action) }
       }
     }
     exit(0)
