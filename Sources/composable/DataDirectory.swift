@@ -14,7 +14,8 @@ enum DataDirectory {
   /// Makes `root` and any folder above it that is missing. A folder that is there already
   /// (made by another process meanwhile too) is fine; anything else there is an error.
   static func make(_ root: URL) throws(MakeError) {
-    // As given: the kernel resolves each `..`, after a symlink too, as it would for the write.
+    // The path the save's writes use, folder by folder as it stands (a `..` in it was resolved
+    // on its text when the URL was made, for the writes as for this).
     let path = root.path
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
