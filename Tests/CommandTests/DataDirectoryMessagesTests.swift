@@ -39,7 +39,19 @@ import Testing
     return (process, input, output, errors)
   }
 
-  /// A feature in a folder nobody may read, and a data directory to be made in a folder
+  /// `composable run` of `feature` as nobody, saving into `data`, given one `increment` and the
+  /// end of input: its exit status and what it wrote to standard error.
+  static func incrementAsNobody(feature: URL, data: URL) throws -> (Int32, String) {
+    let (process, input, _, errors) = try composableAsNobody(
+      ["run", feature.path, "--wait", "0", "--data", data.path])
+    input.fileHandleForWriting.write(Data("increment\n".utf8))
+    try input.fileHandleForWriting.close()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+  }
+
+  /// A feature in a folder anyone may read, and a data directory to be made in a folder
   /// nobody may write to.
   func readOnlyParent() throws -> (directory: URL, feature: URL, data: URL) {
     let directory = try makeTemporaryDirectory("run-data-parent-read-only")
@@ -61,13 +73,8 @@ import Testing
   @Test func atTheEndOfInputTheFolderAndTheReasonAreNamed() throws {
     let (directory, feature, data) = try readOnlyParent()
     defer { remove(directory) }
-    let (process, input, _, errors) = try Self.composableAsNobody(
-      ["run", feature.path, "--wait", "0", "--data", data.path])
-    input.fileHandleForWriting.write(Data("increment\n".utf8))
-    try input.fileHandleForWriting.close()
-    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 1, "\(text)")
+    let (status, text) = try Self.incrementAsNobody(feature: feature, data: data)
+    #expect(status == 1, "\(text)")
     #expect(
       text.contains(
         "the state could not be saved in the data directory \(data.path) (the directory "

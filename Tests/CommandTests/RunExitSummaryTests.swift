@@ -117,13 +117,9 @@ import Testing
     let data = directory.appendingPathComponent("data")
     try FileManager.default.createDirectory(
       at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o555])
-    let (process, input, _, errors) = try DataDirectoryMessagesTests.composableAsNobody(
-      ["run", feature.path, "--wait", "0", "--data", data.path])
-    input.fileHandleForWriting.write(Data("increment\n".utf8))
-    try input.fileHandleForWriting.close()
-    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 1, "\(text)")
+    let (status, text) = try DataDirectoryMessagesTests.incrementAsNobody(
+      feature: feature, data: data)
+    #expect(status == 1, "\(text)")
     #expect(text.contains("To fix, make it writable (chmod u+w \(data.path))"), "\(text)")
     #expect(!text.contains("NSCocoaErrorDomain") && !text.contains("UserInfo"), "\(text)")
   }
