@@ -439,10 +439,42 @@ static int lk_view_fill(lua_State *L) {
   return 1;
 }
 
+// Whether the write under way in a proxy's __newindex (1 the proxy, 2 the key, 3 the value) is
+// one for lk_write_scalar: in a transaction, under a string key, of a value that is no table (no
+// form to check), with no element being moved by the table library (its mark is for
+// lk_journaled_set).
+static inline int lk_is_scalar_write(lua_State *L) {
+  const lk_info *info = lk_info_of(L);
+  return info->transaction.open && info->shape.move_mark == NULL &&
+         lua_type(L, 2) == LUA_TSTRING && lua_type(L, 3) != LUA_TTABLE;
+}
+
+// The hot path of a write (a field of an entity set to a number, a string, a boolean), through a
+// proxy whose real table is at `real` (an upvalue): the same journal entry and write as
+// lk_journaled_set's, with fewer values pushed: the real table takes the proxy's slot, so the
+// key and the value are at the top where lua_rawset takes them.
+static inline void lk_write_scalar(lua_State *L, int real) {
+  lk_info_of(L)->shape.writes += 1;
+  lua_copy(L, real, 1);
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 2);
+  lua_rawget(L, 1);
+  lk_journal_push(L);  // the real table, the key, the value before
+  lua_rawset(L, 1);
+}
+
 // __newindex of a proxy with a view (upvalues: its real table, its view): the write, then the
 // view forgets the key (its next read fills it again). A write that stored a table took the
 // view back already (lk_journaled_set): forgetting the key of a view no proxy uses is harmless.
 static int lk_view_newindex(lua_State *L) {
+  if (__builtin_expect(lk_is_scalar_write(L), 1)) {
+    lua_pushvalue(L, 2);
+    lua_pushnil(L);
+    lua_rawset(L, lua_upvalueindex(2));  // first: a write that then fails leaves only a refill
+    lk_write_scalar(L, lua_upvalueindex(1));
+    return 0;
+  }
   lua_pushvalue(L, lua_upvalueindex(1));  // 4: as lk_flat_proxy_newindex, a slot
   lk_journaled_set(L, 1, 2, 3, 4);
   lua_settop(L, 2);
@@ -896,23 +928,8 @@ static int lk_proxy_newindex(lua_State *L) {
 
 // A flat-read proxy's __newindex holds its real table as an upvalue: no lookup in the proxy.
 static int lk_flat_proxy_newindex(lua_State *L) {
-  lk_info *info = lk_info_of(L);
-  // The hot path (a field of an entity set to a number, a string, a boolean): in a transaction,
-  // a string key, a value that is no table (no form to check), no element being moved by the
-  // table library (its mark is for lk_journaled_set). The real table takes the proxy's slot,
-  // so the key and the value are at the top where lua_rawset takes them: the same entry and
-  // write as lk_journaled_set's, with fewer values pushed.
-  if (__builtin_expect(info->transaction.open && info->shape.move_mark == NULL &&
-                           lua_type(L, 2) == LUA_TSTRING && lua_type(L, 3) != LUA_TTABLE,
-                       1)) {
-    info->shape.writes += 1;
-    lua_copy(L, LK_FLAT_REAL, 1);
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
-    lua_pushvalue(L, 2);
-    lua_rawget(L, 1);
-    lk_journal_push(L);  // the real table, the key, the value before
-    lua_rawset(L, 1);
+  if (__builtin_expect(lk_is_scalar_write(L), 1)) {
+    lk_write_scalar(L, LK_FLAT_REAL);
     return 0;
   }
   // 4 (a metamethod gets exactly three arguments): a stack slot is cheaper to use than an
