@@ -4,8 +4,8 @@ import Testing
 
 /// A kill during a REPL action that outlasts the signal's 2 s wait for the action gate: the REPL
 /// ends 143, says its last line, and what it showed of the action is what was saved. (With the
-/// gate taken out of the REPL this still holds: the save also waits for the VM, which the REPL's
-/// action holds until its changes are printed. The test pins the promise, not the mechanism.)
+/// gate taken out of the REPL it still held in three runs: the test pins the promise, not the
+/// gate.)
 @Suite struct ReplSignalGateTests {
   @Test func aKillDuringAnActionSavesWhatTheReplShowed() throws {
     let (directory, feature, saved) = try SignalAttack2Tests.feature()
