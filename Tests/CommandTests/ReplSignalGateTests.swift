@@ -10,16 +10,8 @@ import Testing
   @Test func aKillDuringAnActionSavesWhatTheReplShowed() throws {
     let (directory, feature, saved) = try SignalAttack2Tests.feature()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = [
-      "repl", feature.path, "--data", directory.appendingPathComponent("data").path,
-    ]
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
+    let process = try SignalAttack2Tests.runProcess(feature, in: directory, command: "repl")
+    let (stdin, stdout, stderr) = try SignalAttack2Tests.startWithPipes(process)
     let pid = process.processIdentifier
     defer { kill(pid, SIGKILL) }
     // About 3 s of work (long strings compared), past the gate's 2 s wait.

@@ -32,16 +32,39 @@ import Testing
     return (directory, feature, directory.appendingPathComponent("data/notes.saved.lua"))
   }
 
-  /// Waits up to `seconds` for `process` to end; whether it did.
-  /// `composable run FEATURE --data DIRECTORY/data`, not started: the caller gives it its pipes.
-  static func runProcess(_ feature: URL, in directory: URL) throws -> Process {
+  /// `composable COMMAND FEATURE --data DIRECTORY/data` (`run` unless said), not started: the
+  /// caller gives it its pipes.
+  static func runProcess(
+    _ feature: URL, in directory: URL, command: String = "run"
+  ) throws -> Process {
     let process = Process()
     process.executableURL = try builtProduct("composable")
     process.arguments = [
-      "run", feature.path, "--data", directory.appendingPathComponent("data").path,
+      command, feature.path, "--data", directory.appendingPathComponent("data").path,
     ]
     return process
   }
+
+  /// Starts `process` with a pipe for each of its standard files.
+  static func startWithPipes(_ process: Process) throws -> (stdin: Pipe, stdout: Pipe, stderr: Pipe)
+  {
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    return (stdin, stdout, stderr)
+  }
+
+  /// Writes 3,000 `add` actions into `stdin` from another thread: far more than a pipe (64 KiB)
+  /// holds once their changes are printed.
+  static func writeManyActions(to stdin: Pipe) {
+    let lines = (0..<3000).map { #"{ type = "add", text = "n\#($0)" }"# + "\n" }.joined()
+    let writer = stdin.fileHandleForWriting
+    DispatchQueue.global().async { try? writer.write(contentsOf: Data(lines.utf8)) }
+  }
+
+  /// Waits up to `seconds` for `process` to end; whether it did.
 
   static func ends(_ process: Process, within seconds: Double) -> Bool {
     let deadline = Date(timeIntervalSinceNow: seconds)
@@ -63,16 +86,10 @@ import Testing
     // The run ends while lines are still written to it: a write to its input must fail with
     // EPIPE here, not end the test process on SIGPIPE.
     signal(SIGPIPE, SIG_IGN)
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
+    let (stdin, stdout, stderr) = try Self.startWithPipes(process)
     let pid = process.processIdentifier
     defer { kill(pid, SIGKILL) }
-    let lines = (0..<3000).map { #"{ type = "add", text = "n\#($0)" }"# + "\n" }.joined()
-    let writer = stdin.fileHandleForWriting
-    DispatchQueue.global().async { try? writer.write(contentsOf: Data(lines.utf8)) }
+    Self.writeManyActions(to: stdin)
     sleep(3)  // the pipe (64 KiB) is full long before: an action is stuck writing
     #expect(process.isRunning)
     kill(pid, SIGTERM)
@@ -149,14 +166,11 @@ import Testing
     let (directory, feature, saved) = try Self.feature()
     defer { try? FileManager.default.removeItem(at: directory) }
     let process = try SignalAttack2Tests.runProcess(feature, in: directory)
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
+    let (stdin, stdout, stderr) = try Self.startWithPipes(process)
     let pid = process.processIdentifier
     defer { kill(pid, SIGKILL) }
-    try stdin.fileHandleForWriting.write(contentsOf: Data(#"{ type = "spin", n = 9000 }"#.utf8 + [10]))
+    try stdin.fileHandleForWriting.write(
+      contentsOf: Data(#"{ type = "spin", n = 9000 }"#.utf8 + [10]))
     usleep(1_200_000)
     kill(pid, SIGTERM)
     #expect(Self.ends(process, within: 10))

@@ -24,9 +24,7 @@ import Testing
     try process.run()
     let pid = process.processIdentifier
     defer { kill(pid, SIGKILL) }
-    let lines = (0..<3000).map { #"{ type = "add", text = "n\#($0)" }"# + "\n" }.joined()
-    let writer = stdin.fileHandleForWriting
-    DispatchQueue.global().async { try? writer.write(contentsOf: Data(lines.utf8)) }
+    SignalAttack2Tests.writeManyActions(to: stdin)
     sleep(3)  // the shared pipe (64 KiB) is full: an action is stuck writing
     #expect(process.isRunning)
     kill(pid, SIGTERM)
