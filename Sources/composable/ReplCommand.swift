@@ -31,8 +31,12 @@ struct ReplCommand: Command {
 
   func run() async throws {
     let host = try await options.load()
-    _ = try await ReplLoop(host: host, clock: ReplClock(paused: paused), replaysOnReload: replay)
-      .run()
+    // Its status says what failed, as `run`'s REPL at a terminal says it (piped input too).
+    let outcome = try await ReplLoop(
+      host: host, clock: ReplClock(paused: paused), replaysOnReload: replay
+    ).run()
+    if !outcome.saved { throw ExitStatus.failure }
+    if outcome.any { throw ExitStatus.actionsFailed }
   }
 }
 
