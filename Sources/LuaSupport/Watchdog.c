@@ -16,7 +16,9 @@
 //
 // The host owns the process's signals, and this must survive what it does with SIGURG:
 // - A handler the host had installed is chained: ours runs first, then calls it, except for the
-//   signals the watchdog sent itself.
+//   signals the watchdog sent itself. Those are known by what they carry (queued with a value
+//   only this process knows), not by a flag beside the thread: a flag left set when a thread
+//   ended before its signal came took the host's next signal on a new thread given the same id.
 // - A handler the host installs later, or SIG_IGN, replaces ours: the watchdog looks at the
 //   disposition on each look and puts ours back, chaining the host's.
 // - A thread that blocks the signal: each thread unblocks it on its first call. One that blocks
@@ -24,6 +26,7 @@
 //   its next allocation or charged library call (`lk_watch_arm_requested`), which unblocks the
 //   signal for the thread's later calls. Only a loop that does neither, in the first call
 //   after the thread blocked the signal again, cannot be stopped: nothing reaches it.
+#define _GNU_SOURCE  // pthread_sigqueue
 #include "Watchdog.h"
 
 #include <pthread.h>
@@ -47,7 +50,6 @@ typedef struct {
   atomic_uint call;       // odd while a call runs; each call moves it on by two
   atomic_int signalling;  // the watchdog is signalling the slot's thread
   atomic_int armed;       // the handler installed the hook for this call
-  atomic_int sent;        // a signal the watchdog sent to the slot's thread, not handled yet
   atomic_int arm_requested;  // the call should arm its hook as soon as it can
   atomic_int over_time;   // 1: the call ran past its time and must stop; 2: it was told
   _Atomic int64_t time_limit_ns;  // 0: none
@@ -81,14 +83,22 @@ static void lk_watch_chain(int signal, siginfo_t *info, void *context) {
   }
 }
 
+// What the watchdog's signals carry: the address of the slots, which no other process knows.
+static void *lk_watch_signal_mark(void) { return (void *)lk_watch_slots; }
+
+// Whether the watchdog sent this signal. The kernel's (out-of-band data) and the host's own
+// (`pthread_kill`, `raise`) carry other codes, or no value.
+static int lk_watch_sent_it(const siginfo_t *info) {
+  return info != NULL && info->si_code == SI_QUEUE && info->si_pid == getpid() &&
+         info->si_value.sival_ptr == lk_watch_signal_mark();
+}
+
 static void lk_watch_signal_handler(int signal, siginfo_t *info, void *context) {
   pthread_t self = pthread_self();
-  int ours = 0;
   for (int index = 0; index < LK_WATCH_SLOTS; index++) {
     lk_watch_slot *slot = &lk_watch_slots[index];
     if (!atomic_load(&slot->owned)) continue;
     if (!pthread_equal(atomic_load_explicit(&slot->thread, memory_order_relaxed), self)) continue;
-    if (atomic_exchange(&slot->sent, 0)) ours = 1;
     // A call in flight on this very thread: the one the signal interrupted.
     if ((atomic_load(&slot->call) & 1) && atomic_load(&slot->over_time) == 1) {
       atomic_store(&slot->over_time, 2);
@@ -100,27 +110,28 @@ static void lk_watch_signal_handler(int signal, siginfo_t *info, void *context) 
       slot->arm(slot->L);  // lua_sethook may be called from a signal handler
     }
   }
-  if (!ours) lk_watch_chain(signal, info, context);
+  if (!lk_watch_sent_it(info)) lk_watch_chain(signal, info, context);
 }
 
 static int lk_watch_is_ours(const struct sigaction *action) {
   return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == lk_watch_signal_handler;
 }
 
-// Installs our handler, keeping the one it replaces (unless it is ours) to chain.
+// Installs our handler, keeping the one it replaces (unless it is ours) to chain. One call
+// swaps them: a handler the host installs while this runs is the one replaced, so chained.
 static int lk_watch_install(void) {
   struct sigaction action = {0}, previous;
   action.sa_sigaction = lk_watch_signal_handler;
   action.sa_flags = SA_SIGINFO | SA_RESTART;  // a system call the signal interrupts goes on
   sigemptyset(&action.sa_mask);
-  if (sigaction(LK_WATCH_SIGNAL, NULL, &previous) != 0) return 0;
+  if (sigaction(LK_WATCH_SIGNAL, &action, &previous) != 0) return 0;
   if (!lk_watch_is_ours(&previous)) {
     uintptr_t handler = (previous.sa_flags & SA_SIGINFO) ? (uintptr_t)previous.sa_sigaction
                                                          : (uintptr_t)previous.sa_handler;
     atomic_store(&lk_watch_chained_flags, previous.sa_flags);
     atomic_store(&lk_watch_chained_handler, handler);
   }
-  return sigaction(LK_WATCH_SIGNAL, &action, NULL) == 0;
+  return 1;
 }
 
 // The host replaced our handler (or ignores the signal now): ours goes back, chaining theirs.
@@ -145,8 +156,8 @@ static void lk_watch_signal(lk_watch_slot *slot, unsigned call) {
   atomic_store(&slot->arm_requested, 1);
   atomic_store(&slot->signalling, 1);
   if (atomic_load(&slot->call) == call) {
-    atomic_store(&slot->sent, 1);
-    pthread_kill(atomic_load(&slot->thread), LK_WATCH_SIGNAL);
+    union sigval mark = {.sival_ptr = lk_watch_signal_mark()};
+    pthread_sigqueue(atomic_load(&slot->thread), LK_WATCH_SIGNAL, mark);
   }
   atomic_store(&slot->signalling, 0);
 }
@@ -215,11 +226,7 @@ int lk_watch_claim(lua_State *L, lk_watch_action arm, lk_watch_action stop_for_t
     int expected = 0;
     if (!atomic_compare_exchange_strong(&lk_watch_slots[index].owned, &expected, 1)) continue;
     lk_watch_slot *slot = &lk_watch_slots[index];
-    // Nothing of the last owner's: a signal it was sent and never handled, on a thread whose
-    // id a new thread may be given, would take the host's next signal on that thread for ours
-    // and not pass it on. A late one finds `sent` clear and goes to the host's handler, which
-    // a stray SIGURG does not harm (its default is to ignore it).
-    atomic_store(&slot->sent, 0);
+    // Nothing of the last owner's.
     atomic_store(&slot->thread, (pthread_t)0);
     atomic_store(&slot->armed, 0);
     atomic_store(&slot->arm_requested, 0);

@@ -9,13 +9,12 @@ import Testing
 /// the process's signals: whatever it does with SIGURG, runaway code still stops, and a handler
 /// of its own still runs. Each test runs on a thread of its own, since masks are per thread.
 @Suite(.serialized) struct LuaWatchdogSignalTests {
-  /// Runs `body` on a new thread and awaits it (not blocking a thread async tests share).
-  private func onNewThread(_ body: @escaping @Sendable () -> Void) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let thread = Thread {
-        body()
-        continuation.resume()
-      }
+  /// Runs `body` on a new thread and awaits what it gives (not blocking a thread async tests
+  /// share). Expectations are made on what it gives, in the test's own task: one made on the
+  /// thread would be recorded against no test.
+  private func onNewThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+      let thread = Thread { continuation.resume(returning: body()) }
       thread.start()
     }
   }
@@ -51,49 +50,100 @@ import Testing
   }
 
   @Test func aHandlerTheHostInstallsIsChainedAndTheBudgetStillHolds() async {
-    await onNewThread {
+    let (reinstalled, stopped, received) = await onNewThread {
       _ = try? LuaVM()  // the watchdog runs
       let before = lk_watch_handler_reinstalls()
       hostSignals.store(0, ordering: .relaxed)
       signal(SIGURG) { _ in hostSignals.add(1, ordering: .relaxed) }
-      #expect(Self.waitForReinstalls(beyond: before))
-      #expect(Self.stopsAtTheBudget("while true do end"))
+      let reinstalled = Self.waitForReinstalls(beyond: before)
+      let stopped = Self.stopsAtTheBudget("while true do end")
       // A SIGURG the host gets (say, out-of-band data on a socket) still reaches its handler.
       pthread_kill(pthread_self(), SIGURG)
-      #expect(hostSignals.load(ordering: .relaxed) >= 1)
+      return (reinstalled, stopped, hostSignals.load(ordering: .relaxed))
     }
+    #expect(reinstalled)
+    #expect(stopped)
+    #expect(received >= 1)
+  }
+
+  /// A thread that blocks the signal and ends its call before taking the watchdog's signal ends
+  /// with the signal unhandled. A new thread is often given the ended one's id: the host's own
+  /// signal on it is the host's, not taken for the watchdog's.
+  @Test func aSignalLeftUnhandledByAnEndedThreadIsNotTakenForANewOnes() async {
+    guard let made = try? LuaVM(limits: LuaLimits(memory: 64 << 20, instructions: 1 << 40))
+    else {
+      Issue.record("no VM")
+      return
+    }
+    let vm = OneThreadAtATime(made)
+    hostSignals.store(0, ordering: .relaxed)
+    let before = lk_watch_handler_reinstalls()
+    signal(SIGURG) { _ in hostSignals.add(1, ordering: .relaxed) }
+    #expect(Self.waitForReinstalls(beyond: before))
+    let endedThread = await onNewThread {
+      _ = try? vm.value.evaluate("return 1")  // unblocks the signal on this thread
+      Self.blockSignal()
+      // Long enough for the watchdog's two looks; allocates nothing, so the signal stays pending
+      // and the thread ends with it.
+      _ = try? vm.value.evaluate("local n = 0 for i = 1, 150000000 do n = n + i end return n")
+      return ThreadID(pthread_self())
+    }
+    let (reused, received) = await onNewThread {
+      let reused = pthread_equal(endedThread.value, pthread_self()) != 0
+      _ = try? vm.value.evaluate("return 1")  // the VM's calls run on this thread now
+      pthread_kill(pthread_self(), SIGURG)
+      return (reused, hostSignals.load(ordering: .relaxed))
+    }
+    #expect(received >= 1, "the new thread was given the ended one's id: \(reused)")
+    withExtendedLifetime(vm) {}
   }
 
   @Test func ignoringTheSignalDoesNotTurnTheBudgetOff() async {
-    await onNewThread {
+    let stopped = await onNewThread {
       _ = try? LuaVM()
       signal(SIGURG, SIG_IGN)
-      #expect(Self.stopsAtTheBudget("while true do end"))
+      return Self.stopsAtTheBudget("while true do end")
     }
+    #expect(stopped)
   }
 
   @Test func aThreadThatBlocksTheSignalBeforeItsFirstCallIsStopped() async {
-    await onNewThread {
+    let stopped = await onNewThread {
       Self.blockSignal()
-      #expect(Self.stopsAtTheBudget("while true do end"))
+      return Self.stopsAtTheBudget("while true do end")
     }
+    #expect(stopped)
   }
 
   @Test func aThreadThatBlocksTheSignalLaterIsStopped() async throws {
-    await onNewThread {
-      guard let vm = try? LuaVM(limits: LuaLimits(memory: 64 << 20, instructions: 1_000_000))
-      else {
-        Issue.record("no VM")
-        return
-      }
-      #expect((try? vm.evaluate("return 1")) == [1])  // this thread unblocked the signal
+    let vm = try OneThreadAtATime(
+      LuaVM(limits: LuaLimits(memory: 64 << 20, instructions: 1_000_000)))
+    let (first, allocating, notAllocating) = await onNewThread {
+      let first = try? vm.value.evaluate("return 1")  // this thread unblocked the signal
       Self.blockSignal()
       // The signal stays pending; the call arms its own hook at its next allocation, as the
       // watchdog asked with the signal.
-      #expect(Self.stopsAtTheBudget("local t = {} while true do t[#t % 100 + 1] = {} end", vm: vm))
+      let allocating = Self.stopsAtTheBudget(
+        "local t = {} while true do t[#t % 100 + 1] = {} end", vm: vm.value)
       // That unblocked the signal again: a loop that allocates nothing stops too.
-      #expect(Self.stopsAtTheBudget("while true do end", vm: vm))
+      let notAllocating = Self.stopsAtTheBudget("while true do end", vm: vm.value)
+      return (first == [1], allocating, notAllocating)
     }
+    #expect(first)
+    #expect(allocating)
+    #expect(notAllocating)
+  }
+
+  /// A VM handed from one thread to the next, each awaited before the next starts.
+  private struct OneThreadAtATime: @unchecked Sendable {
+    let value: LuaVM
+    init(_ value: LuaVM) { self.value = value }
+  }
+
+  /// A thread's id, handed back from it.
+  private struct ThreadID: @unchecked Sendable {
+    let value: pthread_t
+    init(_ value: pthread_t) { self.value = value }
   }
 }
 
