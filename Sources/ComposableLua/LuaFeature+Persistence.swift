@@ -53,6 +53,12 @@ extension LuaFeature {
     }
   }
 
+  /// Why a save failed, in the words a save during the run uses (`stateSaveReason`), for a save
+  /// at the end or at a signal: the same failure reads the same, so a host says it once.
+  public func saveFailureReason(_ error: any Error) -> String {
+    Self.saveError(error, persistence?.path.description ?? "").withoutLibraryFrames.description
+  }
+
   /// Writes the state now if an action changed it since the last save (a save still waiting,
   /// say): for a host about to exit, on end of input or a signal.
   public func savePending(files: FileClient) async throws {

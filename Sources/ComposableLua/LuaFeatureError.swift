@@ -57,4 +57,18 @@ extension LuaFeatureError {
     guard case let .effect(Self.stateSaveAction, error) = self else { return nil }
     return error.withoutLibraryFrames.description
   }
+
+  /// Whether a save failed in the feature, not on the files: on what the state holds (a
+  /// function kept in it) or in `persist.is_duplicate` (it raised). Its fix is in the feature,
+  /// not in the data directory. A save's failure on the files carries no Lua traceback
+  /// (`saveError`); one raised by the feature's code does.
+  public var isAboutTheSavedState: Bool {
+    switch self {
+    case .conversion, .effect(Self.stateSaveAction, .conversion): return true
+    case let .effect(Self.stateSaveAction, .runtime(_, traceback)): return !traceback.isEmpty
+    case .effect(Self.stateSaveAction, _): return false
+    case .effect: return true  // `persist.is_duplicate`, as a save at exit meets it
+    default: return false
+    }
+  }
 }

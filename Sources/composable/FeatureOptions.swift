@@ -3,6 +3,7 @@ import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
+import Synchronization
 
 /// What `run` and `repl` take to load a feature and give it the world: the script, its env,
 /// where its files are, and how repeatable a session is.
@@ -81,18 +82,35 @@ struct FeatureOptions {
     // Every feature has its files, under its data directory, made when it first writes.
     let root = dataDirectory
     dependencies.files = Run.files(under: root)
-    if loaded.persistence != nil {
+    if let persistence = loaded.persistence {
+      // A run whose every save is known to fail stops before its first action, where it would
+      // have run them all and lost them at the end: the data directory cannot be made or written
+      // to, or the saved file cannot be read (a save would replace it, so none is made).
+      if let fix = Run.dataDirectoryFix(root) {
+        printError(
+          "the state cannot be saved in the data directory \(root.path), so the run stops "
+            + "before its first action: "
+            + fix)
+        throw ExitStatus.failure
+      }
+      let warnings = Mutex<[String]>([])
       let restored: PersistedState.Loaded<LuaValue>
       do {
         restored = try await loaded.restorePersisted(files: dependencies.files) { message in
-          printError(message, kind: "warning")
+          warnings.withLock { $0.append(message) }
         }
       } catch {
         // `migrate(state)` failed on a state saved by other code: the file is left as it was,
         // and the run does not start on a state that is not the one saved.
+        warnings.withLock { $0 }.forEach { printError($0, kind: "warning") }
         printError("\(error)\n(the data directory is \(root.path))")
         throw ExitStatus.failure
       }
+      if case let .corrupt(reason, movedTo) = restored, movedTo == persistence.path.description {
+        printError(Self.unreadableSave(persistence.path.description, reason: reason, root: root))
+        throw ExitStatus.failure
+      }
+      warnings.withLock { $0 }.forEach { printError($0, kind: "warning") }
       if case .saved = restored {
         print("Restored from \(root.path).")
         if loaded.restoreMigration != nil {
@@ -113,7 +131,9 @@ struct FeatureOptions {
           try FileClient.writeNow(path, contents, under: root)
         }
       } catch {
-        let message = Run.saveFailure(Run.saveReason(error), data: root)
+        let message = Run.saveFailure(
+          loaded.saveFailureReason(error), data: root,
+          aboutTheState: Run.isAboutTheSavedState(error))
         if Run.saidSaveFailure.withLock({ $0 }) != message { SignalSaver.say(message) }
         saved = false
       }
@@ -130,6 +150,17 @@ struct FeatureOptions {
     return FeatureHost(
       feature: loaded, file: url, env: .table(env), dependencies: dependencies,
       dataDirectory: root)
+  }
+}
+
+extension FeatureOptions {
+  /// Why a run stops at start when its saved file is there but could not be loaded and was
+  /// left where it is: every save would replace it, so every save is refused.
+  static func unreadableSave(_ path: String, reason: String, root: URL) -> String {
+    let file = root.appendingPathComponent(path).path
+    return "the saved state at \(file) could not be loaded (\(reason)), and every save would "
+      + "replace it, so the run stops before its first action. To fix, move it away (or fix "
+      + "it), then run again"
   }
 }
 

@@ -80,7 +80,9 @@ struct Run: Command {
       onError: { error in
         // A failed save is a save that failed, said once (`noteSave`), not an effect.
         if let reason = error.stateSaveReason {
-          if failures.noteSave(reason) { Self.saveFailed(reason, data: data) }
+          if failures.noteSave(reason) {
+            Self.saveFailed(reason, data: data, aboutTheState: error.isAboutTheSavedState)
+          }
           return
         }
         failures.note(error)
@@ -315,27 +317,24 @@ struct Run: Command {
       try await feature.savePending(files: files)
       return true
     } catch {
-      let reason = saveReason(error)
-      if failures?.noteSave(reason) ?? true { saveFailed(reason, data: data) }
+      let reason = feature.saveFailureReason(error)
+      if failures?.noteSave(reason) ?? true {
+        saveFailed(reason, data: data, aboutTheState: isAboutTheSavedState(error))
+      }
       return false
     }
   }
 
-  /// Why a save failed, as `LuaFeatureError.stateSaveReason` says it of a save during the run.
-  static func saveReason(_ error: any Error) -> String {
-    switch error {
-    case let LuaFeatureError.conversion(lua), let LuaFeatureError.effect(_, lua):
-      return lua.description
-    default:
-      return "\(error)"
-    }
+  /// Whether a save failed on what the state holds, not on the files (`isAboutTheSavedState`).
+  static func isAboutTheSavedState(_ error: any Error) -> Bool {
+    (error as? LuaFeatureError)?.isAboutTheSavedState ?? false
   }
 
   /// Says that a save failed: why, where the feature's files are, and what to do.
   /// When the data directory itself is at fault (under a file, not writable), that is said,
   /// with its fix, in place of the fix the file's error gave (which was about the file).
-  static func saveFailed(_ reason: String, data: URL?) {
-    let message = saveFailure(reason, data: data)
+  static func saveFailed(_ reason: String, data: URL?, aboutTheState: Bool = false) {
+    let message = saveFailure(reason, data: data, aboutTheState: aboutTheState)
     saidSaveFailure.withLock { $0 = message }
     printError(message)
   }
@@ -344,9 +343,13 @@ struct Run: Command {
   /// debounced save failed just before) is not said twice.
   static let saidSaveFailure = Mutex<String?>(nil)
 
-  /// What `saveFailed` says.
-  static func saveFailure(_ reason: String, data: URL?) -> String {
+  /// What `saveFailed` says. A failure in the feature (what the state holds, its
+  /// `is_duplicate`) says its own fix, never one about the data directory.
+  static func saveFailure(_ reason: String, data: URL?, aboutTheState: Bool = false) -> String {
     guard let data else { return "the state could not be saved: \(reason)" }
+    if aboutTheState {
+      return "the state could not be saved in the data directory \(data.path): \(reason)"
+    }
     guard let fix = dataDirectoryFix(data) else {
       let generalFix =
         reason.contains("To fix, ")
@@ -356,11 +359,6 @@ struct Run: Command {
     }
     let why = reason.range(of: ". To fix, ").map { String(reason[..<$0.lowerBound]) } ?? reason
     return "the state could not be saved in the data directory \(data.path) (\(why)): \(fix)"
-  }
-
-  /// Says that a save failed (a signal's save at exit, which knows no `Failures`).
-  static func saveFailed(_ error: any Error, data: URL? = nil) {
-    saveFailed(saveReason(error), data: data)
   }
 
   /// What is wrong with `data` as a place to write, and the fix; nil when nothing is seen

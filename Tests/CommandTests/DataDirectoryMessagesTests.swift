@@ -40,28 +40,51 @@ import Testing
   }
 
   /// `composable run` of `feature` as nobody, saving into `data`, given one `increment` and the
-  /// end of input: its exit status and what it wrote to standard error.
-  static func incrementAsNobody(feature: URL, data: URL) throws -> (Int32, String) {
-    let (process, input, _, errors) = try composableAsNobody(
+  /// end of input: its exit status and what it wrote to standard error. With `meanwhile`, that
+  /// runs once the action's change is shown, before the input ends.
+  static func incrementAsNobody(
+    feature: URL, data: URL, meanwhile: (() throws -> Void)? = nil
+  ) throws -> (Int32, String) {
+    let (process, input, output, errors) = try composableAsNobody(
       ["run", feature.path, "--wait", "0", "--data", data.path])
     input.fileHandleForWriting.write(Data("increment\n".utf8))
+    if let meanwhile {
+      #expect(waitForTheChange(output), "the action's change was not shown")
+      try meanwhile()
+    }
     try input.fileHandleForWriting.close()
     let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     return (process.terminationStatus, text)
   }
 
+  /// Reads `output` until the tally's `+ count = 1` is shown; whether it was.
+  static func waitForTheChange(_ output: Pipe) -> Bool {
+    var shown = ""
+    while !shown.contains("+ count = 1") {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      shown += String(decoding: chunk, as: UTF8.self)
+    }
+    return shown.contains("+ count = 1")
+  }
+
   /// A feature in a folder anyone may read, and a data directory to be made in a folder
-  /// nobody may write to.
-  func readOnlyParent() throws -> (directory: URL, feature: URL, data: URL) {
+  /// anyone may write to, until `lock` makes it read-only: at start the run sees nothing wrong
+  /// (it stops before its first action when it does, `RunExitSummaryTests`).
+  func lockableParent() throws -> (directory: URL, feature: URL, data: URL, lock: () throws -> Void)
+  {
     let directory = try makeTemporaryDirectory("run-data-parent-read-only")
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
     let feature = directory.appendingPathComponent("tally.lua")
     try Self.feature.write(to: feature, atomically: true, encoding: .utf8)
     let parent = directory.appendingPathComponent("locked")
-    try FileManager.default.createDirectory(
-      at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o555])
-    return (directory, feature, parent.appendingPathComponent("data"))
+    try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: parent.path)
+    let lock = {
+      try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: parent.path)
+    }
+    return (directory, feature, parent.appendingPathComponent("data"), lock)
   }
 
   func remove(_ directory: URL) {
@@ -71,32 +94,27 @@ import Testing
   }
 
   @Test func atTheEndOfInputTheFolderAndTheReasonAreNamed() throws {
-    let (directory, feature, data) = try readOnlyParent()
+    let (directory, feature, data, lock) = try lockableParent()
     defer { remove(directory) }
-    let (status, text) = try Self.incrementAsNobody(feature: feature, data: data)
+    let (status, text) = try Self.incrementAsNobody(feature: feature, data: data, meanwhile: lock)
     #expect(status == 1, "\(text)")
     #expect(
       text.contains(
-        "the state could not be saved in the data directory \(data.path) (the directory "
-          + "\(data.path) could not be made: Permission denied)"), "\(text)")
+        "the state could not be saved in the data directory \(data.path) (tally.saved.lua: the "
+          + "directory \(data.path) could not be made: Permission denied)"), "\(text)")
     #expect(!text.contains("NSCocoaErrorDomain") && !text.contains("UserInfo"), "\(text)")
   }
 
   @Test func atASignalTheFolderAndTheReasonAreNamed() throws {
-    let (directory, feature, data) = try readOnlyParent()
+    let (directory, feature, data, lock) = try lockableParent()
     defer { remove(directory) }
     let (process, input, output, errors) = try Self.composableAsNobody(
       ["run", feature.path, "--data", data.path])
     input.fileHandleForWriting.write(Data("increment\n".utf8))
     // The action's change printed: the save is pending (a minute's debounce), and the signal's
     // save has it to write.
-    var shown = ""
-    while !shown.contains("+ count = 1") {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      shown += String(decoding: chunk, as: UTF8.self)
-    }
-    #expect(shown.contains("+ count = 1"), "\(shown)")
+    #expect(Self.waitForTheChange(output))
+    try lock()
     kill(process.processIdentifier, SIGTERM)
     let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()

@@ -8,16 +8,31 @@ import Testing
 /// the status, a failed save is said and counted once, as a save, and the summary comes last
 /// (after every save in flight).
 @Suite struct RunExitSummaryTests {
-  /// A data directory whose saved file is a directory: it cannot be read, so no save may
-  /// replace it, and every save fails.
+  /// A tally whose `increment` also keeps a function in the state: every save after it fails
+  /// (a function cannot be saved), while the run goes on.
+  static let unsavableFeature = """
+    local composable = require("composable")
+    return {
+      persist = composable.persist{ path = "tally.saved.lua", debounce = 0 },
+      initial_state = function() return { count = 0 } end,
+      reduce = function(state, action)
+        if action.type == "increment" then
+          state.count = state.count + 1
+          state.on_change = print
+        elseif action.type == "boom" then
+          state.count = 99
+          error("boom")
+        end
+      end,
+    }
+    """
+
+  /// The unsavable tally, and a data directory for it.
   func unsavable() throws -> (directory: URL, feature: URL, data: URL) {
     let directory = try makeTemporaryDirectory("run-exit-summary")
     let feature = directory.appendingPathComponent("tally.lua")
-    try RunFailedActionsTests.feature.write(to: feature, atomically: true, encoding: .utf8)
-    let data = directory.appendingPathComponent("data")
-    try FileManager.default.createDirectory(
-      at: data.appendingPathComponent("tally.saved.lua"), withIntermediateDirectories: true)
-    return (directory, feature, data)
+    try Self.unsavableFeature.write(to: feature, atomically: true, encoding: .utf8)
+    return (directory, feature, directory.appendingPathComponent("data"))
   }
 
   func lastLine(_ text: String) -> String? {
@@ -38,9 +53,12 @@ import Testing
     // Said once, naming the data directory: not again by the save at the end.
     #expect(
       outcome.errors.components(separatedBy: "could not be saved").count == 2, "\(outcome.errors)")
+    // The fix is the state's, not the data directory's.
     #expect(
-      outcome.errors.contains("the state could not be saved in the data directory \(data.path): "),
-      "\(outcome.errors)")
+      outcome.errors.contains(
+        "error: the state could not be saved in the data directory \(data.path): "
+          + "state.on_change: a function cannot be saved: keep data only\n"), "\(outcome.errors)")
+    #expect(!outcome.errors.contains("pass --data"), "\(outcome.errors)")
   }
 
   /// A failed save alone: status 1, and a summary that says so (no "other lines").
@@ -75,9 +93,41 @@ import Testing
     }
   }
 
-  /// `--data` under a regular file: the error names the directory and the fix, not "make it
-  /// readable" (about a file that cannot be there).
-  @Test func aDataDirectoryUnderAFileIsNamedWithItsFix() throws {
+  /// A save that fails in the feature's own code (`is_duplicate` raising), during the run
+  /// (debounce 0) or at the end of input (60): said with the feature's error, never with a fix
+  /// about the data directory (it said "make sure it is a directory you can write to").
+  @Test(arguments: [0, 60])
+  func aSaveFailingInTheFeaturesCodeSaysNoDirectoryFix(debounce: Int) throws {
+    let directory = try makeTemporaryDirectory("run-save-in-code")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("tally.lua")
+    try """
+    local composable = require("composable")
+    return {
+      persist = composable.persist{ path = "tally.saved.lua", debounce = \(debounce),
+        is_duplicate = function(old, new) error("not today") end },
+      initial_state = function() return { count = 0 } end,
+      reduce = function(state, action) state.count = state.count + 1 end,
+    }
+    """.write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    let outcome = try Command.run(
+      ["run", feature.path, "--data", data.path], input: "increment\n")
+    #expect(outcome.status == 1, "\(outcome.errors)")
+    #expect(
+      outcome.errors.hasPrefix(
+        "error: the state could not be saved in the data directory \(data.path): tally.lua:4: "
+          + "not today\nstack traceback:\n"), "\(outcome.errors)")
+    #expect(!outcome.errors.contains("To fix"), "\(outcome.errors)")
+    #expect(
+      lastLine(outcome.errors)
+        == "error: 1 save of the state failed, and the state is not saved (exit status 1)")
+  }
+
+  /// `--data` under a regular file, for a feature that persists: no save could be made, so the
+  /// run stops before its first action (it ran them all and lost them at the end), naming the
+  /// directory and the fix.
+  @Test func aDataDirectoryUnderAFileStopsTheRunBeforeItsFirstAction() throws {
     let directory = try makeTemporaryDirectory("run-data-under-file")
     defer { try? FileManager.default.removeItem(at: directory) }
     let feature = directory.appendingPathComponent("tally.lua")
@@ -89,21 +139,61 @@ import Testing
       ["run", feature.path, "--wait", "0", "--data", data.path], input: "increment\n")
     #expect(outcome.status == 1, "\(outcome.errors)")
     #expect(
-      outcome.errors.contains(
-        "the state could not be saved in the data directory \(data.path) ("),
-      "\(outcome.errors)")
-    #expect(
-      outcome.errors.contains(
-        "\(file.path) is a file, not a directory, so \(data.path) cannot be made under it. To "
-          + "fix, pass --data with a directory that is not under a file"), "\(outcome.errors)")
-    let saveError = outcome.errors.components(separatedBy: "could not be saved").dropFirst()
-      .joined()
-    #expect(!saveError.contains("make it readable"), "\(outcome.errors)")
+      outcome.errors
+        == "error: the state cannot be saved in the data directory \(data.path), so the run "
+        + "stops before its first action: \(file.path) is a file, not a directory, so "
+        + "\(data.path) cannot be made under it. To fix, pass --data with a directory that is "
+        + "not under a file\n")
+    #expect(!outcome.output.contains("received action"), "\(outcome.output)")
+    #expect(try String(contentsOf: file, encoding: .utf8) == "x")
   }
 
-  /// A data directory that cannot be written to. Root writes anyway, so as root the command
-  /// runs as `nobody` (setpriv), as a user without the permission would.
-  @Test func aReadOnlyDataDirectoryIsNamedWithItsFix() throws {
+  /// `--data` that is a file itself: the same, with its own fix.
+  @Test func aDataDirectoryThatIsAFileStopsTheRunBeforeItsFirstAction() throws {
+    let directory = try makeTemporaryDirectory("run-data-is-file")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("tally.lua")
+    try RunFailedActionsTests.feature.write(to: feature, atomically: true, encoding: .utf8)
+    let file = directory.appendingPathComponent("a-file")
+    try "x".write(to: file, atomically: true, encoding: .utf8)
+    let outcome = try Command.run(
+      ["run", feature.path, "--data", file.path], input: "increment\n")
+    #expect(outcome.status == 1, "\(outcome.errors)")
+    #expect(
+      outcome.errors
+        == "error: the state cannot be saved in the data directory \(file.path), so the run "
+        + "stops before its first action: \(file.path) is a file, not a directory. To fix, move "
+        + "it away, or pass --data with a directory\n")
+    #expect(!outcome.output.contains("received action"), "\(outcome.output)")
+  }
+
+  /// A saved file that is there but cannot be read (a directory has its name): every save would
+  /// replace it, so none is made, and the run stops before its first action; the file is left.
+  @Test func aSavedFileThatCannotBeReadStopsTheRunBeforeItsFirstAction() throws {
+    let directory = try makeTemporaryDirectory("run-saved-unreadable")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("tally.lua")
+    try RunFailedActionsTests.feature.write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    let saved = data.appendingPathComponent("tally.saved.lua")
+    try FileManager.default.createDirectory(at: saved, withIntermediateDirectories: true)
+    let outcome = try Command.run(
+      ["run", feature.path, "--wait", "0", "--data", data.path], input: "increment\n")
+    #expect(outcome.status == 1, "\(outcome.errors)")
+    #expect(
+      outcome.errors
+        == "error: the saved state at \(saved.path) could not be loaded (it cannot be read: "
+        + "tally.saved.lua: is a directory), and every save would replace it, so the run stops "
+        + "before its first action. To fix, move it away (or fix it), then run again\n")
+    #expect(!outcome.output.contains("received action"), "\(outcome.output)")
+    var isDirectory: ObjCBool = false
+    #expect(FileManager.default.fileExists(atPath: saved.path, isDirectory: &isDirectory))
+    #expect(isDirectory.boolValue)
+  }
+
+  /// A data directory that cannot be written to stops the run at start too. Root writes anyway,
+  /// so as root the command runs as `nobody` (setpriv), as a user without the permission would.
+  @Test func aReadOnlyDataDirectoryStopsTheRunBeforeItsFirstAction() throws {
     let directory = try makeTemporaryDirectory("run-data-read-only")
     defer {
       try? FileManager.default.setAttributes(
@@ -120,7 +210,11 @@ import Testing
     let (status, text) = try DataDirectoryMessagesTests.incrementAsNobody(
       feature: feature, data: data)
     #expect(status == 1, "\(text)")
-    #expect(text.contains("To fix, make it writable (chmod u+w \(data.path))"), "\(text)")
-    #expect(!text.contains("NSCocoaErrorDomain") && !text.contains("UserInfo"), "\(text)")
+    #expect(
+      text
+        == "error: the state cannot be saved in the data directory \(data.path), so the run "
+        + "stops before its first action: \(data.path) cannot be written to (Permission denied). "
+        + "To fix, make it writable (chmod u+w \(data.path)), or pass --data with a directory "
+        + "you can write to\n")
   }
 }
