@@ -8,11 +8,12 @@
 // (which runs without the cap) copies a bounded amount.
 enum { LK_MESSAGE_MAX = 16 * 1024 };
 
-// Pushes the message at `index` of `from` onto L, cut to LK_MESSAGE_MAX bytes.
+// Pushes the message at `index` of `from` onto L, cut to LK_MESSAGE_MAX bytes (not for fewer
+// bytes than the note of the cut takes).
 static const char *lk_push_bounded_message(lua_State *L, lua_State *from, int index) {
   size_t length = 0;
   const char *message = lua_tolstring(from, index, &length);
-  if (length <= LK_MESSAGE_MAX) return lua_pushlstring(L, message, length);
+  if (length <= LK_MESSAGE_MAX + 24) return lua_pushlstring(L, message, length);
   lua_pushlstring(L, message, LK_MESSAGE_MAX);
   lua_pushfstring(L, "... (%I more bytes)", (lua_Integer)(length - LK_MESSAGE_MAX));
   lua_concat(L, 2);

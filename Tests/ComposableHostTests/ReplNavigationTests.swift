@@ -235,3 +235,25 @@ import Testing
         == "  + path.screens[1].state.path.screens[1].state.n = 1")
   }
 }
+
+/// A line about a place is cut at its byte limit, at the start of a character, and only when
+/// the cut is longer than its note.
+@Suite struct ReplNavigationLineCutTests {
+  static let limit = ReplNavigation.maximumLineLength
+
+  @Test func aFewBytesPastTheLimitAreShown() {
+    let line = String(repeating: "x", count: Self.limit + 5)
+    #expect(ReplNavigation.oneLine(line) == line)
+  }
+
+  @Test func aCharacterTheLimitSplitsIsLeftWhole() {
+    for before in Self.limit - 3...Self.limit {
+      let line = String(repeating: "x", count: before) + String(repeating: "🍕", count: 40)
+      let cut = ReplNavigation.oneLine(line)
+      #expect(!cut.contains("\u{FFFD}"), "\(cut)")
+      let kept = cut.components(separatedBy: "… (").first ?? ""
+      #expect(line.hasPrefix(kept) && kept.utf8.count <= Self.limit, "\(cut)")
+      #expect(cut.hasSuffix("… (\(line.utf8.count - kept.utf8.count) more bytes)"), "\(cut)")
+    }
+  }
+}

@@ -96,6 +96,15 @@ import Testing
     #expect(message.contains("… 4017 more bytes"))
   }
 
+  /// A quoted path a few bytes over the quote's length is quoted whole: its note would be as
+  /// long as what it hid.
+  @Test func aPathAFewBytesOverTheQuoteIsQuotedWhole() {
+    let path = "/" + String(repeating: "q", count: 84)
+    let message = refusal(Array(path.utf8)) ?? ""
+    #expect(message.contains("\"\(path)\""), "\(message)")
+    #expect(!message.contains("more bytes"), "\(message)")
+  }
+
   @Test func dotsAndRepeatedSlashesAreDroppedAndDotIsTheRoot() throws {
     #expect(try DataPath(validating: "./notes//a.txt/").description == "notes/a.txt")
     #expect(try DataPath(validating: ".") == .root)

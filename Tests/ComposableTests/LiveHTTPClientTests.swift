@@ -20,7 +20,7 @@ import Testing
       case "/broken": return .text("oops", status: 500)
       // Longer than any test waits: no reply can arrive however slow the machine is, and a
       // client that hangs up ends the wait at once.
-      case "/slow": return .text("finally", delay: 60)
+      case "/slow": return .text("finally", delay: 600)
       case "/big": return LocalHTTPServer.Reply(body: Array(repeating: 65, count: 4096))
       case "/huge": return .streamed(length: 200 << 20)
       case "/huge-declared": return .streamed(length: 200 << 20, declaringIt: true)
@@ -129,10 +129,12 @@ import Testing
         == "GET \(url): the timeout \(timeout) is not a number of seconds above 0 (at most 1e9)")
   }
 
-  /// A request to `/slow` in flight: started, and read by the server (which then takes its
-  /// time). Cancelled before the server has it, a request has no hang-up to show, so this waits
-  /// (under a loaded sanitized suite the server has taken more than 5 s to read one). A request
-  /// that ended before the server had it (a connection the loaded machine could not make) is
+  /// A request to `/slow` in flight: started, read by the server (which then takes its time),
+  /// and not ended. Cancelled before the server has it, a request has no hang-up to show, so
+  /// this waits (under a loaded sanitized suite the server has taken more than 5 s to read one).
+  /// Its timeout is longer than any wait here: with the default 30 s, a request the loaded
+  /// server read late timed out by itself, and a test cancelled a request already over (no
+  /// hang-up came). A request that ended (a connection the loaded machine could not make) is
   /// made again, twice at most, and its outcome is what a failure reports.
   static func requestInFlight(
     to server: LocalHTTPServer, client: HTTPClient
@@ -140,15 +142,16 @@ import Testing
     var outcomes: [String] = []
     for _ in 0..<3 {
       let ended = Flag()
+      let receivedBefore = server.received.count
       let task = Task {
         defer { ended.set() }
-        return try await client.perform(HTTPRequest(url: server.url + "/slow"))
+        return try await client.perform(HTTPRequest(url: server.url + "/slow", timeout: 900))
       }
       let deadline = Date().addingTimeInterval(50)
-      while server.received.isEmpty, !ended.isSet, Date() < deadline {
+      while server.received.count == receivedBefore, !ended.isSet, Date() < deadline {
         try await Task.sleep(for: .milliseconds(10))
       }
-      if !server.received.isEmpty { return task }
+      if server.received.count > receivedBefore, !ended.isSet { return task }
       let hangUps = server.clientHangUps
       task.cancel()
       outcomes.append("\(await task.result)")

@@ -135,9 +135,10 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
   /// `bytes` as a Lua string literal, as LuaKit quotes one: printable ASCII and UTF-8 text as
   /// they are, `"` and `\` escaped, a line feed, tab and carriage return by name, every other
   /// byte as `\ddd` (which Lua reads back). Cut after `quotedLength` bytes, saying how many
-  /// more there are.
+  /// more there are, unless there are no more than that note would take.
   static func quote(_ bytes: [UInt8]) -> String {
-    let shown = bytes.prefix(quotedLength)
+    let past = bytes.count - quotedLength
+    let shown = past <= "… \(past) more bytes".utf8.count ? bytes[...] : bytes.prefix(quotedLength)
     var text = "\""
     var index = shown.startIndex
     while index < shown.endIndex {

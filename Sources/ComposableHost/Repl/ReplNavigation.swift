@@ -77,10 +77,15 @@ final class ReplNavigation: @unchecked Sendable {
   static func oneLine(_ text: String) -> String {
     var line = text.terminalSafe.replacingOccurrences(of: "\r", with: "\\r")
       .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t")
-    // Counted in bytes (as a terminal is sent them): a character may join many scalars.
-    if line.utf8.count > maximumLineLength {
-      let kept = String(decoding: line.utf8.prefix(maximumLineLength), as: UTF8.self)
-      line = kept + "… (\(line.utf8.count - kept.utf8.count) more bytes)"
+    // Counted in bytes (as a terminal is sent them): a character may join many scalars. Not
+    // cut for fewer bytes than the note of the cut would take.
+    let past = line.utf8.count - maximumLineLength
+    if past > "… (\(past) more bytes)".utf8.count {
+      // At the start of the UTF-8 sequence the limit splits (decoded, half of one is U+FFFD).
+      let bytes = Array(line.utf8)
+      var end = maximumLineLength
+      while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+      line = String(decoding: bytes[..<end], as: UTF8.self) + "… (\(bytes.count - end) more bytes)"
     }
     return line
   }

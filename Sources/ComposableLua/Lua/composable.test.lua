@@ -22,8 +22,10 @@ local function site(level)
 end
 
 -- The most a value described in a failure message takes, in bytes: past it the text is cut
--- and ends "… N more bytes", as the host's own descriptions are (LuaValue.prettyLimit).
+-- and ends "… N more bytes", as the host's own descriptions are (LuaValue.prettyLimit), unless
+-- what is past it is no longer than that note (a few bytes more are kept to know: LuaText).
 local describe_limit = 65536
+local describe_slack = 40
 
 local function key_order(a, b)
   if type(a) == type(b) and (type(a) == "number" or type(a) == "string") then return a < b end
@@ -44,9 +46,10 @@ local function describe_value(value)
   end
   if type(value) == "table" then find(value) end
   local parts, used, omitted, labels, count = {}, 0, 0, {}, 0
+  local capacity = describe_limit + describe_slack
   local function emit(text)
     if omitted > 0 then omitted = omitted + #text return end
-    local room = describe_limit - used
+    local room = capacity - used
     if #text <= room then
       parts[#parts + 1] = text
       used = used + #text
@@ -54,7 +57,7 @@ local function describe_value(value)
     end
     while room > 0 and (text:byte(room + 1) or 0) & 0xC0 == 0x80 do room = room - 1 end
     parts[#parts + 1] = text:sub(1, room)
-    used = describe_limit
+    used = used + room
     omitted = #text - room
   end
   local function write(v, indent)
@@ -88,8 +91,13 @@ local function describe_value(value)
   end
   write(value, "")
   local text = concat(parts)
-  if omitted > 0 then text = text .. "… " .. omitted .. " more bytes" end
-  return text
+  local function note(count) return "… " .. count .. " more bytes" end
+  if used <= describe_limit then return text end
+  local past = used - describe_limit
+  if omitted == 0 and past <= #note(past) then return text end
+  local kept = describe_limit
+  while kept > 0 and text:byte(kept + 1) & 0xC0 == 0x80 do kept = kept - 1 end
+  return text:sub(1, kept) .. note(#text - kept + omitted)
 end
 
 -- Whether a and b hold the same, NaN the same as NaN. Each pair of tables is compared once
