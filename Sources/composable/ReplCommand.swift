@@ -89,11 +89,17 @@ struct ReplLoop {
         fflush(nil)
         line = input.next()
       }
-      guard let line else { break }  // Ctrl-D
+      guard let line else {  // Ctrl-D, or the end of a pipe
+        await session.endOfInput()
+        break
+      }
       if await session.handle(bytes: line) == .quit { break }
     }
     let saved = await Run.savePending(
       host.feature, files: host.dependencies.files, data: host.dataDirectory)
-    return Outcome(any: session.failures.any, saved: saved)
+    // Piped, a line that was not an action fails the script, as it does `run` piped; typed at
+    // the prompt, it is typing.
+    let lines = editor == nil ? session.failures.counts.lines : 0
+    return Outcome(any: session.failures.any || lines > 0, saved: saved)
   }
 }

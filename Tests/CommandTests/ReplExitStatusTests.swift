@@ -33,6 +33,34 @@ import Testing
     #expect(text.contains("boom"), "\(text)")
   }
 
+  /// Piped, a line that is not an action fails the script, as the README says and as `run`
+  /// piped has it: it exited 0.
+  @Test func aLineThatIsNotAnActionIsStatusTwo() throws {
+    let (status, text) = try status(input: "increment\n{ 1 2 }\nincrement\n")
+    #expect(status == 2, "\(text)")
+    #expect(text.contains("error: "), "\(text)")
+    #expect(text.contains("+ n = 2") || text.contains("n = 2"), "the lines after it ran: \(text)")
+  }
+
+  /// An action still open when the input ends is said, not dropped without a word, and fails
+  /// the script.
+  @Test func anActionStillOpenAtTheEndIsSaidAndStatusTwo() throws {
+    let (status, text) = try status(input: "increment\n{ type = \"increment\",\n  by = 2\n")
+    #expect(status == 2, "\(text)")
+    #expect(
+      text.contains(
+        "error: the input ended with an action still open (a bracket, a string or a comment "
+          + "not closed), so it was not run: { type = \"increment\", (and 1 more lines). To fix, "
+          + "close what is open"), "\(text)")
+  }
+
+  /// A string left open counts the same: its lines were not run.
+  @Test func aStringStillOpenAtTheEndIsSaid() throws {
+    let (status, text) = try status(input: "{ type = \"note\", text = [[one\ntwo\n")
+    #expect(status == 2, "\(text)")
+    #expect(text.contains("so it was not run: { type = \"note\", text = [[one"), "\(text)")
+  }
+
   @Test func nothingFailedIsStatusZero() throws {
     let (status, text) = try status(input: "increment\nincrement\n")
     #expect(status == 0, "\(text)")

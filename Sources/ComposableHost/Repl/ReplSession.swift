@@ -185,6 +185,28 @@ public actor ReplSession {
     return .ready
   }
 
+  /// The input ended (Ctrl-D, or the end of a pipe). An action still open then (a bracket, a
+  /// string or a comment not closed) is not run: it is said, and counted as a line that was
+  /// not an action, where it was dropped without a word. Whether there was one.
+  @discardableResult
+  public nonisolated func endOfInput() async -> Bool {
+    await executor.run { await self.endOfInputOnSessionThread() }
+  }
+
+  private func endOfInputOnSessionThread() -> Bool {
+    guard !pending.isEmpty else { return false }
+    let first = String(decoding: pending[0].trimmingSpacesAndTabs, as: UTF8.self)
+    let more = pending.count > 1 ? " (and \(pending.count - 1) more lines)" : ""
+    printer.error(
+      "the input ended with an action still open (a bracket, a string or a comment not "
+        + "closed), so it was not run: \(LuaText.capped(first, limit: 80))\(more). To fix, "
+        + "close what is open")
+    failures.noteLine()
+    pending = []
+    pendingScan = LuaInputScanner()
+    return true
+  }
+
   /// Sends a typed action; what it did is printed as it is reduced.
   func send(_ line: [UInt8]) async {
     let action: LuaValue
@@ -204,9 +226,11 @@ public actor ReplSession {
       if let problem = ReplNavigation.addressProblem(
         in: line, names: ReplNavigation.names(in: feature))
       {
+        failures.noteLine()
         return printer.error(problem)
       }
       printer.error((error as? LuaAction.Malformed)?.message ?? "\(error)")
+      failures.noteLine()
       return
     }
     await store.send(.typed(action))

@@ -3,10 +3,11 @@ import Synchronization
 /// What failed during a REPL session, counted as it is reported: actions (rolled back or
 /// refused), effects, and reloads that were refused (a syntax error, a `migrate` that raised).
 /// A host reads it at the end, for its exit status (`composable run` at a terminal exits 2
-/// when any failed). Lines that were not actions, and commands refused, are not counted: at a
-/// prompt they are typing, not a failure of the feature.
+/// when any failed). Lines that were not actions are counted apart (`lines`), for a host
+/// reading its input from a pipe, where they are a failure of the script (`composable repl`
+/// piped exits 2); at a prompt they are typing, as commands refused are, not counted at all.
 public final class SessionFailures: Sendable {
-  private let tally = Mutex((actions: 0, effects: 0, reloads: 0))
+  private let tally = Mutex((actions: 0, effects: 0, reloads: 0, lines: 0))
 
   /// An empty count.
   ///
@@ -26,8 +27,12 @@ public final class SessionFailures: Sendable {
   /// A reload that was refused: the old code runs on.
   public func noteReload() { tally.withLock { $0.reloads += 1 } }
 
-  /// How many actions, effects and reloads failed so far.
-  public var counts: (actions: Int, effects: Int, reloads: Int) {
+  /// A line that was not an action (it could not be read as one, or the input ended with it
+  /// still open), which `any` leaves out.
+  public func noteLine() { tally.withLock { $0.lines += 1 } }
+
+  /// How many actions, effects and reloads failed so far, and how many lines were not actions.
+  public var counts: (actions: Int, effects: Int, reloads: Int, lines: Int) {
     tally.withLock { $0 }
   }
 
