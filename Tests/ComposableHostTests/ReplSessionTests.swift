@@ -114,6 +114,28 @@ import Testing
     #expect(await repl.type("= state.count = 5").0
       == "  error: syntax error: = state.count = 5: <eof> expected near '=' (= shows a value; "
       + "the state changes only through an action)")
+    // A path `:state` cannot read says how one is written.
+    #expect(await repl.type(":state items.1").0
+      == "  error: syntax error: :state items.1: <eof> expected near '.1' (a path is written as "
+      + "in Lua: todos[1].title, or [\"a key\"] for a key that is not a word)")
+  }
+
+  /// The input ending with an action still open: said (it was dropped without a word), counted
+  /// as a line that was not an action, and the next session's prompt is fresh.
+  @Test func anActionStillOpenWhenTheInputEndsIsSaid() async throws {
+    let repl = try Harness()
+    #expect(await repl.session.endOfInput() == false)
+    await repl.type("{ type = \"add\",", "  item = [[eggs")
+    #expect(await repl.session.endOfInput())
+    let said = repl.printed.withLock { $0.last } ?? ""
+    #expect(
+      said
+        == "  error: the input ended with an action still open (a bracket, a string or a comment "
+        + "not closed), so it was not run: { type = \"add\", (and 1 more lines). To fix, close "
+        + "what is open")
+    #expect(repl.session.failures.counts.lines == 1 && !repl.session.failures.any)
+    #expect(await repl.session.prompt == "> ")
+    #expect(await repl.type(":state items").0 == "{}")
   }
 
   /// An action typed may read the state and env, as an `=` expression does; it cannot write.

@@ -98,7 +98,10 @@ extension ReplSession {
       }
       return
     }
-    evaluate("state" + (path.hasPrefix("[") ? path : "." + path), input: ":state " + path)
+    evaluate(
+      "state" + (path.hasPrefix("[") ? path : "." + path), input: ":state " + path,
+      syntaxHint: "a path is written as in Lua: todos[1].title, or [\"a key\"] for a key "
+        + "that is not a word")
   }
 
   func showLog() {

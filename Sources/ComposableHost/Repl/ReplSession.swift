@@ -238,7 +238,8 @@ public actor ReplSession {
 
   /// `= expression`: its values, laid out as Lua.
   /// `input` names it in an error (`= state.x.y`, `:state x.y`): the line as typed, cut.
-  func evaluate(_ expression: [UInt8], input: String? = nil) {
+  /// `syntaxHint` is said after a syntax error (`:state`'s path syntax).
+  func evaluate(_ expression: [UInt8], input: String? = nil, syntaxHint: String? = nil) {
     let text = String(decoding: expression, as: UTF8.self)
     let typed = input ?? "= " + text.trimmingCharacters(in: .whitespaces)
     var name = String(typed.prefix { $0 != "\n" && $0 != "\r" })
@@ -256,13 +257,15 @@ public actor ReplSession {
       // `= state.x = 5`: an assignment where a value was asked for.
       if case .syntax = error, message.hasSuffix("<eof> expected near '='") {
         message += " (= shows a value; the state changes only through an action)"
+      } else if case .syntax = error, let syntaxHint {
+        message += " (\(syntaxHint))"
       }
       printer.error(message)
     }
   }
 
-  func evaluate(_ expression: String, input: String? = nil) {
-    evaluate(Array(expression.utf8), input: input)
+  func evaluate(_ expression: String, input: String? = nil, syntaxHint: String? = nil) {
+    evaluate(Array(expression.utf8), input: input, syntaxHint: syntaxHint)
   }
 
   /// Waits for what the store is doing now (an action sent, effects' actions queued) to be
