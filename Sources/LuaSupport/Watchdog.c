@@ -19,6 +19,10 @@
 //   signals the watchdog sent itself. Those are known by what they carry (queued with a value
 //   only this process knows), not by a flag beside the thread: a flag left set when a thread
 //   ended before its signal came took the host's next signal on a new thread given the same id.
+//   The other way round is the one left: when the kernel cannot queue a signal's value (its
+//   limit of pending signals reached, RLIMIT_SIGPENDING) it delivers the signal bare, and the
+//   host's handler gets a stray SIGURG, which SIGURG's handlers bear (it is ignored by default,
+//   and out-of-band data can be gone by the time it is read). A host's signal is never lost.
 // - A handler the host installs later, or SIG_IGN, replaces ours: the watchdog looks at the
 //   disposition on each look and puts ours back, chaining the host's.
 // - A thread that blocks the signal: each thread unblocks it on its first call. One that blocks
@@ -93,7 +97,16 @@ static int lk_watch_sent_it(const siginfo_t *info) {
          info->si_value.sival_ptr == lk_watch_signal_mark();
 }
 
+// Set while our handler runs on this thread. A host that chains to the handler it replaced
+// (the usual idiom) found ours there, and the watchdog put ours back over the host's, chaining
+// it: ours called the host's, which called ours, ... until the stack ran out. A call of ours
+// from within ours returns at once: it has nothing left to do. (Initial-exec: a signal handler
+// must not be the first to touch a thread's storage through a call that may allocate.)
+static _Thread_local int lk_watch_in_handler __attribute__((tls_model("initial-exec")));
+
 static void lk_watch_signal_handler(int signal, siginfo_t *info, void *context) {
+  if (lk_watch_in_handler) return;
+  lk_watch_in_handler = 1;
   pthread_t self = pthread_self();
   for (int index = 0; index < LK_WATCH_SLOTS; index++) {
     lk_watch_slot *slot = &lk_watch_slots[index];
@@ -111,6 +124,7 @@ static void lk_watch_signal_handler(int signal, siginfo_t *info, void *context) 
     }
   }
   if (!lk_watch_sent_it(info)) lk_watch_chain(signal, info, context);
+  lk_watch_in_handler = 0;
 }
 
 static int lk_watch_is_ours(const struct sigaction *action) {
@@ -156,8 +170,11 @@ static void lk_watch_signal(lk_watch_slot *slot, unsigned call) {
   atomic_store(&slot->arm_requested, 1);
   atomic_store(&slot->signalling, 1);
   if (atomic_load(&slot->call) == call) {
+    // A signal that cannot be queued (a sandbox refusing the call) is sent plain: the call is
+    // still armed, and the host's handler sees a stray SIGURG, which it must bear anyway.
     union sigval mark = {.sival_ptr = lk_watch_signal_mark()};
-    pthread_sigqueue(atomic_load(&slot->thread), LK_WATCH_SIGNAL, mark);
+    pthread_t thread = atomic_load(&slot->thread);
+    if (pthread_sigqueue(thread, LK_WATCH_SIGNAL, mark) != 0) pthread_kill(thread, LK_WATCH_SIGNAL);
   }
   atomic_store(&slot->signalling, 0);
 }

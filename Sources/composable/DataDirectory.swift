@@ -36,4 +36,63 @@ enum DataDirectory {
           : "the directory \(made) could not be made: \(String(cString: strerror(error)))")
     }
   }
+
+  /// What is wrong with `folder` as a place to keep files, and the fix; nil when nothing is
+  /// seen wrong there. The nearest part of the path that is there is looked at as it is
+  /// (`lstat`): a file there means no folder can be made under it; a symlink is looked through
+  /// (the files follow one that leads to a folder at the start), and one that leads nowhere is
+  /// named as such, not taken for a folder still to be made. The folder itself must be
+  /// readable, writable and searchable; a folder above it, where the rest would be made,
+  /// writable and searchable. Checked with the effective user, as the writes are.
+  static func problem(with folder: URL) -> String? {
+    var existing = folder.path
+    var status = stat()
+    while lstat(existing, &status) != 0 {
+      let parent = (existing as NSString).deletingLastPathComponent
+      if parent == existing || parent.isEmpty { return nil }
+      existing = parent
+    }
+    let isTheFolder = existing == folder.path
+    if status.st_mode & S_IFMT == S_IFLNK {
+      let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: existing)) ?? "?"
+      if stat(existing, &status) != 0 {
+        let why = errno == ELOOP ? "a loop of symlinks" : "\(target), which is not there"
+        return "\(existing) is a symlink that leads nowhere (to \(why)). To fix, make the "
+          + "directory it leads to, or pass --data with a directory"
+      }
+    }
+    switch status.st_mode & S_IFMT {
+    case S_IFDIR: break
+    case S_IFREG:
+      return isTheFolder
+        ? "\(existing) is a file, not a directory. To fix, move it away, or pass --data with a "
+          + "directory"
+        : "\(existing) is a file, not a directory, so \(folder.path) cannot be made under it. "
+          + "To fix, pass --data with a directory that is not under a file"
+    default:
+      return "\(existing) is not a directory (\(kindName(status.st_mode))). To fix, pass --data "
+        + "with a directory"
+    }
+    let needed = isTheFolder ? R_OK | W_OK | X_OK : W_OK | X_OK
+    guard faccessat(AT_FDCWD, existing, needed, AT_EACCESS) != 0 else { return nil }
+    let reason = String(cString: strerror(errno))
+    let what = isTheFolder ? "read and written" : "written to"
+    guard status.st_uid == geteuid() else {
+      return "\(existing) cannot be \(what) by you (\(reason); it belongs to user "
+        + "\(status.st_uid)). To fix, pass --data with a directory you can write to"
+    }
+    return "\(existing) cannot be \(what) (\(reason)). To fix, make it yours to use (chmod u+rwx "
+      + "\(existing)), or pass --data with a directory you can write to"
+  }
+
+  /// What a file of `mode` is, for a person.
+  private static func kindName(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFCHR: "a character device"
+    case S_IFBLK: "a block device"
+    case S_IFIFO: "a FIFO"
+    case S_IFSOCK: "a socket"
+    default: "not a file or a directory"
+    }
+  }
 }

@@ -42,6 +42,9 @@ struct FeatureOptions {
       "seed", default: nil, expected: "a whole number from 0 to \(UInt64.max)"
     ) { UInt64($0) }
     data = arguments.string("data")
+    if data == "" {
+      throw UsageError("--data: expected a directory, got an empty path")
+    }
   }
 
   /// `--data`, or the XDG data directory for this feature: `$XDG_DATA_HOME`, or
@@ -86,11 +89,13 @@ struct FeatureOptions {
       // A run whose every save is known to fail stops before its first action, where it would
       // have run them all and lost them at the end: the data directory cannot be made or written
       // to, or the saved file cannot be read (a save would replace it, so none is made).
-      if let fix = Run.dataDirectoryFix(root) {
+      // The folder the saved file goes in: the data directory, or a folder of the path in it.
+      let folder = root.appendingPathComponent(persistence.path.description)
+        .deletingLastPathComponent()
+      if let fix = DataDirectory.problem(with: root) ?? DataDirectory.problem(with: folder) {
         printError(
           "the state cannot be saved in the data directory \(root.path), so the run stops "
-            + "before its first action: "
-            + fix)
+            + "before its first action: " + fix)
         throw ExitStatus.failure
       }
       let warnings = Mutex<[String]>([])

@@ -350,7 +350,7 @@ struct Run: Command {
     if aboutTheState {
       return "the state could not be saved in the data directory \(data.path): \(reason)"
     }
-    guard let fix = dataDirectoryFix(data) else {
+    guard let fix = DataDirectory.problem(with: data) else {
       let generalFix =
         reason.contains("To fix, ")
         ? "" : ". To fix, make sure it is a directory you can write to, or pass --data with one"
@@ -361,29 +361,4 @@ struct Run: Command {
     return "the state could not be saved in the data directory \(data.path) (\(why)): \(fix)"
   }
 
-  /// What is wrong with `data` as a place to write, and the fix; nil when nothing is seen
-  /// wrong there (the fault is then the file's, as the error said).
-  static func dataDirectoryFix(_ data: URL) -> String? {
-    var isDirectory: ObjCBool = false
-    var existing = data
-    // The nearest part of the path that is there: a file there means no folder can be made.
-    while !FileManager.default.fileExists(atPath: existing.path, isDirectory: &isDirectory) {
-      let parent = existing.deletingLastPathComponent()
-      if parent.path == existing.path { return nil }
-      existing = parent
-    }
-    if !isDirectory.boolValue {
-      return existing.path == data.path
-        ? "\(data.path) is a file, not a directory. To fix, move it away, or pass --data with a "
-          + "directory"
-        : "\(existing.path) is a file, not a directory, so \(data.path) cannot be made under it. "
-          + "To fix, pass --data with a directory that is not under a file"
-    }
-    if access(existing.path, W_OK | X_OK) != 0 {
-      return "\(existing.path) cannot be written to (\(String(cString: strerror(errno)))). To "
-        + "fix, make it writable (chmod u+w \(existing.path)), or pass --data with a directory "
-        + "you can write to"
-    }
-    return nil
-  }
 }

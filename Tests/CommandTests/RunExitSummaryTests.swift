@@ -210,11 +210,16 @@ import Testing
     let (status, text) = try DataDirectoryMessagesTests.incrementAsNobody(
       feature: feature, data: data)
     #expect(status == 1, "\(text)")
+    // As root the run is nobody's, in root's folder; else the folder is the runner's own.
+    let fix =
+      geteuid() == 0
+      ? "\(data.path) cannot be read and written by you (Permission denied; it belongs to user "
+        + "0). To fix, pass --data with a directory you can write to"
+      : "\(data.path) cannot be read and written (Permission denied). To fix, make it yours to "
+        + "use (chmod u+rwx \(data.path)), or pass --data with a directory you can write to"
     #expect(
       text
         == "error: the state cannot be saved in the data directory \(data.path), so the run "
-        + "stops before its first action: \(data.path) cannot be written to (Permission denied). "
-        + "To fix, make it writable (chmod u+w \(data.path)), or pass --data with a directory "
-        + "you can write to\n")
+        + "stops before its first action: \(fix)\n")
   }
 }

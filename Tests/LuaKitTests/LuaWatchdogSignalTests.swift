@@ -98,6 +98,57 @@ import Testing
     withExtendedLifetime(vm) {}
   }
 
+  /// A host that chains to the handler it replaced (the usual idiom) finds ours there, and the
+  /// watchdog puts ours back over the host's, chaining it: ours called the host's, which called
+  /// ours, ... until the stack ran out (an attacker's finding; capped at 20 here). Now the host's
+  /// handler runs once for its signal.
+  @Test func aHostChainingToTheHandlerItReplacedRunsOnce() async {
+    let (foundOurs, reinstalled, calls, deepest) = await onNewThread {
+      _ = try? LuaVM().evaluate("return 1")  // the watchdog runs; this thread takes its signal
+      var current = sigaction()
+      sigaction(SIGURG, nil, &current)
+      if current.sa_flags & SA_SIGINFO == 0 {  // an earlier test's handler: wait for ours back
+        _ = Self.waitForReinstalls(beyond: lk_watch_handler_reinstalls())
+      }
+      let before = lk_watch_handler_reinstalls()
+      chainCalls.store(0, ordering: .relaxed)
+      chainDepth.store(0, ordering: .relaxed)
+      chainDeepest.store(0, ordering: .relaxed)
+      var action = sigaction()
+      action.__sigaction_handler.sa_sigaction = { signal, info, context in
+        chainCalls.add(1, ordering: .relaxed)
+        let depth = chainDepth.add(1, ordering: .relaxed).newValue
+        if depth > chainDeepest.load(ordering: .relaxed) {
+          chainDeepest.store(depth, ordering: .relaxed)
+        }
+        let previous = chainPrevious.load(ordering: .relaxed)
+        if depth < 20, previous != 0 {
+          unsafeBitCast(previous, to: SignalHandler.self)(signal, info, context)
+        }
+        chainDepth.subtract(1, ordering: .relaxed)
+      }
+      action.sa_flags = SA_SIGINFO
+      var previous = sigaction()
+      sigaction(SIGURG, &action, &previous)
+      let foundOurs = previous.sa_flags & SA_SIGINFO != 0
+      if foundOurs, let handler = previous.__sigaction_handler.sa_sigaction {
+        chainPrevious.store(unsafeBitCast(handler, to: Int.self), ordering: .relaxed)
+      }
+      let reinstalled = Self.waitForReinstalls(beyond: before)
+      pthread_kill(pthread_self(), SIGURG)
+      signal(SIGURG, SIG_IGN)
+      chainPrevious.store(0, ordering: .relaxed)
+      return (
+        foundOurs, reinstalled, chainCalls.load(ordering: .relaxed),
+        chainDeepest.load(ordering: .relaxed)
+      )
+    }
+    #expect(foundOurs, "the watchdog's handler was not the one replaced")
+    #expect(reinstalled)
+    #expect(calls == 1, "\(calls) calls, \(deepest) deep, for one signal")
+    #expect(deepest == 1)
+  }
+
   @Test func ignoringTheSignalDoesNotTurnTheBudgetOff() async {
     let stopped = await onNewThread {
       _ = try? LuaVM()
@@ -149,3 +200,13 @@ import Testing
 
 /// SIGURGs the test's own handler got.
 private let hostSignals = Atomic<Int>(0)
+
+/// A `SA_SIGINFO` handler, as `sigaction` holds it.
+private typealias SignalHandler =
+  @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?) -> Void
+/// The chaining host's calls, how deep they are now and were at most, and the handler it
+/// replaced (its address; 0: none).
+private let chainCalls = Atomic<Int>(0)
+private let chainDepth = Atomic<Int>(0)
+private let chainDeepest = Atomic<Int>(0)
+private let chainPrevious = Atomic<Int>(0)

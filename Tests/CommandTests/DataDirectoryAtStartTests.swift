@@ -1,0 +1,172 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What `composable run` sees wrong with a data directory at start, for a feature that
+/// persists, stops the run before its first action, naming the folder at fault as it is on disk
+/// (an attacker's findings: a dangling symlink and a folder that cannot be read were blamed on
+/// a saved file that was not there; a folder of the saved file's own path was not looked at,
+/// and the run lost its action; `/dev/null` was to be "moved away").
+@Suite struct DataDirectoryAtStartTests {
+  /// The tally (debounce 0), saved at `path` under the data directory.
+  static func feature(savedAt path: String) -> String {
+    RunFailedActionsTests.feature.replacingOccurrences(of: "\"tally.saved.lua\"", with: "\"\(path)\"")
+  }
+
+  /// Runs the tally on one `increment` with `--data data`; its status, output and errors.
+  func run(
+    in directory: URL, data: String, savedAt path: String = "tally.saved.lua"
+  ) throws -> Command.Outcome {
+    let feature = directory.appendingPathComponent("tally.lua")
+    try Self.feature(savedAt: path).write(to: feature, atomically: true, encoding: .utf8)
+    return try Command.run(["run", feature.path, "--data", data], input: "increment\n")
+  }
+
+  func expectStopped(_ outcome: Command.Outcome, data: String, fix: String) {
+    #expect(outcome.status == 1, "\(outcome.errors)")
+    #expect(
+      outcome.errors
+        == "error: the state cannot be saved in the data directory \(data), so the run stops "
+        + "before its first action: \(fix)\n")
+    #expect(!outcome.output.contains("received action"), "\(outcome.output)")
+  }
+
+  @Test func aSymlinkThatLeadsNowhere() throws {
+    let directory = try makeTemporaryDirectory("data-dangling")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let link = directory.appendingPathComponent("data").path
+    let target = directory.appendingPathComponent("gone/x").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+    expectStopped(
+      try run(in: directory, data: link), data: link,
+      fix: "\(link) is a symlink that leads nowhere (to \(target), which is not there). To fix, "
+        + "make the directory it leads to, or pass --data with a directory")
+  }
+
+  @Test func aSymlinkInALoop() throws {
+    let directory = try makeTemporaryDirectory("data-loop")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let link = directory.appendingPathComponent("data").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: link)
+    expectStopped(
+      try run(in: directory, data: link), data: link,
+      fix: "\(link) is a symlink that leads nowhere (to a loop of symlinks). To fix, make the "
+        + "directory it leads to, or pass --data with a directory")
+  }
+
+  /// A symlink to a folder is followed, as the files follow it: the run saves there.
+  @Test func aSymlinkToAFolderIsFollowed() throws {
+    let directory = try makeTemporaryDirectory("data-link-to-folder")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let target = directory.appendingPathComponent("real")
+    try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+    let link = directory.appendingPathComponent("data").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target.path)
+    let outcome = try run(in: directory, data: link)
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    #expect(FileManager.default.fileExists(atPath: target.appendingPathComponent("tally.saved.lua").path))
+  }
+
+  @Test func aDevice() throws {
+    let directory = try makeTemporaryDirectory("data-device")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    expectStopped(
+      try run(in: directory, data: "/dev/null"), data: "/dev/null",
+      fix: "/dev/null is not a directory (a character device). To fix, pass --data with a "
+        + "directory")
+  }
+
+  /// The saved file's own folder (`persist{ path = "sub/..." }`) is a file.
+  @Test func aFolderOfTheSavedPathIsAFile() throws {
+    let directory = try makeTemporaryDirectory("data-sub-file")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let data = directory.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    let sub = data.appendingPathComponent("sub")
+    try "x".write(to: sub, atomically: true, encoding: .utf8)
+    expectStopped(
+      try run(in: directory, data: data.path, savedAt: "sub/tally.saved.lua"), data: data.path,
+      fix: "\(sub.path) is a file, not a directory. To fix, move it away, or pass --data with a "
+        + "directory")
+    #expect(try String(contentsOf: sub, encoding: .utf8) == "x")
+  }
+
+  /// The saved file's own folder cannot be written to, where the data directory can: the run
+  /// ran its action and lost it at the end.
+  @Test func aFolderOfTheSavedPathThatCannotBeWritten() throws {
+    let directory = try makeTemporaryDirectory("data-sub-locked")
+    defer {
+      try? FileManager.default.setAttributes(
+        [.posixPermissions: 0o755], ofItemAtPath: directory.appendingPathComponent("data/sub").path)
+      try? FileManager.default.removeItem(at: directory)
+    }
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+    let feature = directory.appendingPathComponent("tally.lua")
+    try Self.feature(savedAt: "sub/tally.saved.lua").write(
+      to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    let sub = data.appendingPathComponent("sub")
+    try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: data.path)
+    try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: sub.path)
+    let (status, text) = try DataDirectoryMessagesTests.incrementAsNobody(
+      feature: feature, data: data)
+    #expect(status == 1, "\(text)")
+    #expect(
+      text.hasPrefix(
+        "error: the state cannot be saved in the data directory \(data.path), so the run stops "
+          + "before its first action: \(sub.path) cannot be read and written"), "\(text)")
+  }
+
+  /// A folder its user owns but cannot read (`-wx`): the saved file could not be looked for.
+  /// The fix is the owner's `chmod`: as root the folder is given to nobody, who runs it.
+  @Test func aFolderItsOwnerCannotRead() throws {
+    let directory = try makeTemporaryDirectory("data-no-read")
+    defer {
+      try? FileManager.default.setAttributes(
+        [.posixPermissions: 0o755], ofItemAtPath: directory.appendingPathComponent("data").path)
+      try? FileManager.default.removeItem(at: directory)
+    }
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+    let feature = directory.appendingPathComponent("tally.lua")
+    try RunFailedActionsTests.feature.write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    if geteuid() == 0 { chown(data.path, 65534, 65534) }
+    try FileManager.default.setAttributes([.posixPermissions: 0o300], ofItemAtPath: data.path)
+    let (status, text) = try DataDirectoryMessagesTests.incrementAsNobody(
+      feature: feature, data: data)
+    #expect(status == 1, "\(text)")
+    #expect(
+      text
+        == "error: the state cannot be saved in the data directory \(data.path), so the run stops "
+        + "before its first action: \(data.path) cannot be read and written (Permission denied). "
+        + "To fix, make it yours to use (chmod u+rwx \(data.path)), or pass --data with a "
+        + "directory you can write to\n")
+  }
+
+  @Test func anEmptyPathIsAWrongCommandLine() throws {
+    let directory = try makeTemporaryDirectory("data-empty")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let outcome = try run(in: directory, data: "")
+    #expect(outcome.status == 64, "\(outcome.errors)")
+    #expect(outcome.errors.hasPrefix("Error: --data: expected a directory, got an empty path\n"))
+  }
+
+  /// A feature that does not persist runs whatever `--data` is: it may never write a file.
+  @Test func aFeatureThatDoesNotPersistRunsWithABadDataDirectory() throws {
+    let directory = try makeTemporaryDirectory("data-not-persisting")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("count.lua")
+    try """
+      return {
+        initial_state = function() return { n = 0 } end,
+        reduce = function(state) state.n = state.n + 1 end,
+      }
+      """.write(to: feature, atomically: true, encoding: .utf8)
+    let outcome = try Command.run(
+      ["run", feature.path, "--data", "/dev/null/x"], input: "increment\n")
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    #expect(outcome.output.contains("+ n = 1"), "\(outcome.output)")
+  }
+}
