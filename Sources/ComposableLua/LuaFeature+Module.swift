@@ -51,6 +51,15 @@ extension LuaFeature {
     switch table["persist"] {
     case .nil: break
     case let .table(options):
+      // A misspelt field (`debouce`) is named, not ignored for the default it leaves.
+      for key in options.entries.keys {
+        guard let name = key.stringValue, Self.persistFields.contains(name) else {
+          throw .load(
+            file: file,
+            message: "persist\(LuaValue.pathComponent(key, atRoot: false)): persist takes no such "
+              + "field; its fields are " + Self.persistFields.joined(separator: ", "))
+        }
+      }
       guard case let .string(pathBytes) = options["path"] else {
         throw .load(
           file: file, message: "persist.path must be a string, got \(options["path"].typeName)")
@@ -93,6 +102,9 @@ extension LuaFeature {
       migrate: try optionalFunction("migrate"), persistence: persistence,
       isDuplicate: isDuplicate)
   }
+  /// The fields `persist{...}` takes.
+  static let persistFields = ["path", "select", "debounce", "is_duplicate"]
+
   /// `persist{ select }`: nil for the whole state, or the name of one field of the state.
   static func selectedField(_ value: LuaValue, file: String) throws(LuaFeatureError) -> String? {
     switch value {

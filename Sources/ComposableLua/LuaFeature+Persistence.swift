@@ -41,10 +41,15 @@ extension LuaFeature {
 
   /// A save's error as the Lua error a `.effect(action: "saving the state", ...)` holds: the
   /// file named once (a file client's errors and a refusal name it already), a Lua error
-  /// (a value that is no data, `persist.is_duplicate` raising) as it was.
+  /// (a value that is no data) as it was, `persist.is_duplicate` raising named as such.
   static func saveError(_ error: any Error, _ path: String) -> LuaError {
     switch error {
-    case let LuaFeatureError.conversion(lua), let LuaFeatureError.effect(_, lua):
+    case let LuaFeatureError.conversion(lua):
+      return lua
+    case let LuaFeatureError.effect(action, .runtime(message, traceback)):
+      // `persist.is_duplicate` raised: said so, where its message alone read like the save's.
+      return .runtime(message: "\(action) raised: \(message)", traceback: traceback)
+    case let LuaFeatureError.effect(_, lua):
       return lua
     default:
       let text = "\(error)"

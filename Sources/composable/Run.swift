@@ -347,9 +347,7 @@ struct Run: Command {
   /// `is_duplicate`) says its own fix, never one about the data directory.
   static func saveFailure(_ reason: String, data: URL?, aboutTheState: Bool = false) -> String {
     guard let data else { return "the state could not be saved: \(reason)" }
-    if aboutTheState {
-      return "the state could not be saved in the data directory \(data.path): \(reason)"
-    }
+    if aboutTheState { return "the state could not be saved: \(reason)" }  // not the folder's doing
     guard let fix = DataDirectory.problem(with: data) else {
       let generalFix =
         reason.contains("To fix, ")

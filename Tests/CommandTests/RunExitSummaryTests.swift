@@ -53,11 +53,11 @@ import Testing
     // Said once, naming the data directory: not again by the save at the end.
     #expect(
       outcome.errors.components(separatedBy: "could not be saved").count == 2, "\(outcome.errors)")
-    // The fix is the state's, not the data directory's.
+    // The fix is the state's: the data directory is not blamed.
     #expect(
       outcome.errors.contains(
-        "error: the state could not be saved in the data directory \(data.path): "
-          + "state.on_change: a function cannot be saved: keep data only\n"), "\(outcome.errors)")
+        "error: the state could not be saved: state.on_change: a function cannot be saved: keep "
+          + "data only\n"), "\(outcome.errors)")
     #expect(!outcome.errors.contains("pass --data"), "\(outcome.errors)")
   }
 
@@ -116,8 +116,8 @@ import Testing
     #expect(outcome.status == 1, "\(outcome.errors)")
     #expect(
       outcome.errors.hasPrefix(
-        "error: the state could not be saved in the data directory \(data.path): tally.lua:4: "
-          + "not today\nstack traceback:\n"), "\(outcome.errors)")
+        "error: the state could not be saved: persist.is_duplicate raised: tally.lua:4: not "
+          + "today\nstack traceback:\n"), "\(outcome.errors)")
     #expect(!outcome.errors.contains("To fix"), "\(outcome.errors)")
     #expect(
       lastLine(outcome.errors)

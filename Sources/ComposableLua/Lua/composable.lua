@@ -1053,8 +1053,19 @@ end
 -- change not yet saved (0: after every action that changed it), and restores it at start. With
 -- `is_duplicate = function(old, new) ... end`, a save whose value it calls a duplicate of the
 -- last one saved (or restored; nil before any) is skipped.
+local persist_fields = { path = true, select = true, debounce = true, is_duplicate = true }
+
 function composable.persist(spec)
   if type(spec) ~= "table" then error("persist: expected a table, got " .. type(spec), 2) end
+  -- A misspelt field (`debouce`) is named, not ignored for the default it leaves.
+  for key in pairs(spec) do
+    if not persist_fields[key] then
+      local name = type(key) == "string" and string.format("%q", key:sub(1, 60))
+        or "a " .. type(key) .. " key"
+      error("persist: " .. name .. ": persist takes no such field; its fields are "
+        .. "path, select, debounce, is_duplicate", 2)
+    end
+  end
   if type(spec.path) ~= "string" then
     error("persist: path must be a string, got " .. type(spec.path), 2)
   end
