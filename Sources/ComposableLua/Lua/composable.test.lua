@@ -91,7 +91,7 @@ local function describe_value(value)
   end
   write(value, "")
   local text = concat(parts)
-  local function note(count) return "… " .. count .. " more bytes" end
+  local function note(bytes) return "… " .. bytes .. " more bytes" end
   if used <= describe_limit then return text end
   local past = used - describe_limit
   if omitted == 0 and past <= #note(past) then return text end
