@@ -35,7 +35,10 @@ extension LuaFeature {
       delay: Seconds.duration(persistence.debounce) ?? .seconds(1),
       clock: dependencies.clock, files: dependencies.files
     ) { error in
-      onError(.effect(action: LuaFeatureError.stateSaveAction, error: Self.saveError(error, path)))
+      let action =
+        error is StateSaverConflict
+        ? LuaFeatureError.stateSavedAsideAction : LuaFeatureError.stateSaveAction
+      onError(.effect(action: action, error: Self.saveError(error, path)))
     }
   }
 
@@ -73,8 +76,12 @@ extension LuaFeature {
   /// `savePending` without waiting on anything: `write(path, contents)` does the writing. For a
   /// signal handler, which must not wait for tasks (the threads that would run them may be the
   /// ones it stopped).
-  public func savePending(write: (DataPath, [UInt8]) throws -> Void) throws {
-    try saver?.savePending(write: write)
+  /// `read(path)` gives what the file holds now (nil when it is not there): a file another
+  /// writer changed since the restore is left as it is (`StateSaver`).
+  public func savePending(
+    write: (DataPath, [UInt8]) throws -> Void, read: (DataPath) throws -> [UInt8]?
+  ) throws {
+    try saver?.savePending(write: write, read: read)
   }
 
   /// What to save: the state, or its selected field, as a Lua data file (`LuaDataFile`), which
@@ -125,18 +132,25 @@ extension LuaFeature {
       bytes in
       (
         value: try self.readSaved(bytes, path: persistence.path, wholeState: wholeState),
-        code: Self.savedCodeFingerprint(in: bytes)
+        code: Self.savedCodeFingerprint(in: bytes), bytes: bytes
       )
     }
     let loaded: PersistedState.Loaded<LuaValue>
+    // What the file holds now, so that a save finds out whether another writer changed it.
     switch read {
-    case let .saved(saved): loaded = .saved(saved.value)
-    case .missing: loaded = .missing
+    case let .saved(saved):
+      loaded = .saved(saved.value)
+      saver?.knowsFile(saved.bytes)
+    case .missing:
+      loaded = .missing
+      saver?.knowsFile(nil)
     case let .corrupt(reason, movedTo):
       loaded = .corrupt(reason: reason, movedTo: movedTo)
       if movedTo == persistence.path.description {
         // Left where it is (it could not be read, or not moved aside): a save would replace it.
         saver?.refuseSaves(because: reason)
+      } else {
+        saver?.knowsFile(nil)  // moved aside
       }
     }
     guard case let .saved(saved) = read else { return loaded }

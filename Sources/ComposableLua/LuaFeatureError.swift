@@ -44,17 +44,28 @@ extension LuaFeatureError {
   /// The action a failed save of the persisted state (`persist`) names in its `.effect` error.
   public static let stateSaveAction = "saving the state"
 
+  /// The action a save names when it found its file changed by another writer, and wrote the
+  /// state beside it (`StateSaverConflict`).
+  public static let stateSavedAsideAction = "saving the state beside its file"
+
   /// Whether this is a save of the persisted state that failed (`.effect` of
-  /// `stateSaveAction`): a host counts it as a save that failed, not as an effect.
+  /// `stateSaveAction`), or went beside its file (`stateSavedAsideAction`): a host counts it as
+  /// a save that failed, not as an effect.
   public var isStateSave: Bool {
     if case .effect(Self.stateSaveAction, _) = self { return true }
+    return isStateSavedAside
+  }
+
+  /// Whether a save found its file changed by another writer and wrote the state beside it.
+  public var isStateSavedAside: Bool {
+    if case .effect(Self.stateSavedAsideAction, _) = self { return true }
     return false
   }
 
   /// For a failed save (`isStateSave`), why it failed, without the words about the effect;
   /// nil for any other error.
   public var stateSaveReason: String? {
-    guard case let .effect(Self.stateSaveAction, error) = self else { return nil }
+    guard isStateSave, case let .effect(_, error) = self else { return nil }
     return error.withoutLibraryFrames.description
   }
 
@@ -66,7 +77,7 @@ extension LuaFeatureError {
     switch self {
     case .conversion, .effect(Self.stateSaveAction, .conversion): return true
     case let .effect(Self.stateSaveAction, .runtime(_, traceback)): return !traceback.isEmpty
-    case .effect(Self.stateSaveAction, _): return false
+    case .effect(Self.stateSaveAction, _), .effect(Self.stateSavedAsideAction, _): return false
     case .effect: return true  // `persist.is_duplicate`, as a save at exit meets it
     default: return false
     }

@@ -134,13 +134,17 @@ struct FeatureOptions {
         try loaded.savePending { path, contents in
           try DataDirectory.make(root)
           try FileClient.writeNow(path, contents, under: root)
+        } read: { path in
+          do { return try FileClient.readNow(path, under: root) } catch  where error.isFileNotFound
+          {
+            return nil
+          }
         }
       } catch {
-        let message = Run.saveFailure(
-          loaded.saveFailureReason(error), data: root,
-          aboutTheState: Run.isAboutTheSavedState(error))
+        let cause = SaveFailureCause(error)
+        let message = Run.saveFailure(loaded.saveFailureReason(error), data: root, cause: cause)
         if Run.saidSaveFailure.withLock({ $0 }) != message { SignalSaver.say(message) }
-        saved = false
+        saved = cause == .anotherWriter  // written, beside the file
       }
       // An action that held the gate past the wait committed before the save read the state
       // (the save waits for the VM): its changes are given the same time again to be shown.

@@ -81,7 +81,7 @@ struct Run: Command {
         // A failed save is a save that failed, said once (`noteSave`), not an effect.
         if let reason = error.stateSaveReason {
           if failures.noteSave(reason) {
-            Self.saveFailed(reason, data: data, aboutTheState: error.isAboutTheSavedState)
+            Self.saveFailed(reason, data: data, cause: SaveFailureCause(error))
           }
           return
         }
@@ -318,23 +318,17 @@ struct Run: Command {
       return true
     } catch {
       let reason = feature.saveFailureReason(error)
-      if failures?.noteSave(reason) ?? true {
-        saveFailed(reason, data: data, aboutTheState: isAboutTheSavedState(error))
-      }
-      return false
+      let cause = SaveFailureCause(error)
+      if failures?.noteSave(reason) ?? true { saveFailed(reason, data: data, cause: cause) }
+      return cause == .anotherWriter  // written, beside the file
     }
-  }
-
-  /// Whether a save failed on what the state holds, not on the files (`isAboutTheSavedState`).
-  static func isAboutTheSavedState(_ error: any Error) -> Bool {
-    (error as? LuaFeatureError)?.isAboutTheSavedState ?? false
   }
 
   /// Says that a save failed: why, where the feature's files are, and what to do.
   /// When the data directory itself is at fault (under a file, not writable), that is said,
   /// with its fix, in place of the fix the file's error gave (which was about the file).
-  static func saveFailed(_ reason: String, data: URL?, aboutTheState: Bool = false) {
-    let message = saveFailure(reason, data: data, aboutTheState: aboutTheState)
+  static func saveFailed(_ reason: String, data: URL?, cause: SaveFailureCause = .files) {
+    let message = saveFailure(reason, data: data, cause: cause)
     saidSaveFailure.withLock { $0 = message }
     printError(message)
   }
@@ -344,10 +338,19 @@ struct Run: Command {
   static let saidSaveFailure = Mutex<String?>(nil)
 
   /// What `saveFailed` says. A failure in the feature (what the state holds, its
-  /// `is_duplicate`) says its own fix, never one about the data directory.
-  static func saveFailure(_ reason: String, data: URL?, aboutTheState: Bool = false) -> String {
+  /// `is_duplicate`) says its own fix, never one about the data directory; a file another
+  /// writer changed, where the state went instead.
+  static func saveFailure(
+    _ reason: String, data: URL?, cause: SaveFailureCause = .files
+  ) -> String {
+    switch cause {
+    case .state: return "the state could not be saved: \(reason)"  // not the folder's doing
+    case .anotherWriter:
+      return "the state was saved beside its file"
+        + (data.map { " in the data directory \($0.path)" } ?? "") + ": \(reason)"
+    case .files: break
+    }
     guard let data else { return "the state could not be saved: \(reason)" }
-    if aboutTheState { return "the state could not be saved: \(reason)" }  // not the folder's doing
     guard let fix = DataDirectory.problem(with: data) else {
       let generalFix =
         reason.contains("To fix, ")
@@ -359,4 +362,24 @@ struct Run: Command {
     return "the state could not be saved in the data directory \(data.path) (\(why)): \(fix)"
   }
 
+}
+
+/// What a save that failed failed on, for what is said of it.
+enum SaveFailureCause: Equatable {
+  /// The files: the data directory, the saved file, the disk.
+  case files
+  /// The feature: what the state holds (a function), its `persist.is_duplicate` raising.
+  case state
+  /// Another writer changed the file since it was loaded: the state was written beside it.
+  case anotherWriter
+
+  init(_ error: any Error) {
+    if error is StateSaverConflict {
+      self = .anotherWriter
+    } else if let error = error as? LuaFeatureError {
+      self = error.isStateSavedAside ? .anotherWriter : error.isAboutTheSavedState ? .state : .files
+    } else {
+      self = .files
+    }
+  }
 }

@@ -98,7 +98,7 @@ import Testing
     #expect(throws: StateSaverRefusal.self) {
       try feature.savePending { path, contents in
         try FileClient.writeNow(path, contents, under: sandbox.root)
-      }
+      } read: { path in try FileClient.readNow(path, under: sandbox.root) }
     }
     #expect(sandbox.neighbours() == PathSandbox.untouched)
     var status = stat()

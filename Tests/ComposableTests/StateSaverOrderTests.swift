@@ -77,7 +77,7 @@ extension StateSaverOrderTests {
       Thread {
         try? saver.savePending { _, bytes in
           log.append("signal wrote " + String(decoding: bytes, as: UTF8.self))
-        }
+        } read: { _ in nil }
         done.resume()
       }.start()
       Thread {

@@ -12,6 +12,14 @@ import Foundation
 /// Writes never overlap: one save writes at a time, and a save that comes while another writes
 /// leaves the writing to it, which writes again once done. Two writes at once could finish in
 /// either order, and the older state land last (with no delay, 6 saves in 100 did).
+///
+/// A save never replaces a file someone else wrote. Told what the file held when the state was
+/// loaded (`knowsFile`), a save first reads it: changed since (a second run of the same feature
+/// on the same folder, a hand edit), it is left as it is, and this saver's state goes beside it
+/// (`NAME.conflict-STAMP`), now and at every later save, with an error that says where
+/// (`StateSaverConflict`). Two runs on one folder lost the first one's changes to the last one
+/// to exit. (What a third writer does between the read and the write is not seen: the window is
+/// one read and one rename.)
 public final class StateSaver: @unchecked Sendable {
   /// The file, relative to the file client's root.
   public let path: DataPath
@@ -23,6 +31,11 @@ public final class StateSaver: @unchecked Sendable {
   private var scheduled = false
   private var contents: (@Sendable () throws -> [UInt8]?)?
   private var refusal: String?
+  /// What the file held when this saver last knew it (loaded or written it): nil when it never
+  /// was told, then no save checks the file before it writes.
+  private var onDisk: FileFingerprint?
+  /// Where the saves go once the file was found changed by another writer.
+  private var aside: DataPath?
   /// A write is under way; `writeAgain`: a save came meanwhile, and the writer writes once more.
   private var writing = false
   private var writeAgain = false
@@ -43,6 +56,12 @@ public final class StateSaver: @unchecked Sendable {
   /// start but could not be read (too large, not a regular file, unreadable), which a save
   /// would replace, losing it.
   public func refuseSaves(because reason: String) { lock.withLock { refusal = reason } }
+
+  /// What the file held when the state was loaded from it (nil: it was not there): a later
+  /// save that finds it otherwise leaves it, and writes beside it.
+  public func knowsFile(_ bytes: [UInt8]?) {
+    lock.withLock { onDisk = FileFingerprint(bytes) }
+  }
 
   /// Counts a change of the state: it is pending until a save that started after it is done.
   public func changed() { lock.withLock { changes += 1 } }
@@ -94,15 +113,25 @@ public final class StateSaver: @unchecked Sendable {
   /// `savePending` without waiting on anything: `write(path, contents)` does the writing. For a
   /// signal handler, which must not wait for tasks (the threads that would run them may be the
   /// ones it stopped).
-  public func savePending(write: (DataPath, [UInt8]) throws -> Void) throws {
+  /// `read(path)` gives what the file holds (nil when it is not there), to see whether another
+  /// writer changed it.
+  public func savePending(
+    write: (DataPath, [UInt8]) throws -> Void, read: (DataPath) throws -> [UInt8]?
+  ) throws {
     // A write under way (a save's effect, on another thread) covers only what it read, and
     // would land after this one, an older state last: waited for, but not past 2 s (a write
     // stuck on a full disk must not keep the process from ending).
     let deadline = ContinuousClock.now + .seconds(2)
     while lock.withLock({ writing }), ContinuousClock.now < deadline { usleep(1000) }
     guard isPending, let (count, contents) = try pendingContents() else { return }
-    if let bytes = try contents() { try write(path, bytes) }
+    var conflict: StateSaverConflict?
+    if let bytes = try contents() {
+      let target = try target(read: read, exists: { try read($0) != nil })
+      try write(target.path, bytes)
+      conflict = wrote(bytes, to: target)
+    }
     lock.withLock { saved = max(saved, count) }
+    if let conflict { throw conflict }
   }
 
   /// Writes the newest contents, unless a write is under way: that one then writes again when
@@ -118,8 +147,14 @@ public final class StateSaver: @unchecked Sendable {
     do {
       while true {
         if let (count, contents) = try pendingContents() {
-          if let bytes = try contents() { try await files.write(path, bytes) }
+          var conflict: StateSaverConflict?
+          if let bytes = try contents() {
+            let target = try await target(files)
+            try await files.write(target.path, bytes)
+            conflict = wrote(bytes, to: target)
+          }
           lock.withLock { saved = max(saved, count) }
+          if let conflict { throw conflict }
         }
         // Checked and cleared with `writing` in one step: a save that comes after sees no
         // writer, and writes itself.
@@ -138,6 +173,70 @@ public final class StateSaver: @unchecked Sendable {
       }
       throw error
     }
+  }
+
+  /// Where a write goes, with `files`: `target(read:exists:)` over the client.
+  private func target(_ files: FileClient) async throws -> Target {
+    guard lock.withLock({ aside == nil && onDisk != nil }) else { return try target(nil, nil) }
+    let now: [UInt8]?
+    do { now = try await files.read(path) } catch  where error.isFileNotFound { now = nil }
+    var candidate = try Self.asideName(for: path, attempt: 1)
+    var attempt = 1
+    while try await files.exists(candidate) {
+      attempt += 1
+      candidate = try Self.asideName(for: path, attempt: attempt)
+    }
+    return try target(now, candidate)
+  }
+
+  /// Where a write goes, reading and looking for names through the closures given.
+  private func target(
+    read: (DataPath) throws -> [UInt8]?, exists: (DataPath) throws -> Bool
+  ) throws -> Target {
+    guard lock.withLock({ aside == nil && onDisk != nil }) else { return try target(nil, nil) }
+    let now = try read(path)
+    var attempt = 1
+    var candidate = try Self.asideName(for: path, attempt: attempt)
+    while try exists(candidate) {
+      attempt += 1
+      candidate = try Self.asideName(for: path, attempt: attempt)
+    }
+    return try target(now, candidate)
+  }
+
+  /// The file, or the name beside it once (or now) another writer changed it: `now` is what
+  /// the file holds, `free` a name beside it no file has.
+  private func target(_ now: [UInt8]?, _ free: DataPath?) throws -> Target {
+    lock.withLock {
+      if let aside { return Target(path: aside, isNewlyAside: false) }
+      guard let known = onDisk, let free, FileFingerprint(now) != known else {
+        return Target(path: path, isNewlyAside: false)
+      }
+      aside = free
+      return Target(path: free, isNewlyAside: true)
+    }
+  }
+
+  /// Notes `bytes` written to `target`: the file's contents when it is the file; the conflict
+  /// to report when the saves just went aside.
+  private func wrote(_ bytes: [UInt8], to target: Target) -> StateSaverConflict? {
+    lock.withLock {
+      if target.path == path { onDisk = FileFingerprint(bytes) }
+    }
+    return target.isNewlyAside ? StateSaverConflict(path: path, aside: target.path) : nil
+  }
+
+  /// `NAME.conflict-STAMP`, `NAME.conflict-STAMP-2`, ...: a name per start of a conflict, the
+  /// second's seconds, so that two runs' conflicts keep apart.
+  private static func asideName(for path: DataPath, attempt: Int) throws -> DataPath {
+    let stamp = Int(Date().timeIntervalSince1970)
+    return try path.appendingToName(".conflict-\(stamp)" + (attempt > 1 ? "-\(attempt)" : ""))
+  }
+
+  /// Where a write goes, and whether it is the first to go aside.
+  private struct Target {
+    let path: DataPath
+    let isNewlyAside: Bool
   }
 
   /// The change count a write starting now covers, and what it writes; the refusal, if saves
@@ -160,6 +259,41 @@ public struct StateSaverRefusal: Error, CustomStringConvertible {
   public var description: String {
     "\(path) was not saved: the file there could not be loaded at start (\(reason)), and a save "
       + "would replace it. To fix, move it away (or make it readable) and start again"
+  }
+}
+
+/// A save that found its file changed by another writer since the state was loaded (a second
+/// run of the same feature on the same folder, a hand edit): that file is left as it is, and the
+/// state was written beside it, at `aside`, where the later saves go too.
+public struct StateSaverConflict: Error, CustomStringConvertible {
+  /// The file another writer changed, relative to the file client's root.
+  public let path: DataPath
+  /// Where the state was written instead.
+  public let aside: DataPath
+
+  public var description: String {
+    "\(path) was changed by another writer (a second run on the same data directory, or an "
+      + "edit) since the state was loaded from it, so it is left as it is: the state is in "
+      + "\(aside), where its later saves go too. To fix, keep the one you want as \(path), and "
+      + "run one at a time on a data directory"
+  }
+}
+
+/// What a file held, for telling whether it changed: absent, or its bytes' length and FNV-1a
+/// hash (a state's file is not kept twice in memory to compare it).
+struct FileFingerprint: Equatable {
+  let length: Int
+  let hash: UInt64
+
+  /// The fingerprint of `bytes`; of a file that is not there when nil.
+  init(_ bytes: [UInt8]?) {
+    guard let bytes else {
+      (length, hash) = (-1, 0)
+      return
+    }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    (length, self.hash) = (bytes.count, hash)
   }
 }
 

@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Two runs of one feature on one data directory: the second to save finds the file changed
+/// since it loaded it, leaves it, and saves its state beside it, saying where (a new user's
+/// finding: the last run to exit wrote over the other's changes, and both ended 0).
+@Suite struct TwoRunsOnOneFolderTests {
+  static let feature = """
+    local composable = require("composable")
+    return {
+      persist = composable.persist{ path = "shop.saved.lua", debounce = 0 },
+      initial_state = function() return { items = {} } end,
+      reduce = function(state, action) table.insert(state.items, action.name) end,
+    }
+    """
+
+  static func add(_ name: String) -> String { #"{ type = "add", name = "\#(name)" }"# + "\n" }
+
+  @Test func theSecondToSaveSavesBesideTheFile() throws {
+    let directory = try makeTemporaryDirectory("two-runs")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("shop.lua")
+    try Self.feature.write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    // A starts (nothing saved yet) and saves its first item.
+    let first = Process()
+    first.executableURL = try builtProduct("composable")
+    first.arguments = ["run", feature.path, "--data", data.path]
+    let input = Pipe(), output = Pipe(), errors = Pipe()
+    (first.standardInput, first.standardOutput, first.standardError) = (input, output, errors)
+    try first.run()
+    input.fileHandleForWriting.write(Data(Self.add("A-milk").utf8))
+    var shown = ""
+    while !shown.contains(#"+ items[1] = "A-milk""#) {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      shown += String(decoding: chunk, as: UTF8.self)
+    }
+    // A's save on disk (it comes after the change is shown)...
+    let file = data.appendingPathComponent("shop.saved.lua")
+    let deadline = Date().addingTimeInterval(20)
+    while (try? String(contentsOf: file, encoding: .utf8))?.contains("A-milk") != true,
+      Date() < deadline
+    {
+      usleep(10_000)
+    }
+    // ...B starts from it, adds, saves and ends.
+    let second = try Command.run(
+      ["run", feature.path, "--data", data.path], input: Self.add("B-bread"))
+    #expect(second.status == 0, "\(second.errors)")
+    // A goes on, and ends: its save finds B's file.
+    input.fileHandleForWriting.write(Data(Self.add("A-eggs").utf8))
+    try input.fileHandleForWriting.close()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    first.waitUntilExit()
+    #expect(first.terminationStatus == 1, "\(text)")
+    let saved = try String(contentsOf: file, encoding: .utf8)
+    #expect(saved.contains(#"items = { "A-milk", "B-bread" }"#), "\(saved)")
+    let names = try FileManager.default.contentsOfDirectory(atPath: data.path)
+    let aside = try #require(names.first { $0.hasPrefix("shop.saved.lua.conflict-") }, "\(names)")
+    let mine = try String(contentsOf: data.appendingPathComponent(aside), encoding: .utf8)
+    #expect(mine.contains(#"items = { "A-milk", "A-eggs" }"#), "\(mine)")
+    #expect(
+      text.contains(
+        "error: the state was saved beside its file in the data directory \(data.path): "
+          + "shop.saved.lua was changed by another writer (a second run on the same data "
+          + "directory, or an edit) since the state was loaded from it, so it is left as it is: "
+          + "the state is in \(aside), where its later saves go too. To fix, keep the one you "
+          + "want as shop.saved.lua, and run one at a time on a data directory\n"), "\(text)")
+    #expect(
+      text.hasSuffix("error: 1 save of the state failed (exit status 1)\n"), "\(text)")
+  }
+}

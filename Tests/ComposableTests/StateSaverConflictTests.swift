@@ -1,0 +1,110 @@
+@testable import Composable
+import Foundation
+import Synchronization
+import Testing
+
+/// A save never replaces a file another writer changed since the state was loaded from it: the
+/// state goes beside it (a new user's two runs on one data directory lost the first one's
+/// changes to the last one to exit, both ending 0).
+@Suite struct StateSaverConflictTests {
+  let path = try! DataPath(validating: Array("state.txt".utf8))
+
+  func text(_ files: FileClient, _ name: String) async -> String? {
+    guard let path = try? DataPath(validating: Array(name.utf8)),
+      let bytes = try? await files.read(path)
+    else { return nil }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  func names(_ files: FileClient) async throws -> [String] {
+    try await files.list(DataPath.root).sorted()
+  }
+
+  @Test(arguments: ["changed", "removed", "made"])
+  func aFileAnotherWriterChangedIsLeftAndTheStateGoesBeside(how: String) async throws {
+    let files = FileClient.inMemory(how == "made" ? [:] : [path: "mine 0"])
+    let saver = StateSaver(path: path) { Array("mine 1".utf8) }
+    saver.knowsFile(how == "made" ? nil : Array("mine 0".utf8))
+    switch how {
+    case "changed": try await files.write(path, Array("theirs".utf8))
+    case "removed": try await files.remove(path)
+    default: try await files.write(path, Array("theirs".utf8))
+    }
+    saver.changed()
+    await #expect(throws: StateSaverConflict.self) { try await saver.savePending(files: files) }
+    #expect(await text(files, "state.txt") == (how == "removed" ? nil : "theirs"))
+    let aside = try #require(try await names(files).first { $0.hasPrefix("state.txt.conflict-") })
+    #expect(await text(files, aside) == "mine 1")
+    #expect(!saver.isPending, "written, beside the file")
+    // Later saves go there too, and say nothing more.
+    saver.changed()
+    try await saver.savePending(files: files)
+    #expect(await text(files, "state.txt") == (how == "removed" ? nil : "theirs"))
+    #expect(try await names(files).filter { $0.hasPrefix("state.txt.conflict-") }.count == 1)
+  }
+
+  /// The saver's own writes are what it knows next: save after save, no conflict.
+  @Test func itsOwnWritesAreNoConflict() async throws {
+    let files = FileClient.inMemory([path: "0"])
+    let count = SaveNumber()
+    let saver = StateSaver(path: path) { Array("\(count.next())".utf8) }
+    saver.knowsFile(Array("0".utf8))
+    for _ in 1...5 {
+      saver.changed()
+      try await saver.savePending(files: files)
+    }
+    #expect(await text(files, "state.txt") == "5")
+    #expect(try await names(files) == ["state.txt"])
+  }
+
+  /// A conflict file already there (two conflicts in one second) is not written over.
+  @Test func aConflictFileThereIsKept() async throws {
+    let files = FileClient.inMemory([path: "0"])
+    let saver = StateSaver(path: path) { Array("mine".utf8) }
+    saver.knowsFile(Array("0".utf8))
+    try await files.write(path, Array("theirs".utf8))
+    let stamp = Int(Date().timeIntervalSince1970)
+    for second in [stamp, stamp + 1] {  // the second may turn while the test runs
+      try await files.write(
+        try DataPath(validating: Array("state.txt.conflict-\(second)".utf8)), Array("older".utf8))
+    }
+    saver.changed()
+    await #expect(throws: StateSaverConflict.self) { try await saver.savePending(files: files) }
+    let all = try await names(files)
+    #expect(all.filter { $0.hasPrefix("state.txt.conflict-") }.count == 3, "\(all)")
+    for name in all where name.hasPrefix("state.txt.conflict-") && !name.contains("-2") {
+      if name.hasSuffix("\(stamp)") || name.hasSuffix("\(stamp + 1)") {
+        #expect(await text(files, name) == "older")
+      }
+    }
+  }
+
+  /// Not told what the file held (a saver that did not load it), a save writes as before.
+  @Test func aSaverNotToldWritesOver() async throws {
+    let files = FileClient.inMemory([path: "theirs"])
+    let saver = StateSaver(path: path) { Array("mine".utf8) }
+    saver.changed()
+    try await saver.savePending(files: files)
+    #expect(await text(files, "state.txt") == "mine")
+  }
+
+  /// A signal's save (no tasks) checks the same way.
+  @Test func aSignalsSaveLeavesAChangedFileToo() throws {
+    var disk: [DataPath: [UInt8]] = [path: Array("theirs".utf8)]
+    let saver = StateSaver(path: path) { Array("mine".utf8) }
+    saver.knowsFile(Array("mine 0".utf8))
+    saver.changed()
+    #expect(throws: StateSaverConflict.self) {
+      try saver.savePending { path, bytes in disk[path] = bytes } read: { disk[$0] }
+    }
+    #expect(disk[path] == Array("theirs".utf8))
+    #expect(disk.count == 2)
+    #expect(disk.values.contains(Array("mine".utf8)))
+  }
+}
+
+/// 1, 2, 3, ... across tasks.
+private final class SaveNumber: Sendable {
+  private let value = Mutex(0)
+  func next() -> Int { value.withLock { $0 += 1; return $0 } }
+}
