@@ -116,8 +116,16 @@ struct FeatureOptions {
         throw ExitStatus.failure
       }
       warnings.withLock { $0 }.forEach { printError($0, kind: "warning") }
+      if case let .corrupt(_, movedTo) = restored {
+        // Where it is, and how to have it back: the first save writes a new file in its place.
+        let aside = root.appendingPathComponent(movedTo).path
+        let file = root.appendingPathComponent(persistence.path.description).path
+        printError(
+          "the file set aside is \(aside). To have it back, end this run before its first change "
+            + "is saved, fix the file, and move it back to \(file)", kind: "warning")
+      }
       if case .saved = restored {
-        print("Restored from \(root.path).")
+        print("Restored from \(root.appendingPathComponent(persistence.path.description).path).")
         if loaded.restoreMigration != nil {
           print("It was saved by other code, and migrate(state) ran on it:")
           Run.printMigration(

@@ -145,6 +145,49 @@ import Testing
         + "directory you can write to\n")
   }
 
+  /// A saved file that is no state is set aside, and the run goes on: the warning says where
+  /// the file went, in full, and how to have it back (a new user had to guess the folder).
+  @Test func aSavedFileThatIsNoStateIsSetAsideAndSaidWhere() throws {
+    let directory = try makeTemporaryDirectory("data-set-aside")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let data = directory.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    let file = data.appendingPathComponent("tally.saved.lua")
+    try "return { count = 2*6 }".write(to: file, atomically: true, encoding: .utf8)
+    let outcome = try run(in: directory, data: data.path)
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    let names = try FileManager.default.contentsOfDirectory(atPath: data.path)
+    let aside = try #require(names.first { $0.hasPrefix("tally.saved.lua.corrupt-") }, "\(names)")
+    let asidePath = data.appendingPathComponent(aside).path
+    #expect(try String(contentsOfFile: asidePath, encoding: .utf8) == "return { count = 2*6 }")
+    #expect(
+      outcome.errors.contains(
+        "warning: the file set aside is \(asidePath). To have it back, end this run before its "
+          + "first change is saved, fix the file, and move it back to \(file.path)\n"),
+      "\(outcome.errors)")
+  }
+
+  /// A saved file this user may not read: the system's reason is said.
+  @Test func aSavedFileThatCannotBeReadSaysWhy() throws {
+    let directory = try makeTemporaryDirectory("data-saved-unreadable")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+    let feature = directory.appendingPathComponent("tally.lua")
+    try RunFailedActionsTests.feature.write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: data.path)
+    let file = data.appendingPathComponent("tally.saved.lua")
+    try "return { count = 1 }".write(to: file, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: file.path)
+    let (status, text) = try DataDirectoryMessagesTests.incrementAsNobody(
+      feature: feature, data: data)
+    #expect(status == 1, "\(text)")
+    #expect(
+      text.contains("(it cannot be read: tally.saved.lua: cannot be read (Permission denied))"),
+      "\(text)")
+  }
+
   @Test func anEmptyPathIsAWrongCommandLine() throws {
     let directory = try makeTemporaryDirectory("data-empty")
     defer { try? FileManager.default.removeItem(at: directory) }

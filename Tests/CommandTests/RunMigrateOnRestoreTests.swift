@@ -27,7 +27,7 @@ import Testing
     #expect(
       upgraded.output.hasPrefix(
         """
-        Restored from \(data.path).
+        Restored from \(data.appendingPathComponent("tally.saved.lua").path).
         It was saved by other code, and migrate(state) ran on it:
           + count = 20
           − n = 2

@@ -249,7 +249,7 @@ extension LiveFiles {
     case ENOENT: return "no such file"
     case EISDIR: return "is a directory"
     case ELOOP: return "it leads outside the root (through a symlink)"
-    default: return "cannot be read"
+    default: return "cannot be read (\(String(cString: strerror(code))))"
     }
   }
 }
