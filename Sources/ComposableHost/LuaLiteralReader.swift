@@ -46,8 +46,13 @@ public struct LuaLiteralReader {
       }
     } catch let error as LuaError {
       // Lua's own words, which may not say where ("C stack overflow" for a table nested past
-      // what its parser takes), after what was being read.
-      throw NotAnAction(message: error.message)
+      // what its parser takes), after what was being read. Of one line, `input:1: ` says
+      // nothing (and read beside a host's "line 3 of the input", something wrong).
+      var message = error.message
+      if !line.contains(UInt8(ascii: "\n")), let place = message.range(of: "input:1: ") {
+        message.removeSubrange(place)
+      }
+      throw NotAnAction(message: message)
     } catch {
       throw NotAnAction(message: "\(error)")
     }

@@ -121,7 +121,9 @@ struct Run: Command {
     let files = dependencies.files
     var lines = InputLines()
     var quit = false
+    var number = 0  // the line's, in the input: an error names it
     while let line = lines.next() {
+      number += 1
       let text = line.trimmingSpacesAndTabs
       if text.isEmpty { continue }
       if text.elementsEqual(":quit".utf8) || text.elementsEqual(":q".utf8) {
@@ -131,13 +133,17 @@ struct Run: Command {
       do {
         await store.send(try parser.action(from: line))
       } catch {
-        // A REPL command piped to `run`: say where it works.
+        // A REPL command piped to `run`, or a table that goes on to the next line: say where
+        // it works.
         let hint =
           text.first == UInt8(ascii: ":")
           ? "\n  (`run` takes actions and :quit; commands such as :advance and :state are the "
-            + "REPL's: composable repl FEATURE)" : ""
+            + "REPL's: composable repl FEATURE)"
+          : parser.isIncomplete(line)
+            ? "\n  (piped, `run` reads an action a line: write it on one line, or pipe it to "
+              + "composable repl FEATURE, which reads a table on over the lines that follow)" : ""
         failures.noteLineNotAnAction()
-        printError("\(error)\(hint)")
+        printError("line \(number) of the input: \(error)\(hint)")
       }
     }
     // At the end of the input, the effects get `--wait` to finish and send what they send; a

@@ -347,9 +347,12 @@ import Testing
     #expect(outcome.status == 2)
     #expect(
       outcome.errors == """
-        error: the line is not an action (a word, or a Lua table): syntax error: input:1: \
-        unexpected symbol near <eof>
-        error: the line is not an action (a word, or a Lua table): C stack overflow
+        error: line 1 of the input: the line is not an action (a word, or a Lua table): syntax \
+        error: unexpected symbol near <eof>
+          (piped, `run` reads an action a line: write it on one line, or pipe it to composable \
+        repl FEATURE, which reads a table on over the lines that follow)
+        error: line 2 of the input: the line is not an action (a word, or a Lua table): C stack \
+        overflow
         error: 2 lines were not actions; the other lines ran (exit status 2)
 
         """)

@@ -68,8 +68,8 @@ import Testing
     // A raw CR inside a string literal: what lua5.4 says of it.
     #expect(
       outcome.errors.contains(
-        "the line is not an action (a word, or a Lua table): syntax error: input:1: unfinished "
-          + "string near '\"p'"), "\(outcome.errors)")
+        "error: line 3 of the input: the line is not an action (a word, or a Lua table): syntax "
+          + "error: unfinished string near '\"p'"), "\(outcome.errors)")
   }
 
   /// `composable repl` with its input piped reads bytes the same way.
