@@ -455,8 +455,8 @@ extension LuaVM {
       do throws(LuaError) { value = try stack.value(at: -1, in: self) } catch {
         throw error.rooted(at: "result #1")
       }
-      // What a snapshot reads but a state cannot hold: a key with no saved form.
-      if let path = LuaVM.pathOfKeyThatIsNotData(in: value) {
+      // What a snapshot reads but a state cannot hold: a key or a value with no saved form.
+      if let path = LuaVM.pathOfWhatIsNotData(in: value) {
         throw .conversion(path: "result #1" + path, message: reason)
       }
       try stack.push(value, in: self)
@@ -464,22 +464,27 @@ extension LuaVM {
     }
   }
 
-  /// The path of the first table (in key order) with a key that is a function, a coroutine or
-  /// a userdata, or nil. Each table is looked into once, however many times it is reached.
-  static func pathOfKeyThatIsNotData(in value: LuaValue) -> String? {
+  /// The path of the first field (in key order) whose key is a function, a coroutine or a
+  /// userdata (the table that holds it), or whose value is a function or a coroutine, or nil.
+  /// Each table is looked into once, however many times it is reached.
+  static func pathOfWhatIsNotData(in value: LuaValue) -> String? {
     var seen = Set<LuaTableIdentity>()
     func search(_ value: LuaValue) -> String? {
-      guard case let .table(table) = value, seen.insert(table.identity).inserted else {
-        return nil
-      }
-      for (key, element) in table.sortedEntries {
-        switch key {
-        case .function, .other: return ""
-        default: break
+      switch value {
+      case .function: return ""
+      case let .other(reference) where reference.typeName == "thread": return ""
+      case let .table(table):
+        guard seen.insert(table.identity).inserted else { return nil }
+        for (key, element) in table.sortedEntries {
+          switch key {
+          case .function, .other: return ""
+          default: break
+          }
+          if let path = search(element) { return LuaPath.component(key) + path }
         }
-        if let path = search(element) { return LuaPath.component(key) + path }
+        return nil
+      default: return nil
       }
-      return nil
     }
     return search(value)
   }

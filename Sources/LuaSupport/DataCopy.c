@@ -4,11 +4,12 @@
 //
 // The rules are the snapshot's: a proxy stands for its real table; tables become plain tables,
 // marked as arrays when they carry the array marker or hold exactly the keys 1..n (n > 0),
-// any other metatable dropped; functions and other values are kept as they are. A table key,
-// a table that contains itself, or tables nested deeper than LK_DATA_MAX_DEPTH are errors: the
-// host then takes the snapshot's path, whose errors name the field. One difference: a table
-// reached twice is copied once and shared, where a push back would copy it twice, so a value
-// that holds one table 2^40 times over costs one copy.
+// any other metatable dropped. A key or a value that is no data (a table key; a function, a
+// coroutine or a userdata key; a function or a coroutine value), a table that contains itself,
+// or tables nested deeper than LK_DATA_MAX_DEPTH are errors: the host then takes the snapshot's
+// path, whose errors name the field. One difference: a table reached twice is copied once and
+// shared, where a push back would copy it twice, so a value that holds one table 2^40 times
+// over costs one copy.
 #include "LuaState.h"
 
 enum { LK_DATA_MAX_DEPTH = 200 };  // LuaValue.maximumDepth
@@ -71,8 +72,16 @@ static void lk_copy_table(lua_State *L, int source, int depth) {
 
 // Pushes the copy of the value at `source` (absolute).
 static void lk_copy_value(lua_State *L, int source, int depth) {
-  if (lua_type(L, source) == LUA_TTABLE) lk_copy_table(L, source, depth);
-  else lua_pushvalue(L, source);
+  int type = lua_type(L, source);
+  if (type == LUA_TTABLE) {
+    lk_copy_table(L, source, depth);
+  } else if (type == LUA_TFUNCTION || type == LUA_TTHREAD) {  // code, not data (Transaction.c)
+    luaL_error(L, "a %s cannot be kept in the state (state is data: tables, strings, numbers "
+                  "and booleans; keep a name for what it does)",
+               type == LUA_TTHREAD ? "coroutine" : "function");
+  } else {
+    lua_pushvalue(L, source);
+  }
 }
 
 static int lk_copy_data_protected(lua_State *L) {

@@ -53,18 +53,55 @@ static int lk_is_data_key_type(int type) {
   return type == LUA_TSTRING || type == LUA_TNUMBER || type == LUA_TBOOLEAN;
 }
 
+// Values of a state are data too, not code: a function or a coroutine has no saved form (a
+// save refused it, and every save after, while the run went on), prints as an address that
+// differs from run to run (a diff, a test, a time travel showed changes where there were none),
+// and compares by identity. Refused when written, as actions refuse them. A userdata is let be:
+// `json.null` is one, and JSON decoded into the state holds it (a save says it cannot keep it).
+static int lk_is_data_value_type(int type) {
+  return type != LUA_TFUNCTION && type != LUA_TTHREAD;
+}
+
+// The name of a value of type `type` that is no data, for a refusal.
+static const char *lk_no_data_name(int type) {
+  switch (type) {
+    case LUA_TTABLE: return "a table";
+    case LUA_TFUNCTION: return "a function";
+    case LUA_TTHREAD: return "a coroutine";
+    case LUA_TLIGHTUSERDATA: return "a light userdata";
+    default: return "a userdata";
+  }
+}
+
+// Pushes where the Lua code that wrote is: the first Lua line up the stack, past the table
+// library's C functions (`table.insert(state.list, print)` wrote through `table.insert`).
+static void lk_push_writer_place(lua_State *L) {
+  lua_Debug ar;
+  for (int level = 1; level <= 3 && lua_getstack(L, level, &ar); level++) {
+    if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+      lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+      return;
+    }
+  }
+  lua_pushliteral(L, "");
+}
+
+// Raises the refusal of a value of type `type` (not data), after the Lua line that wrote when
+// `where`.
+static int lk_raise_value_refused(lua_State *L, int type, int where) {
+  if (where) lk_push_writer_place(L);
+  else lua_pushliteral(L, "");
+  lua_pushfstring(L, "%s cannot be kept in the state (state is data: tables, strings, numbers "
+                     "and booleans; keep a name for what it does)", lk_no_data_name(type));
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
 // Raises the refusal of a key of type `type` (not a data key), after the Lua line that wrote
 // when `where`.
 static int lk_raise_key_refused(lua_State *L, int type, int where) {
-  const char *what;
-  switch (type) {
-    case LUA_TTABLE: what = "a table"; break;
-    case LUA_TFUNCTION: what = "a function"; break;
-    case LUA_TTHREAD: what = "a coroutine"; break;
-    case LUA_TLIGHTUSERDATA: what = "a light userdata"; break;
-    default: what = "a userdata"; break;
-  }
-  if (where) luaL_where(L, 1);
+  const char *what = lk_no_data_name(type);
+  if (where) lk_push_writer_place(L);
   else lua_pushliteral(L, "");
   lua_pushfstring(L, "%s cannot be a state key (keys are strings, numbers and booleans)", what);
   lua_concat(L, 2);
@@ -445,8 +482,9 @@ static int lk_view_fill(lua_State *L) {
 // lk_journaled_set).
 static inline int lk_is_scalar_write(lua_State *L) {
   const lk_info *info = lk_info_of(L);
+  int value = lua_type(L, 3);
   return info->transaction.open && info->shape.move_mark == NULL &&
-         lua_type(L, 2) == LUA_TSTRING && lua_type(L, 3) != LUA_TTABLE;
+         lua_type(L, 2) == LUA_TSTRING && value != LUA_TTABLE && lk_is_data_value_type(value);
 }
 
 // The hot path of a write (a field of an entity set to a number, a string, a boolean), through a
@@ -679,6 +717,8 @@ static void lk_adopt(lua_State *L, int index, int depth) {
     count += 1;
     int key_type = lua_type(L, -2);
     if (!lk_is_data_key_type(key_type)) lk_raise_key_refused(L, key_type, 0);
+    int value_type = lua_type(L, -1);
+    if (!lk_is_data_value_type(value_type)) lk_raise_value_refused(L, value_type, 0);
     lua_pop(L, 1);
   }
   lua_Integer sequence = (lua_Integer)lua_rawlen(L, index);
@@ -873,7 +913,11 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     }
     if (!lk_is_data_key_type(key_type)) lk_raise_key_refused(L, key_type, 1);
   }
-  if (lua_type(L, value) == LUA_TTABLE) {
+  int value_type = lua_type(L, value);
+  if (__builtin_expect(!lk_is_data_value_type(value_type), 0)) {
+    lk_raise_value_refused(L, value_type, 1);
+  }
+  if (value_type == LUA_TTABLE) {
     // The table library moving an element within this very array (a sort, an insert, a
     // remove: it says so, write by write): it stays a child of the same table, so its form and
     // the state's shape need no proof.

@@ -8,17 +8,20 @@ import Testing
 /// the status, a failed save is said and counted once, as a save, and the summary comes last
 /// (after every save in flight).
 @Suite struct RunExitSummaryTests {
-  /// A tally whose `increment` also keeps a function in the state: every save after it fails
-  /// (a function cannot be saved), while the run goes on.
+  /// A tally whose `persist.is_duplicate` raises once it has counted: every save after the first
+  /// increment fails, while the run goes on.
   static let unsavableFeature = """
     local composable = require("composable")
     return {
-      persist = composable.persist{ path = "tally.saved.lua", debounce = 0 },
+      persist = composable.persist{ path = "tally.saved.lua", debounce = 0,
+        is_duplicate = function(old, new)
+          if new.count > 0 then error("no saves here", 0) end
+          return false
+        end },
       initial_state = function() return { count = 0 } end,
       reduce = function(state, action)
         if action.type == "increment" then
           state.count = state.count + 1
-          state.on_change = print
         elseif action.type == "boom" then
           state.count = 99
           error("boom")
@@ -53,11 +56,11 @@ import Testing
     // Said once, naming the data directory: not again by the save at the end.
     #expect(
       outcome.errors.components(separatedBy: "could not be saved").count == 2, "\(outcome.errors)")
-    // The fix is the state's: the data directory is not blamed.
+    // The fault is the feature's: the data directory is not blamed.
     #expect(
       outcome.errors.contains(
-        "error: the state could not be saved: state.on_change: a function cannot be saved: keep "
-          + "data only\n"), "\(outcome.errors)")
+        "error: the state could not be saved: persist.is_duplicate raised: no saves here"),
+      "\(outcome.errors)")
     #expect(!outcome.errors.contains("pass --data"), "\(outcome.errors)")
   }
 

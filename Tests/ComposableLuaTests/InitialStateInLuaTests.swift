@@ -1,6 +1,7 @@
 import ComposableLua
 import Foundation
 import LuaKit
+import TestSupport
 import Testing
 
 /// `initial_state()`'s table is copied into the state in Lua, never through Swift, by the
@@ -37,7 +38,6 @@ import Testing
         list = { 1, 2.0, "three\\0\\r\\n" }, empty = {}, holes = { [1] = 1, [3] = 3 },
         nan = 0/0, negative_zero = -0.0, big = math.mininteger, yes = true,
         object = setmetatable({ x = 1 }, { __index = function() return 42 end }),
-        f = function() end,
       }
       """)
     let state = try feature.state()
@@ -49,8 +49,25 @@ import Testing
     #expect(state.negative_zero.doubleValue?.sign == .minus)
     #expect(state.big == .integer(Int.min))
     #expect(state.object == ["x": 1], "the metatable is dropped, as a snapshot drops it")
-    #expect(state.f.typeName == "function")
     #expect(try feature.evaluate("getmetatable(state.object), state.object.y") == [.nil, .nil])
+  }
+
+  /// A function or a coroutine is code, not data: an initial state holding one does not load,
+  /// naming the field, whichever way it is copied (in Lua, or through a snapshot when a table
+  /// key sends it there).
+  @Test(arguments: [
+    ("{ a = { f = function() end } }", "result #1.a.f", "function"),
+    ("{ list = { 1, coroutine.create(print) } }", "result #1.list[2]", "coroutine"),
+  ])
+  func codeInTheInitialStateIsRefusedNamingTheField(
+    state: String, field: String, kind: String
+  ) {
+    let error = featureError { _ = try Self.feature("return \(state)") }
+    #expect(
+      error?.description.contains(
+        "\(field): a \(kind) cannot be kept in the state (state is data: tables, strings, "
+          + "numbers and booleans; keep a name for what it does)") == true,
+      "\(String(describing: error))")
   }
 
   /// A table reached twice is copied once: the state holds one table at both places, as it
