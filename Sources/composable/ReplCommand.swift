@@ -71,7 +71,8 @@ struct ReplLoop {
     }
     defer { hotReload.stop() }
     print("\(host.feature.file): state \(try host.feature.state())")
-    print("Type an action (increment, or a table), = expression, or :help. Saves reload it.")
+    let example = KnownActionTypes.firstNamed(in: host.file) ?? "increment"
+    print("Type an action (\(example), or a table), = expression, or :help. Saves reload it.")
     // At a terminal, libedit edits the line; otherwise (a pipe, a test) lines are read plain.
     let editor =
       isatty(STDIN_FILENO) == 1

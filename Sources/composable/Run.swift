@@ -68,7 +68,9 @@ struct Run: Command {
     try loaded.writeState(to: &output)
     output.write("\n")
     output.flush()
-    print("Type actions, one per line: a word (increment) or a table ({ type = \"add\", n = 1 }).")
+    // The example is a type the feature names (a new user's shopping list was told `increment`).
+    let example = KnownActionTypes.firstNamed(in: host.file) ?? "increment"
+    print("Type actions, one per line: a word (\(example)) or a table ({ type = \"add\", n = 1 }).")
     fflush(nil)
     // The store holds a handle: the state stays in Lua, and each action's changes are read from
     // its transaction, so no copy of the state is kept beside it.

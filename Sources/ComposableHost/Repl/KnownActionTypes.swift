@@ -61,6 +61,24 @@ public struct KnownActionTypes: Sendable {
     return found
   }
 
+  /// The type the feature's own file names first (compared with, or listed in
+  /// `Feature.actions`): the example a host's first lines give. Nil when it names none.
+  ///
+  /// ```swift
+  /// let example = KnownActionTypes.firstNamed(in: featureFile) ?? "increment"
+  /// ```
+  public static func firstNamed(in feature: URL) -> String? {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: feature.path),
+      let size = attributes[.size] as? Int, size <= maximumScannedBytes,
+      let source = try? LuaSourceFile.read(feature)
+    else { return nil }
+    let comparison = #/(?:\.type|\btype|\bt|\bkind)\s*==\s*"([A-Za-z_][A-Za-z0-9_.]*)"/#
+    let listed = #/\.actions\s*=\s*\{\s*"([A-Za-z_][A-Za-z0-9_.]*)"/#
+    let first = [source.firstMatch(of: comparison), source.firstMatch(of: listed)]
+      .compactMap { $0 }.min { $0.range.lowerBound < $1.range.lowerBound }
+    return first.map { String($0.1) }
+  }
+
   /// Adds `type` to the known types (one seen coming back from an effect, say).
   public mutating func insert(_ type: String) { types.insert(type) }
 
