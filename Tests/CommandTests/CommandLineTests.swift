@@ -728,13 +728,7 @@ import Testing
     /// `send`, then reads the output until the action is shown; whether it was.
     func add(_ note: String) -> Bool {
       send(note)
-      var shown = ""
-      while !shown.contains("received action") {
-        let chunk = stdout.fileHandleForReading.availableData
-        if chunk.isEmpty { break }
-        shown += String(decoding: chunk, as: UTF8.self)
-      }
-      return shown.contains("received action")
+      return stdout.read(until: "received action").contains("received action")
     }
   }
 }

@@ -60,13 +60,7 @@ import Testing
 
   /// Reads `output` until the tally's `+ count = 1` is shown; whether it was.
   static func waitForTheChange(_ output: Pipe) -> Bool {
-    var shown = ""
-    while !shown.contains("+ count = 1") {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      shown += String(decoding: chunk, as: UTF8.self)
-    }
-    return shown.contains("+ count = 1")
+    output.read(until: "+ count = 1").contains("+ count = 1")
   }
 
   /// A feature in a folder anyone may read, and a data directory to be made in a folder

@@ -22,12 +22,7 @@ import Testing
     // was too short for a sanitized run on a loaded machine, where the test waited its turn).
     let pid = process.processIdentifier
     DispatchQueue.global().asyncAfter(deadline: .now() + 300) { kill(pid, SIGKILL) }
-    var printed = ""
-    while !printed.contains("\n") {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      printed += String(decoding: chunk, as: UTF8.self)
-    }
+    let printed = output.read(until: "\n")
     let url = try #require(
       printed.firstMatch(of: /http:\/\/127\.0\.0\.1:[0-9]+/).map { String($0.output) },
       "the server printed no address: \(printed)")

@@ -48,3 +48,16 @@ public enum Command {
       errors: String(decoding: errors, as: UTF8.self))
   }
 }
+
+extension Pipe {
+  /// Reads what comes out of the pipe until it has written `text` (or ends); all it read.
+  public func read(until text: String) -> String {
+    var read = ""
+    while !read.contains(text) {
+      let chunk = fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      read += String(decoding: chunk, as: UTF8.self)
+    }
+    return read
+  }
+}
