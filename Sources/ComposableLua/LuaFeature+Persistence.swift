@@ -77,11 +77,13 @@ extension LuaFeature {
   /// signal handler, which must not wait for tasks (the threads that would run them may be the
   /// ones it stopped).
   /// `read(path)` gives what the file holds now (nil when it is not there): a file another
-  /// writer changed since the restore is left as it is (`StateSaver`).
+  /// writer changed since the restore is left as it is (`StateSaver`); `locked(path, body)`
+  /// runs the read and the write holding the file's lock.
   public func savePending(
-    write: (DataPath, [UInt8]) throws -> Void, read: (DataPath) throws -> [UInt8]?
+    write: (DataPath, [UInt8]) throws -> Void, read: (DataPath) throws -> [UInt8]?,
+    locked: (DataPath, () throws -> Void) throws -> Void = { _, body in try body() }
   ) throws {
-    try saver?.savePending(write: write, read: read)
+    try saver?.savePending(write: write, read: read, locked: locked)
   }
 
   /// What to save: the state, or its selected field, as a Lua data file (`LuaDataFile`), which

@@ -147,6 +147,9 @@ struct FeatureOptions {
           {
             return nil
           }
+        } locked: { path, body in
+          try DataDirectory.make(root)
+          try FileClient.whileLockedNow(path, under: root, body)
         }
       } catch {
         let cause = SaveFailureCause(error)

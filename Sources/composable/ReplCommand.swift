@@ -96,8 +96,10 @@ struct ReplLoop {
       }
       if await session.handle(bytes: line) == .quit { break }
     }
-    let saved = await Run.savePending(
+    let ending = await Run.savePending(
       host.feature, files: host.dependencies.files, data: host.dataDirectory)
+    // A save that failed, or went beside its file, during the session or at its end: 1.
+    let saved = ending == .saved && session.failures.counts.saves == 0
     // Piped, a line that was not an action fails the script, as it does `run` piped; typed at
     // the prompt, it is typing.
     let lines = editor == nil ? session.failures.counts.lines : 0

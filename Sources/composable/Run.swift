@@ -177,7 +177,8 @@ struct Run: Command {
     hotReload?.stop()
     await Self.settleSaves(of: store)
     failures.closeSaves(
-      saved: await Self.savePending(loaded, files: files, failures: failures, data: data))
+      saved: await Self.savePending(loaded, files: files, failures: failures, data: data)
+        != .failed)
     // Output that could not be written (a full disk, `> /dev/full`) and a state that could not
     // be saved end the run as a failure: a script checking the status must not take it for
     // done.
@@ -310,26 +311,40 @@ struct Run: Command {
       try makeRoot()
       try await live.append(path, contents)
     }
+    client.whileLocked = { path, body in
+      try makeRoot()
+      try await live.whileLocked(path, body)
+    }
     return client
   }
 
-  /// Writes what the feature has not saved yet, saying so when that fails; whether it did.
+  /// Writes what the feature has not saved yet, saying so when that fails; what became of it.
   /// With `failures`, a failure is counted there, and not said again when it is the one a save
   /// during the run said.
   @discardableResult
   static func savePending(
     _ feature: LuaFeature, files: FileClient, failures: Failures? = nil,
     data: URL? = nil
-  ) async -> Bool {
+  ) async -> SaveOutcome {
     do {
       try await feature.savePending(files: files)
-      return true
+      return .saved
     } catch {
       let reason = feature.saveFailureReason(error)
       let cause = SaveFailureCause(error)
       if failures?.noteSave(reason) ?? true { saveFailed(reason, data: data, cause: cause) }
-      return cause == .anotherWriter  // written, beside the file
+      return cause == .anotherWriter ? .savedBeside : .failed
     }
+  }
+
+  /// What became of a save at the end.
+  enum SaveOutcome {
+    /// Written to its file (or nothing was left to write).
+    case saved
+    /// Written beside its file, which another writer changed.
+    case savedBeside
+    /// Not written.
+    case failed
   }
 
   /// Says that a save failed: why, where the feature's files are, and what to do.

@@ -79,6 +79,70 @@ import Testing
     }
   }
 
+  /// A file that cannot be read now (too large, a directory) is not the one loaded: the state
+  /// goes beside it, where the read's error failed the save and lost it.
+  @Test func aFileThatCannotBeReadNowIsLeftToo() async throws {
+    var files = FileClient.inMemory([path: "0"])
+    let read = files.read
+    let path = self.path
+    files.read = { wanted in
+      if wanted == path { throw FileClientError("\(wanted): it is too large to read") }
+      return try await read(wanted)
+    }
+    let saver = StateSaver(path: path) { Array("mine".utf8) }
+    saver.knowsFile(Array("0".utf8))
+    saver.changed()
+    await #expect(throws: StateSaverConflict.self) { try await saver.savePending(files: files) }
+    let aside = try #require(try await names(files).first { $0.hasPrefix("state.txt.conflict-") })
+    #expect(await text(files, aside) == "mine")
+  }
+
+  /// Two savers of one file in one folder saving at once, each write slow (the fsync): the
+  /// second waits for the first's lock, then finds its file, and goes beside it. Without the
+  /// lock both read the old file, both wrote, and the last rename won.
+  @Test func twoSaversAtOnceTakeTurns() async throws {
+    let root = try makeTemporaryRoot()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let live = FileClient.live(root: root)
+    try await live.write(path, Array("0".utf8))
+    var slow = live
+    slow.write = { path, bytes in
+      try await Task.sleep(for: .milliseconds(200))
+      try await live.write(path, bytes)
+    }
+    let savers = ["first", "second"].map { name in
+      let saver = StateSaver(path: path) { Array(name.utf8) }
+      saver.knowsFile(Array("0".utf8))
+      saver.changed()
+      return saver
+    }
+    let conflicts = try await withThrowingTaskGroup(of: Bool.self) { group in
+      for saver in savers {
+        let files = slow
+        group.addTask {
+          do {
+            try await saver.savePending(files: files)
+            return false
+          } catch is StateSaverConflict {
+            return true
+          }
+        }
+      }
+      return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+    }
+    #expect(conflicts == 1)
+    let all = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
+    let contents = try all.map { try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }
+    #expect(Set(contents) == ["first", "second"], "\(all): \(contents)")
+  }
+
+  func makeTemporaryRoot() throws -> URL {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "saver-conflict-\(UUID())")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    return root
+  }
+
   /// Not told what the file held (a saver that did not load it), a save writes as before.
   @Test func aSaverNotToldWritesOver() async throws {
     let files = FileClient.inMemory([path: "theirs"])

@@ -45,6 +45,39 @@ extension FileClient {
       append: { try files.append($0, $1) },
       list: { try files.list($0) },
       remove: { try files.remove($0) },
-      exists: { try files.exists($0) })
+      exists: { try files.exists($0) },
+      whileLocked: { path, body in
+        let deadline = ContinuousClock.now + .seconds(10)
+        var held = try files.tryLock(path)
+        while held == nil {
+          guard ContinuousClock.now < deadline else {
+            throw FileClientError(
+              "\(path): another process has held the lock of its folder for 10 s (another run "
+                + "saving on the same data directory?); it was not written")
+          }
+          try await Task.sleep(for: .milliseconds(5))
+          held = try files.tryLock(path)
+        }
+        let descriptor = held!
+        defer { LiveFiles.unlock(descriptor) }
+        try await body()
+      })
+  }
+
+  /// Runs `body` holding the lock `live(root:)` takes for `path`, without a task: for code that
+  /// cannot wait for one. After two seconds of another process holding it, `body` runs without
+  /// it (a save at a signal must not wait on a stuck writer; it is the last chance to save).
+  public static func whileLockedNow<T>(
+    _ path: DataPath, under root: URL, _ body: () throws -> T
+  ) throws -> T {
+    let files = LiveFiles(root: root, readLimit: defaultReadLimit)
+    let deadline = ContinuousClock.now + .seconds(2)
+    var held = try files.tryLock(path)
+    while held == nil, ContinuousClock.now < deadline {
+      usleep(5_000)
+      held = try files.tryLock(path)
+    }
+    defer { if let held { LiveFiles.unlock(held) } }
+    return try body()
   }
 }

@@ -60,6 +60,12 @@ public struct FileClient: Sendable {
   public var remove: @Sendable (DataPath) async throws -> Void
   /// Whether something is at the path: false when it, or a directory on its way, is missing.
   public var exists: @Sendable (DataPath) async throws -> Bool
+  /// Runs the body holding the lock of the file at the path, so that its reads and writes do
+  /// not interleave with another process's that hold it too (a save reading the file, then
+  /// writing it). The live client takes `flock` on the folder that holds the file; a client
+  /// made without one runs the body as it is.
+  public var whileLocked:
+    @Sendable (DataPath, @Sendable () async throws -> Void) async throws -> Void
 
   /// A client from one closure per operation: a test's fake, or a client of your own.
   ///
@@ -78,7 +84,10 @@ public struct FileClient: Sendable {
     append: @escaping @Sendable (DataPath, [UInt8]) async throws -> Void,
     list: @escaping @Sendable (DataPath) async throws -> [String],
     remove: @escaping @Sendable (DataPath) async throws -> Void,
-    exists: @escaping @Sendable (DataPath) async throws -> Bool
+    exists: @escaping @Sendable (DataPath) async throws -> Bool,
+    whileLocked:
+      @escaping @Sendable (DataPath, @Sendable () async throws -> Void) async throws
+      -> Void = { _, body in try await body() }
   ) {
     self.read = read
     self.write = write
@@ -86,6 +95,7 @@ public struct FileClient: Sendable {
     self.list = list
     self.remove = remove
     self.exists = exists
+    self.whileLocked = whileLocked
   }
 
   /// Files kept in memory: a real file system in miniature for tests, starting from `files`.

@@ -151,6 +151,25 @@ struct LiveFiles: Sendable {
     return (duplicate, ".")
   }
 
+  /// The lock of `path`: `flock` on the folder that holds it (made when missing), taken
+  /// without waiting. Its descriptor, for `unlock`; nil when another holds it. A folder's lock
+  /// is shared by the files in it: a save of one waits for a save of another there, briefly.
+  func tryLock(_ path: DataPath) throws -> Int32? {
+    let (directory, _) = try open(path, followingLast: false, creating: true)
+    if flock(directory, LOCK_EX | LOCK_NB) == 0 { return directory }
+    let code = errno
+    close(directory)
+    if code == EWOULDBLOCK { return nil }
+    throw FileClientError(
+      "\(path): its folder cannot be locked: \(String(cString: strerror(code)))")
+  }
+
+  /// Gives back a lock `tryLock` took.
+  static func unlock(_ descriptor: Int32) {
+    flock(descriptor, LOCK_UN)
+    close(descriptor)
+  }
+
   /// The target of the symlink `name` in `directory`, or nil when it is not one.
   private func readLink(_ directory: Int32, _ name: String) -> String? {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

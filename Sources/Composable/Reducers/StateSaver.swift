@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// When a kept state is written to its file, for Swift reducers (`persisted(to:...)`) and Lua
 /// features alike.
@@ -15,11 +16,14 @@ import Foundation
 ///
 /// A save never replaces a file someone else wrote. Told what the file held when the state was
 /// loaded (`knowsFile`), a save first reads it: changed since (a second run of the same feature
-/// on the same folder, a hand edit), it is left as it is, and this saver's state goes beside it
-/// (`NAME.conflict-STAMP`), now and at every later save, with an error that says where
-/// (`StateSaverConflict`). Two runs on one folder lost the first one's changes to the last one
-/// to exit. (What a third writer does between the read and the write is not seen: the window is
-/// one read and one rename.)
+/// on the same folder, a hand edit, a file that cannot be read now), it is left as it is, and
+/// this saver's state goes beside it (`NAME.conflict-STAMP-PID`, a name no other process
+/// takes), now and at every later save, with an error that says where (`StateSaverConflict`).
+/// Two runs on one folder lost the first one's changes to the last one to exit. The read and
+/// the write are made holding the file's lock (`FileClient.whileLocked`, `flock` on its folder
+/// for the live client), which every saver takes: two runs saving at once were both seeing the
+/// old file, and the last rename won. (A hand edit takes no lock: one made between the read and
+/// the rename is not seen.)
 public final class StateSaver: @unchecked Sendable {
   /// The file, relative to the file client's root.
   public let path: DataPath
@@ -114,9 +118,11 @@ public final class StateSaver: @unchecked Sendable {
   /// signal handler, which must not wait for tasks (the threads that would run them may be the
   /// ones it stopped).
   /// `read(path)` gives what the file holds (nil when it is not there), to see whether another
-  /// writer changed it.
+  /// writer changed it; `locked(path, body)` runs the read and the write holding the file's lock
+  /// (`FileClient.whileLockedNow`).
   public func savePending(
-    write: (DataPath, [UInt8]) throws -> Void, read: (DataPath) throws -> [UInt8]?
+    write: (DataPath, [UInt8]) throws -> Void, read: (DataPath) throws -> [UInt8]?,
+    locked: (DataPath, () throws -> Void) throws -> Void = { _, body in try body() }
   ) throws {
     // A write under way (a save's effect, on another thread) covers only what it read, and
     // would land after this one, an older state last: waited for, but not past 2 s (a write
@@ -126,9 +132,15 @@ public final class StateSaver: @unchecked Sendable {
     guard isPending, let (count, contents) = try pendingContents() else { return }
     var conflict: StateSaverConflict?
     if let bytes = try contents() {
-      let target = try target(read: read, exists: { try read($0) != nil })
-      try write(target.path, bytes)
-      conflict = wrote(bytes, to: target)
+      try withoutActuallyEscaping(write) { write in
+        try withoutActuallyEscaping(read) { read in
+          try locked(path) {
+            let target = try target(read: read, exists: { try read($0) != nil })
+            try write(target.path, bytes)
+            conflict = wrote(bytes, to: target)
+          }
+        }
+      }
     }
     lock.withLock { saved = max(saved, count) }
     if let conflict { throw conflict }
@@ -147,14 +159,16 @@ public final class StateSaver: @unchecked Sendable {
     do {
       while true {
         if let (count, contents) = try pendingContents() {
-          var conflict: StateSaverConflict?
+          let conflict = Mutex<StateSaverConflict?>(nil)
           if let bytes = try contents() {
-            let target = try await target(files)
-            try await files.write(target.path, bytes)
-            conflict = wrote(bytes, to: target)
+            try await files.whileLocked(path) { [self] in
+              let target = try await target(files)
+              try await files.write(target.path, bytes)
+              conflict.withLock { $0 = wrote(bytes, to: target) }
+            }
           }
           lock.withLock { saved = max(saved, count) }
-          if let conflict { throw conflict }
+          if let conflict = conflict.withLock({ $0 }) { throw conflict }
         }
         // Checked and cleared with `writing` in one step: a save that comes after sees no
         // writer, and writes itself.
@@ -178,8 +192,15 @@ public final class StateSaver: @unchecked Sendable {
   /// Where a write goes, with `files`: `target(read:exists:)` over the client.
   private func target(_ files: FileClient) async throws -> Target {
     guard lock.withLock({ aside == nil && onDisk != nil }) else { return try target(nil, nil) }
-    let now: [UInt8]?
-    do { now = try await files.read(path) } catch  where error.isFileNotFound { now = nil }
+    // A file that cannot be read now (too large, a directory, a FIFO) is not the one known.
+    let now: FileFingerprint
+    do {
+      now = FileFingerprint(try await files.read(path))
+    } catch  where error.isFileNotFound {
+      now = FileFingerprint(nil)
+    } catch {
+      now = .unreadable
+    }
     var candidate = try Self.asideName(for: path, attempt: 1)
     var attempt = 1
     while try await files.exists(candidate) {
@@ -194,7 +215,8 @@ public final class StateSaver: @unchecked Sendable {
     read: (DataPath) throws -> [UInt8]?, exists: (DataPath) throws -> Bool
   ) throws -> Target {
     guard lock.withLock({ aside == nil && onDisk != nil }) else { return try target(nil, nil) }
-    let now = try read(path)
+    let now: FileFingerprint
+    do { now = FileFingerprint(try read(path)) } catch { now = .unreadable }
     var attempt = 1
     var candidate = try Self.asideName(for: path, attempt: attempt)
     while try exists(candidate) {
@@ -206,10 +228,10 @@ public final class StateSaver: @unchecked Sendable {
 
   /// The file, or the name beside it once (or now) another writer changed it: `now` is what
   /// the file holds, `free` a name beside it no file has.
-  private func target(_ now: [UInt8]?, _ free: DataPath?) throws -> Target {
+  private func target(_ now: FileFingerprint?, _ free: DataPath?) throws -> Target {
     lock.withLock {
       if let aside { return Target(path: aside, isNewlyAside: false) }
-      guard let known = onDisk, let free, FileFingerprint(now) != known else {
+      guard let known = onDisk, let now, let free, now != known else {
         return Target(path: path, isNewlyAside: false)
       }
       aside = free
@@ -226,11 +248,12 @@ public final class StateSaver: @unchecked Sendable {
     return target.isNewlyAside ? StateSaverConflict(path: path, aside: target.path) : nil
   }
 
-  /// `NAME.conflict-STAMP`, `NAME.conflict-STAMP-2`, ...: a name per start of a conflict, the
-  /// second's seconds, so that two runs' conflicts keep apart.
+  /// `NAME.conflict-STAMP-PID`, then `...-2`, ...: the second and the process, so that no two
+  /// runs choose one name (8 runs in one second shared one, and 7 states were lost).
   private static func asideName(for path: DataPath, attempt: Int) throws -> DataPath {
     let stamp = Int(Date().timeIntervalSince1970)
-    return try path.appendingToName(".conflict-\(stamp)" + (attempt > 1 ? "-\(attempt)" : ""))
+    return try path.appendingToName(
+      ".conflict-\(stamp)-\(getpid())" + (attempt > 1 ? "-\(attempt)" : ""))
   }
 
   /// Where a write goes, and whether it is the first to go aside.
@@ -284,6 +307,11 @@ public struct StateSaverConflict: Error, CustomStringConvertible {
 struct FileFingerprint: Equatable {
   let length: Int
   let hash: UInt64
+
+  /// A file that is there but could not be read: like no file known.
+  static let unreadable = FileFingerprint(length: -2, hash: 0)
+
+  private init(length: Int, hash: UInt64) { (self.length, self.hash) = (length, hash) }
 
   /// The fingerprint of `bytes`; of a file that is not there when nil.
   init(_ bytes: [UInt8]?) {

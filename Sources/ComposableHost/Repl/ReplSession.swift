@@ -109,6 +109,16 @@ public actor ReplSession {
     let base = LuaFeatureReducer<LuaFeatureHandle>(
       feature: feature, dependencies: dependencies,
       onError: { error in
+        // A save of the state that failed is a save, not an effect: said as one, and counted
+        // for the status (1), where it was "an effect of saving the state failed" and 2.
+        if let reason = error.stateSaveReason {
+          failures.noteSave()
+          printer.error(
+            (error.isStateSavedAside
+              ? "the state was saved beside its file: " : "the state could not be saved: ")
+              + reason)
+          return
+        }
         // A reducer's error comes back with its action (`LuaStepOutcome.error`), printed with
         // it; an effect's comes on its own, later.
         if case .effect = error {

@@ -7,7 +7,7 @@ import Synchronization
 /// reading its input from a pipe, where they are a failure of the script (`composable repl`
 /// piped exits 2); at a prompt they are typing, as commands refused are, not counted at all.
 public final class SessionFailures: Sendable {
-  private let tally = Mutex((actions: 0, effects: 0, reloads: 0, lines: 0))
+  private let tally = Mutex((actions: 0, effects: 0, reloads: 0, lines: 0, saves: 0))
 
   /// An empty count.
   ///
@@ -31,8 +31,13 @@ public final class SessionFailures: Sendable {
   /// still open), which `any` leaves out.
   public func noteLine() { tally.withLock { $0.lines += 1 } }
 
-  /// How many actions, effects and reloads failed so far, and how many lines were not actions.
-  public var counts: (actions: Int, effects: Int, reloads: Int, lines: Int) {
+  /// A save of the state that failed, or went beside its file (another writer changed it),
+  /// which `any` leaves out: a host's status says it apart (`composable repl` exits 1).
+  public func noteSave() { tally.withLock { $0.saves += 1 } }
+
+  /// How many actions, effects and reloads failed so far, how many lines were not actions, and
+  /// how many saves failed.
+  public var counts: (actions: Int, effects: Int, reloads: Int, lines: Int, saves: Int) {
     tally.withLock { $0 }
   }
 
