@@ -154,14 +154,13 @@ struct LiveFiles: Sendable {
   /// The lock of `path`: `flock` on the folder that holds it (made when missing), taken
   /// without waiting. Its descriptor, for `unlock`; nil when another holds it. A folder's lock
   /// is shared by the files in it: a save of one waits for a save of another there, briefly.
+  /// A file system that has no such locks (some network ones: ENOLCK) gives the descriptor
+  /// unlocked: the save goes on as it did before there was a lock, rather than failing.
   func tryLock(_ path: DataPath) throws -> Int32? {
     let (directory, _) = try open(path, followingLast: false, creating: true)
-    if flock(directory, LOCK_EX | LOCK_NB) == 0 { return directory }
-    let code = errno
+    if flock(directory, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK { return directory }
     close(directory)
-    if code == EWOULDBLOCK { return nil }
-    throw FileClientError(
-      "\(path): its folder cannot be locked: \(String(cString: strerror(code)))")
+    return nil
   }
 
   /// Gives back a lock `tryLock` took.
