@@ -78,10 +78,12 @@ extension LuaFeature {
   /// ones it stopped).
   /// `read(path)` gives what the file holds now (nil when it is not there): a file another
   /// writer changed since the restore is left as it is (`StateSaver`); `locked(path, body)`
-  /// runs the read and the write holding the file's lock.
+  /// runs the read and the write holding the file's lock, telling `body` whether it got it.
   public func savePending(
     write: (DataPath, [UInt8]) throws -> Void, read: (DataPath) throws -> [UInt8]?,
-    locked: (DataPath, () throws -> Void) throws -> Void = { _, body in try body() }
+    locked: (DataPath, (_ held: Bool) throws -> Void) throws -> Void = { _, body in
+      try body(true)
+    }
   ) throws {
     try saver?.savePending(write: write, read: read, locked: locked)
   }

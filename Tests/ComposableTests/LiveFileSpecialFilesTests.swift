@@ -159,10 +159,12 @@ import Testing
     try await files.write("a.txt", Array("0123456789".utf8))
     #expect(await errorMessage { try await files.write("b.txt", Array("0123456789X".utf8)) }
       == "b.txt: it would be 11 bytes, more than the 10 a file may hold (the read limit, so that "
-      + "it can be read back); nothing was written")
+      + "it can be read back); nothing was written. To fix, write less (for a state: keep less in "
+      + "it, or save a part of it with persist's select)")
     #expect(await errorMessage { try await files.append("a.txt", Array("X".utf8)) }
       == "a.txt: it would be 11 bytes, more than the 10 a file may hold (the read limit, so that "
-      + "it can be read back); nothing was written")
+      + "it can be read back); nothing was written. To fix, write less (for a state: keep less in "
+      + "it, or save a part of it with persist's select)")
     #expect(try await files.read("a.txt") == Array("0123456789".utf8))
     #expect(try await files.exists("b.txt") == false)
   }

@@ -136,6 +136,45 @@ import Testing
     #expect(Set(contents) == ["first", "second"], "\(all): \(contents)")
   }
 
+  /// Another process holding the folder's lock past the wait (stuck between its read and its
+  /// rename, say): the save goes beside the file, never into it, where the stuck writer's
+  /// rename would land over it (an attacker's finding: a signal's save wrote unlocked after
+  /// 2 s, said "saved", and the stuck run's rename replaced it; the end of input's save gave up
+  /// and lost the state).
+  @Test func aLockHeldElsewhereSendsTheSaveBeside() async throws {
+    let root = try makeTemporaryRoot()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let files = FileClient.live(root: root, lockWait: .milliseconds(200))
+    try await files.write(path, Array("0".utf8))
+    let folder = open(root.path, O_RDONLY | O_DIRECTORY)
+    #expect(flock(folder, LOCK_EX) == 0)  // another open of the folder: another holder
+    defer { close(folder) }
+    let saver = StateSaver(path: path) { Array("mine".utf8) }
+    saver.knowsFile(Array("0".utf8))
+    saver.changed()
+    await #expect(throws: StateSaverConflict.self) { try await saver.savePending(files: files) }
+    #expect(try String(contentsOf: root.appendingPathComponent("state.txt"), encoding: .utf8) == "0")
+    let all = try FileManager.default.contentsOfDirectory(atPath: root.path)
+    let aside = try #require(all.first { $0.hasPrefix("state.txt.conflict-") }, "\(all)")
+    #expect(try String(contentsOf: root.appendingPathComponent(aside), encoding: .utf8) == "mine")
+    // At a signal: the same, after its two seconds.
+    let second = StateSaver(path: path) { Array("also mine".utf8) }
+    second.knowsFile(Array("0".utf8))
+    second.changed()
+    #expect(throws: StateSaverConflict.self) {
+      try second.savePending { path, bytes in
+        try FileClient.writeNow(path, bytes, under: root)
+      } read: { path in
+        do { return try FileClient.readNow(path, under: root) } catch where error.isFileNotFound {
+          return nil
+        }
+      } locked: { path, body in
+        try FileClient.whileLockedNow(path, under: root, body)
+      }
+    }
+    #expect(try String(contentsOf: root.appendingPathComponent("state.txt"), encoding: .utf8) == "0")
+  }
+
   func makeTemporaryRoot() throws -> URL {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent(
       "saver-conflict-\(UUID())")

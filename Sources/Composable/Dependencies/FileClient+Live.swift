@@ -37,7 +37,12 @@ extension FileClient {
   /// the contents go to a temporary file beside the target, are flushed to disk, and the file
   /// is renamed over the target, so a crash leaves the old file or the new one, never half of
   /// one.
-  public static func live(root: URL, readLimit: Int = defaultReadLimit) -> FileClient {
+  ///
+  /// `whileLocked` waits `lockWait` for another process's lock of a folder, then runs its body
+  /// told it does not hold it.
+  public static func live(
+    root: URL, readLimit: Int = defaultReadLimit, lockWait: Duration = .seconds(10)
+  ) -> FileClient {
     let files = LiveFiles(root: root, readLimit: readLimit)
     return FileClient(
       read: { try files.read($0) },
@@ -47,28 +52,25 @@ extension FileClient {
       remove: { try files.remove($0) },
       exists: { try files.exists($0) },
       whileLocked: { path, body in
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Time for another run's save to end; past it the body runs unheld (it writes beside
+        // the file, never into it: a stuck writer may still rename over it).
+        let deadline = ContinuousClock.now + lockWait
         var held = try files.tryLock(path)
-        while held == nil {
-          guard ContinuousClock.now < deadline else {
-            throw FileClientError(
-              "\(path): another process has held the lock of its folder for 10 s (another run "
-                + "saving on the same data directory?); it was not written")
-          }
+        while held == nil, ContinuousClock.now < deadline {
           try await Task.sleep(for: .milliseconds(5))
           held = try files.tryLock(path)
         }
-        let descriptor = held!
-        defer { LiveFiles.unlock(descriptor) }
-        try await body()
+        defer { if let held { LiveFiles.unlock(held) } }
+        try await body(held != nil)
       })
   }
 
   /// Runs `body` holding the lock `live(root:)` takes for `path`, without a task: for code that
-  /// cannot wait for one. After two seconds of another process holding it, `body` runs without
-  /// it (a save at a signal must not wait on a stuck writer; it is the last chance to save).
+  /// cannot wait for one. After two seconds of another process holding it, `body` runs told it
+  /// does not hold it (a save at a signal must not wait on a stuck writer: it writes beside the
+  /// file).
   public static func whileLockedNow<T>(
-    _ path: DataPath, under root: URL, _ body: () throws -> T
+    _ path: DataPath, under root: URL, _ body: (_ held: Bool) throws -> T
   ) throws -> T {
     let files = LiveFiles(root: root, readLimit: defaultReadLimit)
     let deadline = ContinuousClock.now + .seconds(2)
@@ -78,6 +80,6 @@ extension FileClient {
       held = try files.tryLock(path)
     }
     defer { if let held { LiveFiles.unlock(held) } }
-    return try body()
+    return try body(held != nil)
   }
 }

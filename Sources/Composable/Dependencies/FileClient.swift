@@ -62,10 +62,12 @@ public struct FileClient: Sendable {
   public var exists: @Sendable (DataPath) async throws -> Bool
   /// Runs the body holding the lock of the file at the path, so that its reads and writes do
   /// not interleave with another process's that hold it too (a save reading the file, then
-  /// writing it). The live client takes `flock` on the folder that holds the file; a client
-  /// made without one runs the body as it is.
+  /// writing it). The body is told whether it holds it: the live client takes `flock` on the
+  /// folder that holds the file, and gives up after a while (another process stuck holding
+  /// it), when the body must not write the file itself. A client made without one runs the
+  /// body as holding it.
   public var whileLocked:
-    @Sendable (DataPath, @Sendable () async throws -> Void) async throws -> Void
+    @Sendable (DataPath, @Sendable (_ held: Bool) async throws -> Void) async throws -> Void
 
   /// A client from one closure per operation: a test's fake, or a client of your own.
   ///
@@ -86,8 +88,8 @@ public struct FileClient: Sendable {
     remove: @escaping @Sendable (DataPath) async throws -> Void,
     exists: @escaping @Sendable (DataPath) async throws -> Bool,
     whileLocked:
-      @escaping @Sendable (DataPath, @Sendable () async throws -> Void) async throws
-      -> Void = { _, body in try await body() }
+      @escaping @Sendable (DataPath, @Sendable (_ held: Bool) async throws -> Void) async throws
+      -> Void = { _, body in try await body(true) }
   ) {
     self.read = read
     self.write = write

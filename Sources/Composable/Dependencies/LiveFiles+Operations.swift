@@ -90,7 +90,8 @@ extension LiveFiles {
     FileClientError(
       writing
         ? "\(path): it would be \(size) bytes, more than the \(readLimit) a file may hold (the "
-          + "read limit, so that it can be read back); nothing was written"
+          + "read limit, so that it can be read back); nothing was written. To fix, write less "
+          + "(for a state: keep less in it, or save a part of it with persist's select)"
         : "\(path): it is \(size) bytes, more than the \(readLimit) a read takes; it was not read")
   }
 

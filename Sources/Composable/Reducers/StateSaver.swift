@@ -119,10 +119,12 @@ public final class StateSaver: @unchecked Sendable {
   /// ones it stopped).
   /// `read(path)` gives what the file holds (nil when it is not there), to see whether another
   /// writer changed it; `locked(path, body)` runs the read and the write holding the file's lock
-  /// (`FileClient.whileLockedNow`).
+  /// (`FileClient.whileLockedNow`), telling `body` whether it got it.
   public func savePending(
     write: (DataPath, [UInt8]) throws -> Void, read: (DataPath) throws -> [UInt8]?,
-    locked: (DataPath, () throws -> Void) throws -> Void = { _, body in try body() }
+    locked: (DataPath, (_ held: Bool) throws -> Void) throws -> Void = { _, body in
+      try body(true)
+    }
   ) throws {
     // A write under way (a save's effect, on another thread) covers only what it read, and
     // would land after this one, an older state last: waited for, but not past 2 s (a write
@@ -134,8 +136,8 @@ public final class StateSaver: @unchecked Sendable {
     if let bytes = try contents() {
       try withoutActuallyEscaping(write) { write in
         try withoutActuallyEscaping(read) { read in
-          try locked(path) {
-            let target = try target(read: read, exists: { try read($0) != nil })
+          try locked(path) { held in
+            let target = try target(read: read, exists: { try read($0) != nil }, held: held)
             try write(target.path, bytes)
             conflict = wrote(bytes, to: target)
           }
@@ -161,8 +163,8 @@ public final class StateSaver: @unchecked Sendable {
         if let (count, contents) = try pendingContents() {
           let conflict = Mutex<StateSaverConflict?>(nil)
           if let bytes = try contents() {
-            try await files.whileLocked(path) { [self] in
-              let target = try await target(files)
+            try await files.whileLocked(path) { [self] held in
+              let target = try await target(files, held: held)
               try await files.write(target.path, bytes)
               conflict.withLock { $0 = wrote(bytes, to: target) }
             }
@@ -190,16 +192,22 @@ public final class StateSaver: @unchecked Sendable {
   }
 
   /// Where a write goes, with `files`: `target(read:exists:)` over the client.
-  private func target(_ files: FileClient) async throws -> Target {
+  /// Without the lock (`held` false: another process stuck holding it), the file is as good as
+  /// changed: a writer stuck between its read and its rename would rename over this write.
+  private func target(_ files: FileClient, held: Bool) async throws -> Target {
     guard lock.withLock({ aside == nil && onDisk != nil }) else { return try target(nil, nil) }
     // A file that cannot be read now (too large, a directory, a FIFO) is not the one known.
     let now: FileFingerprint
-    do {
-      now = FileFingerprint(try await files.read(path))
-    } catch  where error.isFileNotFound {
-      now = FileFingerprint(nil)
-    } catch {
+    if !held {
       now = .unreadable
+    } else {
+      do {
+        now = FileFingerprint(try await files.read(path))
+      } catch  where error.isFileNotFound {
+        now = FileFingerprint(nil)
+      } catch {
+        now = .unreadable
+      }
     }
     var candidate = try Self.asideName(for: path, attempt: 1)
     var attempt = 1
@@ -212,11 +220,15 @@ public final class StateSaver: @unchecked Sendable {
 
   /// Where a write goes, reading and looking for names through the closures given.
   private func target(
-    read: (DataPath) throws -> [UInt8]?, exists: (DataPath) throws -> Bool
+    read: (DataPath) throws -> [UInt8]?, exists: (DataPath) throws -> Bool, held: Bool
   ) throws -> Target {
     guard lock.withLock({ aside == nil && onDisk != nil }) else { return try target(nil, nil) }
     let now: FileFingerprint
-    do { now = FileFingerprint(try read(path)) } catch { now = .unreadable }
+    if !held {
+      now = .unreadable
+    } else {
+      do { now = FileFingerprint(try read(path)) } catch { now = .unreadable }
+    }
     var attempt = 1
     var candidate = try Self.asideName(for: path, attempt: attempt)
     while try exists(candidate) {
