@@ -10,25 +10,15 @@ import Testing
 @Suite struct RunExitSummaryTests {
   /// A tally whose `persist.is_duplicate` raises once it has counted: every save after the first
   /// increment fails, while the run goes on.
-  static let unsavableFeature = """
-    local composable = require("composable")
-    return {
-      persist = composable.persist{ path = "tally.saved.lua", debounce = 0,
-        is_duplicate = function(old, new)
-          if new.count > 0 then error("no saves here", 0) end
-          return false
-        end },
-      initial_state = function() return { count = 0 } end,
-      reduce = function(state, action)
-        if action.type == "increment" then
-          state.count = state.count + 1
-        elseif action.type == "boom" then
-          state.count = 99
-          error("boom")
-        end
-      end,
-    }
-    """
+  static let unsavableFeature = RunFailedActionsTests.feature.replacingOccurrences(
+    of: #"debounce = 0 },"#,
+    with: """
+      debounce = 0,
+          is_duplicate = function(old, new)
+            if new.count > 0 then error("no saves here", 0) end
+            return false
+          end },
+      """)
 
   /// The unsavable tally, and a data directory for it.
   func unsavable() throws -> (directory: URL, feature: URL, data: URL) {

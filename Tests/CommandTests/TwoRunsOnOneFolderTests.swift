@@ -24,12 +24,8 @@ import Testing
     try Self.feature.write(to: feature, atomically: true, encoding: .utf8)
     let data = directory.appendingPathComponent("data")
     // A starts (nothing saved yet) and saves its first item.
-    let first = Process()
-    first.executableURL = try builtProduct("composable")
-    first.arguments = ["run", feature.path, "--data", data.path]
-    let input = Pipe(), output = Pipe(), errors = Pipe()
-    (first.standardInput, first.standardOutput, first.standardError) = (input, output, errors)
-    try first.run()
+    let (first, input, output, errors) = try Command.start(
+      ["run", feature.path, "--data", data.path])
     input.fileHandleForWriting.write(Data(Self.add("A-milk").utf8))
     _ = output.read(until: #"+ items[1] = "A-milk""#)
     // A's save on disk (it comes after the change is shown)...
@@ -79,16 +75,9 @@ import Testing
     let data = directory.appendingPathComponent("data")
     _ = try Command.run(["run", feature.path, "--data", data.path], input: Self.add("start"))
     let count = 5
-    var runs: [(Process, input: Pipe, output: Pipe, errors: Pipe)] = []
+    var runs: [(process: Process, input: Pipe, output: Pipe, errors: Pipe)] = []
     for _ in 0..<count {
-      let process = Process()
-      process.executableURL = try builtProduct("composable")
-      process.arguments = ["run", feature.path, "--data", data.path]
-      let input = Pipe(), output = Pipe(), errors = Pipe()
-      (process.standardInput, process.standardOutput, process.standardError) =
-        (input, output, errors)
-      try process.run()
-      runs.append((process, input, output, errors))
+      runs.append(try Command.start(["run", feature.path, "--data", data.path]))
     }
     for run in runs { _ = run.output.read(until: "Type actions") }  // each has loaded
     for (index, run) in runs.enumerated() {
@@ -127,12 +116,8 @@ import Testing
     try Self.feature.write(to: feature, atomically: true, encoding: .utf8)
     let data = directory.appendingPathComponent("data")
     _ = try Command.run(["run", feature.path, "--data", data.path], input: Self.add("start"))
-    let process = Process()
-    process.executableURL = try builtProduct("composable")
-    process.arguments = ["repl", feature.path, "--data", data.path]
-    let input = Pipe(), output = Pipe(), errors = Pipe()
-    (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
-    try process.run()
+    let (process, input, output, errors) = try Command.start(
+      ["repl", feature.path, "--data", data.path])
     input.fileHandleForWriting.write(Data(Self.add("mine").utf8))
     _ = output.read(until: #""mine""#)
     // The save of "mine" (debounce 0) on disk, then another writer's file in its place.

@@ -72,11 +72,64 @@ public struct KnownActionTypes: Sendable {
       let size = attributes[.size] as? Int, size <= maximumScannedBytes,
       let source = try? LuaSourceFile.read(feature)
     else { return nil }
-    let comparison = #/(?:\.type|\btype|\bt|\bkind)\s*==\s*"([A-Za-z_][A-Za-z0-9_.]*)"/#
-    let listed = #/\.actions\s*=\s*\{\s*"([A-Za-z_][A-Za-z0-9_.]*)"/#
-    let first = [source.firstMatch(of: comparison), source.firstMatch(of: listed)]
-      .compactMap { $0 }.min { $0.range.lowerBound < $1.range.lowerBound }
-    return first.map { String($0.1) }
+    // A plain scan, not `found(inSource:)`'s regexes: this runs at every start, and a regex's
+    // first use costs more than the rest of the line it prints.
+    let bytes = Array(source.utf8)
+    func word(at start: Int) -> String? {
+      var end = start
+      while end < bytes.count,
+        bytes[end] == UInt8(ascii: "_") || bytes[end] == UInt8(ascii: ".")
+          || (bytes[end] | 0x20 >= UInt8(ascii: "a") && bytes[end] | 0x20 <= UInt8(ascii: "z"))
+          || (end > start && bytes[end] >= UInt8(ascii: "0") && bytes[end] <= UInt8(ascii: "9"))
+      {
+        end += 1
+      }
+      guard end > start, end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+      return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+    func skippingSpaces(_ index: Int) -> Int {
+      var index = index
+      while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+      return index
+    }
+    func named(_ name: String, before index: Int) -> Bool {
+      var end = index
+      while end > 0, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+      let name = Array(name.utf8)
+      guard end >= name.count, Array(bytes[(end - name.count)..<end]) == name else { return false }
+      let before = end - name.count - 1
+      return before < 0
+        || !(bytes[before] == UInt8(ascii: "_")
+          || (bytes[before] | 0x20 >= UInt8(ascii: "a")
+            && bytes[before] | 0x20 <= UInt8(ascii: "z")))
+    }
+    var index = 0
+    while index + 1 < bytes.count {
+      if bytes[index] == UInt8(ascii: "="), bytes[index + 1] == UInt8(ascii: "="),
+        ["type", "t", "kind"].contains(where: { named($0, before: index) })
+      {
+        let quote = skippingSpaces(index + 2)
+        if quote < bytes.count, bytes[quote] == UInt8(ascii: "\""), let found = word(at: quote + 1)
+        {
+          return found
+        }
+      }
+      if bytes[index] == UInt8(ascii: "{") {
+        var before = index
+        while before > 0, bytes[before - 1] == 0x20 || bytes[before - 1] == 0x09 { before -= 1 }
+        if before > 0, bytes[before - 1] == UInt8(ascii: "="), named("actions", before: before - 1)
+        {
+          let quote = skippingSpaces(index + 1)
+          if quote < bytes.count, bytes[quote] == UInt8(ascii: "\""),
+            let found = word(at: quote + 1)
+          {
+            return found
+          }
+        }
+      }
+      index += 1
+    }
+    return nil
   }
 
   /// Adds `type` to the known types (one seen coming back from an effect, say).

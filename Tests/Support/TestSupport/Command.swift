@@ -49,6 +49,22 @@ public enum Command {
   }
 }
 
+extension Command {
+  /// `composable` with `arguments`, started, with pipes to its input, output and errors: for a
+  /// test that talks to it while it runs.
+  public static func start(
+    _ arguments: [String]
+  ) throws -> (process: Process, input: Pipe, output: Pipe, errors: Pipe) {
+    let process = Process()
+    process.executableURL = try builtProduct("composable")
+    process.arguments = arguments
+    let input = Pipe(), output = Pipe(), errors = Pipe()
+    (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
+    try process.run()
+    return (process, input, output, errors)
+  }
+}
+
 extension Pipe {
   /// Reads what comes out of the pipe until it has written `text` (or ends); all it read.
   public func read(until text: String) -> String {
