@@ -23,7 +23,9 @@ struct FeatureOptions {
       "seed",
       help: "Seed env.random() so a session can be repeated (default: seeded by the system)."),
     .value(
-      "data", help: "Where the feature's files are kept (default: ~/.local/share/composable/NAME)."),
+      "data",
+      help: "Where the feature's files are kept (default: ~/.local/share/composable/NAME, kept "
+        + "for one feature of that name)."),
   ]
 
   var feature: String
@@ -98,6 +100,7 @@ struct FeatureOptions {
             + "before its first action: " + fix)
         throw ExitStatus.failure
       }
+      try claimDataDirectory(root, for: url, persists: true)
       let warnings = Mutex<[String]>([])
       let restored: PersistedState.Loaded<LuaValue>
       do {
@@ -133,11 +136,12 @@ struct FeatureOptions {
         }
       }
     }
+    if loaded.persistence == nil { try claimDataDirectory(root, for: url, persists: false) }
     // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
     // is written before the process ends.
     let persists = loaded.persistence != nil
     SignalSaver.install { signalNumber, gated in
-      var saved = true
+      var saved = Run.SaveOutcome.saved
       do {
         try loaded.savePending { path, contents in
           try DataDirectory.make(root)
@@ -155,7 +159,7 @@ struct FeatureOptions {
         let cause = SaveFailureCause(error)
         let message = Run.saveFailure(loaded.saveFailureReason(error), data: root, cause: cause)
         if Run.saidSaveFailure.withLock({ $0 }) != message { SignalSaver.say(message) }
-        saved = cause == .anotherWriter  // written, beside the file
+        saved = cause == .anotherWriter ? .savedBeside : .failed
       }
       // An action that held the gate past the wait committed before the save read the state
       // (the save waits for the VM): its changes are given the same time again to be shown.
@@ -174,6 +178,24 @@ struct FeatureOptions {
 }
 
 extension FeatureOptions {
+  /// The default data directory claimed for the feature at `feature` (`DataDirectoryOwner`):
+  /// kept for another feature of the same name, the run stops before its first action. A
+  /// directory named with `--data` is the user's choice, and is not looked at.
+  func claimDataDirectory(_ root: URL, for feature: URL, persists: Bool) throws {
+    guard data == nil else { return }
+    do {
+      let claim = try DataDirectoryOwner.claim(root, for: feature, makesFolder: persists)
+      if case let .takenOver(from) = claim {
+        printError(
+          "the data directory \(root.path) was kept for \(from), which is not there any more: "
+            + "it is kept for this feature now", kind: "note")
+      }
+    } catch {
+      printError("\(error)")
+      throw ExitStatus.failure
+    }
+  }
+
   /// Why a run stops at start when its saved file is there but could not be loaded and was
   /// left where it is: every save would replace it, so every save is refused.
   static func unreadableSave(_ path: String, reason: String, root: URL) -> String {

@@ -1,0 +1,196 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The default data directory is named after the feature's file alone, so two projects'
+/// `notes.lua` shared one: the second restored the first one's notes and saved over them (a new
+/// user's finding). It is kept for one feature at a time, named in its marker.
+@Suite struct DataDirectoryOwnerTests {
+  /// Two projects, each with its `notes.lua`, and the XDG data home they both use.
+  struct Projects {
+    let directory: URL
+    let first: URL
+    let second: URL
+    let data: URL
+
+    init(_ name: String) throws {
+      directory = try makeTemporaryDirectory(name)
+      first = directory.appendingPathComponent("one/notes.lua")
+      second = directory.appendingPathComponent("two/notes.lua")
+      for feature in [first, second] {
+        try FileManager.default.createDirectory(
+          at: feature.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try CommandLineTests.notes.write(to: feature, atomically: true, encoding: .utf8)
+      }
+      data = directory.appendingPathComponent("xdg")
+    }
+
+    /// The notes' default data directory.
+    var folder: URL { data.appendingPathComponent("composable/notes") }
+    var saved: URL { folder.appendingPathComponent("notes.saved.lua") }
+    var marker: URL { folder.appendingPathComponent(".composable-feature") }
+
+    /// `composable run FEATURE` adding `note` (none: no action), with the shared XDG data home.
+    func run(_ feature: URL, adding note: String? = nil, _ extra: [String] = [])
+      throws -> Command.Outcome
+    {
+      let input = note.map { #"{ type = "add", text = "\#($0)" }"# + "\n" } ?? ""
+      return try Command.run(
+        ["run", feature.path, "--wait", "0"] + extra, input: input,
+        environment: ["XDG_DATA_HOME": data.path])
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+  }
+
+  @Test func aSecondFeatureOfTheSameNameStopsAndLeavesTheFirstOnesFiles() throws {
+    let projects = try Projects("owner-two")
+    defer { projects.remove() }
+    let first = try projects.run(projects.first, adding: "milk")
+    #expect(first.status == 0, "\(first.errors)")
+    let before = try Data(contentsOf: projects.saved)
+    #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.first.path + "\n")
+
+    let second = try projects.run(projects.second, adding: "tea")
+    #expect(second.status == 1)
+    #expect(
+      second.errors
+        == "error: the data directory \(projects.folder.path) is kept for another feature of the "
+        + "same name, \(projects.first.path): this run would restore its state and save over it, "
+        + "so it stops before its first action. To fix, give this feature a folder of its own "
+        + "with --data DIR (or, if its files are this feature's now, remove "
+        + "\(projects.marker.path))\n")
+    #expect(!second.output.contains("received action"), "\(second.output)")
+    #expect(try Data(contentsOf: projects.saved) == before)
+
+    // The first one goes on as before; the second runs with a folder of its own.
+    let again = try projects.run(projects.first)
+    #expect(again.status == 0, "\(again.errors)")
+    #expect(again.output.contains(#"State: { notes = { "milk" } }"#), "\(again.output)")
+    let own = projects.directory.appendingPathComponent("own").path
+    let apart = try projects.run(projects.second, adding: "tea", ["--data", own])
+    #expect(apart.status == 0, "\(apart.errors)")
+    #expect(try Data(contentsOf: projects.saved) == before)
+  }
+
+  /// A feature that keeps no state has files there too (`env.files`): the same refusal, and
+  /// no folder made for it when there is none.
+  @Test func aFeatureThatKeepsNoStateIsRefusedToo() throws {
+    let projects = try Projects("owner-stateless")
+    defer { projects.remove() }
+    let stateless = projects.directory.appendingPathComponent("three/notes.lua")
+    try FileManager.default.createDirectory(
+      at: stateless.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try CommandLineTests.notes.replacingOccurrences(
+      of: #"persist = composable.persist{ path = "notes.saved.lua", debounce = 1 },"#, with: ""
+    ).write(to: stateless, atomically: true, encoding: .utf8)
+
+    let alone = try projects.run(stateless, adding: "tea")
+    #expect(alone.status == 0, "\(alone.errors)")
+    #expect(!FileManager.default.fileExists(atPath: projects.folder.path))
+
+    #expect(try projects.run(projects.first, adding: "milk").status == 0)
+    let refused = try projects.run(stateless, adding: "tea")
+    #expect(refused.status == 1)
+    #expect(refused.errors.contains("is kept for another feature of the same name, "))
+  }
+
+  /// The feature the folder was kept for is gone (moved, renamed): taken over, with a note, and
+  /// its state restored (it is this feature's, moved).
+  @Test func aFolderKeptForAFeatureThatIsGoneIsTakenOver() throws {
+    let projects = try Projects("owner-gone")
+    defer { projects.remove() }
+    #expect(try projects.run(projects.first, adding: "milk").status == 0)
+    try FileManager.default.removeItem(at: projects.first)
+
+    let second = try projects.run(projects.second)
+    #expect(second.status == 0, "\(second.errors)")
+    #expect(
+      second.errors
+        == "note: the data directory \(projects.folder.path) was kept for \(projects.first.path), "
+        + "which is not there any more: it is kept for this feature now\n")
+    #expect(second.output.contains(#"State: { notes = { "milk" } }"#), "\(second.output)")
+    #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.second.path + "\n")
+    // Said once: the next run is quiet.
+    #expect(try projects.run(projects.second).errors == "")
+  }
+
+  /// A folder made before markers were kept holds no marker: taken, quietly, its state kept.
+  @Test func aFolderFromBeforeMarkersIsTaken() throws {
+    let projects = try Projects("owner-before")
+    defer { projects.remove() }
+    #expect(try projects.run(projects.first, adding: "milk").status == 0)
+    try FileManager.default.removeItem(at: projects.marker)
+
+    let second = try projects.run(projects.second)
+    #expect(second.status == 0, "\(second.errors)")
+    #expect(second.errors == "")
+    #expect(second.output.contains(#"State: { notes = { "milk" } }"#), "\(second.output)")
+    #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.second.path + "\n")
+  }
+
+  /// One feature run by two names (a symlink, a relative path) is one feature.
+  @Test func oneFeatureByTwoNamesIsOne() throws {
+    let projects = try Projects("owner-names")
+    defer { projects.remove() }
+    #expect(try projects.run(projects.first, adding: "milk").status == 0)
+    let link = projects.directory.appendingPathComponent("link.lua")
+    try FileManager.default.createSymbolicLink(
+      atPath: link.path, withDestinationPath: projects.first.path)
+    let viaLink = try Command.run(
+      ["run", "link.lua", "--wait", "0"], in: projects.directory,
+      environment: ["XDG_DATA_HOME": projects.data.path])
+    // A symlink named otherwise is another name: its default folder is `link`, not `notes`.
+    #expect(viaLink.status == 0, "\(viaLink.errors)")
+    let relative = try Command.run(
+      ["run", "one/../one/notes.lua", "--wait", "0"], in: projects.directory,
+      environment: ["XDG_DATA_HOME": projects.data.path])
+    #expect(relative.status == 0, "\(relative.errors)")
+    #expect(relative.errors == "")
+    #expect(relative.output.contains(#"State: { notes = { "milk" } }"#), "\(relative.output)")
+    let renamed = projects.directory.appendingPathComponent("notes.lua")
+    try FileManager.default.createSymbolicLink(
+      atPath: renamed.path, withDestinationPath: projects.first.path)
+    let viaSameName = try projects.run(renamed)
+    #expect(viaSameName.status == 0, "\(viaSameName.errors)")
+    #expect(viaSameName.errors == "")
+    #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.first.path + "\n")
+  }
+
+  /// A marker that names no path (written over by the feature's own files, say) is taken over;
+  /// one that cannot be read stops the run, naming it.
+  @Test func aMarkerThatIsNoPathOrCannotBeRead() throws {
+    let projects = try Projects("owner-marker")
+    defer { projects.remove() }
+    #expect(try projects.run(projects.first, adding: "milk").status == 0)
+    try Data("hello\r\nthere".utf8).write(to: projects.marker)
+    let taken = try projects.run(projects.second)
+    #expect(taken.status == 0, "\(taken.errors)")
+    #expect(taken.errors.hasPrefix("note: the data directory "), "\(taken.errors)")
+    #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.second.path + "\n")
+
+    try FileManager.default.removeItem(at: projects.marker)
+    try FileManager.default.createDirectory(at: projects.marker, withIntermediateDirectories: true)
+    let unreadable = try projects.run(projects.second, adding: "tea")
+    #expect(unreadable.status == 1)
+    #expect(
+      unreadable.errors
+        == "error: the marker \(projects.marker.path), which says which feature the data "
+        + "directory \(projects.folder.path) is kept for, could not be read (Is a directory). To "
+        + "fix, make it readable, or remove it if the files there are this feature's\n")
+  }
+
+  /// `--data` names a folder by hand: no marker is looked at or made there.
+  @Test func aFolderNamedWithDataIsTheUsersChoice() throws {
+    let projects = try Projects("owner-data")
+    defer { projects.remove() }
+    let shared = projects.directory.appendingPathComponent("shared").path
+    #expect(try projects.run(projects.first, adding: "milk", ["--data", shared]).status == 0)
+    let second = try projects.run(projects.second, ["--data", shared])
+    #expect(second.status == 0, "\(second.errors)")
+    #expect(second.output.contains(#"State: { notes = { "milk" } }"#), "\(second.output)")
+    #expect(
+      !FileManager.default.fileExists(
+        atPath: URL(fileURLWithPath: shared).appendingPathComponent(".composable-feature").path))
+  }
+}
