@@ -101,6 +101,10 @@ import Testing
       #expect(process.terminationReason == .uncaughtSignal)
 
       if try !Self.leftovers(in: data).isEmpty { killsInsideAWrite += 1 }
+      // Named with the process that made them, so that a later write can tell it is gone.
+      for leftover in try Self.leftovers(in: data) {
+        #expect(leftover.hasPrefix(".big.saved.lua.\(pid)."), "\(leftover)")
+      }
       for leftover in try Self.leftovers(in: data) {
         try FileManager.default.removeItem(at: data.appendingPathComponent(leftover))
       }

@@ -132,7 +132,8 @@ extension LiveFiles {
     defer { close(directory) }
     // What is there is replaced only if it is a file: never a directory, a FIFO, a device.
     if let type = try fileType(directory, name, path) { try requireRegular(type, path) }
-    let temporary = ".\(name).\(UUID().uuidString).tmp"
+    removeLeftovers(of: name, in: directory)
+    let temporary = Self.temporaryName(for: name)
     let descriptor = openat(
       directory, temporary,
       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
