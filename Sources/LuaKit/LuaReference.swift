@@ -23,8 +23,14 @@ public final class LuaReference: Hashable, Sendable, CustomStringConvertible {
 
   deinit { owner.release(slot) }
 
+  /// Whether this is the null light userdata (`json.null`, what JSON's null decodes to): a
+  /// pointer value, not an object of its VM, so the same value in every VM. A state holding it
+  /// is compared with and pushed into another VM (a test's, expecting it) as itself; every other
+  /// value lives in its own VM only.
+  public var isNull: Bool { identity == 0 && typeName == "userdata" }
+
   /// Whether two handles are on the same Lua value in the same VM, whatever registry slots they
-  /// hold.
+  /// hold (the null light userdata is one value in every VM).
   ///
   /// ```swift
   /// let f = try vm.load("return 1", chunkName: "f")
@@ -32,7 +38,7 @@ public final class LuaReference: Hashable, Sendable, CustomStringConvertible {
   /// if case let .function(g) = try vm.global("f") { print(g == f) }  // true
   /// ```
   public static func == (lhs: LuaReference, rhs: LuaReference) -> Bool {
-    lhs.owner === rhs.owner && lhs.identity == rhs.identity
+    lhs.identity == rhs.identity && (lhs.owner === rhs.owner || lhs.isNull && rhs.isNull)
   }
 
   public func hash(into hasher: inout Hasher) {

@@ -161,6 +161,10 @@ extension LuaStack {
 
   func push(_ reference: LuaReference, in vm: LuaVM) throws(LuaError) {
     guard reference.owner === vm.releaseQueue else {
+      if reference.isNull {  // one value in every VM: `json.null` is this VM's too
+        lua_pushlightuserdata(L, nil)
+        return
+      }
       throw .conversion(
         path: "", message: "\(reference) belongs to another Lua VM and cannot be used here")
     }
