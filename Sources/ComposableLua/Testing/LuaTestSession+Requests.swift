@@ -163,8 +163,20 @@ extension LuaTestSession {
     guard let name = spec.feature.stringValue else {
       throw LuaTestError("TestStore.new: feature is missing")
     }
-    guard let url = LuaModuleDirectories([directory]).fileURL(ofModule: name) else {
-      throw LuaTestError("TestStore.new: no module \(LuaValue(name)) beside \(fileName)")
+    let modules = LuaModuleDirectories([directory])
+    guard let url = modules.fileURL(ofModule: name) else {
+      var message = "TestStore.new: no module \(LuaValue(name)) beside \(fileName)"
+      // A file's path given (`notes.lua`, `features/notes.lua`) where `require`'s name is
+      // asked: the module it names, said.
+      if name.hasSuffix(".lua") {
+        let module = name.dropLast(4).replacingOccurrences(of: "/", with: ".")
+        if !module.isEmpty, modules.fileURL(ofModule: module) != nil {
+          message +=
+            ". To fix, name it as require does, without .lua: feature = "
+            + "\(LuaValue(module))"
+        }
+      }
+      throw LuaTestError(message)
     }
     // Careful: a bare `nil` here would be `LuaValue.nil`, which is a state, not its absence.
     let state: LuaValue? = spec.state == .nil ? Optional<LuaValue>.none : spec.state
