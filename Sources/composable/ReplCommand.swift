@@ -60,7 +60,7 @@ struct ReplLoop {
     let session = try ReplSession(
       feature: host.feature, file: host.file, env: host.env, dependencies: host.dependencies,
       clock: clock, colored: colored, replaysOnReload: replaysOnReload,
-      actionGate: SignalSaver.actionGate
+      actionGate: SignalSaver.actionGate, dataDirectory: host.dataDirectory
     ) { text in
       print(text)
       fflush(nil)

@@ -42,16 +42,18 @@ enum SignalSaver {
 
   /// The last line a run ended by `signal` writes to standard error, once the save is done:
   /// what became of the input and the state, and the status. `saved`: nil for a feature that
-  /// keeps no state on disk, else whether the save worked.
+  /// keeps no state on disk, else what became of the save (beside its file: said so, where
+  /// "saved" alone read as saved in its file, after the line that said otherwise).
   ///
   /// A run whose output's reader went away (`... | head -1`) stops where it was, as a command
   /// killed by SIGPIPE would: an endless input must not keep it running with no one reading.
-  static func endingLine(_ signal: Int32, saved: Bool?) -> String {
+  static func endingLine(_ signal: Int32, saved: Run.SaveOutcome?) -> String {
     let state =
       switch saved {
       case nil: ""
-      case true?: signal == SIGPIPE ? ", and the state the actions so far left was saved" : ""
-      case false?: ", and the state could not be saved"
+      case .saved?: signal == SIGPIPE ? ", and the state the actions so far left was saved" : ""
+      case .savedBeside?: ", and the state was saved beside its file"
+      case .failed?: ", and the state could not be saved"
       }
     let status = "(exit status \(128 + signal))"
     if signal == SIGPIPE {
@@ -65,7 +67,7 @@ enum SignalSaver {
       case SIGHUP: "SIGHUP (the terminal closed)"
       default: "signal \(signal)"
       }
-    let saving = saved == true ? ": the state was saved" : state
+    let saving = saved == .saved ? ": the state was saved" : state
     return "stopped by \(name)\(saving) \(status)"
   }
 

@@ -523,6 +523,41 @@ import Testing
         == "error: stopped by SIGTERM, and the state could not be saved (exit status 143)")
   }
 
+  /// A signal's save that finds the file changed by another writer goes beside it, and the
+  /// last line says so (it said "the state was saved", under the line saying otherwise).
+  @Test func aSignalsSaveBesideTheFileIsSaidSo() throws {
+    let (directory, feature, saved) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let run = try RunningNotes(feature: feature, in: directory)
+    #expect(run.add("bread"))
+    let deadline = Date().addingTimeInterval(20)
+    while (try? String(contentsOf: saved, encoding: .utf8))?.contains("bread") != true,
+      Date() < deadline
+    {
+      usleep(10_000)
+    }
+    let theirs = #"return { notes = { "theirs" } }"#
+    try theirs.write(to: saved, atomically: true, encoding: .utf8)
+    #expect(run.add("jam"))  // its save waits a second: the signal's save writes it
+    kill(run.pid, SIGTERM)
+    run.process.waitUntilExit()
+    #expect(run.process.terminationStatus == 128 + SIGTERM)
+    let errors = run.errors
+    #expect(errors.contains("the state was saved beside its file in the data directory"))
+    #expect(
+      errors.split(separator: "\n").last
+        == "error: stopped by SIGTERM, and the state was saved beside its file (exit status 143)",
+      "\(errors)")
+    #expect(try String(contentsOf: saved, encoding: .utf8) == theirs)
+    let data = saved.deletingLastPathComponent()
+    let beside = try FileManager.default.contentsOfDirectory(atPath: data.path)
+      .filter { $0.hasPrefix("notes.saved.lua.conflict-") }
+    #expect(beside.count == 1)
+    let aside = try String(
+      contentsOf: data.appendingPathComponent(beside.first ?? "none"), encoding: .utf8)
+    #expect(aside.contains(#"notes = { "bread", "jam" }"#), "\(aside)")
+  }
+
   /// Output read by a command that stopped reading (`composable run ... | head -1`): the next
   /// line written raises SIGPIPE, which ends the process as a kill does, once the save that
   /// waits is written. A SIGPIPE while the output is still read is no end.

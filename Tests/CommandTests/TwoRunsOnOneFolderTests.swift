@@ -135,7 +135,11 @@ import Testing
       + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationStatus == 1, "\(text)")
-    #expect(text.contains("the state was saved beside its file"), "\(text)")
+    // The folder named: the file's name alone is relative to it.
+    #expect(
+      text.contains(
+        "the state was saved beside its file in the data directory \(data.path): shop.saved.lua "
+          + "was changed by another writer"), "\(text)")
     #expect(!text.contains("an effect of saving"), "\(text)")
     #expect(try String(contentsOf: file, encoding: .utf8) == #"return { items = { "theirs" } }"#)
   }

@@ -65,7 +65,8 @@ public actor ReplSession {
 
   /// `dependencies` are the store's, but for its clock, which is `clock`. `actionGate`, when
   /// given, is held while each action is reduced and shown (a host's signal handler takes it
-  /// before it saves and ends the process).
+  /// before it saves and ends the process). `dataDirectory`, when given, is where the files are
+  /// (a save that went beside its file names the folder: the file's name alone is relative).
   ///
   /// ```swift
   /// let file = URL(fileURLWithPath: "features/counter.lua")
@@ -81,7 +82,7 @@ public actor ReplSession {
     feature: LuaFeature, file: URL, env: LuaValue, dependencies: DependencyValues,
     clock: ReplClock = ReplClock(), colored: Bool = false, replaysOnReload: Bool = false,
     advanceTimeLimit: Duration = .seconds(10), actionGate: NSLock? = nil,
-    write: @escaping @Sendable (String) -> Void
+    dataDirectory: URL? = nil, write: @escaping @Sendable (String) -> Void
   ) throws {
     self.feature = feature
     self.replaysOnReload = replaysOnReload
@@ -115,8 +116,9 @@ public actor ReplSession {
           failures.noteSave()
           printer.error(
             (error.isStateSavedAside
-              ? "the state was saved beside its file: " : "the state could not be saved: ")
-              + reason)
+              ? "the state was saved beside its file"
+                + (dataDirectory.map { " in the data directory \($0.path)" } ?? "") + ": "
+              : "the state could not be saved: ") + reason)
           return
         }
         // A reducer's error comes back with its action (`LuaStepOutcome.error`), printed with
