@@ -85,11 +85,18 @@ enum DataDirectoryOwner {
   /// The marker's path (its one line), read with `open`/`read`: a marker larger than a path can
   /// be is not one.
   private static func read(_ marker: String) -> Contents {
-    let descriptor = open(marker, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    // Never waiting (a FIFO there opens at once), never through a symlink.
+    let descriptor = open(marker, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
     guard descriptor >= 0 else {
-      return errno == ENOENT ? .missing : .failed(String(cString: strerror(errno)))
+      if errno == ENOENT { return .missing }
+      return .failed(errno == ELOOP ? "it is a symlink" : String(cString: strerror(errno)))
     }
     defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return .failed(String(cString: strerror(errno))) }
+    guard status.st_mode & S_IFMT == S_IFREG else {
+      return .failed("it is \(Self.describe(status.st_mode & S_IFMT)), not a file")
+    }
     var bytes = [UInt8](repeating: 0, count: Int(PATH_MAX) + 2)
     var length = 0
     while length < bytes.count {
@@ -104,6 +111,18 @@ enum DataDirectoryOwner {
     var line = bytes[..<length]
     if line.last == UInt8(ascii: "\n") { line = line.dropLast() }
     return .holds(String(decoding: line, as: UTF8.self))
+  }
+
+  /// What a file of type `type` is, in words.
+  private static func describe(_ type: mode_t) -> String {
+    switch type {
+    case S_IFDIR: "a directory"
+    case S_IFIFO: "a FIFO (named pipe)"
+    case S_IFSOCK: "a socket"
+    case S_IFCHR: "a character device"
+    case S_IFBLK: "a block device"
+    default: "a special file"
+    }
   }
 
   /// Makes the marker naming `owner`, unless there is one already (made by another run since it

@@ -176,8 +176,23 @@ import Testing
     #expect(
       unreadable.errors
         == "error: the marker \(projects.marker.path), which says which feature the data "
-        + "directory \(projects.folder.path) is kept for, could not be read (Is a directory). To "
-        + "fix, make it readable, or remove it if the files there are this feature's\n")
+        + "directory \(projects.folder.path) is kept for, could not be read (it is a directory, "
+        + "not a file). To fix, make it readable, or remove it if the files there are this "
+        + "feature's\n")
+    try FileManager.default.removeItem(at: projects.marker)
+
+    // A FIFO is not waited on (the run hung at start), a symlink not followed.
+    #expect(mkfifo(projects.marker.path, 0o644) == 0)
+    let fifo = try projects.run(projects.second, adding: "tea")
+    #expect(fifo.status == 1)
+    #expect(fifo.errors.contains("could not be read (it is a FIFO (named pipe), not a file)"))
+    try FileManager.default.removeItem(at: projects.marker)
+    try FileManager.default.createSymbolicLink(
+      atPath: projects.marker.path, withDestinationPath: projects.second.path)
+    let link = try projects.run(projects.second, adding: "tea")
+    #expect(link.status == 1)
+    #expect(link.errors.contains("could not be read (it is a symlink)"), "\(link.errors)")
+    #expect(!link.output.contains("received action"))
   }
 
   /// `--data` names a folder by hand: no marker is looked at or made there.
