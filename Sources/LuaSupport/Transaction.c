@@ -1140,7 +1140,9 @@ static int lk_safe_pairs(lua_State *L) {
 
 // One step of ipairs over a plain table (or anything else): Lua's own, `t[i]` as it reads.
 static int lk_ipairs_step(lua_State *L) {
-  lua_Integer i = luaL_checkinteger(L, 2);
+  int is_integer;
+  lua_Integer i = lua_tointegerx(L, 2, &is_integer);
+  if (!is_integer) i = luaL_checkinteger(L, 2);  // Lua's own error, or a float that is one
   i = (lua_Integer)((lua_Unsigned)i + 1u);
   lua_pushinteger(L, i);
   return lua_geti(L, 1, i) == LUA_TNIL ? 1 : 2;
@@ -1208,6 +1210,9 @@ static int lk_loop_reads_through_view(lua_State *L, int proxy, int real) {
 // steps that read its real table in place.
 static int lk_safe_ipairs(lua_State *L) {
   luaL_checkany(L, 1);
+  // One argument from here: what follows finds its real table at 2 (`ipairs(t, 0)` had the 0
+  // taken for it, a crash).
+  lua_settop(L, 1);
   int proxy = lua_type(L, 1) == LUA_TTABLE && lua_rawgetp(L, 1, &lk_real_key) == LUA_TTABLE;
   if (proxy && lk_loop_reads_through_view(L, 1, 2)) proxy = 0;
   lua_settop(L, 1);
