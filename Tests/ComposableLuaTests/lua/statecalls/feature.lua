@@ -1,5 +1,5 @@
 -- For StateTablesToEveryFunctionTests: a reducer that calls every function feature code reaches
--- with state tables (proxies of each kind of reads) at each of its first three arguments and
+-- with state tables (proxies of each kind of reads) at each of its first four arguments and
 -- every other argument from a small set of values, each call under pcall. The host must not
 -- crash, whatever a C function assumed about how many arguments it gets or what they are.
 local composable = require("composable")
@@ -41,11 +41,12 @@ return {
     }
   end,
   reduce = function(state, action)
-    if action.type ~= "call" then return end
-    -- Read in this transaction and before: each kind of reads a proxy has (flat reads, a view).
+    -- Read in an action before and in this one: each kind of reads a proxy has (flat reads, a
+    -- view).
     for _ = 1, 3 do
-      local _ = state.flat.x, state.list[2].id, state.nested.a.b.c, state.words[1]
+      local _, _, _, _ = state.flat.x, state.list[2].id, state.nested.a.b.c, state.words[1]
     end
+    if action.type ~= "call" then return end
     local tables = {
       function() return state.flat end, function() return state.list end,
       function() return state.nested end, function() return state.words end,
@@ -63,12 +64,12 @@ return {
     local calls, failed = 0, 0
     for _, entry in ipairs(functions) do
       if not skipped[entry.path] then
-        for at = 1, 3 do
+        for at = 1, 4 do
           for _, make in ipairs(tables) do
             for _, other in ipairs(others) do
               local arguments = {}
-              for n = 1, 3 do arguments[n] = n == at and make() or other() end
-              local ok = pcall(entry.f, arguments[1], arguments[2], arguments[3])
+              for n = 1, 4 do arguments[n] = n == at and make() or other() end
+              local ok = pcall(entry.f, arguments[1], arguments[2], arguments[3], arguments[4])
               calls = calls + 1
               if not ok then failed = failed + 1 end
             end
