@@ -7,8 +7,8 @@ import Glibc
 
 /// The temporary files a write left behind when its process was killed between making one and
 /// renaming it over the file (`.NAME.PID.UUID.tmp`; `.NAME.UUID.tmp` before the process was
-/// named in it): never read, never cleaned, one more at every kill. A write removes those of its
-/// file whose process is gone, once a process for each file.
+/// named in it): never read, never cleaned, one more at every kill. The first write of a process
+/// into a folder removes the leftovers there whose process is gone.
 extension LiveFiles {
   /// The name of a write's temporary file for `name`: the writing process in it, so that a
   /// later write can tell one left by a process that is gone from one being written now.
@@ -20,32 +20,27 @@ extension LiveFiles {
   /// process this one cannot see (another PID namespace) is not taken for one.
   static let leftoverAge: TimeInterval = 60
 
-  /// The files in `directory` (`(device, inode)` and name) whose leftovers were looked for.
+  /// The folders (`device:inode`) whose leftovers were looked for: once a process, a folder (a
+  /// look for each file written read a folder of 20,000 files at each new name).
   private static let lookedFor = Mutex<Set<String>>([])
 
-  /// Removes the leftovers of writes to `name` in `directory` whose process is gone, the first
-  /// time this process writes there. Failures are ignored: a leftover is clutter, not state.
-  func removeLeftovers(of name: String, in directory: Int32) {
+  /// Removes the leftovers in `directory` whose process is gone, the first time this process
+  /// writes there. Failures are ignored: a leftover is clutter, not state.
+  func removeLeftovers(in directory: Int32) {
     var status = stat()
     guard fstat(directory, &status) == 0 else { return }
-    let key = "\(status.st_dev):\(status.st_ino)/\(name)"
-    guard Self.lookedFor.withLock({ $0.insert(key).inserted }) else { return }
+    guard Self.lookedFor.withLock({ $0.insert("\(status.st_dev):\(status.st_ino)").inserted })
+    else { return }
     let listing = openat(directory, ".", Self.directoryFlags)
     guard listing >= 0, let stream = fdopendir(listing) else {
       if listing >= 0 { close(listing) }
       return
     }
     defer { closedir(stream) }
-    let prefix = ".\(name)."
     var leftovers: [String] = []
     while let entry = readdir(stream) {
-      let entryName = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      guard entryName.hasPrefix(prefix), entryName.hasSuffix(".tmp"),
-        Self.isLeftover(entryName.dropFirst(prefix.count).dropLast(4))
-      else { continue }
-      leftovers.append(entryName)
+      let name = Self.name(of: entry)
+      if Self.isLeftover(name) { leftovers.append(name) }
     }
     let now = Date().timeIntervalSince1970
     for leftover in leftovers {
@@ -58,21 +53,21 @@ extension LiveFiles {
     }
   }
 
-  /// Whether the middle of a temporary file's name (`PID.UUID`, or `UUID` alone) is one a
-  /// process that is gone left: its PID names no process (`kill(pid, 0)` finds none), or there
-  /// is no PID (a name from before they were written, by a process long gone).
-  static func isLeftover(_ middle: Substring) -> Bool {
-    let parts = middle.split(separator: ".", omittingEmptySubsequences: false)
-    switch parts.count {
-    case 1:
-      return UUID(uuidString: String(parts[0])) != nil
-    case 2:
-      guard UUID(uuidString: String(parts[1])) != nil, let pid = pid_t(parts[0]), pid > 0 else {
-        return false
-      }
-      return kill(pid, 0) != 0 && errno == ESRCH
-    default:
+  /// Whether `name` is a write's temporary file a process that is gone left: `.NAME.PID.UUID.tmp`
+  /// whose PID names no process (`kill(pid, 0)` finds none), or `.NAME.UUID.tmp`, named before
+  /// the process was (by a process long gone).
+  static func isLeftover(_ name: String) -> Bool {
+    guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
+    let parts = name.dropFirst().dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count >= 2, let last = parts.last, UUID(uuidString: String(last)) != nil else {
       return false
     }
+    let before = parts[parts.count - 2]
+    guard parts.count >= 3, !before.isEmpty, before.allSatisfy(\.isASCII),
+      before.allSatisfy(\.isNumber), let pid = pid_t(before)
+    else {
+      return !parts.dropLast().joined(separator: ".").isEmpty  // the old name: NAME.UUID
+    }
+    return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH
   }
 }

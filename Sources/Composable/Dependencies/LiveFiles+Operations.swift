@@ -132,7 +132,7 @@ extension LiveFiles {
     defer { close(directory) }
     // What is there is replaced only if it is a file: never a directory, a FIFO, a device.
     if let type = try fileType(directory, name, path) { try requireRegular(type, path) }
-    removeLeftovers(of: name, in: directory)
+    removeLeftovers(in: directory)
     let temporary = Self.temporaryName(for: name)
     let descriptor = openat(
       directory, temporary,
@@ -189,9 +189,7 @@ extension LiveFiles {
     defer { closedir(stream) }
     var names: [String] = []
     while let entry = readdir(stream) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-      }
+      let name = Self.name(of: entry)
       if !name.hasPrefix(".") { names.append(name) }
     }
     return names.sorted()

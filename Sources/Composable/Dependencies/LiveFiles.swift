@@ -53,6 +53,18 @@ struct LiveFiles: Sendable {
     return descriptor
   }
 
+  /// The name of the directory entry `readdir` gave: read in place, up to its NUL, within the
+  /// entry's own length. (`entry.pointee.d_name` copies the whole 256-byte field, past an entry
+  /// that ends at the end of the mapped buffer: a crash, in a folder of many files.)
+  static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+    let start = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+    let lengthAt = MemoryLayout<dirent>.offset(of: \dirent.d_reclen)!
+    let raw = UnsafeRawPointer(entry)
+    let length = Int(raw.loadUnaligned(fromByteOffset: lengthAt, as: UInt16.self)) - start
+    let bytes = UnsafeRawBufferPointer(start: raw + start, count: max(0, length))
+    return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+  }
+
   /// How many symlinks one path may go through, as the kernel allows.
   static let maximumLinks = 40
 
