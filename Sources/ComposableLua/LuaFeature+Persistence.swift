@@ -67,6 +67,11 @@ extension LuaFeature {
     Self.saveError(error, persistence?.path.description ?? "").withoutLibraryFrames.description
   }
 
+  /// Where the saves go since one found the saved file changed by another writer (beside it,
+  /// relative to the files' root); nil while they go to the file, and for a feature that does
+  /// not persist. A host says at its end where the state is.
+  public var stateSavedAside: DataPath? { saver?.asidePath }
+
   /// Writes the state now if an action changed it since the last save (a save still waiting,
   /// say): for a host about to exit, on end of input or a signal.
   public func savePending(files: FileClient) async throws {

@@ -155,6 +155,7 @@ struct FeatureOptions {
           try DataDirectory.make(root)
           try FileClient.whileLockedNow(path, under: root, body)
         }
+        if loaded.stateSavedAside != nil { saved = .savedBeside }
       } catch {
         let cause = SaveFailureCause(error)
         let message = Run.saveFailure(loaded.saveFailureReason(error), data: root, cause: cause)

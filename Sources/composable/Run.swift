@@ -328,7 +328,8 @@ struct Run: Command {
   ) async -> SaveOutcome {
     do {
       try await feature.savePending(files: files)
-      return .saved
+      // Saved, but where an earlier save went: beside the file another writer changed.
+      return feature.stateSavedAside == nil ? .saved : .savedBeside
     } catch {
       let reason = feature.saveFailureReason(error)
       let cause = SaveFailureCause(error)

@@ -525,7 +525,10 @@ import Testing
 
   /// A signal's save that finds the file changed by another writer goes beside it, and the
   /// last line says so (it said "the state was saved", under the line saying otherwise).
-  @Test func aSignalsSaveBesideTheFileIsSaidSo() throws {
+  /// `later`: the save went beside the file during the run already, and the signal's save goes
+  /// where it went (said "the state was saved": only the first save beside threw).
+  @Test(arguments: [false, true])
+  func aSignalsSaveBesideTheFileIsSaidSo(later: Bool) throws {
     let (directory, feature, saved) = try Self.notesFeature()
     defer { try? FileManager.default.removeItem(at: directory) }
     let run = try RunningNotes(feature: feature, in: directory)
@@ -539,6 +542,10 @@ import Testing
     let theirs = #"return { notes = { "theirs" } }"#
     try theirs.write(to: saved, atomically: true, encoding: .utf8)
     #expect(run.add("jam"))  // its save waits a second: the signal's save writes it
+    if later {
+      usleep(2_500_000)  // past the debounce: that save goes beside, and says so
+      #expect(run.add("more"))
+    }
     kill(run.pid, SIGTERM)
     run.process.waitUntilExit()
     #expect(run.process.terminationStatus == 128 + SIGTERM)
@@ -555,7 +562,9 @@ import Testing
     #expect(beside.count == 1)
     let aside = try String(
       contentsOf: data.appendingPathComponent(beside.first ?? "none"), encoding: .utf8)
-    #expect(aside.contains(#"notes = { "bread", "jam" }"#), "\(aside)")
+    #expect(
+      aside.contains(later ? #"notes = { "bread", "jam", "more" }"# : #"notes = { "bread", "jam" }"#),
+      "\(aside)")
   }
 
   /// Output read by a command that stopped reading (`composable run ... | head -1`): the next

@@ -67,6 +67,10 @@ public final class StateSaver: @unchecked Sendable {
     lock.withLock { onDisk = FileFingerprint(bytes) }
   }
 
+  /// Where the saves go since a save found the file changed by another writer (beside it); nil
+  /// while they go to the file.
+  public var asidePath: DataPath? { lock.withLock { aside } }
+
   /// Counts a change of the state: it is pending until a save that started after it is done.
   public func changed() { lock.withLock { changes += 1 } }
 
