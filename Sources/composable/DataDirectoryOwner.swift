@@ -6,10 +6,14 @@ import Foundation
 /// (`~/.local/share/composable/todos` for any `todos.lua`), so two projects' `todos.lua` shared
 /// one: the second restored the first one's state and saved over it, and the first then found
 /// its state gone. The directory holds a marker, `.composable-feature`, with the full path of
-/// the feature it is kept for; a run of another feature of the same name, while that one is
-/// still there, stops before its first action and says how to give it a folder of its own.
-/// A marker naming a feature that is gone (moved, renamed) is taken over, as is a directory
-/// made before markers were kept. `--data` names a directory by hand: no marker is looked at.
+/// the feature it is kept for. A feature that persists claims it at start, and stops before its
+/// first action when it is kept for another feature still there (one file, whatever path names
+/// it, is one feature); every other write there claims it first (a feature that came to persist
+/// in a reload, or writes files), and fails so. A marker naming a feature that is not there any
+/// more (moved, renamed) is taken over, as is a directory made before markers were kept, or a
+/// marker that names no path. A marker is made whole beside and linked into place, and taken over
+/// by a rename only one run can make: two runs never both take one folder.
+/// `--data` names a directory by hand: no marker is looked at.
 enum DataDirectoryOwner {
   static let markerName = ".composable-feature"
 
@@ -19,19 +23,31 @@ enum DataDirectoryOwner {
     case kept
     /// Kept for no feature until now (new, or from before markers): this feature's now.
     case taken
-    /// Kept for a feature that is not there any more (`from`): this feature's now.
-    case takenOver(from: String)
+    /// Kept for a feature that is not there any more (`from`; nil: the marker named none): this
+    /// feature's now.
+    case takenOver(from: String?)
   }
 
   /// Why a run cannot use the directory: it is kept for another feature, or its marker cannot be
   /// read or written.
   struct Refusal: Error, CustomStringConvertible {
-    let description: String
+    /// What is wrong, and (when there is one) the fix.
+    let problem: String
+    var fix: String? = nil
+
+    init(description: String) { problem = description }
+    init(problem: String, fix: String) { (self.problem, self.fix) = (problem, fix) }
+
+    var description: String { problem + (fix.map { ". To fix, \($0)" } ?? "") }
+
+    /// Said at start: the run stops before its first action.
+    var atStart: String {
+      problem + ", so the run stops before its first action" + (fix.map { ". To fix, \($0)" } ?? "")
+    }
   }
 
-  /// Claims `folder` for the feature at `feature`. `makesFolder`: the feature keeps files there
-  /// (it persists), so the folder is made now with its marker; otherwise a folder that is not
-  /// there is left so, and one that is there is claimed.
+  /// Claims `folder` for the feature at `feature`. `makesFolder`: the folder is made if it is
+  /// not there (with its marker); otherwise a folder that is not there is left so.
   static func claim(_ folder: URL, for feature: URL, makesFolder: Bool) throws(Refusal) -> Claim {
     let owner = fullPath(of: feature)
     let marker = folder.appendingPathComponent(markerName).path
@@ -42,30 +58,59 @@ enum DataDirectoryOwner {
     } else if status.st_mode & S_IFMT != S_IFDIR {
       return .kept  // no folder to claim: the writes there say what is wrong
     }
-    let recorded: String
-    switch read(marker) {
-    case .missing:
-      if try create(marker, owner) { return .taken }
-      return try claim(folder, for: feature, makesFolder: false)  // another run made it first
-    case let .failed(reason):
-      throw Refusal(
-        description: "the marker \(marker), which says which feature the data directory "
-          + "\(folder.path) is kept for, could not be read (\(reason)). To fix, make it readable, "
-          + "or remove it if the files there are this feature's")
-    case let .holds(path):
-      recorded = path
+    // Each turn either decides or finds that another run changed the marker meanwhile.
+    for _ in 0..<20 {
+      switch read(marker) {
+      case .missing:
+        if try place(marker, owner, replacing: false) { return .taken }
+      case let .failed(reason):
+        throw Refusal(
+          problem: "the marker \(marker), which says which feature the data directory "
+            + "\(folder.path) is kept for, could not be read (\(reason))",
+          fix: "make it readable, or remove it if the files there are this feature's")
+      case .namesNoPath:
+        if try place(marker, owner, replacing: true) { return .takenOver(from: nil) }
+      case let .holds(recorded):
+        switch standing(of: recorded, against: feature, owner) {
+        case .same: return .kept
+        case .other:
+          throw Refusal(
+            problem: "the data directory \(folder.path) is kept for another feature, \(recorded):"
+              + " its state and files are not this feature's to restore or write over",
+            fix: "give this feature a folder of its own with --data DIR (or, if the files there "
+              + "are this feature's now, remove \(marker))")
+        case .gone:
+          if try place(marker, owner, replacing: true) { return .takenOver(from: recorded) }
+        }
+      }
     }
-    if recorded == owner { return .kept }
-    var other = stat()
-    if recorded.hasPrefix("/"), stat(recorded, &other) == 0 {
-      throw Refusal(
-        description: "the data directory \(folder.path) is kept for another feature of the same "
-          + "name, \(recorded): this run would restore its state and save over it, so it stops "
-          + "before its first action. To fix, give this feature a folder of its own with "
-          + "--data DIR (or, if its files are this feature's now, remove \(marker))")
+    throw Refusal(
+      problem: "the marker \(marker) kept changing while this run looked at it (other runs "
+        + "claiming the data directory \(folder.path))", fix: "start one run at a time")
+  }
+
+  /// What the feature a marker names is to the feature at `feature` (`owner` its full path).
+  private enum Standing { case same, other, gone }
+
+  private static func standing(
+    of recorded: String, against feature: URL, _ owner: String
+  )
+    -> Standing
+  {
+    if recorded == owner { return .same }
+    var theirs = stat()
+    guard stat(recorded, &theirs) == 0 else {
+      // Gone only when nothing is at that path: a folder that cannot be searched now, a disk
+      // not mounted, is no proof.
+      return errno == ENOENT || errno == ENOTDIR ? .gone : .other
     }
-    try replace(marker, owner)
-    return .takenOver(from: recorded)
+    guard theirs.st_mode & S_IFMT == S_IFREG else { return .gone }  // no feature there now
+    var ours = stat()
+    // One file under two names (a folder moved behind a symlink, a bind mount): one feature.
+    if stat(feature.path, &ours) == 0, ours.st_dev == theirs.st_dev, ours.st_ino == theirs.st_ino {
+      return .same
+    }
+    return .other
   }
 
   /// The feature's path from `/`, its symlinks followed: one file run by two names is one feature.
@@ -80,6 +125,8 @@ enum DataDirectoryOwner {
     case missing
     case failed(String)
     case holds(String)
+    /// There, but not one line holding a path from `/` (written over, or garbage).
+    case namesNoPath
   }
 
   /// The marker's path (its one line), read with `open`/`read`: a marker larger than a path can
@@ -110,7 +157,11 @@ enum DataDirectoryOwner {
     }
     var line = bytes[..<length]
     if line.last == UInt8(ascii: "\n") { line = line.dropLast() }
-    return .holds(String(decoding: line, as: UTF8.self))
+    guard line.count <= Int(PATH_MAX), line.first == UInt8(ascii: "/"),
+      !line.contains(where: { $0 < 0x20 || $0 == 0x7F }),
+      let path = String(validating: line, as: UTF8.self)
+    else { return .namesNoPath }
+    return .holds(path)
   }
 
   /// What a file of type `type` is, in words.
@@ -125,42 +176,46 @@ enum DataDirectoryOwner {
     }
   }
 
-  /// Makes the marker naming `owner`, unless there is one already (made by another run since it
-  /// was looked for): then false.
-  private static func create(_ marker: String, _ owner: String) throws(Refusal) -> Bool {
-    let descriptor = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-      if errno == EEXIST { return false }
-      throw Refusal(
-        description: "the marker \(marker) could not be made: \(String(cString: strerror(errno)))")
-    }
-    defer { close(descriptor) }
-    try write(descriptor, owner, to: marker)
-    return true
-  }
-
-  /// Replaces the marker by one naming `owner`: written beside it, then renamed over it.
-  private static func replace(_ marker: String, _ owner: String) throws(Refusal) {
-    let temporary = marker + ".\(getpid()).tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+  /// Puts a marker naming `owner` in place, made whole beside it first (a run never reads one
+  /// half written). `replacing`: the marker there is moved away first, by a rename only one run
+  /// can make. False when another run got there first: the caller reads the marker again.
+  private static func place(
+    _ marker: String, _ owner: String, replacing: Bool
+  )
+    throws(Refusal) -> Bool
+  {
+    let temporary = marker + ".\(getpid()).\(UUID().uuidString).tmp"
+    let descriptor = open(
+      temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
     guard descriptor >= 0 else {
       throw Refusal(
-        description:
-          "the marker \(marker) could not be written: \(String(cString: strerror(errno)))")
+        description: "the marker \(marker) could not be written: "
+          + String(cString: strerror(errno)))
     }
+    defer { unlink(temporary) }
     do {
       try write(descriptor, owner, to: marker)
       close(descriptor)
     } catch {
       close(descriptor)
-      unlink(temporary)
       throw error
     }
-    if rename(temporary, marker) != 0 {
-      let reason = String(cString: strerror(errno))
-      unlink(temporary)
-      throw Refusal(description: "the marker \(marker) could not be written: \(reason)")
+    if replacing {
+      let old = marker + ".\(getpid()).old"
+      guard rename(marker, old) == 0 else {
+        if errno == ENOENT { return false }  // another run moved it first
+        throw Refusal(
+          description: "the marker \(marker) could not be replaced: "
+            + String(cString: strerror(errno)))
+      }
+      unlink(old)
     }
+    guard link(temporary, marker) == 0 else {
+      if errno == EEXIST { return false }  // another run placed one first
+      throw Refusal(
+        description: "the marker \(marker) could not be made: " + String(cString: strerror(errno)))
+    }
+    return true
   }
 
   private static func write(

@@ -86,7 +86,8 @@ struct FeatureOptions {
     if let seed { dependencies.random = RandomSource(seed: seed) }
     // Every feature has its files, under its data directory, made when it first writes.
     let root = dataDirectory
-    dependencies.files = Run.files(under: root)
+    let directory = ClaimedDataDirectory(root: root, feature: data == nil ? url : nil)
+    dependencies.files = Run.files(under: directory)
     if let persistence = loaded.persistence {
       // A run whose every save is known to fail stops before its first action, where it would
       // have run them all and lost them at the end: the data directory cannot be made or written
@@ -100,7 +101,19 @@ struct FeatureOptions {
             + "before its first action: " + fix)
         throw ExitStatus.failure
       }
-      try claimDataDirectory(root, for: url, persists: true)
+      // The default directory claimed now (`ClaimedDataDirectory`): kept for another feature,
+      // the run stops here. (One named with `--data` is made at the first write.)
+      if data == nil {
+        do {
+          try directory.prepare()
+        } catch let refusal as DataDirectoryOwner.Refusal {
+          printError(refusal.atStart)
+          throw ExitStatus.failure
+        } catch {
+          printError("\(error)")
+          throw ExitStatus.failure
+        }
+      }
       let warnings = Mutex<[String]>([])
       let restored: PersistedState.Loaded<LuaValue>
       do {
@@ -136,7 +149,6 @@ struct FeatureOptions {
         }
       }
     }
-    if loaded.persistence == nil { try claimDataDirectory(root, for: url, persists: false) }
     // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
     // is written before the process ends.
     let persists = loaded.persistence != nil
@@ -144,7 +156,7 @@ struct FeatureOptions {
       var saved = Run.SaveOutcome.saved
       do {
         try loaded.savePending { path, contents in
-          try DataDirectory.make(root)
+          try directory.prepare()
           try FileClient.writeNow(path, contents, under: root)
         } read: { path in
           do { return try FileClient.readNow(path, under: root) } catch  where error.isFileNotFound
@@ -152,7 +164,7 @@ struct FeatureOptions {
             return nil
           }
         } locked: { path, body in
-          try DataDirectory.make(root)
+          try directory.prepare()
           try FileClient.whileLockedNow(path, under: root, body)
         }
         if loaded.stateSavedAside != nil { saved = .savedBeside }
@@ -179,24 +191,6 @@ struct FeatureOptions {
 }
 
 extension FeatureOptions {
-  /// The default data directory claimed for the feature at `feature` (`DataDirectoryOwner`):
-  /// kept for another feature of the same name, the run stops before its first action. A
-  /// directory named with `--data` is the user's choice, and is not looked at.
-  func claimDataDirectory(_ root: URL, for feature: URL, persists: Bool) throws {
-    guard data == nil else { return }
-    do {
-      let claim = try DataDirectoryOwner.claim(root, for: feature, makesFolder: persists)
-      if case let .takenOver(from) = claim {
-        printError(
-          "the data directory \(root.path) was kept for \(from), which is not there any more: "
-            + "it is kept for this feature now", kind: "note")
-      }
-    } catch {
-      printError("\(error)")
-      throw ExitStatus.failure
-    }
-  }
-
   /// Why a run stops at start when its saved file is there but could not be loaded and was
   /// left where it is: every save would replace it, so every save is refused.
   static func unreadableSave(_ path: String, reason: String, root: URL) -> String {

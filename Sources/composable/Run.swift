@@ -297,12 +297,13 @@ struct Run: Command {
     fflush(nil)
   }
 
-  /// The live files under `root`, which is made on the first write or append: a feature that
-  /// never writes leaves no directory behind.
-  static func files(under root: URL) -> FileClient {
-    let live = FileClient.live(root: root)
+  /// The live files under the directory's root, which is made (and claimed: a default directory
+  /// kept for another feature fails the write) at the first write, append or lock: a feature
+  /// that never writes leaves no directory behind. A remove claims a directory that is there.
+  static func files(under directory: ClaimedDataDirectory) -> FileClient {
+    let live = FileClient.live(root: directory.root)
     var client = live
-    let makeRoot: @Sendable () throws -> Void = { try DataDirectory.make(root) }
+    let makeRoot: @Sendable () throws -> Void = { try directory.prepare() }
     client.write = { path, contents in
       try makeRoot()
       try await live.write(path, contents)
@@ -314,6 +315,10 @@ struct Run: Command {
     client.whileLocked = { path, body in
       try makeRoot()
       try await live.whileLocked(path, body)
+    }
+    client.remove = { path in
+      if FileManager.default.fileExists(atPath: directory.root.path) { try makeRoot() }
+      try await live.remove(path)
     }
     return client
   }

@@ -55,10 +55,10 @@ import Testing
     #expect(second.status == 1)
     #expect(
       second.errors
-        == "error: the data directory \(projects.folder.path) is kept for another feature of the "
-        + "same name, \(projects.first.path): this run would restore its state and save over it, "
-        + "so it stops before its first action. To fix, give this feature a folder of its own "
-        + "with --data DIR (or, if its files are this feature's now, remove "
+        == "error: the data directory \(projects.folder.path) is kept for another feature, "
+        + "\(projects.first.path): its state and files are not this feature's to restore or write "
+        + "over, so the run stops before its first action. To fix, give this feature a folder of "
+        + "its own with --data DIR (or, if the files there are this feature's now, remove "
         + "\(projects.marker.path))\n")
     #expect(!second.output.contains("received action"), "\(second.output)")
     #expect(try Data(contentsOf: projects.saved) == before)
@@ -73,26 +73,45 @@ import Testing
     #expect(try Data(contentsOf: projects.saved) == before)
   }
 
-  /// A feature that keeps no state has files there too (`env.files`): the same refusal, and
-  /// no folder made for it when there is none.
-  @Test func aFeatureThatKeepsNoStateIsRefusedToo() throws {
+  /// A feature that keeps no state runs, and makes no folder; what it writes there (a file
+  /// effect) claims the folder first, and fails when it is another feature's (a feature that
+  /// came to persist in a reload wrote over another one's state unclaimed).
+  @Test func aFeatureThatKeepsNoStateClaimsTheFolderWhenItWrites() throws {
     let projects = try Projects("owner-stateless")
     defer { projects.remove() }
     let stateless = projects.directory.appendingPathComponent("three/notes.lua")
     try FileManager.default.createDirectory(
       at: stateless.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try CommandLineTests.notes.replacingOccurrences(
-      of: #"persist = composable.persist{ path = "notes.saved.lua", debounce = 1 },"#, with: ""
-    ).write(to: stateless, atomically: true, encoding: .utf8)
+    try """
+      local composable = require("composable")
+      return {
+        initial_state = function() return { notes = {} } end,
+        reduce = function(state, action)
+          if action.type == "add" then table.insert(state.notes, action.text) end
+          if action.type == "write" then
+            return composable.effect.file.write{ path = "notes.saved.lua", contents = "mine" }
+          end
+        end,
+      }
+      """.write(to: stateless, atomically: true, encoding: .utf8)
 
     let alone = try projects.run(stateless, adding: "tea")
     #expect(alone.status == 0, "\(alone.errors)")
     #expect(!FileManager.default.fileExists(atPath: projects.folder.path))
 
     #expect(try projects.run(projects.first, adding: "milk").status == 0)
-    let refused = try projects.run(stateless, adding: "tea")
-    #expect(refused.status == 1)
-    #expect(refused.errors.contains("is kept for another feature of the same name, "))
+    let before = try Data(contentsOf: projects.saved)
+    let reading = try projects.run(stateless, adding: "tea")
+    #expect(reading.status == 0, "\(reading.errors)")
+    #expect(reading.errors == "")
+    let writing = try Command.run(
+      ["run", stateless.path, "--wait", "10"], input: "write\n",
+      environment: ["XDG_DATA_HOME": projects.data.path])
+    #expect(
+      writing.errors.contains(
+        "is kept for another feature, \(projects.first.path): its state and files are not this "
+          + "feature's to restore or write over"), "\(writing.errors)")
+    #expect(try Data(contentsOf: projects.saved) == before)
   }
 
   /// The feature the folder was kept for is gone (moved, renamed): taken over, with a note, and
@@ -108,7 +127,8 @@ import Testing
     #expect(
       second.errors
         == "note: the data directory \(projects.folder.path) was kept for \(projects.first.path), "
-        + "which is not there any more: it is kept for this feature now\n")
+        + "which is not there any more: it is kept for this feature now, and what that feature "
+        + "left there is this one's\n")
     #expect(second.output.contains(#"State: { notes = { "milk" } }"#), "\(second.output)")
     #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.second.path + "\n")
     // Said once: the next run is quiet.
@@ -166,7 +186,10 @@ import Testing
     try Data("hello\r\nthere".utf8).write(to: projects.marker)
     let taken = try projects.run(projects.second)
     #expect(taken.status == 0, "\(taken.errors)")
-    #expect(taken.errors.hasPrefix("note: the data directory "), "\(taken.errors)")
+    #expect(
+      taken.errors
+        == "note: the data directory \(projects.folder.path) held a marker that names no feature: "
+        + "it is kept for this feature now\n")
     #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.second.path + "\n")
 
     try FileManager.default.removeItem(at: projects.marker)
@@ -177,8 +200,8 @@ import Testing
       unreadable.errors
         == "error: the marker \(projects.marker.path), which says which feature the data "
         + "directory \(projects.folder.path) is kept for, could not be read (it is a directory, "
-        + "not a file). To fix, make it readable, or remove it if the files there are this "
-        + "feature's\n")
+        + "not a file), so the run stops before its first action. To fix, make it readable, or "
+        + "remove it if the files there are this feature's\n")
     try FileManager.default.removeItem(at: projects.marker)
 
     // A FIFO is not waited on (the run hung at start), a symlink not followed.
@@ -208,4 +231,64 @@ import Testing
       !FileManager.default.fileExists(
         atPath: URL(fileURLWithPath: shared).appendingPathComponent(".composable-feature").path))
   }
+
+  /// The feature's folder moved behind a symlink: the marker's path still leads to it (the
+  /// same file), so it is this feature, not another one. A marker naming a folder names no
+  /// feature there now: taken over.
+  @Test func theSameFileByAnotherPathIsTheSameFeature() throws {
+    let projects = try Projects("owner-moved")
+    defer { projects.remove() }
+    #expect(try projects.run(projects.first, adding: "milk").status == 0)
+    let one = projects.first.deletingLastPathComponent()
+    let real = projects.directory.appendingPathComponent("one-real")
+    try FileManager.default.moveItem(at: one, to: real)
+    try FileManager.default.createSymbolicLink(atPath: one.path, withDestinationPath: real.path)
+    // The marker names .../one/notes.lua; the feature's full path is now .../one-real/notes.lua.
+    let again = try projects.run(projects.first)
+    #expect(again.status == 0, "\(again.errors)")
+    #expect(again.errors == "")
+    #expect(again.output.contains(#"State: { notes = { "milk" } }"#), "\(again.output)")
+
+    try Data((projects.directory.path + "\n").utf8).write(to: projects.marker)
+    let folderNamed = try projects.run(projects.second)
+    #expect(folderNamed.status == 0, "\(folderNamed.errors)")
+    #expect(folderNamed.errors.hasPrefix("note: "), "\(folderNamed.errors)")
+  }
+
+  /// Runs of different features of one name, started at once on a folder no feature keeps (a
+  /// new one, or one kept for a feature that is gone): exactly one takes it, the others stop.
+  @Test(arguments: [false, true])
+  func runsAtOnceTakeAFolderOnce(stale: Bool) throws {
+    let projects = try Projects("owner-race")
+    defer { projects.remove() }
+    if stale {
+      try FileManager.default.createDirectory(at: projects.folder, withIntermediateDirectories: true)
+      try Data("/nowhere/notes.lua\n".utf8).write(to: projects.marker)
+    }
+    var features: [URL] = []
+    for n in 0..<8 {
+      let feature = projects.directory.appendingPathComponent("race\(n)/notes.lua")
+      try FileManager.default.createDirectory(
+        at: feature.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try CommandLineTests.notes.write(to: feature, atomically: true, encoding: .utf8)
+      features.append(feature)
+    }
+    let statuses = Statuses()
+    let all = features
+    DispatchQueue.concurrentPerform(iterations: features.count) { n in
+      let outcome = try? projects.run(all[n], adding: "run \(n)")
+      statuses.append(outcome?.status ?? -1)
+    }
+    #expect(statuses.all.filter { $0 == 0 }.count == 1, "\(statuses.all)")
+    #expect(statuses.all.filter { $0 == 1 }.count == features.count - 1, "\(statuses.all)")
+    let owner = try String(contentsOf: projects.marker, encoding: .utf8)
+    #expect(features.contains { $0.path + "\n" == owner }, "\(owner)")
+  }
+}
+
+private final class Statuses: @unchecked Sendable {
+  private let lock = NSLock()
+  private var list: [Int32] = []
+  func append(_ status: Int32) { lock.withLock { list.append(status) } }
+  var all: [Int32] { lock.withLock { list } }
 }
