@@ -40,6 +40,13 @@ struct LuaDataFileWriter {
     case .nil, .boolean, .integer, .number, .string: return 0
     case .function:
       throw .conversion(path: "", message: "a function cannot be saved: keep data only")
+    case let .other(reference) where reference.isNull:
+      // What JSON decoded into the state: said as what it is, with what to keep instead.
+      throw .conversion(
+        path: "",
+        message: "json.null (JSON's null, as decoded) cannot be saved: a saved state holds data "
+          + "only. To fix, keep nil where the JSON has null (`value ~= json.null and value or "
+          + "nil`)")
     case let .other(reference):
       throw .conversion(
         path: "", message: "\(reference.description) cannot be saved: keep data only")

@@ -92,6 +92,15 @@ import Testing
     #expect(
       LuaTableIdentityTests.error { try LuaDataFile.text(of: ["a": ["f": function]], root: "state") }
         == "state.a.f: a function cannot be saved: keep data only")
+    // JSON's null, decoded into a state: named as such, with what to keep instead.
+    let sandbox = try vm.makeSandbox(.init(preloaded: ["json": .other(vm.jsonModule())]))
+    let decoded = try vm.evaluate(
+      #"return require('json').decode('{"status": null}')"#, chunkName: "t", in: sandbox)[0]
+    #expect(
+      LuaTableIdentityTests.error { try LuaDataFile.text(of: ["b": decoded], root: "state") }
+        == "state.b.status: json.null (JSON's null, as decoded) cannot be saved: a saved state "
+        + "holds data only. To fix, keep nil where the JSON has null (`value ~= json.null and "
+        + "value or nil`)")
     let tableKey = LuaValue.table(LuaTable(entries: [["k": 1]: 1]))
     #expect(
       LuaTableIdentityTests.error { try LuaDataFile.text(of: ["a": tableKey], root: "state") }
