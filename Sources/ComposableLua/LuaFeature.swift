@@ -179,6 +179,15 @@ public final class LuaFeature: Sendable {
           throw LuaFeatureError.load(
             file: file, message: "the initial state must be a table, got \(state.typeName)")
         }
+        // Held to the rules of what a reducer writes (a test's starting state held a key no
+        // write could make: json.null).
+        if let path = LuaVM.pathOfWhatIsNotData(in: state) {
+          throw LuaFeatureError.load(
+            file: file,
+            message: "the initial state cannot hold what is at state\(path): a state holds "
+              + "data (tables, strings, numbers and booleans; keys are strings, numbers and "
+              + "booleans)")
+        }
         stateReference = try vm.reference(to: state)
       } else if let makeState = module.initialState {
         stateReference = try Self.makeInitialState(vm, makeState, file: file)

@@ -467,7 +467,11 @@ extension LuaVM {
   /// The path of the first field (in key order) whose key is a function, a coroutine or a
   /// userdata (the table that holds it), or whose value is a function or a coroutine, or nil.
   /// Each table is looked into once, however many times it is reached.
-  static func pathOfWhatIsNotData(in value: LuaValue) -> String? {
+  ///
+  /// ```swift
+  /// let path = LuaVM.pathOfWhatIsNotData(in: state)  // ".todos[2].done" for a function there
+  /// ```
+  public static func pathOfWhatIsNotData(in value: LuaValue) -> String? {
     var seen = Set<LuaTableIdentity>()
     func search(_ value: LuaValue) -> String? {
       switch value {

@@ -41,6 +41,11 @@ import Testing
           store:send("check", function(s) s.seen = true end)
           store:finish()
         end)
+        it("is no key of a given state, as no reducer could write one", function()
+          expect_failure("the initial state cannot hold what is at state.k", function()
+            TestStore.new{ feature = "loader", state = { v = 1, k = { [json.null] = "y" } } }
+          end)
+        end)
         it("differs from what is not null", function()
           local store = TestStore.new{ feature = "loader" }
           expect_failure("does not match", function()
@@ -51,7 +56,7 @@ import Testing
       """.utf8
     ).write(to: file)
     let results = await LuaTestRunner().run(file: file)
-    #expect(results.count == 3)
+    #expect(results.count == 4)
     for result in results {
       guard case let .failed(failures) = result.outcome else { continue }
       Issue.record("\(result.name): \(failures)")
