@@ -30,6 +30,12 @@ extension LuaFeature {
         message: "a feature must return a table with a reduce function, got "
           + (results.first?.typeName ?? "nothing"))
     }
+    if let (found, meant) = misspeltField(in: table) {
+      throw .load(
+        file: file,
+        message: "the returned table has \(found) but no \(meant), which the host reads: did you "
+          + "mean \(meant)?")
+    }
     guard case let .function(reduce) = table["reduce"] else {
       let found = table["reduce"]
       throw .load(
@@ -102,6 +108,36 @@ extension LuaFeature {
       migrate: try optionalFunction("migrate"), persistence: persistence,
       isDuplicate: isDuplicate)
   }
+  /// The fields of a feature's table the host reads.
+  static let moduleFields = ["reduce", "initial_state", "migrate", "persist"]
+
+  /// A field of the feature's table that reads as one of `moduleFields` mistyped, where that
+  /// one is missing (`intial_state`; `persistence = composable.persist{...}`): the feature would
+  /// start from no state, or keep nothing on disk, and say nothing. The field, and the one meant.
+  static func misspeltField(in table: LuaTable) -> (found: String, meant: String)? {
+    let others = table.entries.keys.compactMap(\.stringValue).filter {
+      !moduleFields.contains($0)
+    }.sorted()
+    for meant in moduleFields where table[meant] == .nil {
+      if let found = others.first(where: { NearestName.nearest(to: $0, among: [meant]) != nil }) {
+        return (found, meant)
+      }
+      // What `composable.persist{...}` made, under another name: persist's fields, with its path
+      // and the debounce it always sets.
+      if meant == "persist",
+        let found = others.first(where: { name in
+          guard case let .table(spec) = table[name], case .string = spec["path"],
+            spec["debounce"].doubleValue != nil
+          else { return false }
+          return spec.entries.keys.allSatisfy { persistFields.contains($0.stringValue ?? "") }
+        })
+      {
+        return (found, meant)
+      }
+    }
+    return nil
+  }
+
   /// The fields `persist{...}` takes.
   static let persistFields = ["path", "select", "debounce", "is_duplicate"]
 

@@ -1,4 +1,5 @@
 import Foundation
+import ComposableLua
 import LuaKit
 
 /// The action types a feature handles, as far as the host can tell without running it: the
@@ -138,36 +139,11 @@ public struct KnownActionTypes: Sendable {
   /// The known type nearest to `type` by edit distance, when it is near enough to be a typo
   /// (at most 2 edits, and fewer than half its letters); nil when `type` is known.
   public func nearest(to type: String) -> String? {
-    guard !types.contains(type) else { return nil }
-    let limit = min(2, max(1, type.count / 2))
-    var best: (String, Int)?
-    for candidate in types.sorted() {
-      let distance = Self.editDistance(type, candidate)
-      if distance <= limit, distance < (best?.1 ?? .max) { best = (candidate, distance) }
-    }
-    return best?.0
+    NearestName.nearest(to: type, among: types)
   }
 
   /// The types that start with `prefix`, sorted.
   public func completions(of prefix: String) -> [String] {
     types.filter { $0.hasPrefix(prefix) }.sorted()
-  }
-
-  /// Levenshtein distance, by characters.
-  static func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-      current[0] = i
-      for j in 1...b.count {
-        let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-        current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
-      }
-      swap(&previous, &current)
-    }
-    return previous[b.count]
   }
 }

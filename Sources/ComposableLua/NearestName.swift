@@ -1,0 +1,40 @@
+/// The name a mistyped one most likely meant, among the names known: for "did you mean" in
+/// messages (an action type, a field of a feature's table).
+public enum NearestName {
+  /// The candidate nearest to `name` by edit distance, when it is near enough to be a typo (at
+  /// most 2 edits, and fewer than half its letters); nil when none is, or `name` is a candidate.
+  ///
+  /// ```swift
+  /// NearestName.nearest(to: "intial_state", among: ["initial_state", "migrate"])
+  /// // "initial_state"
+  /// ```
+  public static func nearest(to name: String, among candidates: some Sequence<String>) -> String? {
+    let sorted = candidates.sorted()
+    guard !sorted.contains(name) else { return nil }
+    let limit = min(2, max(1, name.count / 2))
+    var best: (String, Int)?
+    for candidate in sorted {
+      let distance = editDistance(name, candidate)
+      if distance <= limit, distance < (best?.1 ?? .max) { best = (candidate, distance) }
+    }
+    return best?.0
+  }
+
+  /// Levenshtein distance, by characters.
+  static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+      current[0] = i
+      for j in 1...b.count {
+        let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+        current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+      }
+      swap(&previous, &current)
+    }
+    return previous[b.count]
+  }
+}
