@@ -46,7 +46,7 @@ public final class LuaReference: Hashable, Sendable, CustomStringConvertible {
   }
 
   public var description: String {
-    "\(typeName): 0x\(String(identity, radix: 16))"
+    isNull ? "json.null" : "\(typeName): 0x\(String(identity, radix: 16))"
   }
 }
 

@@ -34,6 +34,10 @@ end
 
 -- A value for a person, one field a line. A table reached twice (or inside itself) is written
 -- once after a label, <1>{ ... }, and is <1> after, so a table at 2^40 places costs its tables.
+-- JSON's null, said as the name a test writes it by (tostring gives "userdata: (nil)"): the
+-- test's own `composable.json`, found when the runner is installed.
+local json_null
+
 local function describe_value(value)
   local seen, shared = {}, {}
   local function find(t)
@@ -62,6 +66,7 @@ local function describe_value(value)
   end
   local function write(v, indent)
     if type(v) == "string" then return emit(format("%q", v)) end
+    if json_null ~= nil and v == json_null then return emit("json.null") end
     if type(v) ~= "table" then return emit(tostring(v)) end
     if labels[v] then return emit("<" .. labels[v] .. ">") end
     if shared[v] then
@@ -241,6 +246,8 @@ end
 -- The runner: describe blocks run at once to collect; tests run later, one by one.
 local function install(env)
   local real_require = env.require
+  local json_found, json = pcall(real_require, "composable.json")
+  if json_found and type(json) == "table" then json_null = json.null end
   env.require = function(name)
     local ok, module = pcall(real_require, name)
     -- The error is the test's, at its line: not this wrapper's.
