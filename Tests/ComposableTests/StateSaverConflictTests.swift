@@ -44,8 +44,16 @@ import Testing
   }
 
   /// The saver's own writes are what it knows next: save after save, no conflict.
+  /// No name beside the file is looked for either (a test's `files` function saw an `exists`
+  /// of `state.txt.conflict-...` at every save, with no conflict at all).
   @Test func itsOwnWritesAreNoConflict() async throws {
-    let files = FileClient.inMemory([path: "0"])
+    var files = FileClient.inMemory([path: "0"])
+    let looked = SaveNumber()
+    let exists = files.exists
+    files.exists = { name in
+      _ = looked.next()
+      return try await exists(name)
+    }
     let count = SaveNumber()
     let saver = StateSaver(path: path) { Array("\(count.next())".utf8) }
     saver.knowsFile(Array("0".utf8))
@@ -55,6 +63,7 @@ import Testing
     }
     #expect(await text(files, "state.txt") == "5")
     #expect(try await names(files) == ["state.txt"])
+    #expect(looked.next() == 1, "names were looked for beside the file")
   }
 
   /// A conflict file already there (two conflicts in one second) is not written over.

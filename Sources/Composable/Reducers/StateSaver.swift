@@ -213,6 +213,8 @@ public final class StateSaver: @unchecked Sendable {
         now = .unreadable
       }
     }
+    // A name beside the file is looked for only when the saves are to go there.
+    guard lock.withLock({ onDisk != now }) else { return try target(now, nil) }
     var candidate = try Self.asideName(for: path, attempt: 1)
     var attempt = 1
     while try await files.exists(candidate) {
@@ -233,6 +235,7 @@ public final class StateSaver: @unchecked Sendable {
     } else {
       do { now = FileFingerprint(try read(path)) } catch { now = .unreadable }
     }
+    guard lock.withLock({ onDisk != now }) else { return try target(now, nil) }
     var attempt = 1
     var candidate = try Self.asideName(for: path, attempt: attempt)
     while try exists(candidate) {

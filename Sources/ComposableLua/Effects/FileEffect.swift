@@ -211,20 +211,48 @@ enum FileEffect: LuaEffectRequestKind {
           throw FileClientError(error.message)
         }
       }
+      // An answer of another shape fails the operation, saying what is taken: `{ ok = true,
+      // contents = ... }` (what the feature's own read answers with) read as "no file", and a
+      // test written that way quietly tested an empty start.
+      @Sendable func wrongAnswer(
+        _ operation: String, _ path: DataPath, _ answer: LuaValue, _ taken: String
+      )
+        -> FileClientError
+      {
+        FileClientError(
+          "files(request) answered the \(operation) of \(path) with "
+            + "\(LuaValue.describeForMessage(answer)): it answers "
+            + "a \(operation) with \(taken), or raises to fail it")
+      }
       return FileClient(
         read: { path in
-          guard case let .string(text) = try await call("read", path, nil) else {
-            throw FileClientError.notFound(path)
+          switch try await call("read", path, nil) {
+          case let .string(text): return text.bytes
+          case .nil: throw FileClientError.notFound(path)
+          case let other:
+            throw wrongAnswer("read", path, other, "the contents (a string), nil for no file")
           }
-          return text.bytes
         },
         write: { path, contents in _ = try await call("write", path, contents) },
         append: { path, contents in _ = try await call("append", path, contents) },
         list: { path in
-          (try await call("list", path, nil).tableValue?.sequence ?? []).compactMap(\.stringValue)
+          let answer = try await call("list", path, nil)
+          if answer == .nil { return [] }
+          guard case let .table(names) = answer,
+            names.sequence.count == names.count,
+            names.sequence.allSatisfy({ $0.stringValue != nil })
+          else { throw wrongAnswer("list", path, answer, "a list of names (strings)") }
+          return names.sequence.compactMap(\.stringValue)
         },
         remove: { path in _ = try await call("remove", path, nil) },
-        exists: { path in try await call("exists", path, nil) == true })
+        exists: { path in
+          let answer = try await call("exists", path, nil)
+          if answer == .nil { return false }
+          guard case let .boolean(exists) = answer else {
+            throw wrongAnswer("exists", path, answer, "true or false (nil: false)")
+          }
+          return exists
+        })
     default:
       throw LuaTestError(
         "TestStore.new: files must be a fixture directory, a table or a function, got \(value.typeName)"
