@@ -78,7 +78,13 @@ struct FeatureOptions {
       loaded = try LuaFeature(
         contentsOf: url, env: .table(env), print: { Swift.print($0.terminalSafe) })
     } catch {
-      printError("\(error)")
+      // `composable run reading` for reading.lua: said.
+      let withExtension = feature + ".lua"
+      let hint =
+        !FileManager.default.fileExists(atPath: feature)
+          && FileManager.default.fileExists(atPath: withExtension)
+        ? " (did you mean \(withExtension)?)" : ""
+      printError("\(error)" + hint)
       throw ExitStatus.failure
     }
     var dependencies = DependencyValues.live

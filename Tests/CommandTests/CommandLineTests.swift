@@ -525,6 +525,18 @@ import Testing
 
   /// A signal's save that finds the file changed by another writer goes beside it, and the
   /// last line says so (it said "the state was saved", under the line saying otherwise).
+  /// A feature named without its `.lua` (`composable run notes`), where `notes.lua` is there.
+  @Test func aFeatureNamedWithoutLuaSaysTheFile() throws {
+    let (directory, _, _) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let outcome = try Command.run(["run", "notes", "--data", "data"], in: directory)
+    #expect(outcome.status == 1)
+    #expect(outcome.errors.hasSuffix("cannot read it: no such file (did you mean notes.lua?)\n"))
+    let none = try Command.run(["run", "nothing", "--data", "data"], in: directory)
+    #expect(none.status == 1)
+    #expect(!none.errors.contains("did you mean"), "\(none.errors)")
+  }
+
   /// `later`: the save went beside the file during the run already, and the signal's save goes
   /// where it went (said "the state was saved": only the first save beside threw).
   @Test(arguments: [false, true])
