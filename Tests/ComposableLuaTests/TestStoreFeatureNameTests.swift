@@ -37,4 +37,16 @@ import Testing
       failures.first?.hasSuffix("TestStore.new: no module \"gone.lua\" beside \(folder.appendingPathComponent("fixture_test.lua").path)")
         == true, "\(failures)")
   }
+
+  /// What the test does next with the store that was not made says so, not "not a TestStore".
+  @Test func theCallsAfterAFailedNewSayItFailed() async throws {
+    let folder = try makeTemporaryDirectory("feature-name-after")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let failures = try await PathsInFixturesTests.failures(
+      of: "local store = TestStore.new{ feature = \"gone\" }\nstore:send(\"x\")", in: folder)
+    #expect(failures.count == 2, "\(failures)")
+    #expect(
+      failures.last?.hasSuffix("send: this TestStore was not made: its TestStore.new failed (above)")
+        == true, "\(failures)")
+  }
 }

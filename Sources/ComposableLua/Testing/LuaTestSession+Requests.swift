@@ -11,7 +11,11 @@ extension LuaTestSession {
     if op == "new" { return try await makeStore(request.spec) }
     if op == "expect_failure" { return try await expectFailure(request) }
     guard let id = request.store.intValue, let store = stores[id] else {
-      throw LuaTestError("\(op): not a TestStore made by TestStore.new")
+      // A store whose TestStore.new failed has no id: said as that, not as a stranger.
+      throw LuaTestError(
+        request.store == .nil
+          ? "\(op): this TestStore was not made: its TestStore.new failed (above)"
+          : "\(op): not a TestStore made by TestStore.new")
     }
     store.lastSite = failures.site
     // The TestStore reports at the test's Lua line (LuaTestFailures reads it back), and keeps
