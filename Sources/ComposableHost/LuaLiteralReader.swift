@@ -52,7 +52,7 @@ public struct LuaLiteralReader {
       if !line.contains(UInt8(ascii: "\n")), let place = message.range(of: "input:1: ") {
         message.removeSubrange(place)
       }
-      throw NotAnAction(message: message)
+      throw NotAnAction(message: message + Self.shapeHint(line))
     } catch {
       throw NotAnAction(message: "\(error)")
     }
@@ -60,7 +60,47 @@ public struct LuaLiteralReader {
     if let problem = value.dataProblem {
       throw NotAnAction(message: "action\(problem.path): \(problem.message)")
     }
+    // A table with no string type is no action: said here, where the line is known.
+    if case let .table(table) = value, table["type"].stringValue == nil {
+      let type = table["type"]
+      let first = table[1].stringValue.map {
+        " (the type is a field: { type = \($0.debugDescription), ... })"
+      }
+      throw NotAnAction(
+        message: "expected a table with a string type, got one whose type is "
+          + (type == .nil ? "nil" : "a " + (type.doubleValue != nil ? "number" : type.typeName))
+          + (type == .nil ? first ?? Self.unquotedTypeHint(line, type: type) : ""))
+    }
     return value
+  }
+
+  /// What a line that is no Lua may have meant: JSON (`{"type":"add"}`), or a word with fields
+  /// after it (`add Dune`).
+  static func shapeHint(_ line: [UInt8]) -> String {
+    let text = String(decoding: line.trimmingSpacesAndTabs, as: UTF8.self)
+    if text.hasPrefix("{\""), text.contains("\":") {
+      return " (an action is a Lua table, not JSON: { type = \"add\", title = \"Dune\" })"
+    }
+    if let space = text.firstIndex(of: " "), String(text[..<space]).isLuaWord {
+      let word = text[..<space]
+      return " (a word alone is an action; with fields, it is a table: { type = \"\(word)\", ... })"
+    }
+    return ""
+  }
+
+  /// `{ type = add }`: the word read as a variable, nil here.
+  static func unquotedTypeHint(_ line: [UInt8], type: LuaValue) -> String {
+    guard type == .nil else { return "" }
+    let text = String(decoding: line, as: UTF8.self)
+    guard let found = text.range(of: "type") else { return "" }
+    let rest = text[found.upperBound...].drop { $0 == " " || $0 == "\t" }
+    guard rest.first == "=" else { return "" }
+    let value = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
+    let word = value.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+    guard !word.isEmpty, String(word).isLuaWord, !["nil", "true", "false"].contains(word) else {
+      return ""
+    }
+    return " (type = \(word) reads a variable, nil here: write type = \"\(word)\")"
   }
 
   /// `action(from:)` of text typed in Swift (its UTF-8 bytes).
