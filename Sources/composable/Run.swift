@@ -143,7 +143,10 @@ struct Run: Command {
             + "REPL's: composable repl FEATURE)"
           : parser.isIncomplete(line)
             ? "\n  (piped, `run` reads an action a line: write it on one line, or pipe it to "
-              + "composable repl FEATURE, which reads a table on over the lines that follow)" : ""
+              + "composable repl FEATURE, which reads a table on over the lines that follow)"
+            : "\(error)".contains("global 'state'")
+              ? "\n  (an action line reads `state` in the REPL only: composable repl FEATURE)"
+              : ""
         failures.noteLineNotAnAction()
         printError("line \(number) of the input: \(error)\(hint)")
       }

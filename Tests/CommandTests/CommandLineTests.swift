@@ -537,6 +537,18 @@ import Testing
     #expect(!none.errors.contains("did you mean"), "\(none.errors)")
   }
 
+  /// An action line that reads `state`, piped to `run`: the REPL is where it works.
+  @Test func aPipedLineReadingStateSaysTheREPLReadsIt() throws {
+    let outcome = try Command.run(
+      ["run", "examples/counter/counter.lua", "--wait", "0"],
+      input: #"{ type = "increment", n = state.count }"# + "\n")
+    #expect(outcome.status == 2)
+    #expect(
+      outcome.errors.contains(
+        "attempt to index a nil value (global 'state')\n  (an action line reads `state` in the "
+          + "REPL only: composable repl FEATURE)"), "\(outcome.errors)")
+  }
+
   /// `later`: the save went beside the file during the run already, and the signal's save goes
   /// where it went (said "the state was saved": only the first save beside threw).
   @Test(arguments: [false, true])
