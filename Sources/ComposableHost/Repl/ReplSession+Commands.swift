@@ -98,6 +98,14 @@ extension ReplSession {
       }
       return
     }
+    // A field the state does not have (`:state bookz`): said, with the one it may be.
+    if path.isLuaWord, case let .table(table)? = try? feature.state(), table[path] == .nil {
+      let near = NearestName.nearest(
+        to: path, among: table.entries.keys.compactMap(\.stringValue))
+      return printer.line(
+        "nil  (the state has no field \(path)" + (near.map { ": did you mean \($0)?" } ?? "")
+          + ")")
+    }
     evaluate(
       "state" + (path.hasPrefix("[") ? path : "." + path), input: ":state " + path,
       syntaxHint: "a path is written as in Lua: todos[1].title, or [\"a key\"] for a key "
