@@ -41,7 +41,12 @@ extension LuaFeature {
         throw .load(file: file, message: error.description)
       }
       var saver = current.saver
-      if module.persistence?.path != saver?.path { saver = makeSaver(for: module.persistence) }
+      if module.persistence?.path != saver?.path {
+        saver = makeSaver(for: module.persistence)
+        // A file there now was never loaded by this run: its saves go beside it, not over it
+        // (a reload that came to persist wrote over a state it had never read).
+        saver?.knowsFile(nil)
+      }
       current = Loaded(
         sandbox: fresh, module: module, step: step, stepFunction: stepFunction, fileName: file,
         saver: saver,

@@ -60,16 +60,17 @@ enum DataDirectoryOwner {
     }
     // Each turn either decides or finds that another run changed the marker meanwhile.
     for _ in 0..<20 {
-      switch read(marker) {
+      let (contents, raw) = read(marker)
+      switch contents {
       case .missing:
-        if try place(marker, owner, replacing: false) { return .taken }
+        if try place(marker, owner, replacing: nil) { return .taken }
       case let .failed(reason):
         throw Refusal(
           problem: "the marker \(marker), which says which feature the data directory "
             + "\(folder.path) is kept for, could not be read (\(reason))",
           fix: "make it readable, or remove it if the files there are this feature's")
       case .namesNoPath:
-        if try place(marker, owner, replacing: true) { return .takenOver(from: nil) }
+        if try place(marker, owner, replacing: raw) { return .takenOver(from: nil) }
       case let .holds(recorded):
         switch standing(of: recorded, against: feature, owner) {
         case .same: return .kept
@@ -80,7 +81,7 @@ enum DataDirectoryOwner {
             fix: "give this feature a folder of its own with --data DIR (or, if the files there "
               + "are this feature's now, remove \(marker))")
         case .gone:
-          if try place(marker, owner, replacing: true) { return .takenOver(from: recorded) }
+          if try place(marker, owner, replacing: raw) { return .takenOver(from: recorded) }
         }
       }
     }
@@ -129,39 +130,59 @@ enum DataDirectoryOwner {
     case namesNoPath
   }
 
-  /// The marker's path (its one line), read with `open`/`read`: a marker larger than a path can
-  /// be is not one.
-  private static func read(_ marker: String) -> Contents {
+  /// The marker's bytes, read with `open`/`read` (at most a path's length and a little: a
+  /// longer marker is not one), or why they cannot be read; nil when there is no marker.
+  private static func bytes(of marker: String) -> Result<[UInt8]?, Unreadable> {
     // Never waiting (a FIFO there opens at once), never through a symlink.
     let descriptor = open(marker, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
     guard descriptor >= 0 else {
-      if errno == ENOENT { return .missing }
-      return .failed(errno == ELOOP ? "it is a symlink" : String(cString: strerror(errno)))
+      if errno == ENOENT { return .success(nil) }
+      return .failure(
+        Unreadable(errno == ELOOP ? "it is a symlink" : String(cString: strerror(errno))))
     }
     defer { close(descriptor) }
     var status = stat()
-    guard fstat(descriptor, &status) == 0 else { return .failed(String(cString: strerror(errno))) }
-    guard status.st_mode & S_IFMT == S_IFREG else {
-      return .failed("it is \(Self.describe(status.st_mode & S_IFMT)), not a file")
+    guard fstat(descriptor, &status) == 0 else {
+      return .failure(Unreadable(String(cString: strerror(errno))))
     }
-    var bytes = [UInt8](repeating: 0, count: Int(PATH_MAX) + 2)
+    guard status.st_mode & S_IFMT == S_IFREG else {
+      return .failure(Unreadable("it is \(Self.describe(status.st_mode & S_IFMT)), not a file"))
+    }
+    var bytes = [UInt8](repeating: 0, count: Int(PATH_MAX) + 8)
     var length = 0
     while length < bytes.count {
       let count = bytes.withUnsafeMutableBytes {
         Glibc.read(descriptor, $0.baseAddress! + length, $0.count - length)
       }
       if count < 0, errno == EINTR { continue }
-      if count < 0 { return .failed(String(cString: strerror(errno))) }
+      if count < 0 { return .failure(Unreadable(String(cString: strerror(errno)))) }
       if count == 0 { break }
       length += count
     }
-    var line = bytes[..<length]
-    if line.last == UInt8(ascii: "\n") { line = line.dropLast() }
-    guard line.count <= Int(PATH_MAX), line.first == UInt8(ascii: "/"),
-      !line.contains(where: { $0 < 0x20 || $0 == 0x7F }),
-      let path = String(validating: line, as: UTF8.self)
-    else { return .namesNoPath }
-    return .holds(path)
+    return .success(Array(bytes[..<length]))
+  }
+
+  private struct Unreadable: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+  }
+
+  /// The marker's path: its one line, a byte-order mark and trailing blanks (a CR, a space, more
+  /// newlines: a hand edit) let be.
+  private static func read(_ marker: String) -> (Contents, [UInt8]) {
+    switch bytes(of: marker) {
+    case let .failure(unreadable): return (.failed(unreadable.reason), [])
+    case .success(nil): return (.missing, [])
+    case let .success(raw?):
+      var line = raw[...]
+      if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
+      while let last = line.last, [0x20, 0x09, 0x0D, 0x0A].contains(last) { line = line.dropLast() }
+      guard line.count <= Int(PATH_MAX), line.first == UInt8(ascii: "/"),
+        !line.contains(where: { $0 < 0x20 || $0 == 0x7F }),
+        let path = String(validating: line, as: UTF8.self)
+      else { return (.namesNoPath, raw) }
+      return (.holds(path), raw)
+    }
   }
 
   /// What a file of type `type` is, in words.
@@ -177,10 +198,12 @@ enum DataDirectoryOwner {
   }
 
   /// Puts a marker naming `owner` in place, made whole beside it first (a run never reads one
-  /// half written). `replacing`: the marker there is moved away first, by a rename only one run
-  /// can make. False when another run got there first: the caller reads the marker again.
+  /// half written). `replacing`: the bytes of the marker there, which is moved away first, by a
+  /// rename only one run can make, and looked at once moved: another run's marker, placed since
+  /// it was read, is put back. False when another run got there first: the caller reads the
+  /// marker again.
   private static func place(
-    _ marker: String, _ owner: String, replacing: Bool
+    _ marker: String, _ owner: String, replacing: [UInt8]?
   )
     throws(Refusal) -> Bool
   {
@@ -200,15 +223,22 @@ enum DataDirectoryOwner {
       close(descriptor)
       throw error
     }
-    if replacing {
-      let old = marker + ".\(getpid()).old"
+    if let replacing {
+      // Named as a write's leftover is (`.NAME.PID.UUID.tmp`): a run killed here leaves one
+      // that a later write removes.
+      let old = marker + ".old.\(getpid()).\(UUID().uuidString).tmp"
       guard rename(marker, old) == 0 else {
         if errno == ENOENT { return false }  // another run moved it first
         throw Refusal(
           description: "the marker \(marker) could not be replaced: "
             + String(cString: strerror(errno)))
       }
-      unlink(old)
+      defer { unlink(old) }
+      let moved: [UInt8]? = (try? bytes(of: old).get()) ?? nil
+      guard moved == replacing else {
+        _ = link(old, marker)  // another run's, placed since it was read: back in its place
+        return false
+      }
     }
     guard link(temporary, marker) == 0 else {
       if errno == EEXIST { return false }  // another run placed one first

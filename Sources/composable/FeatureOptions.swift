@@ -157,7 +157,6 @@ struct FeatureOptions {
     }
     // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
     // is written before the process ends.
-    let persists = loaded.persistence != nil
     SignalSaver.install { signalNumber, gated in
       var saved = Run.SaveOutcome.saved
       do {
@@ -184,6 +183,8 @@ struct FeatureOptions {
       // (the save waits for the VM): its changes are given the same time again to be shown.
       if !gated { _ = SignalSaver.actionGate.lock(before: Date(timeIntervalSinceNow: 2)) }
       // Said last, as a run that reads all its input says its status.
+      // Whether it persists now: a reload may have given or taken `persist`.
+      let persists = loaded.persistence != nil || saved != .saved
       SignalSaver.say(SignalSaver.endingLine(signalNumber, saved: persists ? saved : nil))
       // `_exit`, not `exit`: exit's cleanup flushes standard output, whose lock an action stuck
       // writing into a full pipe holds: the process would never end. Each action's output was

@@ -284,6 +284,49 @@ import Testing
     let owner = try String(contentsOf: projects.marker, encoding: .utf8)
     #expect(features.contains { $0.path + "\n" == owner }, "\(owner)")
   }
+
+  /// A marker edited by hand (a byte-order mark, a CR, a trailing space) still names its
+  /// feature: the other one stops (it was taken over, the first one's state restored).
+  @Test func aMarkerEditedByHandStillNamesItsFeature() throws {
+    let projects = try Projects("owner-hand")
+    defer { projects.remove() }
+    #expect(try projects.run(projects.first, adding: "milk").status == 0)
+    for edited in ["\u{FEFF}\(projects.first.path)\r\n", "\(projects.first.path) \n\n"] {
+      try Data(edited.utf8).write(to: projects.marker)
+      let second = try projects.run(projects.second, adding: "tea")
+      #expect(second.status == 1, "\(edited): \(second.errors)")
+      #expect(second.errors.contains("is kept for another feature, \(projects.first.path):"))
+    }
+  }
+
+  /// A run whose feature came to persist in a reload never loaded the file there (a feature
+  /// gone, whose folder it took over): its saves go beside it, not over it.
+  @Test func aReloadThatComesToPersistSavesBesideAFileItNeverLoaded() throws {
+    let directory = try makeTemporaryDirectory("owner-reload")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("notes.lua")
+    let persisting = CommandLineTests.notes.replacingOccurrences(of: "debounce = 1", with: "debounce = 0")
+    try persisting.replacingOccurrences(
+      of: #"persist = composable.persist{ path = "notes.saved.lua", debounce = 0 },"#, with: ""
+    ).write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    let saved = data.appendingPathComponent("notes.saved.lua")
+    let theirs = #"return { notes = { "precious" } }"#
+    try theirs.write(to: saved, atomically: true, encoding: .utf8)
+    let run = try WatchedRun(feature: feature, data: data, errorsToo: true)
+    run.type(#"{ type = "add", text = "one" }"#)
+    #expect(run.waitFor("received action"))
+    try persisting.write(to: feature, atomically: true, encoding: .utf8)
+    #expect(run.waitFor("reloaded notes.lua in "))
+    run.type(#"{ type = "add", text = "two" }"#)
+    #expect(run.waitFor("the state was saved beside its file"), "\(run.output)")
+    _ = try run.end()
+    #expect(try String(contentsOf: saved, encoding: .utf8) == theirs)
+    let beside = try FileManager.default.contentsOfDirectory(atPath: data.path)
+      .filter { $0.hasPrefix("notes.saved.lua.conflict-") }
+    #expect(beside.count == 1, "\(beside)")
+  }
 }
 
 private final class Statuses: @unchecked Sendable {
