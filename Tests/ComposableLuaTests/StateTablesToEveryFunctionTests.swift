@@ -11,7 +11,7 @@ import Testing
 /// (Under the sanitized suite, a read it should not make fails this test too.)
 @Suite struct StateTablesToEveryFunctionTests {
   static let feature = repositoryRoot.appendingPathComponent(
-    "Tests/ComposableLuaTests/lua/statecalls/feature.lua")
+    "Tests/ComposableLuaTests/lua/bounds/statecalls.lua")
 
   @Test func noCallCrashesTheHost() throws {
     let feature = try LuaFeature(

@@ -2,33 +2,11 @@
 -- LibraryBoundsEnumerationTests: returns { functions = { "path", ... }, cases = { { name =
 -- "...", run = function() ... end }, ... } }. Each case runs as a call of its own, under a
 -- small budget, and must return or raise within it.
-local composable = require("composable")
 local json = require("composable.json")
 
 -- What the sandbox reaches: globals, and the functions of every table reached from them and
 -- from the host's libraries, by path.
-local functions, reached = {}, {}
-local function collect(prefix, value, depth)
-  if type(value) == "function" then
-    functions[#functions + 1] = { path = prefix, f = value }
-  elseif type(value) == "table" and depth < 3 and not reached[value] then
-    reached[value] = true
-    for key, field in pairs(value) do
-      if type(key) == "string" then
-        collect(prefix == "" and key or prefix .. "." .. key, field, depth + 1)
-      end
-    end
-  end
-end
-local globals = {}
-for name, value in pairs(_G) do
-  if name ~= "_G" then globals[name] = value end
-end
-collect("", globals, 0)
-collect("composable", composable, 1)
-collect("composable.json", json, 1)
-collect("composable.journal", require("composable.journal"), 1)
-table.sort(functions, function(a, b) return a.path < b.path end)
+local functions = require("reachable")(_G)
 
 -- Extreme arguments, each made afresh for each call (a call may change the table it is given).
 local maxi, mini = math.maxinteger, math.mininteger

@@ -2,31 +2,9 @@
 -- with state tables (proxies of each kind of reads) at each of its first four arguments and
 -- every other argument from a small set of values, each call under pcall. The host must not
 -- crash, whatever a C function assumed about how many arguments it gets or what they are.
-local composable = require("composable")
 local json = require("composable.json")
 
-local functions, reached = {}, {}
-local function collect(prefix, value, depth)
-  if type(value) == "function" then
-    functions[#functions + 1] = { path = prefix, f = value }
-  elseif type(value) == "table" and depth < 3 and not reached[value] then
-    reached[value] = true
-    for key, field in pairs(value) do
-      if type(key) == "string" then
-        collect(prefix == "" and key or prefix .. "." .. key, field, depth + 1)
-      end
-    end
-  end
-end
-local globals = {}
-for name, value in pairs(_G) do
-  if name ~= "_G" then globals[name] = value end
-end
-collect("", globals, 0)
-collect("composable", composable, 1)
-collect("composable.json", json, 1)
-collect("composable.journal", require("composable.journal"), 1)
-table.sort(functions, function(a, b) return a.path < b.path end)
+local functions = require("reachable")(_G)
 
 -- Left out: a yield leaves the reducer, not the call.
 local skipped = { ["coroutine.yield"] = true }
