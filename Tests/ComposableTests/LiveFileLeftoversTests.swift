@@ -55,6 +55,23 @@ import Testing
     #expect(try await files.read("state.lua") == Array("return {}".utf8))
   }
 
+  /// Folders made one after another, each removed before the next (so the next may get its
+  /// inode): each is looked at (by device and inode, a later one was taken for one looked at).
+  @Test func eachNewFolderIsLookedAt() async throws {
+    for round in 0..<4 {
+      let root = FileManager.default.temporaryDirectory
+        .appendingPathComponent("leftovers-again-\(round)-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+      let leftover = root.appendingPathComponent(".state.lua.\(Self.gone).\(UUID().uuidString).tmp")
+      try Data("half".utf8).write(to: leftover)
+      try FileManager.default.setAttributes(
+        [.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: leftover.path)
+      try await FileClient.live(root: root).write("state.lua", [1])
+      #expect(!FileManager.default.fileExists(atPath: leftover.path), "round \(round)")
+      try FileManager.default.removeItem(at: root)
+    }
+  }
+
   /// A folder of many files, some with long names, listed over and over: each entry's name is
   /// read within the entry (the whole 256-byte field was copied, past the end of the buffer the
   /// last entry ended: a crash after some hundred writes into a folder of 20,000 files, where

@@ -20,17 +20,17 @@ extension LiveFiles {
   /// process this one cannot see (another PID namespace) is not taken for one.
   static let leftoverAge: TimeInterval = 60
 
-  /// The folders (`device:inode`) whose leftovers were looked for: once a process, a folder (a
-  /// look for each file written read a folder of 20,000 files at each new name).
+  /// The folders (by path) whose leftovers were looked for: once a process, a folder (a look
+  /// for each file written read a folder of 20,000 files at each new name). By path, not by
+  /// device and inode: a folder removed and made again reuses inodes, and was passed over.
   private static let lookedFor = Mutex<Set<String>>([])
 
-  /// Removes the leftovers in `directory` whose process is gone, the first time this process
-  /// writes there. Failures are ignored: a leftover is clutter, not state.
-  func removeLeftovers(in directory: Int32) {
-    var status = stat()
-    guard fstat(directory, &status) == 0 else { return }
-    guard Self.lookedFor.withLock({ $0.insert("\(status.st_dev):\(status.st_ino)").inserted })
-    else { return }
+  /// Removes the leftovers in `directory` (the folder of `path`) whose process is gone, the
+  /// first time this process writes there. Failures are ignored: a leftover is clutter, not
+  /// state.
+  func removeLeftovers(in directory: Int32, of path: DataPath) {
+    let folder = ([root.path] + path.components.dropLast()).joined(separator: "/")
+    guard Self.lookedFor.withLock({ $0.insert(folder).inserted }) else { return }
     let listing = openat(directory, ".", Self.directoryFlags)
     guard listing >= 0, let stream = fdopendir(listing) else {
       if listing >= 0 { close(listing) }

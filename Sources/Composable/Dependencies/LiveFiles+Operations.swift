@@ -132,7 +132,7 @@ extension LiveFiles {
     defer { close(directory) }
     // What is there is replaced only if it is a file: never a directory, a FIFO, a device.
     if let type = try fileType(directory, name, path) { try requireRegular(type, path) }
-    removeLeftovers(in: directory)
+    removeLeftovers(in: directory, of: path)
     let temporary = Self.temporaryName(for: name)
     let descriptor = openat(
       directory, temporary,
