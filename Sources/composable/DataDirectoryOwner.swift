@@ -1,3 +1,4 @@
+import Composable
 import Foundation
 
 /// Which feature a default data directory is kept for.
@@ -16,6 +17,16 @@ import Foundation
 /// `--data` names a directory by hand: no marker is looked at.
 enum DataDirectoryOwner {
   static let markerName = ".composable-feature"
+
+  /// Throws for a path that names the marker, given to the feature's files to write, append to
+  /// or remove: the marker is the runtime's, and a feature that changed it would give its
+  /// folder to another feature or take another's.
+  static func refuseMarker(_ path: DataPath) throws {
+    guard path.components == [markerName] else { return }
+    throw FileClientError(
+      "\(path): this file records which feature the data directory is kept for; it is "
+        + "composable's, not the feature's. To fix, give the feature's file another name")
+  }
 
   /// What claiming the directory found.
   enum Claim: Equatable {

@@ -303,15 +303,19 @@ struct Run: Command {
   /// The live files under the directory's root, which is made (and claimed: a default directory
   /// kept for another feature fails the write) at the first write, append or lock: a feature
   /// that never writes leaves no directory behind. A remove claims a directory that is there.
+  /// The directory's marker (`DataDirectoryOwner`) is not the feature's to write, append to or
+  /// remove: a feature that did would give its folder away, or take another's.
   static func files(under directory: ClaimedDataDirectory) -> FileClient {
     let live = FileClient.live(root: directory.root)
     var client = live
     let makeRoot: @Sendable () throws -> Void = { try directory.prepare() }
     client.write = { path, contents in
+      try DataDirectoryOwner.refuseMarker(path)
       try makeRoot()
       try await live.write(path, contents)
     }
     client.append = { path, contents in
+      try DataDirectoryOwner.refuseMarker(path)
       try makeRoot()
       try await live.append(path, contents)
     }
@@ -320,6 +324,7 @@ struct Run: Command {
       try await live.whileLocked(path, body)
     }
     client.remove = { path in
+      try DataDirectoryOwner.refuseMarker(path)
       if FileManager.default.fileExists(atPath: directory.root.path) { try makeRoot() }
       try await live.remove(path)
     }

@@ -299,6 +299,61 @@ import Testing
     }
   }
 
+  /// The marker is composable's: a feature's file effects cannot write, append to or remove it
+  /// (a feature that did could give its folder to another feature or take another's), by any
+  /// spelling of its path; nor write a file under the name of a write's temporary file (removed
+  /// once its process is gone). Its other files are written as before.
+  @Test func theMarkerAndTemporaryNamesAreNotAFeaturesToWrite() throws {
+    let projects = try Projects("owner-reserved")
+    defer { projects.remove() }
+    try """
+      local composable = require("composable")
+      return {
+        initial_state = function() return { answers = {} } end,
+        reduce = function(state, action)
+          if action.type == "done" then
+            table.insert(state.answers, action.ok and "ok" or action.error)
+          elseif action.type ~= "list" then
+            local remove = action.type == "remove"
+            return composable.effect.file[action.type]{
+              path = action.path, contents = not remove and "theirs" or nil, response = "done" }
+          end
+        end,
+      }
+      """.write(to: projects.first, atomically: true, encoding: .utf8)
+    let temporary = ".notes.txt.\(getpid()).\(UUID().uuidString).tmp"
+    let old = ".notes.txt.\(UUID().uuidString).tmp"
+    let actions = [
+      ("write", "notes.txt"), ("write", ".composable-feature"), ("append", "./.composable-feature"),
+      ("remove", ".//.composable-feature"), ("write", temporary), ("append", "sub/" + old),
+      ("write", "sub/.composable-feature"),
+    ]
+    let input = actions.map { #"{ type = "\#($0.0)", path = "\#($0.1)" }"# }.joined(separator: "\n")
+    let run = try Command.run(
+      ["run", projects.first.path, "--wait", "10"], input: input + "\n",
+      environment: ["XDG_DATA_HOME": projects.data.path])
+    #expect(run.status == 0, "\(run.errors)")
+    let marker = "this file records which feature the data directory is kept for; it is "
+      + "composable's, not the feature's. To fix, give the feature's file another name"
+    let form = "a name of this form (.NAME.PID.UUID.tmp) is kept for a write's temporary file, "
+      + "removed once the process that wrote it is gone; give the file another name"
+    for expected in [
+      "\"ok\"", "\".composable-feature: \(marker)\"", "\"\(temporary): \(form)\"",
+      "\"sub/\(old): \(form)\"",
+    ] {
+      #expect(run.output.contains(expected), "\(expected)\n\(run.output)")
+    }
+    let answers = run.output.split(separator: "\n").filter { $0.contains("+ answers[") }
+    #expect(answers.filter { $0.contains(marker) }.count == 3, "\(run.output)")
+    #expect(answers.count == actions.count, "\(run.output)")
+    #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.first.path + "\n")
+    let names = try FileManager.default.contentsOfDirectory(atPath: projects.folder.path)
+    #expect(Set(names) == [".composable-feature", "notes.txt", "sub"], "\(names)")
+    // Below the root, the name is the feature's own.
+    let sub = projects.folder.appendingPathComponent("sub")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: sub.path) == [".composable-feature"])
+  }
+
   /// A run whose feature came to persist in a reload never loaded the file there (a feature
   /// gone, whose folder it took over): its saves go beside it, not over it.
   @Test func aReloadThatComesToPersistSavesBesideAFileItNeverLoaded() throws {

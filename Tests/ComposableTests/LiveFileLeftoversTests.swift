@@ -96,4 +96,65 @@ import Testing
       if round == 0 { #expect(Set(listed).isSuperset(of: names)) }
     }
   }
+
+  /// A file of the caller's under a temporary file's name would be taken for a leftover and
+  /// removed once its process is gone (an attacker's finding): writes and appends of such names
+  /// are refused, by the live client and the one in memory alike, whatever the process or the
+  /// folder; the names around the form are written as any.
+  @Test func aNameOfATemporaryFilesFormIsNotWritten() async throws {
+    let root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("temporary-names-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let uuid = { UUID().uuidString }
+    let refused = [
+      ".a.\(getpid()).\(uuid()).tmp", ".a.\(Self.gone).\(uuid()).tmp", ".a.0.\(uuid()).tmp",
+      ".a.\(uuid()).tmp", ".a.b.c.\(uuid()).tmp", ".composable-feature.old.7.\(uuid()).tmp",
+      "deep/er/.x.1.\(uuid().lowercased()).tmp",
+    ]
+    let written = [
+      ".\(uuid()).tmp", ".a.1.not-a-uuid.tmp", "a.1.\(uuid()).tmp", ".a.1.\(uuid()).tmp.bak",
+      ".a.1.\(uuid()).TMP", ".a.1.\(uuid())tmp", "..a.tmp",
+    ]
+    for client in [FileClient.live(root: root), .inMemory()] {
+      for name in refused {
+        let path = try DataPath(validating: name)
+        for operation in ["write", "append"] {
+          do {
+            if operation == "write" {
+              try await client.write(path, [1])
+            } else {
+              try await client.append(path, [1])
+            }
+            Issue.record("\(operation) \(name) was not refused")
+          } catch let error as FileClientError {
+            #expect(
+              error.description
+                == "\(path): a name of this form (.NAME.PID.UUID.tmp) is kept for a write's "
+                + "temporary file, removed once the process that wrote it is gone; give the file "
+                + "another name")
+          }
+          #expect(try await !client.exists(path))
+        }
+      }
+      for name in written {
+        let path = try DataPath(validating: name)
+        try await client.write(path, [1])
+        try await client.append(path, [2])
+        #expect(try await client.read(path) == [1, 2], "\(name)")
+      }
+      // Hidden names are not listed, in memory as on disk.
+      try await client.write("shown", [1])
+      #expect(try await client.list(.root) == ["a.1.\(written[2].dropFirst(4))", "shown"])
+    }
+    // Nor through a symlink whose target has that form.
+    let target = ".b.\(Self.gone).\(uuid()).tmp"
+    try FileManager.default.createSymbolicLink(
+      atPath: root.appendingPathComponent("link").path, withDestinationPath: target)
+    await #expect(throws: FileClientError.self) {
+      try await FileClient.live(root: root).write("link", [1])
+    }
+    #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(target).path))
+    #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("deep").path))
+  }
 }

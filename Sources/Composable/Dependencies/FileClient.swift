@@ -116,15 +116,30 @@ public struct FileClient: Sendable {
         }
         return contents
       },
-      write: { path, contents in storage.set(path.description, contents) },
+      // As the live client: a name of a write's temporary file is refused, hidden names are
+      // not listed (a test in memory sees what the app on disk would).
+      write: { path, contents in
+        try refuseTemporaryName(path)
+        storage.set(path.description, contents)
+      },
       append: { path, contents in
+        try refuseTemporaryName(path)
         storage.set(path.description, (storage.get(path.description) ?? []) + contents)
       },
-      list: { directory in storage.list(directory.isRoot ? "" : directory.description) },
+      list: { directory in
+        storage.list(directory.isRoot ? "" : directory.description).filter { !$0.hasPrefix(".") }
+      },
       remove: { path in
         guard storage.remove(path.description) else { throw FileClientError.notFound(path) }
       },
       exists: { path in storage.get(path.description) != nil })
+  }
+}
+
+/// Throws the live client's error for a write of a file named as a write's temporary file is.
+private func refuseTemporaryName(_ path: DataPath) throws {
+  if let name = path.name, LiveFiles.isTemporaryName(name) {
+    throw LiveFiles.temporaryNameRefused(path)
   }
 }
 

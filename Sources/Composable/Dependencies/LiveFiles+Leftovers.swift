@@ -57,17 +57,39 @@ extension LiveFiles {
   /// whose PID names no process (`kill(pid, 0)` finds none), or `.NAME.UUID.tmp`, named before
   /// the process was (by a process long gone).
   static func isLeftover(_ name: String) -> Bool {
-    guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
+    guard let writer = temporaryWriter(name) else { return false }
+    guard let pid = writer else { return true }  // the old name: NAME.UUID
+    return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH
+  }
+
+  /// Whether `name` has the form of a write's temporary file (`.NAME.PID.UUID.tmp`, or the
+  /// older `.NAME.UUID.tmp`), whichever process made it. A write or an append of a file with
+  /// such a name is refused: the client removes them once their process is gone, so a file a
+  /// caller kept under one would be lost.
+  static func isTemporaryName(_ name: String) -> Bool { temporaryWriter(name) != nil }
+
+  /// For a name of a write's temporary file, the process its name gives (nil inside: the old
+  /// form, which gives none); nil for any other name.
+  private static func temporaryWriter(_ name: String) -> pid_t?? {
+    guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
     let parts = name.dropFirst().dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count >= 2, let last = parts.last, UUID(uuidString: String(last)) != nil else {
-      return false
+      return nil
     }
     let before = parts[parts.count - 2]
     guard parts.count >= 3, !before.isEmpty, before.allSatisfy(\.isASCII),
       before.allSatisfy(\.isNumber), let pid = pid_t(before)
     else {
-      return !parts.dropLast().joined(separator: ".").isEmpty  // the old name: NAME.UUID
+      // The old form, NAME.UUID: a name before the UUID.
+      return parts.dropLast().joined(separator: ".").isEmpty ? nil : .some(nil)
     }
-    return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH
+    return .some(pid)
+  }
+
+  /// The error for a write or an append of a file whose name has a temporary file's form.
+  static func temporaryNameRefused(_ path: DataPath) -> FileClientError {
+    FileClientError(
+      "\(path): a name of this form (.NAME.PID.UUID.tmp) is kept for a write's temporary file, "
+        + "removed once the process that wrote it is gone; give the file another name")
   }
 }

@@ -128,8 +128,11 @@ extension LiveFiles {
     guard contents.count <= readLimit else {
       throw overLimit(path, size: contents.count, writing: true)
     }
+    // Before any folder on the way is made; then the name the walk ends at (a symlink's target).
+    if let name = path.name, Self.isTemporaryName(name) { throw Self.temporaryNameRefused(path) }
     let (directory, name) = try open(path, followingLast: true, creating: true)
     defer { close(directory) }
+    guard !Self.isTemporaryName(name) else { throw Self.temporaryNameRefused(path) }
     // What is there is replaced only if it is a file: never a directory, a FIFO, a device.
     if let type = try fileType(directory, name, path) { try requireRegular(type, path) }
     removeLeftovers(in: directory, of: path)
@@ -164,8 +167,11 @@ extension LiveFiles {
     guard contents.count <= readLimit else {
       throw overLimit(path, size: contents.count, writing: true)
     }
+    // Before any folder on the way is made; then the name the walk ends at (a symlink's target).
+    if let name = path.name, Self.isTemporaryName(name) { throw Self.temporaryNameRefused(path) }
     let (directory, name) = try open(path, followingLast: true, creating: true)
     defer { close(directory) }
+    guard !Self.isTemporaryName(name) else { throw Self.temporaryNameRefused(path) }
     if let type = try fileType(directory, name, path) { try requireRegular(type, path) }
     let (descriptor, size) = try openRegular(directory, name, O_WRONLY | O_CREAT | O_APPEND, path)
     defer { close(descriptor) }
