@@ -98,8 +98,28 @@ struct TestCommand: Command {
       let count = files.count == 1 ? "1 test file" : "\(files.count) test files"
       printError(
         filter.map { "no test's name contains \"\($0)\" (--filter), in \(count)" }
-          ?? "\(count) ran, and declared no test (describe/it)")
+          ?? Self.notATestFile(files, named: paths) ?? "\(count) ran, and declared no test (describe/it)")
       throw ExitStatus.failure
     }
+  }
+
+  /// For one file named by hand that is no test file (`composable test todos.lua`: the feature,
+  /// not its tests), what to say: where its tests would be.
+  /// Named as the user named it (`paths`, the command's), when it was named alone.
+  static func notATestFile(_ files: [URL], named paths: [String]) -> String? {
+    guard files.count == 1, let file = files.first, !file.lastPathComponent.hasSuffix("_test.lua")
+    else { return nil }
+    let name = file.deletingPathExtension().lastPathComponent
+    let tests = file.deletingLastPathComponent().appendingPathComponent(name + "_test.lua")
+    let given = paths.count == 1 ? paths[0] : file.path
+    let shown = given.hasSuffix(file.lastPathComponent) ? given : file.path
+    let testsShown = String(shown.dropLast(file.lastPathComponent.count)) + name + "_test.lua"
+    let fix =
+      FileManager.default.fileExists(atPath: tests.path)
+      ? "run composable test \(testsShown), the test file beside it"
+      : "write its tests in \(testsShown) (describe/it; see the README's \"Testing a Lua feature "
+        + "in Lua\")"
+    return "\(shown) ran, and declared no test (describe/it): it is not a test file (their names "
+      + "end in _test.lua). To fix, \(fix)"
   }
 }

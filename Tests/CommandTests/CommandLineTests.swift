@@ -281,6 +281,11 @@ import Testing
       to: tests.appendingPathComponent("a_test.lua"), atomically: true, encoding: .utf8)
     try "local unused = 1".write(
       to: tests.appendingPathComponent("none_test.lua"), atomically: true, encoding: .utf8)
+    // A feature named in place of its tests: with them beside it, and alone.
+    for name in ["none.lua", "lone.lua"] {
+      try "return { initial_state = function() return {} end, reduce = function() end }".write(
+        to: tests.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
     let cases: [(arguments: [String], in: String, error: String)] = [
       (
         ["test", "empty"], "",
@@ -300,6 +305,18 @@ import Testing
       (
         ["test", "t/none_test.lua"], "",
         "error: 1 test file ran, and declared no test (describe/it)\n"
+      ),
+      (
+        ["test", "t/none.lua"], "",
+        "error: t/none.lua ran, and declared no test (describe/it): it is not a test file (their "
+          + "names end in _test.lua). To fix, run composable test t/none_test.lua, the test file "
+          + "beside it\n"
+      ),
+      (
+        ["test", "lone.lua"], "t",
+        "error: lone.lua ran, and declared no test (describe/it): it is not a test file (their "
+          + "names end in _test.lua). To fix, write its tests in lone_test.lua (describe/it; see "
+          + "the README's \"Testing a Lua feature in Lua\")\n"
       ),
     ]
     for (arguments, folder, error) in cases {
