@@ -146,8 +146,14 @@ struct FeatureOptions {
           "the file set aside is \(aside). To have it back, end this run before its first change "
             + "is saved, fix the file, and move it back to \(file)", kind: "warning")
       }
-      if case .saved = restored {
+      if case let .saved(state) = restored {
         print("Restored from \(root.appendingPathComponent(persistence.path.description).path).")
+        if uuid == .incrementing {
+          // After migrate(state), which may have moved or made ids.
+          let (generator, note) = RestoredUUIDs.generator(after: (try? loaded.state()) ?? state)
+          dependencies.uuid = generator
+          if let note { printError(note, kind: "note") }
+        }
         if loaded.restoreMigration != nil {
           print("It was saved by other code, and migrate(state) ran on it:")
           Run.printMigration(

@@ -39,6 +39,32 @@ import Testing
     }
   }
 
+  /// `incrementing(from:)` begins where told, and goes on from 0 past the last UUID of the form
+  /// rather than trapping; `incrementingCount` reads back exactly the UUIDs it makes.
+  @Test func incrementingFromACountAndBack() {
+    let last = UUIDGenerator.incrementingLast
+    let generator = UUIDGenerator.incrementing(from: last - 1)
+    #expect(
+      [generator(), generator(), generator()].map(\.uuidString) == [
+        "00000000-0000-0000-0000-FFFFFFFFFFFE", "00000000-0000-0000-0000-FFFFFFFFFFFF",
+        "00000000-0000-0000-0000-000000000000",
+      ])
+    for count: UInt64 in [0, 1, 9, 10, 0xABC, last] {
+      let text = UUIDGenerator.incrementing(from: count)().uuidString
+      #expect(UUIDGenerator.incrementingCount(text) == count)
+      #expect(UUIDGenerator.incrementingCount(text.lowercased()) == count)
+    }
+    for text in [
+      "", "00000000-0000-0000-0000-00000000000", "00000000-0000-0000-0000-0000000000000",
+      "00000000-0000-0000-0001-000000000000", "00000000-0000-0000-0000-00000000000G",
+      "00000000-0000-0000-0000-0000000000-1", "00000000-0000-0000-0000-00000000000\u{FF11}",
+      "10000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-+00000000001",
+      "00000000-0000-0000-0000-0000000000 1",
+    ] {
+      #expect(UUIDGenerator.incrementingCount(text) == nil, "\(text)")
+    }
+  }
+
   @Test func anUnprovidedDependencyFailsTheTestWithAHint() async {
     let store = TestStore(
       initialState: Model(), reducer: { Feature(uuid: $0.uuid, date: $0.date) },

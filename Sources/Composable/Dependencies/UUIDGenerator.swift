@@ -19,12 +19,36 @@ public struct UUIDGenerator: Sendable {
   public static let live = Self { UUID() }
 
   /// 00000000-0000-0000-0000-000000000000, then ...0001, and so on.
-  public static var incrementing: Self {
-    let counter = LockedCounter()
+  public static var incrementing: Self { incrementing(from: 0) }
+
+  /// `incrementing`, from the UUID whose last 12 hex digits are `first` (then `first + 1`, ...):
+  /// `incrementing(from: 4)` begins at 00000000-0000-0000-0000-000000000004. The count goes on
+  /// from 0 past FFFFFFFFFFFF, the last such UUID.
+  public static func incrementing(from first: UInt64) -> Self {
+    let counter = LockedCounter(first)
     return Self {
-      let value = counter.next()
+      let value = counter.next() & incrementingLast
       return UUID(uuidString: String(format: "00000000-0000-0000-0000-%012llX", value))!
     }
+  }
+
+  /// The count of the last UUID `incrementing` makes before it goes on from 0: 12 hex digits.
+  public static let incrementingLast: UInt64 = 0xFFFF_FFFF_FFFF
+
+  /// The count an `incrementing` UUID holds (its last 12 hex digits), from its text in either
+  /// case; nil for any other text.
+  ///
+  /// ```swift
+  /// UUIDGenerator.incrementingCount("00000000-0000-0000-0000-00000000000a")  // 10
+  /// ```
+  public static func incrementingCount(_ text: some StringProtocol) -> UInt64? {
+    let utf8 = text.utf8
+    guard utf8.count == 36, utf8.starts(with: "00000000-0000-0000-0000-".utf8) else { return nil }
+    let digits = utf8.dropFirst(24)
+    guard digits.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }) else {
+      return nil
+    }
+    return UInt64(String(decoding: digits, as: UTF8.self), radix: 16)
   }
 
   /// The test default (`DependencyValues.test`): reports an issue each time it is used, then
@@ -43,12 +67,14 @@ public struct UUIDGenerator: Sendable {
 
 final class LockedCounter: @unchecked Sendable {
   private let lock = NSLock()
-  private var value: UInt64 = 0
+  private var value: UInt64
+
+  init(_ first: UInt64 = 0) { value = first }
 
   func next() -> UInt64 {
     lock.lock()
     defer { lock.unlock() }
-    defer { value += 1 }
+    defer { value &+= 1 }
     return value
   }
 }

@@ -1,0 +1,42 @@
+import Composable
+import LuaKit
+
+/// `--uuid incrementing` counts from 00000000-0000-0000-0000-000000000000 in every run, so a run
+/// that restored a state holding the UUIDs an earlier run made made them again: a new todo took
+/// an old one's id (a new user's finding). Such a run counts on from the largest the restored
+/// state holds.
+enum RestoredUUIDs {
+  /// The largest count of an `incrementing` UUID in `state`, as a string value or a key, at any
+  /// depth; nil when it holds none.
+  static func largestIncrementing(in state: LuaValue) -> UInt64? {
+    var largest: UInt64?
+    var pending = [state]  // a stack, not recursion: a state may be deep
+    while let value = pending.popLast() {
+      switch value {
+      case let .string(text):
+        if let string = text.string, let count = UUIDGenerator.incrementingCount(string) {
+          largest = max(largest ?? 0, count)
+        }
+      case let .table(table):
+        for (key, value) in table.entries { pending += [key, value] }
+      default: break
+      }
+    }
+    return largest
+  }
+
+  /// The generator for a run with `--uuid incrementing` that restored `state`, and the note that
+  /// says where it starts (nil when the state holds none of its UUIDs: it starts at 0).
+  static func generator(after state: LuaValue) -> (UUIDGenerator, note: String?) {
+    guard let largest = largestIncrementing(in: state) else { return (.incrementing, nil) }
+    let first = largest &+ 1 & UUIDGenerator.incrementingLast
+    let text = { (count: UInt64) in UUIDGenerator.incrementing(from: count)().uuidString }
+    let note =
+      largest == UUIDGenerator.incrementingLast
+      ? "--uuid incrementing: the restored state holds \(text(largest)), the last of its UUIDs, "
+        + "so it counts from \(text(first)) again, and may repeat one the state holds"
+      : "--uuid incrementing counts from \(text(first)): the restored state holds its UUIDs up "
+        + "to \(text(largest)), and a new id repeating one would name two things"
+    return (.incrementing(from: first), note)
+  }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `--uuid incrementing` made the same UUIDs in every run, so a run that restored its state
+/// gave a new todo an old one's id (a new user's finding). It counts on from the largest the
+/// restored state holds, wherever it holds it, and says so.
+@Suite struct RunIncrementingUUIDsTests {
+  static let feature = """
+    local composable = require("composable")
+    return {
+      initial_state = function() return { todos = {}, by_id = {} } end,
+      reduce = function(state, action, env)
+        if action.type == "add" then
+          local id = env.uuid()
+          table.insert(state.todos, { id = id })
+          state.by_id[string.lower(id)] = { deep = { { id } } }
+        end
+      end,
+      persist = composable.persist{ path = "todos.saved.lua", debounce = 0 },
+    }
+    """
+
+  @Test func aRestoredStatesUUIDsAreNotMadeAgain() throws {
+    let directory = try makeTemporaryDirectory("uuids")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("todos.lua")
+    try Self.feature.write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data").path
+    func run(_ adds: Int) throws -> Command.Outcome {
+      try Command.run(
+        ["run", feature.path, "--uuid", "incrementing", "--data", data, "--wait", "0"],
+        input: String(repeating: "add\n", count: adds))
+    }
+    let first = try run(2)
+    #expect(first.status == 0 && first.errors == "", "\(first.errors)")
+    let second = try run(1)
+    #expect(second.status == 0, "\(second.errors)")
+    #expect(
+      second.errors
+        == "note: --uuid incrementing counts from 00000000-0000-0000-0000-000000000002: the "
+        + "restored state holds its UUIDs up to 00000000-0000-0000-0000-000000000001, and a new "
+        + "id repeating one would name two things\n")
+    #expect(second.output.contains(#"id = "00000000-0000-0000-0000-000000000002""#))
+
+    // The last UUID of the form, from a hand-edited file, as a key only: counted from 0 again,
+    // said so, and no crash.
+    let saved = directory.appendingPathComponent("data/todos.saved.lua")
+    try """
+      return { todos = {}, by_id = { ["00000000-0000-0000-0000-ffffffffffff"] = { deep = {} } } }
+      """.write(to: saved, atomically: true, encoding: .utf8)
+    let third = try run(1)
+    #expect(third.status == 0, "\(third.errors)")
+    #expect(
+      third.errors
+        == "note: --uuid incrementing: the restored state holds "
+        + "00000000-0000-0000-0000-FFFFFFFFFFFF, the last of its UUIDs, so it counts from "
+        + "00000000-0000-0000-0000-000000000000 again, and may repeat one the state holds\n")
+    #expect(third.output.contains(#"id = "00000000-0000-0000-0000-000000000000""#))
+
+    // Without --uuid incrementing, nothing is said.
+    let live = try Command.run(
+      ["run", feature.path, "--data", data, "--wait", "0"], input: "add\n")
+    #expect(live.status == 0 && live.errors == "", "\(live.errors)")
+  }
+}
