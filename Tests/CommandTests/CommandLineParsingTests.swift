@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// How `composable` reads its command line (by hand, see `CommandShape`): help where asked,
-/// and for everything it cannot read, `Error: ...`, the usage, and exit status 64.
+/// and for everything it cannot read, `error: ...`, the usage, and exit status 64.
 @Suite struct CommandLineParsingTests {
   static let runUsage =
     "Usage: composable run <feature> [--env <env> ...] [--uuid <uuid>] [--seed <seed>] "
@@ -37,11 +37,14 @@ import Testing
 
   @Test func whatCannotBeReadIsAUsageErrorNamingIt() throws {
     let cases: [([String], String)] = [
-      (["run"], "Missing expected argument '<feature>'"),
-      (["run", "a.lua", "b.lua"], "Unexpected argument 'b.lua'"),
-      (["run", "a.lua", "--bogus"], "Unknown option '--bogus'"),
-      (["run", "a.lua", "-x"], "Unknown option '-x'"),
-      (["run", "a.lua", "--wait"], "Missing value for '--wait <wait>'"),
+      (["run"], "missing expected argument '<feature>'"),
+      (["run", "a.lua", "b.lua"], "unexpected argument 'b.lua'"),
+      (["run", "a.lua", "--bogus"], "unknown option '--bogus'"),
+      (["run", "a.lua", "--dat", "x"], "unknown option '--dat' (did you mean '--data'?)"),
+      (["run", "a.lua", "-data", "x"], "unknown option '-data' (did you mean '--data'?)"),
+      (["run", "a.lua", "--hepl"], "unknown option '--hepl' (did you mean '--help'?)"),
+      (["run", "a.lua", "-x"], "unknown option '-x'"),
+      (["run", "a.lua", "--wait"], "missing value for '--wait <wait>'"),
       (["run", "a.lua", "--watch=yes"], "--watch takes no value"),
       (
         ["run", "a.lua", "--wait", "-1"],
@@ -56,17 +59,17 @@ import Testing
     for (arguments, message) in cases {
       let outcome = try run(arguments)
       #expect(outcome.status == 64, "\(arguments)")
-      #expect(outcome.errors == "Error: \(message)\n" + Self.runUsage, "\(arguments)")
+      #expect(outcome.errors == "error: \(message)\n" + Self.runUsage, "\(arguments)")
       #expect(outcome.output.isEmpty)
     }
     let test = try run(["test", "--output", "xml"])
     #expect(test.status == 64)
-    #expect(test.errors.hasPrefix("Error: --output: expected readable, tap or junit, got xml\n"))
+    #expect(test.errors.hasPrefix("error: --output: expected readable, tap or junit, got xml\n"))
     let help = try run(["help", "frob"])
     #expect(help.status == 64)
     #expect(
       help.errors
-        == "Error: Unknown subcommand 'frob'\n  See 'composable --help' for the subcommands.\n")
+        == "error: unknown subcommand 'frob'\n  See 'composable --help' for the subcommands.\n")
   }
 
   /// `--name=value` and `--name value` read the same; a repeated option keeps every value; a

@@ -339,7 +339,7 @@ import Testing
     #expect(outcome.status == 64)
     #expect(
       outcome.errors
-        == "Error: 'tset' is neither a subcommand nor a file (did you mean 'test'?)\n"
+        == "error: 'tset' is neither a subcommand nor a file (did you mean 'test'?)\n"
         + "  See 'composable --help' for the subcommands.\n")
     // A file of that name is a feature, as ever.
     try "return { reduce = function() end }".write(
@@ -397,7 +397,7 @@ import Testing
     #expect(outcome.status == 64)
     #expect(
       outcome.errors.hasPrefix(
-        "Error: --wait: expected a number of seconds from 0 to 1e9, got nan"))
+        "error: --wait: expected a number of seconds from 0 to 1e9, got nan"))
   }
 
   @Test func evalPrintsResultsAndFailsWithTheLuaError() throws {

@@ -193,7 +193,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let outcome = try run(in: directory, data: "")
     #expect(outcome.status == 64, "\(outcome.errors)")
-    #expect(outcome.errors.hasPrefix("Error: --data: expected a directory, got an empty path\n"))
+    #expect(outcome.errors.hasPrefix("error: --data: expected a directory, got an empty path\n"))
   }
 
   /// A feature that does not persist runs whatever `--data` is: it may never write a file.

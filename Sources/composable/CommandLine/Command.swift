@@ -37,7 +37,7 @@ enum CommandLineTool {
         return 0
       }
       guard let command = command(named: name) else {
-        return usageError(UsageError("Unknown subcommand '\(name)'"), nil)
+        return usageError(UsageError("unknown subcommand '\(name)'"), nil)
       }
       print(command.shape.help, terminator: "")
       return 0
@@ -101,9 +101,9 @@ enum CommandLineTool {
     return text
   }
 
-  /// `Error: MESSAGE`, the usage, and where the help is; exit status 64 (EX_USAGE).
+  /// `error: MESSAGE` (as every error the command says), the usage, and where the help is; exit status 64 (EX_USAGE).
   private static func usageError(_ error: UsageError, _ shape: CommandShape?) -> Int32 {
-    var text = "Error: \(error.message)\n"
+    var text = "error: \(error.message)\n"
     if let shape {
       text += "Usage: \(shape.usage)\n"
       text += "  See '\(name) \(shape.name) --help' for more information.\n"

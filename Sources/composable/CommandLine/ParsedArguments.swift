@@ -1,3 +1,5 @@
+import ComposableLua
+
 /// A command line read against a command's shape: its arguments and options by name, each
 /// value read as its type by the command, with a usage error naming the option when it is not.
 struct ParsedArguments {
@@ -23,7 +25,9 @@ struct ParsedArguments {
         continue
       }
       if word == "-h" || word == "--help" { throw .help }
-      guard word.hasPrefix("--") else { throw UsageError("Unknown option '\(word)'") }
+      guard word.hasPrefix("--") else {
+        throw UsageError("unknown option '\(word)'" + shape.nearestOption(to: word))
+      }
       var name = String(word.dropFirst(2))
       var inlineValue: String?
       if let equals = name.firstIndex(of: "=") {
@@ -31,7 +35,7 @@ struct ParsedArguments {
         name = String(name[..<equals])
       }
       guard let option = shape.options.first(where: { $0.name == name }) else {
-        throw UsageError("Unknown option '--\(name)'")
+        throw UsageError("unknown option '--\(name)'" + shape.nearestOption(to: name))
       }
       guard let valueName = option.valueName else {
         if inlineValue != nil { throw UsageError("--\(name) takes no value") }
@@ -43,7 +47,7 @@ struct ParsedArguments {
         value = inlineValue
       } else {
         guard index < words.count else {
-          throw UsageError("Missing value for '--\(name) <\(valueName)>'")
+          throw UsageError("missing value for '--\(name) <\(valueName)>'")
         }
         value = words[index]
         index += 1
@@ -60,12 +64,12 @@ struct ParsedArguments {
         positional = []
       } else {
         guard !positional.isEmpty else {
-          throw UsageError("Missing expected argument '<\(argument.name)>'")
+          throw UsageError("missing expected argument '<\(argument.name)>'")
         }
         values[argument.name] = [positional.removeFirst()]
       }
     }
-    if let extra = positional.first { throw UsageError("Unexpected argument '\(extra)'") }
+    if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }
   }
 
   /// The argument or option's value; for one given more than once, the last.
@@ -99,5 +103,15 @@ struct ParsedArguments {
       ? "\(words[0]) or \(words[1])"
       : words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "")
     return try value(name, default: defaultValue, expected: expected) { Choice(rawValue: $0) }
+  }
+}
+
+extension CommandShape {
+  /// `" (did you mean '--data'?)"` for a mistyped option (`--dat`, `-data`), or nothing.
+  func nearestOption(to word: String) -> String {
+    let name = String(word.drop(while: { $0 == "-" }))
+    let names = options.map(\.name) + ["help"]
+    if names.contains(name) { return " (did you mean '--\(name)'?)" }  // `-data`: one dash
+    return NearestName.nearest(to: name, among: names).map { " (did you mean '--\($0)'?)" } ?? ""
   }
 }
