@@ -101,7 +101,8 @@ enum CommandLineTool {
     return text
   }
 
-  /// `error: MESSAGE` (as every error the command says), the usage, and where the help is; exit status 64 (EX_USAGE).
+  /// `error: MESSAGE` (as every error the command says), the usage, and where the help is; exit
+  /// status 64 (EX_USAGE).
   private static func usageError(_ error: UsageError, _ shape: CommandShape?) -> Int32 {
     var text = "error: \(error.message)\n"
     if let shape {
