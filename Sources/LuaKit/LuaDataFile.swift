@@ -55,11 +55,13 @@ public enum LuaDataFile {
   /// `value` as one Lua expression that reads back as exactly it, for Lua source written around
   /// it (a test's expected state): a literal, or, where tables are shared, a call of a function
   /// that names them, `(function() local shared = {} ... return ... end)()`. Its lines after the
-  /// first are indented by `indent` spaces.
+  /// first are indented by `indent` spaces. With `null`, json.null is written as that source
+  /// (`json.null`, where the code around has `json`); without, it is refused, as in a file.
   public static func expression(
-    of value: LuaValue, root: String = "value", indent: Int = 0
+    of value: LuaValue, root: String = "value", indent: Int = 0, null: String? = nil
   ) throws(LuaError) -> String {
-    var writer = LuaDataFileWriter(value: value, maximumDepth: LuaValue.maximumDepth)
+    var writer = LuaDataFileWriter(
+      value: value, maximumDepth: LuaValue.maximumDepth, nullSource: null)
     do throws(LuaError) { try writer.check(value) } catch {
       throw error.rooted(at: root)
     }

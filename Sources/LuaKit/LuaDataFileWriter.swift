@@ -14,6 +14,9 @@ struct LuaDataFileWriter {
   let inlineWidth = 80
   let sharing: Set<LuaTableIdentity>
   let maximumDepth: Int
+  /// What json.null is written as (Lua source around the value can reach it, as a test file
+  /// can: `json.null`); nil refuses it, as a saved file must (it reads literals only).
+  let nullSource: String?
   /// The number of each shared table written so far.
   private var names: [LuaTableIdentity: Int] = [:]
   /// The height of each table checked (1: a table of scalars): a table met again is checked
@@ -21,9 +24,10 @@ struct LuaDataFileWriter {
   private var heights: [LuaTableIdentity: Int] = [:]
   private var output = ""
 
-  init(value: LuaValue, maximumDepth: Int) {
+  init(value: LuaValue, maximumDepth: Int, nullSource: String? = nil) {
     sharing = value.sharedTables
     self.maximumDepth = maximumDepth
+    self.nullSource = nullSource
   }
 
   // MARK: Checking
@@ -41,6 +45,7 @@ struct LuaDataFileWriter {
     case .function:
       throw .conversion(path: "", message: "a function cannot be saved: keep data only")
     case let .other(reference) where reference.isNull:
+      if nullSource != nil { return 0 }
       // What JSON decoded into the state: said as what it is, with what to keep instead.
       throw .conversion(
         path: "",
@@ -149,7 +154,7 @@ struct LuaDataFileWriter {
   private mutating func write(_ value: LuaValue, indent: Int) {
     switch value {
     case let .table(table): write(table, indent: indent, asDefinition: false)
-    default: output += Self.scalar(value)
+    default: output += scalarSource(value)
     }
   }
 
@@ -203,7 +208,7 @@ struct LuaDataFileWriter {
         } else {
           return nil
         }
-      default: value = Self.scalar(entry.value)
+      default: value = scalarSource(entry.value)
       }
       parts.append(entry.source.map { "\($0) = \(value)" } ?? value)
     }
@@ -219,6 +224,12 @@ struct LuaDataFileWriter {
   }
 
   /// A scalar as the data file writes it.
+  /// `scalar(value)`, json.null as `nullSource`.
+  private func scalarSource(_ value: LuaValue) -> String {
+    if case let .other(reference) = value, reference.isNull, let nullSource { return nullSource }
+    return Self.scalar(value)
+  }
+
   static func scalar(_ value: LuaValue) -> String {
     switch value {
     case .nil: "nil"

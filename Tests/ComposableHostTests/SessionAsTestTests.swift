@@ -84,6 +84,45 @@ import Testing
     #expect(!message.contains("items[1].n"), "\(message)")
   }
 
+  /// JSON's null in the state at the start and in each change is written `json.null` (the
+  /// test could not be written: a saved file's form has no null), and the test passes; a
+  /// reducer that keeps nil where it kept json.null fails it.
+  @Test func jsonNullInTheStateIsWrittenAsItself() async throws {
+    let source = """
+      local json = require("composable.json")
+      return {
+        initial_state = function() return { profile = json.decode('{"name":null}'), seen = {} } end,
+        reduce = function(state, action)
+          if action.type == "load" then
+            state.profile = json.decode(action.body)
+            table.insert(state.seen, json.null)
+          end
+        end,
+      }
+      """
+    let repl = try Harness(source: source)
+    await repl.type(#"{ type = "load", body = '{"name":"Ann","age":null,"tags":[null,1]}' }"#)
+    let test = repl.file.deletingLastPathComponent().appendingPathComponent("nulls_test.lua")
+    let written = await repl.type(":test \(test.path)").0
+    #expect(written.hasPrefix("  wrote \(test.path): 1 sent, 0 received; it passes"), "\(written)")
+    let text = try String(contentsOf: test, encoding: .utf8)
+    #expect(text.contains(#"local json = require("composable.json")"#), "\(text)")
+    #expect(text.contains("profile = { name = json.null }"), "\(text)")
+    #expect(text.contains("age = json.null"), "\(text)")
+    #expect(text.contains("tags = { json.null, 1 }"), "\(text)")
+    #expect(text.contains("s.seen[1] = json.null"), "\(text)")
+    #expect(await LuaTestRunner().run(file: test).map(\.outcome) == [.passed])
+
+    try source.replacingOccurrences(of: "table.insert(state.seen, json.null)", with: "")
+      .write(to: repl.file, atomically: true, encoding: .utf8)
+    let failing = await LuaTestRunner().run(file: test)
+    guard case let .failed(messages)? = failing.first?.outcome else {
+      Issue.record("the test did not fail: \(failing)")
+      return
+    }
+    #expect(messages.joined().contains("seen[1] = json.null"), "\(messages)")
+  }
+
   /// A Lua test's bare name is written beside the feature, wherever the REPL was started (the
   /// tests run from the package's folder; the feature is in a temporary one).
   @Test func aBareLuaTestNameIsWrittenBesideTheFeature() async throws {

@@ -80,7 +80,8 @@ enum LuaAssignments {
   /// `value` as Lua source that reads back as exactly it (`LuaDataFile`'s literals; a value
   /// that shares tables as the expression that makes them shared), its lines after the first
   /// indented by `indent` spaces.
+  /// json.null as `json.null`: the test file names `json` when it holds one (`LuaTestWriter`).
   static func literal(_ value: LuaValue, indent: Int) throws(LuaError) -> String {
-    try LuaDataFile.expression(of: value, indent: indent)
+    try LuaDataFile.expression(of: value, indent: indent, null: "json.null")
   }
 }

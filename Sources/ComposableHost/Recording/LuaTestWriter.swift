@@ -115,6 +115,10 @@ enum LuaTestWriter {
       lines += try plan.body(syntax)
     }
     lines += ["  end)", "end)", ""]
+    // JSON's null, in a state or an answer, is written `json.null` (LuaAssignments.literal).
+    if lines.contains(where: { $0.contains("json.null") }) {
+      lines.insert("local json = require(\"composable.json\")", at: 5)
+    }
     return lines.joined(separator: "\n")
   }
 
