@@ -79,7 +79,8 @@ enum DataDirectoryOwner {
         throw Refusal(
           problem: "the marker \(marker), which says which feature the data directory "
             + "\(folder.path) is kept for, could not be read (\(reason))",
-          fix: "make it readable, or remove it if the files there are this feature's")
+          fix: "make it readable, remove it if the files there are this feature's, or give this "
+            + "feature a folder of its own with --data DIR")
       case .namesNoPath:
         if try place(marker, owner, replacing: raw) { return .takenOver(from: nil) }
       case let .holds(recorded):
@@ -222,9 +223,7 @@ enum DataDirectoryOwner {
     let descriptor = open(
       temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
     guard descriptor >= 0 else {
-      throw Refusal(
-        description: "the marker \(marker) could not be written: "
-          + String(cString: strerror(errno)))
+      throw markerFailure(marker, "written")
     }
     defer { unlink(temporary) }
     do {
@@ -240,9 +239,7 @@ enum DataDirectoryOwner {
       let old = marker + ".old.\(getpid()).\(UUID().uuidString).tmp"
       guard rename(marker, old) == 0 else {
         if errno == ENOENT { return false }  // another run moved it first
-        throw Refusal(
-          description: "the marker \(marker) could not be replaced: "
-            + String(cString: strerror(errno)))
+        throw markerFailure(marker, "replaced")
       }
       defer { unlink(old) }
       let moved: [UInt8]? = (try? bytes(of: old).get()) ?? nil
@@ -253,10 +250,20 @@ enum DataDirectoryOwner {
     }
     guard link(temporary, marker) == 0 else {
       if errno == EEXIST { return false }  // another run placed one first
-      throw Refusal(
-        description: "the marker \(marker) could not be made: " + String(cString: strerror(errno)))
+      throw markerFailure(marker, "made")
     }
     return true
+  }
+
+  /// The refusal for a marker that could not be `done` (written, replaced, made), by errno:
+  /// what the folder needs, or the folder of its own the feature can have instead.
+  private static func markerFailure(_ marker: String, _ done: String) -> Refusal {
+    let reason = String(cString: strerror(errno))
+    let folder = (marker as NSString).deletingLastPathComponent
+    return Refusal(
+      problem: "the marker \(marker), which says which feature the data directory is kept for, "
+        + "could not be \(done) (\(reason))",
+      fix: "make \(folder) writable, or give this feature a folder of its own with --data DIR")
   }
 
   private static func write(
@@ -269,9 +276,7 @@ enum DataDirectoryOwner {
       let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
       if written < 0, errno == EINTR { continue }
       guard written > 0 else {
-        throw Refusal(
-          description: "the marker \(marker) could not be written: "
-            + String(cString: strerror(errno)))
+        throw markerFailure(marker, "written")
       }
       bytes = bytes.dropFirst(written)
     }

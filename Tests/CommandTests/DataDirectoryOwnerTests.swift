@@ -200,8 +200,9 @@ import Testing
       unreadable.errors
         == "error: the marker \(projects.marker.path), which says which feature the data "
         + "directory \(projects.folder.path) is kept for, could not be read (it is a directory, "
-        + "not a file), so the run stops before its first action. To fix, make it readable, or "
-        + "remove it if the files there are this feature's\n")
+        + "not a file), so the run stops before its first action. To fix, make it readable, "
+        + "remove it if the files there are this feature's, or give this feature a folder of its "
+        + "own with --data DIR\n")
     try FileManager.default.removeItem(at: projects.marker)
 
     // A FIFO is not waited on (the run hung at start), a symlink not followed.
@@ -352,6 +353,45 @@ import Testing
     // Below the root, the name is the feature's own.
     let sub = projects.folder.appendingPathComponent("sub")
     #expect(try FileManager.default.contentsOfDirectory(atPath: sub.path) == [".composable-feature"])
+  }
+
+  /// A marker that cannot be written (a folder even root cannot write to: immutable) fails the
+  /// write that claimed the folder, saying what the folder needs or how to have another.
+  @Test func aMarkerThatCannotBeWrittenSaysWhatToDo() throws {
+    let projects = try Projects("owner-immutable")
+    try FileManager.default.createDirectory(at: projects.folder, withIntermediateDirectories: true)
+    func chattr(_ flag: String) throws -> Int32 {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+      process.arguments = [flag, projects.folder.path]
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      process.waitUntilExit()
+      return process.terminationStatus
+    }
+    defer {
+      _ = try? chattr("-i")
+      projects.remove()
+    }
+    try """
+      local composable = require("composable")
+      return {
+        initial_state = function() return {} end,
+        reduce = function(state, action)
+          return composable.effect.file.write{ path = "mine.txt", contents = "x" }
+        end,
+      }
+      """.write(to: projects.first, atomically: true, encoding: .utf8)
+    try #require(try chattr("+i") == 0, "chattr +i: this test needs root on ext4, as CI has")
+    let run = try Command.run(
+      ["run", projects.first.path, "--wait", "10"], input: "write\n",
+      environment: ["XDG_DATA_HOME": projects.data.path])
+    #expect(
+      run.errors.contains(
+        "the marker \(projects.marker.path), which says which feature the data directory is kept "
+          + "for, could not be written (Operation not permitted). To fix, make "
+          + "\(projects.folder.path) writable, or give this feature a folder of its own with "
+          + "--data DIR"), "\(run.errors)")
   }
 
   /// A run whose feature came to persist in a reload never loaded the file there (a feature
