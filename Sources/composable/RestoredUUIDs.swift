@@ -7,10 +7,12 @@ import LuaKit
 /// state holds.
 enum RestoredUUIDs {
   /// The largest count of an `incrementing` UUID in `state`, as a string value or a key, at any
-  /// depth; nil when it holds none.
+  /// depth; nil when it holds none. Each table is looked at once, however many places hold it
+  /// (a saved file can share a table 2^40 ways in a few lines).
   static func largestIncrementing(in state: LuaValue) -> UInt64? {
     var largest: UInt64?
     var pending = [state]  // a stack, not recursion: a state may be deep
+    var seen = Set<LuaTableIdentity>()
     while let value = pending.popLast() {
       switch value {
       case let .string(text):
@@ -18,6 +20,7 @@ enum RestoredUUIDs {
           largest = max(largest ?? 0, count)
         }
       case let .table(table):
+        guard seen.insert(table.identity).inserted else { continue }
         for (key, value) in table.entries { pending += [key, value] }
       default: break
       }
@@ -29,7 +32,7 @@ enum RestoredUUIDs {
   /// says where it starts (nil when the state holds none of its UUIDs: it starts at 0).
   static func generator(after state: LuaValue) -> (UUIDGenerator, note: String?) {
     guard let largest = largestIncrementing(in: state) else { return (.incrementing, nil) }
-    let first = largest &+ 1 & UUIDGenerator.incrementingLast
+    let first = (largest &+ 1) & UUIDGenerator.incrementingLast
     let text = { (count: UInt64) in UUIDGenerator.incrementing(from: count)().uuidString }
     let note =
       largest == UUIDGenerator.incrementingLast

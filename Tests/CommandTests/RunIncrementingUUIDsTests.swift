@@ -58,6 +58,16 @@ import Testing
         + "00000000-0000-0000-0000-000000000000 again, and may repeat one the state holds\n")
     #expect(third.output.contains(#"id = "00000000-0000-0000-0000-000000000000""#))
 
+    // A table shared 2^60 ways (as a saved file can write it): each table looked at once.
+    var lines = ["local shared = {}", #"shared[1] = { "00000000-0000-0000-0000-00000000000a" }"#]
+    for n in 2...60 { lines.append("shared[\(n)] = { shared[\(n - 1)], shared[\(n - 1)] }") }
+    lines.append("return { todos = {}, by_id = {}, many = shared[60] }")
+    try lines.joined(separator: "\n").write(to: saved, atomically: true, encoding: .utf8)
+    let shared = try run(1)
+    #expect(shared.status == 0, "\(shared.errors)")
+    #expect(shared.errors.hasPrefix(
+      "note: --uuid incrementing counts from 00000000-0000-0000-0000-00000000000B"), "\(shared.errors)")
+
     // Without --uuid incrementing, nothing is said.
     let live = try Command.run(
       ["run", feature.path, "--data", data, "--wait", "0"], input: "add\n")
