@@ -16,13 +16,21 @@ final class ClaimedDataDirectory: Sendable {
     self.feature = feature
   }
 
-  /// Makes the directory, and claims it once, saying so when it took it over.
+  /// Makes the directory, and claims it, saying so when it took it over: once, and again when
+  /// its marker is gone (the folder removed while the run went on, and made again here: it would
+  /// be no feature's, for another run to take).
   func prepare() throws {
     try DataDirectory.make(root)
-    guard let feature, !claimed.withLock({ $0 }) else { return }
+    guard let feature else { return }
+    if claimed.withLock({ $0 }), markerIsThere() { return }
     let claim = try DataDirectoryOwner.claim(root, for: feature, makesFolder: true)
     claimed.withLock { $0 = true }
     if case let .takenOver(from) = claim { printError(Self.takeOverNote(root, from), kind: "note") }
+  }
+
+  private func markerIsThere() -> Bool {
+    var status = stat()
+    return lstat(root.appendingPathComponent(DataDirectoryOwner.markerName).path, &status) == 0
   }
 
   /// What a run says when it took the directory over.

@@ -394,6 +394,49 @@ import Testing
           + "--data DIR"), "\(run.errors)")
   }
 
+  /// The folder removed while a run goes on: the run's next save makes it again, marked again
+  /// (it was claimed once a run: unmarked, another feature of the name would have taken it).
+  /// The saved file went with it, so the save goes beside it (a file changed since it was
+  /// loaded), and the run ends saying so.
+  @Test func aFolderRemovedMidRunIsClaimedAgain() throws {
+    let projects = try Projects("owner-removed")
+    defer { projects.remove() }
+    try CommandLineTests.notes.replacingOccurrences(of: "debounce = 1", with: "debounce = 0")
+      .write(to: projects.first, atomically: true, encoding: .utf8)
+    let process = Process()
+    process.executableURL = try builtProduct("composable")
+    process.arguments = ["run", projects.first.path, "--wait", "0"]
+    process.environment = ProcessInfo.processInfo.environment.merging(
+      ["XDG_DATA_HOME": projects.data.path], uniquingKeysWith: { $1 })
+    let input = Pipe()
+    process.standardInput = input
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    func add(_ note: String) -> Bool {
+      input.fileHandleForWriting.write(Data(#"{ type = "add", text = "\#(note)" }"#.utf8 + [10]))
+      for _ in 0..<500 {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: projects.folder.path))
+        for name in names ?? [] where name.hasPrefix("notes.saved.lua") {
+          let file = projects.folder.appendingPathComponent(name)
+          if (try? String(contentsOf: file, encoding: .utf8))?.contains(note) == true { return true }
+        }
+        Thread.sleep(forTimeInterval: 0.01)
+      }
+      return false
+    }
+    #expect(add("milk"))
+    try FileManager.default.removeItem(at: projects.folder)
+    #expect(add("tea"))
+    #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.first.path + "\n")
+    let other = try projects.run(projects.second, adding: "coffee")
+    #expect(other.status == 1)
+    #expect(other.errors.contains("is kept for another feature, \(projects.first.path)"))
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+  }
+
   /// A run whose feature came to persist in a reload never loaded the file there (a feature
   /// gone, whose folder it took over): its saves go beside it, not over it.
   @Test func aReloadThatComesToPersistSavesBesideAFileItNeverLoaded() throws {
