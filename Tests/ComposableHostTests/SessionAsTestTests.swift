@@ -123,6 +123,31 @@ import Testing
     #expect(messages.joined().contains("seen[1] = json.null"), "\(messages)")
   }
 
+  /// A session of a feature that persists and reads a file: the test's `files` answers the
+  /// recorded read, and a save's read of its file with what the test wrote before (it took
+  /// writes and forgot them, so the second save found its file gone and went beside it: every
+  /// session longer than a save's wait failed as a test; a new user's finding).
+  @Test func aSessionThatSavesTwiceBecomesATestThatPasses() async throws {
+    let source = try String(contentsOf: SessionAsSwiftTestTests.saves, encoding: .utf8)
+    let data = try makeTemporaryDirectory("repl-saves")
+    defer { try? FileManager.default.removeItem(at: data) }
+    try "hello".write(to: data.appendingPathComponent("note.txt"), atomically: true, encoding: .utf8)
+    var dependencies = DependencyValues.live
+    dependencies.files = .live(root: data)
+    let repl = try Harness(source: source, dependencies: dependencies)
+    await repl.type("load")
+    for _ in 0..<500 where repl.session.timeline.count < 2 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    try await SessionAsSwiftTestTests.addThrice(repl)
+    let test = repl.file.deletingLastPathComponent().appendingPathComponent("saves_test.lua")
+    let written = await repl.type(":test \(test.path)").0
+    #expect(written.contains("it passes"), "\(written)")
+    let text = try String(contentsOf: test, encoding: .utf8)
+    #expect(text.contains("local file_answers = "), "\(text)")
+    #expect(await LuaTestRunner().run(file: test).map(\.outcome) == [.passed])
+  }
+
   /// A Lua test's bare name is written beside the feature, wherever the REPL was started (the
   /// tests run from the package's folder; the feature is in a temporary one).
   @Test func aBareLuaTestNameIsWrittenBesideTheFeature() async throws {
@@ -182,6 +207,46 @@ import Testing
 @Suite struct SessionAsSwiftTestTests {
   static let generated = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("Generated/FactsSessionTests.swift")
+
+  static let saves = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("fixtures/saves/saves.lua")
+  static let generatedSaves = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Generated/SavesSessionTests.swift")
+
+  /// A file read, then three adds a second apart: three saves.
+  static func addThrice(_ repl: ReplSessionTests.Harness) async throws {
+    await repl.type("load")
+    for _ in 0..<500 where repl.session.timeline.count < 2 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await repl.type("add", ":advance 1", "add", ":advance 1", "add", ":advance 1")
+    #expect(try repl.session.feature.evaluate("#state.items, state.note") == [3, "hello"])
+  }
+
+  /// The Swift test of a session that read a file and saved three times: its files answer the
+  /// read from the recording and the saves' reads with what they wrote (it compiles and passes
+  /// in `Generated/` too).
+  @Test func theSwiftTestOfASessionThatSavesIsTheOneThatRuns() async throws {
+    let data = try makeTemporaryDirectory("swift-saves")
+    defer { try? FileManager.default.removeItem(at: data) }
+    try "hello".write(to: data.appendingPathComponent("note.txt"), atomically: true, encoding: .utf8)
+    var dependencies = DependencyValues.live
+    dependencies.files = .live(root: data)
+    let repl = try ReplSessionTests.Harness(dependencies: dependencies, file: Self.saves)
+    try await Self.addThrice(repl)
+    let plan = try SessionTestPlan(
+      recording: await repl.session.recording(), exchanges: repl.session.exchanges.all,
+      feature: Self.saves, inFlight: [])
+    let text = try SwiftTestWriter.text(
+      plan, name: "SavesSessionTests", testFile: Self.generatedSaves)
+    if ProcessInfo.processInfo.environment["REGENERATE_SESSION_TESTS"] == "1" {
+      try Data(text.utf8).write(to: Self.generatedSaves)
+    }
+    #expect(text.contains(#"("read", "note.txt", "hello", nil)"#), "\(text)")
+    #expect(!text.contains(#""items.saved.lua", "#), "\(text)")
+    let committed = try String(contentsOf: Self.generatedSaves, encoding: .utf8)
+    #expect(text == committed)
+  }
 
   @Test func theSwiftTestWrittenFromASessionIsTheOneThatRuns() async throws {
     var dependencies = DependencyValues.live

@@ -30,6 +30,8 @@ struct SessionTestPlan {
   var feature: URL
   /// Seconds a feature that persists waits before a save; nil for one that does not.
   var saveDelay: Double?
+  /// The file a feature that persists saves to (`persist{ path }`); nil for one that does not.
+  var savedPath: String?
   /// Effects (other than saves) still running when the test was written, as `:effects`
   /// names them.
   var inFlight: [String]
@@ -45,6 +47,7 @@ struct SessionTestPlan {
     let replayer = try SessionReplayer.fresh(recording, feature: feature, print: { _ in })
     let loaded = replayer.feature
     saveDelay = loaded.persistence?.debounce
+    savedPath = loaded.persistence?.path.description
     var state = recording.initialState
     var clock: Int?
     for (index, recorded) in recording.actions.enumerated() {
@@ -91,10 +94,20 @@ struct SessionTestPlan {
 
   /// The file operations whose answers a test must give: reads, lists and exists checks, and
   /// any operation that failed. Writes that succeeded need nothing but to be accepted.
+  ///
+  /// Not those of the saved file (and the files set beside it): the test's saves write it, and
+  /// read back what they wrote, as on a disk. The session's saves read it when they found it
+  /// there, and a test served those answers in order gave its first save the second one's file
+  /// (a change by another writer: saved beside, and the test failed).
   var fileAnswers: [RecordedExchange] {
     exchanges.filter { exchange in
       guard exchange.kind == .file else { return false }
       let operation = exchange.request.operation.stringValue ?? ""
+      if let savedPath, let path = exchange.request.path.stringValue,
+        path == savedPath || path.hasPrefix(savedPath + ".")
+      {
+        return false
+      }
       return exchange.error != nil || ["read", "list", "exists"].contains(operation)
     }
   }

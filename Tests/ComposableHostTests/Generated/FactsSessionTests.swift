@@ -93,18 +93,35 @@ import Testing
       return try result.get()
     }
 
-    func file(_ operation: String, _ path: DataPath) throws -> LuaValue {
+    /// What the test wrote, read back as a disk would (a save reads its file before it
+    /// writes it again); nil inside: removed.
+    private var written: [String: [UInt8]?] = [:]
+
+    func file(_ operation: String, _ path: DataPath, _ contents: [UInt8] = []) throws -> LuaValue {
+      let name = path.description
       let found = lock.withLock { () -> (LuaValue, String?)? in
-        guard let index = fileAnswers.firstIndex(where: { $0.0 == operation && $0.1 == path.description })
-        else { return nil }
-        let (_, _, answer, error) = fileAnswers.remove(at: index)
-        return (answer, error)
+        let index = fileAnswers.firstIndex(where: { $0.0 == operation && $0.1 == name })
+        let found = index.map { fileAnswers.remove(at: $0) }.map { ($0.2, $0.3) }
+        guard found?.1 == nil else { return found }
+        switch operation {
+        case "write": written[name] = .some(contents)
+        case "append": written[name] = .some(((written[name] ?? nil) ?? []) + contents)
+        case "remove": written[name] = .some(nil)
+        default: break
+        }
+        if let found { return found }
+        switch (operation, written[name]) {
+        case let ("read", contents??): return (.string(LuaString(bytes: contents)), nil)
+        case ("exists", let contents?): return (.boolean(contents != nil), nil)
+        default: return nil
+        }
       }
       if let error = found?.1 { throw FileClientError(error) }
       return found?.0 ?? .nil
     }
 
-    /// Writes are taken; a read of a file the session never read finds none.
+    /// Writes are taken and read back; a read of a file the session never read or the test
+    /// never wrote finds none.
     var files: FileClient {
       FileClient(
         read: { path in
@@ -113,8 +130,8 @@ import Testing
           }
           return contents.bytes
         },
-        write: { path, _ in _ = try self.file("write", path) },
-        append: { path, _ in _ = try self.file("append", path) },
+        write: { path, contents in _ = try self.file("write", path, contents) },
+        append: { path, contents in _ = try self.file("append", path, contents) },
         list: { path in (try self.file("list", path).tableValue?.sequence ?? []).compactMap(\.stringValue) },
         remove: { path in _ = try self.file("remove", path) },
         exists: { path in try self.file("exists", path) == true })
