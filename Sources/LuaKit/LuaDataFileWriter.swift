@@ -35,8 +35,22 @@ struct LuaDataFileWriter {
   /// Refuses what a data file cannot hold: a function, a userdata or coroutine, a key that is
   /// a table, nil or NaN, tables nested more than `maximumDepth` deep on any path.
   mutating func check(_ value: LuaValue) throws(LuaError) {
-    _ = try height(of: value, depth: 0)
+    do throws(LuaError) {
+      _ = try height(of: value, depth: 0)
+    } catch {
+      // Found in hash order, which differs from run to run: the problem named is the first in
+      // the order the file is written, so that the same state always says the same place.
+      heights = [:]
+      inWrittenOrder = true
+      defer { inWrittenOrder = false }
+      _ = try height(of: value, depth: 0)
+      throw error
+    }
   }
+
+  /// Whether `height(of:)` goes through each table in the order it is written (on a second
+  /// pass, after a problem was found).
+  private var inWrittenOrder = false
 
   /// The height of `value` (0 for a scalar) at `depth` (0 for the root), checked.
   private mutating func height(of value: LuaValue, depth: Int) throws(LuaError) -> Int {
@@ -50,8 +64,8 @@ struct LuaDataFileWriter {
       throw .conversion(
         path: "",
         message: "json.null (JSON's null, as decoded) cannot be saved: a saved state holds data "
-          + "only. To fix, keep nil where the JSON has null (`value ~= json.null and value or "
-          + "nil`)")
+          + "only. To fix, keep nil where the JSON has null (`if value == json.null then value = "
+          + "nil end`; `value ~= json.null and value or nil` would lose false too)")
     case let .other(reference):
       throw .conversion(
         path: "", message: "\(reference.description) cannot be saved: keep data only")
@@ -66,16 +80,30 @@ struct LuaDataFileWriter {
         throw .conversion(path: "", message: "nested more than \(maximumDepth) levels deep")
       }
       var tallest = 0
-      for (key, element) in table.entries {
-        try Self.checkKey(key)
-        do throws(LuaError) {
-          tallest = max(tallest, try height(of: element, depth: depth + 1))
-        } catch {
-          throw error.under(LuaPath.component(key))
+      if inWrittenOrder {
+        for (key, element) in table.sortedEntries {
+          tallest = max(tallest, try height(ofEntry: key, element, depth: depth))
+        }
+      } else {
+        for (key, element) in table.entries {
+          tallest = max(tallest, try height(ofEntry: key, element, depth: depth))
         }
       }
       heights[table.identity] = tallest + 1
       return tallest + 1
+    }
+  }
+
+  /// The height of a table's entry at `depth` (the table's), its key checked; a problem below
+  /// is named under the key.
+  private mutating func height(
+    ofEntry key: LuaValue, _ element: LuaValue, depth: Int
+  ) throws(LuaError) -> Int {
+    try Self.checkKey(key)
+    do throws(LuaError) {
+      return try height(of: element, depth: depth + 1)
+    } catch {
+      throw error.under(LuaPath.component(key))
     }
   }
 
