@@ -156,6 +156,11 @@ import Testing
       contentsOf: directory.appendingPathComponent("data/todos.saved.lua"), encoding: .utf8)
     #expect(saved.contains("milk"))
     #expect(!saved.contains("eggs"))
+    // Said at the jump (it was saved over the later state without a word).
+    #expect(
+      outcome.output.contains(
+        "  (todos.saved.lua is saved from this state now, over the later ones; :goto 2 is the "
+          + "latest)"), "\(outcome.output)")
     // And :goto 0, which replays nothing, is saved too.
     let again = try Command.run(
       ["repl", "todos.lua", "--data", "data", "--uuid", "incrementing"],
@@ -165,5 +170,7 @@ import Testing
       contentsOf: directory.appendingPathComponent("data/todos.saved.lua"), encoding: .utf8)
     #expect(restored.contains("milk"))
     #expect(!restored.contains("bread"))
+    #expect(again.output.components(separatedBy: "is saved from this state now").count == 2)
+    #expect(again.output.contains(":goto 1 is the latest)"), "\(again.output)")
   }
 }
