@@ -129,6 +129,12 @@ enum HTTPEffect: LuaEffectRequestKind {
         guard let status = reply.status.intValue else {
           throw HTTPClientError("the test's http function must return { status = ..., body = ... }")
         }
+        do { try checkAnswer(reply) } catch {
+          // The test's mistake, not the feature's: the test fails at its line, and the request
+          // fails too (what the feature sees of an answer it cannot be given).
+          reportIssue("\(error)")
+          throw error
+        }
         var headers: [String: String] = [:]
         for (key, value) in reply.headers.tableValue?.entries ?? [:] {
           if let name = key.stringValue, let text = value.stringValue { headers[name] = text }
@@ -149,12 +155,58 @@ enum HTTPEffect: LuaEffectRequestKind {
             try await clock.sleep(for: limit)
             throw HTTPClientError.timedOut(request, after: timeout)
           }
-          try await clock.sleep(for: delay)
+          if delay > .zero { try await clock.sleep(for: delay) }  // 0: at once, not at an advance
         }
         return HTTPResponse(status: status, headers: headers, body: body)
       }
     default:
       throw LuaTestError("TestStore.new: http must be a function(request), got \(value.typeName)")
+    }
+  }
+
+  /// A key in a message: a string, a number or a boolean as Lua writes it (`"jsn"`, `1`),
+  /// anything else by its type.
+  static func named(_ key: LuaValue) -> String {
+    switch key {
+    case .string, .integer, .number, .boolean: key.description(limit: 80)
+    default: LuaValue.describeForMessage(key)
+    }
+  }
+
+  /// The fields an answer of a test's http function takes: what comes back, and the request's
+  /// method and url, which an answer may echo (the tests `:test` writes keep them in each).
+  static let answerFields = ["body", "delay", "headers", "json", "method", "status", "url"]
+
+  /// Fails the request when the answer of a test's http function has a field it does not take
+  /// (`jsn = {...}` was an empty body: the feature then failed on a missing field, with no hint
+  /// of the typo), a body that is no string, or headers that are not names to values.
+  private static func checkAnswer(_ reply: LuaValue) throws(HTTPClientError) {
+    let table = reply.tableValue ?? LuaTable()
+    for key in table.sortedEntries.map(\.key) {
+      guard let name = key.stringValue, answerFields.contains(name) else {
+        let near = key.stringValue.flatMap { NearestName.nearest(to: $0, among: answerFields) }
+        throw HTTPClientError(
+          "the test's http function answered with a field \(Self.named(key)) "
+            + "it does not take\(near.map { " (did you mean \($0)?)" } ?? ""); an answer's fields "
+            + "are \(answerFields.joined(separator: ", "))")
+      }
+    }
+    if reply.body != .nil, reply.body.stringValue == nil {
+      throw HTTPClientError(
+        "the test's http function answered with a body that is \(reply.body.typeName): a body is "
+          + "a string (json = ... for a table sent as JSON)")
+    }
+    if reply.body != .nil, reply.json != .nil {
+      throw HTTPClientError(
+        "the test's http function answered with both body and json: an answer gives one")
+    }
+    guard reply.headers != .nil else { return }
+    let headers = reply.headers.tableValue?.entries
+    guard let headers, headers.allSatisfy({ $0.key.stringValue != nil && $0.value.stringValue != nil })
+    else {
+      throw HTTPClientError(
+        "the test's http function answered with headers that are not names and values "
+          + "(strings): \(reply.headers.description(limit: 80))")
     }
   }
 

@@ -163,7 +163,25 @@ extension LuaTestSession {
     }
   }
 
+  /// The fields `TestStore.new{ ... }` takes.
+  static var storeFields: [String] {
+    (["answers", "env", "exhaustive", "feature", "now", "state", "uuid"]
+      + LuaEffectKinds.requests.map { $0.testField }).sorted()
+  }
+
   nonisolated(nonsending) func makeStore(_ spec: LuaValue) async throws -> LuaValue {
+    // A field it does not take is a typo (`htpp = ...`): it was ignored, and the test ran
+    // with no fake where one was meant.
+    for key in spec.tableValue?.sortedEntries.map(\.key) ?? [] {
+      let fields = Self.storeFields
+      guard let name = key.stringValue, fields.contains(name) else {
+        let near = key.stringValue.flatMap { NearestName.nearest(to: $0, among: fields) }
+        throw LuaTestError(
+          "TestStore.new: no field \(HTTPEffect.named(key))"
+            + (near.map { " (did you mean \($0)?)" } ?? "") + "; its fields are "
+            + fields.joined(separator: ", "))
+      }
+    }
     guard let name = spec.feature.stringValue else {
       throw LuaTestError("TestStore.new: feature is missing")
     }
