@@ -23,10 +23,14 @@ enum DataDirectoryOwner {
   /// folder to another feature or take another's.
   static func refuseMarker(_ path: DataPath) throws {
     guard path.components == [markerName] else { return }
-    throw FileClientError(
-      "\(path): this file records which feature the data directory is kept for; it is "
-        + "composable's, not the feature's. To fix, give the feature's file another name")
+    throw FileClientError("\(path): \(markerIsNotTheFeatures)")
   }
+
+  /// Why a feature's file cannot be the marker: said by `refuseMarker`, and by the live client
+  /// for a path that reaches it another way (a symlink in the folder).
+  static let markerIsNotTheFeatures =
+    "this file records which feature the data directory is kept for; it is composable's, not "
+    + "the feature's. To fix, give the feature's file another name"
 
   /// What claiming the directory found.
   enum Claim: Equatable {

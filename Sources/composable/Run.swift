@@ -306,16 +306,20 @@ struct Run: Command {
   /// The directory's marker (`DataDirectoryOwner`) is not the feature's to write, append to or
   /// remove: a feature that did would give its folder away, or take another's.
   static func files(under directory: ClaimedDataDirectory) -> FileClient {
-    let live = FileClient.live(root: directory.root)
+    let live = FileClient.live(
+      root: directory.root,
+      reserving: [DataDirectoryOwner.markerName: DataDirectoryOwner.markerIsNotTheFeatures])
     var client = live
     let makeRoot: @Sendable () throws -> Void = { try directory.prepare() }
     client.write = { path, contents in
       try DataDirectoryOwner.refuseMarker(path)
+      try FileClient.refuseTemporaryName(path)  // before the folder is made and claimed
       try makeRoot()
       try await live.write(path, contents)
     }
     client.append = { path, contents in
       try DataDirectoryOwner.refuseMarker(path)
+      try FileClient.refuseTemporaryName(path)
       try makeRoot()
       try await live.append(path, contents)
     }

@@ -353,6 +353,57 @@ import Testing
     // Below the root, the name is the feature's own.
     let sub = projects.folder.appendingPathComponent("sub")
     #expect(try FileManager.default.contentsOfDirectory(atPath: sub.path) == [".composable-feature"])
+
+    // Nor by a way a symlink in the folder opens (an attacker's finding): the marker is known
+    // by where it is, not by the path that led there.
+    let manager = FileManager.default
+    try manager.createSymbolicLink(
+      atPath: projects.folder.appendingPathComponent("link.txt").path,
+      withDestinationPath: ".composable-feature")
+    try manager.createSymbolicLink(
+      atPath: projects.folder.appendingPathComponent("here").path, withDestinationPath: ".")
+    try manager.createSymbolicLink(
+      atPath: projects.folder.appendingPathComponent("abs").path,
+      withDestinationPath: projects.folder.path)
+    try manager.createSymbolicLink(
+      atPath: sub.appendingPathComponent("up").path, withDestinationPath: "..")
+    let routes = [
+      ("write", "link.txt"), ("remove", "here/.composable-feature"),
+      ("append", "abs/.composable-feature"), ("write", "sub/up/.composable-feature"),
+      ("write", "here/here/abs/.composable-feature"),
+    ]
+    let linked = try Command.run(
+      ["run", projects.first.path, "--wait", "10"],
+      input: routes.map { #"{ type = "\#($0.0)", path = "\#($0.1)" }"# }.joined(separator: "\n")
+        + "\n",
+      environment: ["XDG_DATA_HOME": projects.data.path])
+    #expect(linked.status == 0, "\(linked.errors)")
+    let refused = linked.output.split(separator: "\n").filter {
+      $0.contains("+ answers[") && $0.contains(marker)
+    }
+    #expect(refused.count == routes.count, "\(linked.output)")
+    #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.first.path + "\n")
+  }
+
+  /// A write refused for its name makes no folder, and claims none.
+  @Test func aRefusedNameMakesNoFolder() throws {
+    let projects = try Projects("owner-refused")
+    defer { projects.remove() }
+    try """
+      local composable = require("composable")
+      return {
+        initial_state = function() return {} end,
+        reduce = function(state, action)
+          return composable.effect.file.write{
+            path = "deep/.a.1.00000000-0000-0000-0000-000000000000.tmp", contents = "x" }
+        end,
+      }
+      """.write(to: projects.first, atomically: true, encoding: .utf8)
+    let run = try Command.run(
+      ["run", projects.first.path, "--wait", "10"], input: "write\n",
+      environment: ["XDG_DATA_HOME": projects.data.path])
+    #expect(run.errors.contains("is kept for a write's temporary file"), "\(run.errors)")
+    #expect(!FileManager.default.fileExists(atPath: projects.folder.path))
   }
 
   /// A marker that cannot be written (a folder even root cannot write to: immutable) fails the

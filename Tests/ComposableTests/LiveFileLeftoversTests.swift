@@ -158,3 +158,41 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("deep").path))
   }
 }
+
+/// `FileClient.live(reserving:)`: the host's files at the top of the root are not written,
+/// appended to or removed, by whatever path, and read as any.
+@Suite struct LiveFileReservedNamesTests {
+  @Test func aReservedNameIsKnownByWhereItIs() async throws {
+    let root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("reserved-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(
+      at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    try Data("mine".utf8).write(to: root.appendingPathComponent("keep"))
+    for (name, target) in [("link", "keep"), ("here", "."), ("sub/up", "..")] {
+      try FileManager.default.createSymbolicLink(
+        atPath: root.appendingPathComponent(name).path, withDestinationPath: target)
+    }
+    let files = FileClient.live(root: root, reserving: ["keep": "the host's"])
+    for path: DataPath in ["keep", "link", "here/keep", "sub/up/keep", "here/sub/up/here/keep"] {
+      for operation in ["write", "append", "remove"] where !(operation == "remove" && path == "link") {
+        do {
+          switch operation {
+          case "write": try await files.write(path, [1])
+          case "append": try await files.append(path, [1])
+          default: try await files.remove(path)
+          }
+          Issue.record("\(operation) \(path) was not refused")
+        } catch let error as FileClientError {
+          #expect(error.description == "\(path): the host's")
+        }
+      }
+      #expect(try await files.read(path) == Array("mine".utf8))
+    }
+    // The link itself is the caller's to remove; a name below the top is the caller's.
+    try await files.remove("link")
+    try await files.write("sub/keep", [2])
+    #expect(try await files.read("sub/keep") == [2])
+    #expect(try Data(contentsOf: root.appendingPathComponent("keep")) == Data("mine".utf8))
+  }
+}

@@ -119,11 +119,11 @@ public struct FileClient: Sendable {
       // As the live client: a name of a write's temporary file is refused, hidden names are
       // not listed (a test in memory sees what the app on disk would).
       write: { path, contents in
-        try refuseTemporaryName(path)
+        try FileClient.refuseTemporaryName(path)
         storage.set(path.description, contents)
       },
       append: { path, contents in
-        try refuseTemporaryName(path)
+        try FileClient.refuseTemporaryName(path)
         storage.set(path.description, (storage.get(path.description) ?? []) + contents)
       },
       list: { directory in
@@ -136,10 +136,14 @@ public struct FileClient: Sendable {
   }
 }
 
-/// Throws the live client's error for a write of a file named as a write's temporary file is.
-private func refuseTemporaryName(_ path: DataPath) throws {
-  if let name = path.name, LiveFiles.isTemporaryName(name) {
-    throw LiveFiles.temporaryNameRefused(path)
+extension FileClient {
+  /// Throws the live client's error for a write or an append of a file named as a write's
+  /// temporary file is (`.NAME.PID.UUID.tmp`: removed once its process is gone), before any
+  /// folder is made for it. (The live client checks the name its path leads to as well.)
+  public static func refuseTemporaryName(_ path: DataPath) throws {
+    if let name = path.name, LiveFiles.isTemporaryName(name) {
+      throw LiveFiles.temporaryNameRefused(path)
+    }
   }
 }
 

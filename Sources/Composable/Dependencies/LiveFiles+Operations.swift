@@ -133,6 +133,7 @@ extension LiveFiles {
     let (directory, name) = try open(path, followingLast: true, creating: true)
     defer { close(directory) }
     guard !Self.isTemporaryName(name) else { throw Self.temporaryNameRefused(path) }
+    try refuseReserved(directory, name, path)
     // What is there is replaced only if it is a file: never a directory, a FIFO, a device.
     if let type = try fileType(directory, name, path) { try requireRegular(type, path) }
     removeLeftovers(in: directory, of: path)
@@ -172,6 +173,7 @@ extension LiveFiles {
     let (directory, name) = try open(path, followingLast: true, creating: true)
     defer { close(directory) }
     guard !Self.isTemporaryName(name) else { throw Self.temporaryNameRefused(path) }
+    try refuseReserved(directory, name, path)
     if let type = try fileType(directory, name, path) { try requireRegular(type, path) }
     let (descriptor, size) = try openRegular(directory, name, O_WRONLY | O_CREAT | O_APPEND, path)
     defer { close(descriptor) }
@@ -219,6 +221,7 @@ extension LiveFiles {
     }
     let (directory, name) = try open(path, followingLast: false)
     defer { close(directory) }
+    try refuseReserved(directory, name, path)
     guard unlinkat(directory, name, 0) == 0 else {
       throw systemFailure(path, errno)
     }

@@ -9,10 +9,24 @@ import Glibc
 struct LiveFiles: Sendable {
   let root: URL
   let readLimit: Int
+  /// Names at the top of the root that are the host's, with why (`FileClient.live(reserving:)`).
+  let reserved: [String: String]
 
-  init(root: URL, readLimit: Int) {
+  init(root: URL, readLimit: Int, reserved: [String: String] = [:]) {
     self.root = Self.resolved(root)
     self.readLimit = max(0, readLimit)
+    self.reserved = reserved
+  }
+
+  /// Throws when `name` in `directory` (where a walk ended) is a reserved name at the top of
+  /// the root: found by where it is, not by the path that led there.
+  func refuseReserved(_ directory: Int32, _ name: String, _ path: DataPath) throws {
+    guard let why = reserved[name] else { return }
+    var here = stat(), top = stat()
+    guard fstat(directory, &here) == 0, stat(root.path, &top) == 0 else { return }
+    if here.st_dev == top.st_dev, here.st_ino == top.st_ino {
+      throw FileClientError("\(path): \(why)")
+    }
   }
 
   /// `url` with the symlinks of the part of it that exists resolved (as the kernel would resolve
