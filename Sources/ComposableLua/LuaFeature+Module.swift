@@ -80,6 +80,10 @@ extension LuaFeature {
           message: "persist.path: \(LuaValue.string(pathBytes)) names the data directory itself; "
             + "give a file name")
       }
+      // A name no save could be written under: every save would fail, and a run lose its state.
+      do { try FileClient.refuseTemporaryName(path) } catch {
+        throw .load(file: file, message: "persist.path: \(error)")
+      }
       let debounce = options["debounce"] == .nil ? 1 : options["debounce"].doubleValue
       guard let debounce, Seconds.duration(debounce) != nil else {
         throw .load(

@@ -385,6 +385,40 @@ import Testing
     #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.first.path + "\n")
   }
 
+  /// `persist.path` naming the marker (the run read its own marker as a saved state, and told
+  /// the user to move it away) or a temporary file's form (every save refused): refused at
+  /// start, before any action, with `--data` too.
+  @Test func aSavedFileCannotBeTheMarkerOrATemporary() throws {
+    let projects = try Projects("owner-persist-path")
+    defer { projects.remove() }
+    let cases = [
+      (
+        "./.composable-feature",
+        "error: notes.lua: persist.path: .composable-feature: this file records which feature "
+          + "the data directory is kept for; it is composable's, not the feature's. To fix, give "
+          + "the feature's file another name\n"
+      ),
+      (
+        ".s.1.00000000-0000-0000-0000-000000000000.tmp",
+        "error: notes.lua did not load: persist.path: "
+          + ".s.1.00000000-0000-0000-0000-000000000000.tmp: a name of this form "
+          + "(.NAME.PID.UUID.tmp) is kept for a write's temporary file, removed once the process "
+          + "that wrote it is gone; give the file another name\n"
+      ),
+    ]
+    for (path, said) in cases {
+      try CommandLineTests.notes.replacingOccurrences(of: "notes.saved.lua", with: path)
+        .write(to: projects.first, atomically: true, encoding: .utf8)
+      for extra in [[], ["--data", projects.directory.appendingPathComponent("own").path]] {
+        let run = try projects.run(projects.first, adding: "milk", extra)
+        #expect(run.status == 1)
+        #expect(run.errors == said, "\(extra)")
+        #expect(!run.output.contains("received action"))
+      }
+    }
+    #expect(!FileManager.default.fileExists(atPath: projects.folder.path))
+  }
+
   /// A write refused for its name makes no folder, and claims none.
   @Test func aRefusedNameMakesNoFolder() throws {
     let projects = try Projects("owner-refused")
