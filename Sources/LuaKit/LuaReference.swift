@@ -73,3 +73,15 @@ final class LuaReleaseQueue: @unchecked Sendable {
     }
   }
 }
+
+extension LuaValue {
+  /// JSON's null (`json.null` in Lua, what decoding JSON's null gives: the null light userdata),
+  /// made in Swift: equal to the one any VM gives, and pushed into a VM as itself. For a Swift
+  /// test's expected state, as `:test NAME.swift` writes it.
+  ///
+  /// ```swift
+  /// let expected: LuaValue = ["name": "Ann", "age": .jsonNull]
+  /// ```
+  public static let jsonNull = LuaValue.other(
+    LuaReference(slot: -2, owner: LuaReleaseQueue(), identity: 0, typeName: "userdata"))
+}

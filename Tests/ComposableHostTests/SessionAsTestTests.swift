@@ -112,6 +112,13 @@ import Testing
     #expect(text.contains("tags = { json.null, 1 }"), "\(text)")
     #expect(text.contains("s.seen[1] = json.null"), "\(text)")
     #expect(await LuaTestRunner().run(file: test).map(\.outcome) == [.passed])
+    // As a Swift test: `.jsonNull`, the value the state holds (LuaValue.jsonNull).
+    let swift = repl.file.deletingLastPathComponent().appendingPathComponent("NullsTests.swift")
+    _ = await repl.type(":test \(swift.path)")
+    let swiftText = try String(contentsOf: swift, encoding: .utf8)
+    #expect(swiftText.contains(#""profile": ["name": .jsonNull]"#), "\(swiftText)")
+    #expect(swiftText.contains(#""tags": [.jsonNull, 1]"#), "\(swiftText)")
+    #expect(!swiftText.contains("nil /*"), "\(swiftText)")
 
     try source.replacingOccurrences(of: "table.insert(state.seen, json.null)", with: "")
       .write(to: repl.file, atomically: true, encoding: .utf8)

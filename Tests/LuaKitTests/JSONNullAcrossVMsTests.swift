@@ -29,6 +29,25 @@ import Testing
     #expect(try other.call(function, decoded).first == true)
   }
 
+  /// `LuaValue.jsonNull`, made in Swift (a Swift test's expected state), is the null any VM
+  /// decodes, and is pushed as that VM's json.null; `:test NAME.swift` writes it (it wrote
+  /// `nil /* userdata */`, which no state equals: an attacker's finding).
+  @Test func theNullMadeInSwiftIsJSONsNull() throws {
+    let vm = try LuaVM()
+    let decoded = try Self.evaluate(#"return json.decode('{"a": null, "b": [1, null]}')"#, in: vm)
+    let expected: LuaValue = ["a": .jsonNull, "b": [1, .jsonNull]]
+    #expect(decoded == expected)
+    #expect(decoded.hashValue == expected.hashValue)
+    #expect(LuaValue.jsonNull.description == "json.null")
+    let check = try Self.evaluate(
+      "return function(v) return v.a == json.null and v.b[2] == json.null end", in: vm)
+    guard case let .function(function) = check else {
+      Issue.record("not a function: \(check)")
+      return
+    }
+    #expect(try vm.call(function, expected).first == true)
+  }
+
   /// Every other value of a VM stays its own: a function, a coroutine, a table kept in Lua.
   @Test func otherValuesStayInTheirVM() throws {
     let one = try LuaVM()

@@ -85,6 +85,7 @@ enum SwiftLiteral {
       case let .table(table):
         if let name = names[table.identity] { return name }
         return of(table, indent: indent)
+      case let .other(reference) where reference.isNull: return ".jsonNull"
       case .function, .other: return "nil /* \(value.typeName) */"
       }
     }
