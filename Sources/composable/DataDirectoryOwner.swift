@@ -262,12 +262,22 @@ enum DataDirectoryOwner {
   /// The refusal for a marker that could not be `done` (written, replaced, made), by errno:
   /// what the folder needs, or the folder of its own the feature can have instead.
   private static func markerFailure(_ marker: String, _ done: String) -> Refusal {
-    let reason = String(cString: strerror(errno))
+    let code = errno
+    let reason = String(cString: strerror(code))
     let folder = (marker as NSString).deletingLastPathComponent
+    let fix =
+      switch (code, done) {
+      case (ENAMETOOLONG, _):
+        "give this feature a folder of its own, by a shorter path, with --data DIR"
+      case (_, "replaced"):
+        "make \(folder) and the marker in it writable (or remove the marker if the files there "
+          + "are this feature's), or give this feature a folder of its own with --data DIR"
+      default: "make \(folder) writable, or give this feature a folder of its own with --data DIR"
+      }
     return Refusal(
       problem: "the marker \(marker), which says which feature the data directory is kept for, "
         + "could not be \(done) (\(reason))",
-      fix: "make \(folder) writable, or give this feature a folder of its own with --data DIR")
+      fix: fix)
   }
 
   private static func write(

@@ -34,8 +34,9 @@ struct ParsedArguments {
         inlineValue = String(name[name.index(after: equals)...])
         name = String(name[..<equals])
       }
+      if name == "help" { throw UsageError("--help takes no value") }  // `--help=1`
       guard let option = shape.options.first(where: { $0.name == name }) else {
-        throw UsageError("unknown option '--\(name)'" + shape.nearestOption(to: name))
+        throw UsageError("unknown option '\(word)'" + shape.nearestOption(to: name))
       }
       guard let valueName = option.valueName else {
         if inlineValue != nil { throw UsageError("--\(name) takes no value") }
@@ -111,7 +112,10 @@ extension CommandShape {
   func nearestOption(to word: String) -> String {
     let name = String(word.drop(while: { $0 == "-" }))
     let names = options.map(\.name) + ["help"]
-    if names.contains(name) { return " (did you mean '--\(name)'?)" }  // `-data`: one dash
+    // `-data`: one dash; `--DATA`: capitals.
+    if let exact = [name, name.lowercased()].first(where: names.contains) {
+      return " (did you mean '--\(exact)'?)"
+    }
     return NearestName.nearest(to: name, among: names).map { " (did you mean '--\($0)'?)" } ?? ""
   }
 }
