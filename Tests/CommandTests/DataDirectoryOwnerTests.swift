@@ -445,10 +445,10 @@ import Testing
   @Test func aMarkerThatCannotBeWrittenSaysWhatToDo() throws {
     let projects = try Projects("owner-immutable")
     try FileManager.default.createDirectory(at: projects.folder, withIntermediateDirectories: true)
-    func chattr(_ flag: String) throws -> Int32 {
+    func chattr(_ flag: String, _ path: String? = nil) throws -> Int32 {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-      process.arguments = [flag, projects.folder.path]
+      process.arguments = [flag, path ?? projects.folder.path]
       process.standardError = FileHandle.nullDevice
       try process.run()
       process.waitUntilExit()
@@ -456,6 +456,7 @@ import Testing
     }
     defer {
       _ = try? chattr("-i")
+      _ = try? chattr("-i", projects.marker.path)
       projects.remove()
     }
     try """
@@ -477,6 +478,20 @@ import Testing
           + "for, could not be written (Operation not permitted). To fix, make "
           + "\(projects.folder.path) writable, or give this feature a folder of its own with "
           + "--data DIR"), "\(run.errors)")
+
+    // A marker of a feature that is gone, which cannot be moved away to take the folder over.
+    #expect(try chattr("-i") == 0)
+    try "/gone/notes.lua\n".write(to: projects.marker, atomically: true, encoding: .utf8)
+    #expect(try chattr("+i", projects.marker.path) == 0)
+    let stuck = try Command.run(
+      ["run", projects.first.path, "--wait", "10"], input: "write\n",
+      environment: ["XDG_DATA_HOME": projects.data.path])
+    #expect(
+      stuck.errors.contains(
+        "could not be replaced (Operation not permitted). To fix, make \(projects.folder.path) "
+          + "and the marker in it writable (or remove the marker if the files there are this "
+          + "feature's), or give this feature a folder of its own with --data DIR"),
+      "\(stuck.errors)")
   }
 
   /// The folder removed while a run goes on: the run's next save makes it again, marked again
