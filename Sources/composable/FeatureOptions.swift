@@ -151,20 +151,22 @@ struct FeatureOptions {
           "the file set aside is \(aside). To have it back, end this run before its first change "
             + "is saved, fix the file, and move it back to \(file)", kind: "warning")
       }
-      if case let .saved(state) = restored {
+      if case .saved = restored {
         print("Restored from \(root.appendingPathComponent(persistence.path.description).path).")
-        if uuid == .incrementing {
-          // After migrate(state), which may have moved or made ids.
-          let (generator, note) = RestoredUUIDs.generator(after: (try? loaded.state()) ?? state)
-          dependencies.uuid = generator
-          if let note { printError(note, kind: "note") }
-        }
+
         if loaded.restoreMigration != nil {
           print("It was saved by other code, and migrate(state) ran on it:")
           Run.printMigration(
             loaded.restoreMigration, colored: Terminal.wantsColour(FileHandle.standardOutput))
         }
       }
+    }
+    // The state at start (restored, after migrate(state), or initial) may hold ids
+    // `--uuid incrementing` makes: it counts on from them.
+    if uuid == .incrementing, let state = try? loaded.state() {
+      let (generator, note) = RestoredUUIDs.generator(after: state)
+      dependencies.uuid = generator
+      if let note { printError(note, kind: "note") }
     }
     // Ctrl-C or a kill: what is not saved yet (a save waits a second after the last change)
     // is written before the process ends.

@@ -3,8 +3,8 @@ import LuaKit
 
 /// `--uuid incrementing` counts from 00000000-0000-0000-0000-000000000000 in every run, so a run
 /// that restored a state holding the UUIDs an earlier run made made them again: a new todo took
-/// an old one's id (a new user's finding). Such a run counts on from the largest the restored
-/// state holds.
+/// an old one's id (a new user's finding); so did a first run whose `initial_state` held some.
+/// A run counts on from the largest its state at start holds.
 enum RestoredUUIDs {
   /// The largest count of an `incrementing` UUID in `state`, as a string value or a key, at any
   /// depth; nil when it holds none. Each table is looked at once, however many places hold it
@@ -36,9 +36,9 @@ enum RestoredUUIDs {
     let text = { (count: UInt64) in UUIDGenerator.incrementing(from: count)().uuidString }
     let note =
       largest == UUIDGenerator.incrementingLast
-      ? "--uuid incrementing: the restored state holds \(text(largest)), the last of its UUIDs, "
+      ? "--uuid incrementing: the state at start holds \(text(largest)), the last of its UUIDs, "
         + "so it counts from \(text(first)) again, and may repeat one the state holds"
-      : "--uuid incrementing counts from \(text(first)): the restored state holds its UUIDs up "
+      : "--uuid incrementing counts from \(text(first)): the state at start holds its UUIDs up "
         + "to \(text(largest)), and a new id repeating one would name two things"
     return (.incrementing(from: first), note)
   }

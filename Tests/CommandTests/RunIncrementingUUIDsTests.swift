@@ -4,7 +4,7 @@ import Testing
 
 /// `--uuid incrementing` made the same UUIDs in every run, so a run that restored its state
 /// gave a new todo an old one's id (a new user's finding). It counts on from the largest the
-/// restored state holds, wherever it holds it, and says so.
+/// state at start holds, wherever it holds it, and says so.
 @Suite struct RunIncrementingUUIDsTests {
   static let feature = """
     local composable = require("composable")
@@ -39,7 +39,7 @@ import Testing
     #expect(
       second.errors
         == "note: --uuid incrementing counts from 00000000-0000-0000-0000-000000000002: the "
-        + "restored state holds its UUIDs up to 00000000-0000-0000-0000-000000000001, and a new "
+        + "state at start holds its UUIDs up to 00000000-0000-0000-0000-000000000001, and a new "
         + "id repeating one would name two things\n")
     #expect(second.output.contains(#"id = "00000000-0000-0000-0000-000000000002""#))
 
@@ -53,7 +53,7 @@ import Testing
     #expect(third.status == 0, "\(third.errors)")
     #expect(
       third.errors
-        == "note: --uuid incrementing: the restored state holds "
+        == "note: --uuid incrementing: the state at start holds "
         + "00000000-0000-0000-0000-FFFFFFFFFFFF, the last of its UUIDs, so it counts from "
         + "00000000-0000-0000-0000-000000000000 again, and may repeat one the state holds\n")
     #expect(third.output.contains(#"id = "00000000-0000-0000-0000-000000000000""#))
@@ -67,6 +67,20 @@ import Testing
     #expect(shared.status == 0, "\(shared.errors)")
     #expect(shared.errors.hasPrefix(
       "note: --uuid incrementing counts from 00000000-0000-0000-0000-00000000000B"), "\(shared.errors)")
+
+    // A first run, nothing saved, whose initial_state holds one of its ids.
+    let seeded = directory.appendingPathComponent("seeded.lua")
+    try Self.feature.replacingOccurrences(
+      of: "return { todos = {}, by_id = {} }",
+      with: #"return { todos = { { id = "00000000-0000-0000-0000-000000000000" } }, by_id = {} }"#
+    ).write(to: seeded, atomically: true, encoding: .utf8)
+    let fresh = try Command.run(
+      ["run", seeded.path, "--uuid", "incrementing", "--data", data + "-seeded", "--wait", "0"],
+      input: "add\n")
+    #expect(fresh.status == 0, "\(fresh.errors)")
+    #expect(fresh.errors.hasPrefix(
+      "note: --uuid incrementing counts from 00000000-0000-0000-0000-000000000001"), "\(fresh.errors)")
+    #expect(fresh.output.contains(#"id = "00000000-0000-0000-0000-000000000001""#))
 
     // Without --uuid incrementing, nothing is said.
     let live = try Command.run(
