@@ -107,32 +107,14 @@ public struct FileClient: Sendable {
 
   /// `inMemory` with contents as bytes.
   public static func inMemory(bytes files: [DataPath: [UInt8]]) -> FileClient {
-    let storage = InMemoryFiles(
-      Dictionary(files.map { ($0.key.description, $0.value) }, uniquingKeysWith: { $1 }))
+    let storage = InMemoryFiles(files)
     return FileClient(
-      read: { path in
-        guard let contents = storage.get(path.description) else {
-          throw FileClientError.notFound(path)
-        }
-        return contents
-      },
-      // As the live client: a name of a write's temporary file is refused, hidden names are
-      // not listed (a test in memory sees what the app on disk would).
-      write: { path, contents in
-        try FileClient.refuseTemporaryName(path)
-        storage.set(path.description, contents)
-      },
-      append: { path, contents in
-        try FileClient.refuseTemporaryName(path)
-        storage.set(path.description, (storage.get(path.description) ?? []) + contents)
-      },
-      list: { directory in
-        storage.list(directory.isRoot ? "" : directory.description).filter { !$0.hasPrefix(".") }
-      },
-      remove: { path in
-        guard storage.remove(path.description) else { throw FileClientError.notFound(path) }
-      },
-      exists: { path in storage.get(path.description) != nil })
+      read: { try storage.read($0) },
+      write: { try storage.write($0, $1, appending: false) },
+      append: { try storage.write($0, $1, appending: true) },
+      list: { try storage.list($0) },
+      remove: { try storage.remove($0) },
+      exists: { try storage.exists($0) })
   }
 }
 
@@ -143,24 +125,6 @@ extension FileClient {
   public static func refuseTemporaryName(_ path: DataPath) throws {
     if let name = path.name, LiveFiles.isTemporaryName(name) {
       throw LiveFiles.temporaryNameRefused(path)
-    }
-  }
-}
-
-final class InMemoryFiles: @unchecked Sendable {
-  private let lock = NSLock()
-  private var files: [String: [UInt8]]
-
-  init(_ files: [String: [UInt8]]) { self.files = files }
-
-  func get(_ path: String) -> [UInt8]? { lock.withLock { files[path] } }
-  func set(_ path: String, _ contents: [UInt8]) { lock.withLock { files[path] = contents } }
-  func remove(_ path: String) -> Bool { lock.withLock { files.removeValue(forKey: path) != nil } }
-  func list(_ directory: String) -> [String] {
-    let prefix = directory.isEmpty || directory == "." ? "" : directory + "/"
-    return lock.withLock {
-      files.keys.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
-        .filter { !$0.contains("/") }.sorted()
     }
   }
 }
