@@ -8,8 +8,14 @@ extension LuaFeatureReducer where State == LuaFeatureHandle {
   /// compared): no copy of the state is kept, so 100,000 todos cost no memory beside themselves.
   /// An action that failed prints nothing: its error, which `onError` is given, says it all (it
   /// changed nothing, since it was rolled back).
-  public func printChanges(to printer: ChangePrinter = .console) -> LuaFeatureChangePrinter {
-    LuaFeatureChangePrinter(base: self, printer: printer)
+  ///
+  /// `unchanged`, given an action that changed nothing and started no effect, may say why
+  /// (`composable run`: a type the feature names nowhere).
+  public func printChanges(
+    to printer: ChangePrinter = .console,
+    unchanged: (@Sendable (LuaValue) -> String?)? = nil
+  ) -> LuaFeatureChangePrinter {
+    LuaFeatureChangePrinter(base: self, printer: printer, unchanged: unchanged)
   }
 }
 
@@ -23,14 +29,15 @@ public struct LuaFeatureChangePrinter: Reducer {
 
   let base: LuaFeatureReducer<LuaFeatureHandle>
   let printer: ChangePrinter
+  let unchanged: (@Sendable (LuaValue) -> String?)?
 
   public func reduce(into state: inout LuaFeatureHandle, action: LuaValue) -> Effect<LuaValue> {
     let outcome = base.step(into: &state, action: action, readingChanges: true)
     // A failed action's error is its report: "(No state changes)" after it would only confuse.
     guard !outcome.failed else { return outcome.effect }
-    printer.write(
-      action: action.notation,
-      difference: LuaValue.notation(of: outcome.changes, colored: printer.colored))
+    let difference = LuaValue.notation(of: outcome.changes, colored: printer.colored)
+    let note = difference == nil && outcome.effect.isNone ? unchanged?(action) : nil
+    printer.write(action: action.notation, difference: difference, note: note)
     return outcome.effect
   }
 }

@@ -8,6 +8,8 @@ public enum NearestName {
   /// NearestName.nearest(to: "intial_state", among: ["initial_state", "migrate"])
   /// // "initial_state"
   /// ```
+  /// Failing that, a candidate that `name` begins (`toggle` for `toggle_read`), the shortest:
+  /// a name cut short is a typo of its own kind.
   public static func nearest(to name: String, among candidates: some Sequence<String>) -> String? {
     let sorted = candidates.sorted()
     guard !sorted.contains(name) else { return nil }
@@ -17,7 +19,9 @@ public enum NearestName {
       let distance = editDistance(name, candidate)
       if distance <= limit, distance < (best?.1 ?? .max) { best = (candidate, distance) }
     }
-    return best?.0
+    if let best { return best.0 }
+    guard name.count >= 3 else { return nil }
+    return sorted.filter { $0.hasPrefix(name) }.min { $0.count < $1.count }
   }
 
   /// Levenshtein distance, by characters.

@@ -96,6 +96,12 @@ struct Run: Command {
         // happens (an effect's too), not when a buffer fills.
         print(text)
         fflush(nil)
+      },
+      // An action that changed nothing, of a type the feature's files never name: said, as the
+      // REPL says it (`toggle` piped for `toggle_read` went by as "(No state changes)"). Not for
+      // a feature whose files name no type at all (a table of handlers): nothing to go by.
+      unchanged: { [known = KnownActionTypes(KnownActionTypes.found(besides: host.file))] action in
+        known.types.isEmpty ? nil : known.unknownTypeNote(for: action)
       }
     ).gatedAgainstEndingSignals()
     let store = Store(initialState: LuaFeatureHandle(feature: loaded), reducer: reducer)

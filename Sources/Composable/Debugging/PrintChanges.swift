@@ -27,10 +27,11 @@ public struct ChangePrinter: Sendable {
   /// Writes what `printChanges` prints for one action: the action, then the difference of the
   /// state, or "(No state changes)" when `difference` is nil. For reducers that find the
   /// difference their own way (a Lua feature's, from its transaction).
-  public func write(action: String, difference: String?) {
+  /// `note`, when given, follows "(No state changes)": why the action may have changed nothing.
+  public func write(action: String, difference: String?, note: String? = nil) {
     var report = "received action:\n"
     report += indented(action) + "\n"
-    report += difference.map(indented) ?? "  (No state changes)"
+    report += difference.map(indented) ?? "  (No state changes\(note.map { ": " + $0 } ?? ""))"
     write(report)
   }
 }

@@ -138,6 +138,27 @@ public struct KnownActionTypes: Sendable {
 
   /// The known type nearest to `type` by edit distance, when it is near enough to be a typo
   /// (at most 2 edits, and fewer than half its letters); nil when `type` is known.
+  /// For an action that changed nothing and started nothing: when its type (at its heart, for
+  /// a wrapped one) is none the feature's files name, most likely one it does not handle, what
+  /// to say: `the feature names no action type "toggle" (did you mean toggle_read?)`, or the
+  /// types it names. Nil for a type it names, or an action with no type.
+  public func unknownTypeNote(for action: LuaValue) -> String? {
+    // A word sent as the action (`toggle`) is its type.
+    let type = action.stringValue ?? ReplPrinter.innermostType(of: action)
+    guard let type, !types.contains(type) else {
+      return nil
+    }
+    var text = "the feature names no action type \(LuaValue(type))"
+    if let nearest = nearest(to: type) {
+      text += " (did you mean \(nearest)?)"
+    } else if !types.isEmpty {
+      let names = types.sorted()
+      text += " (it names " + names.prefix(8).joined(separator: ", ")
+      text += names.count > 8 ? ", …)" : ")"
+    }
+    return text
+  }
+
   public func nearest(to type: String) -> String? {
     NearestName.nearest(to: type, among: types)
   }

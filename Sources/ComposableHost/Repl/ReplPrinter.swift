@@ -57,20 +57,10 @@ public struct ReplPrinter: Sendable {
       lines.append(indented(difference))
     } else {
       var text = "  no state change"
-      // A typed action that changed nothing and started nothing, of a type the feature's files
-      // never name: most likely one it does not handle. Said so, with the nearest it names.
-      let known = knownTypes()
       if !recorded.fromEffect, recorded.effect == .nil,
-        let type = Self.innermostType(of: recorded.action), !known.types.contains(type)
+        let unknown = knownTypes().unknownTypeNote(for: recorded.action)
       {
-        text += ": the feature names no action type \(LuaValue(type))"
-        if let nearest = known.nearest(to: type) {
-          text += " (did you mean \(nearest)?)"
-        } else if !known.types.isEmpty {
-          let names = known.types.sorted()
-          text += " (it names " + names.prefix(8).joined(separator: ", ")
-          text += names.count > 8 ? ", …)" : ")"
-        }
+        text += ": " + unknown
       }
       lines.append(text)
     }
