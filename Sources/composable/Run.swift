@@ -152,7 +152,9 @@ struct Run: Command {
               + "composable repl FEATURE, which reads a table on over the lines that follow)"
             : "\(error)".contains("global 'state'")
               ? "\n  (an action line reads `state` in the REPL only: composable repl FEATURE)"
-              : ""
+              : text.first == UInt8(ascii: "=")
+                ? "\n  (`= EXPRESSION` shows a value in the REPL only: composable repl FEATURE)"
+                : ""
         failures.noteLineNotAnAction()
         printError("line \(number) of the input: \(error)\(hint)")
       }

@@ -141,6 +141,12 @@ import Testing
       outcome.errors.contains(
         "(`run` takes actions and :quit; commands such as :advance and :state are the REPL's"),
       "\(outcome.errors)")
+    // The REPL's `= EXPRESSION`, piped: said where it works (it read as a syntax error alone).
+    let shown = try Command.run(["run", "examples/counter/counter.lua"], input: "= state\n")
+    #expect(
+      shown.errors.contains(
+        "\n  (`= EXPRESSION` shows a value in the REPL only: composable repl FEATURE)\n"),
+      "\(shown.errors)")
   }
 
   /// `:quit` stops at once: the effects still running are stopped without waiting for --wait
