@@ -79,12 +79,7 @@ struct FeatureOptions {
         contentsOf: url, env: .table(env), print: { Swift.print($0.terminalSafe) })
     } catch {
       // `composable run reading` for reading.lua: said.
-      let withExtension = feature + ".lua"
-      let hint =
-        !FileManager.default.fileExists(atPath: feature)
-          && FileManager.default.fileExists(atPath: withExtension)
-        ? " (did you mean \(withExtension)?)" : ""
-      printError("\(error)" + hint)
+      printError("\(error)" + (Self.meant(feature).map { " (did you mean \($0)?)" } ?? ""))
       throw ExitStatus.failure
     }
     var dependencies = DependencyValues.live
@@ -211,6 +206,24 @@ struct FeatureOptions {
 }
 
 extension FeatureOptions {
+  /// The feature file a path that names none most likely meant: `reading` for `reading.lua`,
+  /// the folder `bookmarks` for `bookmarks/bookmarks.lua` (or the one feature file in it).
+  static func meant(_ path: String) -> String? {
+    let manager = FileManager.default
+    var isFolder: ObjCBool = false
+    guard manager.fileExists(atPath: path, isDirectory: &isFolder) else {
+      return manager.fileExists(atPath: path + ".lua") ? path + ".lua" : nil
+    }
+    guard isFolder.boolValue else { return nil }
+    let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+    let named = folder + "/" + URL(fileURLWithPath: folder).lastPathComponent + ".lua"
+    if manager.fileExists(atPath: named) { return named }
+    let features = ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).filter {
+      $0.hasSuffix(".lua") && !$0.hasSuffix("_test.lua") && !$0.hasPrefix(".")
+    }
+    return features.count == 1 ? folder + "/" + features[0] : nil
+  }
+
   /// Why a run stops at start when its saved file is there but could not be loaded and was
   /// left where it is: every save would replace it, so every save is refused.
   static func unreadableSave(_ path: String, reason: String, root: URL) -> String {

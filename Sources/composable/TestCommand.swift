@@ -53,7 +53,10 @@ struct TestCommand: Command {
     }
     // A path that is not there is a mistake (a typo in CI would otherwise pass with no tests).
     for path in paths where !FileManager.default.fileExists(atPath: path) {
-      printError("\(path): no such file or folder, so no tests were run from it")
+      let meant = FileManager.default.fileExists(atPath: path + ".lua") ? path + ".lua" : nil
+      printError(
+        "\(path): no such file or folder, so no tests were run from it"
+          + (meant.map { ". To fix, give its name whole: composable test \($0)" } ?? ""))
       throw ExitStatus.failure
     }
     // Each path must hold a test file: a folder with none (a wrong folder, a file misnamed)

@@ -313,6 +313,11 @@ import Testing
         "error: 1 test file ran, and declared no test (describe/it)\n"
       ),
       (
+        ["test", "t/a_test"], "",
+        "error: t/a_test: no such file or folder, so no tests were run from it. To fix, give its "
+          + "name whole: composable test t/a_test.lua\n"
+      ),
+      (
         ["test", "t/none.lua"], "",
         "error: t/none.lua ran, and declared no test (describe/it): it is not a test file (their "
           + "names end in _test.lua). To fix, run composable test t/none_test.lua, the test file "
@@ -558,6 +563,18 @@ import Testing
     let none = try Command.run(["run", "nothing", "--data", "data"], in: directory)
     #expect(none.status == 1)
     #expect(!none.errors.contains("did you mean"), "\(none.errors)")
+    // A folder: the feature file named after it, or the one feature file in it.
+    let folder = try Command.run(["run", "examples/counter", "--wait", "0"])
+    #expect(folder.errors.hasSuffix("give the .lua file (did you mean examples/counter/counter.lua?)\n"))
+    let lone = directory.appendingPathComponent("lone")
+    try FileManager.default.createDirectory(at: lone, withIntermediateDirectories: true)
+    try "return {}".write(to: lone.appendingPathComponent("app.lua"), atomically: true, encoding: .utf8)
+    try "".write(to: lone.appendingPathComponent("app_test.lua"), atomically: true, encoding: .utf8)
+    let one = try Command.run(["run", "lone/", "--data", "data"], in: directory)
+    #expect(one.errors.hasSuffix("(did you mean lone/app.lua?)\n"), "\(one.errors)")
+    try "return {}".write(to: lone.appendingPathComponent("b.lua"), atomically: true, encoding: .utf8)
+    let two = try Command.run(["run", "lone", "--data", "data"], in: directory)
+    #expect(!two.errors.contains("did you mean"), "\(two.errors)")
   }
 
   /// An action line that reads `state`, piped to `run`: the REPL is where it works.
