@@ -107,22 +107,44 @@ struct TestCommand: Command {
   }
 
   /// For one file named by hand that is no test file (`composable test todos.lua`: the feature,
-  /// not its tests), what to say: where its tests would be.
-  /// Named as the user named it (`paths`, the command's), when it was named alone.
+  /// not its tests), what to say: where its tests would be. Named as the user named it
+  /// (`paths`, the command's), when it was named alone; a symlink's tests are its target's.
   static func notATestFile(_ files: [URL], named paths: [String]) -> String? {
-    guard files.count == 1, let file = files.first, !file.lastPathComponent.hasSuffix("_test.lua")
-    else { return nil }
-    let name = file.deletingPathExtension().lastPathComponent
-    let tests = file.deletingLastPathComponent().appendingPathComponent(name + "_test.lua")
+    guard files.count == 1, let file = files.first else { return nil }
+    let fileName = file.lastPathComponent
+    let stem = fileName.hasSuffix(".lua") ? String(fileName.dropLast(4)) : nil
+    guard stem?.lowercased().hasSuffix("_test") != true, !fileName.hasSuffix("_test.lua") else {
+      return nil
+    }
     let given = paths.count == 1 ? paths[0] : file.path
-    let shown = given.hasSuffix(file.lastPathComponent) ? given : file.path
-    let testsShown = String(shown.dropLast(file.lastPathComponent.count)) + name + "_test.lua"
-    let fix =
-      FileManager.default.fileExists(atPath: tests.path)
-      ? "run composable test \(testsShown), the test file beside it"
-      : "write its tests in \(testsShown) (describe/it; see the README's \"Testing a Lua feature "
-        + "in Lua\")"
-    return "\(shown) ran, and declared no test (describe/it): it is not a test file (their names "
-      + "end in _test.lua). To fix, \(fix)"
+    let shown = given.hasSuffix(fileName) ? given : file.path
+    let problem = "\(shown) ran, and declared no test (describe/it): it is not a test file (their "
+      + "names end in _test.lua)"
+    guard let stem, !stem.isEmpty else { return problem }
+    let beside = String(shown.dropLast(fileName.count)) + stem + "_test.lua"
+    let manager = FileManager.default
+    if manager.fileExists(atPath: file.deletingLastPathComponent().appendingPathComponent(
+      stem + "_test.lua").path)
+    {
+      return problem + ". To fix, run composable test \(shellWord(beside)), the test file beside it"
+    }
+    // A link to a feature elsewhere: the tests beside what it leads to.
+    let target = file.resolvingSymlinksInPath()
+    let targetTests = target.deletingPathExtension().path + "_test.lua"
+    if target != file, manager.fileExists(atPath: targetTests) {
+      return problem + ". To fix, run composable test \(shellWord(targetTests)), the test file "
+        + "beside the file it leads to"
+    }
+    return problem + ". To fix, write its tests in \(shellWord(beside)) (describe/it; see the "
+      + "README's \"Testing a Lua feature in Lua\")"
+  }
+
+  /// `path` as a shell reads it back: as it is when it holds only plain characters, else in
+  /// single quotes.
+  static func shellWord(_ path: String) -> String {
+    let plain = path.unicodeScalars.allSatisfy {
+      $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._/-+,:@".unicodeScalars.contains($0))
+    }
+    return plain ? path : "'" + path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
   }
 }

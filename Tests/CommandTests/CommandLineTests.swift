@@ -288,7 +288,7 @@ import Testing
     try "local unused = 1".write(
       to: tests.appendingPathComponent("none_test.lua"), atomically: true, encoding: .utf8)
     // A feature named in place of its tests: with them beside it, and alone.
-    for name in ["none.lua", "lone.lua"] {
+    for name in ["none.lua", "lone.lua", "a b.lua", "x_test.lua.bak"] {
       try "return { initial_state = function() return {} end, reduce = function() end }".write(
         to: tests.appendingPathComponent(name), atomically: true, encoding: .utf8)
     }
@@ -322,6 +322,17 @@ import Testing
         "error: t/none.lua ran, and declared no test (describe/it): it is not a test file (their "
           + "names end in _test.lua). To fix, run composable test t/none_test.lua, the test file "
           + "beside it\n"
+      ),
+      (
+        ["test", "a b.lua"], "t",
+        "error: a b.lua ran, and declared no test (describe/it): it is not a test file (their "
+          + "names end in _test.lua). To fix, write its tests in 'a b_test.lua' (describe/it; see "
+          + "the README's \"Testing a Lua feature in Lua\")\n"
+      ),
+      (
+        ["test", "x_test.lua.bak"], "t",
+        "error: x_test.lua.bak ran, and declared no test (describe/it): it is not a test file "
+          + "(their names end in _test.lua)\n"
       ),
       (
         ["test", "lone.lua"], "t",
