@@ -101,7 +101,8 @@ struct TestCommand: Command {
       let count = files.count == 1 ? "1 test file" : "\(files.count) test files"
       printError(
         filter.map { "no test's name contains \"\($0)\" (--filter), in \(count)" }
-          ?? Self.notATestFile(files, named: paths) ?? "\(count) ran, and declared no test (describe/it)")
+          ?? Self.notATestFile(files, named: paths)
+          ?? "\(count) ran, and declared no test (describe/it)")
       throw ExitStatus.failure
     }
   }
@@ -118,14 +119,14 @@ struct TestCommand: Command {
     }
     let given = paths.count == 1 ? paths[0] : file.path
     let shown = given.hasSuffix(fileName) ? given : file.path
-    let problem = "\(shown) ran, and declared no test (describe/it): it is not a test file (their "
+    let problem =
+      "\(shown) ran, and declared no test (describe/it): it is not a test file (their "
       + "names end in _test.lua)"
     guard let stem, !stem.isEmpty else { return problem }
     let beside = String(shown.dropLast(fileName.count)) + stem + "_test.lua"
     let manager = FileManager.default
-    if manager.fileExists(atPath: file.deletingLastPathComponent().appendingPathComponent(
-      stem + "_test.lua").path)
-    {
+    let tests = file.deletingLastPathComponent().appendingPathComponent(stem + "_test.lua")
+    if manager.fileExists(atPath: tests.path) {
       return problem + ". To fix, run composable test \(shellWord(beside)), the test file beside it"
     }
     // A link to a feature elsewhere: the tests beside what it leads to.
@@ -143,7 +144,8 @@ struct TestCommand: Command {
   /// single quotes.
   static func shellWord(_ path: String) -> String {
     let plain = path.unicodeScalars.allSatisfy {
-      $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._/-+,:@".unicodeScalars.contains($0))
+      $0.isASCII
+        && (CharacterSet.alphanumerics.contains($0) || "._/-+,:@".unicodeScalars.contains($0))
     }
     return plain ? path : "'" + path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
   }

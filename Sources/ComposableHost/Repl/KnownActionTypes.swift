@@ -136,8 +136,6 @@ public struct KnownActionTypes: Sendable {
   /// Adds `type` to the known types (one seen coming back from an effect, say).
   public mutating func insert(_ type: String) { types.insert(type) }
 
-  /// The known type nearest to `type` by edit distance, when it is near enough to be a typo
-  /// (at most 2 edits, and fewer than half its letters); nil when `type` is known.
   /// For an action that changed nothing and started nothing: when its type (at its heart, for
   /// a wrapped one) is none the feature's files name, most likely one it does not handle, what
   /// to say: `the feature names no action type "toggle" (did you mean toggle_read?)`, or the
@@ -145,9 +143,7 @@ public struct KnownActionTypes: Sendable {
   public func unknownTypeNote(for action: LuaValue) -> String? {
     // A word sent as the action (`toggle`) is its type.
     let type = action.stringValue ?? ReplPrinter.innermostType(of: action)
-    guard let type, !types.contains(type) else {
-      return nil
-    }
+    guard let type, !types.contains(type) else { return nil }
     var text = "the feature names no action type \(LuaValue(type))"
     if let nearest = nearest(to: type) {
       text += " (did you mean \(nearest)?)"
@@ -159,6 +155,8 @@ public struct KnownActionTypes: Sendable {
     return text
   }
 
+  /// The known type nearest to `type` (`NearestName`: by edit distance, when it is near enough
+  /// to be a typo, or one `type` begins); nil when `type` is known.
   public func nearest(to type: String) -> String? {
     NearestName.nearest(to: type, among: types)
   }

@@ -202,7 +202,8 @@ enum HTTPEffect: LuaEffectRequestKind {
     }
     guard reply.headers != .nil else { return }
     let headers = reply.headers.tableValue?.entries
-    guard let headers, headers.allSatisfy({ $0.key.stringValue != nil && $0.value.stringValue != nil })
+    guard let headers,
+      headers.allSatisfy({ $0.key.stringValue != nil && $0.value.stringValue != nil })
     else {
       throw HTTPClientError(
         "the test's http function answered with headers that are not names and values "
