@@ -83,6 +83,7 @@ struct FeatureOptions {
       throw ExitStatus.failure
     }
     var dependencies = DependencyValues.live
+    var setAside: URL?
     if uuid == .incrementing { dependencies.uuid = .incrementing }
     if let seed { dependencies.random = RandomSource(seed: seed) }
     // Every feature has its files, under its data directory, made when it first writes.
@@ -141,6 +142,7 @@ struct FeatureOptions {
       if case let .corrupt(_, movedTo) = restored {
         // Where it is, and how to have it back: the first save writes a new file in its place.
         let aside = root.appendingPathComponent(movedTo).path
+        setAside = URL(fileURLWithPath: aside)
         let file = root.appendingPathComponent(persistence.path.description).path
         printError(
           "the file set aside is \(aside). To have it back, end this run before its first change "
@@ -201,7 +203,7 @@ struct FeatureOptions {
     }
     return FeatureHost(
       feature: loaded, file: url, env: .table(env), dependencies: dependencies,
-      dataDirectory: root)
+      dataDirectory: root, setAside: setAside)
   }
 }
 
@@ -242,4 +244,16 @@ struct FeatureHost {
   let dependencies: DependencyValues
   /// Where the feature's files are kept (`--data`, or the XDG default).
   let dataDirectory: URL
+  /// The saved file that could not be read at start, moved aside (its state not restored).
+  var setAside: URL? = nil
+
+  /// Said at the end of a run that set its saved file aside: the start's warning has scrolled
+  /// by, and the file saved since holds this run's state, not what was set aside.
+  func setAsideNote(saved path: DataPath) -> String? {
+    guard let setAside, FileManager.default.fileExists(atPath: setAside.path) else { return nil }
+    let file = dataDirectory.appendingPathComponent(path.description).path
+    return "the saved file that could not be read at the start is still at \(setAside.path), "
+      + "set aside: \(file) holds this run's state. To have the old one back, fix it and move it "
+      + "over \(file)"
+  }
 }

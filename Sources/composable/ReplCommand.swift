@@ -98,6 +98,9 @@ struct ReplLoop {
     }
     let ending = await Run.savePending(
       host.feature, files: host.dependencies.files, data: host.dataDirectory)
+    if let path = host.feature.persistence?.path, let note = host.setAsideNote(saved: path) {
+      printError(note, kind: "note")
+    }
     // A save that failed, or went beside its file, during the session or at its end: 1.
     let saved = ending == .saved && session.failures.counts.saves == 0
     // Piped, a line that was not an action fails the script, as it does `run` piped; typed at

@@ -210,6 +210,9 @@ struct Run: Command {
       ? .outputGone
       : outputError != 0 || failures.savesFailed
         ? .failure : failures.any ? .actionsFailed : nil
+    if let path = loaded.persistence?.path, let note = host.setAsideNote(saved: path) {
+      printError(note, kind: "note")
+    }
     // Said last, where it is seen: the errors themselves may have scrolled by.
     if let status, let failed = failures.summary(status: status) { printError(failed) }
     if let status { throw status }

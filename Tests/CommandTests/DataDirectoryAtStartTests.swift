@@ -165,6 +165,12 @@ import Testing
         "warning: the file set aside is \(asidePath). To have it back, end this run before its "
           + "first change is saved, fix the file, and move it back to \(file.path)\n"),
       "\(outcome.errors)")
+    // Said again at the end, where it is seen (the warning scrolled by; a new user's finding).
+    #expect(
+      outcome.errors.hasSuffix(
+        "note: the saved file that could not be read at the start is still at \(asidePath), set "
+          + "aside: \(file.path) holds this run's state. To have the old one back, fix it and "
+          + "move it over \(file.path)\n"), "\(outcome.errors)")
   }
 
   /// A saved file this user may not read: the system's reason is said.
