@@ -138,6 +138,54 @@ import Testing
   }
 }
 
+/// A path is cut where the kernel cuts it, at each byte `/`: Swift's Characters are grapheme
+/// clusters, and a `/` followed by a combining mark, a joiner or a variation selector, or after
+/// a prepended mark (U+0600), was one Character with it, kept inside a component, and the
+/// kernel followed it out of the root (`../\u{200D}evil/x`; an attacker's finding).
+@Suite struct DataPathBytesTests {
+  /// Scalars that join with what is beside them into one grapheme cluster, and plain ones.
+  static let alphabet: [String] = [
+    "/", ".", "a", "\u{301}", "\u{200D}", "\u{600}", "\u{FE0F}", "\u{1F3FB}", "\u{E9}",
+    "\u{1100}", "\u{1161}", "\r\n".dropFirst().description,
+  ]
+
+  /// What the kernel would walk: the byte `/` cuts; empty and `.` parts are dropped; `..` is
+  /// refused (nil).
+  static func kernelComponents(_ bytes: [UInt8]) -> [[UInt8]]? {
+    var parts: [[UInt8]] = []
+    for part in bytes.split(separator: UInt8(ascii: "/")) {
+      if part.elementsEqual([0x2E]) { continue }
+      if part.elementsEqual([0x2E, 0x2E]) { return nil }
+      parts.append(Array(part))
+    }
+    return parts
+  }
+
+  @Test func componentsAreCutAtEveryByteSlash() throws {
+    var generator = SplitMix64(seed: 7)
+    for _ in 0..<20_000 {
+      let length = Int(generator.next() % 9) + 1
+      let text = (0..<length).map { _ in
+        Self.alphabet[Int(generator.next() % UInt64(Self.alphabet.count))]
+      }.joined()
+      let bytes = Array(text.utf8)
+      let expected = Self.kernelComponents(bytes)
+      let path = try? DataPath(validating: bytes)
+      guard let expected, !bytes.isEmpty, bytes.first != UInt8(ascii: "/") else {
+        // `..` somewhere, or empty, or absolute: refused.
+        #expect(path == nil, "\(bytes) was taken")
+        continue
+      }
+      let components = try #require(path, "\(bytes) was refused").components
+      #expect(components.map { Array($0.utf8) } == expected, "\(bytes)")
+      #expect(components.allSatisfy { !$0.utf8.contains(UInt8(ascii: "/")) })
+    }
+    // The attack itself.
+    #expect(throws: DataPath.Invalid.self) { try DataPath(validating: "../\u{200D}evil/x") }
+    #expect(try DataPath(validating: "s\u{600}/.composable-feature").components.count == 2)
+  }
+}
+
 extension String {
   fileprivate func leftPadded(to width: Int) -> String {
     String(repeating: "0", count: max(0, width - count)) + self

@@ -75,20 +75,25 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
     guard bytes.first != UInt8(ascii: "/") else {
       throw Invalid(bytes, "it is absolute; give a path relative to the directory")
     }
+    // Split on the byte `/`, as the kernel does: Swift's Characters are grapheme clusters, and
+    // a `/` followed by a combining mark or a joiner (`../\u{200D}x`) is one Character with it,
+    // so a split on Characters kept a `/` inside a component for the kernel to follow (out of
+    // the root, an attacker's finding). `.` and `..` are compared as bytes too.
     var components: [String] = []
-    for component in text.split(separator: "/", omittingEmptySubsequences: true) {
-      if component == "." { continue }
-      guard component != ".." else {
+    for component in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+      if component.elementsEqual([0x2E]) { continue }
+      guard !component.elementsEqual([0x2E, 0x2E]) else {
         throw Invalid(bytes, "'..' is refused; the path must stay under the directory")
       }
-      let length = component.utf8.count
+      let length = component.count
       guard length <= Self.maximumComponentLength else {
         throw Invalid(
           bytes,
           "a name in it is \(length) bytes long; a name may have at most "
             + "\(Self.maximumComponentLength)")
       }
-      components.append(String(component))
+      // Whole UTF-8 (checked above) cut at an ASCII byte: each piece is whole UTF-8 too.
+      components.append(String(decoding: component, as: UTF8.self))
     }
     self.init(checked: components)
   }

@@ -123,8 +123,8 @@ struct LiveFiles: Sendable {
     var links = 0
     while !pending.isEmpty {
       let name = pending.removeFirst()
-      if name == "." { continue }
-      if name == ".." {  // only from a symlink's target
+      if name.utf8.elementsEqual([0x2E]) { continue }  // bytes, not Characters (DataPath)
+      if name.utf8.elementsEqual([0x2E, 0x2E]) {  // only from a symlink's target
         guard directories.count > 1 else { throw outside }
         close(directories.removeLast())
         continue
@@ -136,11 +136,14 @@ struct LiveFiles: Sendable {
         guard links <= Self.maximumLinks else {
           throw FileClientError("\(path): too many symlinks on the way")
         }
-        var components = target.split(separator: "/", omittingEmptySubsequences: true)
-          .map(String.init)
+        // By bytes, as the kernel reads it (not by Characters: see DataPath).
+        var components = target.utf8.split(separator: UInt8(ascii: "/"))
+          .map { String(decoding: $0, as: UTF8.self) }
         if target.hasPrefix("/") {  // absolute: it must name a place under the root
-          let rootComponents = root.path.split(separator: "/").map(String.init)
-          guard components.starts(with: rootComponents) else { throw outside }
+          let rootComponents = root.path.utf8.split(separator: UInt8(ascii: "/"))
+            .map { String(decoding: $0, as: UTF8.self) }
+          guard components.map({ Array($0.utf8) }).starts(with: rootComponents.map { Array($0.utf8) })
+          else { throw outside }
           components.removeFirst(rootComponents.count)
           for descriptor in directories.dropFirst() { close(descriptor) }
           directories = [rootDescriptor]
