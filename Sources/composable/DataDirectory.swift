@@ -24,7 +24,10 @@ enum DataDirectory {
       return
     }
     var made = path.hasPrefix("/") ? "" : "."
-    for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+    // Cut at the byte `/` (a Character may hold one: see DataPath).
+    for part in path.utf8.split(separator: UInt8(ascii: "/")).map({
+      String(decoding: $0, as: UTF8.self)
+    }) {
       made += "/" + part
       if mkdir(made, 0o777) == 0 { continue }
       let error = errno

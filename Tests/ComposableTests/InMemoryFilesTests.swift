@@ -3,13 +3,19 @@ import Foundation
 import SeededRandom
 import Testing
 
-/// `FileClient.inMemory` answers as the live client does: a differential test of random
+/// `FileClient.inMemory` answers as the live client does (as bytes compare names; a write past
+/// the read limit refused): a differential test of random
 /// operations over a few paths (files under files, folders written over, hidden names,
 /// removals of folders), each answer of the one in memory against the live one's on a real
 /// folder. It kept no folders (a file under a file was written, a folder was not listed, nor
 /// said to exist): a test in memory passed where the app on disk failed (an attacker's finding).
 @Suite struct InMemoryFilesTests {
-  static let paths: [DataPath] = ["a", "a/b", "a/b/c", "b", ".", "a/.h", "c/d", "c"]
+  /// Among them names a `String` takes for one and a disk for two (é precomposed and not; K
+  /// and the Kelvin sign), and a mark after a `/`.
+  static let paths: [DataPath] = [
+    "a", "a/b", "a/b/c", "b", ".", "a/.h", "c/d", "c", "caf\u{E9}", "cafe\u{301}", "K",
+    "\u{212A}", "a/\u{301}x",
+  ]
 
   /// What an operation answered: its value, or its error's words.
   static func outcome(_ body: () async throws -> String) async -> String {
@@ -61,5 +67,35 @@ import Testing
         }
       }
     }
+  }
+
+  /// A write or an append past the read limit: refused in memory as on disk, in its words.
+  @Test func aWritePastTheLimitIsRefusedAsOnDisk() async throws {
+    let root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("in-memory-limit-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let limit = 64
+    let clients = [
+      FileClient.live(root: root, readLimit: limit), FileClient(inMemoryLimit: limit),
+    ]
+    var answers: [[String]] = []
+    for files in clients {
+      answers.append([
+        await Self.outcome {
+          try await files.write("big", [UInt8](repeating: 1, count: limit + 1))
+          return "written"
+        },
+        await Self.outcome {
+          try await files.write("half", [UInt8](repeating: 1, count: 40))
+          try await files.append("half", [UInt8](repeating: 1, count: 30))
+          return "appended"
+        },
+        await Self.outcome { "read \(try await files.read("half").count)" },
+      ])
+    }
+    #expect(answers[0] == answers[1])
+    #expect(answers[0][0].contains("it would be 65 bytes, more than the 64 a file may hold"))
+    #expect(answers[0][1].contains("it would be 70 bytes"))
   }
 }

@@ -107,8 +107,17 @@ public struct FileClient: Sendable {
 
   /// `inMemory` with contents as bytes.
   public static func inMemory(bytes files: [DataPath: [UInt8]]) -> FileClient {
-    let storage = InMemoryFiles(files)
-    return FileClient(
+    FileClient(inMemory: InMemoryFiles(files))
+  }
+
+  /// An empty `inMemory` client whose files hold at most `limit` bytes (the live client's
+  /// `readLimit`), for tests of the limit itself.
+  package init(inMemoryLimit limit: Int) {
+    self.init(inMemory: InMemoryFiles([:], readLimit: limit))
+  }
+
+  private init(inMemory storage: InMemoryFiles) {
+    self.init(
       read: { try storage.read($0) },
       write: { try storage.write($0, $1, appending: false) },
       append: { try storage.write($0, $1, appending: true) },

@@ -4,19 +4,36 @@ import Foundation
 /// client does, so that a test in memory sees what the app on disk would. Folders are made by
 /// the writes under them and stay (a file written where a folder is, or under a file, fails in
 /// the live client's words); a name of a write's temporary file is refused; hidden names are
-/// not listed. (Its root is there from the start: the live client's is made at its first
-/// write.)
+/// not listed; a write past the read limit fails. Names are compared as bytes, as a disk does
+/// (Swift's `String` takes `é` and `e` + U+0301 for one name). (Its root is there from the start:
+/// the live client's is made at its first write.)
 final class InMemoryFiles: @unchecked Sendable {
   private let lock = NSLock()
-  /// Contents by path (`notes/today.txt`).
-  private var files: [String: [UInt8]] = [:]
-  /// Every folder, by path; the root is "".
-  private var folders: Set<String> = [""]
+  /// Contents by path's bytes (`notes/today.txt`).
+  private var files: [[UInt8]: [UInt8]] = [:]
+  /// Every folder, by path's bytes; the root is empty.
+  private var folders: Set<[UInt8]> = [[]]
+  private let readLimit: Int
 
-  init(_ files: [DataPath: [UInt8]]) {
+  init(_ files: [DataPath: [UInt8]], readLimit: Int = FileClient.defaultReadLimit) {
+    self.readLimit = readLimit
     for (path, contents) in files {
-      self.files[path.description] = contents
+      self.files[Self.key(path)] = contents
       addFolders(above: path)
+    }
+  }
+
+  private static func key(_ path: DataPath) -> [UInt8] {
+    path.isRoot ? [] : Array(path.description.utf8)
+  }
+
+  /// The keys of the folders on the way to `path`, from the top, with each one's name.
+  private static func folderKeys(above path: DataPath) -> [(key: [UInt8], name: String)] {
+    var prefix: [UInt8] = []
+    return path.components.dropLast().map { component in
+      if !prefix.isEmpty { prefix.append(UInt8(ascii: "/")) }
+      prefix += component.utf8
+      return (prefix, component)
     }
   }
 
@@ -24,37 +41,29 @@ final class InMemoryFiles: @unchecked Sendable {
   private enum Entry { case file, folder }
 
   private func entry(_ path: DataPath) -> Entry? {
-    let name = path.isRoot ? "" : path.description
-    if files[name] != nil { return .file }
-    return folders.contains(name) ? .folder : nil
+    let key = Self.key(path)
+    if files[key] != nil { return .file }
+    return folders.contains(key) ? .folder : nil
   }
 
   /// The error for a path with a file where a folder on its way should be, as the live client
   /// says it ("a/b: a is not a directory"); nil when there is none.
   private func fileOnTheWay(_ path: DataPath) -> FileClientError? {
-    var prefix: [String] = []
-    for component in path.components.dropLast() {
-      prefix.append(component)
-      if files[prefix.joined(separator: "/")] != nil {
-        return FileClientError("\(path): \(component) is not a directory")
-      }
+    for (key, name) in Self.folderKeys(above: path) where files[key] != nil {
+      return FileClientError("\(path): \(name) is not a directory")
     }
     return nil
   }
 
   private func addFolders(above path: DataPath) {
-    var prefix: [String] = []
-    for component in path.components.dropLast() {
-      prefix.append(component)
-      folders.insert(prefix.joined(separator: "/"))
-    }
+    for (key, _) in Self.folderKeys(above: path) { folders.insert(key) }
   }
 
   func read(_ path: DataPath) throws -> [UInt8] {
     try lock.withLock {
       if let error = fileOnTheWay(path) { throw error }
       switch entry(path) {
-      case .file: return files[path.description]!
+      case .file: return files[Self.key(path)]!
       case .folder: throw FileClientError("\(path): is a directory")
       case nil: throw FileClientError.notFound(path)
       }
@@ -68,9 +77,12 @@ final class InMemoryFiles: @unchecked Sendable {
         throw FileClientError("\(path): is a directory")
       }
       if let error = fileOnTheWay(path) { throw error }
+      let before = appending ? files[Self.key(path)] ?? [] : []
+      guard contents.count <= readLimit, before.count <= readLimit - contents.count else {
+        throw LiveFiles.overLimit(path, size: before.count + contents.count, limit: readLimit)
+      }
       addFolders(above: path)
-      let before = appending ? files[path.description] ?? [] : []
-      files[path.description] = before + contents
+      files[Self.key(path)] = before + contents
     }
   }
 
@@ -82,12 +94,18 @@ final class InMemoryFiles: @unchecked Sendable {
       case nil: throw FileClientError.notFound(path)
       case .folder: break
       }
-      let prefix = path.isRoot ? "" : path.description + "/"
-      let names = (Array(files.keys) + folders.filter { !$0.isEmpty })
-        .filter { $0.hasPrefix(prefix) }
-        .map { String($0.dropFirst(prefix.count)) }
-        .filter { !$0.isEmpty && !$0.contains("/") && !$0.hasPrefix(".") }
-      return Set(names).sorted()
+      let prefix = path.isRoot ? [] : Self.key(path) + [UInt8(ascii: "/")]
+      var names = Set<[UInt8]>()
+      for key in Array(files.keys) + folders where key.count > prefix.count
+        && key.starts(with: prefix)
+      {
+        let name = key.dropFirst(prefix.count)
+        if !name.contains(UInt8(ascii: "/")), name.first != UInt8(ascii: ".") {
+          names.insert(Array(name))
+        }
+      }
+      // Sorted by bytes, as the live client sorts... its Strings: the same order for UTF-8.
+      return names.map { String(decoding: $0, as: UTF8.self) }.sorted()
     }
   }
 
@@ -98,7 +116,7 @@ final class InMemoryFiles: @unchecked Sendable {
       }
       if let error = fileOnTheWay(path) { throw error }
       switch entry(path) {
-      case .file: files[path.description] = nil
+      case .file: files[Self.key(path)] = nil
       case .folder: throw FileClientError("\(path): Is a directory")
       case nil: throw FileClientError.notFound(path)
       }

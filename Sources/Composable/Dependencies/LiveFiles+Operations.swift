@@ -87,12 +87,19 @@ extension LiveFiles {
 
   /// The error for a file of `size` bytes (or more), over the limit.
   private func overLimit(_ path: DataPath, size: Int, writing: Bool = false) -> FileClientError {
+    Self.overLimit(path, size: size, limit: readLimit, writing: writing)
+  }
+
+  /// The error for a file of `size` bytes past `limit`: a write's (or an append's), or a read's.
+  static func overLimit(
+    _ path: DataPath, size: Int, limit: Int, writing: Bool = true
+  ) -> FileClientError {
     FileClientError(
       writing
-        ? "\(path): it would be \(size) bytes, more than the \(readLimit) a file may hold (the "
+        ? "\(path): it would be \(size) bytes, more than the \(limit) a file may hold (the "
           + "read limit, so that it can be read back); nothing was written. To fix, write less "
           + "(for a state: keep less in it, or save a part of it with persist's select)"
-        : "\(path): it is \(size) bytes, more than the \(readLimit) a read takes; it was not read")
+        : "\(path): it is \(size) bytes, more than the \(limit) a read takes; it was not read")
   }
 
   func read(_ path: DataPath) throws -> [UInt8] {

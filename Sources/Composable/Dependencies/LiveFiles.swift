@@ -29,11 +29,17 @@ struct LiveFiles: Sendable {
     }
   }
 
+  /// The parts of `path` between its bytes `/`, as the kernel cuts it (not at Characters,
+  /// which may hold a `/` and a mark after it: see DataPath).
+  static func pathComponents(_ path: String) -> [String] {
+    path.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
+  }
+
   /// `url` with the symlinks of the part of it that exists resolved (as the kernel would resolve
   /// them, `..` after a link included), and the rest, not made yet, as written: every folder
   /// of the result is then a real folder, or one made later by a client's write.
   static func resolved(_ url: URL) -> URL {
-    let components = url.path.split(separator: "/", omittingEmptySubsequences: true)
+    let components = pathComponents(url.path)
     for existing in stride(from: components.count, through: 0, by: -1) {
       let prefix = "/" + components[..<existing].joined(separator: "/")
       guard let real = realpath(prefix, nil) else { continue }
@@ -51,7 +57,7 @@ struct LiveFiles: Sendable {
   /// since, and is not followed. -1 with `errno` set, as `open`.
   private func openRoot() -> Int32 {
     var descriptor = Glibc.open("/", Self.directoryFlags)
-    for component in root.path.split(separator: "/", omittingEmptySubsequences: true) {
+    for component in Self.pathComponents(root.path) {
       guard descriptor >= 0 else { return -1 }
       let next = openat(descriptor, String(component), Self.directoryFlags)
       let failure = errno
