@@ -103,4 +103,23 @@ import Testing
       """)
     #expect(taken.isEmpty, "\(taken)")
   }
+
+  /// A table of files no disk could hold: refused, saying why (one of two names for a file was
+  /// taken, which one changing from run to run; a file under a file was written).
+  @Test func filesNoDiskCouldHoldAreRefused() async throws {
+    let cases: [(files: String, said: String)] = [
+      (#"{ ["."] = "x" }"#, #"files["."]: it names the folder itself; give a file's name"#),
+      (#"{ ["c//d"] = "1", ["c/d"] = "2" }"#, "files names c/d twice ("),
+      (#"{ a = "file", ["a/b"] = "under" }"#, "files holds a and a/b under it: a file is no folder"),
+      (#"{ ["a/b"] = "1", ["a/b/c/d"] = "2" }"#, "files holds a/b and a/b/c/d under it"),
+    ]
+    for (files, said) in cases {
+      let failures = try await failures(#"TestStore.new{ feature = "getter", files = \#(files) }"#)
+      #expect(failures.count == 1 && failures[0].contains("TestStore.new: " + said), "\(failures)")
+    }
+    #expect(
+      try await failures(
+        #"TestStore.new{ feature = "getter", files = { ["a/b"] = "1", ["a/c"] = "2", b = "" } }"#
+      ).isEmpty)
+  }
 }

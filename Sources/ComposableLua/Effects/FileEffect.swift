@@ -191,8 +191,31 @@ enum FileEffect: LuaEffectRequestKind {
             "TestStore.new: files must map names to contents (strings), got "
               + "\(LuaValue.describeForMessage(key)) = \(value.typeName)")
         }
-        do { files[try DataPath(validating: name.bytes)] = contents.bytes } catch {
+        let path: DataPath
+        do { path = try DataPath(validating: name.bytes) } catch {
           throw LuaTestError("TestStore.new: files[\(LuaValue.describeForMessage(key))]: \(error)")
+        }
+        // What no disk could hold: the folder itself, one file by two names (`c//d`, `c/d`: one
+        // of them was taken, which one changing from run to run), a file under a file.
+        guard !path.isRoot else {
+          throw LuaTestError(
+            "TestStore.new: files[\(key)]: it names the folder itself; give a file's name")
+        }
+        guard files[path] == nil else {
+          throw LuaTestError(
+            "TestStore.new: files names \(path) twice (\(key) is one of the names); give it once")
+        }
+        files[path] = contents.bytes
+      }
+      for path in files.keys {
+        var prefix: [String] = []
+        for component in path.components.dropLast() {
+          prefix.append(component)
+          if let file = try? DataPath(validating: prefix.joined(separator: "/")), files[file] != nil
+          {
+            throw LuaTestError(
+              "TestStore.new: files holds \(file) and \(path) under it: a file is no folder")
+          }
         }
       }
       return .inMemory(bytes: files)
