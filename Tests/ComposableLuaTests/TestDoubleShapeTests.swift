@@ -77,8 +77,24 @@ import Testing
       ("{ status = 200, [1] = 'x' }", "a field 1 it does not take; " + fields),
       ("{ status = 200, body = {} }", "a body that is table: a body is a string (json = ... for a table sent as JSON)"),
       ("{ status = 200, body = 'x', json = {} }", "both body and json: an answer gives one"),
-      ("{ status = 200, headers = 'x' }", #"headers that are not names and values (strings): "x""#),
-      ("{ status = 200, headers = { a = 1 } }", "headers that are not names and values (strings): { a = 1 }"),
+      ("{ status = 200, headers = 'x' }", #"headers that are not names and values (strings, each a line, a name not empty): "x""#),
+      ("{ status = 200, headers = { a = 1 } }", "headers that are not names and values (strings, each a line, a name not empty): { a = 1 }"),
+      ("{ stauts = 200, body = 'x' }", #"a field "stauts" it does not take (did you mean status?); "# + fields),
+      ("{ body = 'x' }", "status missing: it is an HTTP status, an integer from 100 to 599 (200 for OK)"),
+      ("{ status = '200' }", #"status "200": it is an HTTP status, an integer from 100 to 599 (200 for OK)"#),
+      ("{ status = 200.5 }", "status 200.5: it is an HTTP status, an integer from 100 to 599 (200 for OK)"),
+      ("{ status = -1 }", "status -1: it is an HTTP status, an integer from 100 to 599 (200 for OK)"),
+      ("{ status = math.maxinteger }", "status 9223372036854775807: it is an HTTP status, an integer from 100 to 599 (200 for OK)"),
+      ("{ status = 200, delay = 0/0 }", "delay 0/0: expected a number of seconds from 0 to 1e9"),
+      ("{ status = 200, delay = -1 }", "delay -1: expected a number of seconds from 0 to 1e9"),
+      ("{ status = 200, delay = '1' }", #"delay "1": expected a number of seconds from 0 to 1e9"#),
+      ("{ status = 200, url = 5 }", "url = 5: an answer echoes the request's url, a string"),
+      ("{ status = 200, headers = { ['X\\nY'] = 'v' } }", "headers that are not names and values (strings, each a line, a name not empty): "),
+      ("{ status = 200, headers = { a = 'v\\r\\nX: y' } }", "headers that are not names and values (strings, each a line, a name not empty): "),
+      ("{ status = 200, headers = { [''] = 'v' } }", "headers that are not names and values (strings, each a line, a name not empty): "),
+      ("nil", "nil: it answers with { status = ..., body = ... }, or raises to fail the request"),
+      ("'ok'", "string: it answers with { status = ..., body = ... }, or raises to fail the request"),
+      ("setmetatable({}, { __index = { status = 200 } })", "status missing: it is an HTTP status, an integer from 100 to 599 (200 for OK)"),
     ]
     for (answer, said) in cases {
       let failures = try await failures(
@@ -88,10 +104,31 @@ import Testing
         store:send("get")
         store:receive("got", function(s) s.ok = false end)
         """)
-      #expect(failures.first == "shape_test.lua:5: the test's http function answered with " + said,
-        "\(answer): \(failures)")
+      #expect(
+        failures.first?.hasPrefix("shape_test.lua:5: the test's http function answered with " + said)
+          == true, "\(answer): \(failures)")
       #expect(failures.count == 1, "\(answer): \(failures)")
     }
+    // json with no JSON form: the test fails too.
+    let cyclic = try await failures(
+      """
+      local store = TestStore.new{ feature = "getter", http = function()
+        local t = {}; t.t = t; return { status = 200, json = t } end }
+      store:send("get")
+      store:receive("got", function(s) s.ok = false end)
+      """)
+    #expect(
+      cyclic.first?.hasPrefix(
+        "shape_test.lua:5: the test's http function answered with")
+        == true, "\(cyclic)")
+    // A function that raises fails the request only: the way to fake a network's failure.
+    let raising = try await failures(
+      """
+      local store = TestStore.new{ feature = "getter", http = function() error("offline", 0) end }
+      store:send("get")
+      store:receive("got", function(s) s.ok = false end)
+      """)
+    #expect(raising.isEmpty, "\(raising)")
     // The shapes it takes, and the request's method and url echoed, as `:test` writes them.
     let taken = try await failures(
       """

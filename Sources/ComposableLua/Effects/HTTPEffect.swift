@@ -117,24 +117,42 @@ enum HTTPEffect: LuaEffectRequestKind {
         // `json = ...` is written as json.encode writes it: one JSON for Lua values.
         // A function that raises fails the request with its message, as a live client's error
         // reads: no traceback (a test written from a session raises the recorded error).
-        let (reply, json): (LuaValue, String?)
+        let reply: LuaValue
         do {
-          (reply, json) = try queue.access { vm, _ throws(LuaError) -> (LuaValue, String?) in
-            let reply = try vm.call(answer, .table(table)).first ?? .nil
-            return (reply, reply.json == .nil ? nil : try vm.jsonEncode(reply.json))
+          reply = try queue.access { vm, _ throws(LuaError) -> LuaValue in
+            try vm.call(answer, .table(table)).first ?? .nil
           }
         } catch {
-          throw HTTPClientError((error as? LuaError)?.message ?? "\(error)")
+          // Raised: the request fails (how a test fakes a network's failure). An answer that is
+          // no Lua data (a cycle, a function) is the test's mistake, as below.
+          let message = (error as? LuaError)?.message ?? "\(error)"
+          if case .conversion? = error as? LuaError {
+            let said = "the test's http function answered with what is no data: \(message)"
+            reportIssue(said)
+            throw HTTPClientError(said)
+          }
+          throw HTTPClientError(message)
         }
-        guard let status = reply.status.intValue else {
-          throw HTTPClientError("the test's http function must return { status = ..., body = ... }")
+        // An answer of a shape no server gives is the test's mistake, not the feature's: the
+        // test fails at its line, and the request fails too (what the feature sees of an
+        // answer it cannot be given).
+        let json: String?
+        do {
+          try checkAnswer(reply)
+          json =
+            reply.json == .nil
+            ? nil
+            : try queue.access { vm, _ throws(LuaError) -> String in
+              try vm.jsonEncode(reply.json)
+            }
+        } catch {
+          let message =
+            (error as? LuaError).map { "the test's http function answered with json that has no "
+              + "JSON form: \($0.message)" } ?? "\(error)"
+          reportIssue(message)
+          throw HTTPClientError(message)
         }
-        do { try checkAnswer(reply) } catch {
-          // The test's mistake, not the feature's: the test fails at its line, and the request
-          // fails too (what the feature sees of an answer it cannot be given).
-          reportIssue("\(error)")
-          throw error
-        }
+        let status = reply.status.intValue ?? 200  // checked: an HTTP status
         var headers: [String: String] = [:]
         for (key, value) in reply.headers.tableValue?.entries ?? [:] {
           if let name = key.stringValue, let text = value.stringValue { headers[name] = text }
@@ -144,12 +162,7 @@ enum HTTPEffect: LuaEffectRequestKind {
           body = Array(json.utf8)
           headers["Content-Type"] = headers["Content-Type"] ?? "application/json"
         }
-        if reply.delay != .nil {
-          guard let delay = reply.delay.doubleValue.flatMap(Seconds.duration) else {
-            throw LuaTestError(
-              "http: delay: expected \(Seconds.expected), got "
-                + LuaValue.describeForMessage(reply.delay))
-          }
+        if reply.delay != .nil, let delay = reply.delay.doubleValue.flatMap(Seconds.duration) {
           let timeout = request.timeout ?? HTTPRequest.defaultTimeout
           if let limit = Seconds.duration(timeout), delay > limit {
             try await clock.sleep(for: limit)
@@ -181,7 +194,11 @@ enum HTTPEffect: LuaEffectRequestKind {
   /// (`jsn = {...}` was an empty body: the feature then failed on a missing field, with no hint
   /// of the typo), a body that is no string, or headers that are not names to values.
   private static func checkAnswer(_ reply: LuaValue) throws(HTTPClientError) {
-    let table = reply.tableValue ?? LuaTable()
+    guard let table = reply.tableValue else {
+      throw HTTPClientError(
+        "the test's http function answered with \(LuaValue.describeForMessage(reply)): it answers "
+          + "with { status = ..., body = ... }, or raises to fail the request")
+    }
     for key in table.sortedEntries.map(\.key) {
       guard let name = key.stringValue, answerFields.contains(name) else {
         let near = key.stringValue.flatMap { NearestName.nearest(to: $0, among: answerFields) }
@@ -190,6 +207,22 @@ enum HTTPEffect: LuaEffectRequestKind {
             + "it does not take\(near.map { " (did you mean \($0)?)" } ?? ""); an answer's fields "
             + "are \(answerFields.joined(separator: ", "))")
       }
+    }
+    guard let status = reply.status.intValue, (100...599).contains(status) else {
+      throw HTTPClientError(
+        "the test's http function answered with status "
+          + (reply.status == .nil ? "missing" : reply.status.description(limit: 80))
+          + ": it is an HTTP status, an integer from 100 to 599 (200 for OK)")
+    }
+    if reply.delay != .nil, reply.delay.doubleValue.flatMap(Seconds.duration) == nil {
+      throw HTTPClientError(
+        "the test's http function answered with delay \(reply.delay.description(limit: 80)): "
+          + "expected \(Seconds.expected)")
+    }
+    for field in ["method", "url"] where table[field] != .nil && table[field].stringValue == nil {
+      throw HTTPClientError(
+        "the test's http function answered with \(field) = \(table[field].description(limit: 80)): "
+          + "an answer echoes the request's \(field), a string")
     }
     if reply.body != .nil, reply.body.stringValue == nil {
       throw HTTPClientError(
@@ -202,12 +235,18 @@ enum HTTPEffect: LuaEffectRequestKind {
     }
     guard reply.headers != .nil else { return }
     let headers = reply.headers.tableValue?.entries
+    // A header is one line: a name (none empty) and a value, neither holding CR or LF.
+    func isLine(_ text: String?) -> Bool {
+      text.map { !$0.utf8.contains(10) && !$0.utf8.contains(13) } ?? false
+    }
     guard let headers,
-      headers.allSatisfy({ $0.key.stringValue != nil && $0.value.stringValue != nil })
+      headers.allSatisfy({
+        isLine($0.key.stringValue) && $0.key.stringValue != "" && isLine($0.value.stringValue)
+      })
     else {
       throw HTTPClientError(
         "the test's http function answered with headers that are not names and values "
-          + "(strings): \(reply.headers.description(limit: 80))")
+          + "(strings, each a line, a name not empty): \(reply.headers.description(limit: 80))")
     }
   }
 
