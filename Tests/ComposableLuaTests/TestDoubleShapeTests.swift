@@ -56,6 +56,23 @@ import Testing
       let failures = try await failures(#"TestStore.new{ feature = "getter", \#(field) }"#)
       #expect(failures == ["shape_test.lua:3: TestStore.new: " + said], "\(field)")
     }
+    // Without feature: the field meant is named first; then what is missing.
+    let others: [(spec: String, said: String)] = [
+      (#"{ Feature = "getter" }"#, #"no field "Feature" (did you mean feature?); "# + fields),
+      (#"{ "getter" }"#, "no field 1; " + fields),
+      ("{}", #"feature is missing: the feature's module (require("counter")) or its name"#),
+      (
+        #"{ feature = "getter", answers = { uid = {} } }"#,
+        #"answers has no field "uid" (did you mean uuid?); it maps uuid, now and random to lists of answers"#
+      ),
+      (#"{ feature = "getter", answers = { uuid = 5 } }"#, "answers.uuid must be a list of answers, got 5"),
+      (#"{ feature = "getter", exhaustive = "no" }"#, #"exhaustive must be true or false, got "no""#),
+      (#"{ feature = "getter", now = 0/0 }"#, "now must be seconds since 1970 (a finite number), got 0/0"),
+    ]
+    for (spec, said) in others {
+      let failures = try await failures("TestStore.new\(spec)")
+      #expect(failures == ["shape_test.lua:3: TestStore.new: " + said], "\(spec)")
+    }
     // Every field it takes, given, is taken.
     #expect(
       try await failures(

@@ -204,7 +204,8 @@ function TestStore.new(spec)
       error("TestStore.new: feature must be a module loaded with require "
         .. "(it runs in a VM of its own)", 2)
     end
-  elseif type(spec.feature) ~= "string" then
+  elseif spec.feature ~= nil and type(spec.feature) ~= "string" then
+    -- Missing, it is said by the host, after the fields it does not take (`Feature = ...`).
     error("TestStore.new: feature must be a module (require(\"counter\")) or its name, got "
       .. type(spec.feature), 2)
   end

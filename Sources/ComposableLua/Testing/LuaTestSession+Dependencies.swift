@@ -47,13 +47,19 @@ extension LuaTestSession {
       throw LuaTestError("TestStore.new: answers must be a table, got \(value.typeName)")
     }
     var answers: [String: [LuaValue]] = [:]
-    for (key, list) in table.entries {
-      guard let name = key.stringValue, ["uuid", "now", "random"].contains(name),
-        let values = list.tableValue, values.isSequence || values.isEmpty
-      else {
+    let names = ["now", "random", "uuid"]
+    for (key, list) in table.sortedEntries {
+      guard let name = key.stringValue, names.contains(name) else {
+        let near = key.stringValue.flatMap { NearestName.nearest(to: $0, among: names) }
         throw LuaTestError(
-          "TestStore.new: answers maps uuid, now and random to lists of answers, got "
-            + "\(LuaValue.describeForMessage(key))")
+          "TestStore.new: answers has no field \(HTTPEffect.named(key))"
+            + (near.map { " (did you mean \($0)?)" } ?? "")
+            + "; it maps uuid, now and random to lists of answers")
+      }
+      guard let values = list.tableValue, values.isSequence || values.isEmpty else {
+        throw LuaTestError(
+          "TestStore.new: answers.\(name) must be a list of answers, got "
+            + LuaValue.describeForMessage(list))
       }
       answers[name] = values.sequence
     }

@@ -183,7 +183,9 @@ extension LuaTestSession {
       }
     }
     guard let name = spec.feature.stringValue else {
-      throw LuaTestError("TestStore.new: feature is missing")
+      throw LuaTestError(
+        "TestStore.new: feature is missing: the feature's module (require(\"counter\")) or its "
+          + "name")
     }
     let modules = LuaModuleDirectories([directory])
     guard let url = modules.fileURL(ofModule: name) else {
@@ -224,10 +226,20 @@ extension LuaTestSession {
       try await feature.restorePersisted(files: dependencies.files)
     }
     if let uuid = try uuidGenerator(spec.uuid) { dependencies.uuid = uuid }
-    if let now = spec.now.doubleValue {
+    if spec.now != .nil {
+      guard let now = spec.now.doubleValue, now.isFinite else {
+        throw LuaTestError(
+          "TestStore.new: now must be seconds since 1970 (a finite number), got "
+            + spec.now.description(limit: 80))
+      }
       dependencies.date = .constant(Date(timeIntervalSince1970: now))
     } else {
       dependencies.date = Self.unprovidedDate
+    }
+    guard spec.exhaustive == .nil || spec.exhaustive.boolValue != nil else {
+      throw LuaTestError(
+        "TestStore.new: exhaustive must be true or false, got "
+          + spec.exhaustive.description(limit: 80))
     }
     if spec.answers != .nil { dependencies.environmentTape = try answersTape(spec.answers) }
     let store = TestStore(
