@@ -100,7 +100,7 @@ struct Run: Command {
       // An action that changed nothing, of a type the feature's files never name: said, as the
       // REPL says it (`toggle` piped for `toggle_read` went by as "(No state changes)"). Not for
       // a feature whose files name no type at all (a table of handlers): nothing to go by.
-      unchanged: { [known = KnownActionTypes(KnownActionTypes.found(besides: host.file))] action in
+      unchanged: { [known = KnownActionTypes(scanning: host.file)] action in
         known.types.isEmpty ? nil : known.unknownTypeNote(for: action)
       }
     ).gatedAgainstEndingSignals()

@@ -32,6 +32,14 @@ import Testing
         "  (No state changes)",  // noop: named
       ], "\(run.output)")
 
+    // Types named in a module in a folder below: found.
+    let sub = directory.appendingPathComponent("sub")
+    try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+    try "return function(state, action) if action.type == 'zzz' then end end".write(
+      to: sub.appendingPathComponent("child.lua"), atomically: true, encoding: .utf8)
+    let below = try Command.run(["run", feature.path, "--wait", "0"], input: "zzz\n")
+    #expect(below.output.contains("  (No state changes)\n"), "\(below.output)")
+
     // A feature whose files name no type (a table of handlers): nothing to go by, nothing said.
     try """
       local handlers = { toggle_read = function(state) state.read = not state.read end }

@@ -16,6 +16,32 @@ import Testing
     #expect(KnownActionTypes.found(inSource: source) == ["add", "remove", "toggle", "x"])
   }
 
+  /// The ways a feature writes a comparison (an attacker's list of false "names no action type"
+  /// notes): single quotes, the type on the right, `~=`, a local set from `.type`; and the ways
+  /// it hides types (a table of handlers, a pattern), which `dispatchesOnType` sees.
+  @Test func everyFormOfAComparisonIsFound() {
+    let source = """
+      local kind2 = action.type
+      if action.type == 'quoted' then end
+      if "yoda" == action.type then end
+      if msg.type ~= "not_this" then end
+      if kind2 == "aliased" then end
+      if a == "unrelated" then end
+      if action.type == "add-item" then end
+      """
+    #expect(
+      KnownActionTypes.found(inSource: source)
+        == ["quoted", "yoda", "not_this", "aliased", "add-item"])
+    #expect(!KnownActionTypes.dispatchesOnType(inSource: source))
+    for dispatching in [
+      "local h = handlers[action.type]", "local k = action.type; f = t2[ k ]",
+      "if action.type:match('^set_') then end", "if t then x = map[t] end",
+    ] {
+      #expect(KnownActionTypes.dispatchesOnType(inSource: dispatching), "\(dispatching)")
+    }
+    #expect(!KnownActionTypes.dispatchesOnType(inSource: "local x = list[i]; y = s[action.id]"))
+  }
+
   /// 20,000 openings with no closing brace took minutes with a regex over each; now one pass.
   /// (The test would time out, not fail, if it went back: no time is measured.)
   @Test func openingsNeverClosedAreOnePass() {

@@ -18,13 +18,24 @@ public struct KnownActionTypes: Sendable {
   /// ```
   public init(_ types: some Sequence<String> = []) { self.types = Set(types) }
 
-  /// The types compared with in Lua `source`: `== "increment"` where the left side names a
-  /// type (`action.type`, `t`, `kind`...), and `"increment"` in a `Feature.actions = { ... }`
-  /// list.
+  /// The types compared with in Lua `source`: `== "increment"` or `~= 'increment'`, either way
+  /// round, where the other side names a type (`action.type`, `t`, `kind`, or a local set from
+  /// a `.type`), and `"increment"` in a `Feature.actions = { ... }` list.
   public static func found(inSource source: String) -> Set<String> {
     var found: Set<String> = []
-    let comparison = #/(?:\.type|\btype|\bt|\bkind)\s*==\s*"([A-Za-z_][A-Za-z0-9_.]*)"/#
-    for match in source.matches(of: comparison) { found.insert(String(match.1)) }
+    let names = typeNames(inSource: source)
+    let name = #"([A-Za-z_][A-Za-z0-9_.-]*)"#
+    let comparisons = [
+      try! Regex(#"([A-Za-z_][A-Za-z0-9_.]*)\s*[=~]=\s*["']"# + name + #"["']"#),
+      try! Regex(#"["']"# + name + #"["']\s*[=~]=\s*([A-Za-z_][A-Za-z0-9_.]*)"#),
+    ]
+    for (index, comparison) in comparisons.enumerated() {
+      for match in source.matches(of: comparison) {
+        let side = match.output[index == 0 ? 1 : 2].substring.map(String.init) ?? ""
+        let type = match.output[index == 0 ? 2 : 1].substring.map(String.init) ?? ""
+        if side.hasSuffix(".type") || names.contains(side) { found.insert(type) }
+      }
+    }
     // Each list's opening found by a regex, its closing by a plain search from there: a file of
     // openings never closed costs one pass, not one pass per opening.
     let opening = #/\.actions\s*=\s*\{/#
@@ -32,7 +43,7 @@ public struct KnownActionTypes: Sendable {
     while let match = rest.firstMatch(of: opening) {
       guard let close = rest[match.range.upperBound...].firstIndex(of: "}") else { break }
       let list = rest[match.range.upperBound..<close]
-      for word in list.matches(of: #/"([A-Za-z_][A-Za-z0-9_.]*)"/#) {
+      for word in list.matches(of: #/["']([A-Za-z_][A-Za-z0-9_.-]*)["']/#) {
         found.insert(String(word.1))
       }
       rest = rest[close...]
@@ -40,27 +51,82 @@ public struct KnownActionTypes: Sendable {
     return found
   }
 
+  /// The names that hold an action's type in `source`: `type`, `t`, `kind`, and each local set
+  /// from a `.type` (`local a = action.type`).
+  static func typeNames(inSource source: String) -> Set<String> {
+    var names: Set<String> = ["type", "t", "kind"]
+    for match in source.matches(of: #/local\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*[A-Za-z_][A-Za-z0-9_.]*\.type\b/#) {
+      names.insert(String(match.1))
+    }
+    return names
+  }
+
+  /// Whether `source` looks handlers up by an action's type (`handlers[action.type]`), or
+  /// matches types by pattern (`action.type:match(...)`): then the types it handles are not
+  /// all written where `found(inSource:)` finds them, and a type it does not name may be one it
+  /// handles.
+  public static func dispatchesOnType(inSource source: String) -> Bool {
+    let names = typeNames(inSource: source).subtracting(["type"])
+    for match in source.matches(of: #/\[\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\]/#) {
+      let key = String(match.1)
+      if key.hasSuffix(".type") || names.contains(key) { return true }
+    }
+    return source.contains(#/\.type\s*:\s*(?:match|find|sub|gmatch)\b/#)
+  }
+
   /// The most bytes of a file beside the feature that are read for types: a module is far
   /// smaller; a large data file there (or one made to be slow to scan) is skipped.
   static let maximumScannedBytes = 1 << 20
 
-  /// The types found in the feature's file and the Lua files beside it (its modules), tests
-  /// excepted.
-  public static func found(besides feature: URL) -> Set<String> {
-    let directory = feature.deletingLastPathComponent()
-    let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-    var found: Set<String> = []
-    for name in files where name.hasSuffix(".lua") && !name.hasSuffix("_test.lua") {
-      let url = directory.appendingPathComponent(name)
-      // Regular files of the folder only (a link is not followed out of it), and small ones.
-      guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-        attributes[.type] as? FileAttributeType == .typeRegular,
-        let size = attributes[.size] as? Int, size <= maximumScannedBytes
-      else { continue }
-      if let source = try? LuaSourceFile.read(url) { found.formUnion(Self.found(inSource: source)) }
+  /// The sources of the feature's file and the Lua files beside it and in the folders below
+  /// (its modules), tests excepted: regular files of at most `maximumScannedBytes`, 3 folders
+  /// deep, 200 files at most.
+  static func sources(besides feature: URL) -> [String] {
+    var sources: [String] = []
+    var folders = [(feature.deletingLastPathComponent(), 0)]
+    while let (folder, depth) = folders.popLast(), sources.count < 200 {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+      for name in names.sorted() where !name.hasPrefix(".") {
+        let url = folder.appendingPathComponent(name)
+        // A link is not followed out of the folder: regular files and real folders only.
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        else { continue }
+        let type = attributes[.type] as? FileAttributeType
+        if type == .typeDirectory, depth < 3 {
+          folders.append((url, depth + 1))
+          continue
+        }
+        guard type == .typeRegular, name.hasSuffix(".lua"), !name.hasSuffix("_test.lua"),
+          let size = attributes[.size] as? Int, size <= maximumScannedBytes,
+          let source = try? LuaSourceFile.read(url)
+        else { continue }
+        sources.append(source)
+      }
     }
-    return found
+    return sources
   }
+
+  /// The types found in the feature's file and its modules (`sources(besides:)`).
+  public static func found(besides feature: URL) -> Set<String> {
+    sources(besides: feature).reduce(into: []) { $0.formUnion(found(inSource: $1)) }
+  }
+
+  /// The types `found(besides:)` finds, and whether the feature dispatches on types in a way
+  /// that hides some (`dispatchesOnType(inSource:)`): then `unknownTypeNote(for:)` says only a
+  /// near name.
+  ///
+  /// ```swift
+  /// let known = KnownActionTypes(scanning: featureFile)
+  /// ```
+  public init(scanning feature: URL) {
+    let sources = Self.sources(besides: feature)
+    self.init(sources.reduce(into: Set<String>()) { $0.formUnion(Self.found(inSource: $1)) })
+    dispatchesOnType = sources.contains { Self.dispatchesOnType(inSource: $0) }
+  }
+
+  /// Whether the feature looks its handlers up by type, or matches types by pattern: a type
+  /// its files do not name may still be one it handles.
+  public var dispatchesOnType = false
 
   /// The type the feature's own file names first (compared with, or listed in
   /// `Feature.actions`): the example a host's first lines give. Nil when it names none.
@@ -147,6 +213,8 @@ public struct KnownActionTypes: Sendable {
     var text = "the feature names no action type \(LuaValue(type))"
     if let nearest = nearest(to: type) {
       text += " (did you mean \(nearest)?)"
+    } else if dispatchesOnType {
+      return nil  // it may handle it by a lookup: only a near name is worth saying
     } else if !types.isEmpty {
       let names = types.sorted()
       text += " (it names " + names.prefix(8).joined(separator: ", ")

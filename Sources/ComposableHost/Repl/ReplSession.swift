@@ -93,7 +93,7 @@ public actor ReplSession {
     reader = LuaLiteralReader()
     let failures = SessionFailures()
     self.failures = failures
-    let known = KnownTypesBox(KnownActionTypes(KnownActionTypes.found(besides: file)))
+    let known = KnownTypesBox(KnownActionTypes(scanning: file))
     self.known = known
     let printer = ReplPrinter(
       colored: colored, knownTypes: { known.value }, noteSeen: { known.insert($0) },
