@@ -16,9 +16,8 @@ enum RestoredUUIDs {
     while let value = pending.popLast() {
       switch value {
       case let .string(text):
-        if let string = text.string, let count = UUIDGenerator.incrementingCount(string) {
-          largest = max(largest ?? 0, count)
-        }
+        // Anywhere in the string: an id kept with a prefix (`"todo:" .. env.uuid()`) too.
+        for count in incrementingCounts(in: text.bytes) { largest = max(largest ?? 0, count) }
       case let .table(table):
         guard seen.insert(table.identity).inserted else { continue }
         for (key, value) in table.entries { pending += [key, value] }
@@ -26,6 +25,26 @@ enum RestoredUUIDs {
       }
     }
     return largest
+  }
+
+  /// The counts of the `incrementing` UUIDs in `bytes`, wherever they are in it.
+  static func incrementingCounts(in bytes: [UInt8]) -> [UInt64] {
+    let prefix = Array("00000000-0000-0000-0000-".utf8)
+    guard bytes.count >= 36 else { return [] }
+    var counts: [UInt64] = []
+    var start = 0
+    while start + 36 <= bytes.count {
+      if bytes[start] == 0x30, bytes[start..<(start + 24)].elementsEqual(prefix),
+        let count = UUIDGenerator.incrementingCount(
+          String(decoding: bytes[start..<(start + 36)], as: UTF8.self))
+      {
+        counts.append(count)
+        start += 36
+      } else {
+        start += 1
+      }
+    }
+    return counts
   }
 
   /// The generator for a run with `--uuid incrementing` that restored `state`, and the note that

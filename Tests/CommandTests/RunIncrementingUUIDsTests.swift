@@ -82,6 +82,13 @@ import Testing
       "note: --uuid incrementing counts from 00000000-0000-0000-0000-000000000001"), "\(fresh.errors)")
     #expect(fresh.output.contains(#"id = "00000000-0000-0000-0000-000000000001""#))
 
+    // Kept with a prefix (`"todo:" .. env.uuid()`): found in the string.
+    try #"return { todos = {}, by_id = { ["todo:00000000-0000-0000-0000-00000000002a!"] = {} } }"#
+      .write(to: saved, atomically: true, encoding: .utf8)
+    let prefixed = try run(1)
+    #expect(prefixed.errors.hasPrefix(
+      "note: --uuid incrementing counts from 00000000-0000-0000-0000-00000000002B"), "\(prefixed.errors)")
+
     // Without --uuid incrementing, nothing is said.
     let live = try Command.run(
       ["run", feature.path, "--data", data, "--wait", "0"], input: "add\n")
