@@ -222,7 +222,8 @@ extension ReplSession {
     lines += navigation.changes(in: feature).map { "  ▸ " + $0 }
     // A feature that persists saves the state it is at: a jump back, then :q, saved it over the
     // later one without a word (a new user's finding).
-    if let saved = feature.persistence?.path, number < timeline.count {
+    // Its saves may go beside its file (another writer changed it): named where they go.
+    if let saved = feature.stateSavedAside ?? feature.persistence?.path, number < timeline.count {
       lines.append(
         "  (\(saved) is saved from this state now, over the later ones; :goto \(timeline.count) "
           + "is the latest)")
