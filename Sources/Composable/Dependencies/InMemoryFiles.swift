@@ -96,9 +96,10 @@ final class InMemoryFiles: @unchecked Sendable {
       }
       let prefix = path.isRoot ? [] : Self.key(path) + [UInt8(ascii: "/")]
       var names = Set<[UInt8]>()
-      for key in Array(files.keys) + folders where key.count > prefix.count
-        && key.starts(with: prefix)
-      {
+      let under = (Array(files.keys) + folders).filter {
+        $0.count > prefix.count && $0.starts(with: prefix)
+      }
+      for key in under {
         let name = key.dropFirst(prefix.count)
         if !name.contains(UInt8(ascii: "/")), name.first != UInt8(ascii: ".") {
           names.insert(Array(name))

@@ -148,7 +148,8 @@ struct LiveFiles: Sendable {
         if target.hasPrefix("/") {  // absolute: it must name a place under the root
           let rootComponents = root.path.utf8.split(separator: UInt8(ascii: "/"))
             .map { String(decoding: $0, as: UTF8.self) }
-          guard components.map({ Array($0.utf8) }).starts(with: rootComponents.map { Array($0.utf8) })
+          guard
+            components.map({ Array($0.utf8) }).starts(with: rootComponents.map { Array($0.utf8) })
           else { throw outside }
           components.removeFirst(rootComponents.count)
           for descriptor in directories.dropFirst() { close(descriptor) }

@@ -55,7 +55,9 @@ public struct KnownActionTypes: Sendable {
   /// from a `.type` (`local a = action.type`).
   static func typeNames(inSource source: String) -> Set<String> {
     var names: Set<String> = ["type", "t", "kind"]
-    for match in source.matches(of: #/local\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*[A-Za-z_][A-Za-z0-9_.]*\.type\b/#) {
+    for match in source.matches(
+      of: #/local\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*[A-Za-z_][A-Za-z0-9_.]*\.type\b/#)
+    {
       names.insert(String(match.1))
     }
     return names

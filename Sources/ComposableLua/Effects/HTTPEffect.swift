@@ -147,8 +147,10 @@ enum HTTPEffect: LuaEffectRequestKind {
             }
         } catch {
           let message =
-            (error as? LuaError).map { "the test's http function answered with json that has no "
-              + "JSON form: \($0.message)" } ?? "\(error)"
+            (error as? LuaError).map {
+              "the test's http function answered with json that has no "
+                + "JSON form: \($0.message)"
+            } ?? "\(error)"
           reportIssue(message)
           throw HTTPClientError(message)
         }
