@@ -24,17 +24,15 @@ public struct KnownActionTypes: Sendable {
   public static func found(inSource source: String) -> Set<String> {
     var found: Set<String> = []
     let names = typeNames(inSource: source)
-    let name = #"([A-Za-z_][A-Za-z0-9_.-]*)"#
-    let comparisons = [
-      try! Regex(#"([A-Za-z_][A-Za-z0-9_.]*)\s*[=~]=\s*["']"# + name + #"["']"#),
-      try! Regex(#"["']"# + name + #"["']\s*[=~]=\s*([A-Za-z_][A-Za-z0-9_.]*)"#),
-    ]
-    for (index, comparison) in comparisons.enumerated() {
-      for match in source.matches(of: comparison) {
-        let side = match.output[index == 0 ? 1 : 2].substring.map(String.init) ?? ""
-        let type = match.output[index == 0 ? 2 : 1].substring.map(String.init) ?? ""
-        if side.hasSuffix(".type") || names.contains(side) { found.insert(type) }
-      }
+    for match in source.matches(
+      of: #/([A-Za-z_][A-Za-z0-9_.]*)\s*[=~]=\s*["']([A-Za-z_][A-Za-z0-9_.-]*)["']/#)
+    where match.1.hasSuffix(".type") || names.contains(String(match.1)) {
+      found.insert(String(match.2))
+    }
+    for match in source.matches(
+      of: #/["']([A-Za-z_][A-Za-z0-9_.-]*)["']\s*[=~]=\s*([A-Za-z_][A-Za-z0-9_.]*)/#)
+    where match.2.hasSuffix(".type") || names.contains(String(match.2)) {
+      found.insert(String(match.1))
     }
     // Each list's opening found by a regex, its closing by a plain search from there: a file of
     // openings never closed costs one pass, not one pass per opening.

@@ -179,15 +179,6 @@ enum HTTPEffect: LuaEffectRequestKind {
     }
   }
 
-  /// A key in a message: a string, a number or a boolean as Lua writes it (`"jsn"`, `1`),
-  /// anything else by its type.
-  static func named(_ key: LuaValue) -> String {
-    switch key {
-    case .string, .integer, .number, .boolean: key.description(limit: 80)
-    default: LuaValue.describeForMessage(key)
-    }
-  }
-
   /// The fields an answer of a test's http function takes: what comes back, and the request's
   /// method and url, which an answer may echo (the tests `:test` writes keep them in each).
   static let answerFields = ["body", "delay", "headers", "json", "method", "status", "url"]
@@ -205,7 +196,7 @@ enum HTTPEffect: LuaEffectRequestKind {
       guard let name = key.stringValue, answerFields.contains(name) else {
         let near = key.stringValue.flatMap { NearestName.nearest(to: $0, among: answerFields) }
         throw HTTPClientError(
-          "the test's http function answered with a field \(Self.named(key)) "
+          "the test's http function answered with a field \(key.namedInMessage) "
             + "it does not take\(near.map { " (did you mean \($0)?)" } ?? ""); an answer's fields "
             + "are \(answerFields.joined(separator: ", "))")
       }

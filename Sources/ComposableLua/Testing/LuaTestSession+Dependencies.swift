@@ -52,7 +52,7 @@ extension LuaTestSession {
       guard let name = key.stringValue, names.contains(name) else {
         let near = key.stringValue.flatMap { NearestName.nearest(to: $0, among: names) }
         throw LuaTestError(
-          "TestStore.new: answers has no field \(HTTPEffect.named(key))"
+          "TestStore.new: answers has no field \(key.namedInMessage)"
             + (near.map { " (did you mean \($0)?)" } ?? "")
             + "; it maps uuid, now and random to lists of answers")
       }

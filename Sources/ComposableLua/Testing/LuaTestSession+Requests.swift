@@ -177,7 +177,7 @@ extension LuaTestSession {
       guard let name = key.stringValue, fields.contains(name) else {
         let near = key.stringValue.flatMap { NearestName.nearest(to: $0, among: fields) }
         throw LuaTestError(
-          "TestStore.new: no field \(HTTPEffect.named(key))"
+          "TestStore.new: no field \(key.namedInMessage)"
             + (near.map { " (did you mean \($0)?)" } ?? "") + "; its fields are "
             + fields.joined(separator: ", "))
       }
