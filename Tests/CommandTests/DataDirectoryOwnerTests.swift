@@ -515,7 +515,7 @@ import Testing
     try process.run()
     func add(_ note: String) -> Bool {
       input.fileHandleForWriting.write(Data(#"{ type = "add", text = "\#(note)" }"#.utf8 + [10]))
-      for _ in 0..<500 {
+      for _ in 0..<6000 {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: projects.folder.path))
         for name in names ?? [] where name.hasPrefix("notes.saved.lua") {
           let file = projects.folder.appendingPathComponent(name)

@@ -246,9 +246,10 @@ import Testing
       }
     }
 
-    /// Waits (at most 5 s) until a line starting with `prefix` was printed; all lines so far.
+    /// Waits (at most a minute: a loaded machine) until a line starting with `prefix` was
+    /// printed; all lines so far.
     func waitFor(_ prefix: String, count: Int = 1) async -> [String] {
-      for _ in 0..<500 {
+      for _ in 0..<6000 {
         let lines = printed.withLock { $0 }
         if lines.filter({ $0.hasPrefix(prefix) }).count >= count { return lines }
         try? await Task.sleep(for: .milliseconds(10))

@@ -267,7 +267,7 @@ import Testing
     // suite) while `:resume` is still being answered, so it is looked for in both.
     let fired = "← { type = \"increment\" }\n  − count = 1\n  + count = 2"
     await repl.type(":resume")
-    for _ in 0..<300 where !repl.printed.withLock({ $0.contains(fired) }) {
+    for _ in 0..<6000 where !repl.printed.withLock({ $0.contains(fired) }) {
       try await Task.sleep(for: .milliseconds(10))
     }
     #expect(repl.printed.withLock { $0 }.sorted() == ["  time runs", fired].sorted())

@@ -25,7 +25,7 @@ import Testing
   func record(_ server: LocalHTTPServer) async throws -> Harness {
     let repl = try Harness(source: Self.source, env: ["url": .string(LuaString(server.url))])
     await repl.type("fetch")
-    for _ in 0..<500 where repl.session.timeline.count < 2 {
+    for _ in 0..<6000 where repl.session.timeline.count < 2 {
       try await Task.sleep(for: .milliseconds(10))
     }
     await repl.session.settle()
@@ -143,7 +143,7 @@ import Testing
     dependencies.files = .live(root: data)
     let repl = try Harness(source: source, dependencies: dependencies)
     await repl.type("load")
-    for _ in 0..<500 where repl.session.timeline.count < 2 {
+    for _ in 0..<6000 where repl.session.timeline.count < 2 {
       try await Task.sleep(for: .milliseconds(10))
     }
     try await SessionAsSwiftTestTests.addThrice(repl)
@@ -223,7 +223,7 @@ import Testing
   /// A file read, then three adds a second apart: three saves.
   static func addThrice(_ repl: ReplSessionTests.Harness) async throws {
     await repl.type("load")
-    for _ in 0..<500 where repl.session.timeline.count < 2 {
+    for _ in 0..<6000 where repl.session.timeline.count < 2 {
       try await Task.sleep(for: .milliseconds(10))
     }
     await repl.type("add", ":advance 1", "add", ":advance 1", "add", ":advance 1")
@@ -266,7 +266,7 @@ import Testing
     let repl = try ReplSessionTests.Harness(
       env: ["url": "http://facts.example"], dependencies: dependencies, file: feature)
     await repl.type("fetch")
-    for _ in 0..<500 where repl.session.timeline.count < 2 {
+    for _ in 0..<6000 where repl.session.timeline.count < 2 {
       try await Task.sleep(for: .milliseconds(10))
     }
     for n in [3, 1, 2] { await repl.type("{ type = \"add\", n = \(n) }", ":advance 0.25") }

@@ -36,7 +36,7 @@ import Testing
     for line in ["fr", "fl", "rm", "h"] {
       let before = repl.session.timeline.count
       await repl.type(line)
-      for _ in 0..<500 where repl.session.timeline.count < before + 2 {
+      for _ in 0..<6000 where repl.session.timeline.count < before + 2 {
         try await Task.sleep(for: .milliseconds(10))
       }
       await repl.session.settle()

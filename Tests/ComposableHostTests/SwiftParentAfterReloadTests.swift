@@ -75,7 +75,7 @@ import Testing
     }
     defer { reload.stop() }
     try Self.after.write(to: file, atomically: true, encoding: .utf8)
-    for _ in 0..<500 where reloaded.withLock({ $0 }) == 0 {
+    for _ in 0..<6000 where reloaded.withLock({ $0 }) == 0 {
       try await Task.sleep(for: .milliseconds(10))
     }
     #expect(reloaded.withLock { $0 } == 1)

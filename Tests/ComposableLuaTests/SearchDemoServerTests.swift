@@ -39,7 +39,7 @@ import Testing
       $0.searching = true
     }
     await clock.advance(by: .milliseconds(300))
-    await store.receive(where: { $0.type == "results_received" }, timeout: .seconds(10)) {
+    await store.receive(where: { $0.type == "results_received" }, timeout: .seconds(120)) {
       $0.searching = false
       $0.results = ["blackberry", "blueberry", "cranberry", "raspberry", "strawberry"]
     }

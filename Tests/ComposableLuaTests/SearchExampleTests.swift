@@ -43,7 +43,7 @@ import Testing
     await store.send(["type": "query_changed", "query": "be"]) { $0.query = "be" }
     await store.send(["type": "query_changed", "query": "berry"]) { $0.query = "berry" }
     await clock.advance(by: .milliseconds(300))
-    await store.receive(where: { $0.type == "results_received" }, timeout: .seconds(5)) {
+    await store.receive(where: { $0.type == "results_received" }, timeout: .seconds(120)) {
       $0.searching = false
       $0.results = ["blackberry", "blueberry", "cranberry", "raspberry", "strawberry"]
     }
@@ -90,7 +90,7 @@ import Testing
       $0.searching = true
     }
     await clock.advance(by: .milliseconds(300))
-    await store.receive(where: { $0.type == "results_received" }, timeout: .seconds(5)) {
+    await store.receive(where: { $0.type == "results_received" }, timeout: .seconds(120)) {
       $0.searching = false
       $0.error = "HTTP 500"
     }

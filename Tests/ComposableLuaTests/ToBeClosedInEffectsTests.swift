@@ -99,7 +99,7 @@ import Testing
     _ = await store.send("close_fails")
     try await Task.sleep(for: .milliseconds(50))
     await store.cancelAllEffects()
-    for _ in 0..<500 where errors.all.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+    for _ in 0..<6000 where errors.all.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
     #expect(
       errors.all.map(\.description) == [
         #"an effect of { type = "close_fails" } failed: close.lua:35: in close"#
