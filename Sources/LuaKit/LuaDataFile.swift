@@ -35,21 +35,31 @@ public enum LuaDataFile {
   /// `maximumDepth` is how deep its tables may nest: a file that wraps values in tables of its
   /// own (a session: its actions in a list, each in a record) allows for them, so that each value
   /// may be as deep as any.
+  ///
+  /// A value of more than `maximumFields` fields is refused, as `read` would refuse its file.
   public static func text(
     of value: LuaValue, root: String = "value", header: String? = nil,
-    maximumDepth: Int = LuaValue.maximumDepth
+    maximumDepth: Int = LuaValue.maximumDepth, maximumFields: Int = LuaDataFile.maximumFields
   ) throws(LuaError) -> String {
     var output = ""
     if let header {
       for line in header.split(separator: "\n", omittingEmptySubsequences: false) {
-        output += "-- \(line)\n"
+        output += "-- \(LuaComment.line(line))\n"
       }
     }
     var writer = LuaDataFileWriter(value: value, maximumDepth: maximumDepth)
     do throws(LuaError) { try writer.check(value) } catch {
       throw error.rooted(at: root)
     }
-    return output + writer.statements(of: value)
+    let statements = writer.statements(of: value)
+    guard writer.fieldsWritten <= maximumFields else {
+      throw LuaError.conversion(
+        path: "",
+        message: "\(writer.fieldsWritten) fields (of every table, counted together) are more "
+          + "than the \(maximumFields) a data file holds"
+      ).rooted(at: root)
+    }
+    return output + statements
   }
 
   /// `value` as one Lua expression that reads back as exactly it, for Lua source written around

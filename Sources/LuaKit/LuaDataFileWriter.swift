@@ -23,6 +23,10 @@ struct LuaDataFileWriter {
   /// again only for where it is now.
   private var heights: [LuaTableIdentity: Int] = [:]
   private var output = ""
+  /// The fields written so far, counted as `LuaDataFileReader` counts them when it reads them
+  /// back (each entry, each `shared[n] = ...`, the `nil` of an empty list's `{ nil }`), so that
+  /// a file with more than it takes is refused while writing, not set aside at the next read.
+  private(set) var fieldsWritten = 0
 
   init(value: LuaValue, maximumDepth: Int, nullSource: String? = nil) {
     sharing = value.sharedTables
@@ -173,6 +177,7 @@ struct LuaDataFileWriter {
   private mutating func define(_ table: LuaTable) {
     defineShared(in: .table(table))
     let number = names.count + 1
+    fieldsWritten += 1
     output += "shared[\(number)] = "
     write(table, indent: 0, asDefinition: true)
     output += "\n"
@@ -193,8 +198,10 @@ struct LuaDataFileWriter {
     }
     if table.isEmpty {
       output += Self.empty(table)
+      if table.kind == .array { fieldsWritten += 1 }
       return
     }
+    fieldsWritten += table.count
     // Each entry: its key as written (none in a sequence), the value.
     let entries: [(source: String?, value: LuaValue)] =
       table.isSequence
@@ -202,6 +209,14 @@ struct LuaDataFileWriter {
       : table.sortedEntries.map { (Self.source(of: $0.key), $0.value) }
     if let inline = inline(entries), indent + inline.count <= inlineWidth {
       output += inline
+      // The `nil` of each empty list written in it (`{ nil }`) is a field too.
+      for entry in entries {
+        if case let .table(inner) = entry.value, names[inner.identity] == nil, inner.isEmpty,
+          inner.kind == .array
+        {
+          fieldsWritten += 1
+        }
+      }
       return
     }
     let padding = String(repeating: " ", count: indent + 2)

@@ -1,19 +1,24 @@
 extension LuaValue {
-  /// Equal values, as a snapshot compares them: the same as Lua's `==` but for NaN, which
-  /// equals itself here. A state that holds NaN is the same state after an action that did not
-  /// touch it: with IEEE equality every diff would show a change and every TestStore assertion
-  /// would fail. Integers and floats stay distinct (`1` is not `1.0`), as their types differ.
+  /// Equal values, as a snapshot compares them: the same as Lua's `==` but for what a saved
+  /// file tells apart. NaN equals itself here: a state that holds NaN is the same state after
+  /// an action that did not touch it (with IEEE equality every diff would show a change and
+  /// every TestStore assertion would fail). Integers and floats stay distinct (`1` is not
+  /// `1.0`), as their types differ, and so do `0.0` and `-0.0` (`1 / x` tells them apart, the
+  /// saved file writes each, and the runtime's change tracking counts one over the other as a
+  /// change: a test that could not see it would pass on a state it does not describe).
   ///
   /// ```swift
   /// LuaValue.integer(1) == .number(1.0)  // false
   /// LuaValue.number(.nan) == .number(.nan)  // true
+  /// LuaValue.number(-0.0) == .number(0.0)  // false
   /// ```
   public static func == (lhs: LuaValue, rhs: LuaValue) -> Bool {
     switch (lhs, rhs) {
     case (.nil, .nil): return true
     case let (.boolean(a), .boolean(b)): return a == b
     case let (.integer(a), .integer(b)): return a == b
-    case let (.number(a), .number(b)): return a == b || (a.isNaN && b.isNaN)
+    case let (.number(a), .number(b)):
+      return a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN)
     case let (.string(a), .string(b)): return a == b
     case let (.table(a), .table(b)): return a == b
     case let (.function(a), .function(b)): return a == b
@@ -32,7 +37,9 @@ extension LuaValue {
     case let .integer(integer): hasher.combine(2); hasher.combine(integer)
     case let .number(number):
       hasher.combine(3)
-      if number.isNaN { hasher.combine(0 as UInt8) } else { hasher.combine(number) }
+      // Equal values hash alike: every NaN the same, -0.0 apart from 0.0 (Double's own hash
+      // takes them for one value, which is allowed, but the bits say what `==` compares).
+      if number.isNaN { hasher.combine(0 as UInt8) } else { hasher.combine(number.bitPattern) }
     case let .string(string): hasher.combine(4); hasher.combine(string)
     case let .table(table): hasher.combine(Self.tableHashTag); hasher.combine(table)
     case let .function(reference): hasher.combine(6); hasher.combine(reference)

@@ -149,7 +149,9 @@ struct FeatureOptions {
             + "is saved, fix the file, and move it back to \(file)", kind: "warning")
       }
       if case .saved = restored {
-        print("Restored from \(root.appendingPathComponent(persistence.path.description).path).")
+        print(
+          "Restored from \(root.appendingPathComponent(persistence.path.description).path.terminalSafe)."
+        )
 
         if loaded.restoreMigration != nil {
           print("It was saved by other code, and migrate(state) ran on it:")

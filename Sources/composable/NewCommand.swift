@@ -15,9 +15,10 @@ struct NewCommand: Command {
 
   init(_ arguments: ParsedArguments) throws(UsageError) {
     name = arguments.string("name") ?? ""
-    guard name.isLuaWord else {
+    // ASCII only: `require` takes no other letters (`café` was written, and its test failed).
+    guard name.isLuaWord, name.unicodeScalars.allSatisfy(\.isASCII) else {
       throw UsageError(
-        "\(name): a feature's name is a Lua module name: letters, digits and _, "
+        "\(name): a feature's name is a Lua module name: letters a-z and A-Z, digits and _, "
           + "not starting with a digit")
     }
   }

@@ -70,7 +70,7 @@ struct ReplLoop {
       await session.reload(changed: changed)
     }
     defer { hotReload.stop() }
-    print("\(host.feature.file): state \(try host.feature.state())")
+    print("\(host.feature.file.terminalSafe): state \(try host.feature.state())")
     let example = KnownActionTypes.firstNamed(in: host.file) ?? "increment"
     print("Type an action (\(example), or a table), = expression, or :help. Saves reload it.")
     // At a terminal, libedit edits the line; otherwise (a pipe, a test) lines are read plain.

@@ -64,7 +64,7 @@ struct Run: Command {
     let dependencies = host.dependencies
     // Written as it is read from Lua: a large state is never held whole, as a copy or as text.
     var output = StandardOutputChunks()
-    output.write("\(loaded.file) loaded. State: ")
+    output.write("\(loaded.file.terminalSafe) loaded. State: ")
     try loaded.writeState(to: &output)
     output.write("\n")
     output.flush()

@@ -85,6 +85,36 @@ import Testing
     #expect(message.hasSuffix(": nested more than 200 levels deep"), "\(message)")
   }
 
+  /// The writer counts fields as the reader does (each entry, each shared table's definition, an
+  /// empty list's `{ nil }`), so a value is refused at the write exactly when its file would be
+  /// refused at the read: a state saved with more was set aside at the next start, every time.
+  @Test func theFieldsWrittenAreTheFieldsRead() throws {
+    var make = RandomLuaData(seed: 2026_11_28)
+    let limits = [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610]
+    var refusedSomewhere = 0
+    for iteration in 0..<300 {
+      let state = make.state(deepest: iteration % 7 == 0 ? 120 : nil)
+      let text = Array(try LuaDataFile.text(of: state, maximumFields: .max).utf8)
+      for limit in limits {
+        let written = (try? LuaDataFile.text(of: state, maximumFields: limit)) != nil
+        let read = (try? LuaDataFile.read(text, chunkName: "saved.lua", maximumFields: limit)) != nil
+        #expect(written == read, "iteration \(iteration), at most \(limit) fields")
+        if written != read { return }
+        if !written { refusedSomewhere += 1 }
+      }
+    }
+    #expect(refusedSomewhere > 100)  // the limits were reached, not only passed
+    let full = LuaValue.table(LuaTable(array: Array(repeating: .integer(0), count: 1_000_001)))
+    let message = LuaTableIdentityTests.error { try LuaDataFile.text(of: full, root: "state") }
+    #expect(
+      message
+        == "state: 1000001 fields (of every table, counted together) are more than the 1000000 "
+        + "a data file holds")
+    let list = LuaValue.table(LuaTable(array: []))
+    #expect(throws: LuaError.self) { try LuaDataFile.text(of: ["a": list], maximumFields: 0) }
+    #expect(try LuaDataFile.text(of: ["a": list], maximumFields: 2) == "return { a = { nil } }\n")
+  }
+
   /// What plain data cannot hold is refused at the write, named.
   @Test func whatIsNotDataIsRefusedAtTheWriteWithItsField() throws {
     let vm = try LuaVM()

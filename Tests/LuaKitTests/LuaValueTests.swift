@@ -38,6 +38,24 @@ import Testing
     #expect(LuaValue.integer(1).doubleValue == LuaValue.number(1.0).doubleValue)
   }
 
+  /// -0.0 is not 0.0, as the runtime's change tracking and the saved file tell them apart (a
+  /// test expecting `0.0` passed on a state holding `-0.0`); every NaN is one value; equal
+  /// values hash alike, and as table keys both zeros are the integer 0, as in Lua.
+  @Test func negativeZeroIsNotZeroAndNaNIsItself() {
+    #expect(LuaValue.number(-0.0) != .number(0.0))
+    #expect(LuaValue.number(-0.0) == .number(-0.0))
+    #expect(["z": .number(-0.0)] as LuaValue != ["z": .number(0.0)] as LuaValue)
+    let quiet = Double.nan, negative = -Double.nan, signalling = Double.signalingNaN
+    for (a, b) in [(quiet, negative), (quiet, signalling), (negative, signalling)] {
+      #expect(LuaValue.number(a) == .number(b))
+      #expect(LuaValue.number(a).hashValue == LuaValue.number(b).hashValue)
+    }
+    var table = LuaTable()
+    table[.number(-0.0)] = "negative"
+    table[.number(0.0)] = "positive"
+    #expect(table.count == 1 && table[.integer(0)] == "positive")
+  }
+
   @Test func descriptionsReadAsLua() {
     let value: LuaValue = [
       "count": 1, "ratio": 2.0, "name": "a \"quoted\"\nline", "list": [1, 2], "empty": [:],

@@ -10,12 +10,17 @@ extension LiveFiles {
   /// The type bits of `name` in `directory`, read without following a symlink and without
   /// opening it; nil when there is no such file.
   private func fileType(_ directory: Int32, _ name: String, _ path: DataPath) throws -> mode_t? {
+    try fileMode(directory, name, path).map { $0 & S_IFMT }
+  }
+
+  /// The mode of `name` in `directory` (type and permission bits), as `fileType` reads it.
+  private func fileMode(_ directory: Int32, _ name: String, _ path: DataPath) throws -> mode_t? {
     var status = stat()
     guard fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
       if errno == ENOENT { return nil }
       throw systemFailure(path, errno)
     }
-    return status.st_mode & S_IFMT
+    return status.st_mode
   }
 
   /// Refuses what is not a regular file, saying what it is.
@@ -142,7 +147,8 @@ extension LiveFiles {
     guard !Self.isTemporaryName(name) else { throw Self.temporaryNameRefused(path) }
     try refuseReserved(directory, name, path)
     // What is there is replaced only if it is a file: never a directory, a FIFO, a device.
-    if let type = try fileType(directory, name, path) { try requireRegular(type, path) }
+    let replaced = try fileMode(directory, name, path)
+    if let replaced { try requireRegular(replaced & S_IFMT, path) }
     removeLeftovers(in: directory, of: path)
     let temporary = Self.temporaryName(for: name)
     let descriptor = openat(
@@ -152,6 +158,11 @@ extension LiveFiles {
       throw FileClientError("\(path): \(String(cString: strerror(errno)))")
     }
     do {
+      // The new file takes the permissions of the one it replaces: a file its owner made
+      // private (0600) stays so, where the rename would have given it the umask's 0644.
+      if let replaced, fchmod(descriptor, replaced & 0o777) != 0 {
+        throw FileClientError("\(path): \(String(cString: strerror(errno)))")
+      }
       try writeAll(contents, to: descriptor, path: path)
       guard fsync(descriptor) == 0 else {
         throw FileClientError("\(path): \(String(cString: strerror(errno)))")

@@ -13,7 +13,8 @@ enum LuaTestWriter {
   ) throws(LuaError) -> String {
     let module = plan.feature.deletingPathExtension().lastPathComponent
     var lines = [
-      "-- Written by composable's :test from a REPL session on \(plan.feature.lastPathComponent).",
+      "-- Written by composable's :test from a REPL session on "
+        + "\(LuaComment.line(plan.feature.lastPathComponent)).",
       "-- Each action is sent with the change it made, each action an effect sent back is",
       "-- received, and the time between is advanced; what env, the network and the files",
       "-- answered is served from the recording.",

@@ -75,15 +75,26 @@ extension SessionRecording {
     return .table(table)
   }
 
+  /// How a session file starts: `:save` writes over a file only when it starts so.
+  static let headerStart = "-- A ComposableLua session"
+
   /// Writes the session to `url` (whole, through a temporary file: a reader never sees half).
   public func write(to url: URL) throws {
     let header = """
-      A ComposableLua session (format \(Self.format), version \(Self.version)).
+      \(Self.headerStart.dropFirst(3)) (format \(Self.format), version \(Self.version)).
       `composable replay \(url.lastPathComponent)` runs it again; docs/sessions.md describes it.
       """
     let text = try LuaDataFile.text(
       of: luaValue, root: "session", header: header, maximumDepth: Self.maximumDepth)
+    // A session saved again keeps the permissions of the file it replaces (the atomic write's
+    // new file has the umask's).
+    let permissions = try? FileManager.default.attributesOfItem(atPath: url.path)[
+      .posixPermissions]
     try Data(text.utf8).write(to: url, options: .atomic)
+    if let permissions {
+      try FileManager.default.setAttributes(
+        [.posixPermissions: permissions], ofItemAtPath: url.path)
+    }
   }
 
   /// How deep a session file's tables nest: a value as deep as any (`LuaValue.maximumDepth`)

@@ -171,9 +171,11 @@ extension SessionTestPlan {
           "    \(syntax.skipInFlightEffects)  \(syntax.comment) a jump in time cancelled them here")
       case let .leftOut(number, action, error):
         lines.append(
-          "    \(syntax.comment) action \(number) (\(action)) raised when recorded, and is left out:"
-        )
-        lines.append("    \(syntax.comment) \(error.split(separator: "\n").first ?? "")")
+          "    \(syntax.comment) action \(number) (\(LuaComment.line(action.description))) raised "
+            + "when recorded, and is left out:")
+        // Its first line, as a comment line: the message is the feature's (any character).
+        let firstLine = error.unicodeScalars.split(separator: "\n").first.map(String.init) ?? ""
+        lines.append("    \(syntax.comment) \(LuaComment.line(firstLine))")
       case let .send(action, before, after), let .receive(action, before, after):
         let method: String
         if case .send = step { method = "send" } else { method = "receive" }

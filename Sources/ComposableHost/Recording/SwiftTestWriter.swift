@@ -12,7 +12,8 @@ enum SwiftTestWriter {
     let featurePath = ReplSession.path(
       of: plan.feature, relativeTo: testFile.deletingLastPathComponent())
     var lines = [
-      "// Written by composable's :test from a REPL session on \(plan.feature.lastPathComponent).",
+      "// Written by composable's :test from a REPL session on "
+        + "\(LuaComment.line(plan.feature.lastPathComponent)).",
       "// Each action is sent with the change it made, each action an effect sent back is",
       "// received, and the time between is advanced; what env, the network and the files",
       "// answered is served from the recording. Its test target depends on ComposableLuaTesting",

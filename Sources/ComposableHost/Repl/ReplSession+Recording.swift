@@ -40,6 +40,9 @@ extension ReplSession {
         "the session was not saved: \(argument): its folder \(folder.path) does not exist. To "
           + "fix, make the folder first, or save where one is")
     }
+    if let refusal = Self.saveRefusal(at: url, named: argument) {
+      return printer.error("the session was not saved: " + refusal)
+    }
     do {
       let recording = recording(relativeTo: url.deletingLastPathComponent())
       try recording.write(to: url)
@@ -80,6 +83,32 @@ extension ReplSession {
           }
         }
       printer.error("the session was not saved: \(argument): \(reason)")
+    }
+  }
+
+  /// Why `:save` does not write at `url` (typed as `name`), or nil when it may: nothing is
+  /// there, or a session is (saved again). Anything else is someone's file (`:save todos.lua`
+  /// once replaced the feature's code with the session, without a word), a folder, or a link
+  /// or a FIFO, which a write would follow or replace.
+  static func saveRefusal(at url: URL, named name: String) -> String? {
+    var status = stat()
+    guard lstat(url.path, &status) == 0 else { return nil }
+    let fix = "To fix, choose another name, or remove it first"
+    switch status.st_mode & S_IFMT {
+    case S_IFDIR:
+      return "\(name) is a folder. To fix, name a file in it (:save \(name)/session.lua)"
+    case S_IFLNK:
+      return "\(name) is a symbolic link, and :save does not write through one. \(fix)"
+    case S_IFREG:
+      let marker = Array(SessionRecording.headerStart.utf8)
+      let start = (try? FileHandle(forReadingFrom: url).read(upToCount: marker.count)) ?? nil
+      guard let start, Array(start) == marker else {
+        return "\(name) exists and is not a session, and :save writes over sessions only. "
+          + fix
+      }
+      return nil
+    default:
+      return "\(name) is not a regular file. \(fix)"
     }
   }
 
