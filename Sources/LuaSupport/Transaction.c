@@ -45,6 +45,7 @@ static const char lk_canary_key = 0;    // registry: { table made at the last co
 #define LK_FRESH_METATABLE lua_upvalueindex(1)
 #define LK_FLAT_REAL lua_upvalueindex(1)
 
+static const char lk_metatables_key = 0;  // registry: tables set as metatables, weak keys
 static const char lk_read_only_key = 0;  // registry: what a write outside a transaction says
 // Keys of a state are data a saved file can hold: two tables that hold the same things read
 // the same to the host, so as keys they would collapse into one entry in every snapshot and
@@ -696,6 +697,18 @@ static void lk_adopt(lua_State *L, int index, int depth) {
   lk_info *info = lk_info_of(L);
   if (depth > info->transaction.adopt_height) info->transaction.adopt_height = depth;
   int base = lua_gettop(L);
+  if (__builtin_expect(info->transaction.metatables_set, 0)) {
+    // A metatable's fields are read raw by the VM: moved into a real table, another object's
+    // metamethods and protection would go with them (its __index, its __metatable).
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatables_key);
+    lua_pushvalue(L, index);
+    int is_metatable = lua_rawget(L, -2) != LUA_TNIL;
+    lua_settop(L, base);
+    if (is_metatable) {
+      lk_raise(L, "a table that is a metatable cannot be stored in the state (state is plain "
+                  "data; store a copy of its fields)");
+    }
+  }
   if (lua_getmetatable(L, index)) {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_marker_key);
     int marker = lua_rawequal(L, -1, -2);
@@ -1287,8 +1300,24 @@ static int lk_safe_setmetatable(lua_State *L) {
       return luaL_error(L, "setmetatable: __gc is not allowed (a finalizer would run outside "
                            "the instruction budget); release resources explicitly instead");
     }
+    // A state table is a proxy, empty to the VM's raw reads of metamethods: as a metatable it
+    // would have none of the fields it shows.
+    int is_state_table = lua_rawgetp(L, 2, &lk_real_key) == LUA_TTABLE;
+    lua_pop(L, 1);
+    if (is_state_table) {
+      return luaL_error(L, "a state table cannot be a metatable (state is plain data; use a "
+                           "table of its own, with a copy of the fields)");
+    }
   }
   lua_settop(L, 2);
+  if (type == LUA_TTABLE) {  // known as a metatable from now on: never adopted into a state
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_metatables_key);
+    lua_pushvalue(L, 2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lk_info_of(L)->transaction.metatables_set = 1;
+  }
   lua_setmetatable(L, 1);
   return 1;
 }
@@ -1364,6 +1393,8 @@ void lk_transactions_open(lua_State *L) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_given_key);
   lk_push_weak_keyed_table(L);  // proxy -> true
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_lasting_key);
+  lk_push_weak_keyed_table(L);  // metatable -> true
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatables_key);
   lua_newtable(L);  // the canary's holder, its value held weakly
   lua_createtable(L, 0, 1);
   lua_pushliteral(L, "v");

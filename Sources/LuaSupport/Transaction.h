@@ -29,6 +29,9 @@ typedef struct {
   const void *nested_metatable;
   // Proxies given a view (Transaction.c, "Views") and not taken back: 0 only when none has one.
   lua_Integer views;
+  // Whether feature code ever set a table as a metatable (lk_safe_setmetatable): until then an
+  // adoption need not look the table up among them.
+  int metatables_set;
   // Shift entries in the journal (ArrayShifts.c writes and undoes them).
   lua_Integer shift_entries;
 } lk_transaction;
