@@ -4,8 +4,9 @@ import LuaKit
 /// Looking into a running feature, as the REPL does: an expression over its state, read-only.
 extension LuaFeature {
   /// The values of the Lua expression `expression`, with `state` bound to the state (read-only:
-  /// a write raises, as it does anywhere outside `reduce`) and `env` to the feature's env. It
-  /// runs in the feature's sandbox under its limits.
+  /// a write raises, as it does anywhere outside `reduce`) and `env` to a read-only view of the
+  /// feature's env (an expression is not recorded: what it changed there, a replay of the
+  /// session would not see). It runs in the feature's sandbox under its limits.
   public func evaluate(_ expression: String) throws(LuaError) -> [LuaValue] {
     try evaluate(bytes: Array(expression.utf8))
   }
@@ -17,12 +18,44 @@ extension LuaFeature {
   ) throws(LuaError) -> [LuaValue] {
     try queue.access { (vm, loaded) throws(LuaError) -> [LuaValue] in
       hostEnvironment.answerForInspection()
+      // All on the first line, so that the expression's lines are counted as typed.
       let chunk = try vm.load(
-        bytes: Array("local state, env = ... return ".utf8) + expression, chunkName: name,
-        in: loaded.sandbox)
-      return try vm.call(chunk, arguments: [.reference(stateProxy), .reference(environment)])
+        bytes: Array("local state, env, view = ... env = view(env) return ".utf8) + expression,
+        chunkName: name, in: loaded.sandbox)
+      let view = try vm.load(Self.readOnlyViewSource, chunkName: "=(read-only env)")
+      return try vm.call(
+        chunk, arguments: [.reference(stateProxy), .reference(environment), .reference(view)])
     }
   }
+
+  /// A trusted chunk: `(table)` -> a view of it that reads as it does, nested tables as views
+  /// too, and raises at a write. A write to the view itself with `rawset` lands in the view, a
+  /// table made for this one expression.
+  static let readOnlyViewSource = """
+    local setmetatable, type, next, error = setmetatable, type, next, error
+    local message = "env is read-only in an expression: an expression is not recorded, so a "
+      .. "change to env would not be in the session, and a replay would not see it"
+    local views = {}
+    local function view(t)
+      if views[t] then return views[t] end
+      local v = {}
+      views[t] = v
+      local function wrap(x) if type(x) == "table" then return view(x) end return x end
+      return setmetatable(v, {
+        __index = function(_, k) return wrap(t[k]) end,
+        __newindex = function() error(message, 2) end,
+        __len = function() return #t end,
+        __pairs = function()
+          return function(_, k)
+            local key, value = next(t, k)
+            return key, wrap(value)
+          end, v, nil
+        end,
+        __metatable = false,
+      })
+    end
+    return view(...)
+    """
 }
 
 extension LuaFeature {

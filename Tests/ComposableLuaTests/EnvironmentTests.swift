@@ -67,6 +67,45 @@ import Testing
     #expect(try feature.evaluate("type(env.now())") == ["number"])
   }
 
+  /// An expression (the REPL's `=`) reads `env` as it is, nested tables included, and cannot
+  /// change it, however it tries: an expression is not recorded, so what it changed, the next
+  /// actions would get and a replay of the session would not (an attacker's finding).
+  @Test func anExpressionCannotChangeEnv() throws {
+    let source = """
+      return {
+        initial_state = function() return { seen = "" } end,
+        reduce = function(state, action, env)
+          state.seen = tostring(env.step) .. " " .. table.concat(env.tags, ",") .. " "
+            .. tostring(env.nested.deep.x)
+        end,
+      }
+      """
+    let env: LuaValue = ["tags": ["a", "b"], "nested": ["deep": ["x": 1]]]
+    let feature = try LuaFeature(source: source, file: "env.lua", env: env)
+    #expect(try feature.evaluate("env.tags[2], #env.tags, env.nested.deep.x") == ["b", 2, 1])
+    let counted = try feature.evaluate(
+      "(function() local n = 0 for _, v in pairs(env.tags) do n = n + #v end return n end)()")
+    #expect(counted == [2])
+    #expect(try feature.evaluate("env.tags == env.tags, type(env.tags)") == [true, "table"])
+    let writes = [
+      "env.step = 100", "env.tags[1] = 'z'", "table.insert(env.tags, 'z')",
+      "table.sort(env.tags, function(a, b) return a > b end)", "env.nested.deep.x = 2",
+      "setmetatable(env, {})", "rawset(env, 'step', 100)", "rawset(env.tags, 1, 'z')",
+    ]
+    for write in writes {
+      _ = try? feature.evaluate("(function() \(write) end)()")
+    }
+    #expect {
+      try feature.evaluate("(function() env.step = 100 end)()")
+    } throws: { error in
+      "\(error)".contains(
+        "input:1: env is read-only in an expression: an expression is not recorded, so a change "
+          + "to env would not be in the session, and a replay would not see it")
+    }
+    _ = try feature.step("look")
+    #expect(try feature.state().seen == "nil a,b 1")
+  }
+
   /// `env.now()` is an integer when the time is whole (a test's `now = 1700000000` reads back
   /// as written), a float otherwise.
   @Test(arguments: [(1_700_000_000.0, LuaValue.integer(1_700_000_000)), (1.5, .number(1.5)),
