@@ -52,6 +52,12 @@ extension LuaFeature {
     case let LuaFeatureError.effect(action, .runtime(message, traceback)):
       // `persist.is_duplicate` raised: said so, where its message alone read like the save's.
       return .runtime(message: "\(action) raised: \(message)", traceback: traceback)
+    case let LuaFeatureError.effect(LuaFeatureError.isDuplicateAction, lua):
+      // Stopped by a limit (a loop, memory): the feature's doing too, said as such, never as
+      // the data directory's (whose fix was given for it).
+      return .runtime(
+        message: "\(LuaFeatureError.isDuplicateAction) was stopped: \(lua.message)",
+        traceback: "")
     case let LuaFeatureError.effect(_, lua):
       return lua
     default:
@@ -217,7 +223,7 @@ extension LuaFeature {
         current.lastSaved = new
         return false
       } catch {
-        throw .effect(action: "persist.is_duplicate", error: error)
+        throw .effect(action: LuaFeatureError.isDuplicateAction, error: error)
       }
     }
   }

@@ -44,6 +44,10 @@ extension LuaFeatureError {
   /// The action a failed save of the persisted state (`persist`) names in its `.effect` error.
   public static let stateSaveAction = "saving the state"
 
+  /// What a save names when the feature's `persist.is_duplicate` raised or was stopped: the
+  /// feature's doing, not the files'.
+  public static let isDuplicateAction = "persist.is_duplicate"
+
   /// The action a save names when it found its file changed by another writer, and wrote the
   /// state beside it (`StateSaverConflict`).
   public static let stateSavedAsideAction = "saving the state beside its file"
@@ -76,7 +80,8 @@ extension LuaFeatureError {
   public var isAboutTheSavedState: Bool {
     switch self {
     case .conversion, .effect(Self.stateSaveAction, .conversion): return true
-    case let .effect(Self.stateSaveAction, .runtime(_, traceback)): return !traceback.isEmpty
+    case let .effect(Self.stateSaveAction, .runtime(message, traceback)):
+      return !traceback.isEmpty || message.hasPrefix(Self.isDuplicateAction + " ")
     case .effect(Self.stateSaveAction, _), .effect(Self.stateSavedAsideAction, _): return false
     case .effect: return true  // `persist.is_duplicate`, as a save at exit meets it
     default: return false

@@ -54,6 +54,37 @@ import Testing
     #expect(!outcome.errors.contains("pass --data"), "\(outcome.errors)")
   }
 
+  /// An `is_duplicate` stopped by a limit is the feature's fault as much as one that raised:
+  /// said as such, with no fix about the data directory (an attacker's finding: a loop and a
+  /// memory blow-up there were blamed on the folder).
+  @Test(arguments: [
+    ("while true do end", "persist.is_duplicate was stopped: limits.lua:5: instruction limit of "),
+    ("local t = {} for i = 1, 1e9 do t[i] = i end", "persist.is_duplicate was stopped: memory "),
+  ])
+  func anIsDuplicateStoppedByALimitIsTheFeatures(_ body: String, _ said: String) throws {
+    let directory = try makeTemporaryDirectory("is-duplicate-limits")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("limits.lua")
+    try """
+      local composable = require("composable")
+      return {
+        persist = composable.persist{
+          path = "limits.saved.lua", debounce = 0,
+          is_duplicate = function(old, new) \(body) end,
+        },
+        initial_state = function() return { n = 0 } end,
+        reduce = function(state) state.n = state.n + 1 end,
+      }
+      """.write(to: feature, atomically: true, encoding: .utf8)
+    let outcome = try Command.run(
+      ["run", feature.path, "--data", directory.appendingPathComponent("data").path],
+      input: "increment\n")
+    #expect(outcome.status == 1, "\(outcome.errors)")
+    #expect(
+      outcome.errors.contains("error: the state could not be saved: " + said), "\(outcome.errors)")
+    #expect(!outcome.errors.contains("data directory"), "\(outcome.errors)")
+  }
+
   /// A failed save alone: status 1, and a summary that says so (no "other lines").
   @Test func aFailedSaveAloneIsStatusOneWithASummary() throws {
     let (directory, feature, data) = try unsavable()
