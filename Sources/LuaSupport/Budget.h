@@ -108,6 +108,16 @@ static inline __attribute__((always_inline)) void lk_budget_begin(
   }
 }
 
+// Code of the call in flight is to run on `thread`, another thread than the one it entered on
+// (a failed coroutine's error object described on the thread that resumed it): the budget is
+// counted there too, from its first instruction, and a main thread's hook is taken off at the
+// end of the call as always.
+static inline void lk_budget_count_on(lk_budget *budget, lua_State *main, lua_State *thread) {
+  if (budget->instruction_limit == 0 && budget->time_limit == 0) return;
+  lk_arm_instruction_budget(thread);
+  if (thread == main) budget->main_hooked = 1;
+}
+
 // The top-level call ended: the main thread loses the hook it got for it. Inline, as
 // lk_budget_begin.
 static inline __attribute__((always_inline)) void lk_budget_end(

@@ -118,19 +118,49 @@ int lk_pcall(lua_State *L, int nargs, int nresults) {
 
 lk_failure lk_last_failure(lua_State *L) { return lk_info_of(L)->last_failure; }
 
+// The error object on top of `co` (a coroutine that failed) described by its __tostring, as
+// lk_traceback describes a call's: feature code, so run on L under the cap and the budget the
+// call entered with, protected. Pushes the string onto L and returns 1; returns 0, pushing
+// nothing, for a string or a number, an object without __tostring, or one whose __tostring
+// failed or gave no string.
+static int lk_push_tostring_of_error(lua_State *L, lua_State *co) {
+  int type = lua_type(co, -1);
+  if (type == LUA_TSTRING || type == LUA_TNUMBER) return 0;
+  if (!lua_checkstack(co, 2) || !lua_checkstack(L, 3)) return 0;
+  if (luaL_getmetafield(co, -1, "__tostring") == LUA_TNIL) return 0;
+  lua_pushvalue(co, -2);
+  lua_xmove(co, L, 2);  // __tostring and the object; the object stays on `co` too
+  lk_info *info = lk_info_of(L);
+  lk_budget_count_on(&info->budget, info->main, L);  // the call counted on `co` until now
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) return 1;
+  lua_pop(L, 1);
+  return 0;
+}
+
+// Pushes onto L the message of the error on top of `co`, without the memory cap (building the
+// report must not fail for want of memory), bounded: `described` is lk_push_tostring_of_error's
+// answer, whose string (on top of L) it replaces.
+static void lk_push_coroutine_message(lua_State *L, lua_State *co, int described) {
+  lk_memory_cap_set(lk_memory_of(L), 0);
+  if (described) {
+    lk_push_bounded_message(L, L, -1);
+    lua_remove(L, -2);
+    return;
+  }
+  int type = lua_type(co, -1);
+  if (type == LUA_TSTRING || type == LUA_TNUMBER) {
+    lk_push_bounded_message(L, co, -1);
+  } else {
+    lua_pushfstring(L, "(error object is a %s value)", luaL_typename(co, -1));
+  }
+}
+
 int lk_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
   int saved_enforce = lk_enter(L, co);
   int status = lua_resume(co, L, nargs, nresults);
   if (status != LUA_OK && status != LUA_YIELD) {
-    // The coroutine's stack is still there: describe the error with its traceback, without
-    // the memory cap (building the report must not fail for want of memory), bounded.
-    lk_memory_cap_set(lk_memory_of(L), 0);
-    int type = lua_type(co, -1);
-    if (type == LUA_TSTRING || type == LUA_TNUMBER) {
-      lk_push_bounded_message(L, co, -1);
-    } else {
-      lua_pushfstring(L, "(error object is a %s value)", luaL_typename(co, -1));
-    }
+    // The coroutine's stack is still there: describe the error with its traceback.
+    lk_push_coroutine_message(L, co, lk_push_tostring_of_error(L, co));
     lua_pushliteral(L, "\n");  // the message kept whole, a NUL in it too (see lk_traceback)
     luaL_traceback(L, co, NULL, 0);
     lua_concat(L, 3);
@@ -168,10 +198,7 @@ int lk_close_coroutine(lua_State *L, lua_State *co) {
   }
   if (original != 0) lua_remove(L, original);
   if (status != LUA_OK) {
-    lk_memory_cap_set(lk_memory_of(L), 0);
-    int type = lua_type(co, -1);
-    if (type == LUA_TSTRING || type == LUA_TNUMBER) lk_push_bounded_message(L, co, -1);
-    else lua_pushfstring(L, "(error object is a %s value)", luaL_typename(co, -1));
+    lk_push_coroutine_message(L, co, lk_push_tostring_of_error(L, co));
   }
   lua_settop(co, 0);
   if (__builtin_expect(lk_info_of(L)->budget.stopped != LK_FAILURE_NONE, 0)) {

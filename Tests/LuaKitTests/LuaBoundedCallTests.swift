@@ -216,6 +216,45 @@ import Testing
     } throws: { error in (error as? LuaError)?.message == "described" }
   }
 
+  /// A coroutine's error object is described by its `__tostring` as a call's is (an effect's
+  /// error read `(error object is a table value)` where the same error in a reducer read its
+  /// own words), under the same budget and cap, and a `__tostring` that fails is passed over.
+  @Test(arguments: [
+    ("return 'described'", "described"),
+    ("while true do end", "(error object is a table value)"),
+    ("local t = {} while true do t[#t + 1] = ('x'):rep(1000) .. #t end",
+     "(error object is a table value)"),
+    ("error('inner')", "(error object is a table value)"),
+    ("return 42", "(error object is a table value)"),
+  ])
+  func aCoroutinesErrorObjectIsDescribedUnderTheLimits(
+    _ body: String, _ expected: String
+  ) throws {
+    let (vm, sandbox) = try makeVM()
+    let function = try vm.evaluate(
+      "return function() error(setmetatable({}, { __tostring = function() \(body) end })) end",
+      chunkName: "err.lua", in: sandbox)[0]
+    guard case let .function(reference) = function else {
+      Issue.record("expected a function, got \(function)")
+      return
+    }
+    for closing in [false, true] {
+      let coroutine = try vm.makeCoroutine(reference)
+      do {
+        _ = try vm.resume(coroutine)
+        Issue.record("expected an error")
+      } catch {
+        #expect(error.message == expected, "\(error)")
+        // Stopped by the budget, counted on the thread the description ran on (not by the
+        // time limit, seconds later).
+        if case .timeLimit = error { Issue.record("stopped by the time limit: \(error)") }
+      }
+      if closing { try? vm.close(coroutine) }
+      #expect(vm.memoryHeld <= Self.cap + Self.reportSlack)
+    }
+    #expect(try vm.evaluate("return 1 + 1", in: sandbox) == [2])
+  }
+
   @Test func aHugeErrorMessageIsCut() throws {
     let (vm, sandbox) = try makeVM()
     do {
