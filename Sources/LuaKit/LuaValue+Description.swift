@@ -60,7 +60,9 @@ struct LuaValuePrinter {
     switch value {
     case .nil: text.append("nil")
     case let .boolean(flag): text.append(flag ? "true" : "false")
-    case let .integer(integer): text.append(String(integer))
+    case let .integer(integer):
+      // Lua reads `-9223372036854775808` as minus a numeral too big for an integer: a float.
+      text.append(integer == .min ? "math.mininteger" : String(integer))
     case let .number(number):
       if number.isInfinite {
         text.append(number > 0 ? "math.huge" : "-math.huge")

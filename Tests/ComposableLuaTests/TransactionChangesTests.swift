@@ -234,7 +234,7 @@ import Testing
           \u{2212} count = 0
           + count = \(LuaValue.number(1e300))
           \u{2212} todos[1].id = 1
-          + todos[1].id = \(Int.min)
+          + todos[1].id = math.mininteger
         """)
     #expect(texts.count == 1, "\(texts)")  // "deep" failed: its error alone
     #expect(errors.count == 1)

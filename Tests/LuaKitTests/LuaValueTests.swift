@@ -56,6 +56,25 @@ import Testing
     #expect(table.count == 1 && table[.integer(0)] == "positive")
   }
 
+  /// A scalar's description is Lua that reads back as the scalar, its subtype included: the
+  /// smallest integer was written `-9223372036854775808`, which Lua reads as a float.
+  @Test func everyScalarsDescriptionReadsBackAsIt() throws {
+    let vm = try LuaVM()
+    let scalars: [LuaValue] = [
+      .integer(.min), .integer(.max), .integer(0), .integer(-1), .number(-0.0), .number(0.0),
+      .number(.nan), .number(.infinity), .number(-.infinity), .number(1.0), .number(5e-324),
+      .number(-1e308), .number(0.1 + 0.2), .number(Double(Int.max)), .number(-Double(Int.max)),
+      .boolean(true), .string(LuaString(bytes: Array(0...255))),
+    ]
+    for scalar in scalars {
+      let read = try vm.evaluate("return " + scalar.description)
+      #expect(read == [scalar], "\(scalar.description)")
+      let keyed = try vm.evaluate("return " + (["k": scalar, "list": [scalar]] as LuaValue).description)
+      #expect(keyed == [["k": scalar, "list": [scalar]]], "\(scalar.description)")
+    }
+    #expect(LuaValue.integer(.min).description == "math.mininteger")
+  }
+
   @Test func descriptionsReadAsLua() {
     let value: LuaValue = [
       "count": 1, "ratio": 2.0, "name": "a \"quoted\"\nline", "list": [1, 2], "empty": [:],
