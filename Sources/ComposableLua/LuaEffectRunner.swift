@@ -23,6 +23,17 @@ struct LuaEffectRunner: Sendable {
     onError(.effect(action: describeOrigin(), error: error))
   }
 
+  /// An effect's `failure`, and then its `<close>` handlers' error when it was closed.
+  static func failure(_ failure: LuaError, thenClosing closing: LuaError) -> LuaError {
+    let after = "; then closing its to-be-closed variables failed: \(closing.message)"
+    switch failure {
+    case let .runtime(message, traceback):
+      return .runtime(message: message + after, traceback: traceback)
+    case let .conversion(path, message): return .conversion(path: path, message: message + after)
+    default: return .runtime(message: failure.message + after, traceback: "")
+    }
+  }
+
   /// Drives the coroutine of `body` until it returns, fails, or the effect is cancelled.
   func run(_ body: LuaReference, wrappers: [LuaReference], send: Send<LuaValue>) async {
     let coroutine: LuaReference
@@ -36,11 +47,22 @@ struct LuaEffectRunner: Sendable {
     // stopped it (as `coroutine.close` then does not): its handlers would run on past the
     // limit.
     var closes = true
+    // Its failure, said once the coroutine is closed: a `<close>` handler that fails too (one
+    // that sleeps, which a failed coroutine cannot) is said with it, as one effect's failure,
+    // not as a second effect's.
+    var failure: LuaError?
     defer {
+      var closing: LuaError?
       if closes {
         do throws(LuaError) { try feature.close(coroutine, dependencies: dependencies) } catch {
-          fail(error)
+          closing = error
         }
+      }
+      switch (failure, closing) {
+      case let (first?, second?): fail(Self.failure(first, thenClosing: second))
+      case let (first?, nil): fail(first)
+      case let (nil, second?): fail(second)
+      case (nil, nil): break
       }
     }
     var arguments: [LuaValue] = []
@@ -49,7 +71,7 @@ struct LuaEffectRunner: Sendable {
       do {
         resumption = try feature.resume(coroutine, with: arguments, dependencies: dependencies)
       } catch {
-        fail(error)
+        failure = error
         switch error {
         case .instructionLimit, .timeLimit, .memoryLimit: closes = false
         default: break
@@ -67,36 +89,36 @@ struct LuaEffectRunner: Sendable {
         do {
           let action = try LuaAction.normalize(request["action"])
           if let problem = action.dataProblem {
-            fail(
-              .conversion(
+            failure =
+              LuaError.conversion(
                 path: "send(action)" + problem.path,
-                message: "\(problem.message) (\(LuaAction.dataRule))"))
+                message: "\(problem.message) (\(LuaAction.dataRule))")
             return
           }
           let wrapped = try feature.wrap(action, with: wrappers)
           if let problem = wrapped.dataProblem {  // a wrapper (`map_effect`) added it
-            fail(
-              .conversion(
+            failure =
+              LuaError.conversion(
                 path: "send(action), wrapped" + problem.path,
-                message: "\(problem.message) (\(LuaAction.dataRule))"))
+                message: "\(problem.message) (\(LuaAction.dataRule))")
             return
           }
           await send(wrapped)
         } catch let error as LuaAction.Malformed {
-          fail(.conversion(path: "send(action)", message: error.message))
+          failure = LuaError.conversion(path: "send(action)", message: error.message)
           return
         } catch {
-          fail(error as? LuaError ?? .runtime(message: "\(error)", traceback: ""))
+          failure = error as? LuaError ?? .runtime(message: "\(error)", traceback: "")
           return
         }
       case "sleep":
         guard let duration = request["seconds"].doubleValue.flatMap(Seconds.duration) else {
-          fail(
-            .conversion(
+          failure =
+            LuaError.conversion(
               path: "sleep(seconds)",
               message:
                 "expected \(Seconds.expected), got \(LuaValue.describeForMessage(request["seconds"]))"
-            ))
+            )
           return
         }
         do { try await clock.sleep(for: duration) } catch {
@@ -105,11 +127,11 @@ struct LuaEffectRunner: Sendable {
       case let op:
         // The request kinds' host calls (`http.get`, `file.read`...), answered by their kinds.
         guard let kind = op.flatMap({ LuaEffectKinds.byHostCall[$0] }) else {
-          fail(
-            .runtime(
+          failure =
+            LuaError.runtime(
               message: "an effect.run coroutine yielded \(request), which is not "
                 + Self.hostCallsListed,
-              traceback: ""))
+              traceback: "")
           return
         }
         guard let answer = await kind.answer(request, runner: self) else { return }
