@@ -228,6 +228,23 @@ extension LuaFeature {
     }
   }
 
+  /// A JSON decoding error in a person's words: what is wrong, and where when it is known.
+  static func describe(_ error: any Error) -> String {
+    if let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+      return text
+    }
+    switch error {
+    case let DecodingError.dataCorrupted(context):
+      let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey]
+      return (underlying as? String) ?? context.debugDescription
+    case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context),
+      let DecodingError.keyNotFound(_, context):
+      return context.debugDescription
+    default:
+      return "\(error)"
+    }
+  }
+
   func readSaved(
     _ bytes: [UInt8], path: DataPath, wholeState: Bool
   ) throws(PersistedState.NotAState) -> LuaValue {
@@ -236,8 +253,23 @@ extension LuaFeature {
       // Literals only: nothing in it runs.
       value = try LuaDataFile.read(bytes, chunkName: path.description)
     } catch {
-      guard let json = try? JSONDecoder().decode(LuaValue.self, from: Data(bytes)) else {
-        throw .init(reason: "it is not a saved state: \(error.message)")
+      let json: LuaValue
+      do {
+        json = try JSONDecoder().decode(LuaValue.self, from: Data(bytes))
+      } catch let jsonError {
+        // A file that starts as JSON does (an older save) is said as JSON: the data file's
+        // words about it ("expected 'return'") would not say what is wrong in it.
+        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+          throw .init(reason: "it is not a saved state: \(error.message)")
+        }
+        var why = Self.describe(jsonError)
+        do { _ = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
+          why = Self.describe(error)  // the syntax's own words, with where
+        }
+        while why.hasSuffix(".") { why.removeLast() }
+        throw .init(reason: "it is not a saved state: it reads as neither a Lua data file nor "
+          + "JSON: \(why)")
       }
       value = json
     }

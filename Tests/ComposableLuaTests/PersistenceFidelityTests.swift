@@ -165,6 +165,10 @@ import Testing
     ("return {", "kept.saved.lua:1:9: expected a value, found the end of the file"),
     ("local s = 0 for i = 1, 10 do s = s + i end return { sum = s }", "kept.saved.lua:1:7: expected 'shared'"),
     ("return { sum = 6 * 7 }", "kept.saved.lua:1:18: expected ',' or '}' in a table, found '*'"),
+    // An older save's JSON, broken: said as JSON, not as a data file missing its `return`.
+    (#"{"n": 1e999}"#, "it reads as neither a Lua data file nor JSON: Number 1e999 is not representable"),
+    (#"  {"n": [1, {"a": }]}"#, "it reads as neither a Lua data file nor JSON: Invalid value around character"),
+    (#"{"n": 1"#, "it reads as neither a Lua data file nor JSON: Unexpected end of file"),
   ])
   func aFileThatIsNotPlainDataIsMovedAside(contents: String, reason: String) async throws {
     let files = FileClient.inMemory(["kept.saved.lua": contents])
