@@ -268,8 +268,9 @@ extension LuaFeature {
           why = Self.describe(error)  // the syntax's own words, with where
         }
         while why.hasSuffix(".") { why.removeLast() }
-        throw .init(reason: "it is not a saved state: it reads as neither a Lua data file nor "
-          + "JSON: \(why)")
+        throw .init(
+          reason: "it is not a saved state: it reads as neither a Lua data file nor "
+            + "JSON: \(why)")
       }
       value = json
     }
