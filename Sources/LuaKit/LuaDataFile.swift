@@ -36,10 +36,12 @@ public enum LuaDataFile {
   /// own (a session: its actions in a list, each in a record) allows for them, so that each value
   /// may be as deep as any.
   ///
-  /// A value of more than `maximumFields` fields is refused, as `read` would refuse its file.
+  /// A value of more than `maximumFields` fields, or whose text is more than `maximumBytes`
+  /// bytes, is refused, as `read` would refuse its file.
   public static func text(
     of value: LuaValue, root: String = "value", header: String? = nil,
-    maximumDepth: Int = LuaValue.maximumDepth, maximumFields: Int = LuaDataFile.maximumFields
+    maximumDepth: Int = LuaValue.maximumDepth, maximumFields: Int = LuaDataFile.maximumFields,
+    maximumBytes: Int = LuaDataFile.maximumSize
   ) throws(LuaError) -> String {
     var output = ""
     if let header {
@@ -59,7 +61,16 @@ public enum LuaDataFile {
           + "than the \(maximumFields) a data file holds"
       ).rooted(at: root)
     }
-    return output + statements
+    output += statements
+    // As `read` would refuse it: bytes not UTF-8 are written as escapes, four bytes for one.
+    guard output.utf8.count <= maximumBytes else {
+      throw LuaError.conversion(
+        path: "",
+        message: "written, it is \(output.utf8.count) bytes, more than the \(maximumBytes) a "
+          + "data file holds"
+      ).rooted(at: root)
+    }
+    return output
   }
 
   /// `value` as one Lua expression that reads back as exactly it, for Lua source written around

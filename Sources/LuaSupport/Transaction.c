@@ -697,6 +697,10 @@ static void lk_adopt(lua_State *L, int index, int depth) {
   lk_info *info = lk_info_of(L);
   if (depth > info->transaction.adopt_height) info->transaction.adopt_height = depth;
   int base = lua_gettop(L);
+  if (__builtin_expect(lua_topointer(L, index) == info->transaction.string_metatable, 0)) {
+    lk_raise(L, "a table that is a metatable cannot be stored in the state (state is plain "
+                "data; store a copy of its fields)");
+  }
   if (__builtin_expect(info->transaction.metatables_set, 0)) {
     // A metatable's fields are read raw by the VM: moved into a real table, another object's
     // metamethods and protection would go with them (its __index, its __metatable).
@@ -1395,6 +1399,12 @@ void lk_transactions_open(lua_State *L) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_lasting_key);
   lk_push_weak_keyed_table(L);  // metatable -> true
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_metatables_key);
+  lua_pushliteral(L, "");
+  if (lua_getmetatable(L, -1)) {  // the string library is open (lk_open_libraries)
+    lk_info_of(L)->transaction.string_metatable = lua_topointer(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
   lua_newtable(L);  // the canary's holder, its value held weakly
   lua_createtable(L, 0, 1);
   lua_pushliteral(L, "v");

@@ -32,6 +32,9 @@ typedef struct {
   // Whether feature code ever set a table as a metatable (lk_safe_setmetatable): until then an
   // adoption need not look the table up among them.
   int metatables_set;
+  // The strings' metatable, which the string library set (not lk_safe_setmetatable), and which
+  // feature code reaches with getmetatable(""): never adopted either.
+  const void *string_metatable;
   // Shift entries in the journal (ArrayShifts.c writes and undoes them).
   lua_Integer shift_entries;
 } lk_transaction;

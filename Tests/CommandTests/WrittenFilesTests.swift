@@ -118,11 +118,15 @@ import Testing
     try manager.createSymbolicLink(
       atPath: directory.appendingPathComponent("link.lua").path, withDestinationPath: "bag.lua")
     #expect(mkfifo(directory.appendingPathComponent("fifo.lua").path, 0o600) == 0)
+    // Code that starts as a session's header does: only a file a replay reads is one.
+    let lookalike = directory.appendingPathComponent("lookalike.lua")
+    try ("-- A ComposableLua session? No: code.\n" + Self.bag).write(
+      to: lookalike, atomically: true, encoding: .utf8)
     let session = directory.appendingPathComponent("s.lua")
     let outcome = try Command.run(
       ["repl", "bag.lua", "--data", "data"],
-      input: "inc\n:save bag.lua\n:save folder\n:save link.lua\n:save fifo.lua\n:save s.lua\n"
-        + "inc\n:save s.lua\n",
+      input: "inc\n:save bag.lua\n:save folder\n:save link.lua\n:save fifo.lua\n"
+        + ":save lookalike.lua\n:save s.lua\ninc\n:save s.lua\n",
       in: directory)
     let refusals = outcome.output.components(separatedBy: "\n").filter {
       $0.contains("the session was not saved")
@@ -137,7 +141,10 @@ import Testing
           + "write through one. To fix, choose another name, or remove it first",
         "  error: the session was not saved: fifo.lua is not a regular file. To fix, choose "
           + "another name, or remove it first",
+        "  error: the session was not saved: lookalike.lua exists and is not a session, and "
+          + ":save writes over sessions only. To fix, choose another name, or remove it first",
       ], "\(outcome.output)")
+    #expect(try String(contentsOf: lookalike, encoding: .utf8).hasSuffix(Self.bag))
     #expect(try String(contentsOf: feature, encoding: .utf8) == Self.bag)
     #expect(outcome.output.contains("saved 2 actions to s.lua"), "\(outcome.output)")
     let replay = try Command.run(["replay", session.path], in: directory)

@@ -115,6 +115,21 @@ import Testing
     #expect(try LuaDataFile.text(of: ["a": list], maximumFields: 2) == "return { a = { nil } }\n")
   }
 
+  /// Nor more bytes than the reader takes: a byte that is not UTF-8 is written as a four-byte
+  /// escape, so 9 MiB of them made a session of 36 MiB that no replay would read.
+  @Test func theBytesWrittenAreNoMoreThanTheReaderTakes() throws {
+    let escaped = LuaValue.string(LuaString(bytes: Array(repeating: 0xFF, count: 100)))
+    let text = try LuaDataFile.text(of: ["s": escaped])
+    #expect(text.utf8.count == 421)  // each byte as `\255`
+    #expect(try LuaDataFile.text(of: ["s": escaped], maximumBytes: 421) == text)
+    let message = LuaTableIdentityTests.error {
+      try LuaDataFile.text(of: ["s": escaped], root: "session", maximumBytes: 420)
+    }
+    #expect(message == "session: written, it is 421 bytes, more than the 420 a data file holds")
+    // The default is the reader's limit.
+    #expect(LuaDataFile.maximumSize == 32 << 20)
+  }
+
   /// What plain data cannot hold is refused at the write, named.
   @Test func whatIsNotDataIsRefusedAtTheWriteWithItsField() throws {
     let vm = try LuaVM()

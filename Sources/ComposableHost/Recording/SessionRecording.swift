@@ -75,7 +75,7 @@ extension SessionRecording {
     return .table(table)
   }
 
-  /// How a session file starts: `:save` writes over a file only when it starts so.
+  /// How a session file starts.
   static let headerStart = "-- A ComposableLua session"
 
   /// Writes the session to `url` (whole, through a temporary file: a reader never sees half).
@@ -86,15 +86,7 @@ extension SessionRecording {
       """
     let text = try LuaDataFile.text(
       of: luaValue, root: "session", header: header, maximumDepth: Self.maximumDepth)
-    // A session saved again keeps the permissions of the file it replaces (the atomic write's
-    // new file has the umask's).
-    let permissions = try? FileManager.default.attributesOfItem(atPath: url.path)[
-      .posixPermissions]
-    try Data(text.utf8).write(to: url, options: .atomic)
-    if let permissions {
-      try FileManager.default.setAttributes(
-        [.posixPermissions: permissions], ofItemAtPath: url.path)
-    }
+    try ReplacedFile.write(Array(text.utf8), to: url)
   }
 
   /// How deep a session file's tables nest: a value as deep as any (`LuaValue.maximumDepth`)

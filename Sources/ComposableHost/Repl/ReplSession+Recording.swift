@@ -87,7 +87,7 @@ extension ReplSession {
   }
 
   /// Why `:save` does not write at `url` (typed as `name`), or nil when it may: nothing is
-  /// there, or a session is (saved again). Anything else is someone's file (`:save todos.lua`
+  /// there, or a session is (saved again: a file a replay reads whole). Anything else is someone's file (`:save todos.lua`
   /// once replaced the feature's code with the session, without a word), a folder, or a link
   /// or a FIFO, which a write would follow or replace.
   static func saveRefusal(at url: URL, named name: String) -> String? {
@@ -100,9 +100,9 @@ extension ReplSession {
     case S_IFLNK:
       return "\(name) is a symbolic link, and :save does not write through one. \(fix)"
     case S_IFREG:
-      let marker = Array(SessionRecording.headerStart.utf8)
-      let start = (try? FileHandle(forReadingFrom: url).read(upToCount: marker.count)) ?? nil
-      guard let start, Array(start) == marker else {
+      // Read whole, as a replay reads it: a file that only starts like one (a feature whose
+      // first comment is a session's header) is not one.
+      guard (try? SessionRecording.read(from: url)) != nil else {
         return "\(name) exists and is not a session, and :save writes over sessions only. "
           + fix
       }
