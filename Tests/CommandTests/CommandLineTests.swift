@@ -834,7 +834,7 @@ import Testing
       process.standardError = stderr
       try process.run()
       let pid = process.processIdentifier
-      DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }
+      DispatchQueue.global().asyncAfter(deadline: .now() + 600) { kill(pid, SIGKILL) }
     }
 
     deinit { try? stdin.fileHandleForWriting.close() }

@@ -81,7 +81,7 @@ import Testing
     try process.run()
     try stderr.fileHandleForWriting.close()
     let pid = process.processIdentifier
-    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 600) { kill(pid, SIGKILL) }
     var lines = #"{ type = "add", text = "a" }"# + "\n" + "{ type = \"bogus\"\n"
     for note in ["b", "c", "d", "e"] { lines += #"{ type = "add", text = "\#(note)" }"# + "\n" }
     stdin.fileHandleForWriting.write(Data(lines.utf8))
