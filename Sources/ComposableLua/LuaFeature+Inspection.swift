@@ -4,9 +4,14 @@ import LuaKit
 /// Looking into a running feature, as the REPL does: an expression over its state, read-only.
 extension LuaFeature {
   /// The values of the Lua expression `expression`, with `state` bound to the state (read-only:
-  /// a write raises, as it does anywhere outside `reduce`) and `env` to a read-only view of the
-  /// feature's env (an expression is not recorded: what it changed there, a replay of the
-  /// session would not see). It runs in the feature's sandbox under its limits.
+  /// a write raises, as it does anywhere outside `reduce`) and `env` to the feature's env. It
+  /// runs in the feature's sandbox under its limits.
+  ///
+  /// An expression is not recorded, so what it changed, the next actions would get and a
+  /// replay of the session would not: it reads a copy of `env`, and fails if it changed the
+  /// copy, or the sandbox's globals or the tables they hold (`string`, a module kept in a
+  /// global), which are put back as they were. (What it changes by calling the feature's own
+  /// functions, their locals, is out of its reach to see.)
   public func evaluate(_ expression: String) throws(LuaError) -> [LuaValue] {
     try evaluate(bytes: Array(expression.utf8))
   }
@@ -18,43 +23,94 @@ extension LuaFeature {
   ) throws(LuaError) -> [LuaValue] {
     try queue.access { (vm, loaded) throws(LuaError) -> [LuaValue] in
       hostEnvironment.answerForInspection()
-      // All on the first line, so that the expression's lines are counted as typed.
       let chunk = try vm.load(
-        bytes: Array("local state, env, view = ... env = view(env) return ".utf8) + expression,
-        chunkName: name, in: loaded.sandbox)
-      let view = try vm.load(Self.readOnlyViewSource, chunkName: "=(read-only env)")
+        bytes: Array("local state, env = ... return ".utf8) + expression, chunkName: name,
+        in: loaded.sandbox)
+      let guarded = try vm.load(Self.expressionGuardSource, chunkName: "=(expression guard)")
       return try vm.call(
-        chunk, arguments: [.reference(stateProxy), .reference(environment), .reference(view)])
+        guarded,
+        arguments: [
+          .reference(chunk), .reference(stateProxy), .reference(environment),
+          .reference(loaded.sandbox.environment),
+        ])
     }
   }
 
-  /// A trusted chunk: `(table)` -> a view of it that reads as it does, nested tables as views
-  /// too, and raises at a write. A write to the view itself with `rawset` lands in the view, a
-  /// table made for this one expression.
-  static let readOnlyViewSource = """
-    local setmetatable, type, next, error = setmetatable, type, next, error
-    local message = "env is read-only in an expression: an expression is not recorded, so a "
-      .. "change to env would not be in the session, and a replay would not see it"
-    local views = {}
-    local function view(t)
-      if views[t] then return views[t] end
-      local v = {}
-      views[t] = v
-      local function wrap(x) if type(x) == "table" then return view(x) end return x end
-      return setmetatable(v, {
-        __index = function(_, k) return wrap(t[k]) end,
-        __newindex = function() error(message, 2) end,
-        __len = function() return #t end,
-        __pairs = function()
-          return function(_, k)
-            local key, value = next(t, k)
-            return key, wrap(value)
-          end, v, nil
-        end,
-        __metatable = false,
-      })
+  /// A trusted chunk: `(run, state, env, globals)` runs `run(state, copy of env)` and returns
+  /// what it returns; raises if the copy, `globals` or a table a global holds changed, after
+  /// putting those back.
+  static let expressionGuardSource = """
+    local run, state, env, globals = ...
+    local next, type, error, rawget, rawset = next, type, error, rawget, rawset
+    local pack, unpack = table.pack, table.unpack
+    local getmeta = debug and debug.getmetatable
+    local setmeta = debug and debug.setmetatable
+    local function copy(t, seen)
+      if seen[t] then return seen[t] end
+      local c = {}
+      seen[t] = c
+      for k, v in next, t do
+        if type(v) == "table" then v = copy(v, seen) end
+        rawset(c, k, v)
+      end
+      if getmeta and setmeta then setmeta(c, getmeta(t)) end  -- an array stays one
+      return c
     end
-    return view(...)
+    local function equal(a, b) return a == b or (a ~= a and b ~= b) end
+    local function same(c, t, seen)
+      if seen[c] then return seen[c] == t end
+      seen[c] = t
+      for k, v in next, c do
+        local w = rawget(t, k)
+        if type(v) == "table" then
+          if type(w) ~= "table" or not same(v, w, seen) then return false end
+        elseif not equal(v, w) then
+          return false
+        end
+      end
+      for k in next, t do
+        if rawget(c, k) == nil then return false end
+      end
+      return true
+    end
+    -- The globals, and each table a global holds, one level: as they were, to compare and put
+    -- back.
+    local kept = {}
+    local function keep(t)
+      if kept[t] then return end
+      local entries = {}
+      for k, v in next, t do entries[k] = v end
+      kept[t] = entries
+    end
+    keep(globals)
+    for _, v in next, globals do
+      if type(v) == "table" then keep(v) end
+    end
+    local function restore()
+      local changed
+      for t, entries in next, kept do
+        for k, v in next, t do
+          if not equal(entries[k], v) then changed = changed or k; rawset(t, k, entries[k]) end
+        end
+        for k, v in next, entries do
+          if rawget(t, k) == nil then changed = changed or k; rawset(t, k, v) end
+        end
+      end
+      return changed
+    end
+    local view = copy(env, {})
+    local results = pack(run(state, view))
+    local global = restore()
+    if global ~= nil then
+      error("an expression cannot change the feature's globals or their tables (it changed "
+        .. tostring(global) .. "): an expression is not recorded, so a replay of the session "
+        .. "would not see it. It is put back", 0)
+    end
+    if not same(view, env, {}) then
+      error("env is read-only in an expression: an expression is not recorded, so a change to "
+        .. "env would not be in the session, and a replay would not see it", 0)
+    end
+    return unpack(results, 1, results.n)
     """
 }
 

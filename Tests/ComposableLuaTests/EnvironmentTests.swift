@@ -87,6 +87,11 @@ import Testing
       "(function() local n = 0 for _, v in pairs(env.tags) do n = n + #v end return n end)()")
     #expect(counted == [2])
     #expect(try feature.evaluate("env.tags == env.tags, type(env.tags)") == [true, "table"])
+    // Read as env itself: whole, and through next, rawget and rawlen.
+    let whole = try feature.evaluate("env").first ?? .nil
+    #expect(whole.tags == env.tags && whole.nested == env.nested && whole.uuid.typeName == "function")
+    #expect(try feature.evaluate("rawget(env, 'tags'), rawlen(env.tags)") == [["a", "b"], 2])
+    #expect(try feature.evaluate("next(env.nested)") == ["deep", ["x": 1]])
     let writes = [
       "env.step = 100", "env.tags[1] = 'z'", "table.insert(env.tags, 'z')",
       "table.sort(env.tags, function(a, b) return a > b end)", "env.nested.deep.x = 2",
@@ -98,12 +103,46 @@ import Testing
     #expect {
       try feature.evaluate("(function() env.step = 100 end)()")
     } throws: { error in
-      "\(error)".contains(
-        "input:1: env is read-only in an expression: an expression is not recorded, so a change "
-          + "to env would not be in the session, and a replay would not see it")
+      "\(error)".hasPrefix(
+        "env is read-only in an expression: an expression is not recorded, so a change to env "
+          + "would not be in the session, and a replay would not see it")
     }
     _ = try feature.step("look")
     #expect(try feature.state().seen == "nil a,b 1")
+  }
+
+  /// Nor the feature's globals, or the tables they hold (`string`, a table the feature keeps in
+  /// a global): each such change is refused, said, and put back, so the next action reads what
+  /// it would have read in a replay (an attacker's finding: a replay ended elsewhere).
+  @Test func anExpressionCannotChangeGlobals() throws {
+    let source = """
+      step = 1
+      settings = { size = 2 }
+      return {
+        initial_state = function() return { seen = "" } end,
+        reduce = function(state)
+          state.seen = step .. " " .. settings.size .. " " .. ("ab"):rep(2) .. " "
+            .. tostring(made) .. " " .. tostring(math.extra)
+        end,
+      }
+      """
+    let feature = try LuaFeature(source: source, file: "globals.lua")
+    let writes = [
+      ("step = 50", "step"), ("settings.size = 9", "size"), ("string.rep = nil", "rep"),
+      ("made = true", "made"), ("math.extra = 1", "extra"), ("settings.more = {}", "more"),
+    ]
+    for (write, name) in writes {
+      #expect {
+        try feature.evaluate("(function() \(write) end)()")
+      } throws: { error in
+        "\(error)".hasPrefix(
+          "an expression cannot change the feature's globals or their tables (it changed "
+            + "\(name)): an expression is not recorded")
+      }
+    }
+    #expect(try feature.evaluate("step, settings.size, ('x'):rep(2)") == [1, 2, "xx"])
+    _ = try feature.step("look")
+    #expect(try feature.state().seen == "1 2 abab nil nil")
   }
 
   /// `env.now()` is an integer when the time is whole (a test's `now = 1700000000` reads back
