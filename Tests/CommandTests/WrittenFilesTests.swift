@@ -77,12 +77,12 @@ import Testing
   }
 
   /// The tests `:test` writes hold a carriage return nowhere a comment would end at it: not
-  /// from the feature's name in their first line, not from an error message in the note on an
-  /// action left out (the feature's, so any bytes).
+  /// from the feature's name in their first line (a Swift test names any file; a Lua test
+  /// only a module, which holds none), not from an error message in the note on an action left
+  /// out (the feature's, so any bytes).
   @Test func writtenTestsKeepCarriageReturnsOutOfComments() throws {
     let directory = try makeTemporaryDirectory("cr-tests")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let name = "w\rerror(\"INJECTED\")--.lua"
     let source = """
       return {
         initial_state = function() return { n = 0 } end,
@@ -92,19 +92,69 @@ import Testing
         end,
       }
       """
-    try source.write(
-      to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
-    let outcome = try Command.run(
-      ["repl", name, "--data", "data"],
-      input: "inc\nboom\n:test w_test.lua\n:test WTests.swift\n", in: directory)
-    for test in ["w_test.lua", "WTests.swift"] {
+    let oddName = "w\rerror(\"INJECTED\")--.lua"
+    for name in [oddName, "boom.lua"] {
+      try source.write(
+        to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+    let odd = try Command.run(
+      ["repl", oddName, "--data", "data"], input: "inc\n:test WTests.swift\n", in: directory)
+    #expect(odd.output.contains("wrote WTests.swift"), "\(odd.output)")
+    let swift = try String(
+      contentsOf: directory.appendingPathComponent("WTests.swift"), encoding: .utf8)
+    #expect(!swift.contains("\r"), "\(swift)")
+    #expect(swift.contains(#"on w\rerror("INJECTED")--.lua."#), "\(swift)")
+    let boom = try Command.run(
+      ["repl", "boom.lua", "--data", "data2"],
+      input: "inc\nboom\n:test boom_test.lua\n:test BoomTests.swift\n", in: directory)
+    for test in ["boom_test.lua", "BoomTests.swift"] {
       let text = try String(
         contentsOf: directory.appendingPathComponent(test), encoding: .utf8)
       #expect(!text.contains("\r"), "\(test): \(text)")
-      #expect(text.contains(#"error("INJECTED")--.lua."#), "\(test): \(text)")
       #expect(text.contains(#"boom\rerror('INJECTED')--"#), "\(test): \(text)")
     }
-    #expect(outcome.output.contains("wrote WTests.swift"), "\(outcome.output)")
+    #expect(boom.output.contains("it passes"), "\(boom.output)")
+  }
+
+  /// `:test` writes no test that cannot work: a Swift suite named by a keyword or by a name the
+  /// test itself uses (`TestStore`: the test found its own suite there), a Lua test of a
+  /// feature whose file name is no module name (`x.y.lua` is required as `x/y.lua`, another
+  /// file, which the test would have tested).
+  @Test func testNamesThatCannotWorkAreRefused() throws {
+    let (directory, _) = try folder("test-names")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let manager = FileManager.default
+    try manager.copyItem(
+      at: directory.appendingPathComponent("bag.lua"),
+      to: directory.appendingPathComponent("x.y.lua"))
+    let swift = try Command.run(
+      ["repl", "bag.lua", "--data", "data"],
+      input: "inc\n:test class.swift\n:test _.swift\n:test TestStore.swift\n:test URL.swift\n"
+        + ":test BagTests.swift\n",
+      in: directory)
+    let errors = swift.output.components(separatedBy: "\n").filter { $0.contains("error:") }
+    #expect(
+      errors.map { $0.replacingOccurrences(of: "> ", with: "") } == [
+        "  error: class.swift: the file's name is the test suite's, so it must be a Swift name "
+          + "that is no keyword (:test SessionTests.swift)",
+        "  error: _.swift: the file's name is the test suite's, so it must be a Swift name that "
+          + "is no keyword (:test SessionTests.swift)",
+        "  error: TestStore.swift: TestStore is a name the test uses, so the suite cannot have "
+          + "it. To fix, choose another (:test SessionTests.swift)",
+        "  error: URL.swift: URL is a name the test uses, so the suite cannot have it. To fix, "
+          + "choose another (:test SessionTests.swift)",
+      ], "\(swift.output)")
+    for name in ["class", "_", "TestStore", "URL"] {
+      #expect(!manager.fileExists(atPath: directory.appendingPathComponent(name + ".swift").path))
+    }
+    #expect(manager.fileExists(atPath: directory.appendingPathComponent("BagTests.swift").path))
+    let lua = try Command.run(
+      ["repl", "x.y.lua", "--data", "data2"], input: "inc\n:test xy_test.lua\n", in: directory)
+    #expect(
+      lua.output.contains(
+        "error: x.y.lua: a Lua test finds its feature by module name, and this file's name is "
+          + "none"), "\(lua.output)")
+    #expect(!manager.fileExists(atPath: directory.appendingPathComponent("xy_test.lua").path))
   }
 
   /// `:save` writes a new file or over a session; a feature's code, a folder, a link and a FIFO

@@ -185,7 +185,8 @@ import Testing
       await repl.type(":test notes.txt").0.hasPrefix("  error: :test takes a Lua test's name"))
     #expect(
       await repl.type(":test my-session.swift").0 == "  error: my-session.swift: the file's "
-        + "name is the test suite's, so it must be a Swift name (:test SessionTests.swift)")
+        + "name is the test suite's, so it must be a Swift name that is no keyword (:test "
+        + "SessionTests.swift)")
     let swift = directory.appendingPathComponent("CounterSessionTests.swift")
     #expect(await repl.type(":test \(swift.path)").0 == "  wrote \(swift.path): 1 sent, 0 received")
     let text = try String(contentsOf: swift, encoding: .utf8)

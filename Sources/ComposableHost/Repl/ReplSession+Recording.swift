@@ -56,7 +56,8 @@ extension ReplSession {
         : "composable replay --feature \(file.path) \(argument) runs them again (its feature is "
           + "not under the session file's folder, so a replay takes it only when named)"
       let actions = count == 1 ? "action" : "actions"
-      printer.line("  saved \(count) \(actions) to \(argument); \(replay)")
+      printer.line(
+        "  saved \(count) \(actions) to \(argument.terminalSafe); \(replay.terminalSafe)")
       // A session is what led to the state shown: the actions past it (undone, or jumped back
       // over) are not in it, and would be lost unseen.
       let ahead = timeline.count - timeline.position

@@ -26,10 +26,25 @@ extension ReplSession {
           + "name")
     }
     let swiftName = url.deletingPathExtension().lastPathComponent
-    if !isLua, swiftName.wholeMatch(of: #/[A-Za-z_][A-Za-z0-9_]*/#) == nil {
+    if !isLua,
+      swiftName.wholeMatch(of: #/[A-Za-z_][A-Za-z0-9_]*/#) == nil || swiftName == "_"
+        || Self.swiftKeywords.contains(swiftName)
+    {
       return printer.error(
-        "\(url.lastPathComponent): the file's name is the test suite's, so it must be a Swift "
-          + "name (:test SessionTests.swift)")
+        "\(url.lastPathComponent.terminalSafe): the file's name is the test suite's, so it must "
+          + "be a Swift name that is no keyword (:test SessionTests.swift)")
+    }
+    // A Lua test requires its feature by module name: the file's name without `.lua`, which
+    // must be one (`x.y.lua` would be `x/y.lua`, another file; `café` no module at all).
+    let module = file.deletingPathExtension().lastPathComponent
+    if isLua,
+      module.wholeMatch(of: #/[A-Za-z0-9_-]+/#) == nil
+    {
+      return printer.error(
+        "\(file.lastPathComponent.terminalSafe): a Lua test finds its feature by module name, "
+          + "and this file's name is none (letters a-z and A-Z, digits, _ and -; no dots). To "
+          + "fix, rename the feature, or write a Swift test (:test SessionTests.swift), which "
+          + "names its file")
     }
     if isLua, url.deletingLastPathComponent().resolvingSymlinksInPath() != featureDirectory {
       return printer.error(
@@ -52,6 +67,14 @@ extension ReplSession {
         isLua
         ? try LuaTestWriter.text(plan, name: String(name.dropLast("_test".count)))
         : try SwiftTestWriter.text(plan, name: name, testFile: url)
+      // The suite's name must name nothing the test uses (`TestStore`, `URL`): the test would
+      // find its own suite there.
+      let words = text.split { !($0.isLetter || $0.isNumber || $0 == "_") }
+      if !isLua, words.filter({ $0 == name }).count > 1 {
+        return printer.error(
+          "\(url.lastPathComponent.terminalSafe): \(name) is a name the test uses, so the suite "
+            + "cannot have it. To fix, choose another (:test SessionTests.swift)")
+      }
       try Data(text.utf8).write(to: url, options: .withoutOverwriting)
     } catch {
       return printer.error("the test was not written: \(error)")
@@ -63,7 +86,7 @@ extension ReplSession {
       text.components(separatedBy: "store:receive(").count - 1
       + text.components(separatedBy: "await store.receive(").count - 1
     if let note = migrationNote { printer.line(note) }
-    var line = "  wrote \(shown): \(sends) sent, \(receives) received"
+    var line = "  wrote \(shown.terminalSafe): \(sends) sent, \(receives) received"
     guard isLua else { return printer.line(line) }
     // Run at once: a test written from a session passes when written.
     let results = await LuaTestRunner().run(file: url)
@@ -71,13 +94,24 @@ extension ReplSession {
       if case let .failed(messages) = result.outcome { return messages } else { return nil }
     }.flatMap { $0 }
     if failures.isEmpty, !results.isEmpty {
-      line += "; it passes (composable test \(shown))"
+      line += "; it passes (composable test \(shown.terminalSafe))"
       printer.line(line)
     } else {
       printer.line(line)
       printer.error("it does not pass yet:\n" + failures.joined(separator: "\n"))
     }
   }
+
+  /// Swift's keywords, which cannot name a suite (`struct class`).
+  static let swiftKeywords: Set<String> = [
+    "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import",
+    "init", "inout", "internal", "let", "open", "operator", "private", "precedencegroup",
+    "protocol", "public", "rethrows", "static", "struct", "subscript", "typealias", "var",
+    "break", "case", "catch", "continue", "default", "defer", "do", "else", "fallthrough",
+    "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where", "while", "Any",
+    "as", "await", "false", "is", "nil", "self", "Self", "super", "throws", "true", "try",
+    "some", "any", "async",
+  ]
 
   /// `url` as the REPL's user would type it: relative to the current folder when it is inside
   /// it, whole otherwise.
