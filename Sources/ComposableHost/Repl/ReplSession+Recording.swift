@@ -70,27 +70,26 @@ extension ReplSession {
     } catch let error as LuaError {
       printer.error("the session was not saved: \(error)")
     } catch {
-      // Foundation's words say little ("The operation could not be completed"): the system's
-      // reason, when there is one, says what went wrong.
-      let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+      // The system's reason, in the words the rest of the REPL uses. (The folder is there,
+      // checked above: a file that cannot be made in it is /proc's, say.)
+      let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
       let reason: String =
-        if let underlying { String(cString: strerror(Int32(underlying.code))) } else {
-          switch (error as? CocoaError)?.code {
-          case .fileNoSuchFile?: "a file cannot be made there"
-          case .fileWriteNoPermission?: "permission denied"
-          case .fileWriteOutOfSpace?: "no space left on the device"
-          case .fileWriteVolumeReadOnly?: "the file system is read-only"
-          default: error.localizedDescription
-          }
+        switch code.map(Int32.init) {
+        case ENOENT?: "a file cannot be made there"
+        case EACCES?, EPERM?: "permission denied"
+        case ENOSPC?: "no space left on the device"
+        case EROFS?: "the file system is read-only"
+        case let code?: String(cString: strerror(code))
+        case nil: error.localizedDescription
         }
-      printer.error("the session was not saved: \(argument): \(reason)")
+      printer.error("the session was not saved: \(argument.terminalSafe): \(reason)")
     }
   }
 
   /// Why `:save` does not write at `url` (typed as `name`), or nil when it may: nothing is
-  /// there, or a session is (saved again: a file a replay reads whole). Anything else is someone's file (`:save todos.lua`
-  /// once replaced the feature's code with the session, without a word), a folder, or a link
-  /// or a FIFO, which a write would follow or replace.
+  /// there, or a session is (saved again: a file a replay reads whole). Anything else is
+  /// someone's file (`:save todos.lua` once replaced the feature's code with the session,
+  /// without a word), a folder, or a link or a FIFO, which a write would follow or replace.
   static func saveRefusal(at url: URL, named name: String) -> String? {
     var status = stat()
     guard lstat(url.path, &status) == 0 else { return nil }
