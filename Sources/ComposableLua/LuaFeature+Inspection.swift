@@ -26,7 +26,13 @@ extension LuaFeature {
       let chunk = try vm.load(
         bytes: Array("local state, env = ... return ".utf8) + expression, chunkName: name,
         in: loaded.sandbox)
-      let guarded = try vm.load(Self.expressionGuardSource, chunkName: "=(expression guard)")
+      let guarded: LuaReference
+      if let compiled = loaded.expressionGuard {
+        guarded = compiled
+      } else {
+        guarded = try vm.load(Self.expressionGuardSource, chunkName: "=(expression guard)")
+        loaded.expressionGuard = guarded
+      }
       return try vm.call(
         guarded,
         arguments: [

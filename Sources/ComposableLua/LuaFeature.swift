@@ -43,6 +43,8 @@ public final class LuaFeature: Sendable {
     /// What `migrate(state)` changed in the state restored, when it ran on it (the state was
     /// saved by other code); nil when it did not run.
     var restoreMigration: Result<[LuaDifference], LuaFeatureError>? = nil
+    /// `expressionGuardSource` compiled, at the first expression (`evaluate`).
+    var expressionGuard: LuaReference? = nil
   }
 
   /// The files of the modules the feature required, beside it (none without a directory).

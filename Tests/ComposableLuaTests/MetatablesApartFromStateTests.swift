@@ -33,6 +33,21 @@ import Testing
     "state.x = { getmetatable('') }",
   ]
 
+  /// The reducer's error message for `action`, or nil, recorded as an issue, when it did not
+  /// fail.
+  static func failure(
+    of action: LuaValue, in feature: LuaFeature, sourceLocation: SourceLocation = #_sourceLocation
+  ) -> String? {
+    let error = featureError { _ = try feature.step(action) }
+    guard case let .reduce(_, failure) = error else {
+      Issue.record(
+        "expected \(action) to fail, got \(String(describing: error))",
+        sourceLocation: sourceLocation)
+      return nil
+    }
+    return failure.message
+  }
+
   @Test(arguments: routes) func aMetatableIsNotStored(_ route: String) throws {
     let source = """
       \(Self.object)
@@ -49,15 +64,11 @@ import Testing
       """
     let feature = try LuaFeature(source: source, file: "meta.lua")
     let before = try feature.state()
-    let error = featureError { _ = try feature.step("store") }
-    guard case let .reduce(_, failure) = error else {
-      Issue.record("\(route): expected the action to fail, got \(String(describing: error))")
-      return
-    }
+    guard let failure = Self.failure(of: "store", in: feature) else { return }
     #expect(
-      failure.message.hasSuffix(
+      failure.hasSuffix(
         "a table that is a metatable cannot be stored in the state (state is plain data; store "
-          + "a copy of its fields)"), "\(route): \(failure.message)")
+          + "a copy of its fields)"), "\(route): \(failure)")
     #expect(try feature.state() == before, "\(route)")
     _ = try feature.step("show")
     #expect(try feature.evaluate(#"("abc"):upper()"#) == ["ABC"], "\(route)")
@@ -87,13 +98,9 @@ import Testing
       """
     let feature = try LuaFeature(source: source, file: "meta.lua")
     let before = try feature.state()
-    let error = featureError { _ = try feature.step("as_metatable") }
-    guard case let .reduce(_, failure) = error else {
-      Issue.record("expected the action to fail, got \(String(describing: error))")
-      return
-    }
+    guard let failure = Self.failure(of: "as_metatable", in: feature) else { return }
     #expect(
-      failure.message
+      failure
         == "meta.lua:5: a state table cannot be a metatable (state is plain data; use a table of "
         + "its own, with a copy of the fields)")
     #expect(try feature.state() == before)
