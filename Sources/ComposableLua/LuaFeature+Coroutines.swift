@@ -21,7 +21,8 @@ extension LuaFeature {
     dependencies: LuaFeatureDependencies? = nil
   ) throws(LuaError) -> LuaResumption {
     try queue.access { (vm, loaded) throws(LuaError) -> LuaResumption in
-      hostEnvironment.answer(from: dependencies, forReducer: false)
+      hostEnvironment.answer(from: dependencies, for: .effect)
+      defer { hostEnvironment.endCall() }
       return try vm.resume(coroutine, with: arguments)
     }
   }
@@ -33,7 +34,8 @@ extension LuaFeature {
     _ coroutine: LuaReference, dependencies: LuaFeatureDependencies? = nil
   ) throws(LuaError) {
     try queue.access { (vm, loaded) throws(LuaError) in
-      hostEnvironment.answer(from: dependencies, forReducer: false)
+      hostEnvironment.answer(from: dependencies, for: .effect)
+      defer { hostEnvironment.endCall() }
       try vm.close(coroutine)
     }
   }

@@ -46,7 +46,8 @@ extension LuaFeature {
   ) -> LuaStepOutcome {
     do throws(LuaFeatureError) {
       return try queue.access { (vm, loaded) throws(LuaFeatureError) -> LuaStepOutcome in
-        hostEnvironment.answer(from: context.dependencies, forReducer: true)
+        hostEnvironment.answer(from: context.dependencies, for: .reducer)
+        defer { hostEnvironment.endCall() }
         var outcome = LuaStepOutcome()
         do throws(LuaError) {
           outcome.returned = try call(vm, loaded.step)  // rolled back if it fails

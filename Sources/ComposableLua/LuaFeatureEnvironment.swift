@@ -30,17 +30,33 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   /// Both are set once per action: the feature's lock already makes access exclusive, so the
   /// runtime's check (a measurable part of a small action) is skipped.
   @exclusivity(unchecked) private var calling: LuaFeatureDependencies?
-  /// Whether the call in flight is a reducer's (its answers go on the tape) or an effect's.
-  @exclusivity(unchecked) private var callIsReducer = false
+  /// Whose call is in flight: a reducer's answers go on the tape action by action, an effect's
+  /// to the tape's observer; any other call's (`initial_state`, a migration) on neither.
+  @exclusivity(unchecked) private var caller = Caller.other
+
+  /// Who draws from `env`: what the tape does with the answer depends on it.
+  enum Caller {
+    /// A reducer's call (an action's step).
+    case reducer
+    /// A resume or a close of an effect's coroutine.
+    case effect
+    /// Any other call into the feature (`initial_state`, a migration, `is_duplicate`).
+    case other
+  }
 
   /// Called at the start of each call into the VM, under the feature's lock. The same
   /// dependencies as the last call (one store sending action after action) cost one compare.
+  /// `endCall()` ends it, so that a later call that gives none is not taken for this one's.
   @inline(__always)
-  func answer(from dependencies: LuaFeatureDependencies?, forReducer: Bool) {
+  func answer(from dependencies: LuaFeatureDependencies?, for caller: Caller) {
     if calling !== dependencies { calling = dependencies }
-    callIsReducer = forReducer
+    self.caller = caller
     callIsInspection = false
   }
+
+  /// Called at the end of a call that `answer(from:for:)` began, under the feature's lock.
+  @inline(__always)
+  func endCall() { caller = .other }
 
   /// Called before an expression that looks into the feature (the REPL's `= ...`): `now`
   /// answers, but `uuid` and `random` refuse, since a draw would change what the next action
@@ -116,14 +132,17 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
       traceback: "")
   }
 
-  /// What `draw` gives from the dependencies of the call in flight; a reducer's call goes
-  /// through their tape, when they have one (a session being recorded or replayed).
+  /// What `draw` gives from the dependencies of the call in flight; a reducer's or an effect's
+  /// call goes through their tape, when they have one (a session being recorded or replayed, a
+  /// test given answers).
   private func answer(
     _ name: String, refusal: (LuaValue) -> String?, draw: (DependencyValues) throws -> LuaValue
   ) throws -> LuaValue {
     let current = self.current
-    guard callIsReducer, let tape = current.environmentTape else { return try draw(current) }
-    return try tape.answer(name, refusal: refusal) { try draw(current) }
+    guard caller != .other, let tape = current.environmentTape else { return try draw(current) }
+    return try tape.answer(name, byEffect: caller == .effect, refusal: refusal) {
+      try draw(current)
+    }
   }
 
   // What a played-back answer must be: what the function itself could have answered.

@@ -63,9 +63,22 @@ import Testing
       ("{}", #"feature is missing: the feature's module (require("counter")) or its name"#),
       (
         #"{ feature = "getter", answers = { uid = {} } }"#,
-        #"answers has no field "uid" (did you mean uuid?); it maps uuid, now and random to lists of answers"#
+        #"answers has no field "uid" (did you mean uuid?); it maps uuid, now and random to lists of answers, and effects to a table of such lists"#
       ),
       (#"{ feature = "getter", answers = { uuid = 5 } }"#, "answers.uuid must be a list of answers, got 5"),
+      (
+        #"{ feature = "getter", answers = { effect = {} } }"#,
+        #"answers has no field "effect" (did you mean effects?); it maps uuid, now and random to lists of answers, and effects to a table of such lists"#
+      ),
+      (#"{ feature = "getter", answers = { effects = 5 } }"#, "answers.effects must be a table, got 5"),
+      (
+        #"{ feature = "getter", answers = { effects = { uuid = "x" } } }"#,
+        "answers.effects.uuid must be a list of answers, got string"
+      ),
+      (
+        #"{ feature = "getter", answers = { effects = { effects = {} } } }"#,
+        #"answers.effects has no field "effects"; it maps uuid, now and random to lists of answers"#
+      ),
       (#"{ feature = "getter", exhaustive = "no" }"#, #"exhaustive must be true or false, got "no""#),
       (#"{ feature = "getter", now = 0/0 }"#, "now must be seconds since 1970 (a finite number), got 0/0"),
     ]

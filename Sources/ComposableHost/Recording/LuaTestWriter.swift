@@ -26,13 +26,18 @@ enum LuaTestWriter {
     if let env = plan.env.tableValue, !env.isEmpty {
       storeFields.append("      env = \(try LuaAssignments.literal(plan.env, indent: 6)),")
     }
-    if !plan.draws.isEmpty {
+    if !plan.draws.isEmpty || !plan.effectDraws.isEmpty {
       var answers = LuaTable()
-      for name in Set(plan.draws.map(\.name)) {
-        answers[name] = .table(
-          LuaTable(array: plan.draws.filter { $0.name == name }.map(\.value)))
+      for (name, values) in SessionTestPlan.answers(plan.draws) {
+        answers[.string(LuaString(name))] = .table(LuaTable(array: values))
       }
-      // What env.uuid(), env.now() and env.random() answered the reducer, in order.
+      var effects = LuaTable()
+      for (name, values) in SessionTestPlan.answers(plan.effectDraws) {
+        effects[.string(LuaString(name))] = .table(LuaTable(array: values))
+      }
+      if !effects.isEmpty { answers["effects"] = .table(effects) }
+      // What env.uuid(), env.now() and env.random() answered, in order: the reducer, and under
+      // effects, effects' coroutines.
       storeFields.append(
         "      answers = \(try LuaAssignments.literal(.table(answers), indent: 6)),")
     }

@@ -24,6 +24,8 @@ struct SessionTestPlan {
   var steps: [Step] = []
   /// What `env` answered the reducers, in order.
   var draws: [LuaEnvironmentTape.Draw] = []
+  /// What `env` answered effects' coroutines, in order.
+  var effectDraws: [LuaEnvironmentTape.Draw]
   var exchanges: [RecordedExchange]
   var initialState: LuaValue
   var env: LuaValue
@@ -36,10 +38,14 @@ struct SessionTestPlan {
   /// names them.
   var inFlight: [String]
 
+  /// `effectDraws` are what `env` answered effects in the session (`SessionTimeline.effectDraws`),
+  /// which a saved session does not hold.
   init(
-    recording: SessionRecording, exchanges: [RecordedExchange], feature: URL, inFlight: [String]
+    recording: SessionRecording, exchanges: [RecordedExchange],
+    effectDraws: [LuaEnvironmentTape.Draw] = [], feature: URL, inFlight: [String]
   ) throws {
     self.exchanges = exchanges
+    self.effectDraws = effectDraws
     self.initialState = recording.initialState
     self.env = recording.env
     self.feature = feature
@@ -73,6 +79,13 @@ struct SessionTestPlan {
           ? .receive(recorded.action, before: state, after: after)
           : .send(recorded.action, before: state, after: after))
       state = after
+    }
+  }
+
+  /// `draws` by function name, each function's answers in order.
+  static func answers(_ draws: [LuaEnvironmentTape.Draw]) -> [(name: String, values: [LuaValue])] {
+    Set(draws.map(\.name)).sorted().map { name in
+      (name, draws.filter { $0.name == name }.map(\.value))
     }
   }
 

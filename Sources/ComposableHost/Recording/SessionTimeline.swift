@@ -103,16 +103,24 @@ public final class SessionTimeline: @unchecked Sendable {
   )
     -> Int
   {
-    lock.withLock {
+    let number = lock.withLock {
       if current < recorded.count {
         recorded.removeSubrange(current...)
         dropCheckpoints(after: current)
       }
+      effectDraws.removeAll { $0.after > current }  // drawn on the branch left behind
       recorded.append(action)
       current = recorded.count
-      if current % checkpointInterval == 0 { keep(state(), at: current) }
       return current
     }
+    // Read outside the lock: reading the state waits for the feature, whose effects, drawing
+    // from `env`, wait for the lock (`noteEffectDraw`). Only the reducer records, one action
+    // at a time, so nothing moves the timeline meanwhile.
+    if number % checkpointInterval == 0 {
+      let state = state()
+      lock.withLock { keep(state, at: number) }
+    }
+    return number
   }
 
   /// The nearest checkpoint at or before action `number`: its position and state. (Most sit
@@ -157,6 +165,22 @@ public final class SessionTimeline: @unchecked Sendable {
     lock.withLock { migrations.last { $0.position <= current } }
   }
   private var migrations: [(position: Int, state: LuaValue)] = []
+
+  /// What `env` answered effects' coroutines, in order, each with the number of the action the
+  /// session stood after when it was drawn. Not written to a saved session (a replay runs no
+  /// effect): a test written from the session plays them back to its effects.
+  private var effectDraws: [(after: Int, draw: LuaEnvironmentTape.Draw)] = []
+
+  /// Notes what `env` answered an effect, where the session stands.
+  func noteEffectDraw(_ draw: LuaEnvironmentTape.Draw) {
+    lock.withLock { effectDraws.append((current, draw)) }
+  }
+
+  /// What `env` answered effects from after action `start` up to where the session stands, in
+  /// order: those a test of those actions gets.
+  func effectDraws(from start: Int) -> [LuaEnvironmentTape.Draw] {
+    lock.withLock { effectDraws.filter { $0.after >= start && $0.after <= current }.map(\.draw) }
+  }
 
   /// The state now stands after action `number`.
   func move(to number: Int) { lock.withLock { current = number } }

@@ -1,3 +1,4 @@
+import ComposableLua
 import Foundation
 import LuaKit
 
@@ -36,19 +37,28 @@ enum SwiftTestWriter {
       "    ) {",
       "      $0.clock = clock",
     ]
-    if !plan.draws.isEmpty {
-      var answers: [String] = []
-      for name in Set(plan.draws.map(\.name)).sorted() {
-        let values = plan.draws.filter { $0.name == name }.map(\.value)
-        answers.append(
-          "\(SwiftLiteral.of(LuaString(name))): \(SwiftLiteral.of(.table(LuaTable(array: values)), indent: 8))"
-        )
+    if !plan.draws.isEmpty || !plan.effectDraws.isEmpty {
+      func answers(_ draws: [LuaEnvironmentTape.Draw]) -> [String] {
+        SessionTestPlan.answers(draws).map { name, values in
+          "\(SwiftLiteral.of(LuaString(name))): "
+            + SwiftLiteral.of(.table(LuaTable(array: values)), indent: 8)
+        }
       }
       lines.append(
-        "      // What env.uuid(), env.now() and env.random() answered the reducer, in order.")
-      lines.append("      $0.environmentTape = LuaEnvironmentTape(playing: [")
-      lines += answers.map { "        " + $0 + "," }
-      lines.append("      ])")
+        "      // What env.uuid(), env.now() and env.random() answered, in order: the reducer,")
+      lines.append("      // and under effects, effects' coroutines.")
+      let reducers = answers(plan.draws)
+      lines.append(
+        "      $0.environmentTape = LuaEnvironmentTape(playing: [" + (reducers.isEmpty ? ":]" : ""))
+      if !reducers.isEmpty {
+        lines += reducers.map { "        " + $0 + "," }
+        lines.append("      ]" + (plan.effectDraws.isEmpty ? ")" : ""))
+      }
+      if !plan.effectDraws.isEmpty {  // with none for reducers, `playing: [:]` is open here
+        lines[lines.count - 1] += ", effects: ["
+        lines += answers(plan.effectDraws).map { "        " + $0 + "," }
+        lines.append("      ])")
+      }
     }
     if !plan.httpExchanges.isEmpty {
       lines.append(

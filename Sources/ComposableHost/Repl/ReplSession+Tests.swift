@@ -58,6 +58,7 @@ extension ReplSession {
       let since = timeline.lastMigration.flatMap { timeline.action($0.position)?.time } ?? 0
       var plan = try SessionTestPlan(
         recording: recording(), exchanges: exchanges.all.filter { $0.start >= since },
+        effectDraws: timeline.effectDraws(from: timeline.lastMigration?.position ?? 0),
         feature: file, inFlight: [])
       // What the test will find running, from a run of its steps: after a jump, which cancels
       // the session's effects, the session's own list disagrees with the test's store.

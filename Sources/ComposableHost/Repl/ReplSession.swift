@@ -35,6 +35,7 @@ public actor ReplSession {
   /// What failed so far: actions, effects, refused reloads (for a host's exit status).
   public nonisolated let failures: SessionFailures
   /// What `env` answered each action's reducer: recorded, and played back by jumps and replays.
+  /// What it answered effects goes to the timeline, for `:test`.
   let tape = LuaEnvironmentTape()
   /// The HTTP requests and file operations effects made, with their answers (for `:test`).
   public nonisolated let exchanges = ExchangeLog()
@@ -106,7 +107,9 @@ public actor ReplSession {
     let snapshot = try StateSnapshot(feature: feature)
     self.snapshot = snapshot
     navigation.reset(to: feature)
-    timeline = SessionTimeline(initialState: snapshot.value)
+    let timeline = SessionTimeline(initialState: snapshot.value)
+    self.timeline = timeline
+    tape.noteEffectDraws { timeline.noteEffectDraw($0) }
     let base = LuaFeatureReducer<LuaFeatureHandle>(
       feature: feature, dependencies: dependencies,
       onError: { error in

@@ -39,30 +39,50 @@ extension LuaTestSession {
     return Date(timeIntervalSince1970: 0)
   }
 
-  /// `answers = { uuid = { ... }, now = { ... }, random = { ... } }`: what `env.uuid()`,
-  /// `env.now()` and `env.random()` answer the reducer, each function's in order (a test
+  /// `answers = { uuid = { ... }, now = { ... }, random = { ... }, effects = { ... } }`: what
+  /// `env.uuid()`, `env.now()` and `env.random()` answer the reducer, each function's in order,
+  /// and under `effects` (the same three lists) what they answer effects' coroutines (a test
   /// written from a recorded session gives the answers the session got).
   func answersTape(_ value: LuaValue) throws -> LuaEnvironmentTape {
+    let reducers = try answerLists(value, field: "answers", allowsEffects: true)
+    let effects = try reducers.effects.map {
+      try answerLists($0, field: "answers.effects", allowsEffects: false).lists
+    }
+    return LuaEnvironmentTape(playing: reducers.lists, effects: effects ?? [:])
+  }
+
+  /// The lists of one `answers` table (`field` names it in errors), and its `effects` table.
+  private func answerLists(
+    _ value: LuaValue, field: String, allowsEffects: Bool
+  ) throws -> (lists: [String: [LuaValue]], effects: LuaValue?) {
     guard let table = value.tableValue else {
-      throw LuaTestError("TestStore.new: answers must be a table, got \(value.typeName)")
+      throw LuaTestError(
+        "TestStore.new: \(field) must be a table, got \(LuaValue.describeForMessage(value))")
     }
     var answers: [String: [LuaValue]] = [:]
+    var effects: LuaValue?
     let names = ["now", "random", "uuid"]
+    let fields = names + (allowsEffects ? ["effects"] : [])
     for (key, list) in table.sortedEntries {
+      if allowsEffects, key == "effects" {
+        effects = list
+        continue
+      }
       guard let name = key.stringValue, names.contains(name) else {
-        let near = key.stringValue.flatMap { NearestName.nearest(to: $0, among: names) }
+        let near = key.stringValue.flatMap { NearestName.nearest(to: $0, among: fields) }
         throw LuaTestError(
-          "TestStore.new: answers has no field \(key.namedInMessage)"
+          "TestStore.new: \(field) has no field \(key.namedInMessage)"
             + (near.map { " (did you mean \($0)?)" } ?? "")
-            + "; it maps uuid, now and random to lists of answers")
+            + "; it maps uuid, now and random to lists of answers"
+            + (allowsEffects ? ", and effects to a table of such lists" : ""))
       }
       guard let values = list.tableValue, values.isSequence || values.isEmpty else {
         throw LuaTestError(
-          "TestStore.new: answers.\(name) must be a list of answers, got "
+          "TestStore.new: \(field).\(name) must be a list of answers, got "
             + LuaValue.describeForMessage(list))
       }
       answers[name] = values.sequence
     }
-    return LuaEnvironmentTape(playing: answers)
+    return (answers, effects)
   }
 }

@@ -20,7 +20,8 @@ import Testing
       env: ["url": "http://facts.example"]
     ) {
       $0.clock = clock
-      // What env.uuid(), env.now() and env.random() answered the reducer, in order.
+      // What env.uuid(), env.now() and env.random() answered, in order: the reducer,
+      // and under effects, effects' coroutines.
       $0.environmentTape = LuaEnvironmentTape(playing: [
         "uuid": [
           "00000000-0000-0000-0000-000000000000",
