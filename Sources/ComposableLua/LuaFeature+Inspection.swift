@@ -22,23 +22,57 @@ extension LuaFeature {
     bytes expression: [UInt8], name: String = "input"
   ) throws(LuaError) -> [LuaValue] {
     try queue.access { (vm, loaded) throws(LuaError) -> [LuaValue] in
-      hostEnvironment.answerForInspection()
-      let chunk = try vm.load(
-        bytes: Array("local state, env = ... return ".utf8) + expression, chunkName: name,
-        in: loaded.sandbox)
-      let guarded: LuaReference
-      if let compiled = loaded.expressionGuard {
-        guarded = compiled
-      } else {
-        guarded = try vm.load(Self.expressionGuardSource, chunkName: "=(expression guard)")
-        loaded.expressionGuard = guarded
+      let call = try guardedExpression(expression, name: name, vm: vm, loaded: &loaded)
+      return try vm.call(call.function, arguments: call.arguments)
+    }
+  }
+
+  /// The call that runs `expression` inside the guard (see `expressionGuardSource`). Sets
+  /// `env` to answer for an inspection. Under the queue.
+  private func guardedExpression(
+    _ expression: [UInt8], name: String, vm: LuaVM, loaded: inout Loaded
+  ) throws(LuaError) -> (function: LuaReference, arguments: [LuaArgument]) {
+    hostEnvironment.answerForInspection()
+    let chunk = try vm.load(
+      bytes: Array("local state, env = ... return ".utf8) + expression, chunkName: name,
+      in: loaded.sandbox)
+    let guarded: LuaReference
+    if let compiled = loaded.expressionGuard {
+      guarded = compiled
+    } else {
+      guarded = try vm.load(Self.expressionGuardSource, chunkName: "=(expression guard)")
+      loaded.expressionGuard = guarded
+    }
+    return (
+      guarded,
+      [
+        .reference(chunk), .reference(stateProxy), .reference(environment),
+        .reference(loaded.sandbox.environment),
+      ]
+    )
+  }
+
+  /// `evaluate`, each value as the REPL shows it: laid out as Lua (`LuaValue.pretty`), or, for
+  /// a value no snapshot takes (a table inside itself, as a class whose `__index` is itself),
+  /// on one line read from Lua, each table reached twice labelled (`LuaVM.writeDescription`).
+  public func evaluateShown(
+    bytes expression: [UInt8], name: String = "input"
+  ) throws(LuaError) -> [String] {
+    try queue.access { (vm, loaded) throws(LuaError) -> [String] in
+      let call = try guardedExpression(expression, name: name, vm: vm, loaded: &loaded)
+      let results = try vm.callKeepingResults(call.function, arguments: call.arguments)
+      return try results.enumerated().map { (index, result) throws(LuaError) -> String in
+        do throws(LuaError) {
+          return try vm.value(of: result, rootName: "result #\(index + 1)").pretty()
+        } catch {
+          guard case .conversion = error else { throw error }
+          var text = ""
+          do throws(LuaError) { try vm.writeDescription(of: result, to: &text) } catch {
+            throw error
+          }
+          return text
+        }
       }
-      return try vm.call(
-        guarded,
-        arguments: [
-          .reference(chunk), .reference(stateProxy), .reference(environment),
-          .reference(loaded.sandbox.environment),
-        ])
     }
   }
 

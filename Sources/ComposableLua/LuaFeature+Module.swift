@@ -18,17 +18,24 @@ extension LuaFeature {
   static func loadModule(
     _ source: LuaString, file: String, vm: LuaVM, sandbox: LuaSandbox
   ) throws(LuaFeatureError) -> Module {
-    let results: [LuaValue]
+    let result: LuaReference?
+    let fields: [LuaString: LuaReference]?
+    let table: LuaTable
     do throws(LuaError) {
-      results = try vm.evaluate(source, chunkName: file, in: sandbox)
+      result = try vm.evaluateKeepingResult(source, chunkName: file, in: sandbox)
+      fields = try result.flatMap { reference throws(LuaError) in
+        try vm.stringKeyedFields(of: reference)
+      }
+      table = try Self.moduleTable(fields ?? [:], vm: vm)
     } catch {
       throw .load(file: file, message: error.description)
     }
-    guard let table = results.first?.tableValue else {
+    guard fields != nil else {
+      let found = result.map { (try? vm.value(of: $0))?.typeName ?? $0.typeName }
       throw .load(
         file: file,
         message: "a feature must return a table with a reduce function, got "
-          + (results.first?.typeName ?? "nothing"))
+          + (found ?? "nothing"))
     }
     if let (found, meant) = misspeltField(in: table) {
       throw .load(
@@ -112,6 +119,27 @@ extension LuaFeature {
       migrate: try optionalFunction("migrate"), persistence: persistence,
       isDuplicate: isDuplicate)
   }
+  /// The module's fields as the checks below read them: functions as handles, `persist` as a
+  /// snapshot (its errors are the module's), any other field as a snapshot when one can be
+  /// taken and as a handle when not. The table is not read whole: a module may hold what no
+  /// snapshot takes (a class whose `__index` is itself, a userdata), as any Lua module may.
+  private static func moduleTable(
+    _ fields: [LuaString: LuaReference], vm: LuaVM
+  ) throws(LuaError) -> LuaTable {
+    var table = LuaTable()
+    for (key, reference) in fields {
+      let name = String(decoding: key.bytes, as: UTF8.self)
+      if reference.typeName == "function" {
+        table[.string(key)] = .function(reference)
+      } else if name == "persist" {
+        table[.string(key)] = try vm.value(of: reference, rootName: name)
+      } else {
+        table[.string(key)] = (try? vm.value(of: reference)) ?? .other(reference)
+      }
+    }
+    return table
+  }
+
   /// The fields of a feature's table the host reads.
   static let moduleFields = ["reduce", "initial_state", "migrate", "persist"]
 

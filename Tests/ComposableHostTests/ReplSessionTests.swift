@@ -321,3 +321,19 @@ import Testing
     #expect(session.completions(of: "po", in: "po") == ["pong"])
   }
 }
+
+/// `=` shows what no snapshot takes (a table inside itself, a class) on one line, each table
+/// reached twice labelled; it failed with "cycle: the table contains itself".
+@Suite struct ExpressionsOverCyclesTests {
+  @Test func aTableInsideItselfIsShownLabelled() async throws {
+    let repl = try ReplSessionTests.Harness()
+    #expect(
+      await repl.type("= (function() local t = { 1 } t.me = t return t end)()").0
+        == "<1>{ [1] = 1, me = <1> }")
+    #expect(
+      await repl.type("= (function() local C = {} C.__index = C return C, 5 end)()").0
+        == "<1>{ __index = <1> }\n5")
+    // What a snapshot takes is laid out as before.
+    #expect(await repl.type("= { a = { 1, 2 } }").0 == "{ a = { 1, 2 } }")
+  }
+}

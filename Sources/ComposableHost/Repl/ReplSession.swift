@@ -260,9 +260,8 @@ public actor ReplSession {
     var name = String(typed.prefix { $0 != "\n" && $0 != "\r" })
     if name.count > 50 || name.count < typed.count { name = String(name.prefix(50)) + "…" }
     do throws(LuaError) {
-      let values = try feature.evaluate(bytes: expression, name: name)
-      printer.line(
-        values.isEmpty ? "  (no value)" : values.map { $0.pretty() }.joined(separator: "\n"))
+      let shown = try feature.evaluateShown(bytes: expression, name: name)
+      printer.line(shown.isEmpty ? "  (no value)" : shown.joined(separator: "\n"))
     } catch {
       // One line typed: its line number says nothing (after "syntax error: " too).
       var message = error.message
