@@ -1,9 +1,11 @@
+import LuaSupport
+
 /// A Lua data file: `return <a table literal>`, the way a Lua program keeps data it reads back
 /// with `load`, and readable by the person who opens it.
 ///
 /// It holds every value plain Lua data can hold, exactly: strings as bytes (text as it is, any
 /// other byte as a `\ddd` escape), integers apart from floats (`1` and `1.0`), `-0.0`, `0/0`
-/// for NaN and `1/0` for infinity, keys of every kind (`[1]`, `[2.5]`, `[true]`,
+/// and `-(0/0)` for NaN (by its sign) and `1/0` for infinity, keys of every kind (`[1]`, `[2.5]`, `[true]`,
 /// `["not a name"]`), and tables reached at more than one place, which are named once and
 /// referred to after, so that they are read back as one table:
 ///
@@ -121,8 +123,17 @@ public enum LuaDataFile {
     integer == .min ? "(-9223372036854775807 - 1)" : String(integer)
   }
 
-  static func literal(float: Double) -> String {
-    if float.isNaN { return "0/0" }
+  /// What `0/0` is in Lua on this machine: a NaN of the sign its division gives.
+  static let zeroOverZero = lk_zero_over_zero()
+
+  /// `float` as Lua source. A NaN is `0/0`, as a description shows every NaN (a NaN is the same
+  /// value as any other to `==` of `LuaValue`); `keepingNaNSign`, as a data file writes it, the
+  /// NaN of the other sign than Lua's `0/0` here is `-(0/0)` (`lua5.4` prints them `nan` and
+  /// `-nan` on x86), so that it loads back as it was. (`-0/0` would be `(-0)/0`: `0/0`'s NaN.)
+  static func literal(float: Double, keepingNaNSign: Bool = false) -> String {
+    if float.isNaN {
+      return !keepingNaNSign || float.sign == zeroOverZero.sign ? "0/0" : "-(0/0)"
+    }
     if float.isInfinite { return float > 0 ? "1/0" : "-1/0" }
     // Swift writes the shortest digits that read back as the same double, always with a `.`
     // or an exponent (`1.0`, `-0.0`, `1e+16`), so Lua reads a float, never an integer.

@@ -6,7 +6,7 @@
 ///              [ "return" [ value ] ] [ ";" ]            -- `;` also between statements
 /// value      = "nil" | "true" | "false" | number | string | table | "shared" "[" integer "]"
 /// number     = [ "-" ] ( numeral | "math" "." "huge" ) | [ "-" ] ( "0" | "1" ) "/" "0"
-///            | "(" "-9223372036854775807" "-" "1" ")"
+///            | "-" "(" "0" "/" "0" ")" | "(" "-9223372036854775807" "-" "1" ")"
 /// table      = "{" [ field { ( "," | ";" ) field } [ "," | ";" ] ] "}"
 /// field      = "[" value "]" "=" value | name "=" value | value
 /// ```
@@ -154,6 +154,8 @@ struct LuaDataFileReader {
     case .name("math"):
       try mathHuge()
       return .number(-.infinity)
+    case .symbol("("):
+      return .number(-(try zeroOverZeroInParentheses()))
     default:
       throw failure(
         "expected a number after '-', found \(shown(token)) (" + Self.literalsOnly + ")")
@@ -180,8 +182,25 @@ struct LuaDataFileReader {
         "found '/': only 0/0, 1/0 and -1/0 are read (no arithmetic; " + Self.literalsOnly + ")")
     }
     try advance()
-    if number == 0 { return .number(.nan) }
+    if number == 0 { return .number(LuaDataFile.zeroOverZero) }  // `-0/0` is `(-0)/0`: the same
     return .number(negated ? -.infinity : .infinity)
+  }
+
+  /// `(0/0)`, at `(`, after a `-`: the NaN of the other sign than `0/0`'s.
+  private mutating func zeroOverZeroInParentheses() throws(LuaError) -> Double {
+    try advance()
+    let form: [LuaDataFileLexer.Token] = [
+      .number(.integer(0)), .symbol("/"), .number(.integer(0)), .symbol(")"),
+    ]
+    for expected in form {
+      guard token == expected else {
+        throw failure(
+          "\(Self.literalsOnly); after '-', parentheses hold only 0/0 (-(0/0), a NaN); found "
+            + shown(token))
+      }
+      try advance()
+    }
+    return LuaDataFile.zeroOverZero
   }
 
   /// `math.huge`, at `math`.

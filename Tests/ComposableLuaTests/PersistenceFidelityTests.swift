@@ -24,6 +24,7 @@ import Testing
           state.one_float, state.one_integer = 1.0, 1
           state.negative_zero = -0.0
           state.not_a_number, state.infinity, state.minus_infinity = 0/0, 1/0, -1/0
+          state.other_nan = -(0/0)
           state.smallest, state.largest = 5e-324, 1.7976931348623157e308
           state.tenth, state.big_float = 0.1, 2^63
           state.min_integer, state.max_integer = math.mininteger, math.maxinteger
@@ -51,6 +52,9 @@ import Testing
           expect("one_integer", math.type(state.one_integer) == "integer")
           expect("negative_zero", is_float(state.negative_zero) and 1 / state.negative_zero == -1/0)
           expect("not_a_number", state.not_a_number ~= state.not_a_number)
+          -- NaN's sign, as Lua prints it (`-nan` and `nan` on x86).
+          expect("nan_signs", tostring(state.not_a_number) == tostring(0/0)
+            and tostring(state.other_nan) == tostring(-(0/0)))
           expect("infinities", state.infinity == 1/0 and state.minus_infinity == -1/0)
           expect("smallest", state.smallest == 5e-324 and state.largest == 1.7976931348623157e308)
           expect("tenth", state.tenth == 0.1 and is_float(state.big_float)
@@ -96,6 +100,29 @@ import Testing
     guard case let .number(zero) = state.negative_zero else { Issue.record("not a float"); return }
     #expect(zero == 0 && zero.sign == .minus)
     #expect(state.bytes == .string(LuaString(bytes: [255, 254])))
+  }
+
+  /// `lua5.4` loads the saved file to the same NaNs, each sign kept: `0/0` is the machine's
+  /// default NaN (`-nan` on x86), `-(0/0)` the other. Every NaN was written `0/0`, so a NaN of
+  /// the other sign came back as the default one.
+  @Test func plainLuaReadsEachNaNOfTheSavedFileWithItsSign() throws {
+    let feature = try LuaFeature(
+      source: """
+        local composable = require("composable")
+        return {
+          persist = composable.persist{ path = "nans.saved.lua" },
+          initial_state = function() return { 0/0, -(0/0), { 0/0, -(0/0) } } end,
+          reduce = function() end,
+        }
+        """, file: "nans.lua")
+    let directory = try makeTemporaryDirectory("nans")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let saved = directory.appendingPathComponent("nans.saved.lua")
+    try Data(try #require(try feature.persistedFile())).write(to: saved)
+    let print = "print(tostring(t[1]), tostring(t[2]), tostring(t[3][1]), tostring(t[3][2]))"
+    #expect(
+      try PlainLua.output(of: "local t = dofile(\"\(saved.path)\") \(print)")
+        == PlainLua.output(of: "local t = { 0/0, -(0/0), { 0/0, -(0/0) } } \(print)"))
   }
 
   @Test func theSavedFileReadsAsLuaData() throws {

@@ -103,6 +103,10 @@ import Testing
     ("return [=x", "1:8", "invalid long string delimiter"),
     ("return @", "1:8", "unexpected symbol: '@'"),
     ("return \u{1}", "1:8", "unexpected symbol: byte 1"),
+    ("return -(1/0)", "1:10", "parentheses hold only 0/0"),
+    ("return -(0/0", "1:13", "found the end of the file"),
+    ("return -(0/1)", "1:12", "found the number 1"),
+    ("return -(-0/0)", "1:10", "found '-'"),
   ]
 
   @Test func everyFormThatIsNotALiteralIsRefusedWithItsPlace() {
@@ -178,6 +182,8 @@ import Testing
     "return -0",
     "return 0/0",
     "return -0/0",
+    "return -(0/0)",
+    "return { - ( 0 / 0 ), 0/0 }",
     "return 1/0",
     "return -1/0",
     "return math.huge",
@@ -214,6 +220,12 @@ import Testing
       #expect(read == expected, "\(source)")
       if case let .number(number) = expected, number == 0, number.sign == .minus {
         #expect(read.doubleValue?.sign == .minus, "\(source)")
+      }
+      // NaNs are equal to one another as values; Lua's `0/0` and `-(0/0)` differ in sign.
+      for (got, lua) in zip(read.tableValue?.sequence ?? [read], expected.tableValue?.sequence ?? [expected]) {
+        if case let .number(number) = lua, number.isNaN {
+          #expect(got.doubleValue?.sign == number.sign, "\(source)")
+        }
       }
     }
   }

@@ -10,6 +10,18 @@ import Testing
     try LuaDataFile.read(Array(try LuaDataFile.text(of: value).utf8), chunkName: "saved.lua")
   }
 
+  /// A NaN comes back with its sign: `0/0` for the one Lua's `0/0` makes here, `-(0/0)` for the
+  /// other (Swift's `.nan` is the other on x86); a description shows both as `0/0`.
+  @Test func aNaNKeepsItsSign() throws {
+    for nan in [LuaDataFile.zeroOverZero, -LuaDataFile.zeroOverZero, .nan, -.nan] {
+      let back = try Self.roundTrip(["x": .number(nan), "list": [.number(nan)]])
+      #expect(back.x.doubleValue?.sign == nan.sign)
+      #expect(back.list[1].doubleValue?.sign == nan.sign)
+      #expect(LuaValue.number(nan).description == "0/0")
+    }
+    #expect(try LuaDataFile.text(of: [.number(-LuaDataFile.zeroOverZero)]).contains("-(0/0)"))
+  }
+
   @Test func aSharedTableIsNamedOnceAndReferredToAfter() throws {
     let leaf: LuaValue = ["leaf"]
     let pair: LuaValue = [leaf, leaf]

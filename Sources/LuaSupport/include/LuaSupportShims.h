@@ -15,6 +15,14 @@ static const int LK_NOREF = LUA_NOREF;
 static const int LK_REFNIL = LUA_REFNIL;
 static const lua_Integer LK_RIDX_GLOBALS = LUA_RIDX_GLOBALS;
 
+// `0/0` as Lua computes it, at run time (`luai_numdiv`, a plain division): the machine's
+// default NaN, whose sign bit x86 sets (`lua5.4 -e 'print(0/0)'` prints `-nan`) and ARM does
+// not. Through a volatile, so that no compiler folds it into a NaN of its own choosing.
+static inline double lk_zero_over_zero(void) {
+  volatile double zero = 0.0;
+  return zero / zero;
+}
+
 static inline void lk_pop(lua_State *L, int n) { lua_pop(L, n); }
 static inline void lk_newtable(lua_State *L) { lua_newtable(L); }
 static inline const char *lk_tostring(lua_State *L, int i) { return lua_tostring(L, i); }
