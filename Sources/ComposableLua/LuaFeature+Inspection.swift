@@ -126,6 +126,9 @@ extension LuaFeature {
     for _, v in next, globals do
       if type(v) == "table" then keep(v) end
     end
+    -- The strings' metatable, which every string method call goes through (`("a"):upper()`).
+    local strings = getmeta and getmeta("")
+    if strings then keep(strings) end
     local function restore()
       local changed
       for t, entries in next, kept do

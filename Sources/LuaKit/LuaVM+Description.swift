@@ -142,6 +142,9 @@ private struct LuaDescriptionWriter {
     }
     lua_settop(L, -2)
     var others: [LuaValue] = []
+    // Keys that are tables, kept as themselves: a snapshot of one is another table (its value
+    // not found under it), and one may hold a cycle. Written after the others, as met.
+    var tableKeys: [LuaReference] = []
     lua_pushnil(L)
     while lk_next(L, table) != 0 {
       defer { lua_settop(L, -2) }
@@ -150,14 +153,18 @@ private struct LuaDescriptionWriter {
       {
         continue
       }
+      if lua_type(L, -2) == LUA_TTABLE {
+        tableKeys.append(vm.makeReference(at: -2, L))
+        continue
+      }
       others.append(try stack.value(at: -2, in: vm))
     }
-    if length == 0, others.isEmpty { return text.append("{}") }
+    if length == 0, others.isEmpty, tableKeys.isEmpty { return text.append("{}") }
     guard depth < LuaValue.maximumDepth else {
       return text.append("{ --[[ \(LuaValue.tooDeepMessage) ]] }")
     }
     text.append("{ ")
-    if others.isEmpty {  // a sequence
+    if others.isEmpty, tableKeys.isEmpty {  // a sequence
       for position in 1...length {
         if text.isDone { return }
         if position > 1 { text.append(", ") }
@@ -173,6 +180,17 @@ private struct LuaDescriptionWriter {
         if position > 0 { text.append(", ") }
         text.append(LuaValue.describeKey(key) + " = ")
         try stack.push(key, in: vm)
+        lua_rawget(L, table)
+        try write(at: stack.absolute(-1), depth: depth + 1, to: &text)
+        lua_settop(L, -2)
+      }
+      for (position, key) in tableKeys.enumerated() {
+        if text.isDone { return }
+        if position > 0 || !keys.isEmpty { text.append(", ") }
+        text.append("[")
+        try stack.push(key, in: vm)
+        try write(at: stack.absolute(-1), depth: depth + 1, to: &text)
+        text.append("] = ")
         lua_rawget(L, table)
         try write(at: stack.absolute(-1), depth: depth + 1, to: &text)
         lua_settop(L, -2)

@@ -337,3 +337,25 @@ import Testing
     #expect(await repl.type("= { a = { 1, 2 } }").0 == "{ a = { 1, 2 } }")
   }
 }
+
+extension ExpressionsOverCyclesTests {
+  /// Tables used as keys are shown with their values, labelled when reached twice (they were
+  /// snapshotted apart from the table, so no value was found under them: `[{}] = nil`).
+  @Test func tablesAsKeysAreShownWithTheirValues() async throws {
+    let repl = try ReplSessionTests.Harness()
+    let cases: [(String, String)] = [
+      ("= { [{}] = 1 }", "{ [{}] = 1 }"),
+      (#"= { [{ a = 1 }] = "x", b = 2 }"#, #"{ b = 2, [{ a = 1 }] = "x" }"#),
+      ("= (function() local k = {} return { [k] = 1, other = k } end)()",
+       "{ other = <1>{}, [<1>] = 1 }"),
+      ("= (function() local t = {} t[t] = t return t end)()", "<1>{ [<1>] = <1> }"),
+      ("= (function() local k = {} k.me = k return { [k] = 1 } end)()",
+       "{ [<1>{ me = <1> }] = 1 }"),
+      ("= { [{ [{}] = 1 }] = 2 }", "{ [{ [{}] = 1 }] = 2 }"),
+      ("= { 1, 2, [{}] = 3 }", "{ [1] = 1, [2] = 2, [{}] = 3 }"),
+    ]
+    for (typed, shown) in cases {
+      #expect(await repl.type(typed).0 == shown, "\(typed)")
+    }
+  }
+}

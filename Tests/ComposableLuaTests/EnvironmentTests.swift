@@ -130,6 +130,9 @@ import Testing
     let writes = [
       ("step = 50", "step"), ("settings.size = 9", "size"), ("string.rep = nil", "rep"),
       ("made = true", "made"), ("math.extra = 1", "extra"), ("settings.more = {}", "more"),
+      // The strings' metatable, which `("ab"):rep(2)` goes through (an attacker's finding).
+      ("getmetatable('').__index = { rep = function() return 'H' end }", "__index"),
+      ("getmetatable('').__add = function() return 7 end", "__add"),
     ]
     for (write, name) in writes {
       #expect {
@@ -140,7 +143,9 @@ import Testing
             + "\(name)): an expression is not recorded")
       }
     }
-    #expect(try feature.evaluate("step, settings.size, ('x'):rep(2)") == [1, 2, "xx"])
+    #expect(
+      try feature.evaluate("step, settings.size, ('x'):rep(2), pcall(function() return '1' + '2' end)")
+        == [1, 2, "xx", true, 3])
     _ = try feature.step("look")
     #expect(try feature.state().seen == "1 2 abab nil nil")
   }
