@@ -22,13 +22,13 @@ struct LuaEffectInterpreter {
 
   init(
     feature: LuaFeature, vm: LuaVM, dependencies: LuaFeatureDependencies,
-    describeAction: @escaping @Sendable () -> String,
+    describeAction: @escaping @Sendable () -> String, origin: Int? = nil,
     onError: @escaping @Sendable (LuaFeatureError) -> Void
   ) {
     self.vm = vm
     runner = LuaEffectRunner(
       feature: feature, dependencies: dependencies, onError: onError,
-      describeOrigin: describeAction)
+      describeOrigin: describeAction, origin: origin)
   }
 
   func effect(from value: LuaValue) throws(LuaFeatureError) -> LuaEffect {

@@ -18,6 +18,9 @@ struct LuaEffectRunner: Sendable {
   let onError: @Sendable (LuaFeatureError) -> Void
   /// The action whose reducer returned the effect, for messages.
   let describeOrigin: @Sendable () -> String
+  /// That action's number on its store's tape, under which `env` answers the coroutine (see
+  /// `LuaEnvironmentTape.beginAction`); nil when the store has no tape.
+  let origin: Int?
 
   func fail(_ error: LuaError) {
     onError(.effect(action: describeOrigin(), error: error))
@@ -54,7 +57,9 @@ struct LuaEffectRunner: Sendable {
     defer {
       var closing: LuaError?
       if closes {
-        do throws(LuaError) { try feature.close(coroutine, dependencies: dependencies) } catch {
+        do throws(LuaError) {
+          try feature.close(coroutine, dependencies: dependencies, origin: origin)
+        } catch {
           closing = error
         }
       }
@@ -69,7 +74,8 @@ struct LuaEffectRunner: Sendable {
     while !Task.isCancelled {
       let resumption: LuaResumption
       do {
-        resumption = try feature.resume(coroutine, with: arguments, dependencies: dependencies)
+        resumption = try feature.resume(
+          coroutine, with: arguments, dependencies: dependencies, origin: origin)
       } catch {
         failure = error
         switch error {

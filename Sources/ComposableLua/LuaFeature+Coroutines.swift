@@ -15,13 +15,14 @@ extension LuaFeature {
   }
 
   /// Resumes an effect's coroutine with the result of what it last asked for; `env` answers
-  /// from `dependencies` meanwhile (those of the store that runs the effect).
+  /// from `dependencies` meanwhile (those of the store that runs the effect), as to an effect
+  /// that the action their tape numbered `origin` started.
   public func resume(
     _ coroutine: LuaReference, with arguments: [LuaValue] = [],
-    dependencies: LuaFeatureDependencies? = nil
+    dependencies: LuaFeatureDependencies? = nil, origin: Int? = nil
   ) throws(LuaError) -> LuaResumption {
     try queue.access { (vm, loaded) throws(LuaError) -> LuaResumption in
-      hostEnvironment.answer(from: dependencies, for: .effect)
+      hostEnvironment.answer(from: dependencies, for: .effect(origin: origin))
       defer { hostEnvironment.endCall() }
       return try vm.resume(coroutine, with: arguments)
     }
@@ -29,12 +30,13 @@ extension LuaFeature {
 
   /// Closes an effect's coroutine that ended without returning (cancelled, failed, or stopped
   /// by the host for what it yielded): its pending to-be-closed variables (`local f <close>`)
-  /// are closed, as `coroutine.close` closes them. `env` answers from `dependencies`.
+  /// are closed, as `coroutine.close` closes them. `env` answers from `dependencies`, as to an
+  /// effect the action numbered `origin` started (see `resume`).
   public func close(
-    _ coroutine: LuaReference, dependencies: LuaFeatureDependencies? = nil
+    _ coroutine: LuaReference, dependencies: LuaFeatureDependencies? = nil, origin: Int? = nil
   ) throws(LuaError) {
     try queue.access { (vm, loaded) throws(LuaError) in
-      hostEnvironment.answer(from: dependencies, for: .effect)
+      hostEnvironment.answer(from: dependencies, for: .effect(origin: origin))
       defer { hostEnvironment.endCall() }
       try vm.close(coroutine)
     }

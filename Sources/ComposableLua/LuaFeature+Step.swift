@@ -48,6 +48,7 @@ extension LuaFeature {
       return try queue.access { (vm, loaded) throws(LuaFeatureError) -> LuaStepOutcome in
         hostEnvironment.answer(from: context.dependencies, for: .reducer)
         defer { hostEnvironment.endCall() }
+        let origin = context.dependencies?.tape?.beginAction()
         var outcome = LuaStepOutcome()
         do throws(LuaError) {
           outcome.returned = try call(vm, loaded.step)  // rolled back if it fails
@@ -59,7 +60,7 @@ extension LuaFeature {
             let dependencies = context.dependencies ?? hostEnvironment.defaultDependencies()
             let effect = try LuaEffectInterpreter(
               feature: self, vm: vm, dependencies: dependencies,
-              describeAction: action().describe, onError: context.onError
+              describeAction: action().describe, origin: origin, onError: context.onError
             ).effect(from: outcome.returned)
             if context.effects == .run { outcome.effect = effect }
           }

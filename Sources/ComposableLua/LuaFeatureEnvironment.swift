@@ -7,12 +7,18 @@ import LuaKit
 public final class LuaFeatureDependencies: Sendable {
   /// The values `env` answers from and the feature's effects run with.
   public let values: DependencyValues
+  /// `values.environmentTape`, looked up once: each action of a store with a tape is numbered
+  /// on it (`LuaEnvironmentTape.beginAction`).
+  let tape: LuaEnvironmentTape?
   /// Wraps `values`, to be handed to each call into a feature.
   ///
   /// ```swift
   /// let context = LuaStepContext(dependencies: LuaFeatureDependencies(.live))
   /// ```
-  public init(_ values: DependencyValues) { self.values = values }
+  public init(_ values: DependencyValues) {
+    self.values = values
+    tape = values.environmentTape
+  }
 }
 
 /// The deterministic dependencies a reducer reaches through `env`: `env.uuid()`, `env.now()`
@@ -35,11 +41,12 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
   @exclusivity(unchecked) private var caller = Caller.other
 
   /// Who draws from `env`: what the tape does with the answer depends on it.
-  enum Caller {
+  enum Caller: Equatable {
     /// A reducer's call (an action's step).
     case reducer
-    /// A resume or a close of an effect's coroutine.
-    case effect
+    /// A resume or a close of an effect's coroutine, started by the action its store's tape
+    /// numbered `origin` (nil: the store has no tape).
+    case effect(origin: Int?)
     /// Any other call into the feature (`initial_state`, a migration, `is_duplicate`).
     case other
   }
@@ -139,10 +146,14 @@ final class LuaFeatureEnvironment: @unchecked Sendable {
     _ name: String, refusal: (LuaValue) -> String?, draw: (DependencyValues) throws -> LuaValue
   ) throws -> LuaValue {
     let current = self.current
-    guard caller != .other, let tape = current.environmentTape else { return try draw(current) }
-    return try tape.answer(name, byEffect: caller == .effect, refusal: refusal) {
-      try draw(current)
+    let byEffect: LuaEnvironmentTape.Drawer
+    switch caller {
+    case .other: return try draw(current)
+    case .reducer: byEffect = .reducer
+    case let .effect(origin): byEffect = .effect(startedBy: origin)
     }
+    guard let tape = calling?.tape ?? current.environmentTape else { return try draw(current) }
+    return try tape.answer(name, by: byEffect, refusal: refusal) { try draw(current) }
   }
 
   // What a played-back answer must be: what the function itself could have answered.

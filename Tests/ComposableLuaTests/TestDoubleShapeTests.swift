@@ -77,7 +77,16 @@ import Testing
       ),
       (
         #"{ feature = "getter", answers = { effects = { effects = {} } } }"#,
-        #"answers.effects has no field "effects"; it maps uuid, now and random to lists of answers"#
+        #"answers.effects has no field "effects"; it maps uuid, now and random to lists of answers, and an action's number (from 1) to such lists for the effects it started"#
+      ),
+      (
+        #"{ feature = "getter", answers = { effects = { [0] = {} } } }"#,
+        #"answers.effects has no field 0; it maps uuid, now and random to lists of answers, and an action's number (from 1) to such lists for the effects it started"#
+      ),
+      (#"{ feature = "getter", answers = { effects = { [2] = 5 } } }"#, "answers.effects[2] must be a table, got 5"),
+      (
+        #"{ feature = "getter", answers = { effects = { [2] = { [3] = {} } } } }"#,
+        #"answers.effects[2] has no field 3; it maps uuid, now and random to lists of answers"#
       ),
       (#"{ feature = "getter", exhaustive = "no" }"#, #"exhaustive must be true or false, got "no""#),
       (#"{ feature = "getter", now = 0/0 }"#, "now must be seconds since 1970 (a finite number), got 0/0"),

@@ -32,12 +32,16 @@ enum LuaTestWriter {
         answers[.string(LuaString(name))] = .table(LuaTable(array: values))
       }
       var effects = LuaTable()
-      for (name, values) in SessionTestPlan.answers(plan.effectDraws) {
-        effects[.string(LuaString(name))] = .table(LuaTable(array: values))
+      for (step, draws) in plan.effectDraws {
+        var lists = LuaTable()
+        for (name, values) in SessionTestPlan.answers(draws) {
+          lists[.string(LuaString(name))] = .table(LuaTable(array: values))
+        }
+        effects[.integer(step)] = .table(lists)
       }
       if !effects.isEmpty { answers["effects"] = .table(effects) }
       // What env.uuid(), env.now() and env.random() answered, in order: the reducer, and under
-      // effects, effects' coroutines.
+      // effects[N], the effects that the Nth action sent or received started.
       storeFields.append(
         "      answers = \(try LuaAssignments.literal(.table(answers), indent: 6)),")
     }

@@ -24,8 +24,9 @@ struct SessionTestPlan {
   var steps: [Step] = []
   /// What `env` answered the reducers, in order.
   var draws: [LuaEnvironmentTape.Draw] = []
-  /// What `env` answered effects' coroutines, in order.
-  var effectDraws: [LuaEnvironmentTape.Draw]
+  /// What `env` answered effects' coroutines, in order, by the number of the step whose action
+  /// started the effect (the steps' actions sent and received, counted from 1).
+  var effectDraws: [Int: [LuaEnvironmentTape.Draw]] = [:]
   var exchanges: [RecordedExchange]
   var initialState: LuaValue
   var env: LuaValue
@@ -38,14 +39,15 @@ struct SessionTestPlan {
   /// names them.
   var inFlight: [String]
 
-  /// `effectDraws` are what `env` answered effects in the session (`SessionTimeline.effectDraws`),
-  /// which a saved session does not hold.
+  /// `effectDraws` are what `env` answered effects in the session, each with the number of the
+  /// recording's action that started the effect (`SessionTimeline.effectDraws`), which a saved
+  /// session does not hold.
   init(
     recording: SessionRecording, exchanges: [RecordedExchange],
-    effectDraws: [LuaEnvironmentTape.Draw] = [], feature: URL, inFlight: [String]
+    effectDraws: [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] = [], feature: URL,
+    inFlight: [String]
   ) throws {
     self.exchanges = exchanges
-    self.effectDraws = effectDraws
     self.initialState = recording.initialState
     self.env = recording.env
     self.feature = feature
@@ -56,6 +58,8 @@ struct SessionTestPlan {
     savedPath = loaded.persistence?.path.description
     var state = recording.initialState
     var clock: Int?
+    // The step each recorded action is, by its number: those that raised are left out.
+    var stepOf: [Int: Int] = [:]
     for (index, recorded) in recording.actions.enumerated() {
       let outcome = replayer.replay(recorded)
       if recorded.afterJump { steps.append(.cancelEffects) }
@@ -63,6 +67,7 @@ struct SessionTestPlan {
         steps.append(.leftOut(number: index + 1, action: recorded.action, error: error))
         continue
       }
+      stepOf[index + 1] = stepOf.count + 1
       draws += outcome.action.draws
       // An action sent is put at or before the moment it was sent, one received at or after
       // the moment it came: what an effect started does not come earlier than it did.
@@ -79,6 +84,10 @@ struct SessionTestPlan {
           ? .receive(recorded.action, before: state, after: after)
           : .send(recorded.action, before: state, after: after))
       state = after
+    }
+    for (startedBy, draw) in effectDraws {
+      guard let step = stepOf[startedBy] else { continue }
+      self.effectDraws[step, default: []].append(draw)
     }
   }
 

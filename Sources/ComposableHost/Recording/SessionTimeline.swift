@@ -108,7 +108,7 @@ public final class SessionTimeline: @unchecked Sendable {
         recorded.removeSubrange(current...)
         dropCheckpoints(after: current)
       }
-      effectDraws.removeAll { $0.after > current }  // drawn on the branch left behind
+      effectDraws.removeAll { $0.startedBy > current }  // by effects of the branch left behind
       recorded.append(action)
       current = recorded.count
       return current
@@ -166,20 +166,21 @@ public final class SessionTimeline: @unchecked Sendable {
   }
   private var migrations: [(position: Int, state: LuaValue)] = []
 
-  /// What `env` answered effects' coroutines, in order, each with the number of the action the
-  /// session stood after when it was drawn. Not written to a saved session (a replay runs no
-  /// effect): a test written from the session plays them back to its effects.
-  private var effectDraws: [(after: Int, draw: LuaEnvironmentTape.Draw)] = []
+  /// What `env` answered effects' coroutines, in order, each with the number of the action
+  /// that started the effect. Not written to a saved session (a replay runs no effect): a test
+  /// written from the session plays them back to the effects of the same actions.
+  private var effectDraws: [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] = []
 
-  /// Notes what `env` answered an effect, where the session stands.
-  func noteEffectDraw(_ draw: LuaEnvironmentTape.Draw) {
-    lock.withLock { effectDraws.append((current, draw)) }
+  /// Notes what `env` answered an effect that action `startedBy` started.
+  func noteEffectDraw(_ draw: LuaEnvironmentTape.Draw, startedBy: Int) {
+    lock.withLock { effectDraws.append((startedBy, draw)) }
   }
 
-  /// What `env` answered effects from after action `start` up to where the session stands, in
-  /// order: those a test of those actions gets.
-  func effectDraws(from start: Int) -> [LuaEnvironmentTape.Draw] {
-    lock.withLock { effectDraws.filter { $0.after >= start && $0.after <= current }.map(\.draw) }
+  /// What `env` answered the effects of the actions after action `start` up to where the
+  /// session stands, in order, each with the action that started its effect: those a test of
+  /// those actions gets.
+  func effectDraws(after start: Int) -> [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] {
+    lock.withLock { effectDraws.filter { $0.startedBy > start && $0.startedBy <= current } }
   }
 
   /// The state now stands after action `number`.

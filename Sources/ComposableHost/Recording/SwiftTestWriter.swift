@@ -38,16 +38,18 @@ enum SwiftTestWriter {
       "      $0.clock = clock",
     ]
     if !plan.draws.isEmpty || !plan.effectDraws.isEmpty {
-      func answers(_ draws: [LuaEnvironmentTape.Draw]) -> [String] {
+      func answers(_ draws: [LuaEnvironmentTape.Draw], indent: Int) -> [String] {
         SessionTestPlan.answers(draws).map { name, values in
           "\(SwiftLiteral.of(LuaString(name))): "
-            + SwiftLiteral.of(.table(LuaTable(array: values)), indent: 8)
+            + SwiftLiteral.of(.table(LuaTable(array: values)), indent: indent)
         }
       }
       lines.append(
         "      // What env.uuid(), env.now() and env.random() answered, in order: the reducer,")
-      lines.append("      // and under effects, effects' coroutines.")
-      let reducers = answers(plan.draws)
+      lines.append(
+        "      // and under effectsOfActions[N], the effects that the Nth action sent or")
+      lines.append("      // received started.")
+      let reducers = answers(plan.draws, indent: 8)
       lines.append(
         "      $0.environmentTape = LuaEnvironmentTape(playing: [" + (reducers.isEmpty ? ":]" : ""))
       if !reducers.isEmpty {
@@ -55,8 +57,12 @@ enum SwiftTestWriter {
         lines.append("      ]" + (plan.effectDraws.isEmpty ? ")" : ""))
       }
       if !plan.effectDraws.isEmpty {  // with none for reducers, `playing: [:]` is open here
-        lines[lines.count - 1] += ", effects: ["
-        lines += answers(plan.effectDraws).map { "        " + $0 + "," }
+        lines[lines.count - 1] += ", effectsOfActions: ["
+        for (step, draws) in plan.effectDraws.sorted(by: { $0.key < $1.key }) {
+          lines.append("        \(step): [")
+          lines += answers(draws, indent: 10).map { "          " + $0 + "," }
+          lines.append("        ],")
+        }
         lines.append("      ])")
       }
     }

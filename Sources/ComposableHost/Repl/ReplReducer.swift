@@ -60,6 +60,8 @@ struct ReplReducer: Reducer {
     case let .fromEffect(sent): (value, fromEffect) = (sent, true)
     }
     _ = replayer.tape.takeRecorded()  // answers drawn outside an action are not its own
+    // Its effects' answers are kept under the number it gets (a jump's replay counted others).
+    replayer.tape.numberNextAction(timeline.position + 1)
     // What the action changed comes from its transaction: no comparison of the whole state.
     let outcome = base.step(into: &state, action: value, readingChanges: true)
     let recorded = RecordedAction(

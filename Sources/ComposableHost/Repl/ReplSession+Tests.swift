@@ -56,9 +56,10 @@ extension ReplSession {
     do {
       // After a migration the test starts there (`recording()`), and so do its exchanges.
       let since = timeline.lastMigration.flatMap { timeline.action($0.position)?.time } ?? 0
+      let start = timeline.lastMigration?.position ?? 0
       var plan = try SessionTestPlan(
         recording: recording(), exchanges: exchanges.all.filter { $0.start >= since },
-        effectDraws: timeline.effectDraws(from: timeline.lastMigration?.position ?? 0),
+        effectDraws: timeline.effectDraws(after: start).map { ($0.startedBy - start, $0.draw) },
         feature: file, inFlight: [])
       // What the test will find running, from a run of its steps: after a jump, which cancels
       // the session's effects, the session's own list disagrees with the test's store.

@@ -109,7 +109,9 @@ public actor ReplSession {
     navigation.reset(to: feature)
     let timeline = SessionTimeline(initialState: snapshot.value)
     self.timeline = timeline
-    tape.noteEffectDraws { timeline.noteEffectDraw($0) }
+    tape.noteEffectDraws { draw, startedBy in
+      if let startedBy { timeline.noteEffectDraw(draw, startedBy: startedBy) }
+    }
     let base = LuaFeatureReducer<LuaFeatureHandle>(
       feature: feature, dependencies: dependencies,
       onError: { error in

@@ -41,31 +41,46 @@ extension LuaTestSession {
 
   /// `answers = { uuid = { ... }, now = { ... }, random = { ... }, effects = { ... } }`: what
   /// `env.uuid()`, `env.now()` and `env.random()` answer the reducer, each function's in order,
-  /// and under `effects` (the same three lists) what they answer effects' coroutines (a test
-  /// written from a recorded session gives the answers the session got).
+  /// and under `effects` what they answer effects' coroutines: the same three lists for any
+  /// effect, and under `[N]` three lists for the effects the Nth action the store reduced
+  /// started (a test written from a recorded session gives the answers the session got).
   func answersTape(_ value: LuaValue) throws -> LuaEnvironmentTape {
     let reducers = try answerLists(value, field: "answers", allowsEffects: true)
-    let effects = try reducers.effects.map {
-      try answerLists($0, field: "answers.effects", allowsEffects: false).lists
+    var effects: [String: [LuaValue]] = [:]
+    var effectsOfActions: [Int: [String: [LuaValue]]] = [:]
+    if let given = reducers.effects {
+      let all = try answerLists(given, field: "answers.effects", allowsActions: true)
+      effects = all.lists
+      for (action, lists) in all.actions {
+        effectsOfActions[action] =
+          try answerLists(lists, field: "answers.effects[\(action)]").lists
+      }
     }
-    return LuaEnvironmentTape(playing: reducers.lists, effects: effects ?? [:])
+    return LuaEnvironmentTape(
+      playing: reducers.lists, effects: effects, effectsOfActions: effectsOfActions)
   }
 
-  /// The lists of one `answers` table (`field` names it in errors), and its `effects` table.
+  /// The lists of one `answers` table (`field` names it in errors), its `effects` table (when
+  /// `allowsEffects`), and its tables under action numbers (when `allowsActions`).
   private func answerLists(
-    _ value: LuaValue, field: String, allowsEffects: Bool
-  ) throws -> (lists: [String: [LuaValue]], effects: LuaValue?) {
+    _ value: LuaValue, field: String, allowsEffects: Bool = false, allowsActions: Bool = false
+  ) throws -> (lists: [String: [LuaValue]], effects: LuaValue?, actions: [Int: LuaValue]) {
     guard let table = value.tableValue else {
       throw LuaTestError(
         "TestStore.new: \(field) must be a table, got \(LuaValue.describeForMessage(value))")
     }
     var answers: [String: [LuaValue]] = [:]
     var effects: LuaValue?
+    var actions: [Int: LuaValue] = [:]
     let names = ["now", "random", "uuid"]
     let fields = names + (allowsEffects ? ["effects"] : [])
     for (key, list) in table.sortedEntries {
       if allowsEffects, key == "effects" {
         effects = list
+        continue
+      }
+      if allowsActions, case let .integer(action) = key, action >= 1 {
+        actions[action] = list
         continue
       }
       guard let name = key.stringValue, names.contains(name) else {
@@ -74,7 +89,10 @@ extension LuaTestSession {
           "TestStore.new: \(field) has no field \(key.namedInMessage)"
             + (near.map { " (did you mean \($0)?)" } ?? "")
             + "; it maps uuid, now and random to lists of answers"
-            + (allowsEffects ? ", and effects to a table of such lists" : ""))
+            + (allowsEffects ? ", and effects to a table of such lists" : "")
+            + (allowsActions
+              ? ", and an action's number (from 1) to such lists for the effects it started"
+              : ""))
       }
       guard let values = list.tableValue, values.isSequence || values.isEmpty else {
         throw LuaTestError(
@@ -83,6 +101,6 @@ extension LuaTestSession {
       }
       answers[name] = values.sequence
     }
-    return (answers, effects)
+    return (answers, effects, actions)
   }
 }

@@ -21,13 +21,21 @@ import Testing
     ) {
       $0.clock = clock
       // What env.uuid(), env.now() and env.random() answered, in order: the reducer,
-      // and under effects, effects' coroutines.
+      // and under effectsOfActions[N], the effects that the Nth action sent or
+      // received started.
       $0.environmentTape = LuaEnvironmentTape(playing: [
         "uuid": ["00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000002"],
-      ], effects: [
-        "now": [1700000000, 1700000000],
-        "random": [4, 1],
-        "uuid": ["00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000003"],
+      ], effectsOfActions: [
+        1: [
+          "now": [1700000000],
+          "random": [4],
+          "uuid": ["00000000-0000-0000-0000-000000000001"],
+        ],
+        3: [
+          "now": [1700000000],
+          "random": [1],
+          "uuid": ["00000000-0000-0000-0000-000000000003"],
+        ],
       ])
     }
     await store.send(["type": "roll"]) {

@@ -21,7 +21,8 @@ import Testing
     ) {
       $0.clock = clock
       // What env.uuid(), env.now() and env.random() answered, in order: the reducer,
-      // and under effects, effects' coroutines.
+      // and under effectsOfActions[N], the effects that the Nth action sent or
+      // received started.
       $0.environmentTape = LuaEnvironmentTape(playing: [
         "uuid": [
           "00000000-0000-0000-0000-000000000000",
