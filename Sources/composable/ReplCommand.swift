@@ -96,6 +96,7 @@ struct ReplLoop {
       }
       if await session.handle(bytes: line) == .quit { break }
     }
+    await session.sayEffectsStoppingAtTheEnd()
     let ending = await Run.savePending(
       host.feature, files: host.dependencies.files, data: host.dataDirectory)
     if let path = host.feature.persistence?.path, let note = host.setAsideNote(saved: path) {

@@ -171,14 +171,21 @@ struct Run: Command {
     while !(await working()).isEmpty, ContinuousClock.now < deadline {
       try? await Task.sleep(for: .milliseconds(20))
     }
-    // What --wait cut off is said, not dropped silently.
+    // What --wait or :quit cut off is said, not dropped silently.
     let running = await working()
+    let names = running.map { effect in
+      (effectKindName(effect.kind, prefix: "effect.") ?? "an effect")
+        + (effect.ids.last.map { " with id \($0)" } ?? "")
+    }
+    if !running.isEmpty && quit {
+      printError(
+        ":quit stopped \(running.count) effect\(running.count == 1 ? "" : "s") still running "
+          + "(\(names.joined(separator: ", "))). To let effects finish, end the input without "
+          + ":quit: the run then waits --wait SECONDS (5 by default) for them",
+        kind: "note")
+    }
     if !running.isEmpty && !quit {
       let seconds = wait == wait.rounded() && wait < 1e15 ? "\(Int(wait)) s" : "\(wait) s"
-      let names = running.map { effect in
-        (effectKindName(effect.kind, prefix: "effect.") ?? "an effect")
-          + (effect.ids.last.map { " with id \($0)" } ?? "")
-      }
       printError(
         "the input ended and \(running.count) effect\(running.count == 1 ? " was" : "s were") "
           + "still running after waiting --wait \(seconds) (\(names.joined(separator: ", "))); "

@@ -359,3 +359,33 @@ extension ExpressionsOverCyclesTests {
     }
   }
 }
+
+/// A session that ends with effects still running says which stop with it (a new user's
+/// finding: piped, the roll they waited for never came, and nothing said why).
+@Suite struct EffectsAtTheEndTests {
+  @Test func theEffectsStillRunningAreNamed() async throws {
+    let repl = try ReplSessionTests.Harness(
+      source: """
+        local effect = require("composable.effect")
+        return { initial_state = function() return { n = 0 } end,
+          reduce = function(state, action)
+            if action.type == "go" then return effect.after(5, "done") end
+            state.n = state.n + 1
+          end }
+        """)
+    await repl.type("go", "go")
+    repl.printed.withLock { $0 = [] }
+    await repl.session.sayEffectsStoppingAtTheEnd()
+    #expect(
+      repl.printed.withLock { $0 }
+        == [
+          "  note: the session ends with 2 effects still running, which stop with it: "
+            + "#0 effect.after, #1 effect.after. To let them finish first, end with :pause and "
+            + ":advance SECONDS (or start with --paused)"
+        ])
+    await repl.type(":advance 5")
+    repl.printed.withLock { $0 = [] }
+    await repl.session.sayEffectsStoppingAtTheEnd()
+    #expect(repl.printed.withLock { $0 }.isEmpty)
+  }
+}

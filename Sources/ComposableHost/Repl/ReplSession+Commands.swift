@@ -260,6 +260,21 @@ extension ReplSession {
     return cancelled
   }
 
+  /// Says which effects (saves aside) are still running as the session ends, which stop with
+  /// it: a piped session ends the moment its input does, and an effect's action that never
+  /// came was dropped without a word.
+  public func sayEffectsStoppingAtTheEnd() async {
+    let running = await store.runningEffects.filter { !$0.isStateSave }
+    guard !running.isEmpty else { return }
+    printer.line(
+      "  note: the session ends with \(running.count) effect"
+        + (running.count == 1 ? "" : "s") + " still running, which stop"
+        + (running.count == 1 ? "s" : "") + " with it: "
+        + running.map { "#\($0.number) " + describe($0) }.joined(separator: ", ")
+        + ". To let \(running.count == 1 ? "it" : "them") finish first, end with :pause and "
+        + ":advance SECONDS (or start with --paused)")
+  }
+
   func showEffects() async {
     let running = await store.runningEffects
     guard !running.isEmpty else { return printer.line("  no effects running") }
