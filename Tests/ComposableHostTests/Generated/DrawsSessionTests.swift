@@ -12,7 +12,6 @@ import Testing
 @Suite struct DrawsSessionTests {
   @Test func replaysTheSession() async throws {
     let clock = ManualClock()
-    let recorded = Recorded()
     let store = try TestStore(
       feature: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../fixtures/draws/draws.lua").path,
@@ -63,74 +62,5 @@ import Testing
       $0["rolls"][2] = ["at": 1700000000, "id": "00000000-0000-0000-0000-000000000003", "value": 1]
     }
     await store.finish()
-  }
-
-  /// The HTTP requests and file operations effects made in the session, and their answers.
-  final class Recorded: @unchecked Sendable {
-    private let lock = NSLock()
-    /// Method, URL, the response (or the error), and milliseconds it took.
-    private var responses: [(String, String, Result<HTTPResponse, HTTPClientError>, Int)] = [
-    ]
-    /// Operation, path, and the answer: contents, names, a boolean, nil, or an error.
-    private var fileAnswers: [(String, String, LuaValue, String?)] = [
-    ]
-
-    func answer(_ request: HTTPRequest, clock: ManualClock) async throws -> HTTPResponse {
-      let found = lock.withLock { () -> (Result<HTTPResponse, HTTPClientError>, Int)? in
-        guard let index = responses.firstIndex(where: { $0.0 == request.method && $0.1 == request.url })
-        else { return nil }
-        let (_, _, result, delay) = responses.remove(at: index)
-        return (result, delay)
-      }
-      guard let (result, delay) = found else {
-        throw HTTPClientError("the session made no more \(request.method) \(request.url) requests")
-      }
-      if delay > 0 { try await clock.sleep(for: .milliseconds(delay)) }
-      return try result.get()
-    }
-
-    /// What the test wrote, read back as a disk would (a save reads its file before it
-    /// writes it again); nil inside: removed.
-    private var written: [String: [UInt8]?] = [:]
-
-    func file(_ operation: String, _ path: DataPath, _ contents: [UInt8] = []) throws -> LuaValue {
-      let name = path.description
-      let found = lock.withLock { () -> (LuaValue, String?)? in
-        let index = fileAnswers.firstIndex(where: { $0.0 == operation && $0.1 == name })
-        let found = index.map { fileAnswers.remove(at: $0) }.map { ($0.2, $0.3) }
-        guard found?.1 == nil else { return found }
-        switch operation {
-        case "write": written[name] = .some(contents)
-        case "append": written[name] = .some(((written[name] ?? nil) ?? []) + contents)
-        case "remove": written[name] = .some(nil)
-        default: break
-        }
-        if let found { return found }
-        switch (operation, written[name]) {
-        case let ("read", contents??): return (.string(LuaString(bytes: contents)), nil)
-        case ("exists", let contents?): return (.boolean(contents != nil), nil)
-        default: return nil
-        }
-      }
-      if let error = found?.1 { throw FileClientError(error) }
-      return found?.0 ?? .nil
-    }
-
-    /// Writes are taken and read back; a read of a file the session never read or the test
-    /// never wrote finds none.
-    var files: FileClient {
-      FileClient(
-        read: { path in
-          guard case let .string(contents) = try self.file("read", path) else {
-            throw FileClientError.notFound(path)
-          }
-          return contents.bytes
-        },
-        write: { path, contents in _ = try self.file("write", path, contents) },
-        append: { path, contents in _ = try self.file("append", path, contents) },
-        list: { path in (try self.file("list", path).tableValue?.sequence ?? []).compactMap(\.stringValue) },
-        remove: { path in _ = try self.file("remove", path) },
-        exists: { path in try self.file("exists", path) == true })
-    }
   }
 }
