@@ -45,10 +45,16 @@ extension LuaFeature {
     }
     guard case let .function(reduce) = table["reduce"] else {
       let found = table["reduce"]
+      // A module whose fields come from a metatable (`setmetatable({}, Base)`): what `M.reduce`
+      // finds in Lua is not read.
+      let inherited =
+        (result.flatMap { try? vm.hasMetatable($0) } ?? false)
+        ? " of its own (the host reads the table's own fields, not what its metatable's "
+          + "__index gives: set reduce on the table itself)" : ""
       throw .load(
         file: file,
         message: found == .nil
-          ? "the returned table has no reduce function"
+          ? "the returned table has no reduce function" + inherited
           : "reduce must be a function, got \(found.typeName)")
     }
     func optionalFunction(_ name: String) throws(LuaFeatureError) -> LuaReference? {

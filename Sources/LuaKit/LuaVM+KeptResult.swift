@@ -69,3 +69,22 @@ extension LuaVM {
     }
   }
 }
+
+extension LuaVM {
+  /// Whether the value behind `reference` has a metatable of its own (a table's or a full
+  /// userdata's; strings share theirs, and are not asked about here).
+  ///
+  /// ```swift
+  /// let hasOne = try vm.hasMetatable(module)
+  /// ```
+  public func hasMetatable(_ reference: LuaReference) throws(LuaError) -> Bool {
+    drainReleases()
+    return try stack.guarded { () throws(LuaError) -> Bool in
+      try stack.push(reference, in: self)
+      guard lua_type(L, -1) == LUA_TTABLE || lua_type(L, -1) == LUA_TUSERDATA else {
+        return false
+      }
+      return lua_getmetatable(L, -1) != 0
+    }
+  }
+}

@@ -61,7 +61,11 @@ import Testing
         == .load(file: "m.lua", message: "reduce must be a function, got table"))
     #expect(
       loadError("return setmetatable({}, { __index = { reduce = print } })")
-        == .load(file: "m.lua", message: "the returned table has no reduce function"))
+        == .load(
+          file: "m.lua",
+          message: "the returned table has no reduce function of its own (the host reads the "
+            + "table's own fields, not what its metatable's __index gives: set reduce on the "
+            + "table itself)"))
     #expect(
       loadError("return nil")
         == .load(
