@@ -41,6 +41,20 @@ import Testing
     return failures
   }
 
+  /// What cannot cross to the host (a cycle) is named by its field of `TestStore.new`, not by
+  /// the request's inner name (it read `.spec.answers.effects.uuid.me`).
+  @Test func aFieldThatCannotCrossIsNamedAsGiven() async throws {
+    let failed = try await failures(
+      #"local t = {} t.me = t TestStore.new{ feature = "getter", answers = { effects = { uuid = t } } }"#)
+    #expect(
+      failed
+        == [
+          // At the test's line: the request that carried its line could not cross.
+          "shape_test.lua:2: TestStore.new: answers.effects.uuid.me: cycle: the table contains "
+            + "itself"
+        ], "\(failed)")
+  }
+
   @Test func aFieldTestStoreNewDoesNotTakeIsNamed() async throws {
     let fields = "its fields are answers, env, exhaustive, feature, files, http, now, state, uuid"
     let cases: [(field: String, said: String)] = [

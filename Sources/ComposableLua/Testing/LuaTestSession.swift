@@ -110,7 +110,13 @@ final class LuaTestSession {
       do {
         resumption = try queue.access { vm, _ in try vm.resume(coroutine, with: arguments) }
       } catch {
-        failures.add("\(error)", at: site)
+        // What `TestStore.new{...}` was given could not cross to the host (a cycle): said in
+        // its words, not by the request's inner name (`.spec.answers...`).
+        if case let .conversion(path, message)? = error as? LuaError, path.hasPrefix(".spec.") {
+          failures.add("TestStore.new: \(path.dropFirst(".spec.".count)): \(message)", at: site)
+        } else {
+          failures.add("\(error)", at: site)
+        }
         break
       }
       switch resumption {
