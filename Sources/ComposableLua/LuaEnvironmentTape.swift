@@ -13,7 +13,7 @@ import LuaKit
 /// with the number of the action that started the effect. The tape numbers its store's actions
 /// as they are reduced (`beginAction`), so that a test plays each effect the answers of the
 /// effect of the same action in the session, whatever effects a jump or a cancellation left
-/// out on either side.
+/// out on either side. Received actions a test skips are not counted (`uncount`).
 ///
 /// A store gets a tape through its dependencies (`DependencyValues.environmentTape`); without
 /// one, `env` answers straight from the dependencies, at the cost of one lookup.
@@ -127,6 +127,12 @@ public final class LuaEnvironmentTape: @unchecked Sendable {
       defer { nextAction += 1 }
       return nextAction
     }
+  }
+
+  /// Takes `count` actions reduced back off the count: received actions a test skipped, which
+  /// are no step of the session the test was written from (`TestStore.skipReceivedActions`).
+  public func uncount(_ count: Int) {
+    lock.withLock { nextAction = max(1, nextAction - count) }
   }
 
   /// Numbers the next action reduced `number` (and counts on from there): a session whose

@@ -339,5 +339,9 @@ extension TestStore where State == LuaValue, Action == LuaValue {
       dependencies: dependencies, fileID: fileID, filePath: filePath, line: line, column: column)
     // `receive("loaded")` expects `{ type = "loaded" }`, as `send("loaded")` sends it.
     expandExpectedAction = { (try? LuaAction.normalize($0)) ?? $0 }
+    // Skipped received actions are no steps: effects' answers are numbered by the steps.
+    if let tape = self.dependencies.environmentTape {
+      receivedActionsSkipped = { tape.uncount($0) }
+    }
   }
 }

@@ -30,6 +30,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
   /// effects sent: itself, unless actions have a shorthand (a Lua feature's TestStore turns
   /// `"loaded"` into `{ type = "loaded" }`, as `send` does).
   public var expandExpectedAction: (Action) -> Action = { $0 }
+  /// Told how many received actions `skipReceivedActions` dropped: a store whose dependencies
+  /// number the actions it reduces (a Lua feature's `env` tape) stops counting them.
+  public var receivedActionsSkipped: (Int) -> Void = { _ in }
 
   let recorder: TestRecorder<State, Action>
   private var lastLocation: TestSourceLocation
@@ -426,6 +429,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable> {
       let skipped = self.recorder.removeReceived(self.recorder.received.count)
       self.skip(skipped, at: location, showing: "received action", always: true)
       if let last = skipped.last { self.state = last.state }
+      if !skipped.isEmpty { self.receivedActionsSkipped(skipped.count) }
     }
   }
 

@@ -189,6 +189,10 @@ extension SessionTestPlan {
       case let .advance(milliseconds):
         lines.append("    " + syntax.advance(milliseconds))
       case .cancelEffects:
+        // What effects sent at once and the jump undid (an `effect.send`'s action) is dropped
+        // too: the test cannot receive it and go on.
+        lines.append(
+          "    \(syntax.skipReceivedActions)  \(syntax.comment) a jump in time undid them here")
         lines.append(
           "    \(syntax.skipInFlightEffects)  \(syntax.comment) a jump in time cancelled them here")
       case let .leftOut(number, action, error):

@@ -104,11 +104,17 @@ public final class SessionTimeline: @unchecked Sendable {
     -> Int
   {
     let number = lock.withLock {
+      let takesNewBranch = current < recorded.count || action.afterJump
       if current < recorded.count {
         recorded.removeSubrange(current...)
         dropCheckpoints(after: current)
       }
-      effectDraws.removeAll { $0.startedBy > current }  // by effects of the branch left behind
+      if takesNewBranch {
+        // A new branch: what effects drew on the one left behind goes, as does what effects of
+        // the actions kept drew after the last of them (a test cancels them there).
+        let cut = current == 0 ? -Double.infinity : recorded[current - 1].time
+        effectDraws.removeAll { $0.startedBy > current || $0.time > cut }
+      }
       recorded.append(action)
       current = recorded.count
       return current
@@ -169,18 +175,26 @@ public final class SessionTimeline: @unchecked Sendable {
   /// What `env` answered effects' coroutines, in order, each with the number of the action
   /// that started the effect. Not written to a saved session (a replay runs no effect): a test
   /// written from the session plays them back to the effects of the same actions.
-  private var effectDraws: [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] = []
+  private var effectDraws: [(startedBy: Int, time: Double, draw: LuaEnvironmentTape.Draw)] = []
 
-  /// Notes what `env` answered an effect that action `startedBy` started.
-  func noteEffectDraw(_ draw: LuaEnvironmentTape.Draw, startedBy: Int) {
-    lock.withLock { effectDraws.append((startedBy, draw)) }
+  /// Notes what `env` answered an effect that action `startedBy` started, at `time` (seconds
+  /// on the session's clock, as actions' times).
+  func noteEffectDraw(_ draw: LuaEnvironmentTape.Draw, startedBy: Int, time: Double) {
+    lock.withLock { effectDraws.append((startedBy, time, draw)) }
   }
 
   /// What `env` answered the effects of the actions after action `start` up to where the
   /// session stands, in order, each with the action that started its effect: those a test of
-  /// those actions gets.
+  /// those actions gets. Not what they drew after the last of those actions: a test goes no
+  /// further in time (a jump back left them running on, and cancelled them).
   func effectDraws(after start: Int) -> [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] {
-    lock.withLock { effectDraws.filter { $0.startedBy > start && $0.startedBy <= current } }
+    lock.withLock {
+      let end = current == 0 ? -Double.infinity : recorded[current - 1].time
+      return effectDraws.filter {
+        $0.startedBy > start && $0.startedBy <= current && $0.time <= end
+      }
+      .map { ($0.startedBy, $0.draw) }
+    }
   }
 
   /// The state now stands after action `number`.

@@ -110,7 +110,8 @@ public actor ReplSession {
     let timeline = SessionTimeline(initialState: snapshot.value)
     self.timeline = timeline
     tape.noteEffectDraws { draw, startedBy in
-      if let startedBy { timeline.noteEffectDraw(draw, startedBy: startedBy) }
+      guard let startedBy else { return }
+      timeline.noteEffectDraw(draw, startedBy: startedBy, time: Seconds.of(clock.now.offset))
     }
     let base = LuaFeatureReducer<LuaFeatureHandle>(
       feature: feature, dependencies: dependencies,

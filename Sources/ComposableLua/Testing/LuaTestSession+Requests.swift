@@ -247,6 +247,10 @@ extension LuaTestSession {
       reducer: { LuaFeatureReducer<LuaValue>(feature: feature, dependencies: $0) },
       dependencies: { $0 = dependencies })
     store.hints = .lua
+    // Skipped received actions are no steps: effects' answers are numbered by the steps.
+    if let tape = dependencies.environmentTape {
+      store.receivedActionsSkipped = { tape.uncount($0) }
+    }
     if spec.exhaustive == false { store.exhaustivity = .off }
     let id = (stores.keys.max() ?? 0) + 1
     stores[id] = LuaTestStore(store: store, clock: clock, lastSite: failures.site)
