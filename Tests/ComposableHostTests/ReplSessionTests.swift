@@ -380,8 +380,8 @@ extension ExpressionsOverCyclesTests {
       repl.printed.withLock { $0 }
         == [
           "  note: the session ends with 2 effects still running, which stop with it: "
-            + "#0 effect.after, #1 effect.after. To let them finish first, end with :pause and "
-            + ":advance SECONDS (or start with --paused)"
+            + "#0 effect.after, #1 effect.after. To let them finish first, end with "
+            + ":advance SECONDS"
         ])
     await repl.type(":advance 5")
     repl.printed.withLock { $0 = [] }

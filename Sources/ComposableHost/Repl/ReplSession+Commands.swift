@@ -271,8 +271,9 @@ extension ReplSession {
         + (running.count == 1 ? "" : "s") + " still running, which stop"
         + (running.count == 1 ? "s" : "") + " with it: "
         + running.map { "#\($0.number) " + describe($0) }.joined(separator: ", ")
-        + ". To let \(running.count == 1 ? "it" : "them") finish first, end with :pause and "
-        + ":advance SECONDS (or start with --paused)")
+        + ". To let \(running.count == 1 ? "it" : "them") finish first, end with "
+        + (clock.isPaused
+          ? ":advance SECONDS" : ":pause and :advance SECONDS (or start with --paused)"))
   }
 
   func showEffects() async {
