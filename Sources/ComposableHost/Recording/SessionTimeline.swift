@@ -112,7 +112,7 @@ public final class SessionTimeline: @unchecked Sendable {
       if takesNewBranch {
         // A new branch: what effects drew on the one left behind goes, as does what effects of
         // the actions kept drew after the last of them (a test cancels them there).
-        let cut = current == 0 ? -Double.infinity : recorded[current - 1].time
+        let cut = timeOfPosition()
         effectDraws.removeAll { $0.startedBy > current || $0.time > cut }
       }
       recorded.append(action)
@@ -177,6 +177,11 @@ public final class SessionTimeline: @unchecked Sendable {
   /// written from the session plays them back to the effects of the same actions.
   private var effectDraws: [(startedBy: Int, time: Double, draw: LuaEnvironmentTape.Draw)] = []
 
+  /// When the action the session stands after was reduced; before any time at 0. Under `lock`.
+  private func timeOfPosition() -> Double {
+    current == 0 ? -Double.infinity : recorded[current - 1].time
+  }
+
   /// Notes what `env` answered an effect that action `startedBy` started, at `time` (seconds
   /// on the session's clock, as actions' times).
   func noteEffectDraw(_ draw: LuaEnvironmentTape.Draw, startedBy: Int, time: Double) {
@@ -189,7 +194,7 @@ public final class SessionTimeline: @unchecked Sendable {
   /// further in time (a jump back left them running on, and cancelled them).
   func effectDraws(after start: Int) -> [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] {
     lock.withLock {
-      let end = current == 0 ? -Double.infinity : recorded[current - 1].time
+      let end = timeOfPosition()
       return effectDraws.filter {
         $0.startedBy > start && $0.startedBy <= current && $0.time <= end
       }

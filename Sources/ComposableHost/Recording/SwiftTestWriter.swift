@@ -28,6 +28,12 @@ enum SwiftTestWriter {
       "@Suite struct \(name) {",
       "  @Test func replaysTheSession() async throws {",
       "    let clock = ManualClock()",
+    ]
+    // What the session's effects asked of the network and the disk, when they asked anything:
+    // a test of a session that asked nothing declares no `Recorded` (an unused variable warned).
+    let asksRecorded = !plan.httpExchanges.isEmpty || !plan.fileAnswers.isEmpty
+    if asksRecorded { lines.append("    let recorded = Recorded()") }
+    lines += [
       "    let store = try TestStore(",
       "      feature: URL(fileURLWithPath: #filePath).deletingLastPathComponent()",
       "        .appendingPathComponent(\(SwiftLiteral.of(LuaString(featurePath)))).path,",
@@ -78,15 +84,7 @@ enum SwiftTestWriter {
     lines.append("    }")
     lines += try plan.body(syntax)
     lines.append("  }")
-    // What the session's effects asked of the network and the disk, when they asked anything:
-    // a test of a session that asked nothing declares no `Recorded` (an unused variable warned).
-    let asksRecorded = !plan.httpExchanges.isEmpty || !plan.fileAnswers.isEmpty
-    if asksRecorded {
-      if let clock = lines.firstIndex(of: "    let clock = ManualClock()") {
-        lines.insert("    let recorded = Recorded()", at: clock + 1)
-      }
-      lines += [""] + recordedHelper(plan)
-    }
+    if asksRecorded { lines += [""] + recordedHelper(plan) }
     lines += ["}", ""]
     return lines.joined(separator: "\n")
   }
