@@ -48,12 +48,12 @@ import Testing
       if a == "leakfail" then
         for _, v in ipairs(l) do if type(v) == "table" then v.leak = true end end
         for _, v in ipairs(big) do if type(v) == "table" then v.leak = true end end
-        error("rolled back")
+        error("asked to roll back", 0)
       elseif a == "keep" then kept = l[1]; keptstep = ipairs(l)
       elseif a == "stale" then
         for _, v in keptstep, l, 0 do if type(v) == "table" then local _ = v.n end end
         kept.leak = true
-        error("rolled back")
+        error("asked to roll back", 0)
       elseif a == "co" then
         local co = coroutine.wrap(function()
           for i, v in ipairs(l) do coroutine.yield(i, v) end
@@ -76,7 +76,7 @@ import Testing
           local ky = type(y) == "table" and y.n or y
           return kx > ky
         end)
-        if a == "sortwfail" then error("rolled back") end
+        if a == "sortwfail" then error("asked to roll back", 0) end
       elseif a == "nest" then
         for i in ipairs(l) do
           for j, w in ipairs(l) do
@@ -107,7 +107,7 @@ import Testing
       elseif a == "flatraw" then
         for i in ipairs(f) do if i == 1 then rawset(f, 4, { n = 8 }) end end
       elseif a == "flatfail" then
-        f[1] = { n = 1 }; for _ in ipairs(f) do end; error("rolled back")
+        f[1] = { n = 1 }; for _ in ipairs(f) do end; error("asked to roll back", 0)
       elseif a == "flatscalar" then f.x = "s"; f[5] = 5; f[1.5] = 2; for _ in ipairs(f) do end
       end
       check(state)
@@ -131,7 +131,7 @@ import Testing
         case .success: nil
         case .failure(let error): "\(error)"
         }
-      if let message, !message.contains("rolled back") {
+      if let message, !message.contains("the state was rolled back: asked to roll back") {
         Issue.record("action \(n) (\(action)): \(message)")
         return
       }

@@ -130,7 +130,7 @@ import Testing
       end
       if action.fail then
         plain = backup
-        error("rolled back")
+        error("asked to roll back", 0)
       end
     end
     return F
@@ -152,7 +152,7 @@ import Testing
         case .success: nil
         case .failure(let error): "\(error)"
         }
-      if fail, let message, message.contains("rolled back") {
+      if fail, let message, message.contains("the state was rolled back: asked to roll back") {
         failed += 1
         continue
       }
