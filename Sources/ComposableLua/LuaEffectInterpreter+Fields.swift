@@ -113,13 +113,14 @@ extension LuaEffectInterpreter {
 
   /// A string, number or boolean; or an id composition scoped to a child (`{ scope = { for_each
   /// = "todos", element = 3 }, id = "timer" }`, composable.lua's `scope_ids`), nested as deep
-  /// as compositions nest.
+  /// as compositions nest; or a child's scope alone (`{ scope = { if_let = "detail" } }`), the
+  /// id composition runs all of that child's effects under, to end them when the child goes.
   static func isIdentifier(_ value: LuaValue, depth: Int) -> Bool {
     switch value {
     case .string, .integer, .number, .boolean: return true
     case let .table(table):
-      guard depth < 32, table.count == 2, let scope = table["scope"].tableValue,
-        isIdentifier(table["id"], depth: depth + 1)
+      guard depth < 32, let scope = table["scope"].tableValue,
+        table.count == 1 || (table.count == 2 && isIdentifier(table["id"], depth: depth + 1))
       else { return false }
       return scope.entries.allSatisfy { key, value in
         key.stringValue != nil && isIdentifier(value, depth: depth + 1)

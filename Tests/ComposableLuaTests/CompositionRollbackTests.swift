@@ -46,8 +46,8 @@ import Testing
     #expect(removal == [
       "kind": "merge",
       "effects": [
-        ["kind": "cancel", "id": "for_each:todos:1"],
-        ["kind": "cancel", "id": "if_let:detail"],
+        ["kind": "cancel", "id": ["scope": ["for_each": "todos", "element": 1]]],
+        ["kind": "cancel", "id": ["scope": ["if_let": "detail"]]],
       ],
     ])
   }
@@ -69,6 +69,6 @@ import Testing
       state.todos[1] = nil
       return reduce(state, { type = "noop" })
       """, chunkName: "plain.lua", in: sandbox)
-    #expect(results == [["kind": "cancel", "id": "for_each:todos:1"]])
+    #expect(results == [["kind": "cancel", "id": ["scope": ["for_each": "todos", "element": 1]]]])
   }
 }

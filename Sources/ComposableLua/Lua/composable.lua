@@ -294,8 +294,8 @@ end
 
 function composable.if_let(spec)
   local field, name, reduce, wrap = child_of(spec, "if_let")
-  local id = "if_let:" .. field
   local scope = { if_let = field }
+  local id = { scope = scope }  -- all the child's effects: no name a reducer gives can be it
   local level = { key = "if_let\0" .. field, scope = scope }
   local running = journal.table()  -- running[place]: the child there started effects
   needs_finishing()
@@ -336,6 +336,9 @@ local function elements_reducer(list)
   -- be running, in each place this list runs (inside another composition's elements).
   local active = journal.table()
   local function active_key(place, id) return place .. "\0" .. type(id) .. ":" .. tostring(id) end
+  -- The id every effect of the element `id` runs under: the scope of its own ids, with no id of
+  -- its own, so that no name a reducer gives (and no other element's id) can be it.
+  local function elements_id(id) return { scope = { [where] = field, element = id } } end
   needs_finishing()
 
   local function find(elements, id)
@@ -356,7 +359,6 @@ local function elements_reducer(list)
     return position and elements[position]
   end
 
-  local function effect_id(id) return where .. ":" .. field .. ":" .. tostring(id) end
 
   return function(state, action, env)
     local elements = list.elements(state)
@@ -374,7 +376,7 @@ local function elements_reducer(list)
           active[active_key(place, id)] = id
           local function wrap(child) return { type = name, id = id, action = as_action(child) } end
           local scoped = scope_ids(map_effect(e, wrap), scope_of(level))
-          effects[#effects + 1] = effect.cancellable(scoped, effect_id(id))
+          effects[#effects + 1] = effect.cancellable(scoped, elements_id(id))
         end
       elseif list.missing(state, id) and not carries_dismiss(action.action) then
         error(list.absent(id, elements), 0)
@@ -391,7 +393,7 @@ local function elements_reducer(list)
       for key, id in pairs(active) do
         if key:sub(1, #prefix) == prefix and (now == nil or find(now, id) == nil) then
           active[key] = nil
-          cancels[#cancels + 1] = effect.cancel(effect_id(id))
+          cancels[#cancels + 1] = effect.cancel(elements_id(id))
         end
       end
       return merged(cancels)
@@ -786,8 +788,8 @@ function composable.presents(spec)
   for kind in pairs(reducers) do presentable[kind] = true end
   declare("presents", name, field, presentable)
   local function wrap(child) return { type = name, action = as_action(child) } end
-  local id = "presents:" .. field
   local scope = { presents = field }
+  local id = { scope = scope }
   local level = { key = "presents\0" .. field, scope = scope }
   local running = journal.table()  -- running[place]: the kind of child that started effects
   -- stale[place]: dismisses on their way from a child that was closed or replaced in the action
