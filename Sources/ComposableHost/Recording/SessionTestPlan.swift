@@ -40,12 +40,14 @@ struct SessionTestPlan {
   var inFlight: [String]
 
   /// `effectDraws` are what `env` answered effects in the session, each with the number of the
-  /// recording's action that started the effect (`SessionTimeline.effectDraws`), which a saved
-  /// session does not hold.
+  /// recording's action that started the effect (`SessionTimeline.effectDraws`); `wakingNow`,
+  /// the recording's actions before which an effect slept until a time already reached (a
+  /// `sleep(0)`, which the test clock wakes only at an advance: the test advances by zero there
+  /// when it advances by nothing more). A saved session holds neither.
   init(
     recording: SessionRecording, exchanges: [RecordedExchange],
-    effectDraws: [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] = [], feature: URL,
-    inFlight: [String]
+    effectDraws: [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] = [],
+    wakingNow: Set<Int> = [], feature: URL, inFlight: [String]
   ) throws {
     self.exchanges = exchanges
     self.initialState = recording.initialState
@@ -60,9 +62,14 @@ struct SessionTestPlan {
     var clock: Int?
     // The step each recorded action is, by its number: those that raised are left out.
     var stepOf: [Int: Int] = [:]
+    var wakeNow = false  // a sleep due at once waits for the test's next advance
     for (index, recorded) in recording.actions.enumerated() {
       let outcome = replayer.replay(recorded)
-      if recorded.afterJump { steps.append(.cancelEffects) }
+      if recorded.afterJump {
+        steps.append(.cancelEffects)
+        wakeNow = false  // the cancel ended it
+      }
+      if wakingNow.contains(index + 1) { wakeNow = true }
       if let error = outcome.action.error {
         steps.append(.leftOut(number: index + 1, action: recorded.action, error: error))
         continue
@@ -76,7 +83,10 @@ struct SessionTestPlan {
         ? Int((recorded.time * 1000).rounded(.up)) : Int((recorded.time * 1000).rounded(.down))
       if let now = clock, milliseconds > now {
         steps.append(.advance(milliseconds: milliseconds - now))
+      } else if wakeNow {
+        steps.append(.advance(milliseconds: 0))
       }
+      wakeNow = false
       clock = max(clock ?? milliseconds, milliseconds)
       let after = try loaded.state()
       steps.append(

@@ -114,6 +114,7 @@ public final class SessionTimeline: @unchecked Sendable {
         // the actions kept drew after the last of them (a test cancels them there).
         let cut = timeOfPosition()
         effectDraws.removeAll { $0.startedBy > current || $0.time > cut }
+        sleepsDueNow.removeAll { $0 >= current }
       }
       recorded.append(action)
       current = recorded.count
@@ -199,6 +200,23 @@ public final class SessionTimeline: @unchecked Sendable {
         $0.startedBy > start && $0.startedBy <= current && $0.time <= end
       }
       .map { ($0.startedBy, $0.draw) }
+    }
+  }
+
+  /// Where sleeps of effects until a time the clock had reached when they began (a `sleep(0)`)
+  /// ended, each by the number of the action the session stood after then: a test clock wakes
+  /// those sleeps only at an advance, so a test advances by zero before the next action. Not
+  /// written to a saved session.
+  private var sleepsDueNow: [Int] = []
+
+  /// Notes that an effect's sleep of zero ended where the session stands.
+  func noteSleepDueNow() { lock.withLock { sleepsDueNow.append(current) } }
+
+  /// The actions after action `start`, up to where the session stands, before which an effect's
+  /// sleep of zero ended (after the action before them), numbered from `start`.
+  func actionsAfterSleepsDueNow(after start: Int) -> Set<Int> {
+    lock.withLock {
+      Set(sleepsDueNow.filter { $0 >= start && $0 < current }.map { $0 + 1 - start })
     }
   }
 

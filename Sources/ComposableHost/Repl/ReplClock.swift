@@ -20,6 +20,9 @@ public final class ReplClock: Clock, @unchecked Sendable {
   private var anchor = ContinuousClock.now
   private var sleepers = ClockSleepers<Duration>()
   private var driver: Task<Void, Never>?
+  private var sleepDueNow: (@Sendable () -> Void)?
+  /// The sleepers whose deadline was the time the clock stood at when they began (paused).
+  private var sleepsOfZero: Set<Int> = []
 
   /// A clock at zero that runs in real time, or, when `paused`, stands still until `resume()` or
   /// `advance(by:)` moves it (the REPL's `--paused`).
@@ -45,14 +48,21 @@ public final class ReplClock: Clock, @unchecked Sendable {
   private func current() -> Duration { paused ? base : base + (ContinuousClock.now - anchor) }
 
   /// Suspends until the clock reaches `deadline`: in real time while it runs, or when
-  /// `advance(by:)` passes it while paused. Returns at once for a deadline already reached;
-  /// `tolerance` is not used. Throws `CancellationError` when the task is cancelled.
+  /// `advance(by:)` reaches it while paused. Running, it returns at once for a deadline already
+  /// reached; paused, a deadline of now waits for the next advance (`advance(by: .zero)` too),
+  /// as the test clock's does, so that a session's `sleep(0)` and the test `:test` writes from it
+  /// agree. `tolerance` is not used. Throws `CancellationError` when the task is cancelled.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
-    let id = lock.withLock { () -> Int? in
-      guard deadline.offset > current() else { return nil }
-      return sleepers.makeID()
+    let (id, wokeNow) = lock.withLock { () -> (Int?, (@Sendable () -> Void)?) in
+      if paused ? deadline.offset < base : deadline.offset <= current() {
+        return (nil, sleepDueNow)  // due at once (running, a sleep of zero: noted)
+      }
+      let id = sleepers.makeID()
+      if paused, deadline.offset == base { sleepsOfZero.insert(id) }
+      return (id, nil)
     }
+    wokeNow?()
     guard let id else { return }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
@@ -66,6 +76,14 @@ public final class ReplClock: Clock, @unchecked Sendable {
     } onCancel: {
       wake(id, throwing: CancellationError())
     }
+  }
+
+  /// Calls `observer` (outside the clock's lock) as each sleep whose deadline the clock had
+  /// reached when it began (a `sleep(0)`) ends, before its task goes on: at once while time
+  /// runs, at the next advance while paused. A test clock wakes such a sleep only at an advance,
+  /// so a test written from the session advances by zero where one woke (`SessionTestPlan`).
+  public func noteSleepsDueNow(_ observer: @escaping @Sendable () -> Void) {
+    lock.withLock { sleepDueNow = observer }
   }
 
   /// Stops time where it is.
@@ -122,6 +140,7 @@ public final class ReplClock: Clock, @unchecked Sendable {
     let target = start + duration
     await SingleThreadExecutor.letWorkRun()
     while let sleeper = takeSleeper(dueBy: target, setting: true) {
+      sleeper.notes?()
       sleeper.continuation.resume()
       await SingleThreadExecutor.letWorkRun()
       if let deadline, ContinuousClock.now > deadline {
@@ -132,15 +151,17 @@ public final class ReplClock: Clock, @unchecked Sendable {
     return .done
   }
 
-  /// The earliest sleeper due by `target` (first registered among equals); with `setting`,
-  /// the paused time is set to its deadline.
+  /// The earliest sleeper due by `target` (first registered among equals), and the observer of
+  /// sleeps of zero when it is one (`noteSleepsDueNow`); with `setting`, the paused time is set
+  /// to its deadline.
   private func takeSleeper(
     dueBy target: Duration, setting: Bool
-  ) -> ClockSleepers<Duration>.Sleeper? {
+  ) -> (continuation: CheckedContinuation<Void, any Error>, notes: (@Sendable () -> Void)?)? {
     lock.withLock {
       guard let sleeper = sleepers.takeEarliest(dueBy: target) else { return nil }
       if setting, paused, base < sleeper.deadline { base = sleeper.deadline }
-      return sleeper
+      let ofZero = sleepsOfZero.remove(sleeper.id) != nil
+      return (sleeper.continuation, ofZero ? sleepDueNow : nil)
     }
   }
 
@@ -165,12 +186,16 @@ public final class ReplClock: Clock, @unchecked Sendable {
       }
       let now = lock.withLock { current() }
       while let sleeper = takeSleeper(dueBy: now, setting: false) {
+        sleeper.notes?()
         sleeper.continuation.resume()
       }
     }
   }
 
   private func wake(_ id: Int, throwing error: any Error) {
-    lock.withLock { sleepers.take(id: id) }?.continuation.resume(throwing: error)
+    lock.withLock { () -> ClockSleepers<Duration>.Sleeper? in
+      sleepsOfZero.remove(id)
+      return sleepers.take(id: id)
+    }?.continuation.resume(throwing: error)
   }
 }

@@ -60,7 +60,7 @@ extension ReplSession {
       var plan = try SessionTestPlan(
         recording: recording(), exchanges: exchanges.all.filter { $0.start >= since },
         effectDraws: timeline.effectDraws(after: start).map { ($0.startedBy - start, $0.draw) },
-        feature: file, inFlight: [])
+        wakingNow: timeline.actionsAfterSleepsDueNow(after: start), feature: file, inFlight: [])
       // What the test will find running, from a run of its steps: after a jump, which cancels
       // the session's effects, the session's own list disagrees with the test's store.
       plan.inFlight = await plan.effectsInFlight() ?? live

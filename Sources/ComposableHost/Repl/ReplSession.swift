@@ -109,6 +109,7 @@ public actor ReplSession {
     navigation.reset(to: feature)
     let timeline = SessionTimeline(initialState: snapshot.value)
     self.timeline = timeline
+    clock.noteSleepsDueNow { timeline.noteSleepDueNow() }
     tape.noteEffectDraws { draw, startedBy in
       guard let startedBy else { return }
       timeline.noteEffectDraw(draw, startedBy: startedBy, time: Seconds.of(clock.now.offset))
