@@ -195,8 +195,9 @@ import Testing
     #expect(text.contains(#"      $0["count"] = 1"#))
   }
 
-  /// An action that raised is left out of the test, saying so; the rest still passes.
-  @Test func anActionThatRaisedIsLeftOutAndSaid() async throws {
+  /// An action that raised is sent in the test expecting the failure, saying so; the test
+  /// passes.
+  @Test func anActionThatRaisedIsSentExpectingTheFailure() async throws {
     let repl = try Harness()
     await repl.type("increment", "boom", "increment")
     let test = repl.file.deletingLastPathComponent().appendingPathComponent("boom_test.lua")
@@ -205,7 +206,8 @@ import Testing
         "; it passes (composable test \(test.path))"))
     let text = try String(contentsOf: test, encoding: .utf8)
     #expect(
-      text.contains(#"    -- action 2 ({ type = "boom" }) raised when recorded, and is left out:"#))
+      text.contains(#"    -- action 2 ({ type = "boom" }) raised when recorded, and fails here too:"#))
+    #expect(text.contains(#"    expect_failure(""#), "\(text)")
   }
 }
 

@@ -86,7 +86,7 @@ import Testing
       case .send: "send"
       case .receive: "receive"
       case let .advance(milliseconds): "advance \(milliseconds)"
-      case .leftOut: "left out"
+      case .sendFailing, .receiveFailed, .leftOut: "failed"
       case .cancelEffects: "cancel"
       }
     }

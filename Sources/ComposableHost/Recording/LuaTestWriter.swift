@@ -155,9 +155,23 @@ enum LuaTestWriter {
     call: { "store:\($0)(\($1))" },
     open: { "store:\($0)(\($1), function(s)" },
     close: "end)",
+    expectFailure: { firstLine in
+      ("expect_failure(\(quoted(pattern(matching: firstLine))), function()", "end)")
+    },
+    expectsFailuresInAdvances: true,
     skipInFlightEffects: "store:skip_in_flight_effects()",
     skipReceivedActions: "store:skip_received_actions()",
     finish: "store:finish()")
+
+  /// The Lua pattern that matches `text` where it appears: its magic characters escaped.
+  static func pattern(matching text: String) -> String {
+    var pattern = ""
+    for character in text.unicodeScalars {
+      if "^$()%.[]*+-?".unicodeScalars.contains(character) { pattern += "%" }
+      pattern.unicodeScalars.append(character)
+    }
+    return pattern
+  }
 
   /// `text` as a Lua string literal.
   static func quoted(_ text: String) -> String {

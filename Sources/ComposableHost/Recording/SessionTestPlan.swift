@@ -15,13 +15,32 @@ struct SessionTestPlan {
     case receive(LuaValue, before: LuaValue, after: LuaValue)
     /// Milliseconds of the test clock.
     case advance(milliseconds: Int)
-    /// An action that raised: a test cannot send it and go on, so it is left out, said why.
+    /// An action sent that raised: the test sends it expecting the failure (the first line of
+    /// the error), as the session's state was rolled back.
+    case sendFailing(number: Int, action: LuaValue, error: String)
+    /// An action an effect sent that raised: the test receives it, no change; the failure came
+    /// in the call before it that ran the effects (`failureExpected`).
+    case receiveFailed(number: Int, action: LuaValue, error: String)
+    /// An action an effect sent that raised, where no call before it ran effects: left out, said
+    /// why.
     case leftOut(number: Int, action: LuaValue, error: String)
     /// A jump in time cancelled every effect running here (`RecordedAction.afterJump`).
     case cancelEffects
+
+    /// Whether the test's store runs effects during the step (a send or an advance: a receive
+    /// only takes what they sent).
+    var runsEffects: Bool {
+      switch self {
+      case .send, .sendFailing, .advance: true
+      case .receive, .receiveFailed, .leftOut, .cancelEffects: false
+      }
+    }
   }
 
   var steps: [Step] = []
+  /// The steps (by index in `steps`) during which an action an effect sent raises, with the
+  /// first line of its error: the test expects the failure around the step.
+  var failureExpected: [Int: String] = [:]
   /// What `env` answered the reducers, in order.
   var draws: [LuaEnvironmentTape.Draw] = []
   /// What `env` answered effects' coroutines, in order, by the number of the step whose action
@@ -60,7 +79,8 @@ struct SessionTestPlan {
     savedPath = loaded.persistence?.path.description
     var state = recording.initialState
     var clock: Int?
-    // The step each recorded action is, by its number: those that raised are left out.
+    // The number the test's store gives each recorded action, by the recording's: every action
+    // the test sends or receives is reduced and counted, those that raise too.
     var stepOf: [Int: Int] = [:]
     var wakeNow = false  // a sleep due at once waits for the test's next advance
     for (index, recorded) in recording.actions.enumerated() {
@@ -70,12 +90,6 @@ struct SessionTestPlan {
         wakeNow = false  // the cancel ended it
       }
       if wakingNow.contains(index + 1) { wakeNow = true }
-      if let error = outcome.action.error {
-        steps.append(.leftOut(number: index + 1, action: recorded.action, error: error))
-        continue
-      }
-      stepOf[index + 1] = stepOf.count + 1
-      draws += outcome.action.draws
       // An action sent is put at or before the moment it was sent, one received at or after
       // the moment it came: what an effect started does not come earlier than it did.
       let milliseconds =
@@ -88,6 +102,23 @@ struct SessionTestPlan {
       }
       wakeNow = false
       clock = max(clock ?? milliseconds, milliseconds)
+      if let error = outcome.action.error {
+        let number = index + 1
+        if !recorded.fromEffect {
+          steps.append(.sendFailing(number: number, action: recorded.action, error: error))
+        } else if let trigger = steps.lastIndex(where: \.runsEffects) {
+          failureExpected[trigger] = failureExpected[trigger] ?? Self.firstLine(error)
+          steps.append(.receiveFailed(number: number, action: recorded.action, error: error))
+        } else {
+          steps.append(.leftOut(number: number, action: recorded.action, error: error))
+          continue  // not in the test: not reduced there
+        }
+        stepOf[number] = stepOf.count + 1
+        draws += outcome.action.draws
+        continue
+      }
+      stepOf[index + 1] = stepOf.count + 1
+      draws += outcome.action.draws
       let after = try loaded.state()
       steps.append(
         recorded.fromEffect
@@ -99,6 +130,11 @@ struct SessionTestPlan {
       guard let step = stepOf[startedBy] else { continue }
       self.effectDraws[step, default: []].append(draw)
     }
+  }
+
+  /// The first line of an error, which a test expects its failure's message to hold.
+  static func firstLine(_ error: String) -> String {
+    error.unicodeScalars.split(separator: "\n").first.map(String.init) ?? ""
   }
 
   /// `draws` by function name, each function's answers in order.
@@ -168,6 +204,21 @@ extension SessionTestPlan {
   }
 }
 
+extension SessionTestPlan {
+  /// The comment over an action that raised when recorded: its number, the action, `outcome`,
+  /// and the first line of its error (as a comment line: the message is the feature's, any
+  /// character).
+  fileprivate func failureComment(
+    _ syntax: TestSyntax, _ number: Int, _ action: LuaValue, _ error: String, _ outcome: String
+  ) -> [String] {
+    [
+      "    \(syntax.comment) action \(number) (\(LuaComment.line(action.description))) raised "
+        + "when recorded, \(outcome):",
+      "    \(syntax.comment) \(LuaComment.line(Self.firstLine(error)))",
+    ]
+  }
+}
+
 /// How one test language writes the plan's steps: the Lua and the Swift writers each give one,
 /// and `SessionTestPlan.body` walks the steps once for both.
 struct TestSyntax: Sendable {
@@ -184,6 +235,12 @@ struct TestSyntax: Sendable {
   let call: @Sendable (_ method: String, _ literal: String) -> String
   let open: @Sendable (_ method: String, _ literal: String) -> String
   let close: String
+  /// The lines around statements whose store calls fail, one failure's message holding
+  /// `firstLine` (`expect_failure(...)`, `withKnownIssue`).
+  let expectFailure: @Sendable (_ firstLine: String) -> (open: String, close: String)
+  /// Whether `expectFailure` sees the failures of effects' actions that an advance wakes. Swift's
+  /// `withKnownIssue` does not: those are recorded by the effects' tasks, which it does not see.
+  let expectsFailuresInAdvances: Bool
   let skipInFlightEffects: String
   let skipReceivedActions: String
   let finish: String
@@ -194,7 +251,21 @@ extension SessionTestPlan {
   /// a save, and the finish (unless `stepsOnly`).
   func body(_ syntax: TestSyntax, stepsOnly: Bool = false) throws(LuaError) -> [String] {
     var lines: [String] = []
-    for step in steps {
+    for (index, step) in steps.enumerated() {
+      let start = lines.count
+      defer {
+        if let firstLine = failureExpected[index] {
+          if case .advance = step, !syntax.expectsFailuresInAdvances {
+            lines.insert(
+              "    \(syntax.comment) An action an effect sends here raises; this test cannot "
+                + "expect that failure, and fails here.", at: start)
+          } else {
+            let (open, close) = syntax.expectFailure(firstLine)
+            let wrapped = lines[start...].map { "  " + $0 }
+            lines.replaceSubrange(start..., with: ["    " + open] + wrapped + ["    " + close])
+          }
+        }
+      }
       switch step {
       case let .advance(milliseconds):
         lines.append("    " + syntax.advance(milliseconds))
@@ -206,12 +277,17 @@ extension SessionTestPlan {
         lines.append(
           "    \(syntax.skipInFlightEffects)  \(syntax.comment) a jump in time cancelled them here")
       case let .leftOut(number, action, error):
-        lines.append(
-          "    \(syntax.comment) action \(number) (\(LuaComment.line(action.description))) raised "
-            + "when recorded, and is left out:")
-        // Its first line, as a comment line: the message is the feature's (any character).
-        let firstLine = error.unicodeScalars.split(separator: "\n").first.map(String.init) ?? ""
-        lines.append("    \(syntax.comment) \(LuaComment.line(firstLine))")
+        lines += failureComment(syntax, number, action, error, "and is left out")
+      case let .sendFailing(number, action, error):
+        lines += failureComment(syntax, number, action, error, "and fails here too")
+        let (open, close) = syntax.expectFailure(Self.firstLine(error))
+        lines += [
+          "    " + open, "      " + syntax.call("send", try syntax.literal(action)),
+          "    " + close,
+        ]
+      case let .receiveFailed(number, action, error):
+        lines += failureComment(syntax, number, action, error, "as it does above")
+        lines.append("    " + syntax.call("receive", try syntax.literal(action)))
       case let .send(action, before, after), let .receive(action, before, after):
         let method: String
         if case .send = step { method = "send" } else { method = "receive" }

@@ -98,6 +98,13 @@ enum SwiftTestWriter {
     call: { "await store.\($0)(\($1))" },
     open: { "await store.\($0)(\($1)) {" },
     close: "}",
+    expectFailure: { firstLine in
+      (
+        "await withKnownIssue {",
+        "} matching: { $0.description.contains(\(SwiftLiteral.of(firstLine))) }"
+      )
+    },
+    expectsFailuresInAdvances: false,
     skipInFlightEffects: "await store.skipInFlightEffects()",
     skipReceivedActions: "await store.skipReceivedActions()",
     finish: "await store.finish()")
