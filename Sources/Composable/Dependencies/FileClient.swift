@@ -144,9 +144,13 @@ extension FileClient: DependencyKey {
   public static let liveValue = FileClient.failing(
     "no live file client is configured in this build")
 
+  /// Why every operation of a test's file client fails when the test gave none. That client
+  /// reports the issue itself, naming the fix: what fails for it (a save) need not again.
+  public static let notProvidedInTest = "files are not provided in this test"
+
   /// A client whose every operation reports an issue naming it and fails, until the test sets
   /// `files` (to `.inMemory(_:)`, say).
-  public static let testValue = FileClient.failing("files are not provided in this test") {
+  public static let testValue = FileClient.failing(notProvidedInTest) {
     operation, path in
     reportIssue(
       """

@@ -168,7 +168,7 @@ enum FileEffect: LuaEffectRequestKind {
   private static func files(_ value: LuaValue, in session: LuaTestSession) throws -> FileClient {
     switch value {
     case .nil:
-      return FileClient.failing("files are not provided in this test") { operation, path in
+      return FileClient.failing(FileClient.notProvidedInTest) { operation, path in
         reportIssue(
           """
           A test used "files" without providing it: \(operation) \(path)
