@@ -40,9 +40,6 @@ static const char lk_given_key = 0;     // registry: proxies given lasting flat 
 static const char lk_lasting_key = 0;   // registry: proxies with lasting flat reads, weak keys
 static const char lk_canary_key = 0;    // registry: { table made at the last count }, weak
 
-// The longest list whose proxy is made with an array part of nils (lk_proxy_array_size): 32 KB.
-enum { lk_proxy_array_limit = 2048 };
-
 // The metamethods' upvalues: __index holds the fresh metatable, which it gives a nested table's
 // new proxy; a flat-read proxy's __newindex holds its real table.
 #define LK_FRESH_METATABLE lua_upvalueindex(1)
@@ -163,16 +160,6 @@ static void lk_list_proxy_made(lua_State *L, int index) {
   info->transaction.proxies_made += 1;
 }
 
-// The slots of nils a new proxy of the real table at `index` is made with: as many as the list
-// it stands for holds, when it is short. An element is read through the proxy by Lua's `t[i]`
-// (a loop's step, an index), which misses the proxy before its metatable answers: a miss in the
-// array part is one comparison, where a miss in the hash part hashes the key with a division.
-// The nils are never a value: a read or a write of an empty slot goes on to the metatable.
-static int lk_proxy_array_size(lua_State *L, int index) {
-  lua_Unsigned length = lua_rawlen(L, index);
-  return length <= (lua_Unsigned)lk_proxy_array_limit ? (int)length : 0;
-}
-
 // Pushes the proxy of the real table at `index`, the one it keeps (or kept, before a sweep
 // dropped the link while Lua code still held the proxy) or a new one.
 static void lk_push_proxy_of(lua_State *L, int index, int metatable) {
@@ -193,7 +180,7 @@ static void lk_push_proxy_of(lua_State *L, int index, int metatable) {
     return;
   }
   lua_pop(L, 2);
-  lua_createtable(L, lk_proxy_array_size(L, index), 1);
+  lua_createtable(L, 0, 1);
   lua_pushvalue(L, index);
   lua_rawsetp(L, -2, &lk_real_key);
   lua_pushvalue(L, metatable);

@@ -222,7 +222,7 @@ import Testing
     let listed = await repl.type(":effects").0
     #expect(listed.hasPrefix("  #") && listed.hasSuffix(" effect.after"))
     let number = try #require(Int(listed.dropFirst(3).prefix { $0.isNumber }))
-    #expect(await repl.type(":cancel \(number)").0 == "  cancelled #\(number)")
+    #expect(await repl.type(":cancel \(number)").0 == "  cancelled #\(number) effect.after")
     await repl.session.settle()
     #expect(await repl.type(":effects").0 == "  no effects running")
     await repl.clock.advance(by: .seconds(5))

@@ -87,7 +87,7 @@ import Testing
       case .receive: "receive"
       case let .advance(milliseconds): "advance \(milliseconds)"
       case .sendFailing, .receiveFailed, .leftOut: "failed"
-      case .cancelEffects: "cancel"
+      case .cancelEffects, .cancelledByHand: "cancel"
       }
     }
     #expect(kinds == ["send", "advance 0", "receive", "send", "receive"])

@@ -84,8 +84,19 @@ private let failing = "Tests/ComposableLuaTests/fixtures/failing"
       directory beside the test) or files = { ["name.txt"] = "contents" }
       """,
     ])
-    #expect(results.count == 12)
-    #expect(LuaTestReport.summary(results) == "0 passed, 12 failed")
+    // The body's failure first: what the after_each hook then finds follows from it.
+    let hooked = failures["failing with hooks fails an assertion, then its hook finds an effect running"] ?? []
+    #expect(hooked.count == 2)
+    #expect(hooked.first?.hasPrefix("\(failing)/failing_test.lua:85: Expected objects to be equal.") == true)
+    #expect(hooked.last?.hasPrefix("\(failing)/failing_test.lua:81: Expected effects to finish") == true)
+    let reading = failures["failing with hooks reads the store in the function that changes the expected state"]
+    #expect(reading?.first?.hasPrefix("""
+      \(failing)/failing_test.lua:89: Threw an error while updating the expected state: store.state \
+      cannot be used inside the function given to send or receive, which changes the expected state \
+      it gets as its argument; to fix, read what it needs before the call
+      """) == true, "\(reading ?? [])")
+    #expect(results.count == 14)
+    #expect(LuaTestReport.summary(results) == "0 passed, 14 failed")
   }
 
   /// An effect left running is reported once, by kind and id, at the line of the `send` that

@@ -26,13 +26,15 @@ struct SessionTestPlan {
     case leftOut(number: Int, action: LuaValue, error: String)
     /// A jump in time cancelled every effect running here (`RecordedAction.afterJump`).
     case cancelEffects
+    /// `:cancel` ended these effects here (as `:effects` named them): a test cannot, and says so.
+    case cancelledByHand([String])
 
     /// Whether the test's store runs effects during the step (a send or an advance: a receive
     /// only takes what they sent).
     var runsEffects: Bool {
       switch self {
       case .send, .sendFailing, .advance: true
-      case .receive, .receiveFailed, .leftOut, .cancelEffects: false
+      case .receive, .receiveFailed, .leftOut, .cancelEffects, .cancelledByHand: false
       }
     }
   }
@@ -66,7 +68,8 @@ struct SessionTestPlan {
   init(
     recording: SessionRecording, exchanges: [RecordedExchange],
     effectDraws: [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] = [],
-    wakingNow: Set<Int> = [], feature: URL, inFlight: [String]
+    wakingNow: Set<Int> = [], cancelledByHand: [Int: [String]] = [:], feature: URL,
+    inFlight: [String]
   ) throws {
     self.exchanges = exchanges
     self.initialState = recording.initialState
@@ -90,6 +93,7 @@ struct SessionTestPlan {
         wakeNow = false  // the cancel ended it
       }
       if wakingNow.contains(index + 1) { wakeNow = true }
+      if let what = cancelledByHand[index + 1] { steps.append(.cancelledByHand(what)) }
       // An action sent is put at or before the moment it was sent, one received at or after
       // the moment it came: what an effect started does not come earlier than it did.
       let milliseconds =
@@ -107,7 +111,7 @@ struct SessionTestPlan {
         if !recorded.fromEffect {
           steps.append(.sendFailing(number: number, action: recorded.action, error: error))
         } else if let trigger = steps.lastIndex(where: \.runsEffects) {
-          failureExpected[trigger] = failureExpected[trigger] ?? Self.firstLine(error)
+          failureExpected[trigger] = failureExpected[trigger] ?? Self.expectedMessage(error)
           steps.append(.receiveFailed(number: number, action: recorded.action, error: error))
         } else {
           steps.append(.leftOut(number: number, action: recorded.action, error: error))
@@ -126,15 +130,27 @@ struct SessionTestPlan {
           : .send(recorded.action, before: state, after: after))
       state = after
     }
+    if let what = cancelledByHand[recording.actions.count + 1] {
+      steps.append(.cancelledByHand(what))
+    }
     for (startedBy, draw) in effectDraws {
       guard let step = stepOf[startedBy] else { continue }
       self.effectDraws[step, default: []].append(draw)
     }
   }
 
-  /// The first line of an error, which a test expects its failure's message to hold.
+  /// The first line of an error.
   static func firstLine(_ error: String) -> String {
     error.unicodeScalars.split(separator: "\n").first.map(String.init) ?? ""
+  }
+
+  /// What a test expects the message of an action's failure to hold: the error's first line,
+  /// without the position Lua puts before it (`todos.lua:26: `), so that an edit above that
+  /// line does not fail the test.
+  static func expectedMessage(_ error: String) -> String {
+    let line = firstLine(error)
+    guard let match = line.firstMatch(of: #/^[^:\n]{1,200}\.lua:[0-9]{1,9}: /#) else { return line }
+    return String(line[match.range.upperBound...])
   }
 
   /// `draws` by function name, each function's answers in order.
@@ -261,7 +277,10 @@ extension SessionTestPlan {
                 + "expect that failure, and fails here.", at: start)
           } else {
             let (open, close) = syntax.expectFailure(firstLine)
-            let wrapped = lines[start...].map { "  " + $0 }
+            // (A line may hold several: an action's literal over many lines.)
+            let wrapped = lines[start...].flatMap {
+              $0.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
+            }
             lines.replaceSubrange(start..., with: ["    " + open] + wrapped + ["    " + close])
           }
         }
@@ -276,15 +295,19 @@ extension SessionTestPlan {
           "    \(syntax.skipReceivedActions)  \(syntax.comment) a jump in time undid them here")
         lines.append(
           "    \(syntax.skipInFlightEffects)  \(syntax.comment) a jump in time cancelled them here")
+      case let .cancelledByHand(what):
+        lines.append(
+          "    \(syntax.comment) Here the session ended "
+            + "\(LuaComment.line(what.joined(separator: ", "))) with "
+            + ":cancel, which a test cannot do.")
       case let .leftOut(number, action, error):
         lines += failureComment(syntax, number, action, error, "and is left out")
       case let .sendFailing(number, action, error):
         lines += failureComment(syntax, number, action, error, "and fails here too")
-        let (open, close) = syntax.expectFailure(Self.firstLine(error))
-        lines += [
-          "    " + open, "      " + syntax.call("send", try syntax.literal(action)),
-          "    " + close,
-        ]
+        let (open, close) = syntax.expectFailure(Self.expectedMessage(error))
+        let call = ("    " + syntax.call("send", try syntax.literal(action)))
+          .split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
+        lines += ["    " + open] + call + ["    " + close]
       case let .receiveFailed(number, action, error):
         lines += failureComment(syntax, number, action, error, "as it does above")
         lines.append("    " + syntax.call("receive", try syntax.literal(action)))

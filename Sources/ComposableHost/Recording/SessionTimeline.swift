@@ -115,6 +115,7 @@ public final class SessionTimeline: @unchecked Sendable {
         let cut = timeOfPosition()
         effectDraws.removeAll { $0.startedBy > current || $0.time > cut }
         sleepsDueNow.removeAll { $0 >= current }
+        cancelledByHand.removeAll { $0.after >= current }
       }
       recorded.append(action)
       current = recorded.count
@@ -217,6 +218,27 @@ public final class SessionTimeline: @unchecked Sendable {
   func actionsAfterSleepsDueNow(after start: Int) -> Set<Int> {
     lock.withLock {
       Set(sleepsDueNow.filter { $0 >= start && $0 < current }.map { $0 + 1 - start })
+    }
+  }
+
+  /// The effects `:cancel` ended, each by the number of the action the session stood after then,
+  /// as `:effects` named it. A test cannot end an effect so: it says where the session did.
+  private var cancelledByHand: [(after: Int, what: String)] = []
+
+  /// Notes that `:cancel` ended the effect `what` where the session stands.
+  func noteCancelledByHand(_ what: String) {
+    lock.withLock { cancelledByHand.append((current, what)) }
+  }
+
+  /// The effects `:cancel` ended after action `start`, up to where the session stands, by the
+  /// action they came before (numbered from `start`; one past the last for those after it).
+  func effectsCancelledByHand(after start: Int) -> [Int: [String]] {
+    lock.withLock {
+      var byAction: [Int: [String]] = [:]
+      for (after, what) in cancelledByHand where after >= start && after <= current {
+        byAction[after + 1 - start, default: []].append(what)
+      }
+      return byAction
     }
   }
 

@@ -293,8 +293,10 @@ extension ReplSession {
     guard let number = Int(argument.drop { $0 == "#" }) else {
       return printer.error(":cancel takes the number :effects shows (:cancel 3)")
     }
+    let what = await store.runningEffects.first { $0.number == number }.map(describe)
     if await store.cancelEffect(number: number) {
-      printer.line("  cancelled #\(number)")
+      printer.line("  cancelled #\(number)" + (what.map { " " + $0 } ?? ""))
+      timeline.noteCancelledByHand(what ?? "effect #\(number)")
     } else {
       printer.error("no effect #\(number) is running; :effects lists them")
     }

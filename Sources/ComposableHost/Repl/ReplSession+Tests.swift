@@ -60,7 +60,9 @@ extension ReplSession {
       var plan = try SessionTestPlan(
         recording: recording(), exchanges: exchanges.all.filter { $0.start >= since },
         effectDraws: timeline.effectDraws(after: start).map { ($0.startedBy - start, $0.draw) },
-        wakingNow: timeline.actionsAfterSleepsDueNow(after: start), feature: file, inFlight: [])
+        wakingNow: timeline.actionsAfterSleepsDueNow(after: start),
+        cancelledByHand: timeline.effectsCancelledByHand(after: start), feature: file,
+        inFlight: [])
       // What the test will find running, from a run of its steps: after a jump, which cancels
       // the session's effects, the session's own list disagrees with the test's store.
       plan.inFlight = await plan.effectsInFlight() ?? live
@@ -88,6 +90,15 @@ extension ReplSession {
       text.components(separatedBy: "store:receive(").count - 1
       + text.components(separatedBy: "await store.receive(").count - 1
     if let note = migrationNote { printer.line(note) }
+    let byHand = timeline.effectsCancelledByHand(after: timeline.lastMigration?.position ?? 0)
+      .values.reduce(0) { $0 + $1.count }
+    if byHand > 0 {
+      printer.line(
+        "  note: the session ended \(byHand == 1 ? "an effect" : "\(byHand) effects") with "
+          + ":cancel, which a test cannot do: in the test \(byHand == 1 ? "it runs" : "they run")"
+          + " on (a comment says where). To end one in a test, send an action whose reducer "
+          + "cancels it")
+    }
     var line = "  wrote \(shown.terminalSafe): \(sends) sent, \(receives) received"
     guard isLua else { return printer.line(line) }
     // Run at once: a test written from a session passes when written.

@@ -6,8 +6,22 @@
 -- It returns `install(env, describe_value)`: `install` puts the globals into a test's sandbox
 -- environment and returns the collected tests; `describe_value(v)` prints a value for messages.
 
-local getinfo, yield, type, pairs, ipairs, tostring, error =
-  debug.getinfo, coroutine.yield, type, pairs, ipairs, tostring, error
+local getinfo, raw_yield, isyieldable, type, pairs, ipairs, tostring, error =
+  debug.getinfo, coroutine.yield, coroutine.isyieldable, type, pairs, ipairs, tostring, error
+
+-- A request to the host, which runs the test as a coroutine. The function given to send or
+-- receive is called by the host to change the expected state, outside that coroutine: there is
+-- no one to ask from there, and Lua's own error would say only "attempt to yield from outside
+-- a coroutine".
+local function yield(request)
+  if not isyieldable() then
+    local what = request.op == "state" and "store.state" or ("store:" .. request.op .. "()")
+    error(what .. " cannot be used inside the function given to send or receive, which changes "
+      .. "the expected state it gets as its argument; to fix, read what it needs before the call",
+      0)
+  end
+  return raw_yield(request)
+end
 local concat, sort, format = table.concat, table.sort, string.format
 
 -- The place in the test file that called a library function: level 3 is the test's code.
@@ -335,10 +349,12 @@ local function run(test)
     for _, hook in ipairs(test.before) do hook() end
     test.body()
   end, capture)
+  -- The body's failure is said before the after_each hooks run: what they find (an effect
+  -- still running, an action not received) follows from it, and comes after it.
+  if not ok then raw_yield({ op = "failed", failure = failure }) end
   local after_ok, after_failure = xpcall(function()
     for _, hook in ipairs(test.after) do hook() end
   end, capture)
-  if not ok then return failure end
   if not after_ok then return after_failure end
   return nil
 end

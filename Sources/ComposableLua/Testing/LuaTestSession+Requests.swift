@@ -10,6 +10,11 @@ extension LuaTestSession {
     let op = request.op.stringValue ?? ""
     if op == "new" { return try await makeStore(request.spec) }
     if op == "expect_failure" { return try await expectFailure(request) }
+    if op == "failed" {
+      // The test's body failed: said now, before what its after_each hooks find.
+      failures.add(describeFailure(request.failure), at: nil)
+      return .nil
+    }
     guard let id = request.store.intValue, let store = stores[id] else {
       // A store whose TestStore.new failed has no id: said as that, not as a stranger.
       throw LuaTestError(

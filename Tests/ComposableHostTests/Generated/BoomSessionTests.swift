@@ -35,7 +35,7 @@ import Testing
       await store.send(["type": "go"]) {
         $0["n"] = 1
       }
-    } matching: { $0.description.contains("boom.lua:21: boom went the action (50% [of it])") }
+    } matching: { $0.description.contains("boom went the action (50% [of it])") }
     // action 2 ({ type = "boom" }) raised when recorded, as it does above:
     // boom.lua:21: boom went the action (50% [of it])
     await store.receive(["type": "boom"])
@@ -46,7 +46,7 @@ import Testing
     // boom.lua:21: boom went the action (50% [of it])
     await withKnownIssue {
       await store.send(["type": "boom"])
-    } matching: { $0.description.contains("boom.lua:21: boom went the action (50% [of it])") }
+    } matching: { $0.description.contains("boom went the action (50% [of it])") }
     await store.send(["type": "draw"]) {
       $0["ids"][2] = "00000000-0000-0000-0000-000000000003"
     }
