@@ -94,22 +94,40 @@ extension LuaEffectInterpreter {
 
   func identifier(_ value: LuaValue, at path: String) throws(LuaFeatureError) -> LuaValue {
     guard Self.isIdentifier(value, depth: 0) else {
-      throw fail(path, "expected an id (a string, number or boolean), got \(value.typeName)")
+      throw fail(
+        path,
+        "expected an id (a string, number or boolean, or a composition's scoped id), got "
+          + (value.tableValue == nil ? value.typeName : "a table of another shape"))
     }
     // An id is kept, compared and hashed for as long as its effects run, and by every effect
     // that names it: a name, not data.
-    guard value.heldBytes <= Self.maximumIdentifierBytes else {
+    let bytes = Self.identifierBytes(value)
+    guard bytes <= Self.maximumIdentifierBytes else {
       throw fail(
         path,
-        "an id may hold at most \(Self.maximumIdentifierBytes) bytes, this one holds about "
-          + "\(value.heldBytes). To fix, name the effect with a short string or a number")
+        "an id may hold at most \(Self.maximumIdentifierBytes) bytes, this one holds \(bytes)"
+          + (value.tableValue == nil
+            ? ". To fix, name the effect with a short string or a number"
+            : " with the scopes of the compositions it is in (an element's id is one). To fix, "
+              + "name the effect, and the elements, with shorter strings or numbers"))
     }
     return value
   }
 
-  /// How many bytes (`LuaValue.heldBytes`) a cancel id may hold: room for a long name, and for
-  /// the scopes composition wraps around it.
+  /// How many bytes a cancel id may hold (`identifierBytes`): room for a long name, and for the
+  /// scopes composition wraps around it.
   static let maximumIdentifierBytes = 4096
+
+  /// The bytes of an id: a string's own, 8 for a number or a boolean, and for a scoped id those
+  /// of its keys and values.
+  static func identifierBytes(_ value: LuaValue) -> Int {
+    switch value {
+    case let .string(string): return string.bytes.count
+    case let .table(table):
+      return table.entries.reduce(0) { $0 + identifierBytes($1.key) + identifierBytes($1.value) }
+    default: return 8
+    }
+  }
 
   /// A string, number or boolean; or an id composition scoped to a child (`{ scope = { for_each
   /// = "todos", element = 3 }, id = "timer" }`, composable.lua's `scope_ids`), nested as deep

@@ -139,20 +139,22 @@ import Testing
     #expect(try feature.state() == ["n": 40])
   }
 
-  /// A cancel id is a name, kept and hashed while its effects run: at most 4096 bytes.
+  /// A cancel id is a name, kept and hashed while its effects run: at most 4096 bytes, the
+  /// limit itself included.
   @Test func cancelIDsAreBounded() async throws {
     let (store, feature, errors) = try store()
-    _ = await store.send(["type": "named", "n": 4000])
+    _ = await store.send(["type": "named", "n": 4096])
     #expect(errors.all.isEmpty, "\(errors.all)")
+    _ = await store.send(["type": "named", "n": 4097])
     _ = await store.send(["type": "named", "n": 8_388_608])
     #expect(
-      errors.all.map(\.description) == [
+      errors.all.map(\.description) == [4097, 8_388_608].map { n in
         """
-        the reducer returned a malformed effect for { n = 8388608, type = "named" }, and the \
+        the reducer returned a malformed effect for { n = \(n), type = "named" }, and the \
         state was rolled back: effect.id: an id may hold at most 4096 bytes, this one holds \
-        about 8388632. To fix, name the effect with a short string or a number
+        \(n). To fix, name the effect with a short string or a number
         """
-      ])
+      })
     #expect(try feature.state() == ["n": 1])
     await store.cancelAllEffects()
   }

@@ -139,12 +139,27 @@ local finishing = nil  -- the checks of the action being reduced, or nil outside
 -- child's own effects are.
 local inside = {}
 
+-- A string no other value's gives, and which is the start of no other's: an element's id
+-- in the composition's bookkeeping keys. (`tostring` gives "0.3" for 0.1 + 0.2 as for 0.3, and
+-- a string holding "\0" could make one place's key the start of another's.) Numbers as Lua's
+-- keys take them: 1 and 1.0, 0 and -0.0, are one element.
+local function exact(value)
+  local kind = type(value)
+  if kind == "number" then
+    local integer = math.tointeger(value)
+    if integer ~= nil then return "i" .. integer .. ";" end
+    return "f" .. string.format("%a", value) .. ";"
+  elseif kind == "string" then
+    return "s" .. #value .. ":" .. value
+  end
+  return kind .. ":" .. tostring(value) .. ";"  -- a boolean; a table by its address
+end
+
 -- A level's key, made when a composition inside it first asks (most levels have none inside).
 local function key_of(level)
   local key = level.key
   if key == nil then
-    local id = level.id
-    key = level.kind .. "\0" .. level.field .. "\0" .. type(id) .. ":" .. tostring(id)
+    key = level.kind .. "\0" .. exact(level.field) .. exact(level.id)
     level.key = key
   end
   return key
@@ -296,7 +311,7 @@ function composable.if_let(spec)
   local field, name, reduce, wrap = child_of(spec, "if_let")
   local scope = { if_let = field }
   local id = { scope = scope }  -- all the child's effects: no name a reducer gives can be it
-  local level = { key = "if_let\0" .. field, scope = scope }
+  local level = { key = "if_let\0" .. exact(field), scope = scope }
   local running = journal.table()  -- running[place]: the child there started effects
   needs_finishing()
   return function(state, action, env)
@@ -335,7 +350,7 @@ local function elements_reducer(list)
   -- place .. "\0" .. the id's type and text -> the id, for each element whose effects may
   -- be running, in each place this list runs (inside another composition's elements).
   local active = journal.table()
-  local function active_key(place, id) return place .. "\0" .. type(id) .. ":" .. tostring(id) end
+  local function active_key(place, id) return place .. "\0" .. exact(id) end
   -- The id every effect of the element `id` runs under: the scope of its own ids, with no id of
   -- its own, so that no name a reducer gives (and no other element's id) can be it.
   local function elements_id(id) return { scope = { [where] = field, element = id } } end
@@ -368,6 +383,9 @@ local function elements_reducer(list)
       local id = action.id
       local element = find(elements, id)
       if element ~= nil then
+        -- The element's own id from here: the action's may name it otherwise (1.0 for 1, -0.0
+        -- for 0), and its effects' ids, compared as they are, must be the same each time.
+        id = element.id
         -- (Its key and scope are made when asked for: key_of, scope_of.)
         local level = { kind = where, field = field, id = id }
         local child_action = as_action(action.action)
@@ -790,7 +808,7 @@ function composable.presents(spec)
   local function wrap(child) return { type = name, action = as_action(child) } end
   local scope = { presents = field }
   local id = { scope = scope }
-  local level = { key = "presents\0" .. field, scope = scope }
+  local level = { key = "presents\0" .. exact(field), scope = scope }
   local running = journal.table()  -- running[place]: the kind of child that started effects
   -- stale[place]: dismisses on their way from a child that was closed or replaced in the action
   -- that asked for them; each is for that child, not for what is presented when it arrives.
