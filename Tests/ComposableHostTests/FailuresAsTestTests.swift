@@ -28,6 +28,11 @@ import Testing
     ["chain", "draw", "boom", "draw"],
     ["draw", "go", "draw", "later", "later", ":advance 2", "draw"],
     ["go", ":undo", "go", "boom", ":goto 0", "chain"],
+    // Two failures with different messages in one call; in one advance; an address.
+    ["two"],
+    ["two_later", ":advance 1"],
+    ["two_later", "go", ":advance 1", "two"],
+    ["addr", "go", "addr"],
   ])
   func aSessionWhereActionsRaisedBecomesATestThatPasses(_ lines: [String]) async throws {
     let repl = try Harness(source: Self.source)
@@ -37,6 +42,25 @@ import Testing
     let text = (try? String(contentsOf: test, encoding: .utf8)) ?? ""
     #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
     #expect(!text.contains("left out"), "\(text)")
+  }
+
+  /// In a session whose clock runs, an action `effect.send` sent comes a millisecond or so
+  /// after its send, and the plan advances the clock between; the test's store reduces it in
+  /// the send's own call: the failure is expected around both.
+  @Test func aFailureOfAnActionSentAtOnceIsExpectedAroundItsSend() async throws {
+    let recording = SessionRecording(
+      feature: "boom.lua", code: "fnv1a64:0", env: [:], initialState: ["n": 0, "ids": [:]],
+      actions: [
+        RecordedAction(action: ["type": "go"], fromEffect: false, time: 0.5004),
+        RecordedAction(action: ["type": "boom"], fromEffect: true, time: 0.5016),
+      ])
+    let plan = try SessionTestPlan(
+      recording: recording, exchanges: [], feature: Self.feature, inFlight: [])
+    let text = try LuaTestWriter.text(plan, name: "boom")
+    #expect(text.contains("    store:advance(0.002)"), "\(text)")
+    let results = await LuaTestRunner().run(
+      source: text, name: "boom_test.lua", directory: Self.feature.deletingLastPathComponent())
+    #expect(results.count == 1 && results.first?.outcome == .passed, "\(results)\n\(text)")
   }
 
   /// The failure is expected where it happens: a test that expects it elsewhere, or whose
@@ -78,7 +102,7 @@ import Testing
       inFlight: [])
     let laterText = try SwiftTestWriter.text(
       later, name: "BoomSessionTests", testFile: Self.generated)
-    #expect(laterText.contains("this test cannot expect that failure, and fails here"))
+    #expect(laterText.contains("this test cannot expect that failure, and fails there"))
     let committed = (try? String(contentsOf: Self.generated, encoding: .utf8)) ?? ""
     #expect(text == committed)
   }

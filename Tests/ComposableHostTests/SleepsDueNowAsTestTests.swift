@@ -93,3 +93,22 @@ import Testing
     #expect(kinds == ["send", "advance 0", "receive", "send", "receive"])
   }
 }
+
+/// A session undone (`:undo`) to between two actions one advance woke: the test's advance wakes
+/// both, and the test skips what the session undid at its end.
+@Suite struct UndoneReceivedAsTestTests {
+  @Test(arguments: [
+    ["go", "go", ":advance 0", ":undo"],
+    ["after", "after", ":advance 0", ":undo"],
+    ["go", "go", ":advance 0", ":undo", ":undo", ":redo"],
+  ])
+  func aTestOfAnUndoneSessionSkipsWhatWasUndone(_ lines: [String]) async throws {
+    let repl = try ReplSessionTests.Harness(source: SleepsDueNowAsTestTests.source)
+    for line in lines { await repl.type(line) }
+    let test = repl.file.deletingLastPathComponent().appendingPathComponent("counter_test.lua")
+    let said = await repl.type(":test \(test.path)").0
+    let text = (try? String(contentsOf: test, encoding: .utf8)) ?? ""
+    #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
+    #expect(text.contains("store:skip_received_actions()  -- what effects sent that the session"))
+  }
+}

@@ -19,7 +19,7 @@ struct SessionTestPlan {
     /// the error), as the session's state was rolled back.
     case sendFailing(number: Int, action: LuaValue, error: String)
     /// An action an effect sent that raised: the test receives it, no change; the failure came
-    /// in the call before it that ran the effects (`failureExpected`).
+    /// in the calls before it that ran the effects (`failuresExpected`).
     case receiveFailed(number: Int, action: LuaValue, error: String)
     /// An action an effect sent that raised, where no call before it ran effects: left out, said
     /// why.
@@ -40,9 +40,12 @@ struct SessionTestPlan {
   }
 
   var steps: [Step] = []
-  /// The steps (by index in `steps`) during which an action an effect sent raises, with the
-  /// first line of its error: the test expects the failure around the step.
-  var failureExpected: [Int: String] = [:]
+  /// Runs of steps (by index in `steps`) during which actions effects send raise, each with the
+  /// messages of those failures: the test expects them around the run. A run starts at the send
+  /// whose effects sent them, or at the first of the advances since: the test's store reduces
+  /// an action `effect.send` sent in the send's own call, where the session's clock, running,
+  /// put it a millisecond later.
+  var failuresExpected: [(from: Int, through: Int, messages: [String])] = []
   /// What `env` answered the reducers, in order.
   var draws: [LuaEnvironmentTape.Draw] = []
   /// What `env` answered effects' coroutines, in order, by the number of the step whose action
@@ -59,6 +62,10 @@ struct SessionTestPlan {
   /// Effects (other than saves) still running when the test was written, as `:effects`
   /// names them.
   var inFlight: [String]
+  /// Whether actions effects sent come after where the session stood (undone, `:undo`): the
+  /// test's store may receive them too (an advance that woke two timers wakes both), and skips
+  /// them at its end.
+  var undoneReceived = false
 
   /// `effectDraws` are what `env` answered effects in the session, each with the number of the
   /// recording's action that started the effect (`SessionTimeline.effectDraws`); `wakingNow`,
@@ -110,8 +117,12 @@ struct SessionTestPlan {
         let number = index + 1
         if !recorded.fromEffect {
           steps.append(.sendFailing(number: number, action: recorded.action, error: error))
-        } else if let trigger = steps.lastIndex(where: \.runsEffects) {
-          failureExpected[trigger] = failureExpected[trigger] ?? Self.expectedMessage(error)
+        } else if let through = steps.lastIndex(where: \.runsEffects) {
+          let from =
+            steps[...through].lastIndex {
+              if case .send = $0 { true } else if case .sendFailing = $0 { true } else { false }
+            } ?? through
+          expectFailure(Self.expectedMessage(error), from: from, through: through)
           steps.append(.receiveFailed(number: number, action: recorded.action, error: error))
         } else {
           steps.append(.leftOut(number: number, action: recorded.action, error: error))
@@ -137,6 +148,34 @@ struct SessionTestPlan {
       guard let step = stepOf[startedBy] else { continue }
       self.effectDraws[step, default: []].append(draw)
     }
+  }
+
+  /// Expects a failure with `message` around the steps `from...through`, joining the run of
+  /// steps before when they meet.
+  private mutating func expectFailure(_ message: String, from: Int, through: Int) {
+    if var last = failuresExpected.last, last.through >= from {
+      last.through = max(last.through, through)
+      if !last.messages.contains(message) { last.messages.append(message) }
+      failuresExpected[failuresExpected.count - 1] = last
+    } else {
+      failuresExpected.append((from, through, [message]))
+    }
+  }
+
+  /// `text` cut at each address (`0x55d0c8a4e2a0`, as Lua shows a table or a function), which
+  /// differs from run to run: the pieces between, and nil for each address.
+  static func splittingAddresses(_ text: String) -> [String?] {
+    var pieces: [String?] = []
+    var rest = Substring(text)
+    while let match = rest.firstMatch(of: #/0x[0-9a-fA-F]{4,16}/#) {
+      if match.range.lowerBound > rest.startIndex {
+        pieces.append(String(rest[..<match.range.lowerBound]))
+      }
+      pieces.append(nil)
+      rest = rest[match.range.upperBound...]
+    }
+    if !rest.isEmpty || pieces.isEmpty { pieces.append(String(rest)) }
+    return pieces
   }
 
   /// The first line of an error.
@@ -235,6 +274,52 @@ extension SessionTestPlan {
   }
 }
 
+extension SessionTestPlan {
+  /// The lines of one step, indented 4 spaces (a line may hold several: an action's literal).
+  fileprivate func lines(of step: Step, _ syntax: TestSyntax) throws(LuaError) -> [String] {
+    switch step {
+    case let .advance(milliseconds):
+      return ["    " + syntax.advance(milliseconds)]
+    case .cancelEffects:
+      // What effects sent at once and the jump undid (an `effect.send`'s action) is dropped
+      // too: the test cannot receive it and go on.
+      return [
+        "    \(syntax.skipReceivedActions)  \(syntax.comment) a jump in time undid them here",
+        "    \(syntax.skipInFlightEffects)  \(syntax.comment) a jump in time cancelled them here",
+      ]
+    case let .cancelledByHand(what):
+      return [
+        "    \(syntax.comment) Here the session ended "
+          + "\(LuaComment.line(what.joined(separator: ", "))) with :cancel, which a test cannot do."
+      ]
+    case let .leftOut(number, action, error):
+      return failureComment(syntax, number, action, error, "and is left out")
+    case let .sendFailing(number, action, error):
+      let (open, close) = syntax.expectFailure([Self.expectedMessage(error)])
+      let call = ("    " + syntax.call("send", try syntax.literal(action)))
+        .split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
+      return failureComment(syntax, number, action, error, "and fails here too")
+        + ["    " + open] + call + ["    " + close]
+    case let .receiveFailed(number, action, error):
+      return failureComment(syntax, number, action, error, "as it does above")
+        + ["    " + syntax.call("receive", try syntax.literal(action))]
+    case let .send(action, before, after), let .receive(action, before, after):
+      let method: String
+      if case .send = step { method = "send" } else { method = "receive" }
+      let changes = try syntax.changes(before, after)
+      let literal = try syntax.literal(action)
+      guard !changes.isEmpty else { return ["    " + syntax.call(method, literal)] }
+      var lines = ["    " + syntax.open(method, literal)]
+      for change in changes {
+        lines += change.split(separator: "\n", omittingEmptySubsequences: false).map {
+          "      " + $0
+        }
+      }
+      return lines + ["    " + syntax.close]
+    }
+  }
+}
+
 /// How one test language writes the plan's steps: the Lua and the Swift writers each give one,
 /// and `SessionTestPlan.body` walks the steps once for both.
 struct TestSyntax: Sendable {
@@ -251,9 +336,9 @@ struct TestSyntax: Sendable {
   let call: @Sendable (_ method: String, _ literal: String) -> String
   let open: @Sendable (_ method: String, _ literal: String) -> String
   let close: String
-  /// The lines around statements whose store calls fail, one failure's message holding
-  /// `firstLine` (`expect_failure(...)`, `withKnownIssue`).
-  let expectFailure: @Sendable (_ firstLine: String) -> (open: String, close: String)
+  /// The lines around statements whose store calls fail, each of `messages` in one of the
+  /// failures' messages (`expect_failure(...)`, `withKnownIssue`).
+  let expectFailure: @Sendable (_ messages: [String]) -> (open: String, close: String)
   /// Whether `expectFailure` sees the failures of effects' actions that an advance wakes. Swift's
   /// `withKnownIssue` does not: those are recorded by the effects' tasks, which it does not see.
   let expectsFailuresInAdvances: Bool
@@ -266,70 +351,38 @@ extension SessionTestPlan {
   /// The test's body, indented 4 spaces: the steps, then what was still running, the wait for
   /// a save, and the finish (unless `stepsOnly`).
   func body(_ syntax: TestSyntax, stepsOnly: Bool = false) throws(LuaError) -> [String] {
+    var rendered: [[String]] = []
+    for step in steps { rendered.append(try lines(of: step, syntax)) }
     var lines: [String] = []
-    for (index, step) in steps.enumerated() {
-      let start = lines.count
-      defer {
-        if let firstLine = failureExpected[index] {
-          if case .advance = step, !syntax.expectsFailuresInAdvances {
-            lines.insert(
-              "    \(syntax.comment) An action an effect sends here raises; this test cannot "
-                + "expect that failure, and fails here.", at: start)
-          } else {
-            let (open, close) = syntax.expectFailure(firstLine)
-            // (A line may hold several: an action's literal over many lines.)
-            let wrapped = lines[start...].flatMap {
-              $0.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
-            }
-            lines.replaceSubrange(start..., with: ["    " + open] + wrapped + ["    " + close])
-          }
-        }
+    var index = 0
+    for run in failuresExpected {
+      for step in rendered[index..<run.from] { lines += step }
+      let inside = rendered[run.from...run.through].flatMap { $0 }
+      let advances = steps[run.from...run.through].contains {
+        if case .advance = $0 { true } else { false }
       }
-      switch step {
-      case let .advance(milliseconds):
-        lines.append("    " + syntax.advance(milliseconds))
-      case .cancelEffects:
-        // What effects sent at once and the jump undid (an `effect.send`'s action) is dropped
-        // too: the test cannot receive it and go on.
+      if advances, !syntax.expectsFailuresInAdvances {
         lines.append(
-          "    \(syntax.skipReceivedActions)  \(syntax.comment) a jump in time undid them here")
-        lines.append(
-          "    \(syntax.skipInFlightEffects)  \(syntax.comment) a jump in time cancelled them here")
-      case let .cancelledByHand(what):
-        lines.append(
-          "    \(syntax.comment) Here the session ended "
-            + "\(LuaComment.line(what.joined(separator: ", "))) with "
-            + ":cancel, which a test cannot do.")
-      case let .leftOut(number, action, error):
-        lines += failureComment(syntax, number, action, error, "and is left out")
-      case let .sendFailing(number, action, error):
-        lines += failureComment(syntax, number, action, error, "and fails here too")
-        let (open, close) = syntax.expectFailure(Self.expectedMessage(error))
-        let call = ("    " + syntax.call("send", try syntax.literal(action)))
-          .split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
-        lines += ["    " + open] + call + ["    " + close]
-      case let .receiveFailed(number, action, error):
-        lines += failureComment(syntax, number, action, error, "as it does above")
-        lines.append("    " + syntax.call("receive", try syntax.literal(action)))
-      case let .send(action, before, after), let .receive(action, before, after):
-        let method: String
-        if case .send = step { method = "send" } else { method = "receive" }
-        let changes = try syntax.changes(before, after)
-        let literal = try syntax.literal(action)
-        guard !changes.isEmpty else {
-          lines.append("    " + syntax.call(method, literal))
-          continue
+          "    \(syntax.comment) An action an effect sends below raises; this test cannot "
+            + "expect that failure, and fails there.")
+        lines += inside
+      } else {
+        let (open, close) = syntax.expectFailure(run.messages)
+        // (A line may hold several: an action's literal over many lines.)
+        let wrapped = inside.flatMap {
+          $0.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
         }
-        lines.append("    " + syntax.open(method, literal))
-        for change in changes {
-          lines += change.split(separator: "\n", omittingEmptySubsequences: false).map {
-            "      " + $0
-          }
-        }
-        lines.append("    " + syntax.close)
+        lines += ["    " + open] + wrapped + ["    " + close]
       }
+      index = run.through + 1
     }
+    for step in rendered[index...] { lines += step }
     if stepsOnly { return lines }
+    if undoneReceived {
+      lines.append(
+        "    \(syntax.skipReceivedActions)  \(syntax.comment) what effects sent that the "
+          + "session undid")
+    }
     if !inFlight.isEmpty {
       lines.append(
         "    \(syntax.comment) Still running when the test was written: "

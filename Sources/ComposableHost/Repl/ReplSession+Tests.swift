@@ -65,6 +65,9 @@ extension ReplSession {
         inFlight: [])
       // What the test will find running, from a run of its steps: after a jump, which cancels
       // the session's effects, the session's own list disagrees with the test's store.
+      plan.undoneReceived = timeline.actions.dropFirst(timeline.position).contains {
+        $0.fromEffect
+      }
       plan.inFlight = await plan.effectsInFlight() ?? live
       let name = url.deletingPathExtension().lastPathComponent
       text =

@@ -309,13 +309,23 @@ local function install(env)
     local block = stack[#stack]
     block.after[#block.after + 1] = hook
   end
-  -- expect_failure(pattern, body): the TestStore failures `body` causes are expected, not
-  -- recorded, when one of them matches `pattern` (a Lua pattern); none matching is a failure.
+  -- expect_failure(pattern, body): the TestStore failures `body` causes that match `pattern` (a
+  -- Lua pattern, or a list of them) are expected, not recorded; a pattern none matches is a
+  -- failure.
   -- (Swift's withKnownIssue, for an action that must fail: store:send(...) reports, it does
   -- not raise.)
   env.expect_failure = function(pattern, body)
-    if type(pattern) ~= "string" then
-      error("expect_failure: expected a pattern (a string), got " .. type(pattern), 2)
+    local patterns = type(pattern) == "table" and pattern or { pattern }
+    if #patterns == 0 then
+      error("expect_failure: expected a pattern (a string) or a list of them, got "
+        .. (type(pattern) == "table" and "an empty table" or type(pattern)), 2)
+    end
+    for i = 1, #patterns do
+      if type(patterns[i]) ~= "string" then
+        error("expect_failure: expected a pattern (a string) or a list of them, got "
+          .. (type(pattern) == "table" and "a " .. type(patterns[i]) .. " in the list"
+            or type(pattern)), 2)
+      end
     end
     if type(body) ~= "function" then
       error("expect_failure: expected a function, got " .. type(body), 2)
@@ -324,7 +334,8 @@ local function install(env)
     local mark = yield({ op = "expect_failure", file = file, line = line })
     body()
     local result = yield({
-      op = "expect_failure", mark = mark, pattern = pattern, file = file, line = line,
+      op = "expect_failure", mark = mark, patterns = { table.unpack(patterns) }, file = file,
+      line = line,
     })
     return result
   end

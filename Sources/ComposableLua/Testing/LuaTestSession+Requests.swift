@@ -104,22 +104,35 @@ extension LuaTestSession {
   }
 
   /// `expect_failure(pattern, body)`: its first request marks where the failures stood; the
-  /// second, after `body`, removes those since that match the pattern, or fails if none did.
+  /// second, after `body`, removes those since that match the pattern (or one of the list), and
+  /// fails for each pattern that none matched.
   nonisolated(nonsending) func expectFailure(_ request: LuaValue) async throws -> LuaValue {
     guard let mark = request.mark.intValue else { return .integer(failures.count) }
     // Whatever the effects `body` started are doing, what they can do now is done.
     await SingleThreadExecutor.letWorkRun()
-    let pattern = request.pattern
+    let patterns = request.patterns.tableValue?.sequence ?? []
+    var matched = Set<Int>()
+    let anyRecorded = failures.count > mark
     var patternError: String?
     let removed = failures.removeFailures(after: mark) { [self] message in
       do {
         let found = try queue.access { vm, _ in
           let find = try vm.load(
-            "local message, pattern = ... return string.find(message, pattern) ~= nil",
+            """
+            local message, patterns = ...
+            local found = {}
+            for i, pattern in ipairs(patterns) do
+              if string.find(message, pattern) ~= nil then found[#found + 1] = i end
+            end
+            return found
+            """,
             chunkName: "=expect_failure")
-          return try vm.call(find, .string(LuaString(message)), pattern)
+          return try vm.call(
+            find, .string(LuaString(message)), .table(LuaTable(array: patterns)))
         }
-        return found.first == true
+        let indexes = found.first?.tableValue?.sequence.compactMap(\.intValue) ?? []
+        matched.formUnion(indexes)
+        return !indexes.isEmpty
       } catch {
         switch error as? LuaError {
         case .instructionLimit, .timeLimit, .memoryLimit:
@@ -135,10 +148,10 @@ extension LuaTestSession {
       }
     }
     if let patternError { throw LuaTestError(patternError) }
-    if removed == 0 {
+    for (index, pattern) in patterns.enumerated() where !matched.contains(index + 1) {
       failures.add(
         "Expected a failure matching \(pattern), but "
-          + (failures.count > mark ? "none of those recorded matched" : "none was recorded"),
+          + (anyRecorded ? "none of those recorded matched" : "none was recorded"),
         at: (request.file.stringValue ?? fileName, request.line.intValue ?? 0))
     }
     return .integer(removed)
