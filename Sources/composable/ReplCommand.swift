@@ -72,7 +72,9 @@ struct ReplLoop {
     defer { hotReload.stop() }
     print("\(host.feature.file.terminalSafe): state \(try host.feature.state())")
     let example = KnownActionTypes.firstNamed(in: host.file) ?? "increment"
-    print("Type an action (\(example), or a table), = expression, or :help. Saves reload it.")
+    print(
+      "Type an action (\(example), or a table), = expression, or :help. Saving the file reloads it."
+    )
     // At a terminal, libedit edits the line; otherwise (a pipe, a test) lines are read plain.
     let editor =
       isatty(STDIN_FILENO) == 1

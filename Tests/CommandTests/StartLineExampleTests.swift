@@ -35,7 +35,7 @@ import Testing
   @Test func replGivesItToo() throws {
     #expect(
       try firstLines("repl").contains(
-        "Type an action (add_item, or a table), = expression, or :help. Saves reload it."))
+        "Type an action (add_item, or a table), = expression, or :help. Saving the file reloads it."))
   }
 
   /// A feature that names no type keeps the generic example.

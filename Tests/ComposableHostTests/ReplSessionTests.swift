@@ -370,6 +370,7 @@ extension ExpressionsOverCyclesTests {
         return { initial_state = function() return { n = 0 } end,
           reduce = function(state, action)
             if action.type == "go" then return effect.after(5, "done") end
+            if action.type == "tick" then return effect.every(5, "done") end
             state.n = state.n + 1
           end }
         """)
@@ -387,5 +388,22 @@ extension ExpressionsOverCyclesTests {
     repl.printed.withLock { $0 = [] }
     await repl.session.sayEffectsStoppingAtTheEnd()
     #expect(repl.printed.withLock { $0 }.isEmpty)
+    // A timer never finishes: no advance is advised for it.
+    await repl.type("tick")
+    repl.printed.withLock { $0 = [] }
+    await repl.session.sayEffectsStoppingAtTheEnd()
+    #expect(
+      repl.printed.withLock { $0 }
+        == [
+          "  note: the session ends with 1 effect still running, which stops with it: "
+            + "#2 effect.every. It repeats until cancelled"
+        ])
+    await repl.type("go")
+    repl.printed.withLock { $0 = [] }
+    await repl.session.sayEffectsStoppingAtTheEnd()
+    #expect(
+      repl.printed.withLock { $0 }.first?.hasSuffix(
+        ". To let those that end finish first, end with :advance SECONDS (effect.every repeats "
+          + "until cancelled)") == true)
   }
 }

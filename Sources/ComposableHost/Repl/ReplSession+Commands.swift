@@ -266,14 +266,24 @@ extension ReplSession {
   public func sayEffectsStoppingAtTheEnd() async {
     let running = await store.runningEffects.filter { !$0.isStateSave }
     guard !running.isEmpty else { return }
+    // A timer (`effect.every`) never finishes: advancing time only ticks it on.
+    let finishing = running.filter { $0.kind != "every" }.count
+    let advance =
+      clock.isPaused
+      ? ":advance SECONDS" : ":pause and :advance SECONDS (or start with --paused)"
+    let advice =
+      finishing == 0
+      ? (running.count == 1 ? "It repeats" : "They repeat") + " until cancelled"
+      : finishing == running.count
+        ? "To let \(running.count == 1 ? "it" : "them") finish first, end with \(advance)"
+        : "To let those that end finish first, end with \(advance) (effect.every repeats until "
+          + "cancelled)"
     printer.line(
       "  note: the session ends with \(running.count) effect"
         + (running.count == 1 ? "" : "s") + " still running, which stop"
         + (running.count == 1 ? "s" : "") + " with it: "
         + running.map { "#\($0.number) " + describe($0) }.joined(separator: ", ")
-        + ". To let \(running.count == 1 ? "it" : "them") finish first, end with "
-        + (clock.isPaused
-          ? ":advance SECONDS" : ":pause and :advance SECONDS (or start with --paused)"))
+        + ". " + advice)
   }
 
   func showEffects() async {
