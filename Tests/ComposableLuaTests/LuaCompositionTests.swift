@@ -81,7 +81,10 @@ import Testing
     await withKnownIssue {
       await store.send(["type": "todo", "id": 9, "action": "toggle"])
     } matching: { issue in
-      message(of: issue).contains("for_each: an action arrived for todos element 9, which is not there")
+      // At the line of the feature that made the for_each: Lua would place it in the library.
+      message(of: issue).contains(
+        "todos.lua:\(Self.line(of: "composable.for_each{", in: Self.todos)): for_each: an action "
+          + "arrived for todos element 9, which is not there")
     }
   }
 
@@ -139,7 +142,16 @@ import Testing
     await withKnownIssue {
       await store.send(["type": "detail", "action": "increment"])
     } matching: { issue in
-      message(of: issue).contains("if_let: a child action arrived while state.detail is nil")
+      message(of: issue).contains(
+        "scoped.lua:\(Self.line(of: "composable.if_let{", in: Self.scoped)): if_let: a child "
+          + "action arrived while state.detail is nil")
     }
+  }
+
+  /// The line of `source` (from 1) that holds `text`.
+  static func line(of text: String, in source: String) -> Int {
+    (source.split(separator: "\n", omittingEmptySubsequences: false).firstIndex {
+      $0.contains(text)
+    } ?? -1) + 1
   }
 }

@@ -124,6 +124,20 @@ local function carries_dismiss(action)
   return false
 end
 
+-- Where the feature's code called the composition being made (`todos.lua:12: `), or "" when
+-- no Lua code did: said before the errors it raises as actions arrive, which Lua would place
+-- in the library (there is no line of the feature's own to give them otherwise).
+local function declared_at()
+  -- The first frame out of this library (its chunk is "composable"), a few levels up.
+  for level = 3, 8 do
+    local _, position = pcall(error, "", level)
+    if type(position) == "string" and position ~= "" and position:sub(1, 11) ~= "composable:" then
+      return position
+    end
+  end
+  return ""
+end
+
 -- Checks that run once the whole action has been reduced, whatever the reducers did after the
 -- composition that asked for them: a parent that removes a child in `combine` after `for_each`
 -- or `if_let` ran still has the child's effects cancelled. The host runs them through
@@ -298,16 +312,18 @@ local function child_of(spec, what)
 end
 
 function composable.scope(spec)
+  local at = declared_at()
   local field, name, reduce, wrap = child_of(spec, "scope")
   return function(state, action, env)
     if action.type ~= name then return nil end
     local child = state[field]
-    if child == nil then error("scope: state." .. field .. " is nil", 0) end
+    if child == nil then error(at .. "scope: state." .. field .. " is nil", 0) end
     return map_effect(reduce(child, as_action(action.action), env), wrap)
   end
 end
 
 function composable.if_let(spec)
+  local at = declared_at()
   local field, name, reduce, wrap = child_of(spec, "if_let")
   local scope = { if_let = field }
   local id = { scope = scope }  -- all the child's effects: no name a reducer gives can be it
@@ -326,7 +342,7 @@ function composable.if_let(spec)
           effects[1] = effect.cancellable(scope_ids(map_effect(e, wrap), scope), id)
         end
       elseif not was_set(state, field) and not carries_dismiss(action.action) then
-        error("if_let: a child action arrived while state." .. field .. " is nil", 0)
+        error(at .. "if_let: a child action arrived while state." .. field .. " is nil", 0)
       end
       -- (Dismissed earlier in this action, by the parent: nothing to run, its effects end.)
     end
@@ -340,8 +356,9 @@ end
 -- `elements(state, at_end)` (the array; nil only at the end of an action), `missing(state, id)`
 -- (whether no element with that id was there when the action began either: the action is then
 -- an error), `run(element, action, env)` (the element's reducer), `absent(id)` (the error's
--- words for an id that is not there) and, optionally, `handle(state, action)`, which takes the
--- actions of the list itself (a stack's push and pop), returning true for those it took.
+-- words for an id that is not there), `at` (where the feature made it, said before that error)
+-- and, optionally, `handle(state, action)`, which takes the actions of the list itself (a
+-- stack's push and pop), returning true for those it took.
 local function elements_reducer(list)
   local where, name, field = list.where, list.name, list.field
   -- The array -> { id -> position }: a cache, checked on every use, so a rolled-back action
@@ -397,7 +414,7 @@ local function elements_reducer(list)
           effects[#effects + 1] = effect.cancellable(scoped, elements_id(id))
         end
       elseif list.missing(state, id) and not carries_dismiss(action.action) then
-        error(list.absent(id, elements), 0)
+        error(list.at .. list.absent(id, elements), 0)
       end
       -- (Removed earlier in this action, by the parent: nothing to run, its effects end.)
     end
@@ -422,14 +439,17 @@ local function elements_reducer(list)
 end
 
 function composable.for_each(spec)
+  local at = declared_at()
   local field = field_of(spec, "state", "for_each")
   local name = field_of(spec, "action", "for_each")
   local reduce = reducer_of(spec.reducer, "for_each")
   return elements_reducer{
-    where = "for_each", name = name, field = field,
+    where = "for_each", name = name, field = field, at = at,
     elements = function(state, at_end)
       local elements = state[field]
-      if elements == nil and not at_end then error("for_each: state." .. field .. " is nil", 0) end
+      if elements == nil and not at_end then
+        error(at .. "for_each: state." .. field .. " is nil", 0)
+      end
       return elements
     end,
     missing = function(state, id) return not had_element(state, field, "id", id) end,
@@ -609,6 +629,7 @@ end
 -- pop_from = id }` (a back button), `{ type = "path", push = { screen = ..., state = ... } }`
 -- (a link), and a screen's `dismiss` (it pops that screen).
 function composable.stack(spec)
+  local at = declared_at()
   local field = field_of(spec, "state", "stack")
   local name = field_of(spec, "action", "stack")
   if type(spec.screens) ~= "table" then
@@ -621,13 +642,13 @@ function composable.stack(spec)
     local stack = state[field]
     if stack == nil and at_end then return nil end
     if type(stack) ~= "table" or type(stack.screens) ~= "table" then
-      error("stack: state." .. field .. " is not a stack (composable.stack_state()), got "
+      error(at .. "stack: state." .. field .. " is not a stack (composable.stack_state()), got "
         .. type(stack), 0)
     end
     return stack
   end
   return elements_reducer{
-    where = "stack", name = name, field = field,
+    where = "stack", name = name, field = field, at = at,
     elements = function(state, at_end)
       local stack = stack_of(state, at_end)
       return stack and stack.screens
@@ -641,7 +662,7 @@ function composable.stack(spec)
         local i = position_of(stack, action.pop_from)
         -- A back button for a screen already gone (popped by this very action) does nothing.
         if i == nil and not had_element(stack, "screens", "id", action.pop_from) then
-          error("stack: pop_from = " .. describe(action.pop_from) .. ": no screen "
+          error(at .. "stack: pop_from = " .. describe(action.pop_from) .. ": no screen "
             .. describe(action.pop_from) .. " on " .. field .. " (its screens: " .. ids_of(stack)
             .. ")", 0)
         end
@@ -652,7 +673,7 @@ function composable.stack(spec)
         if type(push) ~= "table" or reducers[push.screen] == nil then
           local given = type(push) == "table" and ("a screen of kind " .. tostring(push.screen))
             or type(push)
-          error("stack: push = { screen = <kind>, state = {...} (optional) }: got " .. given
+          error(at .. "stack: push = { screen = <kind>, state = {...} (optional) }: got " .. given
             .. ", and the kinds are " .. table.concat(kinds, ", "), 0)
         end
         composable.push(stack_of(state), push.screen, push.state)
@@ -666,8 +687,9 @@ function composable.stack(spec)
         if i ~= nil then pop_above(stack, i - 1) end
         return true
       elseif action.id == nil then
-        error("stack: " .. describe(action) .. " is no stack action: the stack takes { type = "
-          .. string.format("%q", name) .. ", id = <a screen's id>, action = ... }, pop_from = "
+        error(at .. "stack: " .. describe(action)
+          .. " is no stack action: the stack takes { type = " .. string.format("%q", name)
+          .. ", id = <a screen's id>, action = ... }, pop_from = "
           .. "<id> (a back button), or push = { screen = <kind>, state = {...} }", 0)
       end
       return false
@@ -675,7 +697,7 @@ function composable.stack(spec)
     run = function(element, action, env)
       local reduce = reducers[element.screen]
       if reduce == nil then
-        error("stack: screen " .. tostring(element.id) .. " is of kind "
+        error(at .. "stack: screen " .. tostring(element.id) .. " is of kind "
           .. tostring(element.screen) .. ", which has no reducer (the kinds: "
           .. table.concat(kinds, ", ") .. ")", 0)
       end
@@ -791,6 +813,7 @@ end
 -- it; a dialog closes after its button's action. A child's effects end when it is closed or
 -- replaced by a destination of another kind.
 function composable.presents(spec)
+  local at = declared_at()
   local field = field_of(spec, "state", "presents")
   local name = field_of(spec, "action", "presents")
   local destinations = spec.destinations or {}
@@ -825,13 +848,13 @@ function composable.presents(spec)
       elseif presented == nil then
         -- A dismiss of what is gone already does nothing; any other action is an error.
         if not is_dismiss(child_action) and not was_set(state, field) then
-          error("presents: an action arrived for state." .. field .. ", which presents nothing",
-            0)
+          error(at .. "presents: an action arrived for state." .. field
+            .. ", which presents nothing", 0)
         end
         -- (Closed earlier in this action: nothing to run.)
       elseif type(presented) ~= "table" or type(presented.screen) ~= "string" then
-        error("presents: state." .. field .. " must be { screen = <kind>, state = {...} }, got "
-          .. type(presented), 0)
+        error(at .. "presents: state." .. field
+          .. " must be { screen = <kind>, state = {...} }, got " .. type(presented), 0)
       elseif is_dismiss(child_action) then
         state[field] = nil
       elseif dialogs[presented.screen] then
@@ -839,7 +862,7 @@ function composable.presents(spec)
         -- unless the parent presented something else meanwhile. An action none of its buttons
         -- sends is a mistake in the caller (a typo): an error naming what the buttons send.
         if not dialog_sends(presented, child_action) then
-          error("presents: the " .. presented.screen .. " in state." .. field
+          error(at .. "presents: the " .. presented.screen .. " in state." .. field
             .. " has no button that sends " .. describe(child_action) .. "; its buttons send "
             .. dialog_actions(presented) .. " (a button with no action sends dismiss)", 0)
         end
@@ -850,7 +873,7 @@ function composable.presents(spec)
       else
         local reduce = reducers[presented.screen]
         if reduce == nil then
-          error("presents: state." .. field .. " is a " .. presented.screen
+          error(at .. "presents: state." .. field .. " is a " .. presented.screen
             .. ", which has no reducer (" .. (#kinds == 0 and "destinations names none"
               or "the kinds: " .. table.concat(kinds, ", ")) .. ")", 0)
         end
