@@ -18,7 +18,7 @@ import Testing
       encoding: .utf8)
     let results = await LuaTestRunner().run(
       source: tests, name: "composition_ids_test.lua", directory: Self.fixtures)
-    #expect(results.count == 7)
+    #expect(results.count == 8)
     for result in results {
       #expect(result.outcome == .passed, "\(result.name): \(result.outcome)")
     }

@@ -400,9 +400,11 @@ local function elements_reducer(list)
       local id = action.id
       local element = find(elements, id)
       if element ~= nil then
-        -- The element's own id from here: the action's may name it otherwise (1.0 for 1, -0.0
-        -- for 0), and its effects' ids, compared as they are, must be the same each time.
+        -- One form of the element's id from here: the action's may name it otherwise, and the
+        -- state may come to (1.0 for 1, -0.0 for 0: one key to Lua), where its effects' ids are
+        -- compared as they are, and must be the same each time.
         id = element.id
+        if type(id) == "number" then id = math.tointeger(id) or id end
         -- (Its key and scope are made when asked for: key_of, scope_of.)
         local level = { kind = where, field = field, id = id }
         local child_action = as_action(action.action)
