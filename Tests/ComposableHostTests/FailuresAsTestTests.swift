@@ -33,6 +33,17 @@ import Testing
     ["two_later", ":advance 1"],
     ["two_later", "go", ":advance 1", "two"],
     ["addr", "go", "addr"],
+    // An effect's own failure (an effect.run coroutine that raised), at once and later.
+    ["coro"],
+    ["coro", "go", "coro"],
+    ["coro_later", ":advance 1"],
+    ["coro_later"],
+    ["coro_later", ":advance 0.5", "go", ":advance 0.5", "go"],
+    // Undone: an action an effect sent at once that raised still raises in the test; one that
+    // came later does not come.
+    ["go", ":undo"],
+    ["later", ":advance 1", ":undo"],
+    ["draw", "go", ":undo", ":undo", ":redo"],
   ])
   func aSessionWhereActionsRaisedBecomesATestThatPasses(_ lines: [String]) async throws {
     let repl = try Harness(source: Self.source)

@@ -29,6 +29,14 @@ struct SessionTestPlan {
     /// `:cancel` ended these effects here (as `:effects` named them): a test cannot, and says so.
     case cancelledByHand([String])
 
+    /// Whether the step sends an action.
+    var isSend: Bool {
+      switch self {
+      case .send, .sendFailing: true
+      default: false
+      }
+    }
+
     /// Whether the test's store runs effects during the step (a send or an advance: a receive
     /// only takes what they sent).
     var runsEffects: Bool {
@@ -75,7 +83,8 @@ struct SessionTestPlan {
   init(
     recording: SessionRecording, exchanges: [RecordedExchange],
     effectDraws: [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] = [],
-    wakingNow: Set<Int> = [], cancelledByHand: [Int: [String]] = [:], feature: URL,
+    wakingNow: Set<Int> = [], cancelledByHand: [Int: [String]] = [:],
+    effectFailures: [Int: [(time: Double, message: String)]] = [:], feature: URL,
     inFlight: [String]
   ) throws {
     self.exchanges = exchanges
@@ -93,6 +102,18 @@ struct SessionTestPlan {
     // the test sends or receives is reduced and counted, those that raise too.
     var stepOf: [Int: Int] = [:]
     var wakeNow = false  // a sleep due at once waits for the test's next advance
+    // Effects' failures since the last action: the test meets them in the calls from the last
+    // send through the advance to the next action.
+    var failing: [(time: Double, message: String)] = []
+    func expectEffectFailures(upTo milliseconds: Int?) {
+      guard let through = steps.lastIndex(where: \.runsEffects) else { return }
+      let from = steps[...through].lastIndex(where: \.isSend) ?? through
+      for failure in failing
+      where milliseconds.map({ Int((failure.time * 1000).rounded(.down)) <= $0 }) ?? true {
+        expectFailure(failure.message, from: from, through: through)
+      }
+      failing = []
+    }
     for (index, recorded) in recording.actions.enumerated() {
       let outcome = replayer.replay(recorded)
       if recorded.afterJump {
@@ -101,6 +122,7 @@ struct SessionTestPlan {
       }
       if wakingNow.contains(index + 1) { wakeNow = true }
       if let what = cancelledByHand[index + 1] { steps.append(.cancelledByHand(what)) }
+      failing += effectFailures[index + 1] ?? []
       // An action sent is put at or before the moment it was sent, one received at or after
       // the moment it came: what an effect started does not come earlier than it did.
       let milliseconds =
@@ -113,15 +135,13 @@ struct SessionTestPlan {
       }
       wakeNow = false
       clock = max(clock ?? milliseconds, milliseconds)
+      if !failing.isEmpty { expectEffectFailures(upTo: nil) }
       if let error = outcome.action.error {
         let number = index + 1
         if !recorded.fromEffect {
           steps.append(.sendFailing(number: number, action: recorded.action, error: error))
         } else if let through = steps.lastIndex(where: \.runsEffects) {
-          let from =
-            steps[...through].lastIndex {
-              if case .send = $0 { true } else if case .sendFailing = $0 { true } else { false }
-            } ?? through
+          let from = steps[...through].lastIndex(where: \.isSend) ?? through
           expectFailure(Self.expectedMessage(error), from: from, through: through)
           steps.append(.receiveFailed(number: number, action: recorded.action, error: error))
         } else {
@@ -144,6 +164,10 @@ struct SessionTestPlan {
     if let what = cancelledByHand[recording.actions.count + 1] {
       steps.append(.cancelledByHand(what))
     }
+    // Those after the last action, if the test's time comes to them (it goes no further): at
+    // its time, or within 50 ms of it (at once, in a session whose clock runs).
+    failing += effectFailures[recording.actions.count + 1] ?? []
+    if !failing.isEmpty { expectEffectFailures(upTo: (clock ?? 0) + 50) }
     for (startedBy, draw) in effectDraws {
       guard let step = stepOf[startedBy] else { continue }
       self.effectDraws[step, default: []].append(draw)

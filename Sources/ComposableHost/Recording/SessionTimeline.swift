@@ -116,6 +116,7 @@ public final class SessionTimeline: @unchecked Sendable {
         effectDraws.removeAll { $0.startedBy > current || $0.time > cut }
         sleepsDueNow.removeAll { $0 >= current }
         cancelledByHand.removeAll { $0.after >= current }
+        effectFailures.removeAll { $0.after >= current }
       }
       recorded.append(action)
       current = recorded.count
@@ -237,6 +238,27 @@ public final class SessionTimeline: @unchecked Sendable {
       var byAction: [Int: [String]] = [:]
       for (after, what) in cancelledByHand where after >= start && after <= current {
         byAction[after + 1 - start, default: []].append(what)
+      }
+      return byAction
+    }
+  }
+
+  /// Effects' own failures (an `effect.run` coroutine that raised), each by the number of the
+  /// action the session stood after then, with its time and the message a test expects of it.
+  private var effectFailures: [(after: Int, time: Double, message: String)] = []
+
+  /// Notes that an effect failed where the session stands, at `time` (seconds on its clock).
+  func noteEffectFailure(_ message: String, time: Double) {
+    lock.withLock { effectFailures.append((current, time, message)) }
+  }
+
+  /// The effects' failures after action `start`, up to where the session stands, by the action
+  /// they came before (numbered from `start`; one past the last for those after it).
+  func effectFailures(after start: Int) -> [Int: [(time: Double, message: String)]] {
+    lock.withLock {
+      var byAction: [Int: [(time: Double, message: String)]] = [:]
+      for failure in effectFailures where failure.after >= start && failure.after <= current {
+        byAction[failure.after + 1 - start, default: []].append((failure.time, failure.message))
       }
       return byAction
     }

@@ -57,12 +57,21 @@ extension ReplSession {
       // After a migration the test starts there (`recording()`), and so do its exchanges.
       let since = timeline.lastMigration.flatMap { timeline.action($0.position)?.time } ?? 0
       let start = timeline.lastMigration?.position ?? 0
+      // Actions effects sent that the session undid (`:undo`) and that raised: the test's store
+      // may meet them too, as effects' failures after its last action. Those before the first
+      // action undone that was sent: the effects of later ones are not in the test.
+      var failures = timeline.effectFailures(after: start)
+      let undone = timeline.actions.dropFirst(timeline.position).prefix(while: \.fromEffect)
+      failures[timeline.position - start + 1, default: []] += undone.compactMap { action in
+        guard action.fromEffect, let error = action.error else { return nil }
+        return (action.time, SessionTestPlan.expectedMessage(error))
+      }
       var plan = try SessionTestPlan(
         recording: recording(), exchanges: exchanges.all.filter { $0.start >= since },
         effectDraws: timeline.effectDraws(after: start).map { ($0.startedBy - start, $0.draw) },
         wakingNow: timeline.actionsAfterSleepsDueNow(after: start),
-        cancelledByHand: timeline.effectsCancelledByHand(after: start), feature: file,
-        inFlight: [])
+        cancelledByHand: timeline.effectsCancelledByHand(after: start),
+        effectFailures: failures, feature: file, inFlight: [])
       // What the test will find running, from a run of its steps: after a jump, which cancels
       // the session's effects, the session's own list disagrees with the test's store.
       plan.undoneReceived = timeline.actions.dropFirst(timeline.position).contains {

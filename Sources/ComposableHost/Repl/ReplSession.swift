@@ -130,9 +130,11 @@ public actor ReplSession {
         }
         // A reducer's error comes back with its action (`LuaStepOutcome.error`), printed with
         // it; an effect's comes on its own, later.
-        if case .effect = error {
+        if case let .effect(_, luaError) = error {
           failures.noteEffect()
           printer.error(error.description)
+          timeline.noteEffectFailure(
+            SessionTestPlan.expectedMessage("\(luaError)"), time: Seconds.of(clock.now.offset))
         }
       })
     store = Store(

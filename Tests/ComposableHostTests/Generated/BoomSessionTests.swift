@@ -37,13 +37,13 @@ import Testing
       }
     } matching: { $0.description.contains("boom went the action (50% [of it])") }
     // action 2 ({ type = "boom" }) raised when recorded, as it does above:
-    // boom.lua:29: boom went the action (50% [of it])
+    // boom.lua:33: boom went the action (50% [of it])
     await store.receive(["type": "boom"])
     await store.send(["type": "draw"]) {
       $0["ids"][1] = "00000000-0000-0000-0000-000000000001"
     }
     // action 4 ({ type = "boom" }) raised when recorded, and fails here too:
-    // boom.lua:29: boom went the action (50% [of it])
+    // boom.lua:33: boom went the action (50% [of it])
     await withKnownIssue {
       await store.send(["type": "boom"])
     } matching: { $0.description.contains("boom went the action (50% [of it])") }
