@@ -77,6 +77,22 @@ public final class SingleThreadExecutor: TaskExecutor, @unchecked Sendable {
     while hasPendingJobs { await Task.yield() }
   }
 
+  /// `settle()`, giving up once `limit` of real time has passed: an effect that never suspends
+  /// (a loop of sends) would otherwise keep the caller for ever. Returns whether it settled.
+  ///
+  /// ```swift
+  /// let settled = await executor.settle(within: .seconds(1))
+  /// ```
+  @discardableResult
+  public func settle(within limit: Duration) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while hasPendingJobs {
+      if ContinuousClock.now > deadline { return false }
+      await Task.yield()
+    }
+    return true
+  }
+
   private func loop() {
     let executor = asUnownedTaskExecutor()
     while true {

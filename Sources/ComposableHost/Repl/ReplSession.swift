@@ -255,6 +255,11 @@ public actor ReplSession {
       return
     }
     await store.send(.typed(action))
+    // What the action started runs as far as it can before the next line is read, as a test's
+    // store lets it: an effect.run coroutine sending three actions in a row sends them all
+    // before a line typed after it (the session recorded one between them one time in five,
+    // which no test can do). Bounded: an effect that never suspends keeps the session going.
+    await SingleThreadExecutor.current?.settle(within: .seconds(1))
   }
 
   /// `= expression`: its values, laid out as Lua.

@@ -318,7 +318,7 @@ local function install(env)
     local patterns = type(pattern) == "table" and pattern or { pattern }
     if #patterns == 0 then
       error("expect_failure: expected a pattern (a string) or a list of them, got "
-        .. (type(pattern) == "table" and "an empty table" or type(pattern)), 2)
+        .. (type(pattern) == "table" and "a table with no list" or type(pattern)), 2)
     end
     for i = 1, #patterns do
       if type(patterns[i]) ~= "string" then

@@ -142,7 +142,9 @@ extension LuaTestSession {
             + "limit (\(error)). To fix, use a pattern that backtracks less: anchor it, or "
             + "match a shorter, plainer part of the message"
         default:
-          patternError = "expect_failure: the pattern is not a Lua pattern: \(error)"
+          // Lua's words, without the position in the matcher's own chunk.
+          let words = "\(error)".replacing(#/^expect_failure:[0-9]+: /#, with: "")
+          patternError = "expect_failure: the pattern is not a Lua pattern: \(words)"
         }
         return false
       }
