@@ -114,9 +114,9 @@ public final class SessionTimeline: @unchecked Sendable {
         // the actions kept drew after the last of them (a test cancels them there).
         let cut = timeOfPosition()
         effectDraws.removeAll { $0.startedBy > current || $0.time > cut }
-        sleepsDueNow.removeAll { $0 >= current }
-        cancelledByHand.removeAll { $0.after >= current }
-        effectFailures.removeAll { $0.after >= current }
+        sleepsDueNow.dropBranch(from: current)
+        cancelledByHand.dropBranch(from: current)
+        effectFailures.dropBranch(from: current)
       }
       recorded.append(action)
       current = recorded.count
@@ -206,62 +206,47 @@ public final class SessionTimeline: @unchecked Sendable {
   }
 
   /// Where sleeps of effects until a time the clock had reached when they began (a `sleep(0)`)
-  /// ended, each by the number of the action the session stood after then: a test clock wakes
-  /// those sleeps only at an advance, so a test advances by zero before the next action. Not
-  /// written to a saved session.
-  private var sleepsDueNow: [Int] = []
+  /// ended: a test clock wakes those sleeps only at an advance, so a test advances by zero
+  /// before the next action. Not written to a saved session.
+  private var sleepsDueNow = NotesBetweenActions<Void>()
 
   /// Notes that an effect's sleep of zero ended where the session stands.
-  func noteSleepDueNow() { lock.withLock { sleepsDueNow.append(current) } }
+  func noteSleepDueNow() { lock.withLock { sleepsDueNow.note((), after: current) } }
 
   /// The actions after action `start`, up to where the session stands, before which an effect's
   /// sleep of zero ended (after the action before them), numbered from `start`.
   func actionsAfterSleepsDueNow(after start: Int) -> Set<Int> {
-    lock.withLock {
-      Set(sleepsDueNow.filter { $0 >= start && $0 < current }.map { $0 + 1 - start })
-    }
+    lock.withLock { Set(sleepsDueNow.byNextAction(after: start, upTo: current - 1).keys) }
   }
 
-  /// The effects `:cancel` ended, each by the number of the action the session stood after then,
-  /// as `:effects` named it. A test cannot end an effect so: it says where the session did.
-  private var cancelledByHand: [(after: Int, what: String)] = []
+  /// The effects `:cancel` ended, as `:effects` named them. A test cannot end an effect so: it
+  /// says where the session did.
+  private var cancelledByHand = NotesBetweenActions<String>()
 
   /// Notes that `:cancel` ended the effect `what` where the session stands.
   func noteCancelledByHand(_ what: String) {
-    lock.withLock { cancelledByHand.append((current, what)) }
+    lock.withLock { cancelledByHand.note(what, after: current) }
   }
 
   /// The effects `:cancel` ended after action `start`, up to where the session stands, by the
   /// action they came before (numbered from `start`; one past the last for those after it).
   func effectsCancelledByHand(after start: Int) -> [Int: [String]] {
-    lock.withLock {
-      var byAction: [Int: [String]] = [:]
-      for (after, what) in cancelledByHand where after >= start && after <= current {
-        byAction[after + 1 - start, default: []].append(what)
-      }
-      return byAction
-    }
+    lock.withLock { cancelledByHand.byNextAction(after: start, upTo: current) }
   }
 
-  /// Effects' own failures (an `effect.run` coroutine that raised), each by the number of the
-  /// action the session stood after then, with its time and the message a test expects of it.
-  private var effectFailures: [(after: Int, time: Double, message: String)] = []
+  /// Effects' own failures (an `effect.run` coroutine that raised), with their time and the
+  /// message a test expects of them.
+  private var effectFailures = NotesBetweenActions<(time: Double, message: String)>()
 
   /// Notes that an effect failed where the session stands, at `time` (seconds on its clock).
   func noteEffectFailure(_ message: String, time: Double) {
-    lock.withLock { effectFailures.append((current, time, message)) }
+    lock.withLock { effectFailures.note((time, message), after: current) }
   }
 
   /// The effects' failures after action `start`, up to where the session stands, by the action
   /// they came before (numbered from `start`; one past the last for those after it).
   func effectFailures(after start: Int) -> [Int: [(time: Double, message: String)]] {
-    lock.withLock {
-      var byAction: [Int: [(time: Double, message: String)]] = [:]
-      for failure in effectFailures where failure.after >= start && failure.after <= current {
-        byAction[failure.after + 1 - start, default: []].append((failure.time, failure.message))
-      }
-      return byAction
-    }
+    lock.withLock { effectFailures.byNextAction(after: start, upTo: current) }
   }
 
   /// The state now stands after action `number`.
@@ -299,4 +284,27 @@ public final class SessionTimeline: @unchecked Sendable {
 
   /// The bytes the checkpoints but the initial state's hold together.
   public var checkpointBytesHeld: Int { lock.withLock { checkpointTotal } }
+}
+
+/// What a session noted between its actions (a sleep of zero, a `:cancel`, an effect's failure),
+/// each by the number of the action it stood after then: a test written from the session puts
+/// each before the action that came next. Reached only under the timeline's lock.
+struct NotesBetweenActions<Value> {
+  private var notes: [(after: Int, value: Value)] = []
+
+  /// Notes `value` after action `position`.
+  mutating func note(_ value: Value, after position: Int) { notes.append((position, value)) }
+
+  /// Drops what was noted at `position` or after: a new branch starts there.
+  mutating func dropBranch(from position: Int) { notes.removeAll { $0.after >= position } }
+
+  /// What was noted after action `start` up to after action `end`, by the action it came before,
+  /// numbered from `start` (one past `end` for what came after it).
+  func byNextAction(after start: Int, upTo end: Int) -> [Int: [Value]] {
+    var byAction: [Int: [Value]] = [:]
+    for note in notes where note.after >= start && note.after <= end {
+      byAction[note.after + 1 - start, default: []].append(note.value)
+    }
+    return byAction
+  }
 }
