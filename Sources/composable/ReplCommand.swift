@@ -85,11 +85,11 @@ struct ReplLoop {
     while true {
       let prompt = await session.prompt
       let line: [UInt8]?
+      // Piped, no prompt: it would start the line of what the action did, with nobody to
+      // read it (as `python3 < file` and `sqlite3 < file` print none).
       if let editor {
         line = editor.readLine(prompt: prompt)
       } else {
-        print(prompt, terminator: "")
-        fflush(nil)
         line = input.next()
       }
       guard let line else {  // Ctrl-D, or the end of a pipe
