@@ -201,6 +201,7 @@ struct FeatureOptions {
       // `_exit`, not `exit`: exit's cleanup flushes standard output, whose lock an action stuck
       // writing into a full pipe holds: the process would never end. Each action's output was
       // flushed as it was printed; what a stuck write holds is the stuck pipe's.
+      ReplacedFile.removeUnfinished()  // a session or a test being written: left as it was
       Glibc._exit(128 + signalNumber)
     }
     return FeatureHost(

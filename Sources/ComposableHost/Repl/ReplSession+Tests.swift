@@ -91,7 +91,8 @@ extension ReplSession {
           "\(url.lastPathComponent.terminalSafe): \(name) is a name the test uses, so the suite "
             + "cannot have it. To fix, choose another (:test SessionTests.swift)")
       }
-      try Data(text.utf8).write(to: url, options: .withoutOverwriting)
+      // Whole or not at all: a kill while it is written leaves no half test.
+      try ReplacedFile.write(Array(text.utf8), to: url, replacing: false)
     } catch {
       return printer.error("the test was not written: \(error)")
     }
