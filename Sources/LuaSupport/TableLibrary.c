@@ -341,20 +341,14 @@ static int lk_sort_copy(lua_State *L) {
   return 0;
 }
 
-// Pushes a plain copy of the state's array at 1 (its real table at `real`) and returns its
-// index: the elements' proxies (those holding no table read as plain tables for the rest of the
-// action), or with `proxies` 0 the real table's own elements.
-static int lk_sort_copy_of(lua_State *L, int real, lua_Integer length, int proxies) {
+// Pushes a plain copy of the real elements of the state's array at 1 (its real table at `real`)
+// and returns its index.
+static int lk_sort_copy_of(lua_State *L, int real, lua_Integer length) {
   lua_createtable(L, (int)length, 0);
   int copy = lua_gettop(L);
   for (lua_Integer i = 1; i <= length; i++) {
     lk_charge(L, 1);
-    if (proxies) {
-      lua_geti(L, 1, i);
-      lk_read_flat_in_action(L, -1);
-    } else {
-      lua_rawgeti(L, real, i);
-    }
+    lua_rawgeti(L, real, i);
     lua_rawseti(L, copy, i);
   }
   return copy;
@@ -377,33 +371,13 @@ static int lk_sort_in_copy(lua_State *L, int copy, lua_Integer length, int *wrot
   return status;
 }
 
-// How lk_sort_write_back writes the copy's order to the array.
-typedef enum {
-  LK_WRITE_BACK_REAL,     // the copy holds real elements: each slot that changed, moved in place
-  LK_WRITE_BACK_PROXIES,  // it holds their proxies: likewise, with each proxy's real table
-  // Proxies, and the state was written while they were sorted (the array may be anywhere by
-  // then): every slot written through the array's proxy, checked as any write is.
-  LK_WRITE_BACK_THROUGH_PROXY,
-} lk_write_back_mode;
-
-// Writes the order of the copy at `copy` back to the state's array at 1 (its real table at
-// `real`), then raises again the error on top when the sort's `status` is one: an order function
-// that raised leaves the array as Lua's in-place sort would. A slot moved in the real table is
-// journaled and marked (lk_state_set_moved), its view told first.
-static int lk_sort_write_back(lua_State *L, int real, int copy, lua_Integer length, int status,
-                              lk_write_back_mode mode) {
-  int error = lua_gettop(L);  // the error, when the sort raised
+// Writes the order of the copy at `copy` (real elements) back to the state's array at 1 (its
+// real table at `real`): each slot that changed moved in place, journaled and marked
+// (lk_state_set_moved), its view told first.
+static void lk_sort_write_back(lua_State *L, int real, int copy, lua_Integer length) {
   for (lua_Integer i = 1; i <= length; i++) {
     lk_charge(L, 1);
     lua_rawgeti(L, copy, i);
-    if (mode == LK_WRITE_BACK_THROUGH_PROXY) {
-      lua_seti(L, 1, i);
-      continue;
-    }
-    if (mode == LK_WRITE_BACK_PROXIES && lua_type(L, -1) == LUA_TTABLE &&
-        lk_push_proxied_table(L, -1)) {
-      lua_replace(L, -2);
-    }
     lua_rawgeti(L, real, i);
     int same = lua_rawequal(L, -1, -2);
     lua_pop(L, 1);
@@ -414,49 +388,43 @@ static int lk_sort_write_back(lua_State *L, int real, int copy, lua_Integer leng
       lk_state_set_moved(L, real, i);
     }
   }
-  if (status != LUA_OK) {
-    lua_pushvalue(L, error);
-    return lua_error(L);
-  }
+}
+
+// table.sort(t, comp) in place, each read and write through `t` (a state array's proxy: each
+// write journaled, an element moving within the array marked, so not checked again): what
+// lua5.4 does, step for step. An order function that reads or writes the array while it is
+// sorted sees, and changes, what it would under lua5.4.
+static int lk_sort_in_place(lua_State *L, lua_Integer length) {
+  lua_settop(L, 2);
+  lk_shape_move outer = lk_move_begin(L, 1);
+  lk_sort_interval(L, 1, (lk_sort_index)length, 0);
+  lk_move_end(L, outer);
   return 0;
 }
 
-// table.sort(state_array, comp), the array's real table on top: its elements (their proxies)
-// sorted in a plain copy by Lua's algorithm, the same comparisons in the same order; then each
-// slot that changed written back to the real table, journaled: a swap costs what it costs on a
-// plain table, not a metamethod call a read and a write. An order function that writes the
-// state meanwhile has the slots written back through the proxy. Unlike Lua's: an order function
-// that reads the array while it is sorted sees it as it was before.
-static int lk_sort_state_array(lua_State *L, lua_Integer length) {
-  int real = lua_gettop(L);
-  int copy = lk_sort_copy_of(L, real, length, 1);
-  int wrote_state;
-  int status = lk_sort_in_copy(L, copy, length, &wrote_state);
-  return lk_sort_write_back(L, real, copy, length, status,
-                            wrote_state ? LK_WRITE_BACK_THROUGH_PROXY : LK_WRITE_BACK_PROXIES);
-}
-
 // table.sort(state_array, comp) with an order function that only reads (lk_reads_only), the
-// array's real table on top: as lk_sort_state_array, but the copy holds the real elements, so
-// the order function reads them as plain tables (the VM's lookups, no metamethod), and no
-// element proxy is made. Nothing the function does can write or keep them. When it raises
-// (not a stop), the sort is made again through the proxies, from the array as it was: its
-// comparisons are the same, so it raises at the same one, with the message a proxy gives (a
-// real array's marker names it "array" where a proxy is a "table").
+// array's real table on top: the real elements sorted in a plain copy by Lua's algorithm, the
+// same comparisons in the same order, so the order function reads them as plain tables (the
+// VM's lookups, no metamethod) and no element proxy is made; then each slot that changed is
+// written back to the real table, journaled: a swap costs what it costs on a plain table. The
+// function can reach nothing but the two elements it is given (not the array), so it cannot
+// tell the copy from the array. When it raises (not a stop), the sort is made again in place,
+// from the array as it was: its comparisons are the same, so it raises at the same one, with
+// the message a proxy gives (a real array's marker names it "array" where a proxy is a
+// "table"), and leaves the array as Lua's would.
 static int lk_sort_real_array(lua_State *L, lua_Integer length) {
   int real = lua_gettop(L);
-  int copy = lk_sort_copy_of(L, real, length, 0);
+  int copy = lk_sort_copy_of(L, real, length);
   int wrote_state;
   int status = lk_sort_in_copy(L, copy, length, &wrote_state);
   if (wrote_state) {
     return luaL_error(L, "table.sort: the state changed while an order function that only "
                          "reads was called (a bug of this runtime)");
   }
-  if (status == LUA_ERRRUN && lk_stopped(L) == LK_FAILURE_NONE) {
-    lua_settop(L, real);
-    return lk_sort_state_array(L, length);
-  }
-  return lk_sort_write_back(L, real, copy, length, status, LK_WRITE_BACK_REAL);
+  if (status == LUA_ERRRUN && lk_stopped(L) == LK_FAILURE_NONE) return lk_sort_in_place(L, length);
+  if (status != LUA_OK) return lua_error(L);  // a stop: the error on top
+  lk_sort_write_back(L, real, copy, length);
+  return 0;
 }
 
 // table.sort(list [, comp])
@@ -469,13 +437,11 @@ static int lk_table_sort(lua_State *L) {
     if (!lua_isnil(L, 2) && lk_push_writable_real(L, 1)) {
       // The look at the order function costs some 9,000 instructions (its dump, the strings'
       // metatable): for fewer elements it costs more than it saves (~730 a comparison).
-      return length >= LK_SORT_READING_FROM && lk_reads_only(L, 2)
-          ? lk_sort_real_array(L, length)
-          : lk_sort_state_array(L, length);
+      if (length >= LK_SORT_READING_FROM && lk_reads_only(L, 2)) {
+        return lk_sort_real_array(L, length);
+      }
     }
-    lk_shape_move outer = lk_move_begin(L, 1);
-    lk_sort_interval(L, 1, (lk_sort_index)length, 0);
-    lk_move_end(L, outer);
+    return lk_sort_in_place(L, length);
   }
   return 0;
 }

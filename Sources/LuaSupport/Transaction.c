@@ -1289,6 +1289,11 @@ static int lk_safe_setmetatable(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_argexpected(L, type == LUA_TNIL || type == LUA_TTABLE, 2, "nil or table");
   if (lua_rawgetp(L, 1, &lk_real_key) == LUA_TTABLE) {
+    // A state table has none (getmetatable says nil): setting none again is Lua's no-op.
+    if (type == LUA_TNIL) {
+      lua_settop(L, 1);
+      return 1;
+    }
     return luaL_error(L, "a state table cannot have a metatable (state is plain data: tables, "
                          "strings, numbers and booleans)");
   }

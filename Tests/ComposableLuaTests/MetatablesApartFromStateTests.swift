@@ -108,4 +108,34 @@ import Testing
     #expect(try feature.state().said == "hi")
     #expect(try feature.state().copy == ["greeting": "hi"])
   }
+
+  /// A state table has no metatable (`getmetatable` says nil), so `setmetatable(t, nil)` is
+  /// Lua's no-op that returns `t`, as generic code calls it; a metatable is still refused.
+  @Test func settingNoMetatableOnAStateTableIsANoOp() throws {
+    let source = """
+      return {
+        initial_state = function() return { t = { a = 1 } } end,
+        reduce = function(state, action)
+          if action.type == "none" then
+            state.same = setmetatable(state.t, nil) == state.t
+            state.meta = tostring(getmetatable(state.t))
+          else
+            setmetatable(state.t, {})
+          end
+        end,
+      }
+      """
+    let feature = try LuaFeature(source: source, file: "meta.lua")
+    _ = try feature.step("none")
+    #expect(try feature.state().same == true)
+    #expect(try feature.state().meta == "nil")
+    #expect(try feature.state().t == ["a": 1])
+    let before = try feature.state()
+    guard let failure = Self.failure(of: "some", in: feature) else { return }
+    #expect(
+      failure
+        == "meta.lua:8: a state table cannot have a metatable (state is plain data: tables, "
+        + "strings, numbers and booleans)")
+    #expect(try feature.state() == before)
+  }
 }
