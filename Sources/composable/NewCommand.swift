@@ -21,29 +21,61 @@ struct NewCommand: Command {
         "\(name): a feature's name is a Lua module name: letters a-z and A-Z, digits and _, "
           + "not starting with a digit")
     }
+    // Its test's file, NAME_test.lua, must fit a file's name (255 bytes): a longer name left a
+    // folder with half the files.
+    guard name.utf8.count + "_test.lua".utf8.count <= Self.longestFileName else {
+      throw UsageError(
+        "\(name.prefix(20))...: a feature's name is at most "
+          + "\(Self.longestFileName - "_test.lua".utf8.count) characters (\(name.utf8.count) given), "
+          + "so that its test's file, NAME_test.lua, is a file name the system takes")
+    }
   }
 
+  /// The longest name of a file (NAME_MAX on Linux).
+  static let longestFileName = 255
+
   func run() throws {
-    let folder = URL(fileURLWithPath: name)
-    if FileManager.default.fileExists(atPath: folder.path) {
+    // Anything at the name, a dangling link too (`fileExists` follows links: a link to nowhere
+    // was taken for nothing there, and the write then failed in Foundation's words).
+    var status = stat()
+    if lstat(name, &status) == 0 {
       throw UsageError(
         "\(name) already exists; nothing was written. To fix, choose another name or move it.")
     }
-    let types = folder.appendingPathComponent(".composable/types")
-    try FileManager.default.createDirectory(at: types, withIntermediateDirectories: true)
-    let files: [(String, String)] =
-      [
-        ("\(name).lua", FeatureTemplate.feature(name)),
-        ("\(name)_test.lua", FeatureTemplate.test(name)),
-        (".luarc.json", FeatureTemplate.luarc),
-        (".luacheckrc", FeatureTemplate.luacheckrc),
-      ]
-      + ComposableLuaLibrary.annotations.sorted { $0.key < $1.key }.map {
-        (".composable/types/" + $0.key, $0.value)
+    // Every file or none: written into a folder beside it, renamed to NAME once whole.
+    let folder = URL(fileURLWithPath: ".composable-new.\(getpid())")
+    do {
+      try? FileManager.default.removeItem(at: folder)
+      let types = folder.appendingPathComponent(".composable/types")
+      try FileManager.default.createDirectory(at: types, withIntermediateDirectories: true)
+      let files: [(String, String)] =
+        [
+          ("\(name).lua", FeatureTemplate.feature(name)),
+          ("\(name)_test.lua", FeatureTemplate.test(name)),
+          (".luarc.json", FeatureTemplate.luarc),
+          (".luacheckrc", FeatureTemplate.luacheckrc),
+        ]
+        + ComposableLuaLibrary.annotations.sorted { $0.key < $1.key }.map {
+          (".composable/types/" + $0.key, $0.value)
+        }
+      for (path, contents) in files {
+        try contents.write(
+          to: folder.appendingPathComponent(path), atomically: false, encoding: .utf8)
       }
-    for (path, contents) in files {
-      try contents.write(
-        to: folder.appendingPathComponent(path), atomically: true, encoding: .utf8)
+      guard rename(folder.path, name) == 0 else {
+        throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno))
+      }
+    } catch {
+      try? FileManager.default.removeItem(at: folder)
+      // The system's reason, not Foundation's wrapping of it.
+      let error = error as NSError
+      let posix =
+        error.domain == NSPOSIXErrorDomain
+        ? error : (error.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+      let reason =
+        posix.map { String(cString: strerror(Int32($0.code))) } ?? error.localizedDescription
+      printError("\(name): the folder could not be written (\(reason)); nothing was written.")
+      throw ExitStatus.failure
     }
     print(
       """

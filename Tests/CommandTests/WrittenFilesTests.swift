@@ -242,4 +242,41 @@ import Testing
       #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path))
     }
   }
+
+  /// `new` writes every file or none: a name whose test's file no system takes (250 letters:
+  /// `NAME_test.lua` is past 255 bytes) left a folder with half of them, and one at a link to
+  /// nowhere failed in Foundation's words. The longest name that fits is written whole.
+  @Test func newWritesEveryFileOrNone() throws {
+    let directory = try makeTemporaryDirectory("new-whole")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let long = String(repeating: "a", count: 250)
+    let refused = try Command.run(["new", long], in: directory)
+    #expect(refused.status == 64, "\(refused.errors)")
+    #expect(
+      refused.errors.contains(
+        "aaaaaaaaaaaaaaaaaaaa...: a feature's name is at most 246 characters (250 given), so that "
+          + "its test's file, NAME_test.lua, is a file name the system takes"), "\(refused.errors)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [])
+
+    try FileManager.default.createSymbolicLink(
+      atPath: directory.appendingPathComponent("dangling").path, withDestinationPath: "/nowhere")
+    let linked = try Command.run(["new", "dangling"], in: directory)
+    #expect(linked.status == 64, "\(linked.errors)")
+    #expect(linked.errors.contains("dangling already exists; nothing was written"))
+
+    let longest = String(repeating: "b", count: 246)
+    let written = try Command.run(["new", longest], in: directory)
+    #expect(written.status == 0, "\(written.errors)")
+    let folder = directory.appendingPathComponent(longest)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    #expect(
+      names == [
+        ".composable", ".luacheckrc", ".luarc.json", longest + ".lua",
+        longest + "_test.lua",
+      ])
+    // Nothing beside it: the folder it was written in was renamed.
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        == [longest, "dangling"].sorted())
+  }
 }
