@@ -42,9 +42,7 @@ public enum LuaSourceFile {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
     guard descriptor >= 0 else { throw failure(errno) }
     defer { close(descriptor) }
-    guard fstat(descriptor, &status) == 0 else {
-      throw Unreadable(reason: "it cannot be read (permission denied?)")
-    }
+    guard fstat(descriptor, &status) == 0 else { throw failure(errno) }
     try requireRegular(status)
     let tooLarge = { (size: Int) in
       Unreadable(reason: "it is \(size) bytes, more than the \(limit) a file read here may have")
@@ -58,19 +56,25 @@ public enum LuaSourceFile {
       if count == 0 { return bytes }
       guard count > 0 else {
         if errno == EINTR { continue }
-        throw Unreadable(
-          reason: errno == EISDIR
-            ? "it is a directory; give the .lua file" : "it cannot be read (permission denied?)")
+        throw failure(errno)
       }
       bytes += chunk[..<count]
       guard bytes.count <= limit else { throw tooLarge(bytes.count) }  // it grew
     }
   }
 
+  /// The system's reason, in the words of the others here: each code its own (a name too long,
+  /// or a link loop, was said to be "permission denied?").
   private static func failure(_ code: Int32) -> Unreadable {
-    Unreadable(
-      reason: code == ENOENT || code == ENOTDIR
-        ? "no such file" : "it cannot be read (permission denied?)")
+    switch code {
+    case ENOENT, ENOTDIR: Unreadable(reason: "no such file")
+    case EACCES, EPERM: Unreadable(reason: "permission denied")
+    case ELOOP:
+      Unreadable(reason: "too many symbolic links on the way (a loop?)")
+    case ENAMETOOLONG: Unreadable(reason: "its name is too long for the system")
+    case EISDIR: Unreadable(reason: "it is a directory; give the .lua file")
+    default: Unreadable(reason: String(cString: strerror(code)))
+    }
   }
 
   /// Refuses a directory, a FIFO, a device or a socket, saying which.

@@ -52,10 +52,18 @@ struct TestCommand: Command {
       throw ExitStatus.failure
     }
     // A path that is not there is a mistake (a typo in CI would otherwise pass with no tests).
-    for path in paths where !FileManager.default.fileExists(atPath: path) {
+    for path in paths {
+      var status = stat()
+      guard stat(path, &status) != 0 else { continue }
+      let code = errno
+      // Not there; else the system's reason (a name too long, a link loop, a folder on the way
+      // that cannot be searched), which "no such file" hid.
+      let problem =
+        code == ENOENT || code == ENOTDIR
+        ? "no such file or folder" : "it cannot be read (\(String(cString: strerror(code))))"
       let meant = FileManager.default.fileExists(atPath: path + ".lua") ? path + ".lua" : nil
       printError(
-        "\(path): no such file or folder, so no tests were run from it"
+        "\(path): \(problem), so no tests were run from it"
           + (meant.map { ". To fix, give its name whole: composable test \($0)" } ?? ""))
       throw ExitStatus.failure
     }
