@@ -141,6 +141,48 @@ import Testing
     #expect(saves.wait(for: 4, seconds: 0.5).count == 3)
   }
 
+  /// A file deleted, or replaced by what is no file (a FIFO, a folder), with no save after it
+  /// is reported once it settles, so that the reload says what is there (it said nothing, and
+  /// the old code ran on unsaid); a file deleted and written anew at once is one save.
+  @Test func aFileDeletedOrReplacedByNoFileIsReported() throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("feature.lua")
+    try "return 1".write(to: file, atomically: false, encoding: .utf8)
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    defer { watcher.stop() }
+    try FileManager.default.removeItem(at: file)
+    #expect(saves.wait(for: 1) == [[file.path]])
+    #expect(mkfifo(file.path, 0o600) == 0)
+    #expect(saves.wait(for: 2) == [[file.path], [file.path]])
+    try FileManager.default.removeItem(at: file)
+    try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
+    #expect(saves.wait(for: 3).count == 3)
+    try FileManager.default.removeItem(at: file)
+    #expect(saves.wait(for: 4).count == 4)
+    // Written anew: one save, nothing more once it settled.
+    try "return 2".write(to: file, atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 5).count == 5)
+    #expect(saves.wait(for: 6, seconds: 0.6).count == 5)
+  }
+
+  /// The reload of a file that went away says so, and the old code runs on.
+  @Test func theReloadOfADeletedFileSaysSo() throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("gone.lua")
+    try "return { initial_state = function() return {} end, reduce = function() end }".write(
+      to: file, atomically: false, encoding: .utf8)
+    let feature = try LuaFeature(contentsOf: file)
+    try FileManager.default.removeItem(at: file)
+    var failure: String?
+    let reloaded = HotReload.reload(
+      feature, from: file, changed: [file.path], report: { _ in }, fail: { failure = $0 })
+    #expect(!reloaded)
+    #expect(failure == "cannot read gone.lua: no such file; the old code runs on")
+  }
+
   /// A folder deleted and made again, or moved away and another moved in its place (as a
   /// `git checkout` or a tool writing a folder anew does), is watched again: its file there is
   /// a save, and the saves after it are seen.

@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 
+import Composable
+
 /// Tells when files were saved, through inotify (no polling): one call of `onSave` per save,
 /// however the editor saves.
 ///
@@ -184,6 +186,8 @@ public final class FileWatcher: Sendable {
     onSave: @Sendable ([String]) -> Void
   ) {
     var saved: Set<String> = []
+    // Watched files deleted or made anew, by when they are looked at (`settleMilliseconds`).
+    var unsettled: [String: ContinuousClock.Instant] = [:]
     // While a burst is open: how long to wait for more of it.
     // At most a day (poll's timeout is an Int32 of milliseconds): a larger one cannot trap.
     let seconds = min(max(quiet.components.seconds, 0), 86_400)
@@ -199,6 +203,10 @@ public final class FileWatcher: Sendable {
       let missing = watched.lock.withLock { !watched.missing.isEmpty }
       var timeout: Int32 = saved.isEmpty ? identityCheckMilliseconds : quietMilliseconds
       if missing { timeout = min(timeout, retryMilliseconds) }
+      if let first = unsettled.values.min() {
+        let left = Seconds.of(first - ContinuousClock.now) * 1000
+        timeout = min(timeout, Int32(max(1, min(left.rounded(.up), 86_400_000))))
+      }
       let ready = poll(&descriptors, 2, timeout)
       if ready < 0 {
         if errno == EINTR { continue }
@@ -217,6 +225,12 @@ public final class FileWatcher: Sendable {
           continue
         }
       }
+      // A file deleted or replaced that no save followed: reported if it is no file now.
+      let now = ContinuousClock.now
+      for (path, deadline) in unsettled where deadline <= now {
+        unsettled.removeValue(forKey: path)
+        if !isRegularFile(path) { saved.insert(path) }
+      }
       if ready == 0 {
         guard !saved.isEmpty else { continue }
         // The burst is over: one save.
@@ -226,17 +240,25 @@ public final class FileWatcher: Sendable {
       }
       let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
       guard count > 0 else { continue }
-      saved.formUnion(changedFiles(in: buffer, count: count, inotify: inotify, watched: watched))
+      let events = changedFiles(in: buffer, count: count, inotify: inotify, watched: watched)
+      saved.formUnion(events.saved)
+      for path in events.saved { unsettled.removeValue(forKey: path) }
+      let deadline = ContinuousClock.now + .milliseconds(settleMilliseconds)
+      for path in events.unsettled where !events.saved.contains(path) {
+        unsettled[path] = deadline
+      }
     }
   }
 
-  /// The watched files a batch of events finishes writing. A folder gone (deleted, or moved:
+  /// The watched files a batch of events finishes writing, and those it deleted, moved away or
+  /// made anew (not yet written: `unsettled`). A folder gone (deleted, or moved:
   /// its watch would follow it elsewhere) is no longer watched and goes to `missing`.
   private static func changedFiles(
     in buffer: [UInt8], count: Int, inotify: Int32, watched: Watched
-  ) -> [String] {
+  ) -> (saved: [String], unsettled: [String]) {
     let (files, directories) = watched.lock.withLock { (watched.files, watched.directories) }
     var changed: [String] = []
+    var unsettled: [String] = []
     var offset = 0
     let header = MemoryLayout<inotify_event>.size
     buffer.withUnsafeBytes { bytes in
@@ -258,15 +280,31 @@ public final class FileWatcher: Sendable {
           }
           continue
         }
-        // A save ends with the file closed after writing, or renamed into place.
-        guard mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0,
-          let directory = directories[descriptor]
-        else { continue }
+        guard let directory = directories[descriptor] else { continue }
         let path = directory + "/" + name
-        if files.contains(path) { changed.append(path) }
+        guard files.contains(path) else { continue }
+        // A save ends with the file closed after writing, or renamed into place. A file
+        // deleted, moved away or made (a FIFO, a folder, a link) may be a save under way:
+        // looked at once it settles (`unsettled`).
+        if mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
+          changed.append(path)
+        } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM | IN_CREATE) != 0 {
+          unsettled.append(path)
+        }
       }
     }
-    return changed
+    return (changed, unsettled)
+  }
+
+  /// How long a watched file deleted or replaced by something else is given to become a saved
+  /// file again (an editor that deletes and writes anew) before it is reported as changed, so
+  /// that the reload says what is there now: nothing, a FIFO, a folder.
+  static let settleMilliseconds = 300
+
+  /// Whether `path` names a regular file (through links, as a read would open it).
+  static func isRegularFile(_ path: String) -> Bool {
+    var status = stat()
+    return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
   }
 }
 
