@@ -42,6 +42,41 @@ import Testing
       message: "effect.request: effect.http: header X-A: the value holds CR, LF or NUL")
   }
 
+  /// Each header that frames the message or the connection, in any case: a Content-Length
+  /// shorter than the body made its rest a second request on the connection (smuggling), and
+  /// each answer after it went to the request before.
+  @Test(arguments: [
+    "Content-Length", "content-length", "CONTENT-LENGTH", "Transfer-Encoding", "Connection",
+    "Keep-Alive", "Upgrade", "TE", "Trailer", "Proxy-Connection",
+  ])
+  func aHeaderThatFramesTheMessageFailsTheAction(name: String) async throws {
+    try await expectRefused(
+      fields: #"method = "POST", body = "x", headers = { [""# + name + #""] = "5" }"#,
+      message: "effect.request: effect.http: header \(name) is set by the client (it frames the "
+        + "message or the connection); remove it")
+  }
+
+  /// A URL with a NUL was cut there (what was sent was not what messages named); a space, a
+  /// tab, CR, LF or DEL is no part of a URL either.
+  @Test(arguments: [#"/a\0.evil/x"#, "/a b", #"/a\tb"#, #"/a\rb"#, #"/a\nb"#, #"/a\127b"#])
+  func aURLWithASpaceOrAControlCharacterFailsTheAction(path: String) async throws {
+    try await expectRefused(
+      fields: #"url = "http://x.test"# + path + #"""#,
+      message: "holds a space or a control character; percent-encode it (%20 for a space)")
+  }
+
+  /// A field of another type was taken as absent: `method = 5` sent a GET, `headers = "..."`
+  /// sent no header at all.
+  @Test(arguments: [
+    ("method = 5", "request.method: effect.http: expected a string, got integer"),
+    ("method = true", "request.method: effect.http: expected a string, got boolean"),
+    (#"headers = "X-Key: 1""#, "request.headers: effect.http: expected a table, got string"),
+    (#"query = "a=b""#, "request.query: effect.http: expected a table, got string"),
+  ])
+  func aFieldOfAnotherTypeFailsTheAction(fields: String, message: String) async throws {
+    try await expectRefused(fields: fields, message: message)
+  }
+
   @Test func aBodyWithNoJSONFormFailsTheAction() async throws {
     try await expectRefused(
       fields: "body = { bad = 0/0 }",

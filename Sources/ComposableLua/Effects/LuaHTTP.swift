@@ -28,6 +28,22 @@ enum LuaHTTP {
       throw .conversion(
         path: "request.url", message: "\(LuaValue(url)) is not an http or https URL")
     }
+    // A field of another type was taken as absent: `method = 5` sent a GET, `headers = "..."`
+    // sent none.
+    for (field, expected) in [("method", "a string"), ("query", "a table"), ("headers", "a table")]
+    {
+      let value = table[.string(LuaString(field))]
+      let fits: Bool
+      switch value {
+      case .string: fits = field == "method"
+      case .table: fits = field != "method"
+      default: fits = false
+      }
+      guard value == .nil || fits else {
+        throw .conversion(
+          path: "request.\(field)", message: "expected \(expected), got \(value.typeName)")
+      }
+    }
     var request = HTTPRequest(method: table["method"].stringValue ?? "GET", url: url)
     if let query = table["query"].tableValue {
       // `query = { q = "two words" }`: appended to the URL, percent-encoded, in key order.
