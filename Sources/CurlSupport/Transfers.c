@@ -27,6 +27,7 @@ typedef struct transfer {
   int checked_length;
   int over_limit;
   const char *failure;  // a reason the callbacks stopped the transfer for, besides the limit
+  int headers_ended;     // the blank line after the last response's headers came
   struct transfer *next;
 } transfer;
 
@@ -158,9 +159,17 @@ static size_t on_header(char *data, size_t size, size_t count, void *user) {
   size_t n = size * count;
   if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) {  // a new response: after a redirect, a 100
     r->headers_length = 0;
+    t->headers_ended = 0;
     return n;
   }
-  if (n <= 2) return n;  // the blank line that ends the headers
+  // The blank line that ends the headers ("\r\n", or "\n" alone, which curl takes too).
+  if ((n == 2 && data[0] == '\r' && data[1] == '\n') || (n == 1 && data[0] == '\n')) {
+    t->headers_ended = 1;
+    return n;
+  }
+  // After it: a chunked body's trailers, which are not the response's headers (a trailer
+  // repeating Content-Type made the body's type two).
+  if (t->headers_ended) return n;
   if (r->headers_length + n > MAXIMUM_HEADER_BYTES) {
     t->failure = "the response's headers are over 1 MB";
     return 0;
@@ -193,6 +202,11 @@ static void finish(cs_client *client, transfer *t, cs_outcome outcome, CURLcode 
   if (outcome == CS_COMPLETED && code == CURLE_OPERATION_TIMEDOUT) outcome = CS_TIMED_OUT;
   if (outcome == CS_COMPLETED && code == CURLE_COULDNT_CONNECT) outcome = CS_REFUSED;
   if (outcome == CS_COMPLETED && code != CURLE_OK) outcome = CS_FAILED;
+  // A connection closed in the headers, which curl takes as a whole response with no body.
+  if (outcome == CS_COMPLETED && !t->headers_ended) {
+    outcome = CS_FAILED;
+    if (!t->failure) t->failure = "the connection closed before the response's headers ended";
+  }
   if (outcome == CS_FAILED && t->failure) {
     snprintf(r->error, sizeof r->error, "%s", t->failure);
   } else if (outcome == CS_FAILED && r->error[0] == 0) {

@@ -300,4 +300,62 @@ private final class Flag: @unchecked Sendable {
   private var value = false
   func set() { lock.withLock { value = true } }
   var isSet: Bool { lock.withLock { value } }
+
+  /// Response heads as servers send them when they do not send them well: the fields the
+  /// client gives are what the server sent, however the lines were ended, folded, repeated in
+  /// another case or followed by a chunked body's trailers; a head cut short is an error.
+  @Test func headersAreWhatTheServerSent() async throws {
+    let server = try LocalHTTPServer { request in
+      switch request.path {
+      case "/lf-only":
+        return .raw(
+          "HTTP/1.1 200 OK\nX-First: 1\nContent-Type: application/json\nContent-Length: 7\n\n"
+            + "{\"a\":1}")
+      case "/cases":
+        return .raw(
+          "HTTP/1.1 200 OK\r\nX-A: one\r\nx-a: two\r\nX-a: three\r\nContent-Length: 0\r\n\r\n")
+      case "/folded":
+        return .raw(
+          "HTTP/1.1 200 OK\r\nX-Long: first\r\n  second\r\nContent-Length: 0\r\n\r\n")
+      case "/trailer":
+        return .raw(
+          "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"
+            + "Trailer: X-Trailer\r\n\r\n2\r\nhi\r\n0\r\nX-Trailer: injected\r\n"
+            + "Content-Type: application/json\r\n\r\n")
+      case "/latin1":
+        return .raw(
+          bytes: Array("HTTP/1.1 200 OK\r\nX-Name: caf".utf8) + [0xE9]
+            + Array("\r\nContent-Length: 0\r\n\r\n".utf8))
+      case "/cut":
+        return .raw("HTTP/1.1 200 OK\r\nContent-Ty")
+      default: return .text("?", status: 400)
+      }
+    }
+    defer { server.stop() }
+    let client = HTTPClient.live()
+    func headers(_ path: String) async throws -> [String: String] {
+      try await client.perform(HTTPRequest(url: server.url + path)).headers
+    }
+    let lfOnly = try await client.perform(HTTPRequest(url: server.url + "/lf-only"))
+    #expect(
+      lfOnly.headers == ["X-First": "1", "Content-Type": "application/json", "Content-Length": "7"])
+    #expect(String(decoding: lfOnly.body, as: UTF8.self) == #"{"a":1}"#)
+    #expect(try await headers("/cases") == ["X-A": "one, two, three", "Content-Length": "0"])
+    #expect(try await headers("/folded") == ["X-Long": "first second", "Content-Length": "0"])
+    let trailed = try await client.perform(HTTPRequest(url: server.url + "/trailer"))
+    #expect(
+      trailed.headers == [
+        "Content-Type": "text/plain", "Transfer-Encoding": "chunked", "Trailer": "X-Trailer",
+      ])
+    #expect(String(decoding: trailed.body, as: UTF8.self) == "hi")
+    #expect(try await headers("/latin1") == ["X-Name": "café", "Content-Length": "0"])
+    await #expect(throws: HTTPClientError.self) {
+      _ = try await client.perform(HTTPRequest(url: server.url + "/cut"))
+    }
+    do {
+      _ = try await client.perform(HTTPRequest(url: server.url + "/cut"))
+    } catch {
+      #expect("\(error)".contains("the connection closed before the response's headers ended"))
+    }
+  }
 }

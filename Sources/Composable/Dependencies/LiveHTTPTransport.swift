@@ -137,20 +137,53 @@ private final class PendingTransfer: @unchecked Sendable {
         response.body = Array(UnsafeBufferPointer(start: body, count: raw.body_length))
       }
       if let headers = raw.headers {
-        let text = String(
-          decoding: UnsafeRawBufferPointer(start: headers, count: raw.headers_length),
-          as: UTF8.self)
-        for line in text.split(separator: "\r\n") {
-          guard let colon = line.firstIndex(of: ":") else { continue }
-          let name = String(line[..<colon])
-          let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-          // Repeated headers are one, comma-joined, as HTTP allows (not Set-Cookie, which
-          // a client with no cookies has no use for).
-          response.headers[name] = response.headers[name].map { "\($0), \(value)" } ?? value
-        }
+        response.headers = LiveHTTPTransport.headerFields(
+          UnsafeRawBufferPointer(start: headers, count: raw.headers_length))
       }
       return response
     }
+  }
+}
+
+extension LiveHTTPTransport {
+  /// The header fields of the header lines `bytes` (`Name: value`, each ended by CRLF or LF
+  /// alone, as curl takes them): a line that starts with a space or a tab continues the one
+  /// before (obsolete folding); repeated names, in any case, are one field, comma-joined in the
+  /// order they came, under the first one's spelling (as HTTP allows; not Set-Cookie, which a
+  /// client with no cookies has no use for). A value that is not UTF-8 is read as Latin-1 (the
+  /// bytes HTTP allowed in values before it), so no byte is lost.
+  static func headerFields(_ bytes: UnsafeRawBufferPointer) -> [String: String] {
+    var lines: [[UInt8]] = []
+    for var line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+      if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+      guard !line.isEmpty else { continue }
+      if let first = line.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t"),
+        !lines.isEmpty
+      {
+        lines[lines.count - 1] +=
+          [UInt8(ascii: " ")] + line.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+      } else {
+        lines.append(Array(line))
+      }
+    }
+    var fields: [String: String] = [:]
+    var spelling: [String: String] = [:]  // by the name in lower case, the first one's
+    for line in lines {
+      guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+      let name = text(line[..<colon])
+      let value = text(line[(colon + 1)...]).trimmingCharacters(in: .whitespaces)
+      guard !name.isEmpty else { continue }
+      let key = spelling[name.lowercased(), default: name]
+      spelling[name.lowercased()] = key
+      fields[key] = fields[key].map { "\($0), \(value)" } ?? value
+    }
+    return fields
+  }
+
+  /// `bytes` as UTF-8, or as Latin-1 when they are not UTF-8.
+  private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+    String(validating: bytes, as: UTF8.self)
+      ?? String(decoding: bytes.map { UInt16($0) }, as: UTF16.self)
   }
 }
 

@@ -24,6 +24,23 @@ public final class LocalHTTPServer: @unchecked Sendable {
     /// `declaresLength`: a body too big to build, and a way to see how much a client took.
     public var streamedLength: Int?
     public var declaresLength = false
+    /// When set, the whole reply, status line to body, written as it is and the connection
+    /// closed: what no well-behaved server sends (LF-only lines, folding, half a head).
+    public var raw: [UInt8]?
+
+    /// The reply `bytes`, written as they are (see `raw`).
+    public static func raw(_ bytes: String) -> Reply {
+      var reply = Reply()
+      reply.raw = Array(bytes.utf8)
+      return reply
+    }
+
+    /// The reply `bytes`, written as they are (see `raw`).
+    public static func raw(bytes: [UInt8]) -> Reply {
+      var reply = Reply()
+      reply.raw = bytes
+      return reply
+    }
 
     public init(status: Int = 200, headers: [String: String] = [:], body: [UInt8] = [], delay: Double = 0) {
       self.status = status
@@ -126,6 +143,10 @@ public final class LocalHTTPServer: @unchecked Sendable {
     let reply = handler(request)
     if reply.delay > 0, !waitWatchingForHangUp(connection, seconds: reply.delay) {
       lock.withLock { hangUps += 1 }
+      return
+    }
+    if let raw = reply.raw {
+      if write(raw, to: connection) { lock.withLock { replies += 1 } }
       return
     }
     var head = "HTTP/1.1 \(reply.status) Status\r\nConnection: close\r\n"
