@@ -216,13 +216,14 @@ static void lk_json_encode_table(lk_json_writer *w, int table) {
   // A state table read in a reducer is a proxy: its fields are in the table it stands for.
   if (lk_push_proxied_table(L, table)) table = lua_gettop(L);
   // Count the keys: all strings (an object), or exactly 1..n (an array).
-  lua_Integer count = 0, strings = 0, largest = 0;
+  lua_Integer count = 0, strings = 0, largest = 0, positive = 0;
   lua_pushnil(L);
   while (lk_next_visible(L, table)) {
     count++;
     if (lua_type(L, -2) == LUA_TSTRING) {
       strings++;
     } else if (lua_isinteger(L, -2) && lua_tointeger(L, -2) > 0) {
+      positive++;
       if (lua_tointeger(L, -2) > largest) largest = lua_tointeger(L, -2);
     }
     lua_pop(L, 1);
@@ -234,6 +235,15 @@ static void lk_json_encode_table(lk_json_writer *w, int table) {
     if (strings > 0) {
       w->depth--;
       lk_json_encode_error(w, "an array (it has the array marker) with string keys");
+    }
+    // The marker makes an empty table an array; it makes no holes fine: what was written
+    // depended on where Lua's length found a border (`a[1], a[3]` wrote `[1]`, `{ 1, nil, 3 }`
+    // `[1,null,3]`), and keys such as 0 or 1.5 were dropped.
+    if (positive != count || largest != count) {
+      w->depth--;
+      lk_json_encode_error(
+          w, "an array (it has the array marker) with keys that are not 1..n (JSON arrays have "
+             "no holes; json.null stands for a null)");
     }
     lua_Integer length = (lua_Integer)lua_rawlen(L, table);
     lk_json_add(w, "[", 1);

@@ -113,6 +113,27 @@ import Testing
       == "json.array: the table has a metatable of its own")
   }
 
+  /// The marker makes an empty table an array, not holes fine: what was written depended on
+  /// where Lua's length found a border (`[1]` for keys 1 and 3, `[1,null,3]` for `{ 1, nil, 3
+  /// }`), and keys 0 or 1.5 were dropped. Each is the error a plain table with them gets.
+  @Test func aMarkedArrayWithHolesIsAnError() throws {
+    let message =
+      "an array (it has the array marker) with keys that are not 1..n (JSON arrays have no "
+      + "holes; json.null stands for a null)"
+    for code in [
+      "local a = json.array({}) a[1] = 1 a[3] = 3",
+      "local a = json.array({}) a[2] = 2",
+      "local a = json.array({ 1, nil, 3 })",
+      "local a = json.array({ 1 }) a[0] = 0",
+      "local a = json.array({ 1 }) a[1.5] = 0",
+      "local a = json.array({ 1 }) a[-1] = 0",
+    ] {
+      #expect(try failure(code + " json.encode({ list = a })") == "json.encode: list: " + message,
+        "\(code)")
+    }
+    #expect(try run("return json.encode(json.array({ 1, json.null, 3 }))") == "[1,null,3]")
+  }
+
   /// A huge text is charged to the budget and held by the memory limit: an error, not a hang.
   @Test func hugeInputStaysWithinTheLimits() throws {
     let limited = LuaLimits(memory: 16 << 20, instructions: 1_000_000)
