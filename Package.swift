@@ -185,7 +185,7 @@ let package = Package(
     .testTarget(
       name: "ComposableHostTests",
       dependencies: [
-        "ComposableHost", "ComposableLua", "Composable", "LuaKit", "TestSupport",
+        "ComposableHost", "ComposableLua", "Composable", "LuaKit", "LocalServer", "TestSupport",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
       ],
