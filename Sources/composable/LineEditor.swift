@@ -14,6 +14,13 @@ final class LineEditor {
   nonisolated(unsafe) private static var matches: [String] = []
 
   let historyFile: URL
+  /// Whether the history file may be read and written: a regular file of at most
+  /// `longestHistory` bytes, or none yet. A FIFO there blocked the REPL before its first
+  /// prompt, and `/dev/zero` filled the memory.
+  let keepsHistory: Bool
+
+  /// The most bytes of history read (libedit keeps 800 lines; 4 MiB is long lines of them).
+  static let longestHistory = 4 << 20
 
   init?(historyFile: URL, complete: @escaping (_ word: String, _ line: String) -> [String]) {
     guard te_open() != 0 else { return nil }
@@ -25,7 +32,20 @@ final class LineEditor {
     // saves and exits).
     ts_catch_interrupts()
     te_using_history()
-    _ = te_read_history(historyFile.path)
+    var status = stat()
+    if stat(historyFile.path, &status) == 0 {
+      keepsHistory =
+        status.st_mode & S_IFMT == S_IFREG && Int(status.st_size) <= Self.longestHistory
+    } else {
+      keepsHistory = errno == ENOENT
+    }
+    if keepsHistory {
+      _ = te_read_history(historyFile.path)
+    } else {
+      printError(
+        "\(historyFile.path.terminalSafe) is not a regular file of at most 4 MiB, so this "
+          + "session keeps no history. To fix, remove it", kind: "note")
+    }
     // libedit's emacs keys leave Ctrl-R to redisplay; readline users expect a search.
     _ = te_parse_and_bind("bind ^R em-inc-search-prev")
     // Ctrl-D on an empty line ends the session (libedit's readline inserts it otherwise).
@@ -68,7 +88,7 @@ final class LineEditor {
     let line = UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)).map { $0 }
     if !line.trimmingSpacesAndTabs.isEmpty {
       te_add_history(pointer)
-      _ = te_write_history(historyFile.path)
+      if keepsHistory { _ = te_write_history(historyFile.path) }
     }
     return line
   }

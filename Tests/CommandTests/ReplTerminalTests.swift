@@ -81,6 +81,30 @@ import Testing
     var transcript: String { lock.withLock { output } }
   }
 
+  /// A history file that is no regular file (a FIFO blocked the REPL before its first prompt;
+  /// `/dev/zero` filled the memory) is said, and the session goes on without history.
+  @Test(arguments: ["fifo", "zero"])
+  func aHistoryFileThatIsNoFileIsSaidAndPassedBy(kind: String) throws {
+    let directory = try makeTemporaryDirectory("terminal-history")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try Self.feature.write(
+      to: directory.appendingPathComponent("tally.lua"), atomically: true, encoding: .utf8)
+    let folder = directory.appendingPathComponent("state/composable")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let history = folder.appendingPathComponent("tally.history").path
+    if kind == "fifo" {
+      #expect(mkfifo(history, 0o600) == 0)
+    } else {
+      try FileManager.default.createSymbolicLink(atPath: history, withDestinationPath: "/dev/zero")
+    }
+    let terminal = try Terminal(directory: directory)
+    #expect(
+      terminal.type("", expecting: "so this session keeps no history"), "\(terminal.transcript)")
+    #expect(terminal.type("", expecting: "> "), "\(terminal.transcript)")
+    #expect(terminal.type("increment\r", expecting: "+ count = 1"), "\(terminal.transcript)")
+    #expect(terminal.end() == 0, "\(terminal.transcript)")
+  }
+
   @Test func arrowsTabTwoLineTablesCtrlCHistoryAndCtrlD() throws {
     let directory = try makeTemporaryDirectory("terminal")
     defer { try? FileManager.default.removeItem(at: directory) }
