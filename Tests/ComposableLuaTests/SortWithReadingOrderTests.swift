@@ -88,22 +88,8 @@ import Testing
       """
 
   @Test func sortsMatchLua54AndRollBack() throws {
-    let nops = 30
-    let plain = try PlainLua.transcripts(of: Self.plainDriver, seeds: 1, 30, nops: nops)
-    #expect(plain.count == 30)
-    for seed in 1...30 {
-      let feature = try LuaFeature(source: LuaString(Self.featureSource), file: "sorts.lua")
-      let before = try feature.state()
-      #expect(throws: LuaFeatureError.self) {
-        try feature.step([
-          "type": "run", "seed": .integer(seed), "nops": .integer(nops), "fail": true,
-        ])
-      }
-      #expect(try feature.state() == before, "seed \(seed): the rollback")
-      _ = try feature.step(["type": "run", "seed": .integer(seed), "nops": .integer(nops)])
-      let out = try feature.state()["out"]
-      #expect(out == .string(LuaString(plain[seed] ?? "")), "seed \(seed)")
-    }
+    try expectHarnessMatchesLua54(
+      featureSource: Self.featureSource, plainDriver: Self.plainDriver, seeds: 30, nops: 30)
   }
 
   /// Tables that came from Swift arrays carry the array marker, whose name Lua's messages use:

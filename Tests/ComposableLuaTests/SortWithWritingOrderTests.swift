@@ -111,22 +111,8 @@ import Testing
       """
 
   @Test func whatTheOrderFunctionSeesAndWritesIsLua54s() throws {
-    let nops = 20
-    let plain = try PlainLua.transcripts(of: Self.plainDriver, seeds: 1, 40, nops: nops)
-    #expect(plain.count == 40)
-    for seed in 1...40 {
-      let feature = try LuaFeature(source: LuaString(Self.featureSource), file: "sorts.lua")
-      let before = try feature.state()
-      #expect(throws: LuaFeatureError.self) {
-        try feature.step([
-          "type": "run", "seed": .integer(seed), "nops": .integer(nops), "fail": true,
-        ])
-      }
-      #expect(try feature.state() == before, "seed \(seed): the rollback")
-      _ = try feature.step(["type": "run", "seed": .integer(seed), "nops": .integer(nops)])
-      let out = try feature.state()["out"]
-      #expect(out == .string(LuaString(plain[seed] ?? "")), "seed \(seed)")
-    }
+    try expectHarnessMatchesLua54(
+      featureSource: Self.featureSource, plainDriver: Self.plainDriver, seeds: 40, nops: 20)
   }
 
   /// The attacker's case: a write to the array at the third comparison stays, as under lua5.4.
