@@ -93,8 +93,13 @@ extension LuaFeature {
           message: "persist.path: \(LuaValue.string(pathBytes)) names the data directory itself; "
             + "give a file name")
       }
-      // A name no save could be written under: every save would fail, and a run lose its state.
-      do { try FileClient.refuseTemporaryName(path) } catch {
+      // A name no save could be written under: every save would fail, and a run lose its state
+      // (a write's temporary name), or a host's file would be replaced (the data directory's
+      // marker), on every host and at a reload as at a start.
+      do {
+        try FileClient.refuseTemporaryName(path)
+        try FileClient.refuseHostName(path)
+      } catch {
         throw .load(file: file, message: "persist.path: \(error)")
       }
       let debounce = options["debounce"] == .nil ? 1 : options["debounce"].doubleValue

@@ -91,11 +91,6 @@ struct FeatureOptions {
     let directory = ClaimedDataDirectory(root: root, feature: data == nil ? url : nil)
     dependencies.files = Run.files(under: directory)
     if let persistence = loaded.persistence {
-      // The marker's name: every save refused, or the marker taken for a saved state.
-      do { try DataDirectoryOwner.refuseMarker(persistence.path) } catch {
-        printError("\(url.lastPathComponent): persist.path: \(error)")
-        throw ExitStatus.failure
-      }
       // A run whose every save is known to fail stops before its first action, where it would
       // have run them all and lost them at the end: the data directory cannot be made or written
       // to, or the saved file cannot be read (a save would replace it, so none is made).

@@ -394,9 +394,9 @@ import Testing
     let cases = [
       (
         "./.composable-feature",
-        "error: notes.lua: persist.path: .composable-feature: this file records which feature "
-          + "the data directory is kept for; it is composable's, not the feature's. To fix, give "
-          + "the feature's file another name\n"
+        "error: notes.lua did not load: persist.path: .composable-feature: names beginning "
+          + ".composable- at the top of the data directory are kept for composable's own files. "
+          + "To fix, give the file another name\n"
       ),
       (
         ".s.1.00000000-0000-0000-0000-000000000000.tmp",

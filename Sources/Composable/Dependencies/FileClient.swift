@@ -136,6 +136,22 @@ extension FileClient {
       throw LiveFiles.temporaryNameRefused(path)
     }
   }
+
+  /// The start of the names a host keeps for its own files at the top of a feature's data
+  /// directory (`.composable-feature`, which says whose the directory is).
+  public static let hostNamePrefix = ".composable-"
+
+  /// Throws for a path at the top of the root whose name begins with `hostNamePrefix`: such a
+  /// file is the host's, and a feature that saved its state there would replace what the host
+  /// keeps (a data directory given to another feature). Below the top, the name is the
+  /// feature's own.
+  public static func refuseHostName(_ path: DataPath) throws {
+    guard path.components.count == 1, let name = path.name, name.hasPrefix(hostNamePrefix)
+    else { return }
+    throw FileClientError(
+      "\(path): names beginning \(hostNamePrefix) at the top of the data directory are kept "
+        + "for composable's own files. To fix, give the file another name")
+  }
 }
 
 extension FileClient: DependencyKey {

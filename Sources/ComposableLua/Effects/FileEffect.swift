@@ -406,6 +406,7 @@ extension LuaEffectRunner {
       return text.bytes
     }
     do {
+      if operation.changesFiles { try refuseHostsFile(path, operation) }
       var result: LuaValue = ["ok": true]
       switch operation {
       case .read:
@@ -429,4 +430,18 @@ extension LuaEffectRunner {
       return ["ok": false, "error": .string(LuaString(message))]
     }
   }
+
+  /// Throws for a write, an append or a removal of the file the feature's state is saved in
+  /// (`persist.path`, or the file its saves went beside it to), which the next start would
+  /// find replaced, or gone. The state is saved by changing it; its file is the host's to
+  /// write. (A host's own files are refused by its file client: `Run.files`.)
+  private func refuseHostsFile(_ path: DataPath, _ operation: LuaFileOperation) throws {
+    let saved = [feature.persistence?.path, feature.stateSavedAside].compactMap { $0 }
+    guard saved.contains(path) else { return }
+    throw FileClientError(
+      "\(path): the feature's state is saved there (persist.path), and only the host writes it; "
+        + "a \(operation.rawValue) would be lost at the next save, or lose the state. To fix, "
+        + "change the state and let it save, or \(operation.rawValue) another file")
+  }
 }
+

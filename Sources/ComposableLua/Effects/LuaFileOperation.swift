@@ -7,6 +7,9 @@ enum LuaFileOperation: String, CaseIterable {
   /// Whether the answer carries what was found (so an action must be named to take it).
   var answersWithData: Bool { self == .read || self == .list || self == .exists }
 
+  /// Whether it changes what the files hold (a write, an append or a removal).
+  var changesFiles: Bool { self == .write || self == .append || self == .remove }
+
   /// Whether the request carries what to write (`contents`, or `data` with `json = true`).
   var writesContents: Bool { self == .write || self == .append }
 
