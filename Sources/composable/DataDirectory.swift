@@ -47,7 +47,12 @@ enum DataDirectory {
   /// named as such, not taken for a folder still to be made. The folder itself must be
   /// readable, writable and searchable; a folder above it, where the rest would be made,
   /// writable and searchable. Checked with the effective user, as the writes are.
-  static func problem(with folder: URL) -> String? {
+  ///
+  /// With `checkingLength`, a path the system cannot name is a problem too: the data directory
+  /// is made by its whole path (`make`), where the folders under it are made one at a time
+  /// from it (`openat`), so a saved file's folders may go deeper than `PATH_MAX`.
+  static func problem(with folder: URL, checkingLength: Bool = true) -> String? {
+    if checkingLength, let tooLong = lengthProblem(folder.path) { return tooLong }
     var existing = folder.path
     var status = stat()
     while lstat(existing, &status) != 0 {
@@ -86,6 +91,27 @@ enum DataDirectory {
     }
     return "\(existing) cannot be \(what) (\(reason)). To fix, make it yours to use (chmod u+rwx "
       + "\(existing)), or pass --data with a directory you can write to"
+  }
+
+  /// Why no folder could be made at `path` for its length, or nil: the system names a path of
+  /// at most `PATH_MAX - 1` bytes in one call (`make` makes folders by their whole path) and a
+  /// folder of at most `NAME_MAX` (where `make` would have made the folders above it first, and
+  /// left them).
+  static func lengthProblem(_ path: String) -> String? {
+    let pathLimit = Int(PATH_MAX) - 1
+    let shown = path.utf8.count > 80 ? String(path.prefix(60)) + "..." : path
+    if path.utf8.count > pathLimit {
+      return "the path \(shown) is \(path.utf8.count) bytes long; the system takes at most "
+        + "\(pathLimit). To fix, pass --data with a shorter path"
+    }
+    let nameLimit = Int(NAME_MAX)
+    for name in path.utf8.split(separator: UInt8(ascii: "/")) where name.count > nameLimit {
+      let text = String(decoding: name, as: UTF8.self)
+      let named = text.utf8.count > 40 ? String(text.prefix(30)) + "..." : text
+      return "the folder name \(named) in \(shown) is \(name.count) bytes long; the system takes "
+        + "at most \(nameLimit). To fix, pass --data with shorter names"
+    }
+    return nil
   }
 
   /// What a file of `mode` is, for a person.

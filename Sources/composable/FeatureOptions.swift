@@ -97,7 +97,8 @@ struct FeatureOptions {
       // The folder the saved file goes in: the data directory, or a folder of the path in it.
       let folder = root.appendingPathComponent(persistence.path.description)
         .deletingLastPathComponent()
-      if let fix = DataDirectory.problem(with: root) ?? DataDirectory.problem(with: folder) {
+      if let fix = DataDirectory.problem(with: root)
+        ?? DataDirectory.problem(with: folder, checkingLength: false) {
         printError(
           "the state cannot be saved in the data directory \(root.path), so the run stops "
             + "before its first action: " + fix)

@@ -67,6 +67,40 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: target.appendingPathComponent("tally.saved.lua").path))
   }
 
+  /// A path the system cannot name (past `PATH_MAX`, or a name past `NAME_MAX`), by `--data`
+  /// or by the saved file's folders under it: the run stops before its first action, and makes
+  /// no folder (it ran its actions, then made folders up to the limit and lost the state).
+  @Test func aPathTooLongForTheSystem() throws {
+    let directory = try makeTemporaryDirectory("data-too-long")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let long = directory.path + "/" + Array(repeating: String(repeating: "d", count: 200), count: 21)
+      .joined(separator: "/")
+    let shownLong = String(long.prefix(60)) + "..."
+    expectStopped(
+      try run(in: directory, data: long), data: long,
+      fix: "the path \(shownLong) is \(long.utf8.count) bytes long; the system takes at most "
+        + "4095. To fix, pass --data with a shorter path")
+    let name = String(repeating: "n", count: 256)
+    let wide = directory.path + "/data/" + name
+    let shownWide = wide.utf8.count > 80 ? String(wide.prefix(60)) + "..." : wide
+    expectStopped(
+      try run(in: directory, data: wide), data: wide,
+      fix: "the folder name \(String(name.prefix(30)))... in \(shownWide) is 256 bytes long; the "
+        + "system takes at most 255. To fix, pass --data with shorter names")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["tally.lua"])
+    // The saved file's folders under a short one are made one at a time, each named from the
+    // one above: deeper than the system's limit for a whole path is no problem.
+    let data = directory.appendingPathComponent("data").path
+    let deep = Array(repeating: String(repeating: "f", count: 200), count: 20)
+      .joined(separator: "/")
+    #expect((data + "/" + deep + "/tally.saved.lua").utf8.count > 4095)
+    let first = try run(in: directory, data: data, savedAt: deep + "/tally.saved.lua")
+    #expect(first.status == 0, "\(first.errors)")
+    let second = try run(in: directory, data: data, savedAt: deep + "/tally.saved.lua")
+    #expect(second.output.contains("State: { count = 1 }"), "\(second.output)")
+  }
+
   @Test func aDevice() throws {
     let directory = try makeTemporaryDirectory("data-device")
     defer { try? FileManager.default.removeItem(at: directory) }
