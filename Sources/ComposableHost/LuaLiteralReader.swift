@@ -125,18 +125,20 @@ public struct LuaLiteralReader {
 
   private static func returning(_ line: [UInt8]) -> [UInt8] { Array("return ".utf8) + line }
 
-  /// An `--env` value: a Lua literal (`false`, `3`, `2.5`, `"text"`, `{ "a", "b" }`) as that
-  /// value; anything else (a word, a URL, an empty text) as the text itself, so `--env
-  /// name=ada` still works. `--env n='"3"'` is the string "3".
+  /// An `--env` value: a Lua literal (`false`, `3`, `-2.5`, `"text"`, `{ "a", "b" }`) as that
+  /// value; anything else (a word, a URL, a date, an empty text) as the text itself, so `--env
+  /// name=ada` still works. `--env n='"3"'` is the string "3". Read by the data-file reader,
+  /// which runs nothing: `2024-01-05` is the text, not the 2018 Lua would compute from it, and
+  /// `os.exit(1)` is text too.
   public func envValue(from text: String) -> LuaValue {
     if text.isLuaWord, !["true", "false", "nil"].contains(text) {
       return .string(LuaString(text))
     }
-    guard let (vm, sandbox) = try? lua.made(),
-      let values = try? vm.evaluate("return " + text, chunkName: "--env", in: sandbox),
-      values.count == 1, values[0] != .nil
+    guard
+      let value = try? LuaDataFile.read(Array(("return " + text).utf8), chunkName: "--env"),
+      value != .nil
     else { return .string(LuaString(text)) }
-    return values[0]
+    return value
   }
 }
 

@@ -70,7 +70,8 @@ import Testing
       initial_state = function() return {} end,
       reduce = function(state, action, env)
         if action.type == "show" then
-          for _, name in ipairs({ "debug", "n", "ratio", "tags", "name", "quoted", "url", "empty" }) do
+          for _, name in ipairs({ "debug", "n", "ratio", "tags", "name", "quoted", "url", "empty",
+              "date", "phone", "sum", "call", "negative", "hex", "huge" }) do
             state[name] = env[name]
           end
         elseif action.type == "ids" then
@@ -84,21 +85,32 @@ import Testing
       "--env", "debug=false", "--env", "n=3", "--env", "ratio=2.5", "--env", #"tags={"a","b"}"#,
       "--env", "name=ada", "--env", #"quoted="3""#, "--env", "url=http://127.0.0.1:1/x?q=",
       "--env", "empty=",
+      // Not literals: the text, never computed (2018, -679, 2) nor run.
+      "--env", "date=2024-01-05", "--env", "phone=555-1234", "--env", "sum=1+1",
+      "--env", "call=os.exit(3)", "--env", "huge=math.huge * 2",
+      "--env", "negative=-3", "--env", "hex=0x10",
     ]
     let first = try Command.run(arguments, input: "show\nids\nids\n")
     #expect(first.status == 0, "\(first.errors)")
     #expect(
       first.output.contains(
         """
+          + call = "os.exit(3)"
+          + date = "2024-01-05"
           + debug = false
           + empty = ""
+          + hex = 16
+          + huge = "math.huge * 2"
           + n = 3
           + name = "ada"
+          + negative = -3
+          + phone = "555-1234"
           + quoted = "3"
           + ratio = 2.5
+          + sum = "1+1"
           + tags = { "a", "b" }
           + url = "http://127.0.0.1:1/x?q="
-        """))
+        """), "\(first.output)")
     #expect(first.output.contains(#"+ id = "00000000-0000-0000-0000-000000000000""#))
     #expect(first.output.contains(#"+ id = "00000000-0000-0000-0000-000000000001""#))
     let second = try Command.run(arguments, input: "show\nids\nids\n")
