@@ -62,3 +62,9 @@ int ts_wait_ending_signal(int reader, const int *signals, int count) {
     if (got < 0 && errno != EINTR) return -1;
   }
 }
+
+int ts_signal_is_ignored(int signal_number) {
+  struct sigaction current;
+  if (sigaction(signal_number, NULL, &current) != 0) return 0;
+  return !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN;
+}

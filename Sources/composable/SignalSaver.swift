@@ -5,17 +5,27 @@ import TerminalSupport
 /// (a kill), SIGHUP (its terminal closed), or SIGPIPE once its output is gone (`... | head -1`
 /// exited): one the kernel raised on a write of this process, never one another process sent.
 /// The handler (TerminalSupport's EndingSignals.c) only notes the signal and wakes the thread,
-/// which does the work. A handler is installed whatever the disposition was: a shell that starts
-/// a command in the background has it ignore SIGINT, and a dispatch source would then never hear
-/// of it.
+/// which does the work. SIGINT and SIGPIPE are caught whatever their disposition was: a shell
+/// that starts a command in the background has it ignore SIGINT (no choice of the user's), and
+/// a dispatch source would then never hear of it. SIGHUP and SIGTERM found ignored stay
+/// ignored: that is the user's choice (`nohup composable run ...` must outlive its terminal).
 enum SignalSaver {
   /// The signals that end the process after `body` ran, in the order one is taken when more
   /// than one came: SIGPIPE last, since it may be no reason to end (below).
-  static let signals: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGPIPE]
+  static let endingSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP, SIGPIPE]
+
+  /// The signals an ignoring parent (`nohup`) keeps ignored.
+  static let ignorable: Set<Int32> = [SIGHUP, SIGTERM]
+
+  /// `endingSignals` without those the process was started ignoring that it keeps ignoring.
+  static var signals: [Int32] {
+    endingSignals.filter { !ignorable.contains($0) || ts_signal_is_ignored($0) == 0 }
+  }
 
   /// `body` is given the signal, and whether the action gate was taken (false when the action
   /// under way held it past the wait: it may commit and print after `body` begins).
   static func install(_ body: @escaping @Sendable (Int32, _ gated: Bool) -> Void) {
+    let signals = self.signals
     let reader = signals.withUnsafeBufferPointer {
       ts_catch_ending_signals($0.baseAddress, Int32($0.count))
     }

@@ -480,13 +480,13 @@ import Testing
     """
 
   /// The file `notes` saves holding `note`: its header names the code that saved it.
-  static func savedNotes(_ note: String) throws -> String {
+  static func savedNotes(_ texts: String...) throws -> String {
     let code = try LuaFeature(source: notes, file: "notes.lua").codeFingerprint
     return """
       -- The state notes.lua saved. composable reads it back as Lua data: literals only.
       -- code: \(code) (the code that saved it: other code runs its migrate(state) on it)
       return {
-        notes = { "\(note)" },
+        notes = { \(texts.map { "\"\($0)\"" }.joined(separator: ", ")) },
       }
 
       """
@@ -556,6 +556,21 @@ import Testing
       run.lastError
         == "error: stopped by \(name[signalNumber]!): the state was saved (exit status "
         + "\(128 + signalNumber))")
+  }
+
+  /// A run started ignoring SIGHUP (`nohup`) keeps ignoring it: it outlives its terminal, runs
+  /// the actions that come after, and ends at the end of its input (it ended at the hang-up).
+  @Test func aRunUnderNohupOutlivesItsTerminal() throws {
+    let (directory, feature, saved) = try Self.notesFeature()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let run = try RunningNotes(feature: feature, in: directory, underNohup: true)
+    #expect(run.add("bread"))
+    kill(run.pid, SIGHUP)
+    #expect(run.add("milk"))
+    try run.stdin.fileHandleForWriting.close()
+    run.process.waitUntilExit()
+    #expect(run.process.terminationStatus == 0, "\(run.errors)")
+    #expect(try String(contentsOf: saved, encoding: .utf8) == (try Self.savedNotes("bread", "milk")))
   }
 
   /// A save that fails is said once however often it fails the same way: the debounced save's
@@ -843,11 +858,18 @@ import Testing
       String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
-    init(feature: URL, in directory: URL) throws {
-      process.executableURL = try builtProduct("composable")
-      process.arguments = [
+    /// With `underNohup`, started by `nohup`, which has it ignore SIGHUP.
+    init(feature: URL, in directory: URL, underNohup: Bool = false) throws {
+      let arguments = [
         "run", feature.path, "--data", directory.appendingPathComponent("data").path,
       ]
+      if underNohup {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/nohup")
+        process.arguments = [try builtProduct("composable").path] + arguments
+      } else {
+        process.executableURL = try builtProduct("composable")
+        process.arguments = arguments
+      }
       process.standardInput = stdin
       process.standardOutput = stdout
       process.standardError = stderr

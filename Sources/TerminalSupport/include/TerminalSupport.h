@@ -40,6 +40,8 @@ int ts_catch_ending_signals(const int *signals, int count);
 /// Waits until one of `signals` was caught since the last call; returns it (the first in
 /// `signals`' order among those caught), or -1 if the wait failed.
 int ts_wait_ending_signal(int reader, const int *signals, int count);
+/// Whether `signal_number` is ignored now (`SIG_IGN`, as `nohup` leaves SIGHUP): 1 or 0.
+int ts_signal_is_ignored(int signal_number);
 
 /// Flushes standard output; 0 when everything written to it went out, else the `errno` of the
 /// write that failed (a full disk, `> /dev/full`), or -1 when the failure is older than this
