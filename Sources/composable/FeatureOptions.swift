@@ -98,7 +98,8 @@ struct FeatureOptions {
       let folder = root.appendingPathComponent(persistence.path.description)
         .deletingLastPathComponent()
       if let fix = DataDirectory.problem(with: root)
-        ?? DataDirectory.problem(with: folder, checkingLength: false) {
+        ?? DataDirectory.problem(with: folder, checkingLength: false)
+      {
         printError(
           "the state cannot be saved in the data directory \(root.path), so the run stops "
             + "before its first action: " + fix)

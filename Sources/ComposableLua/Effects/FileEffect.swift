@@ -444,4 +444,3 @@ extension LuaEffectRunner {
         + "change the state and let it save, or \(operation.rawValue) another file")
   }
 }
-
