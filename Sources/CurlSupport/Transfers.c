@@ -28,6 +28,8 @@ typedef struct transfer {
   int over_limit;
   const char *failure;  // a reason the callbacks stopped the transfer for, besides the limit
   int headers_ended;     // the blank line after the last response's headers came
+  int within_head;       // a line came since a response began or the last blank line: a line
+                         // starting "HTTP/" now is no status line
   struct transfer *next;
 } transfer;
 
@@ -157,16 +159,22 @@ static size_t on_header(char *data, size_t size, size_t count, void *user) {
   transfer *t = user;
   cs_response *r = t->response;
   size_t n = size * count;
-  if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) {  // a new response: after a redirect, a 100
+  // A new response (after a redirect, a 100) begins with its status line: the first line, or
+  // the first after a blank line. A line starting so inside a head is one of its lines (a
+  // server's "HTTP/1.1 ..." among the headers erased those before it).
+  if (!t->within_head && n >= 5 && memcmp(data, "HTTP/", 5) == 0) {
     r->headers_length = 0;
     t->headers_ended = 0;
+    t->within_head = 1;
     return n;
   }
   // The blank line that ends the headers ("\r\n", or "\n" alone, which curl takes too).
   if ((n == 2 && data[0] == '\r' && data[1] == '\n') || (n == 1 && data[0] == '\n')) {
     t->headers_ended = 1;
+    t->within_head = 0;
     return n;
   }
+  t->within_head = 1;
   // After it: a chunked body's trailers, which are not the response's headers (a trailer
   // repeating Content-Type made the body's type two).
   if (t->headers_ended) return n;

@@ -328,6 +328,14 @@ private final class Flag: @unchecked Sendable {
             + Array("\r\nContent-Length: 0\r\n\r\n".utf8))
       case "/cut":
         return .raw("HTTP/1.1 200 OK\r\nContent-Ty")
+      case "/status-inside":
+        return .raw(
+          "HTTP/1.1 200 OK\r\nX-Before: 1\r\nHTTP/1.1: 404 Nope\r\nX-After: 2\r\n"
+            + "Content-Length: 2\r\n\r\nok")
+      case "/continue":
+        return .raw(
+          "HTTP/1.1 100 Continue\r\nX-Interim: 1\r\n\r\nHTTP/1.1 200 OK\r\nX-Final: 1\r\n"
+            + "Content-Length: 0\r\n\r\n")
       default: return .text("?", status: 400)
       }
     }
@@ -349,6 +357,17 @@ private final class Flag: @unchecked Sendable {
       ])
     #expect(String(decoding: trailed.body, as: UTF8.self) == "hi")
     #expect(try await headers("/latin1") == ["X-Name": "café", "Content-Length": "0"])
+    // A line starting "HTTP/" inside a head is one of its lines (curl passes it on when it has
+    // a colon), no new response: it erased the headers before it.
+    let inside = try await client.perform(HTTPRequest(url: server.url + "/status-inside"))
+    #expect(inside.status == 200)
+    #expect(
+      inside.headers == [
+        "X-Before": "1", "HTTP/1.1": "404 Nope", "X-After": "2", "Content-Length": "2",
+      ])
+    #expect(String(decoding: inside.body, as: UTF8.self) == "ok")
+    // After a blank line it is: an interim response's headers are not the final one's.
+    #expect(try await headers("/continue") == ["X-Final": "1", "Content-Length": "0"])
     await #expect(throws: HTTPClientError.self) {
       _ = try await client.perform(HTTPRequest(url: server.url + "/cut"))
     }
