@@ -151,3 +151,75 @@ import Testing
     #expect(sent.withLock { $0 } == 0)
   }
 }
+
+/// `query = { ... }` goes byte for byte: each name and value percent-encoded but for the
+/// unreserved bytes, after a query the URL has. Values went as Lua literals (`\255` for a byte
+/// that is not UTF-8, `0/0` for NaN), and a `+` went as itself (a space, to most servers).
+@Suite struct HTTPQueryTests {
+  static let source = """
+    local effect = require("composable.effect")
+    return {
+      initial_state = function() return {} end,
+      reduce = function(state, action)
+        if action.type == "go" then
+          return effect.http{ url = action.url, query = action.query, response = "done" }
+        end
+      end,
+    }
+    """
+
+  /// The URL the client was given for `query` appended to `url`.
+  func sent(_ url: String, _ query: LuaValue) async throws -> String? {
+    let urls = Locked<[String]>([])
+    let store = try testStore(Self.source) {
+      $0.http = HTTPClient { request in
+        urls.withLock { $0.append(request.url) }
+        return HTTPResponse(status: 200)
+      }
+    }
+    store.exhaustivity = .off  // the answers are not the point
+    await store.send(["type": "go", "url": .string(LuaString(url)), "query": query])
+    await store.finish()
+    return urls.withLock { $0.last }
+  }
+
+  @Test func namesAndValuesGoByteForByte() async throws {
+    let base = "http://x.test/p"
+    #expect(
+      try await sent(base, ["a b": "x+y&z=1/?#"]) == base + "?a%20b=x%2By%26z%3D1%2F%3F%23")
+    #expect(
+      try await sent(base, ["b": .string(LuaString(bytes: [0xFF, 0x00, 0x41, 0xC3, 0xA9]))])
+        == base + "?b=%FF%00A%C3%A9")
+    #expect(
+      try await sent(
+        base,
+        ["i": .integer(3), "f": .number(2.5), "w": .number(3), "t": true, "n": .integer(-1),
+          "e": .number(1e300)])
+        == base + "?e=1e%2B300&f=2.5&i=3&n=-1&t=true&w=3.0")
+    // After the URL's own query, left as written.
+    #expect(try await sent(base + "?x=a+b", ["q": "1"]) == base + "?x=a+b&q=1")
+    #expect(try await sent(base + "?", ["q": "1"]) == base + "?q=1")
+    #expect(try await sent(base + "?x=1&", ["q": "1"]) == base + "?x=1&q=1")
+    #expect(try await sent(base, [:]) == base)
+  }
+
+  /// NaN and the infinities have no decimal form a server reads: the action fails, naming the
+  /// field, as a body refuses them.
+  @Test(arguments: [Double.nan, .infinity, -.infinity])
+  func aNumberWithNoDecimalFormFailsTheAction(number: Double) async throws {
+    let urls = Locked(0)
+    let store = try testStore(Self.source) {
+      $0.http = HTTPClient { _ in
+        urls.withLock { $0 += 1 }
+        return HTTPResponse(status: 200)
+      }
+    }
+    await withKnownIssue {
+      await store.send(["type": "go", "url": "http://x.test/", "query": ["q": .number(number)]])
+    } matching: { issue in
+      "\(issue)".contains("request.query.q: effect.http: ")
+        && "\(issue)".contains(" has no decimal form a server reads; send a finite number, or a string")
+    }
+    #expect(urls.withLock { $0 } == 0)
+  }
+}

@@ -46,29 +46,7 @@ enum LuaHTTP {
     }
     var request = HTTPRequest(method: table["method"].stringValue ?? "GET", url: url)
     if let query = table["query"].tableValue {
-      // `query = { q = "two words" }`: appended to the URL, percent-encoded, in key order.
-      guard var components = URLComponents(string: url) else {
-        throw .conversion(path: "request.url", message: "\(LuaValue(url)) is not a URL")
-      }
-      var items = components.queryItems ?? []
-      for (key, value) in query.sortedEntries {
-        guard let name = key.stringValue else {
-          throw .conversion(
-            path: "request.query", message: "expected string names, got a \(key.typeName)")
-        }
-        let text: String
-        switch value {
-        case let .string(string): text = string.description
-        case .integer, .number, .boolean: text = value.description
-        default:
-          throw .conversion(
-            path: "request.query.\(name)",
-            message: "expected a string or number, got \(value.typeName)")
-        }
-        items.append(URLQueryItem(name: name, value: text))
-      }
-      components.queryItems = items
-      request.url = components.string ?? url
+      request.url = try Self.appending(query, to: url)
     }
     if let headers = table["headers"].tableValue {
       for (key, value) in headers.entries {
@@ -139,5 +117,62 @@ enum LuaHTTP {
       }
     }
     return .table(table)
+  }
+
+  /// `url` with `query` appended (`query = { q = "two words" }`: `?q=two%20words`, in key
+  /// order, after a query the URL has, which is left as written). Names and values go byte for
+  /// byte, every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) percent-encoded: a `+`
+  /// or a `&` in a value is itself, and bytes that are not UTF-8 arrive as they are (as Lua
+  /// literals, `\255`, they did not). A number is its decimal form, as `tostring` writes it;
+  /// NaN and infinities, which have none a server reads, are refused, as a body refuses them.
+  static func appending(_ query: LuaTable, to url: String) throws(LuaError) -> String {
+    var pairs: [String] = []
+    for (key, value) in query.sortedEntries {
+      guard case let .string(name) = key else {
+        throw .conversion(
+          path: "request.query", message: "expected string names, got a \(key.typeName)")
+      }
+      let text: [UInt8]
+      switch value {
+      case let .string(string): text = string.bytes
+      case .integer, .boolean: text = Array(value.description.utf8)
+      case let .number(number):
+        guard number.isFinite else {
+          throw .conversion(
+            path: "request.query.\(String(decoding: name.bytes, as: UTF8.self))",
+            message: "\(value.description) has no decimal form a server reads; send a finite "
+              + "number, or a string")
+        }
+        text = Array(value.description.utf8)
+      default:
+        throw .conversion(
+          path: "request.query.\(name)",
+          message: "expected a string or number, got \(value.typeName)")
+      }
+      pairs.append(percentEncoded(name.bytes) + "=" + percentEncoded(text))
+    }
+    guard !pairs.isEmpty else { return url }
+    // Before a fragment, which is the client's alone.
+    let (base, fragment) =
+      url.firstIndex(of: "#").map { (String(url[..<$0]), String(url[$0...])) } ?? (url, "")
+    let separator = !base.contains("?") ? "?" : base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&"
+    return base + separator + pairs.joined(separator: "&") + fragment
+  }
+
+  /// `bytes` with every byte but `A-Z a-z 0-9 - . _ ~` as `%XX`.
+  static func percentEncoded(_ bytes: [UInt8]) -> String {
+    var result = ""
+    for byte in bytes {
+      switch byte {
+      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+        UInt8(ascii: "_"), UInt8(ascii: "~"):
+        result.unicodeScalars.append(Unicode.Scalar(byte))
+      default:
+        result += "%" + String(byte >> 4, radix: 16, uppercase: true)
+          + String(byte & 0xF, radix: 16, uppercase: true)
+      }
+    }
+    return result
   }
 }
