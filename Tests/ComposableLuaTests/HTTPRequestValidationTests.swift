@@ -201,6 +201,8 @@ import Testing
     #expect(try await sent(base + "?", ["q": "1"]) == base + "?q=1")
     #expect(try await sent(base + "?x=1&", ["q": "1"]) == base + "?x=1&q=1")
     #expect(try await sent(base, [:]) == base)
+    // Before a fragment.
+    #expect(try await sent(base + "?x=1#top", ["q": "1"]) == base + "?x=1&q=1#top")
   }
 
   /// NaN and the infinities have no decimal form a server reads: the action fails, naming the

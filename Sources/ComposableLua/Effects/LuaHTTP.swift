@@ -155,7 +155,8 @@ enum LuaHTTP {
     // Before a fragment, which is the client's alone.
     let (base, fragment) =
       url.firstIndex(of: "#").map { (String(url[..<$0]), String(url[$0...])) } ?? (url, "")
-    let separator = !base.contains("?") ? "?" : base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&"
+    let separator =
+      !base.contains("?") ? "?" : base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&"
     return base + separator + pairs.joined(separator: "&") + fragment
   }
 
@@ -169,7 +170,8 @@ enum LuaHTTP {
         UInt8(ascii: "_"), UInt8(ascii: "~"):
         result.unicodeScalars.append(Unicode.Scalar(byte))
       default:
-        result += "%" + String(byte >> 4, radix: 16, uppercase: true)
+        result +=
+          "%" + String(byte >> 4, radix: 16, uppercase: true)
           + String(byte & 0xF, radix: 16, uppercase: true)
       }
     }
