@@ -28,6 +28,9 @@ typedef struct transfer {
   int over_limit;
   const char *failure;  // a reason the callbacks stopped the transfer for, besides the limit
   int headers_ended;     // the blank line after the last response's headers came
+  int over_total;        // stopped: the bodies in flight would have held more than the client's
+                         // `maximum_total` together
+  struct cs_client *client;
   int within_head;       // a line came since a response began or the last blank line: a line
                          // starting "HTTP/" now is no status line
   struct transfer *next;
@@ -38,6 +41,8 @@ struct cs_client {
   pthread_t thread;
   pthread_mutex_t lock;
   size_t maximum_body;
+  size_t maximum_total;
+  size_t held;  // the thread's own: what the bodies of the transfers still running hold
   uint64_t next_id;
   int stopping;                  // under lock
   transfer *starting, *starting_tail;  // under lock: handed to the thread, not yet added
@@ -141,12 +146,21 @@ static size_t on_body(char *data, size_t size, size_t count, void *user) {
     size_t capacity = t->body_capacity ? t->body_capacity * 2 : FIRST_BODY_CAPACITY;
     if (capacity < r->body_length + n) capacity = r->body_length + n;
     if (capacity > t->maximum_body) capacity = t->maximum_body;
+    // Every body still arriving counts against one budget: 150 requests at once, each under
+    // its own limit, held 1.5 GB.
+    cs_client *client = t->client;
+    if (capacity - t->body_capacity > client->maximum_total - client->held) {
+      t->over_total = 1;
+      r->received = r->body_length + n;
+      return 0;
+    }
     unsigned char *grown = realloc(r->body, capacity);
     if (!grown) {
       t->failure = "out of memory for the body";
       return 0;
     }
     r->body = grown;
+    client->held += capacity - t->body_capacity;
     t->body_capacity = capacity;
   }
   memcpy(r->body + r->body_length, data, n);
@@ -207,6 +221,13 @@ static void finish(cs_client *client, transfer *t, cs_outcome outcome, CURLcode 
   cs_response *r = t->response;
   r->curl_code = (int)code;
   if (outcome == CS_COMPLETED && t->over_limit) outcome = CS_OVER_LIMIT;
+  if (outcome == CS_COMPLETED && t->over_total) {
+    outcome = CS_FAILED;
+    snprintf(r->error, sizeof r->error,
+             "the bodies of the responses still arriving would hold more than %zu bytes "
+             "together, the client's limit (this one was stopped after %zu bytes)",
+             client->maximum_total, r->received);
+  }
   if (outcome == CS_COMPLETED && code == CURLE_OPERATION_TIMEDOUT) outcome = CS_TIMED_OUT;
   if (outcome == CS_COMPLETED && code == CURLE_COULDNT_CONNECT) outcome = CS_REFUSED;
   if (outcome == CS_COMPLETED && code != CURLE_OK) outcome = CS_FAILED;
@@ -215,6 +236,7 @@ static void finish(cs_client *client, transfer *t, cs_outcome outcome, CURLcode 
     outcome = CS_FAILED;
     if (!t->failure) t->failure = "the connection closed before the response's headers ended";
   }
+  client->held -= t->body_capacity;  // handed over with the response, or freed below
   if (outcome == CS_FAILED && t->failure) {
     snprintf(r->error, sizeof r->error, "%s", t->failure);
   } else if (outcome == CS_FAILED && r->error[0] == 0) {
@@ -299,13 +321,14 @@ static void *run(void *argument) {
 
 // MARK: The API
 
-cs_client *cs_client_new(size_t maximum_body) {
+cs_client *cs_client_new(size_t maximum_body, size_t maximum_total) {
   pthread_once(&global_once, global_init);
   if (!global_ready) return NULL;
   cs_client *client = calloc(1, sizeof *client);
   if (!client) return NULL;
   client->multi = lib.multi_init();
   client->maximum_body = maximum_body;
+  client->maximum_total = maximum_total;
   client->next_id = 1;
   pthread_mutex_init(&client->lock, NULL);
   if (!client->multi || pthread_create(&client->thread, NULL, run, client) != 0) {
@@ -347,6 +370,7 @@ uint64_t cs_start(cs_client *client, const cs_request *request, cs_completion co
   t->completion = completion;
   t->context = context;
   t->maximum_body = client->maximum_body;
+  t->client = client;
   r->declared_length = -1;
 
   int ok = lib.easy_setopt(easy, CURLOPT_URL, request->url) == CURLE_OK;

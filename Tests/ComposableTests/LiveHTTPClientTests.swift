@@ -1,6 +1,7 @@
 import Composable
 import Foundation
 import LocalServer
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -245,6 +246,46 @@ import Testing
     #expect(server.bodyBytesSent < 16 << 20)
   }
 
+  /// The bodies still arriving count against one budget, each under its own limit (150
+  /// requests of 10 MiB at once held 1.5 GB). Four bodies of 1 MiB, held part way, with
+  /// 2.5 MiB allowed together: at least two fail, saying why, and the others keep arriving; what
+  /// a request held is given back when it ends, so requests after them go through.
+  @Test func bodiesStillArrivingShareOneBudget() async throws {
+    let server = try LocalHTTPServer { request in
+      var reply = LocalHTTPServer.Reply.streamed(length: 1 << 20, declaringIt: true)
+      if request.path == "/stall" { reply.stallsAfter = 700 << 10 }
+      return reply
+    }
+    defer { server.stop() }
+    let client = HTTPClient.live(maximumBodySize: 1 << 20, maximumBytesInFlight: 5 << 19)
+    let failures = Messages()
+    let tasks = (0..<4).map { _ in
+      Task {
+        do { _ = try await client.perform(HTTPRequest(url: server.url + "/stall")) } catch {
+          if !(error is CancellationError) { failures.list.withLock { $0.append("\(error)") } }
+        }
+      }
+    }
+    let deadline = Date().addingTimeInterval(20)
+    while failures.list.withLock({ $0.count }) < 2, Date() < deadline { usleep(20_000) }
+    usleep(300_000)  // time for a third to fail, if it would
+    let failed = failures.list.withLock { $0 }
+    for task in tasks { task.cancel() }
+    for task in tasks { await task.value }
+    #expect((2...3).contains(failed.count), "\(failed)")
+    for message in failed {
+      #expect(
+        message.hasPrefix(
+          "GET \(server.url)/stall failed: the bodies of the responses still arriving would hold "
+            + "more than 2621440 bytes together, the client's limit (this one was stopped after "),
+        "\(message)")
+    }
+    for _ in 0..<4 {
+      let whole = try await client.perform(HTTPRequest(url: server.url + "/whole"))
+      #expect(whole.body.count == 1 << 20)
+    }
+  }
+
   @Test func aStreamedBodyWithinTheLimitArrivesWhole() async throws {
     let server = try Self.server()
     defer { server.stop() }
@@ -377,4 +418,9 @@ private final class Flag: @unchecked Sendable {
       #expect("\(error)".contains("the connection closed before the response's headers ended"))
     }
   }
+}
+
+/// Messages collected from tasks.
+private final class Messages: Sendable {
+  let list = Mutex<[String]>([])
 }

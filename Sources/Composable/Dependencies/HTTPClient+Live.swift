@@ -10,12 +10,16 @@ extension HTTPClient {
   ///
   /// The body is taken as it arrives and the transfer stopped the moment it passes the limit (at
   /// once when the server declares a length over it), so a huge body costs at most the limit in
-  /// memory. Each client has its own connections and no cookies or cache.
+  /// memory; and the bodies of all the requests still arriving at once at most
+  /// `maximumBytesInFlight` together (a request whose body would pass it fails, saying so).
+  /// Each client has its own connections and no cookies or cache.
   public static func live(
-    maximumBodySize: Int = 10 << 20, timeout: Double = HTTPRequest.defaultTimeout
+    maximumBodySize: Int = 10 << 20, maximumBytesInFlight: Int = 256 << 20,
+    timeout: Double = HTTPRequest.defaultTimeout
   ) -> HTTPClient {
     // Made at the first request: libcurl is opened then, not when the process starts.
-    let lazyTransport = LazyLiveHTTPTransport(maximumBodySize: maximumBodySize)
+    let lazyTransport = LazyLiveHTTPTransport(
+      maximumBodySize: maximumBodySize, maximumBytesInFlight: maximumBytesInFlight)
     return HTTPClient { request in
       guard let url = URL(string: request.url),
         ["http", "https"].contains(url.scheme?.lowercased())

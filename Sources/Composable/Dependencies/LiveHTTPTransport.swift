@@ -20,8 +20,10 @@ final class LiveHTTPTransport: Sendable {
   /// The C client: used from any thread (it serializes what it is handed), freed once.
   private nonisolated(unsafe) let client: OpaquePointer
 
-  init?(maximumBodySize: Int) {
-    guard let client = cs_client_new(max(0, maximumBodySize)) else { return nil }
+  init?(maximumBodySize: Int, maximumBytesInFlight: Int) {
+    guard
+      let client = cs_client_new(max(0, maximumBodySize), max(0, maximumBytesInFlight))
+    else { return nil }
     self.client = client
   }
 
@@ -210,15 +212,20 @@ private func withCStrings<Result>(
 final class LazyLiveHTTPTransport: @unchecked Sendable {
   private let lock = NSLock()
   private let maximumBodySize: Int
+  private let maximumBytesInFlight: Int
   private var made: LiveHTTPTransport??  // under `lock`: nil until asked, then what was made
 
-  init(maximumBodySize: Int) { self.maximumBodySize = maximumBodySize }
+  init(maximumBodySize: Int, maximumBytesInFlight: Int) {
+    self.maximumBodySize = maximumBodySize
+    self.maximumBytesInFlight = maximumBytesInFlight
+  }
 
   /// The transport, or nil when libcurl could not be opened or started.
   var transport: LiveHTTPTransport? {
     lock.withLock {
       if let made { return made }
-      let transport = LiveHTTPTransport(maximumBodySize: maximumBodySize)
+      let transport = LiveHTTPTransport(
+        maximumBodySize: maximumBodySize, maximumBytesInFlight: maximumBytesInFlight)
       made = .some(transport)
       return transport
     }

@@ -50,8 +50,10 @@ typedef struct cs_response {
 // cs_response_free.
 typedef void (*cs_completion)(void *context, cs_response *response);
 
-// A client whose bodies may be at most `maximum_body` bytes. NULL when libcurl cannot start.
-cs_client *cs_client_new(size_t maximum_body);
+// A client whose bodies may be at most `maximum_body` bytes each, and `maximum_total` all
+// together while they arrive (a transfer whose body would pass it fails). NULL when libcurl
+// cannot start.
+cs_client *cs_client_new(size_t maximum_body, size_t maximum_total);
 // Stops the client's thread; transfers still running complete as cancelled first.
 void cs_client_free(cs_client *client);
 

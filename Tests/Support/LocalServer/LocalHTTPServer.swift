@@ -24,6 +24,10 @@ public final class LocalHTTPServer: @unchecked Sendable {
     /// `declaresLength`: a body too big to build, and a way to see how much a client took.
     public var streamedLength: Int?
     public var declaresLength = false
+    /// When set with `streamedLength`, only this many bytes of the body are written, and the
+    /// connection is held open until the client hangs up (or a minute passes): a response
+    /// still arriving, for as long as a test needs one.
+    public var stallsAfter: Int?
     /// When set, the whole reply, status line to body, written as it is and the connection
     /// closed: what no well-behaved server sends (LF-only lines, folding, half a head).
     public var raw: [UInt8]?
@@ -158,12 +162,17 @@ public final class LocalHTTPServer: @unchecked Sendable {
     guard write(Array(head.utf8), to: connection) else { return }
     if let length = reply.streamedLength {
       let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
-      var left = length
+      var left = min(length, reply.stallsAfter ?? length)
       while left > 0 {
         let part = Array(chunk.prefix(left))
         guard write(part, to: connection) else { return }
         left -= part.count
         lock.withLock { bodyBytes += part.count }
+      }
+      if reply.stallsAfter.map({ $0 < length }) == true {
+        _ = waitWatchingForHangUp(connection, seconds: 60)
+        lock.withLock { hangUps += 1 }
+        return
       }
     } else {
       guard write(reply.body, to: connection) else { return }
