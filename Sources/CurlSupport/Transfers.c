@@ -379,7 +379,14 @@ uint64_t cs_start(cs_client *client, const cs_request *request, cs_completion co
   lib.easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, open_socket);
   lib.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   lib.easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  lib.easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+  // Redirects are followed for the requests libcurl follows as a browser does: a GET, a HEAD,
+  // a POST (sent again for 307 and 308, a GET without its body for 301, 302 and 303). Any other
+  // method is set as a custom request, which libcurl sends again to the new place whatever the
+  // status, and without its body: a PUT answered 302 became an empty PUT there. Those get the
+  // redirect as their answer (its status and Location), for the feature to decide.
+  const char *method = request->method;
+  int follows = (is(method, "GET") && !request->body) || is(method, "HEAD") || is(method, "POST");
+  lib.easy_setopt(easy, CURLOPT_FOLLOWLOCATION, follows ? 1L : 0L);
   lib.easy_setopt(easy, CURLOPT_MAXREDIRS, 10L);
   lib.easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // decoded bodies count against the limit
   lib.easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
@@ -389,7 +396,6 @@ uint64_t cs_start(cs_client *client, const cs_request *request, cs_completion co
   lib.easy_setopt(easy, CURLOPT_ERRORBUFFER, r->error);
   if (request->timeout_ms > 0) lib.easy_setopt(easy, CURLOPT_TIMEOUT_MS, request->timeout_ms);
 
-  const char *method = request->method;
   int sends_body = request->body || is(method, "POST") || is(method, "PUT") || is(method, "PATCH");
   if (is(method, "HEAD")) {
     lib.easy_setopt(easy, CURLOPT_NOBODY, 1L);

@@ -66,6 +66,37 @@ import Testing
     #expect(server.received.map(\.path) == ["/moved", "/hello"])
   }
 
+  /// A POST is followed as a browser follows it (again with its body for 307 and 308, as a GET
+  /// without it for 301, 302 and 303); any other method gets the redirect as its answer, where
+  /// libcurl sent the method again without its body (a PUT answered 302 was an empty PUT).
+  @Test(arguments: [301, 302, 303, 307, 308])
+  func redirectsOfARequestWithABody(status: Int) async throws {
+    let server = try LocalHTTPServer { request in
+      request.path.hasPrefix("/from")
+        ? LocalHTTPServer.Reply(status: status, headers: ["Location": "/to"])
+        : .text("\(request.method) \(String(decoding: request.body, as: UTF8.self))")
+    }
+    defer { server.stop() }
+    let client = HTTPClient.live()
+    func send(_ method: String) async throws -> HTTPResponse {
+      var request = HTTPRequest(method: method, url: server.url + "/from")
+      request.body = Array("the body".utf8)
+      return try await client.perform(request)
+    }
+    let post = try await send("POST")
+    #expect(post.status == 200)
+    #expect(
+      String(decoding: post.body, as: UTF8.self)
+        == (status >= 307 ? "POST the body" : "GET "))
+    for method in ["PUT", "PATCH", "DELETE", "GET"] {
+      let before = server.received.count
+      let answer = try await send(method)
+      #expect(answer.status == status, "\(method)")
+      #expect(answer.headers["Location"] == "/to", "\(method)")
+      #expect(server.received.count == before + 1, "\(method): followed")
+    }
+  }
+
   @Test func anEncodableBodyGoesAsJSON() async throws {
     let server = try Self.server()
     defer { server.stop() }
