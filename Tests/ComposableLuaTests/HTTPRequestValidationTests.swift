@@ -77,6 +77,22 @@ import Testing
     try await expectRefused(fields: fields, message: message)
   }
 
+  /// Bytes that are not UTF-8 in a URL, a method or a header: "expected a string, got
+  /// string", and a method of them was taken as absent (a GET went).
+  @Test(arguments: [
+    (#"url = "http://x.test/\255""#, #"request.url: effect.http: "http://x.test/\255" is not "#
+      + "UTF-8 text (byte 15 is 0xFF); percent-encode bytes in a URL (%FF)"),
+    (#"method = "P\192UT""#, #"request.method: effect.http: "P\192UT" is not UTF-8 text "#
+      + "(byte 2 is 0xC0)"),
+    (#"headers = { ["X-A"] = "caf\233" }"#, #"request.headers.X-A: effect.http: "caf\233" is "#
+      + "not UTF-8 text (byte 4 is 0xE9)"),
+    (#"headers = { ["X-\255"] = "1" }"#, #"request.headers: effect.http: "X-\255" is not "#
+      + "UTF-8 text (byte 3 is 0xFF)"),
+  ])
+  func textThatIsNotUTF8FailsTheAction(fields: String, message: String) async throws {
+    try await expectRefused(fields: fields, message: message)
+  }
+
   @Test func aBodyWithNoJSONFormFailsTheAction() async throws {
     try await expectRefused(
       fields: "body = { bad = 0/0 }",

@@ -185,7 +185,7 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// The offset of the first byte that does not start or continue a valid UTF-8 character.
-  private static func firstOffsetNotUTF8(_ bytes: [UInt8]) -> Int {
+  package static func firstOffsetNotUTF8(_ bytes: [UInt8]) -> Int {
     var index = 0
     while index < bytes.count {
       if bytes[index] < 0x80 {
@@ -198,7 +198,7 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
     return bytes.count - 1  // not reached for bytes that failed validation
   }
 
-  static func hex(_ byte: UInt8) -> String {
+  package static func hex(_ byte: UInt8) -> String {
     let digits = Array("0123456789ABCDEF")
     return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
   }

@@ -17,10 +17,7 @@ enum LuaHTTP {
     guard let table = value.tableValue else {
       throw .conversion(path: "request", message: "expected a request table, got \(value.typeName)")
     }
-    guard let url = table["url"].stringValue else {
-      throw .conversion(
-        path: "request.url", message: "expected a string, got \(table["url"].typeName)")
-    }
+    let url = try text(table["url"], at: "request.url")
     // Parsed as the live client parses it, so a URL it would refuse fails here, naming the
     // field, rather than later as a response the feature must handle.
     guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased())
@@ -44,17 +41,19 @@ enum LuaHTTP {
           path: "request.\(field)", message: "expected \(expected), got \(value.typeName)")
       }
     }
-    var request = HTTPRequest(method: table["method"].stringValue ?? "GET", url: url)
+    let method = table["method"] == .nil ? "GET" : try text(table["method"], at: "request.method")
+    var request = HTTPRequest(method: method, url: url)
     if let query = table["query"].tableValue {
       request.url = try Self.appending(query, to: url)
     }
     if let headers = table["headers"].tableValue {
       for (key, value) in headers.entries {
-        guard let name = key.stringValue, let text = value.stringValue else {
+        guard case .string = key, case .string = value else {
           throw .conversion(
             path: "request.headers", message: "expected strings for names and values")
         }
-        request.headers[name] = text
+        let name = try text(key, at: "request.headers")
+        request.headers[name] = try text(value, at: "request.headers.\(name)")
       }
     }
     switch table["body"] {
@@ -176,5 +175,21 @@ enum LuaHTTP {
       }
     }
     return result
+  }
+
+  /// `value` as text: a string of UTF-8 (what a URL, a method and a header are on the wire);
+  /// an error naming `path` for another type, or for bytes that are not UTF-8 (which were taken
+  /// as absent: `method = "\255"` sent a GET).
+  static func text(_ value: LuaValue, at path: String) throws(LuaError) -> String {
+    guard case let .string(string) = value else {
+      throw .conversion(path: path, message: "expected a string, got \(value.typeName)")
+    }
+    if let text = String(validating: string.bytes, as: UTF8.self) { return text }
+    let offset = DataPath.firstOffsetNotUTF8(string.bytes)
+    throw .conversion(
+      path: path,
+      message: "\(value) is not UTF-8 text (byte \(offset + 1) is "
+        + "\(DataPath.hex(string.bytes[offset])))"
+        + (path == "request.url" ? "; percent-encode bytes in a URL (%FF)" : ""))
   }
 }
