@@ -147,7 +147,7 @@ import Testing
   /// A session file of version 1 whose `actions` field is `actions`.
   static func session(actions: String) -> String {
     #"return { format = "composable-session", version = 1, feature = "f.lua", code = "", "#
-      + "actions = \(actions) }"
+      + "initial_state = {}, actions = \(actions) }"
   }
 
   static let malformed: [(String, String)] = [
@@ -220,6 +220,29 @@ import Testing
         + "actions = {}, initial_state = " + String(repeating: "{ a = ", count: 201) + "1"
         + String(repeating: " }", count: 201) + " }",
       "s.lua: initial_state: nested more than 200 levels deep, as no state may be"
+    ),
+    (
+      #"return { format = "composable-session", version = 1, feature = "f.lua", code = "", "#
+        + "actions = {} }",
+      "s.lua: initial_state: missing: a session holds the state it began from (a table), which "
+        + "its actions are replayed on"
+    ),
+    // A field the format does not have, at the top or in an action: misspelt, it was passed
+    // over (the replay ran without the initial state it meant to give).
+    (
+      #"return { format = "composable-session", version = 1, feature = "f.lua", code = "", "#
+        + "actions = {}, initial_state = {}, intial_state = { n = 1 } }",
+      "s.lua: intial_state: the format has no such field; a session has format, version, "
+        + "feature, code, env, initial_state, actions"
+    ),
+    (
+      session(actions: #"{ { action = { type = "a" }, at = 0, from_efect = true } }"#),
+      "s.lua: actions[1].from_efect: the format has no such field; an action has action, at, "
+        + "from_effect, draws, effect, error, did_nothing, after_jump"
+    ),
+    (
+      session(actions: #"{ { action = { type = "a" }, at = 0, [1] = true } }"#),
+      "s.lua: actions[1][1]: the format has no such field; an action has"
     ),
     ("return os.exit(3)", "s.lua: not a session file: "),
     ("return {", "s.lua: not a session file: "),

@@ -160,7 +160,9 @@ extension SessionRecording {
   }
 
   init(reading value: LuaValue) throws(SessionFileError.Field) {
-    let fields = try FieldReader(value, path: "session")
+    let fields = try FieldReader(
+      value, path: "session",
+      known: ["format", "version", "feature", "code", "env", "initial_state", "actions"])
     guard fields["format"] == .string(LuaString(Self.format)) else {
       throw .init(
         path: "format",
@@ -179,13 +181,19 @@ extension SessionRecording {
       throw .init(path: "env", message: "expected a table, got \(env.typeName)")
     }
     initialState = fields["initial_state"]
+    guard initialState != .nil else {
+      throw .init(
+        path: "initial_state",
+        message: "missing: a session holds the state it began from (a table), which its actions "
+          + "are replayed on")
+    }
     // The file allows its own levels around each value; each value gets the limit a state has.
     guard initialState.height() != nil else {
       throw .init(
         path: "initial_state",
         message: "nested more than \(LuaValue.maximumDepth) levels deep, as no state may be")
     }
-    guard initialState == .nil || initialState.tableValue != nil else {
+    guard initialState.tableValue != nil else {
       let found = initialState.typeName
       throw .init(path: "initial_state", message: "expected the state (a table), got \(found)")
     }
@@ -225,7 +233,11 @@ extension RecordedAction {
   }
 
   init(reading value: LuaValue, path: String) throws(SessionFileError.Field) {
-    let fields = try FieldReader(value, path: path)
+    let fields = try FieldReader(
+      value, path: path,
+      known: [
+        "action", "at", "from_effect", "draws", "effect", "error", "did_nothing", "after_jump",
+      ])
     action = fields["action"]
     guard action.tableValue != nil else {
       throw .init(
@@ -309,12 +321,25 @@ private struct FieldReader {
   let table: LuaTable
   let path: String
 
-  init(_ value: LuaValue, path: String) throws(SessionFileError.Field) {
+  /// Reads `value`, a table whose every field is one of `known`: a field the format does not
+  /// have (`intial_state`, misspelt) is an error naming it, where it was passed over and the
+  /// session replayed without what it meant to say.
+  init(_ value: LuaValue, path: String, known: [String]) throws(SessionFileError.Field) {
     guard let table = value.tableValue else {
       throw .init(path: path, message: "expected a table, got \(value.typeName)")
     }
     self.table = table
     self.path = path
+    let unknown = table.entries.keys.filter { key in
+      !(key.stringValue.map { known.contains($0) } ?? false)
+    }
+    if let first = unknown.sorted(by: { $0.description < $1.description }).first {
+      let name = first.stringValue.flatMap { $0.isLuaWord ? $0 : nil }
+      throw .init(
+        path: name.map { at($0) } ?? "\(path == "session" ? "" : path)[\(first)]",
+        message: "the format has no such field; \(path == "session" ? "a session" : "an action") "
+          + "has " + known.joined(separator: ", "))
+    }
   }
 
   subscript(name: String) -> LuaValue { table[name] }
