@@ -82,4 +82,20 @@ import Testing
     #expect(colons.output.contains("    x:12:/c_test.lua:1: attempt"), "\(colons.output)")
     #expect(colons.output.contains("\tx:12:/c_test.lua:1: in field"), "\(colons.output)")
   }
+
+  /// A folder named like a test file (`x_test.lua/`) is walked, not taken for a test file that
+  /// failed to load ("x_test.lua did not load: ... it is a directory", one failure).
+  @Test func aFolderNamedLikeATestFileIsWalked() throws {
+    let root = try makeTemporaryDirectory("test-paths-folder-named-test")
+    defer { try? FileManager.default.removeItem(at: root) }
+    try TestPathAttackTests.write(
+      #"describe("d", function() it("passes", function() end) end)"#,
+      to: root.appendingPathComponent("x_test.lua/inner_test.lua"))
+    try FileManager.default.createDirectory(
+      at: root.appendingPathComponent("empty_test.lua"), withIntermediateDirectories: true)
+    let outcome = try Command.run(["test", "."], in: root)
+    #expect(outcome.status == 0, "\(outcome.output)\n\(outcome.errors)")
+    #expect(outcome.output.contains("1 passed, 0 failed"), "\(outcome.output)")
+    #expect(!outcome.output.contains("did not load"), "\(outcome.output)")
+  }
 }

@@ -57,11 +57,15 @@ public struct LuaTestRunner: Sendable {
       // link it starts at), and its files named under the link, as the path given names them.
       let root = url.resolvingSymlinksInPath()
       let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
-      let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
+      let enumerator = FileManager.default.enumerator(
+        at: root, includingPropertiesForKeys: [.isDirectoryKey])
       while let file = enumerator?.nextObject() as? URL {
         if file.lastPathComponent == "fixtures" || file.lastPathComponent == ".build" {
           enumerator?.skipDescendants()
-        } else if file.lastPathComponent.hasSuffix("_test.lua") {
+        } else if file.lastPathComponent.hasSuffix("_test.lua"),
+          // A folder of that name is walked, not taken for a test file that failed to load.
+          (try? file.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) != true
+        {
           let path = file.path
           found.append(
             root == url || !path.hasPrefix(rootPath)
