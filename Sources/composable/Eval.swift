@@ -17,8 +17,10 @@ struct Eval: Command {
   func run() throws {
     let url = URL(fileURLWithPath: file)
     let source: LuaString
+    // As `run` says a feature it cannot read: exit 1, not 64 (the arguments were well formed).
     do { source = LuaString(bytes: try LuaSourceFile.bytes(of: url)) } catch {
-      throw UsageError("cannot read \(file): \(error.reason)")
+      printError("cannot read \(file): \(error.reason)")
+      throw ExitStatus.failure
     }
     let vm = try LuaVM()
     let sandbox = try ComposableLuaLibrary.featureSandbox(

@@ -454,6 +454,11 @@ import Testing
     let failure = try Command.run(["eval", bad.path])
     #expect(failure.status == 1)
     #expect(failure.errors.hasPrefix("error: bad.lua:1: boom"))
+    // A file it cannot read is exit 1, as for `run` (64 said the arguments were malformed).
+    let missing = directory.appendingPathComponent("missing.lua").path
+    let gone = try Command.run(["eval", missing])
+    #expect(gone.status == 1)
+    #expect(gone.errors == "error: cannot read \(missing): no such file\n")
   }
 
   @Test func testReportsAndItsExitCodeSaysWhetherEverythingPassed() throws {
