@@ -175,6 +175,7 @@ public final class LuaFeature: Sendable {
       try Self.installEffectGlobals(vm: vm, sandbox: sandbox)
       let module = try Self.loadModule(source, file: file, vm: vm, sandbox: sandbox)
       let fingerprint = Self.codeFingerprint(of: source, modules: moduleFiles)
+      try Self.checkHostsNames(in: env, file: file)
       environment = try vm.reference(to: hostEnvironment.table(with: env, in: vm))
       if let state {
         guard state.tableValue != nil else {

@@ -231,3 +231,25 @@ extension LuaFeatureEnvironment {
     return .number(seconds)
   }
 }
+
+extension LuaFeature {
+  /// The names of the functions the host puts in `env`.
+  static let environmentFunctions = ["uuid", "now", "random"]
+
+  /// Throws when `env` holds a value that is not a function under the name of one of the
+  /// host's `env` functions: it would hide the function (`--env uuid=x` made every
+  /// `env.uuid()` "attempt to call a string value"). A function there is a host's own
+  /// answer, as a test may give.
+  static func checkHostsNames(in env: LuaValue, file: String) throws(LuaFeatureError) {
+    for name in environmentFunctions {
+      let value = env[LuaValue.string(LuaString(name))]
+      if value == .nil { continue }
+      if case .function = value { continue }
+      throw .load(
+        file: file,
+        message: "env.\(name) is given a value (\(value.typeName)), where the host's "
+          + "env.\(name)() goes. To fix, give the value another name (--uuid and --seed set "
+          + "what env.uuid() and env.random() answer)")
+    }
+  }
+}

@@ -20,8 +20,13 @@ static const char *lk_push_bounded_message(lua_State *L, lua_State *from, int in
   return lua_tostring(L, -1);
 }
 
+// The registry's key for the report lk_traceback keeps aside.
+static const char lk_report_key = 0;
+
 int lk_traceback(lua_State *L) {
   lk_info *info = lk_info_of(L);
+  lua_settop(L, 1);
+  lua_pushvalue(L, 1);  // slot 2: the error object as raised, handed on at the end
   int type = lua_type(L, 1);
   int described = type == LUA_TSTRING || type == LUA_TNUMBER;
   if (!described && luaL_getmetafield(L, 1, "__tostring") != LUA_TNIL) {
@@ -46,8 +51,30 @@ int lk_traceback(lua_State *L) {
   lua_pushliteral(L, "\n");
   luaL_traceback(L, L, NULL, 1);
   lua_concat(L, 3);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_report_key);
+  info->calls.report_depth = info->calls.depth;
   lk_memory_cap_restore(&info->memory, saved_enforce);
+  lua_settop(L, 2);
   return 1;
+}
+
+// After a call that failed: the error object on top replaced by the report the handler kept
+// aside for it (the last one: a __close handler that raised while unwinding replaced the error,
+// and its report the first one's). A memory error, which Lua raises without the handler, keeps
+// its message.
+static void lk_take_report(lua_State *L, int status) {
+  lk_info *info = lk_info_of(L);
+  if (info->calls.report_depth != info->calls.depth) return;
+  info->calls.report_depth = 0;
+  if (status == LUA_OK || status == LUA_YIELD || status == LUA_ERRMEM) {
+    lua_pushnil(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_report_key);
+    return;
+  }
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_report_key);
+  lua_replace(L, -2);
+  lua_pushnil(L);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_report_key);
 }
 
 // Entering Lua from the host: at the top level the budget starts afresh (on `thread`, whose
@@ -108,6 +135,7 @@ int lk_pcall(lua_State *L, int nargs, int nresults) {
   int base = top - nargs - 1;  // below the function
   int saved_enforce = lk_enter(L, L);
   int status = lua_pcall(L, nargs, nresults, handler);
+  if (__builtin_expect(lk_info_of(L)->calls.report_depth != 0, 0)) lk_take_report(L, status);
   if (__builtin_expect(lk_info_of(L)->budget.stopped != LK_FAILURE_NONE, 0)) {
     status = lk_fail_stopped_call(L, status, base);
   }

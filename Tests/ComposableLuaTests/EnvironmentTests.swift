@@ -257,4 +257,25 @@ import Testing
     _ = first.reduce(into: &state, action: "make")
     #expect(state.id == "00000000-0000-0000-0000-000000000001")
   }
+
+  /// A value that is no function under the name of one of the host's `env` functions hid it
+  /// (`--env uuid=x`, a session's `env`): every `env.uuid()` was "attempt to call a string
+  /// value". The feature does not load, naming it; a function there is a host's own answer.
+  @Test(arguments: ["uuid", "now", "random"])
+  func aValueCannotHideAnEnvFunction(name: String) throws {
+    for value: LuaValue in ["x", 5, true, ["a": 1]] {
+      let error = featureError {
+        _ = try LuaFeature(source: Self.source, file: "feature.lua", env: [.string(LuaString(name)): value])
+      }
+      #expect(
+        error
+          == .load(
+            file: "feature.lua",
+            message: "env.\(name) is given a value (\(value.typeName)), where the "
+              + "host's env.\(name)() goes. To fix, give the value another name (--uuid and "
+              + "--seed set what env.uuid() and env.random() answer)"), "\(value)")
+    }
+    // Other names are the feature's.
+    _ = try LuaFeature(source: Self.source, file: "feature.lua", env: ["uuids": "x"])
+  }
 }

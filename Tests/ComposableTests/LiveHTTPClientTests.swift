@@ -298,8 +298,12 @@ import Testing
       }
     }
     let deadline = Date().addingTimeInterval(20)
-    while failures.list.withLock({ $0.count }) < 2, Date() < deadline { usleep(20_000) }
-    usleep(300_000)  // time for a third to fail, if it would
+    // Slept as a task: a blocked thread of the pool (two, on two cores) kept the requests'
+    // own tasks from running.
+    while failures.list.withLock({ $0.count }) < 2, Date() < deadline {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    try await Task.sleep(for: .milliseconds(300))  // time for a third to fail, if it would
     let failed = failures.list.withLock { $0 }
     for task in tasks { task.cancel() }
     for task in tasks { await task.value }
