@@ -183,6 +183,41 @@ import Testing
     #expect(failure == "cannot read gone.lua: no such file; the old code runs on")
   }
 
+  /// A reload that changes where the state is saved says so, under its `reloaded` line: one
+  /// that dropped `persist` stopped the saves without a word.
+  @Test func aReloadThatChangesPersistenceSaysSo() throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("kept.lua")
+    func write(persist path: String?) throws {
+      let persist = path.map { #"persist = require("composable").persist{ path = "\#($0)" },"# }
+      try "return { \(persist ?? "") initial_state = function() return {} end, reduce = function() end }"
+        .write(to: file, atomically: false, encoding: .utf8)
+    }
+    try write(persist: "a.lua")
+    let feature = try LuaFeature(contentsOf: file)
+    var lines: [String] = []
+    func reload() {
+      lines = []
+      HotReload.reload(feature, from: file, report: { lines.append($0) }, fail: { _ in })
+    }
+    reload()
+    #expect(lines.count == 1, "\(lines)")
+    try write(persist: "b.lua")
+    reload()
+    #expect(lines.dropFirst() == ["  persist.path is now b.lua (was a.lua): the next change is saved there"])
+    try write(persist: nil)
+    reload()
+    #expect(
+      lines.dropFirst() == [
+        "  the new code has no persist: the state is not saved any more (the last save stays in "
+          + "b.lua)"
+      ])
+    try write(persist: "c.lua")
+    reload()
+    #expect(lines.dropFirst() == ["  the new code persists: the state is saved in c.lua from the next change"])
+  }
+
   /// A folder deleted and made again, or moved away and another moved in its place (as a
   /// `git checkout` or a tool writing a folder anew does), is watched again: its file there is
   /// a save, and the saves after it are seen.

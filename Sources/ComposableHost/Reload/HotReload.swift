@@ -56,12 +56,16 @@ public final class HotReload: Sendable {
     let start = ContinuousClock.now
     do {
       let source = LuaString(bytes: try LuaSourceFile.bytes(of: file))
+      let saved = feature.persistence?.path
       try feature.swap(toSource: source)
       let milliseconds = Int((Seconds.of(ContinuousClock.now - start) * 1000).rounded())
       let others = changed.map { URL(fileURLWithPath: $0).lastPathComponent }
         .filter { $0 != file.lastPathComponent }
       let why = others.isEmpty ? "" : " (\(others.joined(separator: ", ")) changed)"
       report("reloaded \(file.lastPathComponent)\(why) in \(milliseconds) ms")
+      if let note = persistenceNote(before: saved, after: feature.persistence?.path) {
+        report(note)
+      }
       return true
     } catch let error as LuaSourceFile.Unreadable {
       fail("cannot read \(file.lastPathComponent): \(error.reason); the old code runs on")
@@ -69,6 +73,22 @@ public final class HotReload: Sendable {
       fail("\(error); the old code runs on")
     }
     return false
+  }
+}
+
+/// What a reload changed in where the state is saved, for a line after `reloaded ...`: a
+/// reload that dropped `persist` stopped the saves without a word. Nil when nothing changed.
+func persistenceNote(before: DataPath?, after: DataPath?) -> String? {
+  switch (before, after) {
+  case let (before?, nil):
+    return "  the new code has no persist: the state is not saved any more (the last save "
+      + "stays in \(before))"
+  case let (nil, after?):
+    return "  the new code persists: the state is saved in \(after) from the next change"
+  case let (before?, after?) where before != after:
+    return "  persist.path is now \(after) (was \(before)): the next change is saved there"
+  default:
+    return nil
   }
 }
 

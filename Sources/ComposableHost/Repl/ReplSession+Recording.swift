@@ -52,8 +52,9 @@ extension ReplSession {
       let beside = (try? DataPath(validating: recording.feature)) != nil
       let replay =
         beside
-        ? "composable replay \(argument) runs them again"
-        : "composable replay --feature \(file.path) \(argument) runs them again (its feature is "
+        ? "composable replay \(argument.shellWord) runs them again"
+        : "composable replay --feature \(file.path.shellWord) \(argument.shellWord) runs them "
+          + "again (its feature is "
           + "not under the session file's folder, so a replay takes it only when named)"
       let actions = count == 1 ? "action" : "actions"
       printer.line(
