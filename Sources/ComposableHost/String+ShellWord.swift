@@ -6,7 +6,8 @@ extension String {
   /// to run `composable replay -x.lua`).
   package var shellWord: String {
     let path = hasPrefix("-") ? "./" + self : self
-    let bare = !path.isEmpty
+    let bare =
+      !path.isEmpty
       && path.unicodeScalars.allSatisfy {
         ("a"..."z").contains($0) || ("A"..."Z").contains($0)
           || ("0"..."9").contains($0) || "_./=:@%+,-".unicodeScalars.contains($0)
