@@ -35,6 +35,8 @@ import Testing
           return effect.http{ url = "http://numbers.test/search", query = { q = "two words", page = 2 }, response = "fetched" }
         elseif t == "bad_json" then
           return effect.http{ url = "http://numbers.test/bad-json", response = "fetched" }
+        elseif t == "deep_json" then
+          return effect.http{ url = "http://numbers.test/deep-json", response = "fetched" }
         elseif t == "broken_run" then
           return effect.run(function(send) local x = nil; return x.y end)
         end
@@ -50,6 +52,10 @@ import Testing
       return HTTPResponse(status: 200, text: "7 is lucky")
     case "http://numbers.test/search?page=2&q=two%20words":
       return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], text: #"{"fact": "found"}"#)
+    case "http://numbers.test/deep-json":
+      return HTTPResponse(
+        status: 200, headers: ["Content-Type": "application/json"],
+        text: String(repeating: "[", count: 300) + String(repeating: "]", count: 300))
     case "http://numbers.test/bad-json":
       return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], text: "{ oops")
     default:
@@ -97,7 +103,26 @@ import Testing
     let store = try testStore(Self.source) { $0.http = Self.server }
     await store.send("bad_json")
     await store.receive(where: { $0.type == "fetched" && $0.ok == false && $0.status == 200 }) {
-      $0.log = ["the body is not valid JSON"]
+      $0.log = [
+        .string(
+          LuaString(
+            "the body is not valid JSON: line 1, column 3: expected a string naming a field of "
+              + "an object, got 'o'"))
+      ]
+    }
+  }
+
+  /// Valid JSON too deep for the feature is not called invalid: the decoder's reason is said.
+  @Test func jsonTooDeepSaysSo() async throws {
+    let store = try testStore(Self.source) { $0.http = Self.server }
+    await store.send("deep_json")
+    await store.receive(where: { $0.type == "fetched" && $0.ok == false }) {
+      $0.log = [
+        .string(
+          LuaString(
+            "the body's JSON could not be decoded: line 1, column 201: nested more than 200 "
+              + "levels deep, got '['"))
+      ]
     }
   }
 
@@ -108,7 +133,7 @@ import Testing
       await store.finish()
     } matching: { issue in
       message(of: issue).hasPrefix(
-        #"an effect of { type = "broken_run" } failed: async.lua:30: attempt to index a nil value (local 'x')"#)
+        #"an effect of { type = "broken_run" } failed: async.lua:32: attempt to index a nil value (local 'x')"#)
     }
   }
 

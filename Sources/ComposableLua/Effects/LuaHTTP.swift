@@ -111,8 +111,18 @@ enum LuaHTTP {
       do throws(LuaError) {
         table["json"] = try decodeJSON(response.body)
       } catch {
+        // Where and why, in the decoder's words; JSON too deep or too big for the feature is
+        // valid all the same.
+        let message = error.message
+        let reason =
+          message.hasPrefix("json.decode: ") ? String(message.dropFirst(13)) : message
+        let valid = reason.contains("nested more than") || reason.contains("memory")
         table["ok"] = false
-        table["error"] = "the body is not valid JSON"
+        table["error"] = .string(
+          LuaString(
+            valid
+              ? "the body's JSON could not be decoded: \(reason)"
+              : "the body is not valid JSON: \(reason)"))
       }
     }
     return .table(table)
