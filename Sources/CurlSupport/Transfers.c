@@ -242,6 +242,15 @@ static void finish(cs_client *client, transfer *t, cs_outcome outcome, CURLcode 
   } else if (outcome == CS_FAILED && r->error[0] == 0) {
     snprintf(r->error, sizeof r->error, "%s", lib.easy_strerror(code));
   }
+  // A failure after a redirect happened at another URL than the one asked for: say which.
+  long redirects = 0;
+  char *last_url = NULL;
+  if (outcome != CS_COMPLETED && outcome != CS_CANCELLED &&
+      lib.easy_getinfo(t->easy, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK &&
+      redirects > 0 &&
+      lib.easy_getinfo(t->easy, CURLINFO_EFFECTIVE_URL, &last_url) == CURLE_OK && last_url) {
+    r->redirected_to = strdup(last_url);
+  }
   long status = 0;
   lib.easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
   r->status = status;
@@ -461,5 +470,6 @@ void cs_response_free(cs_response *response) {
   if (!response) return;
   free(response->body);
   free(response->headers);
+  free(response->redirected_to);
   free(response);
 }

@@ -57,6 +57,31 @@ import Testing
     #expect(server.received.last?.headers["content-type"] == "application/json")
   }
 
+  /// A request that fails after a redirect names where the redirect led: the failure named the
+  /// first URL, which had answered.
+  @Test func aFailureAfterARedirectNamesWhereItLed() async throws {
+    let server = try LocalHTTPServer { request in
+      switch request.path {
+      case "/to-nowhere":
+        return LocalHTTPServer.Reply(status: 302, headers: ["Location": "http://127.0.0.1:1/x"])
+      case "/to-slow": return LocalHTTPServer.Reply(status: 302, headers: ["Location": "/slow"])
+      case "/slow": return .text("finally", delay: 600)
+      default: return .text("?", status: 400)
+      }
+    }
+    defer { server.stop() }
+    let url = server.url + "/to-nowhere"
+    #expect(
+      await errorMessage { _ = try await HTTPClient.live().perform(HTTPRequest(url: url)) }
+        == "GET \(url) (redirected to http://127.0.0.1:1/x): the connection was refused")
+    var slow = HTTPRequest(url: server.url + "/to-slow")
+    slow.timeout = 0.5
+    #expect(
+      await errorMessage { _ = try await HTTPClient.live().perform(slow) }
+        == "GET \(server.url)/to-slow (redirected to \(server.url)/slow) timed out after 0.5 "
+        + "seconds")
+  }
+
   @Test func redirectsAreFollowed() async throws {
     let server = try Self.server()
     defer { server.stop() }

@@ -41,7 +41,9 @@ extension HTTPClient {
         throw HTTPClientError("\(request.method) \(request.url) failed: libcurl did not start")
       }
       let response = try await transport.perform(request, timeout: seconds)
-      let failed = "\(request.method) \(request.url)"
+      let failed =
+        "\(request.method) \(request.url)"
+        + (response.redirectedTo.map { " (redirected to \($0))" } ?? "")
       switch response.outcome {
       case .completed:
         return HTTPResponse(
@@ -54,7 +56,7 @@ extension HTTPClient {
         throw HTTPClientError(
           "\(failed): the body \(size)is over the limit of \(maximumBodySize) bytes\(stopped)")
       case .timedOut:
-        throw HTTPClientError.timedOut(request, after: seconds)
+        throw HTTPClientError("\(failed) timed out after \(seconds) seconds")
       case .refused:
         throw HTTPClientError("\(failed): the connection was refused")
       case let .failed(message):

@@ -15,6 +15,8 @@ final class LiveHTTPTransport: Sendable {
     var status = 0
     var headers: [String: String] = [:]
     var body: [UInt8] = []
+    /// For a request that did not complete after a redirect: the URL it led to.
+    var redirectedTo: String?
   }
 
   /// The C client: used from any thread (it serializes what it is handed), freed once.
@@ -118,6 +120,12 @@ private final class PendingTransfer: @unchecked Sendable {
   }
 
   private static func response(from raw: cs_response) -> LiveHTTPTransport.Response {
+    var response = outcome(of: raw)
+    response.redirectedTo = raw.redirected_to.map { String(cString: $0) }
+    return response
+  }
+
+  private static func outcome(of raw: cs_response) -> LiveHTTPTransport.Response {
     switch raw.outcome {
     case CS_CANCELLED: return .init(outcome: .cancelled)
     case CS_OVER_LIMIT:

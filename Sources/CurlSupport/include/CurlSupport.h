@@ -44,6 +44,7 @@ typedef struct cs_response {
   size_t headers_length;
   int64_t declared_length;  // -1 when the server did not say
   size_t received;
+  char *redirected_to;  // for a transfer that did not complete after a redirect: where it led
 } cs_response;
 
 // Called once per transfer, on the client's thread. The response is the callee's: free it with
