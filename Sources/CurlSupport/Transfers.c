@@ -31,6 +31,7 @@ typedef struct transfer {
   int over_total;        // stopped: the bodies in flight would have held more than the client's
                          // `maximum_total` together
   struct cs_client *client;
+  int interim;           // the last status line was 1xx: a final response is still to come
   int within_head;       // a line came since a response began or the last blank line: a line
                          // starting "HTTP/" now is no status line
   struct transfer *next;
@@ -180,6 +181,8 @@ static size_t on_header(char *data, size_t size, size_t count, void *user) {
     r->headers_length = 0;
     t->headers_ended = 0;
     t->within_head = 1;
+    const char *space = memchr(data, ' ', n);
+    t->interim = space && space + 1 < data + n && space[1] == '1';
     return n;
   }
   // The blank line that ends the headers ("\r\n", or "\n" alone, which curl takes too).
@@ -231,6 +234,12 @@ static void finish(cs_client *client, transfer *t, cs_outcome outcome, CURLcode 
   if (outcome == CS_COMPLETED && code == CURLE_OPERATION_TIMEDOUT) outcome = CS_TIMED_OUT;
   if (outcome == CS_COMPLETED && code == CURLE_COULDNT_CONNECT) outcome = CS_REFUSED;
   if (outcome == CS_COMPLETED && code != CURLE_OK) outcome = CS_FAILED;
+  // A connection closed after an interim response (100 Continue), with no final one: curl
+  // says "HTTP/0.9 when not allowed", or takes the 100 for the answer.
+  if ((outcome == CS_COMPLETED || outcome == CS_FAILED) && t->interim && !t->failure) {
+    outcome = CS_FAILED;
+    t->failure = "the connection closed after an interim response (1xx), before the final one";
+  }
   // A connection closed in the headers, which curl takes as a whole response with no body.
   if (outcome == CS_COMPLETED && !t->headers_ended) {
     outcome = CS_FAILED;

@@ -433,6 +433,8 @@ private final class Flag: @unchecked Sendable {
         return .raw(
           "HTTP/1.1 200 OK\r\nX-Before: 1\r\nHTTP/1.1: 404 Nope\r\nX-After: 2\r\n"
             + "Content-Length: 2\r\n\r\nok")
+      case "/only-continue":
+        return .raw("HTTP/1.1 100 Continue\r\n\r\n")
       case "/continue":
         return .raw(
           "HTTP/1.1 100 Continue\r\nX-Interim: 1\r\n\r\nHTTP/1.1 200 OK\r\nX-Final: 1\r\n"
@@ -469,6 +471,16 @@ private final class Flag: @unchecked Sendable {
     #expect(String(decoding: inside.body, as: UTF8.self) == "ok")
     // After a blank line it is: an interim response's headers are not the final one's.
     #expect(try await headers("/continue") == ["X-Final": "1", "Content-Length": "0"])
+    // An interim response and no final one ("Received HTTP/0.9 when not allowed").
+    do {
+      _ = try await client.perform(HTTPRequest(url: server.url + "/only-continue"))
+      Issue.record("an interim response alone was taken for the answer")
+    } catch {
+      #expect(
+        "\(error)"
+          == "GET \(server.url)/only-continue failed: the connection closed after an interim "
+          + "response (1xx), before the final one")
+    }
     await #expect(throws: HTTPClientError.self) {
       _ = try await client.perform(HTTPRequest(url: server.url + "/cut"))
     }
