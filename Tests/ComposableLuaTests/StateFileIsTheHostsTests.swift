@@ -71,9 +71,46 @@ import Testing
   }
 
   static func refusal(_ path: String, _ operation: String) -> String {
-    "\(path): the feature's state is saved there (persist.path), and only the host writes it; "
-      + "a \(operation) would be lost at the next save, or lose the state. To fix, change the "
+    let change = ["append": "an append", "remove": "a removal"][operation] ?? "a \(operation)"
+    return "\(path): the feature's state is saved there (persist.path), and only the host writes "
+      + "it; \(change) would be lost at the next save, or lose the state. To fix, change the "
       + "state and let it save, or \(operation) another file"
+  }
+
+  /// Nor by a way a user's symlink in the data directory opens (an attacker's finding: a write
+  /// of `alias.lua`, a link to the state's file, replaced the state; a removal of
+  /// `here/notes/state.lua`, through a link to `.`, lost it): the file is known by where it is.
+  @Test func aSymlinkToTheSavedFileIsNoOtherFile() async throws {
+    let sandbox = try PathSandbox("state-file-links")
+    defer { sandbox.remove() }
+    let host = try Host(root: sandbox.root, persist: "notes/state.lua")
+    #expect(try await host.attempt("effect", "write", "other.txt") == "ok")  // saves the state
+    let manager = FileManager.default
+    let root = sandbox.root.path
+    try manager.createSymbolicLink(
+      atPath: root + "/alias.lua", withDestinationPath: "notes/state.lua")
+    try manager.createSymbolicLink(atPath: root + "/here", withDestinationPath: ".")
+    try manager.createSymbolicLink(atPath: root + "/linkdir", withDestinationPath: "notes")
+    try manager.createSymbolicLink(atPath: root + "/abs", withDestinationPath: root + "/notes")
+    for kind in ["effect", "run"] {
+      for (operation, path) in [
+        ("write", "alias.lua"), ("append", "alias.lua"), ("remove", "here/notes/state.lua"),
+        ("write", "linkdir/state.lua"), ("remove", "abs/state.lua"),
+        ("append", "here/linkdir/./state.lua"),
+      ] {
+        let answer = try await host.attempt(kind, operation, path)
+        let named = path.replacingOccurrences(of: "/./", with: "/")
+        #expect(
+          answer?.hasPrefix("\(named): the feature's state is saved there") == true,
+          "\(kind) \(operation) \(path): \(String(describing: answer))")
+      }
+    }
+    let text = try String(
+      contentsOf: sandbox.root.appendingPathComponent("notes/state.lua"), encoding: .utf8)
+    #expect(text.contains("return 13\n"), "\(text)")
+    // The link itself is the feature's to remove: the file stays.
+    #expect(try await host.attempt("effect", "remove", "alias.lua") == "ok")
+    #expect(manager.fileExists(atPath: root + "/notes/state.lua"))
   }
 
   @Test func everySpellingOfTheSavedPathIsRefusedToEveryChange() async throws {

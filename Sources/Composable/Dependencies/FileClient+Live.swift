@@ -49,7 +49,7 @@ extension FileClient {
     reserving: [String: String] = [:]
   ) -> FileClient {
     let files = LiveFiles(root: root, readLimit: readLimit, reserved: reserving)
-    return FileClient(
+    var client = FileClient(
       read: { try files.read($0) },
       write: { try files.write($0, $1) },
       append: { try files.append($0, $1) },
@@ -68,6 +68,8 @@ extension FileClient {
         defer { if let held { LiveFiles.unlock(held) } }
         try await body(held != nil)
       })
+    client.locate = { path, followingLast in files.location(of: path, followingLast: followingLast) }
+    return client
   }
 
   /// Runs `body` holding the lock `live(root:)` takes for `path`, without a task: for code that

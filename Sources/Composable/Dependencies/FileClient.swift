@@ -68,6 +68,11 @@ public struct FileClient: Sendable {
   /// body as holding it.
   public var whileLocked:
     @Sendable (DataPath, @Sendable (_ held: Bool) async throws -> Void) async throws -> Void
+  /// Where a path leads, as a place that two paths to one file share (symlinks in the folder
+  /// followed, the last one too with `followingLast`); nil where it cannot be found, and for a
+  /// client that has no such ways (the path is then its own place). The live client's: a
+  /// user's symlink must not make the state's file another name a feature may write.
+  public var locate: (@Sendable (DataPath, _ followingLast: Bool) -> FileLocation?)?
 
   /// A client from one closure per operation: a test's fake, or a client of your own.
   ///
@@ -203,3 +208,18 @@ extension DependencyValues {
     set { self[FileClient.self] = newValue }
   }
 }
+
+/// A place in a file client's tree, as `FileClient.locate` finds it: the folder a path ends in
+/// and the name there.
+public struct FileLocation: Hashable, Sendable {
+  public let device: UInt64
+  public let folder: UInt64
+  public let name: String
+
+  public init(device: UInt64, folder: UInt64, name: String) {
+    self.device = device
+    self.folder = folder
+    self.name = name
+  }
+}
+

@@ -29,6 +29,16 @@ struct LiveFiles: Sendable {
     }
   }
 
+  /// Where `path` leads (`FileClient.locate`): the folder its walk ends in and the name there;
+  /// nil when the walk fails (a folder missing, a link out of the root).
+  func location(of path: DataPath, followingLast: Bool) -> FileLocation? {
+    guard let (directory, name) = try? open(path, followingLast: followingLast) else { return nil }
+    defer { close(directory) }
+    var status = stat()
+    guard fstat(directory, &status) == 0 else { return nil }
+    return FileLocation(device: UInt64(status.st_dev), folder: UInt64(status.st_ino), name: name)
+  }
+
   /// The parts of `path` between its bytes `/`, as the kernel cuts it (not at Characters,
   /// which may hold a `/` and a mark after it: see DataPath).
   static func pathComponents(_ path: String) -> [String] {

@@ -312,7 +312,7 @@ enum FileEffect: LuaEffectRequestKind {
         throw error
       }
     }
-    recording.files = FileClient(
+    var recorded = FileClient(
       read: { path in
         try await note("read", path, answer: { .string(LuaString(bytes: $0)) }) {
           try await files.read(path)
@@ -338,6 +338,8 @@ enum FileEffect: LuaEffectRequestKind {
       exists: { path in
         try await note("exists", path, answer: { .boolean($0) }) { try await files.exists(path) }
       })
+    recorded.locate = files.locate
+    recording.files = recorded
     return recording
   }
 }
@@ -435,12 +437,27 @@ extension LuaEffectRunner {
   /// (`persist.path`, or the file its saves went beside it to), which the next start would
   /// find replaced, or gone. The state is saved by changing it; its file is the host's to
   /// write. (A host's own files are refused by its file client: `Run.files`.)
+  /// By any path that leads there: its own, or one through a symlink in the folder
+  /// (`FileClient.locate`).
   private func refuseHostsFile(_ path: DataPath, _ operation: LuaFileOperation) throws {
     let saved = [feature.persistence?.path, feature.stateSavedAside].compactMap { $0 }
-    guard saved.contains(path) else { return }
+    guard !saved.isEmpty else { return }
+    var reaches = saved.contains(path)
+    if !reaches, let locate = files.locate,
+      let place = locate(path, operation != .remove)  // a removal takes a link itself
+    {
+      reaches = saved.contains { locate($0, true) == place }
+    }
+    guard reaches else { return }
+    let change =
+      switch operation {
+      case .append: "an append"
+      case .remove: "a removal"
+      default: "a \(operation.rawValue)"
+      }
     throw FileClientError(
       "\(path): the feature's state is saved there (persist.path), and only the host writes it; "
-        + "a \(operation.rawValue) would be lost at the next save, or lose the state. To fix, "
-        + "change the state and let it save, or \(operation.rawValue) another file")
+        + "\(change) would be lost at the next save, or lose the state. To fix, change the state "
+        + "and let it save, or \(operation.rawValue) another file")
   }
 }
