@@ -97,7 +97,10 @@ enum DataDirectory {
   /// at most `PATH_MAX - 1` bytes in one call (`make` makes folders by their whole path) and a
   /// folder of at most `NAME_MAX` (where `make` would have made the folders above it first, and
   /// left them).
-  static func lengthProblem(_ path: String) -> String? {
+  static func lengthProblem(_ given: String) -> String? {
+    // A relative path is as long as the current folder's path with it (a short `--data` in a
+    // deep folder ran its actions, then lost the state).
+    let path = given.hasPrefix("/") ? given : currentFolder() + "/" + given
     let pathLimit = Int(PATH_MAX) - 1
     let shown = path.utf8.count > 80 ? String(path.prefix(60)) + "..." : path
     if path.utf8.count > pathLimit {
@@ -107,11 +110,19 @@ enum DataDirectory {
     let nameLimit = Int(NAME_MAX)
     for name in path.utf8.split(separator: UInt8(ascii: "/")) where name.count > nameLimit {
       let text = String(decoding: name, as: UTF8.self)
-      let named = text.utf8.count > 40 ? String(text.prefix(30)) + "..." : text
+      let named = text.utf8.count > 40 ? String(text.prefix(30)) + "..." : text  // Characters
       return "the folder name \(named) in \(shown) is \(name.count) bytes long; the system takes "
         + "at most \(nameLimit). To fix, pass --data with shorter names"
     }
     return nil
+  }
+
+  /// The current folder's path, as long as it is (Foundation's `currentDirectoryPath` gave a
+  /// shorter answer for a deep one).
+  private static func currentFolder() -> String {
+    guard let path = getcwd(nil, 0) else { return "" }
+    defer { free(path) }
+    return String(cString: path)
   }
 
   /// What a file of `mode` is, for a person.

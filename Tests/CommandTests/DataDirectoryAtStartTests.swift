@@ -89,6 +89,27 @@ import Testing
         + "system takes at most 255. To fix, pass --data with shorter names")
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["tally.lua"])
+    // A short relative path in a deep folder is as long as both (it ran the actions, made the
+    // folders, then lost the state).
+    let deepFolder = directory.appendingPathComponent(
+      Array(repeating: String(repeating: "c", count: 250), count: 15).joined(separator: "/"))
+    try FileManager.default.createDirectory(at: deepFolder, withIntermediateDirectories: true)
+    try Self.feature(savedAt: "tally.saved.lua").write(
+      to: deepFolder.appendingPathComponent("tally.lua"), atomically: true, encoding: .utf8)
+    let relative = Array(repeating: String(repeating: "r", count: 250), count: 2)
+      .joined(separator: "/")
+    let fromDeep = try Command.run(
+      ["run", "tally.lua", "--data", relative], input: "increment\n", in: deepFolder)
+    #expect(fromDeep.status == 1, "\(fromDeep.errors)")
+    #expect(fromDeep.errors.contains("bytes long; the system takes at most 4095"), "\(fromDeep.errors)")
+    #expect(!fromDeep.output.contains("received action"))
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: deepFolder.path) == ["tally.lua"])
+    // Foundation cannot remove a folder this deep ("File name too long"); rm can.
+    let remove = try Process.run(
+      URL(fileURLWithPath: "/bin/rm"),
+      arguments: ["-rf", directory.appendingPathComponent(String(repeating: "c", count: 250)).path])
+    remove.waitUntilExit()
     // The saved file's folders under a short one are made one at a time, each named from the
     // one above: deeper than the system's limit for a whole path is no problem.
     let data = directory.appendingPathComponent("data").path

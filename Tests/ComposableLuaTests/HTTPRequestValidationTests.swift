@@ -212,6 +212,14 @@ import Testing
         ["i": .integer(3), "f": .number(2.5), "w": .number(3), "t": true, "n": .integer(-1),
           "e": .number(1e300)])
         == base + "?e=1e%2B300&f=2.5&i=3&n=-1&t=true&w=3.0")
+    // As `tostring` writes them (the Lua-literal printer gave `math.mininteger`,
+    // `0.30000000000000004`, `1000000000000000.0`).
+    #expect(
+      try await sent(
+        base,
+        ["a": .number(0.1 + 0.2), "b": .number(1e15), "c": .number(0x1p63),
+          "d": .integer(.min), "e": .number(-0.0)])
+        == base + "?a=0.3&b=1e%2B15&c=9.2233720368548e%2B18&d=-9223372036854775808&e=-0.0")
     // After the URL's own query, left as written.
     #expect(try await sent(base + "?x=a+b", ["q": "1"]) == base + "?x=a+b&q=1")
     #expect(try await sent(base + "?", ["q": "1"]) == base + "?q=1")

@@ -68,7 +68,8 @@ extension FileClient {
         defer { if let held { LiveFiles.unlock(held) } }
         try await body(held != nil)
       })
-    client.locate = { path, followingLast in files.location(of: path, followingLast: followingLast) }
+    client.locate = { path, followingLast in files.location(of: path, followingLast: followingLast)
+    }
     return client
   }
 

@@ -222,4 +222,3 @@ public struct FileLocation: Hashable, Sendable {
     self.name = name
   }
 }
-

@@ -144,7 +144,8 @@ enum LuaHTTP {
       let text: [UInt8]
       switch value {
       case let .string(string): text = string.bytes
-      case .integer, .boolean: text = Array(value.description.utf8)
+      case let .integer(integer): text = Array(String(integer).utf8)
+      case let .boolean(flag): text = Array((flag ? "true" : "false").utf8)
       case let .number(number):
         guard number.isFinite else {
           throw .conversion(
@@ -152,7 +153,7 @@ enum LuaHTTP {
             message: "\(value.description) has no decimal form a server reads; send a finite "
               + "number, or a string")
         }
-        text = Array(value.description.utf8)
+        text = Array(Self.tostring(number).utf8)
       default:
         throw .conversion(
           path: "request.query.\(name)",
@@ -167,6 +168,14 @@ enum LuaHTTP {
     let separator =
       !base.contains("?") ? "?" : base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&"
     return base + separator + pairs.joined(separator: "&") + fragment
+  }
+
+  /// A float as Lua's `tostring` writes it (`%.14g`, with `.0` after one that reads as an
+  /// integer): `0.3` for 0.1 + 0.2, `1e+15`, where the shortest exact form is another text.
+  static func tostring(_ number: Double) -> String {
+    let text = String(format: "%.14g", number)
+    let looksIntegral = text.allSatisfy { $0 == "-" || $0.isASCII && $0.isNumber }
+    return looksIntegral ? text + ".0" : text
   }
 
   /// `bytes` with every byte but `A-Z a-z 0-9 - . _ ~` as `%XX`.
