@@ -212,10 +212,21 @@ extension DependencyValues {
 /// A place in a file client's tree, as `FileClient.locate` finds it: the folder a path ends in
 /// and the name there.
 public struct FileLocation: Hashable, Sendable {
+  /// The file system the folder is on (`st_dev`).
   public let device: UInt64
+  /// The folder, by its inode number (`st_ino`).
   public let folder: UInt64
+  /// The name in the folder the path ends at.
   public let name: String
 
+  /// A place: for a client of your own whose `locate` finds one.
+  ///
+  /// ```swift
+  /// var status = stat()
+  /// _ = stat("/data/notes", &status)
+  /// let place = FileLocation(
+  ///   device: UInt64(status.st_dev), folder: UInt64(status.st_ino), name: "today.txt")
+  /// ```
   public init(device: UInt64, folder: UInt64, name: String) {
     self.device = device
     self.folder = folder
