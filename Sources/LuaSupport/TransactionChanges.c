@@ -635,8 +635,21 @@ static int lk_had_element(lua_State *L) {
   return 1;
 }
 
+// The registry's key for the journal module's `kept`.
+static const char lk_kept_key = 0;
+
 void lk_push_journal_module(lua_State *L) {
-  lua_createtable(L, 0, 3);
+  lua_createtable(L, 0, 4);
+  // `kept`: one plain table for the VM's life, shared by the sandboxes of every reload, where
+  // the library keeps its bookkeeping by the composition's name (which children have effects
+  // running), so that new code still cancels what the old code's children started.
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_kept_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_kept_key);
+  }
+  lua_setfield(L, -2, "kept");
   lk_push_journaled_table_function(L);
   lua_setfield(L, -2, "table");
   lua_pushcfunction(L, lk_journal_was_set);

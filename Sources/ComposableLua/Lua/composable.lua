@@ -179,6 +179,20 @@ local function key_of(level)
   return key
 end
 
+-- The bookkeeping table of the composition named `name`: one for the VM's life (journal.kept,
+-- which every sandbox of a hot reload shares), so that the new code's composition knows which
+-- children the old code's started effects for, and cancels them when they go. (A table of
+-- its own was the composition's: after a reload, a removed element's timer ran on.)
+local kept = journal.kept or {}
+local function kept_table(name)
+  local t = kept[name]
+  if t == nil then
+    t = journal.table()
+    kept[name] = t
+  end
+  return t
+end
+
 local function place_key()
   if #inside == 0 then return "" end  -- the root: what nearly every action asks
   local keys = {}
@@ -328,7 +342,7 @@ function composable.if_let(spec)
   local scope = { if_let = field }
   local id = { scope = scope }  -- all the child's effects: no name a reducer gives can be it
   local level = { key = "if_let\0" .. exact(field), scope = scope }
-  local running = journal.table()  -- running[place]: the child there started effects
+  local running = kept_table(level.key)  -- running[place]: the child there started effects
   needs_finishing()
   return function(state, action, env)
     local effects = {}
@@ -366,7 +380,7 @@ local function elements_reducer(list)
   local indexes = setmetatable({}, { __mode = "k" })
   -- place .. "\0" .. the id's type and text -> the id, for each element whose effects may
   -- be running, in each place this list runs (inside another composition's elements).
-  local active = journal.table()
+  local active = kept_table(where .. "\0" .. exact(field) .. exact(name))
   local function active_key(place, id) return place .. "\0" .. exact(id) end
   -- The id every effect of the element `id` runs under: the scope of its own ids, with no id of
   -- its own, so that no name a reducer gives (and no other element's id) can be it.
@@ -834,10 +848,10 @@ function composable.presents(spec)
   local scope = { presents = field }
   local id = { scope = scope }
   local level = { key = "presents\0" .. exact(field), scope = scope }
-  local running = journal.table()  -- running[place]: the kind of child that started effects
+  local running = kept_table(level.key)  -- running[place]: the kind of child that started effects
   -- stale[place]: dismisses on their way from a child that was closed or replaced in the action
   -- that asked for them; each is for that child, not for what is presented when it arrives.
-  local stale = journal.table()
+  local stale = kept_table(level.key .. "\0stale")
   needs_finishing()
   return function(state, action, env)
     local effects = {}
