@@ -133,11 +133,15 @@ public final class SessionTimeline: @unchecked Sendable {
   }
 
   /// The nearest checkpoint at or before action `number`: its position and state. (Most sit
-  /// every `checkpointInterval` actions; a migration's sits where it happened.)
+  /// every `checkpointInterval` actions; a reload's sits where it happened, and is kept with it
+  /// when the budget drops the checkpoint.)
   public func checkpoint(atOrBefore number: Int) -> (position: Int, state: LuaValue) {
     lock.withLock {
       let limit = min(number, recorded.count)
       let position = checkpoints.keys.filter { $0 <= limit }.max() ?? 0
+      if let boundary = kept.last(where: { $0.position <= limit }), boundary.position > position {
+        return (boundary.position, boundary.state)
+      }
       return (position, checkpoints[position] ?? initialState)
     }
   }
@@ -146,34 +150,122 @@ public final class SessionTimeline: @unchecked Sendable {
   /// of it while the session stood at 0 (a replay starts there, as the actions ran from there).
   public var startState: LuaValue { lock.withLock { checkpoints[0] ?? initialState } }
 
-  /// A reload's `migrate` changed the state where the session stands, outside any action: the
-  /// state it left is kept as the checkpoint there, so that a jump to this point or past it
-  /// starts from the migrated state rather than replaying the actions as if it never ran.
-  /// Checkpoints after it (states the migration never saw) go; so do checkpoints of a jump
-  /// back to before it, as every state kept now is one the code of now made.
-  func migrated(to state: LuaValue) {
+  /// A point of the session's history before which the states shown were made by code it no
+  /// longer has: a reload after action `position`, which left `state`.
+  public struct Boundary: Sendable {
+    /// What happened there.
+    public enum Kind: Sendable, Equatable {
+      /// A reload's `migrate` changed the state outside any action: the actions before it ran
+      /// on another state, and no code of now makes the states before it.
+      case migration
+      /// The code was swapped, the state kept. Checked when time travel, `:save` or `:test`
+      /// would cross it: if the code of now makes the same states from the actions before
+      /// it, it goes (`reloadsReproduced`); if not, it stays, and `differsAfter` says where.
+      case reload
+    }
+    /// What happened there.
+    public var kind: Kind
+    /// The action it came after (0: before any).
+    public var position: Int
+    /// The state it left, where the session went on from.
+    public var state: LuaValue
+    /// For a reload checked and found to change the history: the first action after which the
+    /// code of now made another state, or another effect or error, as found.
+    public var differsAfter: Int?
+    /// What differed there, in words: `the state after action 2`, `action 1's effect`.
+    public var difference: String?
+  }
+
+  /// A reload swapped the code where the session stands, keeping the state, or its `migrate`
+  /// changed it (`migrated`): the state it left is kept as the checkpoint there, so that a jump
+  /// to this point or past it starts from it rather than replaying the actions before it
+  /// through code that did not make them. Checkpoints after it (states of undone actions,
+  /// made by the code before) go; so do boundaries after it, on a branch left behind.
+  ///
+  /// A migration at 0 is the session's new start. A reload at 0 marks nothing: no state shown
+  /// before it was made by any code.
+  func reloaded(leaving state: LuaValue, migrated: Bool) {
     lock.withLock {
       dropCheckpoints(after: current)
+      kept.removeAll { $0.position > current }
+      guard current > 0 || migrated else { return }
       if current == 0 {
         checkpoints[0] = state  // the initial state itself, as the session now starts from
       } else {
         keep(state, at: current)
       }
-      migrations.removeAll { $0.position >= current }  // a branch left behind
-      migrations.append((current, state))
+      // One boundary a point: a migration there stays one, whatever reloads come after it.
+      if let last = kept.last, last.position == current {
+        guard migrated || last.kind == .reload else { return }
+        kept.removeLast()
+      }
+      kept.append(
+        Boundary(kind: migrated ? .migration : .reload, position: current, state: state))
     }
   }
 
-  /// Where reloads' `migrate` changed the state, by the action they came after (0: before
-  /// any), in order. The states before the last of them were made by code the session no
-  /// longer has: time travel does not go there, and a saved session or a test starts after it.
-  public var migrationPositions: [Int] { lock.withLock { migrations.map(\.position) } }
+  /// The points of the session's history that time travel does not go back past (a migration,
+  /// a reload found to change the history, or one not checked yet), in order.
+  public var boundaries: [Boundary] { lock.withLock { kept } }
 
-  /// The last migration at or before where the session stands, with the state it left.
-  public var lastMigration: (position: Int, state: LuaValue)? {
-    lock.withLock { migrations.last { $0.position <= current } }
+  /// The last boundary at or before where the session stands: time travel goes no further back,
+  /// and a saved session or a test starts there.
+  public var lastBoundary: Boundary? {
+    lock.withLock { kept.last { $0.position <= current } }
   }
-  private var migrations: [(position: Int, state: LuaValue)] = []
+
+  /// The last migration at or before where the session stands.
+  public var lastMigration: Boundary? {
+    lock.withLock { kept.last { $0.position <= current && $0.kind == .migration } }
+  }
+  private var kept: [Boundary] = []
+
+  /// What a check of the reloads since the last migration replays: from the state `start`
+  /// left (or the start's), the actions up to the last reload not yet checked, comparing the
+  /// states kept on the way (checkpoints and the reloads' own), by position. Nil when no
+  /// reload waits for its check.
+  public func reloadCheck() -> (
+    start: (position: Int, state: LuaValue), end: Int,
+    states: [Int: LuaValue]
+  )? {
+    lock.withLock {
+      let floor = kept.last { $0.position <= current && $0.kind == .migration }
+      let reloads = kept.filter {
+        $0.kind == .reload && $0.position <= current && $0.position > (floor?.position ?? 0)
+      }
+      // A reload already found to change the history stands until the code changes again.
+      guard let end = reloads.last?.position, reloads.last?.differsAfter == nil else {
+        return nil
+      }
+      let start = floor.map { ($0.position, $0.state) } ?? (0, checkpoints[0] ?? initialState)
+      var states = checkpoints.filter { $0.key > start.0 && $0.key <= end }
+      for reload in reloads { states[reload.position] = reload.state }
+      return (start, end, states)
+    }
+  }
+
+  /// After a check (`reloadCheck`): the code of now made every state the session showed up to
+  /// action `end` again, so the reloads up to there go; or it made another after action
+  /// `differsAfter` (`difference` says what), which the reloads from there up to `end` keep,
+  /// for what time travel says.
+  public func reloadsChecked(
+    upTo end: Int, differsAfter: Int? = nil, difference: String? = nil
+  ) {
+    lock.withLock {
+      guard let differsAfter else {
+        return kept.removeAll { $0.kind == .reload && $0.position <= end }
+      }
+      for index in kept.indices
+      where kept[index].kind == .reload && kept[index].position <= end
+        && kept[index].position >= differsAfter
+      {
+        kept[index].differsAfter = differsAfter
+        kept[index].difference = difference
+      }
+      // The reloads before the difference are crossed by the states the code of now makes.
+      kept.removeAll { $0.kind == .reload && $0.position < differsAfter }
+    }
+  }
 
   /// What `env` answered effects' coroutines, in order, each with the number of the action
   /// that started the effect. Not written to a saved session (a replay runs no effect): a test
@@ -270,6 +362,7 @@ public final class SessionTimeline: @unchecked Sendable {
   func replace(_ actions: [RecordedAction], checkpoints: [Int: LuaValue]) {
     lock.withLock {
       recorded.replaceSubrange(0..<actions.count, with: actions)
+      kept.removeAll { $0.kind == .reload }  // every state is the code of now's again
       self.checkpoints = [0: self.checkpoints[0] ?? initialState]
       checkpointBytes = [:]
       checkpointTotal = 0

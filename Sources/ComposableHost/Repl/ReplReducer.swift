@@ -15,9 +15,12 @@ public enum ReplAction: Sendable {
   /// The session's actions up to where it stands, again from the initial state through the
   /// code loaded now; what differs is printed.
   case replay
-  /// After a reload's `migrate` changed the state outside an action: what it changed is
-  /// printed.
-  case refresh
+  /// After a reload swapped the code in: what its `migrate` changed, if it has one, is printed,
+  /// and the timeline keeps where it happened (`SessionTimeline.Boundary`).
+  case reloaded
+  /// Before time travel, `:save` or `:test` cross a reload: whether the code of now makes the
+  /// states the session showed before it (`SessionTimeline.reloadCheck`).
+  case checkReloads
 }
 
 /// The feature's reducer as the REPL runs it: each action is recorded on the timeline and
@@ -53,8 +56,11 @@ struct ReplReducer: Reducer {
     case .replay:
       replay()
       return .none
-    case .refresh:
-      refresh()
+    case .reloaded:
+      reloaded()
+      return .none
+    case .checkReloads:
+      checkReloads()
       return .none
     case let .typed(typed): (value, fromEffect) = (typed, false)
     case let .fromEffect(sent): (value, fromEffect) = (sent, true)
@@ -130,17 +136,53 @@ struct ReplReducer: Reducer {
     }
   }
 
-  /// Prints what the last reload's `migrate` changed, read from its transaction.
-  private func refresh() {
-    // As `run --watch` says it: what `migrate` changed, or that it changed nothing.
-    let difference = LuaValue.notation(of: feature.migrationChanges, colored: printer.colored)
-    printer.line(printer.indented(difference ?? "(No state changes)"))
-    showNavigation()
-    snapshot.actionWrote()  // migrate wrote: read again when asked
-    // Kept where the session stands, so that time travel past here starts from it.
-    if case .success(let changes) = feature.migrationChanges, changes.isEmpty { return }
-    do throws(LuaFeatureError) { timeline.migrated(to: try feature.state()) } catch {
+  /// Prints what the last reload's `migrate` changed, read from its transaction, and keeps where
+  /// the reload happened on the timeline, with the state it left.
+  private func reloaded() {
+    var migrated = false
+    if feature.hasMigrate {
+      // As `run --watch` says it: what `migrate` changed, or that it changed nothing.
+      let difference = LuaValue.notation(of: feature.migrationChanges, colored: printer.colored)
+      printer.line(printer.indented(difference ?? "(No state changes)"))
+      showNavigation()
+      snapshot.actionWrote()  // migrate wrote: read again when asked
+      if case .success(let changes) = feature.migrationChanges { migrated = !changes.isEmpty }
+    }
+    timeline.reloaded(leaving: snapshot.value, migrated: migrated)
+  }
+
+  /// Replays the actions before the reloads not checked yet through the code of now, from the
+  /// state they started from, comparing each state the timeline kept on the way, and each
+  /// action's effect and error, with how they went; then puts the state back as it was. The
+  /// reloads go if all is the same (time travel crosses them); if not, they stay, with the
+  /// first action after which it differs.
+  private func checkReloads() {
+    guard let check = timeline.reloadCheck() else { return }
+    let live = snapshot.value
+    let actions = timeline.actions
+    var difference: (after: Int, what: String)?
+    var number = check.start.position
+    do throws(LuaFeatureError) {
+      try feature.setState(check.start.state)
+      while difference == nil, number < check.end {
+        number += 1
+        let recorded = actions[number - 1]
+        let now = replayer.replay(recorded).action
+        if now.error != recorded.error {
+          difference = (number, "action \(number)'s error")
+        } else if now.effect != recorded.effect {
+          difference = (number, "action \(number)'s effect")
+        } else if let kept = check.states[number], try feature.state() != kept {
+          difference = (number, "the state after action \(number)")
+        }
+      }
+    } catch {
+      difference = (number, "the state after action \(number), which cannot be read")
+    }
+    do throws(LuaFeatureError) { try feature.setState(live) } catch {
       printer.error(error.description)
     }
+    timeline.reloadsChecked(
+      upTo: check.end, differsAfter: difference?.after, difference: difference?.what)
   }
 }

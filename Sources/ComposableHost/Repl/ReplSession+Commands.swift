@@ -46,7 +46,7 @@ extension ReplSession {
     case ":undo": await undo()
     case ":redo": await redo()
     case ":replay": await replay()
-    case ":save": save(argument)
+    case ":save": await save(argument)
     case ":test": await writeTest(argument)
     case ":effects": await showEffects()
     case ":cancel": await cancel(argument)
@@ -132,12 +132,14 @@ extension ReplSession {
   /// Back to before the last action that changed the state. Failed actions changed nothing
   /// (each was rolled back): undo passes over them, those after that action and those before
   /// it, so that each `:undo` takes one change back and lands where the last change before it
-  /// left the state. It never passes over a reload whose `migrate` changed the state: that is a
-  /// change too, and `jump` says why it cannot go back past it.
+  /// left the state. It never passes over a reload whose `migrate` changed the state (that is a
+  /// change too), or one after which the code of now makes other states from the actions before
+  /// it: `jump` says why it cannot go back past it.
   func undo() async {
+    await checkReloads()
     let actions = timeline.actions
     let position = min(timeline.position, actions.count)
-    let floor = timeline.lastMigration?.position ?? 0
+    let floor = timeline.lastBoundary?.position ?? 0
     var last = position
     while last > floor, actions[last - 1].failed { last -= 1 }
     guard last > 0 else {
@@ -179,21 +181,42 @@ extension ReplSession {
   /// The command that asked for a jump, for what it says.
   enum JumpCommand { case goto, undo, redo }
 
+  /// Makes sure time travel, `:save` and `:test` know which reloads they may cross: those not
+  /// checked yet are checked (`ReplAction.checkReloads`).
+  func checkReloads() async {
+    if timeline.reloadCheck() != nil { await store.send(.checkReloads) }
+  }
+
   /// Why the session cannot jump to after action `number` by `command`, or nil when it can: a
-  /// reload's `migrate` changed the state after a later action, and the states before that
-  /// were made by code the session no longer has.
+  /// reload's `migrate` changed the state after a later action, or the code of now makes other
+  /// states than those shown before a later reload, and the states before it were made by code
+  /// the session no longer has.
   func jumpRefusal(to number: Int, by command: JumpCommand) -> String? {
-    guard let migration = timeline.lastMigration?.position, number < migration else { return nil }
-    let why =
-      "a reload's migrate changed the state after action \(migration), and the states before "
-      + "that were made by code the session no longer has (the code of now cannot make them "
-      + "again)"
+    guard let boundary = timeline.lastBoundary, number < boundary.position else { return nil }
+    let at = boundary.position
+    let why: String
+    let replay: String
+    switch boundary.kind {
+    case .migration:
+      why =
+        "a reload's migrate changed the state after action \(at), and the states before that "
+        + "were made by code the session no longer has (the code of now cannot make them again)"
+      replay = ""
+    case .reload:
+      let differs = boundary.difference.map { "; replayed through it, \($0) differs" }
+      why =
+        "the code was reloaded after action \(at), and the code of now makes other states from "
+        + "the actions before it than those shown\(differs ?? "")"
+      replay = ":replay first (it runs the whole session through the code of now)"
+    }
     switch command {
     case .undo:
-      return ":undo cannot go back past action \(migration): \(why)"
+      return ":undo cannot go back past action \(at): \(why)"
+        + (replay.isEmpty ? "" : ". To fix, \(replay)")
     case .goto, .redo:
       let target = number == 0 ? "the start" : "action \(number)"
-      return ":goto cannot go to \(target): \(why). To fix, :goto \(migration) or a later action"
+      return ":goto cannot go to \(target): \(why). To fix, :goto \(at) or a later action"
+        + (replay.isEmpty ? "" : ", or \(replay)")
     }
   }
 
@@ -201,6 +224,7 @@ extension ReplSession {
   /// (their answers belong to a time that is gone); saves of the state are left to finish.
   /// `passedOver` failed actions were stepped over on the way (`:undo`, `:redo`): said so.
   func jump(to number: Int, by command: JumpCommand, passedOver: Int = 0) async {
+    if number < timeline.lastBoundary?.position ?? 0 { await checkReloads() }
     if let refusal = jumpRefusal(to: number, by: command) { return printer.error(refusal) }
     var lines = await cancelEffectsInFlight().map { "  cancelled \($0)" }
     let before = snapshot.value
@@ -346,7 +370,7 @@ extension ReplSession {
       feature, from: file, changed: changed, report: { printer.line($0) },
       fail: { printer.error($0) })
     if !reloaded { failures.noteReload() }
-    if reloaded, feature.hasMigrate { await store.send(.refresh) }  // what `migrate` changed
+    if reloaded { await store.send(.reloaded) }  // what `migrate` changed, and where
     if reloaded, replaysOnReload { await replay() }
     return reloaded
   }

@@ -7,26 +7,35 @@ import LuaKit
 extension ReplSession {
   /// The session up to where it stands (actions undone are left out), with the feature named
   /// relative to `directory` when it is given (where the session file goes). After a reload
-  /// whose `migrate` changed the state, it starts there, from the state it left: the actions
-  /// before it ran on code the session no longer has, and would not replay on the code of now.
-  public func recording(relativeTo directory: URL? = nil) -> SessionRecording {
+  /// whose `migrate` changed the state, or after which the code of now makes other states from
+  /// the actions before it, it starts there, from the state it left: the actions before it ran
+  /// on code the session no longer has, and would not replay on the code of now as they went.
+  public func recording(relativeTo directory: URL? = nil) async -> SessionRecording {
+    await checkReloads()
     let path = directory.map { Self.path(of: file, relativeTo: $0) } ?? file.path
-    let start = timeline.lastMigration
+    let start = timeline.lastBoundary
     let actions = timeline.actions.prefix(timeline.position).dropFirst(start?.position ?? 0)
     return SessionRecording(
       feature: path, code: CodeFingerprint.of(feature, file: file), env: env,
       initialState: start?.state ?? timeline.initialState, actions: Array(actions))
   }
 
-  /// When the recording starts after a migration: its note, for `:save` and `:test`.
-  var migrationNote: String? {
-    guard let start = timeline.lastMigration, start.position > 0 else { return nil }
-    return "  note: it starts after action \(start.position), where a reload's migrate changed "
-      + "the state; the actions before it ran on code the session no longer has"
+  /// When the recording starts after a reload: its note, for `:save` and `:test`.
+  var startNote: String? {
+    guard let start = timeline.lastBoundary, start.position > 0 else { return nil }
+    switch start.kind {
+    case .migration:
+      return "  note: it starts after action \(start.position), where a reload's migrate "
+        + "changed the state; the actions before it ran on code the session no longer has"
+    case .reload:
+      return "  note: it starts after action \(start.position), where the code was reloaded: "
+        + "the code of now makes other states from the actions before it. To keep them all, "
+        + ":replay first (it runs them through the code of now)"
+    }
   }
 
   /// `:save FILE`: the session, to `FILE` (relative to the working directory).
-  func save(_ argument: String) {
+  func save(_ argument: String) async {
     guard !argument.isEmpty else {
       return printer.error(":save takes a file name (:save session.lua)")
     }
@@ -44,7 +53,7 @@ extension ReplSession {
       return printer.error("the session was not saved: " + refusal)
     }
     do {
-      let recording = recording(relativeTo: url.deletingLastPathComponent())
+      let recording = await recording(relativeTo: url.deletingLastPathComponent())
       try recording.write(to: url)
       let count = recording.actions.count
       // A replay takes a session's feature only from under the session file's folder (a
@@ -67,7 +76,7 @@ extension ReplSession {
           "  (up to action \(timeline.position): the \(ahead) after it, undone or jumped back "
             + "over, are not in it; :redo or :goto \(timeline.count) first to save them)")
       }
-      if let note = migrationNote { printer.line(note) }
+      if let note = startNote { printer.line(note) }
     } catch let error as LuaError {
       printer.error("the session was not saved: \(error)")
     } catch {

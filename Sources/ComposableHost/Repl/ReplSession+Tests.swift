@@ -54,9 +54,11 @@ extension ReplSession {
     let live = await store.runningEffects.filter { !$0.isStateSave }.map(describe)
     let text: String
     do {
-      // After a migration the test starts there (`recording()`), and so do its exchanges.
-      let since = timeline.lastMigration.flatMap { timeline.action($0.position)?.time } ?? 0
-      let start = timeline.lastMigration?.position ?? 0
+      // After a migration, or a reload that changed the history, the test starts there
+      // (`recording()`), and so do its exchanges.
+      await checkReloads()
+      let since = timeline.lastBoundary.flatMap { timeline.action($0.position)?.time } ?? 0
+      let start = timeline.lastBoundary?.position ?? 0
       // Actions effects sent that the session undid (`:undo`) and that raised: the test's store
       // may meet them too, as effects' failures after its last action. Those before the first
       // action undone that was sent: the effects of later ones are not in the test.
@@ -67,7 +69,7 @@ extension ReplSession {
         return (action.time, SessionTestPlan.expectedMessage(error))
       }
       var plan = try SessionTestPlan(
-        recording: recording(), exchanges: exchanges.all.filter { $0.start >= since },
+        recording: await recording(), exchanges: exchanges.all.filter { $0.start >= since },
         effectDraws: timeline.effectDraws(after: start).map { ($0.startedBy - start, $0.draw) },
         wakingNow: timeline.actionsAfterSleepsDueNow(after: start),
         cancelledByHand: timeline.effectsCancelledByHand(after: start),
@@ -102,8 +104,8 @@ extension ReplSession {
     let receives =
       text.components(separatedBy: "store:receive(").count - 1
       + text.components(separatedBy: "await store.receive(").count - 1
-    if let note = migrationNote { printer.line(note) }
-    let byHand = timeline.effectsCancelledByHand(after: timeline.lastMigration?.position ?? 0)
+    if let note = startNote { printer.line(note) }
+    let byHand = timeline.effectsCancelledByHand(after: timeline.lastBoundary?.position ?? 0)
       .values.reduce(0) { $0 + $1.count }
     if byHand > 0 {
       printer.line(

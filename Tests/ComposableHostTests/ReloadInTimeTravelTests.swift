@@ -1,0 +1,184 @@
+import ComposableHost
+import ComposableLua
+import Foundation
+import LuaKit
+import TestSupport
+import Testing
+
+/// A reload keeps the state and swaps the code. The states the session showed before it were
+/// made by the code before: time travel, `:save` and `:test` cross it only when the code of now
+/// makes them again from the same actions (checked by replaying them when first crossed). When
+/// it does not, they stop there and say why, as after a migration, and `:replay` is the way
+/// through: it runs the whole session through the code of now.
+@Suite struct ReloadInTimeTravelTests {
+  /// `inc` adds `step`; `dec` (when `withDec`) takes one away.
+  static func source(step: Int, withDec: Bool = false, effect: String = "nil") -> String {
+    """
+    local effect = require("composable.effect")
+    local F = {}
+    function F.initial_state() return { n = 0 } end
+    function F.reduce(state, action)
+      if action.type == "inc" then state.n = state.n + \(step) return \(effect) end
+      \(withDec ? #"if action.type == "dec" then state.n = state.n - 1 end"# : "")
+    end
+    return F
+    """
+  }
+
+  func reload(_ repl: ReplSessionTests.Harness, _ source: String) async throws -> String {
+    try source.write(to: repl.file, atomically: true, encoding: .utf8)
+    return await repl.type(":reload").0
+  }
+
+  func state(_ repl: ReplSessionTests.Harness) throws -> LuaValue {
+    try repl.session.feature.state()
+  }
+
+  /// Two `inc` at +1, a reload to +10, one `inc`: the session shows 1, 2, 12.
+  func changedSession() async throws -> ReplSessionTests.Harness {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
+    await repl.type("inc", "inc")
+    _ = try await reload(repl, Self.source(step: 10))
+    await repl.type("inc")
+    #expect(try state(repl) == ["n": 12])
+    return repl
+  }
+
+  @Test func timeTravelStopsAtAReloadThatChangedWhatTheActionsMake() async throws {
+    let repl = try await changedSession()
+    // The code of now would make 10 here: the session showed 1.
+    let refused = await repl.type(":goto 1").0
+    #expect(
+      refused == """
+          error: :goto cannot go to action 1: the code was reloaded after action 2, and the code \
+        of now makes other states from the actions before it than those shown; replayed through \
+        it, the state after action 2 differs. To fix, :goto 2 or a later action, or :replay first (it runs the \
+        whole session through the code of now)
+        """)
+    #expect(try state(repl) == ["n": 12])  // nothing moved
+    await repl.type(":undo")
+    #expect(try state(repl) == ["n": 2])  // as shown before the reload
+    #expect(
+      await repl.type(":undo").0 == """
+          error: :undo cannot go back past action 2: the code was reloaded after action 2, and \
+        the code of now makes other states from the actions before it than those shown; \
+        replayed through it, the state after action 2 differs. To fix, :replay first (it runs \
+        the whole session through the code of now)
+        """)
+    await repl.type(":redo")
+    #expect(try state(repl) == ["n": 12])
+    // :replay takes the history into the code of now: every state is reachable again.
+    await repl.type(":replay")
+    #expect(try state(repl) == ["n": 30])
+    await repl.type(":goto 1")
+    #expect(try state(repl) == ["n": 10])
+  }
+
+  @Test func aSavedSessionStartsAtTheReloadAndReplaysToWhatWasShown() async throws {
+    let repl = try await changedSession()
+    let saved = repl.file.deletingLastPathComponent().appendingPathComponent("s.session.lua")
+    let said = await repl.type(":save \(saved.path)").0
+    #expect(said.contains("saved 1 action"), "\(said)")
+    #expect(
+      said.contains(
+        "note: it starts after action 2, where the code was reloaded: the code of now makes "
+          + "other states from the actions before it. To keep them all, :replay first"), "\(said)")
+    let recording = try SessionRecording.read(from: saved)
+    #expect(recording.initialState == ["n": 2])
+    #expect(recording.actions.map(\.action) == [["type": "inc"]])
+    let replayed = try SessionPlayback.run(recording, feature: repl.file)
+    #expect(replayed.state == ["n": 12])  // what the session showed, not 30
+  }
+
+  @Test func aTestWrittenAfterTheReloadStartsThereAndPasses() async throws {
+    let repl = try await changedSession()
+    let test = repl.file.deletingLastPathComponent().appendingPathComponent("counter_test.lua")
+    let written = await repl.type(":test \(test.path)").0
+    #expect(written.contains("1 sent"), "\(written)")
+    #expect(written.contains("it passes"), "\(written)")
+    let text = try String(contentsOf: test, encoding: .utf8)
+    #expect(text.contains("n = 2"), "\(text)")
+    #expect(!text.contains("n = 20") && !text.contains("n = 30"), "\(text)")
+  }
+
+  /// Reloads that leave what the earlier actions make as it was (a new action, the same code
+  /// saved again) are crossed freely, and the saved session keeps every action.
+  @Test func aReloadThatChangesNoEarlierStateIsCrossed() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
+    await repl.type("inc", "inc")
+    _ = try await reload(repl, Self.source(step: 1, withDec: true))
+    _ = try await reload(repl, Self.source(step: 1, withDec: true))  // unchanged
+    await repl.type("dec")
+    #expect(try state(repl) == ["n": 1])
+    let back = await repl.type(":goto 0").0
+    #expect(!back.contains("error"), "\(back)")
+    #expect(try state(repl) == ["n": 0])
+    await repl.type(":goto 3")
+    await repl.type(":undo", ":undo")
+    #expect(try state(repl) == ["n": 1])
+    let saved = repl.file.deletingLastPathComponent().appendingPathComponent("s.session.lua")
+    await repl.type(":goto 3")
+    let said = await repl.type(":save \(saved.path)").0
+    #expect(said.contains("saved 3 actions"), "\(said)")
+    #expect(!said.contains("note"), "\(said)")
+    #expect(try SessionRecording.read(from: saved).initialState == ["n": 0])
+  }
+
+  /// The code changed back: what it makes is what was shown, so the reloads go.
+  @Test func codeChangedAndChangedBackIsCrossed() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
+    await repl.type("inc", "inc")
+    _ = try await reload(repl, Self.source(step: 10))
+    #expect(await repl.type(":goto 1").0.contains("error: :goto cannot go to action 1"))
+    _ = try await reload(repl, Self.source(step: 1))
+    let back = await repl.type(":goto 1").0
+    #expect(!back.contains("error"), "\(back)")
+    #expect(try state(repl) == ["n": 1])
+  }
+
+  /// A later reload is checked against every state shown before it, those of the code between
+  /// included: the +10 code's 12 is not what the +1 code makes.
+  @Test func aLaterReloadIsCheckedAgainstTheStatesOfTheCodeBetween() async throws {
+    let repl = try await changedSession()
+    _ = try await reload(repl, Self.source(step: 1))
+    let refused = await repl.type(":goto 2").0
+    #expect(refused.contains("the code was reloaded after action 3"), "\(refused)")
+    #expect(refused.contains("the state after action 3 differs"), "\(refused)")
+    #expect(try state(repl) == ["n": 12])
+  }
+
+  /// An action whose effect changed, its state the same, changed the history too: a test of
+  /// the earlier actions would receive what the session never did.
+  @Test func anEffectThatChangedIsADifference() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
+    await repl.type("inc")
+    _ = try await reload(repl, Self.source(step: 1, effect: #"effect.send({ type = "x" })"#))
+    let refused = await repl.type(":goto 0").0
+    #expect(refused.contains("action 1's effect differs"), "\(refused)")
+  }
+
+  /// Actions undone before a reload are redone through the code of now, from the state the
+  /// reload kept, as a new action would be.
+  @Test func redoAfterAReloadRunsTheCodeOfNow() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
+    await repl.type("inc", "inc", "inc", "inc", ":goto 2")
+    _ = try await reload(repl, Self.source(step: 10))
+    await repl.type(":redo")
+    #expect(try state(repl) == ["n": 12])
+    await repl.type(":goto 4")
+    #expect(try state(repl) == ["n": 22])
+    await repl.type(":goto 2")
+    #expect(try state(repl) == ["n": 2])
+  }
+
+  /// A check that finds the history changed puts the state back as it was, untouched.
+  @Test func theCheckLeavesTheStateAsItWas() async throws {
+    let repl = try await changedSession()
+    await repl.type(":goto 0")
+    #expect(try state(repl) == ["n": 12])
+    let shown = await repl.type(":state").0
+    #expect(shown.contains("12"), "\(shown)")
+    await repl.type("inc")
+    #expect(try state(repl) == ["n": 22])
+  }
+}
