@@ -22,6 +22,10 @@ public struct RecordedAction: Equatable, Sendable {
   /// running: a test of the session cancels them there too, or a timer of the branch left
   /// behind would go on sending in the test.
   public var afterJump: Bool
+  /// Sent back with `effect.send` by an action reduced just before it (the one before, or one
+  /// before that in the same chain), and reduced at once, before anything else could come: no
+  /// run stands between the two, so time travel does not land there.
+  public var sentAtOnce: Bool
 
   /// Records one action. `didNothing` is kept only when `effect` and `error` are both nil: an
   /// action that returned an effect or failed did something.
@@ -34,7 +38,7 @@ public struct RecordedAction: Equatable, Sendable {
   public init(
     action: LuaValue, fromEffect: Bool, time: Double, draws: [LuaEnvironmentTape.Draw] = [],
     effect: LuaValue = .nil, error: String? = nil, didNothing: Bool = false,
-    afterJump: Bool = false
+    afterJump: Bool = false, sentAtOnce: Bool = false
   ) {
     self.action = action
     self.fromEffect = fromEffect
@@ -44,6 +48,7 @@ public struct RecordedAction: Equatable, Sendable {
     self.error = error
     self.didNothing = didNothing && effect == .nil && error == nil
     self.afterJump = afterJump
+    self.sentAtOnce = sentAtOnce && fromEffect
   }
 
   /// Whether the reducer raised on it (its changes then rolled back).

@@ -213,8 +213,8 @@ extension SessionRecording {
 
 extension RecordedAction {
   /// The action as the file holds it: `{ action = ..., at = 1.25 }`, with `from_effect`,
-  /// `draws` (`{ { "uuid", "..." } }`), `effect`, `error`, `did_nothing` and `after_jump` only
-  /// when they say something.
+  /// `draws` (`{ { "uuid", "..." } }`), `effect`, `error`, `did_nothing`, `after_jump` and
+  /// `sent_at_once` only when they say something.
   var luaValue: LuaValue {
     var table = LuaTable()
     table["action"] = action
@@ -229,6 +229,7 @@ extension RecordedAction {
     if let error { table["error"] = .string(LuaString(error)) }
     if didNothing { table["did_nothing"] = true }
     if afterJump { table["after_jump"] = true }
+    if sentAtOnce { table["sent_at_once"] = true }
     return .table(table)
   }
 
@@ -237,6 +238,7 @@ extension RecordedAction {
       value, path: path,
       known: [
         "action", "at", "from_effect", "draws", "effect", "error", "did_nothing", "after_jump",
+        "sent_at_once",
       ])
     action = fields["action"]
     guard action.tableValue != nil else {
@@ -302,6 +304,16 @@ extension RecordedAction {
     case let .boolean(flag): afterJump = flag
     case let other:
       throw .init(path: path + ".after_jump", message: "expected a boolean, got \(other.typeName)")
+    }
+    switch fields["sent_at_once"] {
+    case .nil: sentAtOnce = false
+    case let .boolean(flag) where !flag || fromEffect: sentAtOnce = flag
+    case .boolean:
+      throw .init(
+        path: path + ".sent_at_once", message: "an action a person typed was not sent by an effect")
+    case let other:
+      throw .init(
+        path: path + ".sent_at_once", message: "expected a boolean, got \(other.typeName)")
     }
   }
 }

@@ -10,6 +10,8 @@ public enum ReplAction: Sendable {
   case typed(LuaValue)
   /// An action an effect sent back.
   case fromEffect(LuaValue)
+  /// An action `effect.send` fed back, reduced at once after the one that sent it.
+  case sentAtOnce(LuaValue)
   /// The state as it was after action N of the timeline (0: the initial state).
   case jump(to: Int)
   /// The session's actions up to where it stands, again from the initial state through the
@@ -48,7 +50,7 @@ struct ReplReducer: Reducer {
   func reduce(into state: inout LuaFeatureHandle, action: ReplAction) -> Effect<ReplAction> {
     actionGate?.lock()
     defer { actionGate?.unlock() }
-    let (value, fromEffect): (LuaValue, Bool)
+    let (value, fromEffect, atOnce): (LuaValue, Bool, Bool)
     switch action {
     case let .jump(number):
       jump(to: number)
@@ -62,8 +64,9 @@ struct ReplReducer: Reducer {
     case .checkReloads:
       checkReloads()
       return .none
-    case let .typed(typed): (value, fromEffect) = (typed, false)
-    case let .fromEffect(sent): (value, fromEffect) = (sent, true)
+    case let .typed(typed): (value, fromEffect, atOnce) = (typed, false, false)
+    case let .fromEffect(sent): (value, fromEffect, atOnce) = (sent, true, false)
+    case let .sentAtOnce(sent): (value, fromEffect, atOnce) = (sent, true, true)
     }
     _ = replayer.tape.takeRecorded()  // answers drawn outside an action are not its own
     // Its effects' answers are kept under the number it gets (a jump's replay counted others).
@@ -74,7 +77,7 @@ struct ReplReducer: Reducer {
       action: value, fromEffect: fromEffect, time: Seconds.of(clock.now.offset),
       draws: replayer.tape.takeRecorded(), effect: outcome.returned.effectDescription,
       error: outcome.error?.recordedMessage, didNothing: !outcome.wrote,
-      afterJump: timeline.takeEffectsCancelled())
+      afterJump: timeline.takeEffectsCancelled(), sentAtOnce: atOnce)
     if outcome.error != nil { failures.noteAction() }
     if outcome.error == nil, outcome.wrote {
       snapshot.actionWrote()
@@ -86,7 +89,7 @@ struct ReplReducer: Reducer {
     let number = timeline.record(recorded, stateAfter: snapshot.value)
     printer.reduced(number: number, recorded, changes: outcome.changes, error: outcome.error)
     if outcome.error == nil, outcome.wrote { showNavigation() }
-    return outcome.effect.map(ReplAction.fromEffect)
+    return outcome.effect.map(atOnce: ReplAction.sentAtOnce, later: ReplAction.fromEffect)
   }
 
   /// A line for each stack or presented destination that changed: a screen pushed or popped, a

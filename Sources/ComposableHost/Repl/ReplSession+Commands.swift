@@ -135,6 +135,9 @@ extension ReplSession {
   /// left the state. It never passes over a reload whose `migrate` changed the state (that is a
   /// change too), or one after which the code of now makes other states from the actions before
   /// it: `jump` says why it cannot go back past it.
+  ///
+  /// An action and those it sent at once (`effect.send`) are one step: no run stops between
+  /// them, so neither does `:undo`.
   func undo() async {
     await checkReloads()
     let actions = timeline.actions
@@ -148,8 +151,19 @@ extension ReplSession {
           ? "  nothing to undo" : "  nothing to undo: every action so far failed, changing nothing")
     }
     var target = last - 1
-    while target > floor, actions[target - 1].failed { target -= 1 }
-    await jump(to: target, by: .undo, passedOver: (position - last) + (last - 1 - target))
+    while target > floor, actions[target - 1].failed || actions[target].sentAtOnce {
+      target -= 1
+    }
+    let passedOver = actions[target..<position].filter(\.failed).count
+    await jump(to: target, by: .undo, passedOver: passedOver)
+  }
+
+  /// Where time travel may stop at or after action `number`: past the actions sent at once by
+  /// the ones before (`RecordedAction.sentAtOnce`), which no run stops before.
+  func stoppingPlace(atOrAfter number: Int, in actions: [RecordedAction]) -> Int {
+    var place = number
+    while place < actions.count, actions[place].sentAtOnce { place += 1 }
+    return place
   }
 
   /// Forward to after the next action that changes the state, passing over failed ones before it
@@ -166,7 +180,9 @@ extension ReplSession {
     guard target <= actions.count else {
       return printer.line("  nothing to redo: every action ahead failed, changing nothing")
     }
-    await jump(to: target, by: .redo, passedOver: target - position - 1)
+    target = stoppingPlace(atOrAfter: target, in: actions)
+    let passedOver = actions[position..<target].filter(\.failed).count
+    await jump(to: target, by: .redo, passedOver: passedOver)
   }
 
   func goto(_ argument: String) async {
@@ -174,6 +190,16 @@ extension ReplSession {
     guard let number = Int(argument), (0...count).contains(number) else {
       return printer.error(
         ":goto takes an action's number from :log, 0 to \(count) (:goto 0 is the start)")
+    }
+    let actions = timeline.actions
+    let place = stoppingPlace(atOrAfter: number, in: actions)
+    guard place == number else {
+      let sent =
+        place - number == 1
+        ? "it was sent at once with effect.send, and no run stops before it"
+        : "actions \(number + 1) to \(place) were sent at once with effect.send, and no run "
+          + "stops before them"
+      return await jump(to: place, by: .goto, note: "  (on to action \(place): \(sent))")
     }
     await jump(to: number, by: .goto)
   }
@@ -223,7 +249,9 @@ extension ReplSession {
   /// Puts the state where it was after action `number`, cancelling the effects in flight first
   /// (their answers belong to a time that is gone); saves of the state are left to finish.
   /// `passedOver` failed actions were stepped over on the way (`:undo`, `:redo`): said so.
-  func jump(to number: Int, by command: JumpCommand, passedOver: Int = 0) async {
+  func jump(
+    to number: Int, by command: JumpCommand, passedOver: Int = 0, note: String? = nil
+  ) async {
     if number < timeline.lastBoundary?.position ?? 0 { await checkReloads() }
     if let refusal = jumpRefusal(to: number, by: command) { return printer.error(refusal) }
     var lines = await cancelEffectsInFlight().map { "  cancelled \($0)" }
@@ -234,6 +262,7 @@ extension ReplSession {
       number == 0
         ? "  at the start"
         : "  after \(number) of \(timeline.count): \(timeline.action(number)?.action ?? .nil)")
+    if let note { lines.append(note) }
     if passedOver > 0 {
       let actions = passedOver == 1 ? "1 failed action" : "\(passedOver) failed actions"
       lines.append("  (past \(actions), which changed nothing)")
