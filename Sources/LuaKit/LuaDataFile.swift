@@ -40,10 +40,15 @@ public enum LuaDataFile {
   ///
   /// A value of more than `maximumFields` fields, or whose text is more than `maximumBytes`
   /// bytes, is refused, as `read` would refuse its file.
+  ///
+  /// json.null (JSON's null, as decoded) is refused, as plain data cannot hold it; with
+  /// `jsonNull`, it is written `json.null`, which `read` with `jsonNull` reads
+  /// back (a file for this runtime's own reading, such as a session, whose actions hold
+  /// HTTP responses; `lua5.4` loads it only where `json` is defined).
   public static func text(
     of value: LuaValue, root: String = "value", header: String? = nil,
     maximumDepth: Int = LuaValue.maximumDepth, maximumFields: Int = LuaDataFile.maximumFields,
-    maximumBytes: Int = LuaDataFile.maximumSize
+    maximumBytes: Int = LuaDataFile.maximumSize, jsonNull: Bool = false
   ) throws(LuaError) -> String {
     var output = ""
     if let header {
@@ -51,7 +56,8 @@ public enum LuaDataFile {
         output += "-- \(LuaComment.line(line))\n"
       }
     }
-    var writer = LuaDataFileWriter(value: value, maximumDepth: maximumDepth)
+    var writer = LuaDataFileWriter(
+      value: value, maximumDepth: maximumDepth, nullSource: jsonNull ? "json.null" : nil)
     do throws(LuaError) { try writer.check(value) } catch {
       throw error.rooted(at: root)
     }
@@ -101,10 +107,10 @@ public enum LuaDataFile {
   /// hand), with nothing run. `chunkName` names the file in errors, with the line and column
   /// (`todos.saved.lua:3:12: ...`). Refuses more than `maximumSize` bytes or `maximumFields`
   /// fields, tables nested more than `maximumDepth` levels deep, and anything that is not a
-  /// literal.
+  /// literal. With `jsonNull`, the words `json.null` are read as json.null (see `text(of:)`).
   public static func read(
     _ bytes: [UInt8], chunkName: String, maximumDepth: Int = LuaValue.maximumDepth,
-    maximumFields: Int = LuaDataFile.maximumFields
+    maximumFields: Int = LuaDataFile.maximumFields, jsonNull: Bool = false
   ) throws(LuaError) -> LuaValue {
     guard bytes.count <= maximumSize else {
       throw .syntax(
@@ -113,7 +119,7 @@ public enum LuaDataFile {
     }
     var reader = LuaDataFileReader(
       bytes: bytes, chunkName: chunkName, maximumDepth: maximumDepth,
-      maximumFields: maximumFields)
+      maximumFields: maximumFields, jsonNull: jsonNull)
     return try reader.file()
   }
 

@@ -35,10 +35,17 @@ struct LuaDataFileReader {
   private static let literalsOnly =
     "a data file holds literals only: no names, calls, operators or statements"
 
-  init(bytes: [UInt8], chunkName: String, maximumDepth: Int, maximumFields: Int) {
+  /// Whether `json.null` is read (as `LuaValue.jsonNull`): in a file written with it only.
+  private let jsonNull: Bool
+
+  init(
+    bytes: [UInt8], chunkName: String, maximumDepth: Int, maximumFields: Int,
+    jsonNull: Bool = false
+  ) {
     lexer = LuaDataFileLexer(bytes: bytes, chunkName: chunkName)
     self.maximumDepth = maximumDepth
     self.maximumFields = maximumFields
+    self.jsonNull = jsonNull
   }
 
   mutating func file() throws(LuaError) -> LuaValue {
@@ -139,6 +146,11 @@ struct LuaDataFileReader {
       return (.number(.infinity), 0)
     case .name("shared"):
       return try sharedReference(depth: depth)
+    case .name("json") where jsonNull:
+      try advance()
+      try expect(.symbol("."), "'.null' after json (json.null is the one field of json read)")
+      try expect(.name("null"), "'null' after json. (json.null is the one field of json read)")
+      return (.jsonNull, 0)
     default:
       throw failure("expected a value, found \(shown(token)) (" + Self.literalsOnly + ")")
     }
@@ -275,12 +287,16 @@ struct LuaDataFileReader {
           position = start
           throw failure("a table key cannot be a table (keys are strings, numbers, booleans)")
         }
+        if case .other = key {
+          position = start
+          throw failure("a table key cannot be json.null (keys are strings, numbers, booleans)")
+        }
         try store(element, at: key, in: &entries, start: start)
         height = max(height, elementHeight + 1)
         keyed = true
       case let .name(name) where !luaReservedWords.contains(name):
         guard try peekIsAssignment() else {
-          guard name == "math" || name == "shared" else {  // a value's start
+          guard name == "math" || name == "shared" || (name == "json" && jsonNull) else {
             throw failure(
               "found the name '\(name)' (" + Self.literalsOnly + "; a field is name = value)")
           }

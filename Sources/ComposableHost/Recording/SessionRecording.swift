@@ -85,7 +85,8 @@ extension SessionRecording {
       `composable replay \(url.lastPathComponent)` runs it again; docs/sessions.md describes it.
       """
     let text = try LuaDataFile.text(
-      of: luaValue, root: "session", header: header, maximumDepth: Self.maximumDepth)
+      of: luaValue, root: "session", header: header, maximumDepth: Self.maximumDepth,
+      jsonNull: true)  // an HTTP response's json holds it
     try ReplacedFile.write(Array(text.utf8), to: url)
   }
 
@@ -103,7 +104,7 @@ extension SessionRecording {
     let value: LuaValue
     do {
       value = try LuaDataFile.read(  // literals only: nothing in it runs
-        bytes, chunkName: name, maximumDepth: Self.maximumDepth)
+        bytes, chunkName: name, maximumDepth: Self.maximumDepth, jsonNull: true)
     } catch {
       throw SessionFileError(file: name, message: "not a session file: \(error)")
     }
