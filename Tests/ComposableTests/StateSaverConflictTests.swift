@@ -31,7 +31,19 @@ import Testing
     default: try await files.write(path, Array("theirs".utf8))
     }
     saver.changed()
-    await #expect(throws: StateSaverConflict.self) { try await saver.savePending(files: files) }
+    // A file where none was known was not "changed since the state was loaded from it": none
+    // was loaded (a reload's persist named a file already there, say).
+    let conflict = await #expect(throws: StateSaverConflict.self) {
+      try await saver.savePending(files: files)
+    }
+    #expect(conflict?.appeared == (how == "made"))
+    #expect(
+      conflict?.description.hasPrefix(
+        how == "made"
+          ? "state.txt holds a file this run did not write (a second run on the same data "
+            + "directory, an edit, or a file there before a reload's persist named it; none was "
+            + "there when the saves began), so it is left as it is"
+          : "state.txt was changed by another writer") == true, "\(String(describing: conflict))")
     #expect(await text(files, "state.txt") == (how == "removed" ? nil : "theirs"))
     let aside = try #require(try await names(files).first { $0.hasPrefix("state.txt.conflict-") })
     #expect(await text(files, aside) == "mine 1")

@@ -254,7 +254,7 @@ public final class StateSaver: @unchecked Sendable {
         return Target(path: path, isNewlyAside: false)
       }
       aside = free
-      return Target(path: free, isNewlyAside: true)
+      return Target(path: free, isNewlyAside: true, appeared: known == FileFingerprint(nil))
     }
   }
 
@@ -264,7 +264,8 @@ public final class StateSaver: @unchecked Sendable {
     lock.withLock {
       if target.path == path { onDisk = FileFingerprint(bytes) }
     }
-    return target.isNewlyAside ? StateSaverConflict(path: path, aside: target.path) : nil
+    return target.isNewlyAside
+      ? StateSaverConflict(path: path, aside: target.path, appeared: target.appeared) : nil
   }
 
   /// `NAME.conflict-STAMP-PID`, then `...-2`, ...: the second and the process, so that no two
@@ -279,6 +280,8 @@ public final class StateSaver: @unchecked Sendable {
   private struct Target {
     let path: DataPath
     let isNewlyAside: Bool
+    /// Gone aside because a file is where none was known (see `StateSaverConflict.appeared`).
+    var appeared = false
   }
 
   /// The change count a write starting now covers, and what it writes; the refusal, if saves
@@ -312,12 +315,20 @@ public struct StateSaverConflict: Error, CustomStringConvertible {
   public let path: DataPath
   /// Where the state was written instead.
   public let aside: DataPath
+  /// Whether no file was there when the saves began (nothing was loaded from it: the run
+  /// started without one, or a reload's `persist` named it) and one is now.
+  public var appeared = false
 
   public var description: String {
-    "\(path) was changed by another writer (a second run on the same data directory, or an "
-      + "edit) since the state was loaded from it, so it is left as it is: the state is in "
-      + "\(aside), where its later saves go too. To fix, keep the one you want as \(path), and "
-      + "run one at a time on a data directory"
+    let what =
+      appeared
+      ? "\(path) holds a file this run did not write (a second run on the same data directory, "
+        + "an edit, or a file there before a reload's persist named it; none was there when "
+        + "the saves began)"
+      : "\(path) was changed by another writer (a second run on the same data directory, or an "
+        + "edit) since the state was loaded from it"
+    return what + ", so it is left as it is: the state is in \(aside), where its later saves go "
+      + "too. To fix, keep the one you want as \(path), and run one at a time on a data directory"
   }
 }
 
