@@ -34,15 +34,21 @@ import Testing
     """
 
   /// A live store over the feature, its files under `root`, its errors collected.
+  /// (Other suites' features of the same actions use it with their `source`.)
   struct Host {
     let feature: LuaFeature
     let store: Store<LuaFeatureHandle, LuaValue>
     let errors = Errors()
+    let files: FileClient
 
-    init(root: URL, readLimit: Int = FileClient.defaultReadLimit) throws {
-      feature = try LuaFeature(source: PathsInFileEffectsTests.source, file: "feature.lua")
+    init(
+      root: URL, source: String = PathsInFileEffectsTests.source,
+      readLimit: Int = FileClient.defaultReadLimit
+    ) throws {
+      feature = try LuaFeature(source: source, file: "feature.lua")
+      files = .live(root: root, readLimit: readLimit)
       var dependencies = DependencyValues.live
-      dependencies.files = .live(root: root, readLimit: readLimit)
+      dependencies.files = files
       let errors = self.errors
       store = Store(
         initialState: LuaFeatureHandle(feature: feature),

@@ -39,35 +39,9 @@ import Testing
     """
   }
 
-  struct Host {
-    let feature: LuaFeature
-    let store: Store<LuaFeatureHandle, LuaValue>
-    let errors = Errors()
-    let files: FileClient
-
-    init(root: URL, persist path: String) throws {
-      feature = try LuaFeature(
-        source: StateFileIsTheHostsTests.source(persist: path), file: "feature.lua")
-      files = .live(root: root)
-      var dependencies = DependencyValues.live
-      dependencies.files = files
-      let errors = self.errors
-      store = Store(
-        initialState: LuaFeatureHandle(feature: feature),
-        reducer: LuaFeatureReducer<LuaFeatureHandle>(
-          feature: feature, dependencies: dependencies,
-          readState: { LuaFeatureHandle(feature: $0) }, onError: { errors.append($0) }))
-    }
-
-    /// What `kind` ("effect" or "run") of `operation` on `path` answered.
-    func attempt(_ kind: String, _ operation: String, _ path: String) async throws -> String? {
-      let action: LuaValue = [
-        "type": .string(LuaString(kind)), "op": .string(LuaString(operation)),
-        "path": .string(LuaString(path)),
-      ]
-      await store.send(action).finish()
-      return try feature.state().results.tableValue?.sequence.last?.stringValue
-    }
+  /// The host of `PathsInFileEffectsTests`, over this suite's feature, persisting to `path`.
+  static func host(root: URL, persist path: String) throws -> PathsInFileEffectsTests.Host {
+    try PathsInFileEffectsTests.Host(root: root, source: source(persist: path))
   }
 
   static func refusal(_ path: String, _ operation: String) -> String {
@@ -83,7 +57,7 @@ import Testing
   @Test func aSymlinkToTheSavedFileIsNoOtherFile() async throws {
     let sandbox = try PathSandbox("state-file-links")
     defer { sandbox.remove() }
-    let host = try Host(root: sandbox.root, persist: "notes/state.lua")
+    let host = try Self.host(root: sandbox.root, persist: "notes/state.lua")
     #expect(try await host.attempt("effect", "write", "other.txt") == "ok")  // saves the state
     let manager = FileManager.default
     let root = sandbox.root.path
@@ -116,7 +90,7 @@ import Testing
   @Test func everySpellingOfTheSavedPathIsRefusedToEveryChange() async throws {
     let sandbox = try PathSandbox("state-file-hosts")
     defer { sandbox.remove() }
-    let host = try Host(root: sandbox.root, persist: "notes/state.lua")
+    let host = try Self.host(root: sandbox.root, persist: "notes/state.lua")
     let spellings = ["notes/state.lua", "./notes//state.lua", "notes/./state.lua/", "notes/state.lua/."]
     var count = 0
     for kind in ["effect", "run"] {
@@ -150,7 +124,7 @@ import Testing
   @Test func aReloadMovesTheRefusalWithThePath() async throws {
     let sandbox = try PathSandbox("state-file-reload")
     defer { sandbox.remove() }
-    let host = try Host(root: sandbox.root, persist: "a.lua")
+    let host = try Self.host(root: sandbox.root, persist: "a.lua")
     #expect(try await host.attempt("effect", "write", "b.lua") == "ok")
     try host.feature.swap(toSource: Self.source(persist: "b.lua"))
     #expect(try await host.attempt("effect", "write", "a.lua") == "ok")
@@ -184,5 +158,12 @@ import Testing
     // Below the top, the name is the feature's.
     try feature.swap(toSource: Self.source(persist: "sub/.composable-feature"))
     #expect(feature.persistence?.path.description == "sub/.composable-feature")
+  }
+}
+
+extension PathsInFileEffectsTests.Host {
+  /// What `kind` ("effect" or "run") of `operation` on `path` answered; nil for no answer.
+  func attempt(_ kind: String, _ operation: String, _ path: String) async throws -> String? {
+    try await attempt(kind, operation, Array(path.utf8)).result
   }
 }

@@ -437,8 +437,9 @@ extension LuaEffectRunner {
   /// (`persist.path`, or the file its saves went beside it to), which the next start would
   /// find replaced, or gone. The state is saved by changing it; its file is the host's to
   /// write. (A host's own files are refused by its file client: `Run.files`.)
-  /// By any path that leads there: its own, or one through a symlink in the folder
-  /// (`FileClient.locate`).
+  ///
+  /// The file is refused by any path that leads there: its own, or one through a symlink in
+  /// the data directory (`FileClient.locate` tells where each path ends).
   private func refuseHostsFile(_ path: DataPath, _ operation: LuaFileOperation) throws {
     let saved = [feature.persistence?.path, feature.stateSavedAside].compactMap { $0 }
     guard !saved.isEmpty else { return }
