@@ -57,8 +57,12 @@ import Testing
   }
 
   /// A URL with a NUL was cut there (what was sent was not what messages named); a space, a
-  /// tab, CR, LF or DEL is no part of a URL either.
-  @Test(arguments: [#"/a\0.evil/x"#, "/a b", #"/a\tb"#, #"/a\rb"#, #"/a\nb"#, #"/a\127b"#])
+  /// tab, CR, LF or DEL is no part of a URL either, nor a C1 control (U+0080-U+009F, which a
+  /// terminal may obey in a message).
+  @Test(arguments: [
+    #"/a\0.evil/x"#, "/a b", #"/a\tb"#, #"/a\rb"#, #"/a\nb"#, #"/a\127b"#, #"/a\u{9B}31mb"#,
+    #"/\u{80}"#, #"/\u{9F}"#,
+  ])
   func aURLWithASpaceOrAControlCharacterFailsTheAction(path: String) async throws {
     try await expectRefused(
       fields: #"url = "http://x.test"# + path + #"""#,

@@ -7,8 +7,11 @@ extension HTTPRequest {
   public var wireProblem: String? {
     if !Self.isToken(method) { return "method \(Self.quoted(method)) is not an HTTP method" }
     // A NUL ended the URL there (what was sent was not what the messages named), and a space
-    // or a control character is no part of a URL: percent-encoded, they are.
-    if url.utf8.contains(where: { $0 <= 32 || $0 == 127 }) {
+    // or a control character is no part of a URL: percent-encoded, they are. The C1 controls
+    // (U+0080-U+009F) too, as a path refuses them: a terminal may obey one in a message.
+    if url.utf8.contains(where: { $0 <= 32 || $0 == 127 })
+      || url.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) })
+    {
       return "URL \(Self.quoted(url)) holds a space or a control character; percent-encode it "
         + "(%20 for a space)"
     }
