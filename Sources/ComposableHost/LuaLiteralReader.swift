@@ -134,8 +134,12 @@ public struct LuaLiteralReader {
     if text.isLuaWord, !["true", "false", "nil"].contains(text) {
       return .string(LuaString(text))
     }
+    // One level less deep than any value: it goes into `env`, a table itself (a value as deep
+    // as any was read as a table, then failed the load).
     guard
-      let value = try? LuaDataFile.read(Array(("return " + text).utf8), chunkName: "--env"),
+      let value = try? LuaDataFile.read(
+        Array(("return " + text).utf8), chunkName: "--env",
+        maximumDepth: LuaValue.maximumDepth - 1),
       value != .nil
     else { return .string(LuaString(text)) }
     return value
