@@ -31,6 +31,12 @@ struct LuaDataFileReader {
   /// Fields stored so far (positional, named, keyed, and shared tables defined).
   private var fields = 0
 
+  /// What a file that may not hold json.null says of `json` (JSON's null, as decoded, is not
+  /// plain data: a saved state keeps nil there).
+  private static let noJSONNull =
+    "found 'json': json.null (JSON's null, as decoded) is not data this file holds, which is "
+    + "literals only (a saved state keeps nil where the JSON has null)"
+
   /// What a data file is, said in errors about something else found.
   private static let literalsOnly =
     "a data file holds literals only: no names, calls, operators or statements"
@@ -146,7 +152,9 @@ struct LuaDataFileReader {
       return (.number(.infinity), 0)
     case .name("shared"):
       return try sharedReference(depth: depth)
-    case .name("json") where jsonNull:
+    case .name("json") where !jsonNull:
+      throw failure(Self.noJSONNull)
+    case .name("json"):
       try advance()
       try expect(.symbol("."), "'.null' after json (json.null is the one field of json read)")
       try expect(.name("null"), "'null' after json. (json.null is the one field of json read)")
@@ -296,7 +304,7 @@ struct LuaDataFileReader {
         keyed = true
       case let .name(name) where !luaReservedWords.contains(name):
         guard try peekIsAssignment() else {
-          guard name == "math" || name == "shared" || (name == "json" && jsonNull) else {
+          guard name == "math" || name == "shared" || name == "json" else {
             throw failure(
               "found the name '\(name)' (" + Self.literalsOnly + "; a field is name = value)")
           }

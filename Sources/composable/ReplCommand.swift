@@ -75,6 +75,9 @@ struct ReplLoop {
     print(
       "Type an action (\(example), or a table), = expression, or :help. Saving the file reloads it."
     )
+    // Piped, standard output is buffered: a program driving the REPL waited for the greeting
+    // until the first answer (what the session prints is flushed line by line).
+    fflush(nil)
     // At a terminal, libedit edits the line; otherwise (a pipe, a test) lines are read plain.
     let editor =
       isatty(STDIN_FILENO) == 1

@@ -52,4 +52,21 @@ import Testing
     let test = directory.appendingPathComponent("counter_test.lua")
     #expect(await repl.type(":test \(test.path)").0.contains("it passes"))
   }
+
+  /// json.null where a field holds something else is named as what it is (it was "userdata").
+  @Test func jsonNullInTheWrongFieldIsNamed() throws {
+    let file = try makeTemporaryDirectory("null").appendingPathComponent("s.session.lua")
+    try """
+    return {
+      format = "composable-session", version = 1, feature = "counter.lua",
+      code = "fnv1a64:0000000000000000", env = {}, initial_state = { n = 0 },
+      actions = { { action = { type = "go" }, at = 0, after_jump = json.null } },
+    }
+    """.write(to: file, atomically: true, encoding: .utf8)
+    #expect {
+      try SessionRecording.read(from: file)
+    } throws: { error in
+      "\(error)".contains("actions[1].after_jump: expected a boolean, got json.null")
+    }
+  }
 }

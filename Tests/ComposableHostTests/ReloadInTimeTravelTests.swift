@@ -12,17 +12,24 @@ import Testing
 /// through: it runs the whole session through the code of now.
 @Suite struct ReloadInTimeTravelTests {
   /// `inc` adds `step`; `dec` (when `withDec`) takes one away.
-  static func source(step: Int, withDec: Bool = false, effect: String = "nil") -> String {
-    """
-    local effect = require("composable.effect")
-    local F = {}
-    function F.initial_state() return { n = 0 } end
-    function F.reduce(state, action)
-      if action.type == "inc" then state.n = state.n + \(step) return \(effect) end
-      \(withDec ? #"if action.type == "dec" then state.n = state.n - 1 end"# : "")
-    end
-    return F
-    """
+  /// `set` sets `n`; `boom` raises "no"; `drawing`, `inc` also keeps a UUID (the +10 code
+  /// draws one more first).
+  static func source(
+    step: Int, withDec: Bool = false, effect: String = "nil", drawing: Bool = false
+  ) -> String {
+    let draw = !drawing ? "" : step == 1 ? "state.id = env.uuid()" : "env.uuid() state.id = env.uuid()"
+    return """
+      local effect = require("composable.effect")
+      local F = {}
+      function F.initial_state() return { n = 0 } end
+      function F.reduce(state, action, env)
+        if action.type == "inc" then state.n = state.n + \(step) \(draw) return \(effect) end
+        if action.type == "set" then state.n = action.n end
+        if action.type == "boom" then error("no") end
+        \(withDec ? #"if action.type == "dec" then state.n = state.n - 1 end"# : "")
+      end
+      return F
+      """
   }
 
   func reload(_ repl: ReplSessionTests.Harness, _ source: String) async throws -> String {
@@ -52,7 +59,7 @@ import Testing
       refused == """
           error: :goto cannot go to action 1: the code was reloaded after action 2, and the code \
         of now makes other states from the actions before it than those shown; replayed through \
-        it, the state after action 2 differs. To fix, :goto 2 or a later action, or :replay first (it runs the \
+        it, what action 1 changed differs. To fix, :goto 2 or a later action, or :replay first (it runs the \
         whole session through the code of now)
         """)
     #expect(try state(repl) == ["n": 12])  // nothing moved
@@ -62,7 +69,7 @@ import Testing
       await repl.type(":undo").0 == """
           error: :undo cannot go back past action 2: the code was reloaded after action 2, and \
         the code of now makes other states from the actions before it than those shown; \
-        replayed through it, the state after action 2 differs. To fix, :replay first (it runs \
+        replayed through it, what action 1 changed differs. To fix, :replay first (it runs \
         the whole session through the code of now)
         """)
     await repl.type(":redo")
@@ -143,7 +150,7 @@ import Testing
     _ = try await reload(repl, Self.source(step: 1))
     let refused = await repl.type(":goto 2").0
     #expect(refused.contains("the code was reloaded after action 3"), "\(refused)")
-    #expect(refused.contains("the state after action 3 differs"), "\(refused)")
+    #expect(refused.contains("what action 3 changed differs"), "\(refused)")
     #expect(try state(repl) == ["n": 12])
   }
 
@@ -163,12 +170,77 @@ import Testing
     let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
     await repl.type("inc", "inc", "inc", "inc", ":goto 2")
     _ = try await reload(repl, Self.source(step: 10))
-    await repl.type(":redo")
+    let said = await repl.type(":redo").0
+    #expect(
+      said.contains("(action 3, undone before the code was reloaded, ran again through the code"),
+      "\(said)")
     #expect(try state(repl) == ["n": 12])
     await repl.type(":goto 4")
     #expect(try state(repl) == ["n": 22])
     await repl.type(":goto 2")
     #expect(try state(repl) == ["n": 2])
+  }
+
+  /// Code that changes a state in between, the state at the reload the same: each action's
+  /// changes are compared, not only the states kept (an attacker's finding: `:goto 1` showed 2
+  /// where it had shown 1, without a word, and a persisting feature saved it).
+  @Test func aStateChangedInBetweenIsADifference() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
+    await repl.type("inc", #"{ type = "set", n = 5 }"#)
+    #expect(try state(repl) == ["n": 5])
+    _ = try await reload(repl, Self.source(step: 2))
+    let refused = await repl.type(":goto 1").0
+    #expect(refused.contains("replayed through it, what action 1 changed differs"), "\(refused)")
+    #expect(try state(repl) == ["n": 5])
+  }
+
+  /// An error that only moved (a line added above the reducer) and `effect.none` for nothing
+  /// are the same history: the reload is crossed.
+  @Test func anErrorThatMovedAndEffectNoneAreNoDifference() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
+    await repl.type("inc", "boom", "inc")
+    #expect(try state(repl) == ["n": 2])
+    _ = try await reload(repl, "-- a line above\n" + Self.source(step: 1, effect: "effect.none"))
+    let back = await repl.type(":goto 0").0
+    #expect(!back.contains("error"), "\(back)")
+    #expect(try state(repl) == ["n": 0])
+  }
+
+  /// An error that says something else is a difference, and the refusal shows both.
+  @Test func anErrorThatChangedIsADifferenceShownWhole() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
+    await repl.type("boom", "inc")
+    _ = try await reload(repl, Self.source(step: 1).replacingOccurrences(of: "no", with: "nope"))
+    let refused = await repl.type(":goto 0").0
+    #expect(refused.contains("action 1's error (was \"counter.lua:"), "\(refused)")
+    #expect(refused.contains(": no\", now \"counter.lua:"), "\(refused)")
+  }
+
+  /// Actions undone before a reload, redone after it, run through the code of now, as said:
+  /// what is saved and tested is what is shown (an attacker's finding: the session kept the
+  /// old draws, and its replay and test ended elsewhere than the REPL).
+  @Test func actionsUndoneBeforeAReloadAreRedoneAndKeptAsTheyWentNow() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1, drawing: true))
+    await repl.type("inc", "inc", "inc", ":goto 1")
+    _ = try await reload(repl, Self.source(step: 10, drawing: true))
+    let said = await repl.type(":goto 3").0
+    #expect(
+      said.contains(
+        "(actions 2 to 3, undone before the code was reloaded, ran again through the code of "
+          + "now)"), "\(said)")
+    let shown = try state(repl)
+    #expect(shown.n == 21)
+    let directory = repl.file.deletingLastPathComponent()
+    let saved = directory.appendingPathComponent("s.session.lua")
+    await repl.type(":save \(saved.path)")
+    let recording = try SessionRecording.read(from: saved)
+    #expect(try SessionPlayback.run(recording, feature: repl.file).state == shown)
+    let test = directory.appendingPathComponent("counter_test.lua")
+    #expect(await repl.type(":test \(test.path)").0.contains("it passes"))
+    // Once redone, they are the code of now's: going back and forth says nothing more.
+    await repl.type(":goto 1")
+    #expect(!(await repl.type(":goto 3").0.contains("ran again")))
+    #expect(try state(repl) == shown)
   }
 
   /// A check that finds the history changed puts the state back as it was, untouched.

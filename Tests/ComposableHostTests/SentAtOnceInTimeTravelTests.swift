@@ -30,6 +30,9 @@ import Testing
           effect.run(function(send) send({ type = "go" }) end))
       elseif t == "bad" then
         error("no")
+      elseif t == "boom" then
+        state.late = state.late + 1
+        return effect.send("bad")
       end
     end
     return F
@@ -107,6 +110,25 @@ import Testing
     #expect(said.contains("(past 1 failed action, which changed nothing)"), "\(said)")
     let redone = await repl.type(":redo").0
     #expect(redone.contains("after 2 of 3"), "\(redone)")
+  }
+
+  /// A step that changed the state and ends in a failed action it sent is undone whole, and
+  /// landed after: it is a step (an attacker's finding: `:undo` went past it to the step
+  /// before, saying it passed a failed action).
+  @Test func aStepEndingInAFailedActionIsAStepOfItsOwn() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source)
+    await repl.type("go", "boom", "go")
+    #expect(repl.session.timeline.count == 6)
+    let said = await repl.type(":undo").0
+    #expect(said.contains("after 4 of 6"), "\(said)")
+    #expect(!said.contains("failed action"), "\(said)")
+    #expect(try state(repl) == ["n": 1, "echoes": 1, "late": 1])
+    let again = await repl.type(":undo").0
+    #expect(again.contains("after 2 of 6"), "\(again)")
+    #expect(!again.contains("failed action"), "\(again)")  // undone with its step
+    #expect(try state(repl) == ["n": 1, "echoes": 1, "late": 0])
+    #expect(await repl.type(":redo").0.contains("after 4 of 6"))
+    #expect(await repl.type(":redo").0.contains("after 6 of 6"))
   }
 
   /// The session as a test from a place time travel stopped at passes, and its file keeps

@@ -30,7 +30,8 @@ import Testing
     #expect {
       try LuaDataFile.read(Array(text.utf8), chunkName: "s.lua")
     } throws: { error in
-      "\(error)".contains("found 'json'")
+      "\(error)".contains(
+        "found 'json': json.null (JSON's null, as decoded) is not data this file holds")
     }
   }
 

@@ -179,7 +179,7 @@ extension SessionRecording {
     code = try fields.string("code")
     env = fields["env"]
     guard env == .nil || env.tableValue != nil else {
-      throw .init(path: "env", message: "expected a table, got \(env.typeName)")
+      throw .init(path: "env", message: "expected a table, got \(env.typeInFile)")
     }
     initialState = fields["initial_state"]
     guard initialState != .nil else {
@@ -195,7 +195,7 @@ extension SessionRecording {
         message: "nested more than \(LuaValue.maximumDepth) levels deep, as no state may be")
     }
     guard initialState.tableValue != nil else {
-      let found = initialState.typeName
+      let found = initialState.typeInFile
       throw .init(path: "initial_state", message: "expected the state (a table), got \(found)")
     }
     let list = try fields.table("actions")
@@ -244,7 +244,7 @@ extension RecordedAction {
     action = fields["action"]
     guard action.tableValue != nil else {
       throw .init(
-        path: path + ".action", message: "expected an action table, got \(action.typeName)")
+        path: path + ".action", message: "expected an action table, got \(action.typeInFile)")
     }
     guard action.height() != nil else {
       throw .init(
@@ -259,7 +259,7 @@ extension RecordedAction {
     case .nil: fromEffect = false
     case let .boolean(flag): fromEffect = flag
     case let other:
-      throw .init(path: path + ".from_effect", message: "expected a boolean, got \(other.typeName)")
+      throw .init(path: path + ".from_effect", message: "expected a boolean, got \(other.typeInFile)")
     }
     draws = []
     if fields["draws"] != .nil {
@@ -281,7 +281,7 @@ extension RecordedAction {
         guard draw.isOfItsFunctionsKind else {
           let kind = name == "uuid" ? "a string" : name == "now" ? "a finite number" : "a number"
           let value = draw.value
-          let got = value.doubleValue != nil ? value.description(limit: 40) : value.typeName
+          let got = value.doubleValue != nil ? value.description(limit: 40) : value.typeInFile
           throw .init(path: place, message: "env.\(name)() answers \(kind), got \(got)")
         }
         draws.append(draw)
@@ -292,19 +292,19 @@ extension RecordedAction {
     case .nil: error = nil
     case let .string(text): error = text.string ?? "\(text)"
     case let other:
-      throw .init(path: path + ".error", message: "expected a string, got \(other.typeName)")
+      throw .init(path: path + ".error", message: "expected a string, got \(other.typeInFile)")
     }
     switch fields["did_nothing"] {
     case .nil: didNothing = false
     case let .boolean(flag): didNothing = flag && effect == .nil && error == nil
     case let other:
-      throw .init(path: path + ".did_nothing", message: "expected a boolean, got \(other.typeName)")
+      throw .init(path: path + ".did_nothing", message: "expected a boolean, got \(other.typeInFile)")
     }
     switch fields["after_jump"] {
     case .nil: afterJump = false
     case let .boolean(flag): afterJump = flag
     case let other:
-      throw .init(path: path + ".after_jump", message: "expected a boolean, got \(other.typeName)")
+      throw .init(path: path + ".after_jump", message: "expected a boolean, got \(other.typeInFile)")
     }
     switch fields["sent_at_once"] {
     case .nil: sentAtOnce = false
@@ -314,7 +314,7 @@ extension RecordedAction {
         path: path + ".sent_at_once", message: "an action a person typed was not sent by an effect")
     case let other:
       throw .init(
-        path: path + ".sent_at_once", message: "expected a boolean, got \(other.typeName)")
+        path: path + ".sent_at_once", message: "expected a boolean, got \(other.typeInFile)")
     }
   }
 }
@@ -339,7 +339,7 @@ private struct FieldReader {
   /// session replayed without what it meant to say.
   init(_ value: LuaValue, path: String, known: [String]) throws(SessionFileError.Field) {
     guard let table = value.tableValue else {
-      throw .init(path: path, message: "expected a table, got \(value.typeName)")
+      throw .init(path: path, message: "expected a table, got \(value.typeInFile)")
     }
     self.table = table
     self.path = path
@@ -362,22 +362,31 @@ private struct FieldReader {
 
   func string(_ name: String) throws(SessionFileError.Field) -> String {
     guard let text = table[name].stringValue else {
-      throw .init(path: at(name), message: "expected a string, got \(table[name].typeName)")
+      throw .init(path: at(name), message: "expected a string, got \(table[name].typeInFile)")
     }
     return text
   }
 
   func integer(_ name: String) throws(SessionFileError.Field) -> Int {
     guard let number = table[name].intValue else {
-      throw .init(path: at(name), message: "expected an integer, got \(table[name].typeName)")
+      throw .init(path: at(name), message: "expected an integer, got \(table[name].typeInFile)")
     }
     return number
   }
 
   func table(_ name: String) throws(SessionFileError.Field) -> LuaTable {
     guard let inner = table[name].tableValue else {
-      throw .init(path: at(name), message: "expected a table, got \(table[name].typeName)")
+      throw .init(path: at(name), message: "expected a table, got \(table[name].typeInFile)")
     }
     return inner
+  }
+}
+
+extension LuaValue {
+  /// The value's type as a session file's errors name it: json.null, which the file may hold
+  /// where an HTTP response has it, by its name (it was "userdata").
+  fileprivate var typeInFile: String {
+    if case let .other(reference) = self, reference.isNull { return "json.null" }
+    return typeName
   }
 }

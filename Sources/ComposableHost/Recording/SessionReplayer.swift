@@ -42,22 +42,27 @@ struct SessionReplayer {
     /// The action as it went now: its draws, effect and error are this run's.
     var action: RecordedAction
     var error: LuaFeatureError?
+    /// The hash of the changes it made (`SessionTimeline`'s), when asked for and read.
+    var changes: Int?
   }
 
-  /// Reduces `action` with its recorded draws.
-  func replay(_ recorded: RecordedAction) -> Outcome {
+  /// Reduces `action` with its recorded draws; `readingChanges`, the outcome has the hash of
+  /// the changes it made.
+  func replay(_ recorded: RecordedAction, readingChanges: Bool = false) -> Outcome {
     _ = tape.takeRecorded()
     tape.play(recorded.draws)
     var now = recorded
     // Reduced as a store reduces it, its effect checked as a store checks it, but none of it
     // run: what effects did comes back recorded, as the actions they sent.
     let outcome = feature.step(
-      recorded.action, LuaStepContext(dependencies: dependencies, effects: .check))
+      recorded.action,
+      LuaStepContext(dependencies: dependencies, effects: .check, readsChanges: readingChanges))
     now.effect = outcome.returned.effectDescription
     now.error = outcome.error?.recordedMessage
     tape.stopPlaying()
     now.draws = tape.takeRecorded()
-    return Outcome(action: now, error: outcome.error)
+    let changes = readingChanges ? (try? outcome.changes.get()).map(\.hashValue) : nil
+    return Outcome(action: now, error: outcome.error, changes: changes)
   }
 
   /// Puts the feature's state where it was after action `number` of `timeline`: its nearest

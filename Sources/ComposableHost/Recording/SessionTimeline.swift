@@ -30,6 +30,15 @@ public final class SessionTimeline: @unchecked Sendable {
   // Sendable by construction: everything below is reached only under `lock`.
   private let lock = NSLock()
   private var recorded: [RecordedAction] = []
+  /// A hash of the changes each action made (`LuaDifference`s, from its transaction), by
+  /// action as `recorded`; nil where not known. What a check of a reload compares each action
+  /// replayed with: equal changes from an equal state, action after action, are equal states
+  /// all along, where a comparison at kept states only missed a state changed in between.
+  private var changeHashes: [Int?] = []
+  /// Where the actions undone before a reload begin (they are past it): made by the code before,
+  /// they are redone through the code of now when time travel goes forward over them, and kept
+  /// as they went then (`redone`). Nil when no such action is left.
+  private var staleAfter: Int?
   private var current = 0
   /// Where a jump last cancelled the effects running (see `effectsCancelled`).
   private var cancelledAt: Int?
@@ -99,7 +108,8 @@ public final class SessionTimeline: @unchecked Sendable {
   /// past `position` (undone ones) are dropped first. Returns the action's number.
   @discardableResult
   public func record(
-    _ action: RecordedAction, stateAfter state: @autoclosure () -> LuaValue
+    _ action: RecordedAction, changes: Int? = nil,
+    stateAfter state: @autoclosure () -> LuaValue
   )
     -> Int
   {
@@ -107,7 +117,9 @@ public final class SessionTimeline: @unchecked Sendable {
       let takesNewBranch = current < recorded.count || action.afterJump
       if current < recorded.count {
         recorded.removeSubrange(current...)
+        changeHashes.removeSubrange(current...)
         dropCheckpoints(after: current)
+        staleAfter = nil
       }
       if takesNewBranch {
         // A new branch: what effects drew on the one left behind goes, as does what effects of
@@ -119,6 +131,7 @@ public final class SessionTimeline: @unchecked Sendable {
         effectFailures.dropBranch(from: current)
       }
       recorded.append(action)
+      changeHashes.append(changes)
       current = recorded.count
       return current
     }
@@ -184,23 +197,34 @@ public final class SessionTimeline: @unchecked Sendable {
   ///
   /// A migration at 0 is the session's new start. A reload at 0 marks nothing: no state shown
   /// before it was made by any code.
-  func reloaded(leaving state: LuaValue, migrated: Bool) {
+  /// (`state` may be nil only then.)
+  func reloaded(leaving state: LuaValue?, migrated: Bool) {
     lock.withLock {
       dropCheckpoints(after: current)
+      if current < recorded.count { staleAfter = min(staleAfter ?? current, current) }
       kept.removeAll { $0.position > current }
-      guard current > 0 || migrated else { return }
+      guard current > 0 || migrated, let state else { return }
+      // Only the last reload counts: a check that finds the code of now making the states shown
+      // crosses it and every reload before it (it replays from the last migration, or the
+      // start); one that does not stops time travel there, before the others. So one reload
+      // is kept, with one state: a session of a hundred saves held a hundred states.
+      guard migrated else {
+        // A migration at this point stays the point, whatever reloads come after it.
+        if let last = kept.last, last.kind == .migration, last.position == current { return }
+        kept.removeAll { $0.kind == .reload }
+        // Not a checkpoint (whose bytes are counted and dropped past a budget): the boundary
+        // keeps its state, and jumps start from it (`checkpoint(atOrBefore:)`).
+        kept.append(Boundary(kind: .reload, position: current, state: state))
+        return
+      }
       if current == 0 {
         checkpoints[0] = state  // the initial state itself, as the session now starts from
       } else {
         keep(state, at: current)
       }
-      // One boundary a point: a migration there stays one, whatever reloads come after it.
-      if let last = kept.last, last.position == current {
-        guard migrated || last.kind == .reload else { return }
-        kept.removeLast()
-      }
-      kept.append(
-        Boundary(kind: migrated ? .migration : .reload, position: current, state: state))
+      // Reloads before it, and one at its point: it is the floor now.
+      kept.removeAll { $0.kind == .reload || $0.position == current }
+      kept.append(Boundary(kind: .migration, position: current, state: state))
     }
   }
 
@@ -358,10 +382,15 @@ public final class SessionTimeline: @unchecked Sendable {
   }
 
   /// After a replay through new code: the actions as they now went (their draws, effects and
-  /// errors), and the checkpoints taken on the way, which replace the old ones.
-  func replace(_ actions: [RecordedAction], checkpoints: [Int: LuaValue]) {
+  /// errors, and the hashes of their changes), and the checkpoints taken on the way, which
+  /// replace the old ones. The actions past them, if any, were not replayed: stale.
+  func replace(
+    _ actions: [RecordedAction], changes: [Int?], checkpoints: [Int: LuaValue]
+  ) {
     lock.withLock {
       recorded.replaceSubrange(0..<actions.count, with: actions)
+      changeHashes.replaceSubrange(0..<actions.count, with: changes)
+      if actions.count < recorded.count { staleAfter = actions.count }
       kept.removeAll { $0.kind == .reload }  // every state is the code of now's again
       self.checkpoints = [0: self.checkpoints[0] ?? initialState]
       checkpointBytes = [:]
@@ -369,6 +398,28 @@ public final class SessionTimeline: @unchecked Sendable {
       for (position, state) in checkpoints.sorted(by: { $0.key < $1.key }) {
         keep(state, at: position)
       }
+    }
+  }
+
+  /// The hash of the changes action `number` made, when known.
+  func changeHash(of number: Int) -> Int? {
+    lock.withLock { changeHashes.indices.contains(number - 1) ? changeHashes[number - 1] : nil }
+  }
+
+  /// Where the actions undone before a reload begin, if any are left (see `staleAfter`).
+  var staleActionsAfter: Int? { lock.withLock { staleAfter } }
+
+  /// Actions undone before a reload, from `staleAfter + 1` on, as they went when time travel
+  /// redid them through the code of now: they replace the old ones, and are no longer stale.
+  func redone(_ actions: [(action: RecordedAction, changes: Int?)]) {
+    lock.withLock {
+      guard let start = staleAfter else { return }
+      for (offset, redone) in actions.enumerated() where start + offset < recorded.count {
+        recorded[start + offset] = redone.action
+        changeHashes[start + offset] = redone.changes
+      }
+      let end = start + actions.count
+      staleAfter = end < recorded.count ? end : nil
     }
   }
 

@@ -86,7 +86,8 @@ struct ReplReducer: Reducer {
       if !fromEffect, let type = value.type.stringValue { printer.noteSeen(type) }
     }
     // The state is read for a checkpoint only (the timeline asks every so many actions).
-    let number = timeline.record(recorded, stateAfter: snapshot.value)
+    let changes = (try? outcome.changes.get()).map(\.hashValue)
+    let number = timeline.record(recorded, changes: changes, stateAfter: snapshot.value)
     printer.reduced(number: number, recorded, changes: outcome.changes, error: outcome.error)
     if outcome.error == nil, outcome.wrote { showNavigation() }
     return outcome.effect.map(atOnce: ReplAction.sentAtOnce, later: ReplAction.fromEffect)
@@ -100,13 +101,35 @@ struct ReplReducer: Reducer {
 
   private func jump(to number: Int) {
     do throws(LuaFeatureError) {
-      try replayer.restore(timeline, to: number)
+      if let stale = timeline.staleActionsAfter, number > stale {
+        try redo(to: number, from: stale)
+      } else {
+        try replayer.restore(timeline, to: number)
+      }
       timeline.move(to: number)
       timeline.effectsCancelled()  // by the session, before it sent the jump
       snapshot.value = try feature.state()
     } catch {
       printer.error(error.description)
     }
+  }
+
+  /// Goes forward over actions undone before a reload (past `stale`) to after action `number`:
+  /// they run through the code of now, from the state the reload kept, and are kept as they went
+  /// now (their draws, effects, errors and changes), so that what is saved and tested is what
+  /// is shown. Says so.
+  private func redo(to number: Int, from stale: Int) throws(LuaFeatureError) {
+    try replayer.restore(timeline, to: stale)
+    let actions = timeline.actions
+    var redone: [(action: RecordedAction, changes: Int?)] = []
+    for index in stale..<number {
+      let outcome = replayer.replay(actions[index], readingChanges: true)
+      redone.append((outcome.action, outcome.changes))
+    }
+    timeline.redone(redone)
+    let which = number - stale == 1 ? "action \(number)" : "actions \(stale + 1) to \(number)"
+    printer.line(
+      "  (\(which), undone before the code was reloaded, ran again through the code of now)")
   }
 
   /// Runs the actions up to the timeline's position again from its initial state, comparing
@@ -117,19 +140,21 @@ struct ReplReducer: Reducer {
     let actions = timeline.actions.prefix(timeline.position)
     var replayed: [RecordedAction] = []
     replayed.reserveCapacity(actions.count)
+    var changes: [Int?] = []
     var checkpoints: [Int: LuaValue] = [:]
     var report = ReplayReport()
     do throws(LuaFeatureError) {
       try feature.setState(timeline.startState)
       for (index, recorded) in actions.enumerated() {
-        let outcome = replayer.replay(recorded)
+        let outcome = replayer.replay(recorded, readingChanges: true)
         report.compare(number: index + 1, recorded: recorded, now: outcome)
         replayed.append(outcome.action)
+        changes.append(outcome.changes)
         if (index + 1) % timeline.checkpointInterval == 0 {
           checkpoints[index + 1] = try feature.state()
         }
       }
-      timeline.replace(replayed, checkpoints: checkpoints)
+      timeline.replace(replayed, changes: changes, checkpoints: checkpoints)
       let after = try feature.state()
       snapshot.value = after
       printer.replayed(report, before: before, after: after)
@@ -151,7 +176,10 @@ struct ReplReducer: Reducer {
       snapshot.actionWrote()  // migrate wrote: read again when asked
       if case .success(let changes) = feature.migrationChanges { migrated = !changes.isEmpty }
     }
-    timeline.reloaded(leaving: snapshot.value, migrated: migrated)
+    // The state is read only where the timeline keeps it: a reload before any action marks
+    // nothing (a person saving the file again and again at the start reads no state).
+    let kept = migrated || timeline.position > 0 ? snapshot.value : nil
+    timeline.reloaded(leaving: kept, migrated: migrated)
   }
 
   /// Replays the actions before the reloads not checked yet through the code of now, from the
@@ -170,11 +198,16 @@ struct ReplReducer: Reducer {
       while difference == nil, number < check.end {
         number += 1
         let recorded = actions[number - 1]
-        let now = replayer.replay(recorded).action
-        if now.error != recorded.error {
-          difference = (number, "action \(number)'s error")
-        } else if now.effect != recorded.effect {
+        let outcome = replayer.replay(recorded, readingChanges: true)
+        let now = outcome.action
+        if !Self.sameError(now.error, recorded.error) {
+          let was = recorded.error.map { "\"\($0.prefix(80))\"" } ?? "none"
+          let is_ = now.error.map { "\"\($0.prefix(80))\"" } ?? "none"
+          difference = (number, "action \(number)'s error (was \(was), now \(is_))")
+        } else if !Self.sameEffect(now.effect, recorded.effect) {
           difference = (number, "action \(number)'s effect")
+        } else if let hash = timeline.changeHash(of: number), outcome.changes != hash {
+          difference = (number, "what action \(number) changed")
         } else if let kept = check.states[number], try feature.state() != kept {
           difference = (number, "the state after action \(number)")
         }
@@ -187,5 +220,20 @@ struct ReplReducer: Reducer {
     }
     timeline.reloadsChecked(
       upTo: check.end, differsAfter: difference?.after, difference: difference?.what)
+  }
+
+  /// Whether two errors of an action are the same but for where in the code they were raised:
+  /// a line added above the reducer moves every `file.lua:6:` it raises.
+  static func sameError(_ one: String?, _ other: String?) -> Bool {
+    guard let one, let other else { return one == other }
+    return one.replacing(#/:\d+:/#, with: ":") == other.replacing(#/:\d+:/#, with: ":")
+  }
+
+  /// Whether two effects an action returned are the same: `effect.none` is no effect.
+  static func sameEffect(_ one: LuaValue, _ other: LuaValue) -> Bool {
+    func plain(_ effect: LuaValue) -> LuaValue {
+      effect.tableValue?["kind"] == "none" ? .nil : effect
+    }
+    return plain(one) == plain(other)
   }
 }

@@ -129,33 +129,58 @@ extension ReplSession {
     printer.line(lines.joined(separator: "\n"))
   }
 
-  /// Back to before the last action that changed the state. Failed actions changed nothing
-  /// (each was rolled back): undo passes over them, those after that action and those before
-  /// it, so that each `:undo` takes one change back and lands where the last change before it
-  /// left the state. It never passes over a reload whose `migrate` changed the state (that is a
-  /// change too), or one after which the code of now makes other states from the actions before
-  /// it: `jump` says why it cannot go back past it.
-  ///
-  /// An action and those it sent at once (`effect.send`) are one step: no run stops between
-  /// them, so neither does `:undo`.
+  /// Back to before the last step that changed the state: a step is an action and those it
+  /// sent at once (`effect.send`), which no run stops between, and which `:undo` takes back
+  /// together. Failed actions changed nothing (each was rolled back): a step of failed actions
+  /// only is passed over, after the one undone and before it, so that each `:undo` takes one
+  /// change back and lands where the change before it left the state. A step that changed
+  /// something and ends in a failed action (one it sent) is undone whole, and landed after.
+  /// It never passes over a reload whose `migrate` changed the state (that is a change too), or
+  /// one after which the code of now makes other states from the actions before it: `jump`
+  /// says why it cannot go back past it.
   func undo() async {
     await checkReloads()
     let actions = timeline.actions
     let position = min(timeline.position, actions.count)
     let floor = timeline.lastBoundary?.position ?? 0
-    var last = position
-    while last > floor, actions[last - 1].failed { last -= 1 }
-    guard last > 0 else {
-      return printer.line(
-        position == 0
-          ? "  nothing to undo" : "  nothing to undo: every action so far failed, changing nothing")
+    var end = position
+    var start: Int?
+    while end > floor {
+      let begin = max(floor, stepStart(endingAt: end, in: actions))
+      if stepChanged(actions[begin..<end]) {
+        start = begin
+        break
+      }
+      end = begin
     }
-    var target = last - 1
-    while target > floor, actions[target - 1].failed || actions[target].sentAtOnce {
-      target -= 1
+    guard let start else {
+      if position == 0 { return printer.line("  nothing to undo") }
+      if floor > 0 { return await jump(to: floor - 1, by: .undo) }  // says why not
+      return printer.line("  nothing to undo: every action so far failed, changing nothing")
     }
-    let passedOver = actions[target..<position].filter(\.failed).count
+    var target = start
+    while target > floor {
+      let begin = max(floor, stepStart(endingAt: target, in: actions))
+      if stepChanged(actions[begin..<target]) { break }
+      target = begin
+    }
+    // The failed actions of the steps passed over; those of the step undone are undone with it.
+    let passedOver =
+      actions[target..<start].filter(\.failed).count
+      + actions[end..<position].filter(\.failed).count
     await jump(to: target, by: .undo, passedOver: passedOver)
+  }
+
+  /// Where the step that ends after action `place` starts: the action before the first of it.
+  func stepStart(endingAt place: Int, in actions: [RecordedAction]) -> Int {
+    var start = place - 1
+    while start > 0, actions[start].sentAtOnce { start -= 1 }
+    return start
+  }
+
+  /// Whether a step (its actions) changed anything: one of its actions did not fail.
+  func stepChanged(_ step: ArraySlice<RecordedAction>) -> Bool {
+    step.contains { !$0.failed }
   }
 
   /// Where time travel may stop at or after action `number`: past the actions sent at once by
@@ -166,22 +191,29 @@ extension ReplSession {
     return place
   }
 
-  /// Forward to after the next action that changes the state, passing over failed ones before it
-  /// (which changed nothing), as `:undo` passed over them. With only failed actions ahead there
-  /// is nothing to redo, as there is nothing to undo with only failed actions behind: landing on
-  /// the last of them would change nothing, and the next `:undo` would go back past the change
-  /// this `:redo` started from.
+  /// Forward to after the next step that changes the state, passing over steps of failed
+  /// actions only before it (which changed nothing), as `:undo` passed over them. With only
+  /// failed actions ahead there is nothing to redo, as there is nothing to undo with only
+  /// failed actions behind: landing on the last of them would change nothing, and the next
+  /// `:undo` would go back past the change this `:redo` started from.
   func redo() async {
     let actions = timeline.actions
     let position = timeline.position
     guard position < actions.count else { return printer.line("  nothing to redo") }
-    var target = position + 1
-    while target <= actions.count, actions[target - 1].failed { target += 1 }
-    guard target <= actions.count else {
+    var start = position
+    var target: Int?
+    while start < actions.count {
+      let end = stoppingPlace(atOrAfter: start + 1, in: actions)
+      if stepChanged(actions[start..<end]) {
+        target = end
+        break
+      }
+      start = end
+    }
+    guard let target else {
       return printer.line("  nothing to redo: every action ahead failed, changing nothing")
     }
-    target = stoppingPlace(atOrAfter: target, in: actions)
-    let passedOver = actions[position..<target].filter(\.failed).count
+    let passedOver = actions[position..<start].filter(\.failed).count
     await jump(to: target, by: .redo, passedOver: passedOver)
   }
 
