@@ -14,6 +14,26 @@ extension LuaFeature {
     }
   }
 
+  /// A copy of the state kept in the feature's VM (a copy in C, with no trip through Swift),
+  /// read into Swift only when asked for (`LuaStateCopy.value()`): what a host keeps at a point
+  /// it may come back to, at a fraction of a snapshot's cost. It counts against the VM's memory
+  /// limit while kept, and is freed when the last handle on it goes.
+  ///
+  /// ```swift
+  /// let kept = try feature.stateCopy()
+  /// _ = try feature.step("increment")
+  /// let before = try kept.value()  // the state as it was
+  /// ```
+  public func stateCopy() throws(LuaFeatureError) -> LuaStateCopy {
+    try queue.access { (vm, loaded) throws(LuaFeatureError) -> LuaStateCopy in
+      do throws(LuaError) {
+        return LuaStateCopy(feature: self, reference: try vm.copyData(of: stateReference))
+      } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
   /// Writes the state as a Lua literal, the `description` of `state()`, read table by table:
   /// no snapshot is made, so a large state costs the text, not a copy of itself.
   public func writeState(to output: inout some TextOutputStream) throws(LuaFeatureError) {

@@ -436,6 +436,21 @@ public final class LuaVM {
 }
 
 extension LuaVM {
+  /// A copy of the value `reference` holds, kept in Lua as data (plain tables, as a snapshot
+  /// into Swift and a push back would make them; see `DataCopy.c`): a state kept for later at
+  /// the cost of a copy in C, read into Swift (`value(of:)`) only when asked for. It counts
+  /// against the VM's memory limit; what cannot be copied is thrown with the short reason.
+  public func copyData(of reference: LuaReference) throws(LuaError) -> LuaReference {
+    drainReleases()
+    return try stack.guarded { () throws(LuaError) -> LuaReference in
+      try stack.push(reference, in: self)
+      guard lk_copy_data(L, -1) == LUA_OK else {
+        throw .conversion(path: "", message: stack.errorMessage(at: -1))
+      }
+      return makeReference(at: -1, L)
+    }
+  }
+
   /// Calls `function` and keeps its first result in Lua, copied as data: plain tables, as a
   /// snapshot into Swift and a push back would make them, but without that trip (see
   /// `DataCopy.c`; a table reached twice is shared). Nil when the function returned nothing.

@@ -243,6 +243,21 @@ import Testing
     #expect(try state(repl) == shown)
   }
 
+  /// A session of many saves keeps one reload, with one state (a hundred saves held a hundred
+  /// states), and time travel still crosses them all when the code makes the same states.
+  @Test func manyReloadsKeepOne() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
+    for version in 0..<30 {
+      await repl.type("inc")
+      _ = try await reload(repl, Self.source(step: 1) + "\n-- version \(version)")
+    }
+    #expect(repl.session.timeline.boundaries.count == 1)
+    await repl.type(":goto 0")
+    #expect(try state(repl) == ["n": 0])
+    await repl.type(":goto 30")
+    #expect(try state(repl) == ["n": 30])
+  }
+
   /// A check that finds the history changed puts the state back as it was, untouched.
   @Test func theCheckLeavesTheStateAsItWas() async throws {
     let repl = try await changedSession()

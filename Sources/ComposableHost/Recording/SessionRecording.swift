@@ -259,7 +259,8 @@ extension RecordedAction {
     case .nil: fromEffect = false
     case let .boolean(flag): fromEffect = flag
     case let other:
-      throw .init(path: path + ".from_effect", message: "expected a boolean, got \(other.typeInFile)")
+      throw .init(
+        path: path + ".from_effect", message: "expected a boolean, got \(other.typeInFile)")
     }
     draws = []
     if fields["draws"] != .nil {
@@ -298,13 +299,15 @@ extension RecordedAction {
     case .nil: didNothing = false
     case let .boolean(flag): didNothing = flag && effect == .nil && error == nil
     case let other:
-      throw .init(path: path + ".did_nothing", message: "expected a boolean, got \(other.typeInFile)")
+      throw .init(
+        path: path + ".did_nothing", message: "expected a boolean, got \(other.typeInFile)")
     }
     switch fields["after_jump"] {
     case .nil: afterJump = false
     case let .boolean(flag): afterJump = flag
     case let other:
-      throw .init(path: path + ".after_jump", message: "expected a boolean, got \(other.typeInFile)")
+      throw .init(
+        path: path + ".after_jump", message: "expected a boolean, got \(other.typeInFile)")
     }
     switch fields["sent_at_once"] {
     case .nil: sentAtOnce = false

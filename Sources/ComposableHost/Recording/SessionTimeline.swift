@@ -149,14 +149,15 @@ public final class SessionTimeline: @unchecked Sendable {
   /// every `checkpointInterval` actions; a reload's sits where it happened, and is kept with it
   /// when the budget drops the checkpoint.)
   public func checkpoint(atOrBefore number: Int) -> (position: Int, state: LuaValue) {
-    lock.withLock {
+    let found = lock.withLock { () -> (Int, LuaValue?, KeptState?) in
       let limit = min(number, recorded.count)
       let position = checkpoints.keys.filter { $0 <= limit }.max() ?? 0
       if let boundary = kept.last(where: { $0.position <= limit }), boundary.position > position {
-        return (boundary.position, boundary.state)
+        return (boundary.position, nil, boundary.keptState)
       }
-      return (position, checkpoints[position] ?? initialState)
+      return (position, checkpoints[position] ?? initialState, nil)
     }
+    return (found.0, found.1 ?? found.2?.state ?? initialState)  // read outside the lock
   }
 
   /// The state the session starts from now: `initialState`, or what a reload's `migrate` made
@@ -180,8 +181,10 @@ public final class SessionTimeline: @unchecked Sendable {
     public var kind: Kind
     /// The action it came after (0: before any).
     public var position: Int
-    /// The state it left, where the session went on from.
-    public var state: LuaValue
+    /// The state it left, where the session went on from. Read outside the timeline's lock
+    /// (see `KeptState`).
+    public var state: LuaValue { keptState.state }
+    let keptState: KeptState
     /// For a reload checked and found to change the history: the first action after which the
     /// code of now made another state, or another effect or error, as found.
     public var differsAfter: Int?
@@ -198,7 +201,7 @@ public final class SessionTimeline: @unchecked Sendable {
   /// A migration at 0 is the session's new start. A reload at 0 marks nothing: no state shown
   /// before it was made by any code.
   /// (`state` may be nil only then.)
-  func reloaded(leaving state: LuaValue?, migrated: Bool) {
+  func reloaded(leaving state: KeptState?, migrated: Bool) {
     lock.withLock {
       dropCheckpoints(after: current)
       if current < recorded.count { staleAfter = min(staleAfter ?? current, current) }
@@ -214,17 +217,17 @@ public final class SessionTimeline: @unchecked Sendable {
         kept.removeAll { $0.kind == .reload }
         // Not a checkpoint (whose bytes are counted and dropped past a budget): the boundary
         // keeps its state, and jumps start from it (`checkpoint(atOrBefore:)`).
-        kept.append(Boundary(kind: .reload, position: current, state: state))
+        kept.append(Boundary(kind: .reload, position: current, keptState: state))
         return
       }
       if current == 0 {
-        checkpoints[0] = state  // the initial state itself, as the session now starts from
+        checkpoints[0] = state.state  // the initial state itself, as the session now starts from
       } else {
-        keep(state, at: current)
+        keep(state.state, at: current)
       }
       // Reloads before it, and one at its point: it is the floor now.
       kept.removeAll { $0.kind == .reload || $0.position == current }
-      kept.append(Boundary(kind: .migration, position: current, state: state))
+      kept.append(Boundary(kind: .migration, position: current, keptState: state))
     }
   }
 
@@ -244,6 +247,15 @@ public final class SessionTimeline: @unchecked Sendable {
   }
   private var kept: [Boundary] = []
 
+  /// Whether a reload waits for its check (`reloadCheck`), asked without reading a state.
+  public var hasReloadToCheck: Bool {
+    lock.withLock {
+      let floor = kept.last { $0.position <= current && $0.kind == .migration }?.position ?? 0
+      let last = kept.last { $0.kind == .reload && $0.position <= current && $0.position > floor }
+      return last != nil && last?.differsAfter == nil
+    }
+  }
+
   /// What a check of the reloads since the last migration replays: from the state `start`
   /// left (or the start's), the actions up to the last reload not yet checked, comparing the
   /// states kept on the way (checkpoints and the reloads' own), by position. Nil when no
@@ -252,7 +264,11 @@ public final class SessionTimeline: @unchecked Sendable {
     start: (position: Int, state: LuaValue), end: Int,
     states: [Int: LuaValue]
   )? {
-    lock.withLock {
+    let check = lock.withLock {
+      () -> (
+        start: (position: Int, kept: KeptState?), end: Int, states: [Int: LuaValue],
+        reloads: [Boundary]
+      )? in
       let floor = kept.last { $0.position <= current && $0.kind == .migration }
       let reloads = kept.filter {
         $0.kind == .reload && $0.position <= current && $0.position > (floor?.position ?? 0)
@@ -261,11 +277,16 @@ public final class SessionTimeline: @unchecked Sendable {
       guard let end = reloads.last?.position, reloads.last?.differsAfter == nil else {
         return nil
       }
-      let start = floor.map { ($0.position, $0.state) } ?? (0, checkpoints[0] ?? initialState)
-      var states = checkpoints.filter { $0.key > start.0 && $0.key <= end }
-      for reload in reloads { states[reload.position] = reload.state }
-      return (start, end, states)
+      let start = floor.map { ($0.position, Optional($0.keptState)) } ?? (0, nil)
+      let states = checkpoints.filter { $0.key > start.0 && $0.key <= end }
+      return (start, end, states, reloads)
     }
+    guard let check else { return nil }
+    // The states kept in the feature's VM are read outside the lock (see `KeptState`).
+    var states = check.states
+    for reload in check.reloads { states[reload.position] = reload.state }
+    let start = check.start.kept?.state ?? startState
+    return ((check.start.position, start), check.end, states)
   }
 
   /// After a check (`reloadCheck`): the code of now made every state the session showed up to

@@ -178,7 +178,15 @@ struct ReplReducer: Reducer {
     }
     // The state is read only where the timeline keeps it: a reload before any action marks
     // nothing (a person saving the file again and again at the start reads no state).
-    let kept = migrated || timeline.position > 0 ? snapshot.value : nil
+    // Where the session went on from after a reload without a migration is kept as a copy in
+    // the VM, read only if time travel, :save or :test need it (a snapshot of a large state
+    // was most of the reload's time).
+    var kept: KeptState?
+    if migrated {
+      kept = KeptState(snapshot.value)
+    } else if timeline.position > 0 {
+      kept = (try? feature.stateCopy()).map(KeptState.init(copy:)) ?? KeptState(snapshot.value)
+    }
     timeline.reloaded(leaving: kept, migrated: migrated)
   }
 

@@ -242,7 +242,7 @@ extension ReplSession {
   /// Makes sure time travel, `:save` and `:test` know which reloads they may cross: those not
   /// checked yet are checked (`ReplAction.checkReloads`).
   func checkReloads() async {
-    if timeline.reloadCheck() != nil { await store.send(.checkReloads) }
+    if timeline.hasReloadToCheck { await store.send(.checkReloads) }
   }
 
   /// Why the session cannot jump to after action `number` by `command`, or nil when it can: a
