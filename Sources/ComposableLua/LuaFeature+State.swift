@@ -17,7 +17,9 @@ extension LuaFeature {
   /// A copy of the state kept in the feature's VM (a copy in C, with no trip through Swift),
   /// read into Swift only when asked for (`LuaStateCopy.value()`): what a host keeps at a point
   /// it may come back to, at a fraction of a snapshot's cost. It counts against the VM's memory
-  /// limit while kept, and is freed when the last handle on it goes.
+  /// limit while kept, and is freed when the last handle on it goes. So none is made when the VM
+  /// already uses a quarter of its limit (the copy could take as much again, and the reducer
+  /// would meet the limit sooner than in a run): that throws, and a snapshot serves instead.
   ///
   /// ```swift
   /// let kept = try feature.stateCopy()
@@ -26,6 +28,9 @@ extension LuaFeature {
   /// ```
   public func stateCopy() throws(LuaFeatureError) -> LuaStateCopy {
     try queue.access { (vm, loaded) throws(LuaFeatureError) -> LuaStateCopy in
+      if let limit = vm.limits.memory, vm.memoryInUse > limit / 4 {
+        throw .conversion(.memoryLimit(limit: limit))
+      }
       do throws(LuaError) {
         return LuaStateCopy(feature: self, reference: try vm.copyData(of: stateReference))
       } catch {

@@ -34,4 +34,25 @@ import Testing
     let read = try copy.value()
     #expect(read.alias.tableValue?.identity == read.list.tableValue?.identity)
   }
+
+  /// No copy once the VM uses a quarter of its memory limit: kept, it could take as much
+  /// again, and the reducer would meet the limit where a run does not.
+  @Test func noCopyPastAQuarterOfTheMemoryLimit() throws {
+    let small = try LuaFeature(
+      source: Self.source, file: "f.lua", limits: LuaLimits(memory: 8 << 20))
+    _ = try small.stateCopy()
+    let big = try LuaFeature(
+      source: """
+        return {
+          initial_state = function()
+            local list = {}
+            for i = 1, 40000 do list[i] = { title = "todo " .. i, done = false } end
+            return { list = list }
+          end,
+          reduce = function() end,
+        }
+        """, file: "f.lua", limits: LuaLimits(memory: 16 << 20))
+    #expect(big.memoryInUse() > 4 << 20)
+    #expect(throws: LuaFeatureError.self) { try big.stateCopy() }
+  }
 }
