@@ -258,6 +258,75 @@ import Testing
     #expect(try state(repl) == ["n": 30])
   }
 
+  /// Code that copies a table the old code shared made the same changes, printed alike, and
+  /// another state: compared with which tables are one (an attacker's finding: `:goto 2` showed
+  /// `b.v = 1` where it had shown 2).
+  @Test func aTableSharedThenCopiedIsADifference() async throws {
+    func linking(_ link: String) -> String {
+      """
+      return {
+        initial_state = function() return { a = { v = 1 } } end,
+        reduce = function(state, action)
+          if action.type == "link" then \(link)
+          elseif action.type == "put" then state.a.v = state.a.v + 1 end
+        end,
+      }
+      """
+    }
+    let repl = try ReplSessionTests.Harness(source: linking("state.b = state.a"))
+    await repl.type("link")
+    _ = try await reload(repl, linking("state.b = { v = state.a.v }"))
+    await repl.type("put")
+    let shown = try state(repl)
+    let refused = await repl.type(":goto 0").0
+    #expect(refused.contains("the state after action 1 differs"), "\(refused)")
+    await repl.type(":goto 2")
+    #expect(try state(repl) == shown)
+    #expect(try state(repl).b.v == 2)
+  }
+
+  /// Actions undone before a reload whose effect is another now: the redo ends at the first,
+  /// and the actions after it, which went with the old effect, are dropped, as said (an
+  /// attacker's finding: the session kept an action the code of now never sends, and its test
+  /// failed at once). One that fails now says so.
+  @Test func aRedoneActionWhoseEffectChangedEndsTheRedo() async throws {
+    func sending(_ effect: String, followFails: Bool = false) -> String {
+      """
+      local effect = require("composable.effect")
+      return {
+        initial_state = function() return { a = 0, b = 0 } end,
+        reduce = function(state, action)
+          if action.type == "go" then state.a = state.a + 1 return \(effect)
+          elseif action.type == "follow" then
+            \(followFails ? #"error("no follow")"# : "state.b = state.b + 1")
+          elseif action.type == "inc" then state.a = state.a + 10 end
+        end,
+      }
+      """
+    }
+    let repl = try ReplSessionTests.Harness(source: sending(#"effect.send("follow")"#))
+    await repl.type("go", "inc", ":goto 0")
+    #expect(repl.session.timeline.count == 3)
+    _ = try await reload(repl, sending("nil"))
+    let said = await repl.type(":goto 3").0
+    #expect(said.contains("(action 1, undone before the code was reloaded, ran again"), "\(said)")
+    #expect(
+      said.contains(
+        "action 1 returns another effect now: the 2 actions after it, undone, went with the old "
+          + "one, and are dropped"), "\(said)")
+    #expect(said.contains("after 1 of 1"), "\(said)")
+    #expect(try state(repl) == ["a": 1, "b": 0])
+    let test = repl.file.deletingLastPathComponent().appendingPathComponent("counter_test.lua")
+    #expect(await repl.type(":test \(test.path)").0.contains("it passes"))
+
+    let failing = try ReplSessionTests.Harness(source: sending(#"effect.send("follow")"#))
+    await failing.type("go", ":goto 0")
+    _ = try await reload(failing, sending(#"effect.send("follow")"#, followFails: true))
+    let redone = await failing.type(":redo").0
+    #expect(redone.contains("action 2 fails now, rolled back:"), "\(redone)")
+    #expect(redone.contains("no follow"), "\(redone)")
+  }
+
   /// A check that finds the history changed puts the state back as it was, untouched.
   @Test func theCheckLeavesTheStateAsItWas() async throws {
     let repl = try await changedSession()

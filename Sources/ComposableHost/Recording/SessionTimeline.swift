@@ -432,12 +432,18 @@ public final class SessionTimeline: @unchecked Sendable {
 
   /// Actions undone before a reload, from `staleAfter + 1` on, as they went when time travel
   /// redid them through the code of now: they replace the old ones, and are no longer stale.
-  func redone(_ actions: [(action: RecordedAction, changes: Int?)]) {
+  /// With `droppingAfter`, the actions after that one go (what they were no longer follows).
+  func redone(_ actions: [(action: RecordedAction, changes: Int?)], droppingAfter: Int? = nil) {
     lock.withLock {
       guard let start = staleAfter else { return }
       for (offset, redone) in actions.enumerated() where start + offset < recorded.count {
         recorded[start + offset] = redone.action
         changeHashes[start + offset] = redone.changes
+      }
+      if let last = droppingAfter, last < recorded.count {
+        recorded.removeSubrange(last...)
+        changeHashes.removeSubrange(last...)
+        dropCheckpoints(after: last)
       }
       let end = start + actions.count
       staleAfter = end < recorded.count ? end : nil

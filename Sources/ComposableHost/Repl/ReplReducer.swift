@@ -101,8 +101,9 @@ struct ReplReducer: Reducer {
 
   private func jump(to number: Int) {
     do throws(LuaFeatureError) {
+      var number = number
       if let stale = timeline.staleActionsAfter, number > stale {
-        try redo(to: number, from: stale)
+        number = try redo(to: number, from: stale)
       } else {
         try replayer.restore(timeline, to: number)
       }
@@ -118,18 +119,43 @@ struct ReplReducer: Reducer {
   /// they run through the code of now, from the state the reload kept, and are kept as they went
   /// now (their draws, effects, errors and changes), so that what is saved and tested is what
   /// is shown. Says so.
-  private func redo(to number: Int, from stale: Int) throws(LuaFeatureError) {
+  ///
+  /// An action whose effect is another now ends it: what its effect sent (the actions after it
+  /// from effects) was the old code's, and a test of the session would wait for it in vain, so
+  /// the actions after it go, as a new action there would drop them. Returns where it ended.
+  private func redo(to number: Int, from stale: Int) throws(LuaFeatureError) -> Int {
     try replayer.restore(timeline, to: stale)
     let actions = timeline.actions
     var redone: [(action: RecordedAction, changes: Int?)] = []
+    var notes: [String] = []
+    var end = number
+    var cut: Int?
     for index in stale..<number {
       let outcome = replayer.replay(actions[index], readingChanges: true)
       redone.append((outcome.action, outcome.changes))
+      if let error = outcome.action.error, error != actions[index].error {
+        notes.append("  action \(index + 1) fails now, rolled back: \(error)")
+      }
+      if !Self.sameEffect(outcome.action.effect, actions[index].effect) {
+        end = index + 1
+        cut = end
+        let after = actions.count - end
+        if after > 0 {
+          notes.append(
+            "  action \(end) returns another effect now: the \(after) action"
+              + (after == 1 ? "" : "s") + " after it, undone, went with the old one, and are "
+              + "dropped")
+        }
+        break
+      }
     }
-    timeline.redone(redone)
-    let which = number - stale == 1 ? "action \(number)" : "actions \(stale + 1) to \(number)"
-    printer.line(
-      "  (\(which), undone before the code was reloaded, ran again through the code of now)")
+    timeline.redone(redone, droppingAfter: cut)
+    let which = end - stale == 1 ? "action \(end)" : "actions \(stale + 1) to \(end)"
+    let lines =
+      ["  (\(which), undone before the code was reloaded, ran again through the code of now)"]
+      + notes
+    printer.line(lines.joined(separator: "\n"))
+    return end
   }
 
   /// Runs the actions up to the timeline's position again from its initial state, comparing
@@ -216,7 +242,7 @@ struct ReplReducer: Reducer {
           difference = (number, "action \(number)'s effect")
         } else if let hash = timeline.changeHash(of: number), outcome.changes != hash {
           difference = (number, "what action \(number) changed")
-        } else if let kept = check.states[number], try feature.state() != kept {
+        } else if let kept = check.states[number], !Self.sameState(try feature.state(), kept) {
           difference = (number, "the state after action \(number)")
         }
       }
@@ -235,6 +261,13 @@ struct ReplReducer: Reducer {
   static func sameError(_ one: String?, _ other: String?) -> Bool {
     guard let one, let other else { return one == other }
     return one.replacing(#/:\d+:/#, with: ":") == other.replacing(#/:\d+:/#, with: ":")
+  }
+
+  /// Whether two states are the same, which tables are one table included: `==` compares
+  /// contents, and a reload that copied a table where the old code shared it made other states
+  /// from the same changes (an attacker's finding). The description labels shared tables.
+  static func sameState(_ one: LuaValue, _ other: LuaValue) -> Bool {
+    one == other && one.description(limit: .max) == other.description(limit: .max)
   }
 
   /// Whether two effects an action returned are the same: `effect.none` is no effect.

@@ -290,6 +290,8 @@ extension ReplSession {
     let before = snapshot.value
     await store.send(.jump(to: number))
     await settle()
+    // Where it landed: a redo over actions the code of now answers otherwise may end sooner.
+    let number = timeline.position
     lines.append(
       number == 0
         ? "  at the start"
