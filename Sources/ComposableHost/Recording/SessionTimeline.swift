@@ -174,7 +174,7 @@ public final class SessionTimeline: @unchecked Sendable {
       case migration
       /// The code was swapped, the state kept. Checked when time travel, `:save` or `:test`
       /// would cross it: if the code of now makes the same states from the actions before
-      /// it, it goes (`reloadsReproduced`); if not, it stays, and `differsAfter` says where.
+      /// it, it goes (`reloadsChecked`); if not, it stays, and `differsAfter` says where.
       case reload
     }
     /// What happened there.
@@ -193,14 +193,15 @@ public final class SessionTimeline: @unchecked Sendable {
   }
 
   /// A reload swapped the code where the session stands, keeping the state, or its `migrate`
-  /// changed it (`migrated`): the state it left is kept as the checkpoint there, so that a jump
-  /// to this point or past it starts from it rather than replaying the actions before it
-  /// through code that did not make them. Checkpoints after it (states of undone actions,
-  /// made by the code before) go; so do boundaries after it, on a branch left behind.
+  /// changed it (`migrated`): the state it left is kept with the boundary there (a migration's
+  /// as a checkpoint too), so that a jump to this point or past it starts from it rather than
+  /// replaying the actions before it through code that did not make them. Checkpoints after it
+  /// (states of undone actions, made by the code before) go, and those actions are stale; so
+  /// do boundaries after it, on a branch left behind.
   ///
   /// A migration at 0 is the session's new start. A reload at 0 marks nothing: no state shown
-  /// before it was made by any code.
-  /// (`state` may be nil only then.)
+  /// before it was made by any code (`state` may be nil only then). A migration's state is a
+  /// snapshot, read here under the lock; a reload's may be a copy in the VM, not read here.
   func reloaded(leaving state: KeptState?, migrated: Bool) {
     lock.withLock {
       dropCheckpoints(after: current)
