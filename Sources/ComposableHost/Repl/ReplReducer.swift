@@ -202,11 +202,9 @@ struct ReplReducer: Reducer {
       snapshot.actionWrote()  // migrate wrote: read again when asked
       if case .success(let changes) = feature.migrationChanges { migrated = !changes.isEmpty }
     }
-    // The state is read only where the timeline keeps it: a reload before any action marks
-    // nothing (a person saving the file again and again at the start reads no state).
-    // Where the session went on from after a reload without a migration is kept as a copy in
-    // the VM, read only if time travel, :save or :test need it (a snapshot of a large state
-    // was most of the reload's time).
+    // The state is kept only where the timeline keeps it (a reload before any action marks
+    // nothing), and after a reload without a migration as a copy in the VM, read only if time
+    // travel, :save or :test need it: a snapshot of a large state was most of a reload's time.
     var kept: KeptState?
     if migrated {
       kept = KeptState(snapshot.value)
@@ -235,9 +233,9 @@ struct ReplReducer: Reducer {
         let outcome = replayer.replay(recorded, readingChanges: true)
         let now = outcome.action
         if !Self.sameError(now.error, recorded.error) {
-          let was = recorded.error.map { "\"\($0.prefix(80))\"" } ?? "none"
-          let is_ = now.error.map { "\"\($0.prefix(80))\"" } ?? "none"
-          difference = (number, "action \(number)'s error (was \(was), now \(is_))")
+          let then = recorded.error.map { "\"\($0.prefix(80))\"" } ?? "none"
+          let nowSaid = now.error.map { "\"\($0.prefix(80))\"" } ?? "none"
+          difference = (number, "action \(number)'s error (was \(then), now \(nowSaid))")
         } else if !Self.sameEffect(now.effect, recorded.effect) {
           difference = (number, "action \(number)'s effect")
         } else if let hash = timeline.changeHash(of: number), outcome.changes != hash {
