@@ -249,12 +249,18 @@ public final class SessionTimeline: @unchecked Sendable {
   private var kept: [Boundary] = []
 
   /// Whether a reload waits for its check (`reloadCheck`), asked without reading a state.
-  public var hasReloadToCheck: Bool {
-    lock.withLock {
-      let floor = kept.last { $0.position <= current && $0.kind == .migration }?.position ?? 0
-      let last = kept.last { $0.kind == .reload && $0.position <= current && $0.position > floor }
-      return last != nil && last?.differsAfter == nil
+  public var hasReloadToCheck: Bool { lock.withLock { reloadsToCheck() != nil } }
+
+  /// The last migration where the session stands (nil for none) and the reloads after it, when
+  /// the last of them waits for its check; nil when none does (a reload already found to change
+  /// the history stands until the code changes again). Under `lock`.
+  private func reloadsToCheck() -> (floor: Boundary?, reloads: [Boundary])? {
+    let floor = kept.last { $0.position <= current && $0.kind == .migration }
+    let reloads = kept.filter {
+      $0.kind == .reload && $0.position <= current && $0.position > (floor?.position ?? 0)
     }
+    guard let last = reloads.last, last.differsAfter == nil else { return nil }
+    return (floor, reloads)
   }
 
   /// What a check of the reloads since the last migration replays: from the state `start`
@@ -270,12 +276,7 @@ public final class SessionTimeline: @unchecked Sendable {
         start: (position: Int, kept: KeptState?), end: Int, states: [Int: LuaValue],
         reloads: [Boundary]
       )? in
-      let floor = kept.last { $0.position <= current && $0.kind == .migration }
-      let reloads = kept.filter {
-        $0.kind == .reload && $0.position <= current && $0.position > (floor?.position ?? 0)
-      }
-      // A reload already found to change the history stands until the code changes again.
-      guard let end = reloads.last?.position, reloads.last?.differsAfter == nil else {
+      guard let (floor, reloads) = reloadsToCheck(), let end = reloads.last?.position else {
         return nil
       }
       let start = floor.map { ($0.position, Optional($0.keptState)) } ?? (0, nil)
