@@ -258,6 +258,19 @@ import Testing
     #expect(try SessionRecording.read(from: url).actions.isEmpty)
   }
 
+  /// A session saved before any action writes its actions as `{}`: `{ nil }` (an empty list's
+  /// mark elsewhere) read as an action that was lost.
+  @Test func aSessionWithNoActionsIsSavedAsAnEmptyTable() async throws {
+    let repl = try ReplSessionTests.Harness()
+    let directory = repl.file.deletingLastPathComponent()
+    await repl.type(":save \(directory.path)/none.lua")
+    let url = directory.appendingPathComponent("none.lua")
+    let text = try String(contentsOf: url, encoding: .utf8)
+    #expect(text.contains("  actions = {},\n"), "\(text)")
+    #expect(!text.contains("nil"))
+    #expect(try SessionRecording.read(from: url).actions.isEmpty)
+  }
+
   /// A session moved away from its feature says how to replay it all the same.
   @Test func aFeatureNotBesideTheSessionSaysToNameIt() throws {
     let directory = try makeTemporaryDirectory("session")

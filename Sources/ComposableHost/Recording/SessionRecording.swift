@@ -71,7 +71,10 @@ extension SessionRecording {
     table["code"] = .string(LuaString(code))
     table["env"] = env
     table["initial_state"] = initialState
-    table["actions"] = .table(LuaTable(array: actions.map(\.luaValue)))
+    // No actions: `{}`, where an empty list would be written `{ nil }` (a list's mark), which
+    // reads the same but looks like a lost action to the person reading the file.
+    table["actions"] = .table(
+      actions.isEmpty ? LuaTable() : LuaTable(array: actions.map(\.luaValue)))
     return .table(table)
   }
 

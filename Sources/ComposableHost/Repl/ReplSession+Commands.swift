@@ -12,8 +12,8 @@ extension ReplSession {
     (":screens", "the stacks and presented screens, by address (path#2 save sends to one)"),
     (":log", "the actions of the session, numbered; ← marks those effects sent back"),
     (":goto N", "the state as it was after action N of :log (0: the start)"),
-    (":undo", "back one change, past failed actions (effects running are cancelled)"),
-    (":redo", "forward one change, after :undo or :goto"),
+    (":undo [N]", "back one change (or N), past failed actions (effects running are cancelled)"),
+    (":redo [N]", "forward one change (or N), after :undo or :goto"),
     (":replay", "runs the session again through the code loaded now, and shows what differs"),
     (":save FILE", "writes the session (composable replay FILE runs it again)"),
     (":test FILE", "writes the session as a test: NAME_test.lua (Lua) or NAME.swift (Swift)"),
@@ -28,9 +28,22 @@ extension ReplSession {
     (":quit", "leaves (also :q and Ctrl-D)"),
   ]
 
+  /// The commands that take no argument.
+  static let takingNothing: Set = [
+    ":quit", ":q", ":help", ":h", ":screens", ":log", ":replay", ":effects", ":env", ":pause",
+    ":resume", ":reload",
+  ]
+
   func command(_ text: String) async -> Reply {
     let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
     let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+    // `:log 5` or `:reload now` did what the bare command does, as if the rest were understood.
+    if !argument.isEmpty, Self.takingNothing.contains(parts[0]) {
+      printer.error(
+        "\(parts[0]) takes nothing after it, and \(argument.debugDescription) is not used. "
+          + "To fix, type \(parts[0]) alone (:help lists what each command takes)")
+      return .ready
+    }
     switch parts[0] {
     case ":quit", ":q": return .quit
     case ":help", ":h":
@@ -43,8 +56,8 @@ extension ReplSession {
     case ":screens": showScreens()
     case ":log": showLog()
     case ":goto": await goto(argument)
-    case ":undo": await undo()
-    case ":redo": await redo()
+    case ":undo": await undo(argument)
+    case ":redo": await redo(argument)
     case ":replay": await replay()
     case ":save": await save(argument)
     case ":test": await writeTest(argument)
@@ -129,20 +142,50 @@ extension ReplSession {
     printer.line(lines.joined(separator: "\n"))
   }
 
-  /// Back to before the last step that changed the state: a step is an action and those it
-  /// sent at once (`effect.send`), which no run stops between, and which `:undo` takes back
-  /// together. Failed actions changed nothing (each was rolled back): a step of failed actions
-  /// only is passed over, after the one undone and before it, so that each `:undo` takes one
-  /// change back and lands where the change before it left the state. A step that changed
-  /// something and ends in a failed action (one it sent) is undone whole, and landed after.
-  /// It never passes over a reload whose `migrate` changed the state (that is a change too), or
-  /// one after which the code of now makes other states from the actions before it: `jump`
-  /// says why it cannot go back past it.
-  func undo() async {
+  /// Back to before the last step that changed the state, or the last `count` of them
+  /// (`:undo 3`): a step is an action and those it sent at once (`effect.send`), which no run
+  /// stops between, and which `:undo` takes back together. Failed actions changed nothing (each
+  /// was rolled back): a step of failed actions only is passed over, after the one undone and
+  /// before it, so that each `:undo` takes one change back and lands where the change before it
+  /// left the state. A step that changed something and ends in a failed action (one it sent) is
+  /// undone whole, and landed after. It never passes over a reload whose `migrate` changed the
+  /// state (that is a change too), or one after which the code of now makes other states from
+  /// the actions before it: `jump` says why it cannot go back past it.
+  func undo(_ argument: String) async {
+    guard let count = stepCount(argument, for: ":undo", "back") else { return }
     await checkReloads()
     let actions = timeline.actions
     let position = min(timeline.position, actions.count)
     let floor = timeline.lastBoundary?.position ?? 0
+    var target = position
+    var passedOver = 0
+    var taken = 0
+    while taken < count, let back = stepBack(from: target, floor: floor, in: actions) {
+      (target, taken) = (back.target, taken + 1)
+      passedOver += back.passedOver
+    }
+    guard taken > 0 else {
+      if position == 0 { return printer.line("  nothing to undo") }
+      if floor > 0 { return await jump(to: floor - 1, by: .undo) }  // says why not
+      return printer.line("  nothing to undo: every action so far failed, changing nothing")
+    }
+    var note: String?
+    if taken < count {
+      let why =
+        floor > 0 && target == floor
+        ? jumpRefusal(to: floor - 1, by: .undo) ?? "" : "no change before it to undo"
+      note = "  (\(taken) of the \(count) steps asked: \(why))"
+    }
+    await jump(to: target, by: .undo, passedOver: passedOver, note: note)
+  }
+
+  /// One step back from after action `position`, not past `floor`: where the last step that
+  /// changed something starts, with the steps of failed actions only before it passed over too,
+  /// and how many failed actions were passed over (those of the step undone are undone with it);
+  /// nil when no step between `floor` and `position` changed anything.
+  func stepBack(
+    from position: Int, floor: Int, in actions: [RecordedAction]
+  ) -> (target: Int, passedOver: Int)? {
     var end = position
     var start: Int?
     while end > floor {
@@ -153,22 +196,28 @@ extension ReplSession {
       }
       end = begin
     }
-    guard let start else {
-      if position == 0 { return printer.line("  nothing to undo") }
-      if floor > 0 { return await jump(to: floor - 1, by: .undo) }  // says why not
-      return printer.line("  nothing to undo: every action so far failed, changing nothing")
-    }
+    guard let start else { return nil }
     var target = start
     while target > floor {
       let begin = max(floor, stepStart(endingAt: target, in: actions))
       if stepChanged(actions[begin..<target]) { break }
       target = begin
     }
-    // The failed actions of the steps passed over; those of the step undone are undone with it.
     let passedOver =
       actions[target..<start].filter(\.failed).count
       + actions[end..<position].filter(\.failed).count
-    await jump(to: target, by: .undo, passedOver: passedOver)
+    return (target, passedOver)
+  }
+
+  /// The number of steps `:undo` or `:redo` was given: one when none, nil (said) when it is not a
+  /// whole number from 1 on: `:undo x` went back one step without a word.
+  func stepCount(_ argument: String, for command: String, _ direction: String) -> Int? {
+    if argument.isEmpty { return 1 }
+    if let count = Int(argument), count > 0 { return count }
+    printer.error(
+      "\(command) takes how many steps to go \(direction), 1 or more (\(command) 3), or nothing "
+        + "for one; \(argument.debugDescription) is not that")
+    return nil
   }
 
   /// Where the step that ends after action `place` starts: the action before the first of it.
@@ -191,30 +240,44 @@ extension ReplSession {
     return place
   }
 
-  /// Forward to after the next step that changes the state, passing over steps of failed
-  /// actions only before it (which changed nothing), as `:undo` passed over them. With only
-  /// failed actions ahead there is nothing to redo, as there is nothing to undo with only
-  /// failed actions behind: landing on the last of them would change nothing, and the next
-  /// `:undo` would go back past the change this `:redo` started from.
-  func redo() async {
+  /// Forward to after the next step that changes the state, or the next `count` of them
+  /// (`:redo 3`), passing over steps of failed actions only before it (which changed nothing), as
+  /// `:undo` passed over them. With only failed actions ahead there is nothing to redo, as there
+  /// is nothing to undo with only failed actions behind: landing on the last of them would change
+  /// nothing, and the next `:undo` would go back past the change this `:redo` started from.
+  func redo(_ argument: String) async {
+    guard let count = stepCount(argument, for: ":redo", "forward") else { return }
     let actions = timeline.actions
     let position = timeline.position
     guard position < actions.count else { return printer.line("  nothing to redo") }
+    var target = position
+    var passedOver = 0
+    var taken = 0
+    while taken < count, let forward = stepForward(from: target, in: actions) {
+      (target, taken) = (forward.target, taken + 1)
+      passedOver += forward.passedOver
+    }
+    guard taken > 0 else {
+      return printer.line("  nothing to redo: every action ahead failed, changing nothing")
+    }
+    let note = taken < count ? "  (\(taken) of the \(count) steps asked: no change after it)" : nil
+    await jump(to: target, by: .redo, passedOver: passedOver, note: note)
+  }
+
+  /// One step forward from after action `position`: the end of the next step that changed
+  /// something, and how many failed actions were passed over before it; nil when none ahead did.
+  func stepForward(
+    from position: Int, in actions: [RecordedAction]
+  ) -> (target: Int, passedOver: Int)? {
     var start = position
-    var target: Int?
     while start < actions.count {
       let end = stoppingPlace(atOrAfter: start + 1, in: actions)
       if stepChanged(actions[start..<end]) {
-        target = end
-        break
+        return (end, actions[position..<start].filter(\.failed).count)
       }
       start = end
     }
-    guard let target else {
-      return printer.line("  nothing to redo: every action ahead failed, changing nothing")
-    }
-    let passedOver = actions[position..<start].filter(\.failed).count
-    await jump(to: target, by: .redo, passedOver: passedOver)
+    return nil
   }
 
   func goto(_ argument: String) async {
