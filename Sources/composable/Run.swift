@@ -324,11 +324,13 @@ struct Run: Command {
   /// kept for another feature fails the write) at the first write, append or lock: a feature
   /// that never writes leaves no directory behind. A remove claims a directory that is there.
   /// The directory's marker (`DataDirectoryOwner`) is not the feature's to write, append to or
-  /// remove: a feature that did would give its folder away, or take another's.
+  /// remove: a feature that did would give its folder away, or take another's; nor is any name
+  /// the host keeps for its files (`.composable-`), reached by a symlink as by its name.
   static func files(under directory: ClaimedDataDirectory) -> FileClient {
     let live = FileClient.live(
       root: directory.root,
-      reserving: [DataDirectoryOwner.markerName: DataDirectoryOwner.markerIsNotTheFeatures])
+      reserving: [DataDirectoryOwner.markerName: DataDirectoryOwner.markerIsNotTheFeatures],
+      reservingNamesStartingWith: [FileClient.hostNamePrefix: FileClient.hostNamesAreTheHosts])
     var client = live
     let makeRoot: @Sendable () throws -> Void = { try directory.prepare() }
     client.write = { path, contents in

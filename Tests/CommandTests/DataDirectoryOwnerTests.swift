@@ -383,6 +383,29 @@ import Testing
     }
     #expect(refused.count == routes.count, "\(linked.output)")
     #expect(try String(contentsOf: projects.marker, encoding: .utf8) == projects.first.path + "\n")
+
+    // Every name the host keeps for itself (`.composable-`), by its name or a link to it.
+    try manager.createSymbolicLink(
+      atPath: projects.folder.appendingPathComponent("cache.txt").path,
+      withDestinationPath: ".composable-cache")
+    let hosts = [
+      ("write", ".composable-cache"), ("write", "cache.txt"), ("append", "here/.composable-x"),
+      ("write", "sub/up/.composable-y"),
+    ]
+    let kept = try Command.run(
+      ["run", projects.first.path, "--wait", "10"],
+      input: hosts.map { #"{ type = "\#($0.0)", path = "\#($0.1)" }"# }.joined(separator: "\n")
+        + "\n",
+      environment: ["XDG_DATA_HOME": projects.data.path])
+    #expect(kept.status == 0, "\(kept.errors)")
+    let hostNames = "names beginning .composable- at the top of the data directory are kept for "
+      + "composable's own files. To fix, give the file another name"
+    let refusedNames = kept.output.split(separator: "\n").filter {
+      $0.contains("+ answers[") && $0.contains(hostNames)
+    }
+    #expect(refusedNames.count == hosts.count, "\(kept.output)")
+    let left = try FileManager.default.contentsOfDirectory(atPath: projects.folder.path)
+    #expect(!left.contains { $0.hasPrefix(".composable-") && $0 != ".composable-feature" })
   }
 
   /// `persist.path` naming the marker (the run read its own marker as a saved state, and told

@@ -195,4 +195,44 @@ import Testing
     #expect(try await files.read("sub/keep") == [2])
     #expect(try Data(contentsOf: root.appendingPathComponent("keep")) == Data("mine".utf8))
   }
+
+  /// Names that start as the host's (`.composable-`) are refused at the top by any path, as a
+  /// reserved name is: a link named otherwise reached one (`persist.path` refused the name alone).
+  @Test func aReservedStartIsKnownByWhereItIs() async throws {
+    let root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("reserved-start-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(
+      at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    try Data("mine".utf8).write(to: root.appendingPathComponent(".host-cache"))
+    for (name, target) in [("link", ".host-cache"), ("new", ".host-new"), ("here", ".")] {
+      try FileManager.default.createSymbolicLink(
+        atPath: root.appendingPathComponent(name).path, withDestinationPath: target)
+    }
+    let files = FileClient.live(
+      root: root, reserving: [".host-marker": "the marker"],
+      reservingNamesStartingWith: [".host-": "the host's"])
+    for path: DataPath in [".host-cache", "link", "new", "here/.host-other", ".host-marker"] {
+      for operation in ["write", "append"] {
+        do {
+          if operation == "write" {
+            try await files.write(path, [1])
+          } else {
+            try await files.append(path, [1])
+          }
+          Issue.record("\(operation) \(path) was not refused")
+        } catch let error as FileClientError {
+          let why = path == ".host-marker" ? "the marker" : "the host's"
+          #expect(error.description == "\(path): \(why)")
+        }
+      }
+    }
+    #expect(try await files.read("link") == Array("mine".utf8))
+    // Below the top, and a name that only holds the start, are the caller's.
+    try await files.write("sub/.host-cache", [2])
+    try await files.write("x.host-cache", [3])
+    #expect(try await files.read("sub/.host-cache") == [2])
+    let names = try FileManager.default.contentsOfDirectory(atPath: root.path)
+    #expect(Set(names) == [".host-cache", "link", "new", "here", "sub", "x.host-cache"])
+  }
 }

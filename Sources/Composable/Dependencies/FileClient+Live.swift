@@ -41,14 +41,17 @@ extension FileClient {
   /// `whileLocked` waits `lockWait` for another process's lock of a folder, then runs its body
   /// told it does not hold it.
   ///
-  /// `reserving` names files at the top of `root` that are the host's, each with why: a write,
-  /// an append or a removal that reaches one, by whatever path (a symlink in the folder too),
-  /// fails saying "PATH: WHY".
+  /// `reserving` names files at the top of `root` that are the host's, each with why, and
+  /// `reservingNamesStartingWith` the starts of such names (`.composable-`): a write, an append
+  /// or a removal that reaches one, by whatever path (a symlink in the folder too), fails saying
+  /// "PATH: WHY".
   public static func live(
     root: URL, readLimit: Int = defaultReadLimit, lockWait: Duration = .seconds(10),
-    reserving: [String: String] = [:]
+    reserving: [String: String] = [:], reservingNamesStartingWith: [String: String] = [:]
   ) -> FileClient {
-    let files = LiveFiles(root: root, readLimit: readLimit, reserved: reserving)
+    let files = LiveFiles(
+      root: root, readLimit: readLimit, reserved: reserving,
+      reservedStarts: reservingNamesStartingWith)
     var client = FileClient(
       read: { try files.read($0) },
       write: { try files.write($0, $1) },

@@ -153,10 +153,14 @@ extension FileClient {
   public static func refuseHostName(_ path: DataPath) throws {
     guard path.components.count == 1, let name = path.name, name.hasPrefix(hostNamePrefix)
     else { return }
-    throw FileClientError(
-      "\(path): names beginning \(hostNamePrefix) at the top of the data directory are kept "
-        + "for composable's own files. To fix, give the file another name")
+    throw FileClientError("\(path): \(hostNamesAreTheHosts)")
   }
+
+  /// Why a feature's file cannot have a host's name: said by `refuseHostName`, and by the live
+  /// client for a path that reaches one another way (a symlink in the folder).
+  public static let hostNamesAreTheHosts =
+    "names beginning \(hostNamePrefix) at the top of the data directory are kept for composable's "
+    + "own files. To fix, give the file another name"
 }
 
 extension FileClient: DependencyKey {

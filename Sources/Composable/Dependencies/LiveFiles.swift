@@ -11,17 +11,27 @@ struct LiveFiles: Sendable {
   let readLimit: Int
   /// Names at the top of the root that are the host's, with why (`FileClient.live(reserving:)`).
   let reserved: [String: String]
+  /// Starts of names at the top of the root that are the host's, with why
+  /// (`FileClient.live(reservingNamesStartingWith:)`).
+  let reservedStarts: [String: String]
 
-  init(root: URL, readLimit: Int, reserved: [String: String] = [:]) {
+  init(
+    root: URL, readLimit: Int, reserved: [String: String] = [:],
+    reservedStarts: [String: String] = [:]
+  ) {
     self.root = Self.resolved(root)
     self.readLimit = max(0, readLimit)
     self.reserved = reserved
+    self.reservedStarts = reservedStarts
   }
 
   /// Throws when `name` in `directory` (where a walk ended) is a reserved name at the top of
-  /// the root: found by where it is, not by the path that led there.
+  /// the root, or starts as one: found by where it is, not by the path that led there.
   func refuseReserved(_ directory: Int32, _ name: String, _ path: DataPath) throws {
-    guard let why = reserved[name] else { return }
+    guard
+      let why = reserved[name]
+        ?? reservedStarts.first(where: { name.hasPrefix($0.key) })?.value
+    else { return }
     var here = stat(), top = stat()
     guard fstat(directory, &here) == 0, stat(root.path, &top) == 0 else { return }
     if here.st_dev == top.st_dev, here.st_ino == top.st_ino {
