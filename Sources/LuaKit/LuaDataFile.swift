@@ -132,14 +132,11 @@ public enum LuaDataFile {
   /// What `0/0` is in Lua on this machine: a NaN of the sign its division gives.
   static let zeroOverZero = lk_zero_over_zero()
 
-  /// `float` as Lua source. A NaN is `0/0`, as a description shows every NaN (a NaN is the same
-  /// value as any other to `==` of `LuaValue`); `keepingNaNSign`, as a data file writes it, the
-  /// NaN of the other sign than Lua's `0/0` here is `-(0/0)` (`lua5.4` prints them `nan` and
-  /// `-nan` on x86), so that it loads back as it was. (`-0/0` would be `(-0)/0`: `0/0`'s NaN.)
-  static func literal(float: Double, keepingNaNSign: Bool = false) -> String {
-    if float.isNaN {
-      return !keepingNaNSign || float.sign == zeroOverZero.sign ? "0/0" : "-(0/0)"
-    }
+  /// `float` as Lua source. A NaN is `0/0`, and the NaN of the other sign than Lua's `0/0` here
+  /// `-(0/0)` (`lua5.4` prints them `nan` and `-nan` on x86, and `==` of `LuaValue` tells them
+  /// apart), so that it loads back as it was. (`-0/0` would be `(-0)/0`: `0/0`'s NaN.)
+  static func literal(float: Double) -> String {
+    if float.isNaN { return float.sign == zeroOverZero.sign ? "0/0" : "-(0/0)" }
     if float.isInfinite { return float > 0 ? "1/0" : "-1/0" }
     // Swift writes the shortest digits that read back as the same double, always with a `.`
     // or an exponent (`1.0`, `-0.0`, `1e+16`), so Lua reads a float, never an integer.

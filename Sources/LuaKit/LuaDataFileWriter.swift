@@ -278,7 +278,7 @@ struct LuaDataFileWriter {
     case .nil: "nil"
     case let .boolean(flag): flag ? "true" : "false"
     case let .integer(integer): LuaDataFile.literal(integer: integer)
-    case let .number(float): LuaDataFile.literal(float: float, keepingNaNSign: true)
+    case let .number(float): LuaDataFile.literal(float: float)
     case let .string(string): LuaValue.quote(string)
     case .table, .function, .other: "nil"  // refused by `check`
     }

@@ -11,6 +11,7 @@
 // table that did not change (it then finds nothing) but never past one that did.
 #include "LuaState.h"
 
+#include <math.h>
 #include <string.h>
 
 enum { LK_CHANGES_MAX_DEPTH = 200 };  // LuaValue.maximumDepth
@@ -306,7 +307,9 @@ int lk_transaction_changes(lua_State *L, int root) {
 
 // Whether the values at `a` and `b` are one value as the state holds it: the same table or
 // string, or numbers of one subtype and the same bits (1 and 1.0, 0.0 and -0.0 differ, as a
-// saved file tells them apart; a NaN is the same as itself).
+// saved file tells them apart). NaNs are one value when of one sign, as `LuaValue`'s `==` has
+// it: `tostring` and a saved file tell the signs apart (`-nan`, `-(0/0)`), and nothing but
+// `string.pack` tells a NaN's other bits.
 static int lk_same_value(lua_State *L, int a, int b) {
   int type = lua_type(L, a);
   if (type != lua_type(L, b)) return 0;
@@ -315,6 +318,7 @@ static int lk_same_value(lua_State *L, int a, int b) {
   if (integer != lua_isinteger(L, b)) return 0;
   if (integer) return lua_tointeger(L, a) == lua_tointeger(L, b);
   lua_Number x = lua_tonumber(L, a), y = lua_tonumber(L, b);
+  if (isnan(x) && isnan(y)) return !signbit(x) == !signbit(y);
   return memcmp(&x, &y, sizeof x) == 0;
 }
 

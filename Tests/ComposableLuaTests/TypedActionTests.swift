@@ -116,7 +116,7 @@ import Testing
       feature: feature, dependencies: .test,
       onError: { error in errors.withLock { $0.append(error.description) } })
     var handle = LuaFeatureHandle(feature: feature)
-    let nanKey = LuaValue.table(LuaTable(entries: [.number(.nan): 1]))
+    let nanKey = LuaValue.table(LuaTable(entries: [.zeroOverZero: 1]))
     _ = reducer.reduce(into: &handle, action: .relabel(id: 1, labels: nanKey))
     _ = reducer.reduce(into: &handle, action: .relabel(id: 1, labels: ["a"]))
     let messages = errors.withLock { $0 }

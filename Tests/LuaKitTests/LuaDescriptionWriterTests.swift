@@ -31,7 +31,7 @@ import Testing
     let vm = try LuaVM()
     let value: LuaValue = [
       "list": [1, 2.5, "a\r\nb\u{0}"], "holes": .table(LuaTable(entries: [1: 1, 3: 3])),
-      "empty": .table(LuaTable(array: [])), "map": [:], "nan": .number(.nan),
+      "empty": .table(LuaTable(array: [])), "map": [:], "nan": .zeroOverZero,
       "keys": .table(LuaTable(entries: [true: 1, 2.5: 2, "end": 3, "a key": 4, -1: 5])),
     ]
     let reference = try vm.reference(to: value)

@@ -39,16 +39,21 @@ import Testing
   }
 
   /// -0.0 is not 0.0, as the runtime's change tracking and the saved file tell them apart (a
-  /// test expecting `0.0` passed on a state holding `-0.0`); every NaN is one value; equal
-  /// values hash alike, and as table keys both zeros are the integer 0, as in Lua.
-  @Test func negativeZeroIsNotZeroAndNaNIsItself() {
+  /// test expecting `0.0` passed on a state holding `-0.0`); the NaNs of a sign are one value,
+  /// and the two signs two (`tostring` prints `nan` and `-nan`); equal values hash alike, and as
+  /// table keys both zeros are the integer 0, as in Lua.
+  @Test func negativeZeroIsNotZeroAndNaNIsItsSign() {
     #expect(LuaValue.number(-0.0) != .number(0.0))
     #expect(LuaValue.number(-0.0) == .number(-0.0))
     #expect(["z": .number(-0.0)] as LuaValue != ["z": .number(0.0)] as LuaValue)
     let quiet = Double.nan, negative = -Double.nan, signalling = Double.signalingNaN
-    for (a, b) in [(quiet, negative), (quiet, signalling), (negative, signalling)] {
+    let payload = Double(nan: 5, signaling: false)
+    for (a, b) in [(quiet, signalling), (quiet, payload), (negative, -payload)] {
       #expect(LuaValue.number(a) == .number(b))
       #expect(LuaValue.number(a).hashValue == LuaValue.number(b).hashValue)
+    }
+    for (a, b) in [(quiet, negative), (negative, signalling), (payload, -payload)] {
+      #expect(LuaValue.number(a) != .number(b))
     }
     var table = LuaTable()
     table[.number(-0.0)] = "negative"

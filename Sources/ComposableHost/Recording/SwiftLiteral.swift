@@ -78,7 +78,8 @@ enum SwiftLiteral {
       case let .boolean(flag): return flag ? "true" : "false"
       case let .integer(integer): return integer == .min ? ".integer(.min)" : String(integer)
       case let .number(float):
-        if float.isNaN { return ".number(.nan)" }
+        // Swift's `.nan` is the plus NaN; Lua's `0/0` on x86 the minus one, which `==` tells apart.
+        if float.isNaN { return float.sign == .minus ? ".number(-.nan)" : ".number(.nan)" }
         if float.isInfinite { return float > 0 ? ".number(.infinity)" : ".number(-.infinity)" }
         return "\(float)"
       case let .string(string): return SwiftLiteral.of(string)
