@@ -181,3 +181,22 @@ extension LuaFeature {
     }
   }
 }
+
+extension LuaFeature {
+  /// A hash of the code of the functions in `value` (what a reducer returned as its effect: the
+  /// body of an `effect.run`), each by `LuaVM.codeHash`, at its place in `value`; nil when it
+  /// holds none. An effect's description writes a function as `"<function>"`: a reload that
+  /// changed only what a coroutine sends left it the same. Comparable within one process.
+  public func codeHash(ofFunctionsIn value: LuaValue) -> Int? {
+    var found = false
+    let coded = queue.access { (vm, _) -> LuaValue in
+      value.mappingScalars { scalar in
+        guard case let .function(reference) = scalar else { return scalar }
+        found = true
+        let code = vm.codeHash(of: reference).map { String($0, radix: 16) } ?? "?"
+        return .string(LuaString("<function \(code)>"))
+      }
+    }
+    return found ? coded.hashValue : nil
+  }
+}

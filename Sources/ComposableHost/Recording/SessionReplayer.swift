@@ -42,12 +42,13 @@ struct SessionReplayer {
     /// The action as it went now: its draws, effect and error are this run's.
     var action: RecordedAction
     var error: LuaFeatureError?
-    /// The hash of the changes it made (`SessionTimeline`'s), when asked for and read.
-    var changes: Int?
+    /// The hashes of the changes it made and of its effect's code (`SessionTimeline`'s), when
+    /// asked for.
+    var hashes: ActionHashes
   }
 
-  /// Reduces `action` with its recorded draws; `readingChanges`, the outcome has the hash of
-  /// the changes it made.
+  /// Reduces `action` with its recorded draws; `readingChanges`, the outcome has the hashes of
+  /// the changes it made and of the code of its effect.
   func replay(_ recorded: RecordedAction, readingChanges: Bool = false) -> Outcome {
     _ = tape.takeRecorded()
     tape.play(recorded.draws)
@@ -61,8 +62,12 @@ struct SessionReplayer {
     now.error = outcome.error?.recordedMessage
     tape.stopPlaying()
     now.draws = tape.takeRecorded()
-    let changes = readingChanges ? (try? outcome.changes.get()).map(\.hashValue) : nil
-    return Outcome(action: now, error: outcome.error, changes: changes)
+    var hashes = ActionHashes()
+    if readingChanges {
+      hashes.changes = (try? outcome.changes.get()).map(\.hashValue)
+      hashes.effectCode = feature.codeHash(ofFunctionsIn: outcome.returned)
+    }
+    return Outcome(action: now, error: outcome.error, hashes: hashes)
   }
 
   /// Puts the feature's state where it was after action `number` of `timeline`: its nearest

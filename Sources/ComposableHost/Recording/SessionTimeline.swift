@@ -30,11 +30,12 @@ public final class SessionTimeline: @unchecked Sendable {
   // Sendable by construction: everything below is reached only under `lock`.
   private let lock = NSLock()
   private var recorded: [RecordedAction] = []
-  /// A hash of the changes each action made (`LuaDifference`s, from its transaction), by
-  /// action as `recorded`; nil where not known. What a check of a reload compares each action
-  /// replayed with: equal changes from an equal state, action after action, are equal states
-  /// all along, where a comparison at kept states only missed a state changed in between.
-  private var changeHashes: [Int?] = []
+  /// Hashes of the changes each action made (`LuaDifference`s, from its transaction) and of the
+  /// code its effect would run, by action as `recorded`. What a check of a reload compares each
+  /// action replayed with: equal changes from an equal state, action after action, are equal
+  /// states all along, where a comparison at kept states only missed a state changed in
+  /// between; and a coroutine whose body changed sends other actions than those recorded.
+  private var hashes: [ActionHashes] = []
   /// Where the actions undone before a reload begin (they are past it): made by the code before,
   /// they are redone through the code of now when time travel goes forward over them, and kept
   /// as they went then (`redone`). Nil when no such action is left.
@@ -108,7 +109,7 @@ public final class SessionTimeline: @unchecked Sendable {
   /// past `position` (undone ones) are dropped first. Returns the action's number.
   @discardableResult
   public func record(
-    _ action: RecordedAction, changes: Int? = nil,
+    _ action: RecordedAction, hashes actionHashes: ActionHashes = ActionHashes(),
     stateAfter state: @autoclosure () -> LuaValue
   )
     -> Int
@@ -117,7 +118,7 @@ public final class SessionTimeline: @unchecked Sendable {
       let takesNewBranch = current < recorded.count || action.afterJump
       if current < recorded.count {
         recorded.removeSubrange(current...)
-        changeHashes.removeSubrange(current...)
+        hashes.removeSubrange(current...)
         dropCheckpoints(after: current)
         staleAfter = nil
       }
@@ -131,7 +132,7 @@ public final class SessionTimeline: @unchecked Sendable {
         effectFailures.dropBranch(from: current)
       }
       recorded.append(action)
-      changeHashes.append(changes)
+      hashes.append(actionHashes)
       current = recorded.count
       return current
     }
@@ -405,14 +406,14 @@ public final class SessionTimeline: @unchecked Sendable {
   }
 
   /// After a replay through new code: the actions as they now went (their draws, effects and
-  /// errors, and the hashes of their changes), and the checkpoints taken on the way, which
-  /// replace the old ones. The actions past them, if any, were not replayed: stale.
+  /// errors, and their hashes), and the checkpoints taken on the way, which replace the old
+  /// ones. The actions past them, if any, were not replayed: stale.
   func replace(
-    _ actions: [RecordedAction], changes: [Int?], checkpoints: [Int: LuaValue]
+    _ actions: [RecordedAction], hashes replayed: [ActionHashes], checkpoints: [Int: LuaValue]
   ) {
     lock.withLock {
       recorded.replaceSubrange(0..<actions.count, with: actions)
-      changeHashes.replaceSubrange(0..<actions.count, with: changes)
+      hashes.replaceSubrange(0..<actions.count, with: replayed)
       if actions.count < recorded.count { staleAfter = actions.count }
       kept.removeAll { $0.kind == .reload }  // every state is the code of now's again
       self.checkpoints = [0: self.checkpoints[0] ?? initialState]
@@ -424,9 +425,9 @@ public final class SessionTimeline: @unchecked Sendable {
     }
   }
 
-  /// The hash of the changes action `number` made, when known.
-  func changeHash(of number: Int) -> Int? {
-    lock.withLock { changeHashes.indices.contains(number - 1) ? changeHashes[number - 1] : nil }
+  /// The hashes of action `number` (of its changes, of its effect's code), when known.
+  func hashes(of number: Int) -> ActionHashes {
+    lock.withLock { hashes.indices.contains(number - 1) ? hashes[number - 1] : ActionHashes() }
   }
 
   /// Where the actions undone before a reload begin, if any are left (see `staleAfter`).
@@ -435,16 +436,18 @@ public final class SessionTimeline: @unchecked Sendable {
   /// Actions undone before a reload, from `staleAfter + 1` on, as they went when time travel
   /// redid them through the code of now: they replace the old ones, and are no longer stale.
   /// With `droppingAfter`, the actions after that one go (what they were no longer follows).
-  func redone(_ actions: [(action: RecordedAction, changes: Int?)], droppingAfter: Int? = nil) {
+  func redone(
+    _ actions: [(action: RecordedAction, hashes: ActionHashes)], droppingAfter: Int? = nil
+  ) {
     lock.withLock {
       guard let start = staleAfter else { return }
       for (offset, redone) in actions.enumerated() where start + offset < recorded.count {
         recorded[start + offset] = redone.action
-        changeHashes[start + offset] = redone.changes
+        hashes[start + offset] = redone.hashes
       }
       if let last = droppingAfter, last < recorded.count {
         recorded.removeSubrange(last...)
-        changeHashes.removeSubrange(last...)
+        hashes.removeSubrange(last...)
         dropCheckpoints(after: last)
       }
       let end = start + actions.count

@@ -86,8 +86,10 @@ struct ReplReducer: Reducer {
       if !fromEffect, let type = value.type.stringValue { printer.noteSeen(type) }
     }
     // The state is read for a checkpoint only (the timeline asks every so many actions).
-    let changes = (try? outcome.changes.get()).map(\.hashValue)
-    let number = timeline.record(recorded, changes: changes, stateAfter: snapshot.value)
+    let hashes = ActionHashes(
+      changes: (try? outcome.changes.get()).map(\.hashValue),
+      effectCode: feature.codeHash(ofFunctionsIn: outcome.returned))
+    let number = timeline.record(recorded, hashes: hashes, stateAfter: snapshot.value)
     printer.reduced(number: number, recorded, changes: outcome.changes, error: outcome.error)
     if outcome.error == nil, outcome.wrote { showNavigation() }
     return outcome.effect.map(atOnce: ReplAction.sentAtOnce, later: ReplAction.fromEffect)
@@ -126,17 +128,19 @@ struct ReplReducer: Reducer {
   private func redo(to number: Int, from stale: Int) throws(LuaFeatureError) -> Int {
     try replayer.restore(timeline, to: stale)
     let actions = timeline.actions
-    var redone: [(action: RecordedAction, changes: Int?)] = []
+    var redone: [(action: RecordedAction, hashes: ActionHashes)] = []
     var notes: [String] = []
     var end = number
     var cut: Int?
     for index in stale..<number {
       let outcome = replayer.replay(actions[index], readingChanges: true)
-      redone.append((outcome.action, outcome.changes))
+      redone.append((outcome.action, outcome.hashes))
       if let error = outcome.action.error, error != actions[index].error {
         notes.append("  action \(index + 1) fails now, rolled back: \(error)")
       }
-      if !Self.sameEffect(outcome.action.effect, actions[index].effect) {
+      if !Self.sameEffect(outcome.action.effect, actions[index].effect)
+        || outcome.hashes.effectCode != timeline.hashes(of: index + 1).effectCode
+      {
         end = index + 1
         cut = end
         let after = actions.count - end
@@ -166,7 +170,7 @@ struct ReplReducer: Reducer {
     let actions = timeline.actions.prefix(timeline.position)
     var replayed: [RecordedAction] = []
     replayed.reserveCapacity(actions.count)
-    var changes: [Int?] = []
+    var hashes: [ActionHashes] = []
     var checkpoints: [Int: LuaValue] = [:]
     var report = ReplayReport()
     do throws(LuaFeatureError) {
@@ -175,12 +179,12 @@ struct ReplReducer: Reducer {
         let outcome = replayer.replay(recorded, readingChanges: true)
         report.compare(number: index + 1, recorded: recorded, now: outcome)
         replayed.append(outcome.action)
-        changes.append(outcome.changes)
+        hashes.append(outcome.hashes)
         if (index + 1) % timeline.checkpointInterval == 0 {
           checkpoints[index + 1] = try feature.state()
         }
       }
-      timeline.replace(replayed, changes: changes, checkpoints: checkpoints)
+      timeline.replace(replayed, hashes: hashes, checkpoints: checkpoints)
       let after = try feature.state()
       snapshot.value = after
       printer.replayed(report, before: before, after: after)
@@ -238,7 +242,9 @@ struct ReplReducer: Reducer {
           difference = (number, "action \(number)'s error (was \(then), now \(nowSaid))")
         } else if !Self.sameEffect(now.effect, recorded.effect) {
           difference = (number, "action \(number)'s effect")
-        } else if let hash = timeline.changeHash(of: number), outcome.changes != hash {
+        } else if outcome.hashes.effectCode != timeline.hashes(of: number).effectCode {
+          difference = (number, "the code of action \(number)'s effect")
+        } else if let hash = timeline.hashes(of: number).changes, outcome.hashes.changes != hash {
           difference = (number, "what action \(number) changed")
         } else if let kept = check.states[number], !Self.sameState(try feature.state(), kept) {
           difference = (number, "the state after action \(number)")

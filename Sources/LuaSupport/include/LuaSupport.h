@@ -29,6 +29,7 @@
 #include "LuaSupportJSON.h"
 #include "LuaSupportDataCopy.h"
 #include "LuaSupportReadingFunctions.h"
+#include "LuaSupportFunctionCode.h"
 #include "LuaSupportNames.h"
 #include "LuaSupportActionTags.h"
 

@@ -1,0 +1,22 @@
+import LuaSupport
+
+extension LuaVM {
+  /// A number for the code the function `reference` holds would run: its bytecode without debug
+  /// information and that of the functions it holds as upvalues, with the numbers, strings and
+  /// booleans they hold (see `FunctionCode.c`). Equal for the same source loaded again, in any
+  /// VM; different when the code changed. Nil when `reference` is not a function.
+  ///
+  /// ```swift
+  /// let one = try vm.load("return 1", chunkName: "one")
+  /// let again = try vm.load("-- a comment\nreturn 1", chunkName: "one")
+  /// vm.codeHash(of: one) == vm.codeHash(of: again)  // true: no debug information
+  /// ```
+  public func codeHash(of reference: LuaReference) -> UInt64? {
+    drainReleases()
+    return stack.guarded { () -> UInt64? in
+      do throws(LuaError) { try stack.push(reference, in: self) } catch { return nil }
+      let hash = lk_function_code_hash(L, -1)
+      return hash == 0 ? nil : hash
+    }
+  }
+}

@@ -1,0 +1,247 @@
+// What code a Lua function runs, as a number: a reload that changed the body of a coroutine an
+// effect runs (`effect.run`) changes it, where the effect's description (a function, its kind,
+// its id) stayed the same. A REPL that kept the states an earlier code made compares it to tell
+// whether the code of now would run the same effects (see the header).
+//
+// FNV-1a over the bytes: stable across processes and VMs, so a number may be kept and compared
+// later. Nothing here can raise: lua_dump with a writer that only hashes, lua_getupvalue, and
+// reads of values by their type (no lua_tolstring of a number, which would allocate).
+#include "LuaState.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  LK_CODE_DEPTH = 6,      // levels of functions held as upvalues, and theirs, looked into
+  LK_CODE_SEEN = 64,      // functions hashed once each (a recursive local holds itself)
+};
+
+typedef struct {
+  uint64_t hash;
+  const void *seen[LK_CODE_SEEN];
+  int seen_count;
+} lk_code_hash;
+
+static void lk_code_mix(lk_code_hash *code, const void *bytes, size_t size) {
+  const unsigned char *byte = bytes;
+  for (size_t i = 0; i < size; i++) {
+    code->hash ^= byte[i];
+    code->hash *= 0x100000001b3ULL;
+  }
+}
+
+static void lk_code_mix_tag(lk_code_hash *code, char tag) { lk_code_mix(code, &tag, 1); }
+
+// MARK: - The bytecode, without its lines
+
+// A function's dump, whole, up to LK_DUMP_MOST bytes (a longer one is cut, and hashed as cut).
+enum { LK_DUMP_MOST = 1 << 20 };
+
+typedef struct {
+  unsigned char *bytes;
+  size_t length, capacity;
+  int cut;
+} lk_dump_buffer;
+
+// lua_dump's writer: the pieces, one after another (malloc'd: not the VM's memory).
+static int lk_code_writer(lua_State *L, const void *piece, size_t size, void *data) {
+  (void)L;
+  lk_dump_buffer *dump = data;
+  if (size > LK_DUMP_MOST - dump->length) {
+    dump->cut = 1;
+    return 1;
+  }
+  if (dump->length + size > dump->capacity) {
+    size_t capacity = dump->capacity ? dump->capacity : 512;
+    while (capacity < dump->length + size) capacity *= 2;
+    unsigned char *grown = realloc(dump->bytes, capacity);
+    if (grown == NULL) {
+      dump->cut = 1;
+      return 1;
+    }
+    dump->bytes = grown;
+    dump->capacity = capacity;
+  }
+  memcpy(dump->bytes + dump->length, piece, size);
+  dump->length += size;
+  return 0;
+}
+
+// A walk through a dump as ldump.c (Lua 5.4) writes it, hashing every byte but the lines each
+// function was defined at (written even when stripped): `mixed` is how far it has hashed.
+typedef struct {
+  const lk_dump_buffer *dump;
+  size_t at, mixed;
+  lk_code_hash *code;
+} lk_dump_walk;
+
+static int lk_walk_skip(lk_dump_walk *walk, size_t count) {
+  if (count > walk->dump->length - walk->at) return 0;
+  walk->at += count;
+  return 1;
+}
+
+// A size as ldump.c writes it: 7 bits a byte, most significant first, the last marked 0x80.
+static int lk_walk_size(lk_dump_walk *walk, size_t *size) {
+  size_t value = 0;
+  for (int bytes = 0; walk->at < walk->dump->length && bytes < 10; bytes++) {
+    unsigned char byte = walk->dump->bytes[walk->at++];
+    if (value > (SIZE_MAX >> 7)) return 0;
+    value = (value << 7) | (byte & 0x7f);
+    if (byte & 0x80) {
+      *size = value;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// A string: its size plus one (0 for none), then its bytes.
+static int lk_walk_string(lk_dump_walk *walk) {
+  size_t size;
+  return lk_walk_size(walk, &size) && (size == 0 || lk_walk_skip(walk, size - 1));
+}
+
+static void lk_walk_mix_to_here(lk_dump_walk *walk) {
+  lk_code_mix(walk->code, walk->dump->bytes + walk->mixed, walk->at - walk->mixed);
+  walk->mixed = walk->at;
+}
+
+static int lk_walk_function(lk_dump_walk *walk, int depth) {
+  size_t count, ignored;
+  if (depth > 250 || !lk_walk_string(walk)) return 0;  // the source (none: stripped)
+  lk_walk_mix_to_here(walk);
+  if (!lk_walk_size(walk, &ignored) || !lk_walk_size(walk, &ignored)) return 0;  // lines
+  walk->mixed = walk->at;
+  if (!lk_walk_skip(walk, 3)) return 0;  // parameters, whether vararg, stack size
+  if (!lk_walk_size(walk, &count) || count > SIZE_MAX / 4 || !lk_walk_skip(walk, count * 4)) {
+    return 0;  // the instructions
+  }
+  if (!lk_walk_size(walk, &count)) return 0;  // the constants, each a tag and its value
+  for (size_t i = 0; i < count; i++) {
+    if (walk->at >= walk->dump->length) return 0;
+    unsigned char tag = walk->dump->bytes[walk->at++];
+    switch (tag) {
+      case 0: case 1: case 17: break;  // nil, false, true
+      case 3: case 19: if (!lk_walk_skip(walk, 8)) return 0; break;  // an integer, a float
+      case 4: case 20: if (!lk_walk_string(walk)) return 0; break;  // a short, a long string
+      default: return 0;
+    }
+  }
+  if (!lk_walk_size(walk, &count) || count > SIZE_MAX / 3 || !lk_walk_skip(walk, count * 3)) {
+    return 0;  // the upvalues: in the stack, index, kind
+  }
+  if (!lk_walk_size(walk, &count)) return 0;  // the functions it makes
+  for (size_t i = 0; i < count; i++) {
+    if (!lk_walk_function(walk, depth + 1)) return 0;
+  }
+  // Debug information: none when stripped, walked all the same.
+  if (!lk_walk_size(walk, &count) || !lk_walk_skip(walk, count)) return 0;  // line steps
+  if (!lk_walk_size(walk, &count)) return 0;  // absolute lines
+  for (size_t i = 0; i < count; i++) {
+    if (!lk_walk_size(walk, &ignored) || !lk_walk_size(walk, &ignored)) return 0;
+  }
+  if (!lk_walk_size(walk, &count)) return 0;  // locals
+  for (size_t i = 0; i < count; i++) {
+    if (!lk_walk_string(walk) || !lk_walk_size(walk, &ignored)) return 0;
+    if (!lk_walk_size(walk, &ignored)) return 0;
+  }
+  if (!lk_walk_size(walk, &count)) return 0;  // upvalues' names
+  for (size_t i = 0; i < count; i++) {
+    if (!lk_walk_string(walk)) return 0;
+  }
+  return 1;
+}
+
+// The dump into the hash, the lines left out; a dump cut, or not of the form the walk knows,
+// whole (a line moved then counts as a change: a difference said where there is none, never
+// one missed).
+static void lk_code_mix_dump(lk_code_hash *code, const lk_dump_buffer *dump) {
+  enum { LK_HEADER = 31 };  // signature, versions, sizes, a check integer and float
+  uint64_t start = code->hash;
+  lk_dump_walk walk = {dump, LK_HEADER + 1, 0, code};  // past the count of upvalues
+  if (!dump->cut && dump->length > LK_HEADER && lk_walk_function(&walk, 0) &&
+      walk.at == dump->length) {
+    lk_walk_mix_to_here(&walk);
+    return;
+  }
+  code->hash = start;
+  lk_code_mix_tag(code, dump->cut ? 'X' : 'W');
+  lk_code_mix(code, dump->bytes, dump->length);
+}
+
+// Whether the function at the top was hashed already; notes it when not.
+static int lk_code_seen(lk_code_hash *code, const void *function) {
+  for (int i = 0; i < code->seen_count; i++) {
+    if (code->seen[i] == function) return 1;
+  }
+  if (code->seen_count < LK_CODE_SEEN) code->seen[code->seen_count++] = function;
+  return 0;
+}
+
+static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int depth);
+
+// The function at `index` (absolute): its stripped bytecode, then its upvalues.
+static void lk_code_mix_function(lua_State *L, lk_code_hash *code, int index, int depth) {
+  if (lua_iscfunction(L, index)) return lk_code_mix_tag(code, 'C');
+  // Seen before, or too deep: its place counts (where the same function is held again).
+  if (lk_code_seen(code, lua_topointer(L, index)) || depth >= LK_CODE_DEPTH) {
+    return lk_code_mix_tag(code, 'R');
+  }
+  if (!lua_checkstack(L, 2)) return lk_code_mix_tag(code, '?');  // no room: said, not raised
+  lk_code_mix_tag(code, 'F');
+  lk_dump_buffer dump = {NULL, 0, 0, 0};
+  lua_pushvalue(L, index);
+  lua_dump(L, lk_code_writer, &dump, 1);
+  lua_pop(L, 1);
+  lk_code_mix_dump(code, &dump);
+  free(dump.bytes);
+  for (int n = 1;; n++) {
+    const char *name = lua_getupvalue(L, index, n);
+    if (name == NULL) break;
+    if (strcmp(name, "_ENV") == 0) {
+      lk_code_mix_tag(code, 'E');
+    } else {
+      lk_code_mix_value(L, code, lua_gettop(L), depth + 1);
+    }
+    lua_pop(L, 1);
+  }
+}
+
+static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int depth) {
+  int type = lua_type(L, index);
+  lk_code_mix_tag(code, (char)('0' + type));
+  switch (type) {
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, index)) {
+        lua_Integer integer = lua_tointeger(L, index);
+        lk_code_mix_tag(code, 'i');
+        lk_code_mix(code, &integer, sizeof integer);
+      } else {
+        lua_Number number = lua_tonumber(L, index);
+        lk_code_mix(code, &number, sizeof number);
+      }
+      break;
+    case LUA_TSTRING: {
+      size_t length;
+      const char *bytes = lua_tolstring(L, index, &length);
+      lk_code_mix(code, &length, sizeof length);
+      lk_code_mix(code, bytes, length);
+      break;
+    }
+    case LUA_TBOOLEAN: lk_code_mix_tag(code, lua_toboolean(L, index) ? 't' : 'f'); break;
+    case LUA_TFUNCTION: lk_code_mix_function(L, code, index, depth); break;
+    default: break;  // nil, a table, a userdata, a thread: the type alone
+  }
+}
+
+uint64_t lk_function_code_hash(lua_State *L, int index) {
+  index = lua_absindex(L, index);
+  if (lua_type(L, index) != LUA_TFUNCTION) return 0;
+  lk_code_hash code = {.hash = 0xcbf29ce484222325ULL, .seen_count = 0};
+  int top = lua_gettop(L);
+  lk_code_mix_function(L, &code, index, 0);
+  lua_settop(L, top);
+  return code.hash == 0 ? 1 : code.hash;
+}
