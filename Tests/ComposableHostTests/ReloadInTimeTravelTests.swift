@@ -181,6 +181,19 @@ import Testing
     #expect(try state(repl) == ["n": 2])
   }
 
+  /// Actions undone before a `:replay` (no reload) are redone the same way, and said to be
+  /// undone before it: the line named a reload that never was.
+  @Test func actionsUndoneBeforeAReplayAreSaidToBe() async throws {
+    let repl = try ReplSessionTests.Harness(source: Self.source(step: 1))
+    await repl.type("inc", "inc", "inc", ":goto 1", ":replay")
+    let said = await repl.type(":redo").0
+    #expect(
+      said.contains("(action 2, undone before :replay, ran again through the code of now)"),
+      "\(said)")
+    #expect(!said.contains("reloaded"), "\(said)")
+    #expect(try state(repl) == ["n": 2])
+  }
+
   /// Code that changes a state in between, the state at the reload the same: each action's
   /// changes are compared, not only the states kept (an attacker's finding: `:goto 1` showed 2
   /// where it had shown 1, without a word, and a persisting feature saved it).

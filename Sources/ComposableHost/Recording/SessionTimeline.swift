@@ -36,10 +36,13 @@ public final class SessionTimeline: @unchecked Sendable {
   /// states all along, where a comparison at kept states only missed a state changed in
   /// between; and a coroutine whose body changed sends other actions than those recorded.
   private var hashes: [ActionHashes] = []
-  /// Where the actions undone before a reload begin (they are past it): made by the code before,
-  /// they are redone through the code of now when time travel goes forward over them, and kept
-  /// as they went then (`redone`). Nil when no such action is left.
+  /// Where the actions undone before a reload or a `:replay` begin (they are past it): made by
+  /// the code before, or on a history the replay changed, they are redone through the code of
+  /// now when time travel goes forward over them, and kept as they went then (`redone`). Nil
+  /// when no such action is left.
   private var staleAfter: Int?
+  /// What made the actions past `staleAfter` stale, the last of the two.
+  private var staleSince: StaleSince = .reload
   private var current = 0
   /// Where a jump last cancelled the effects running (see `effectsCancelled`).
   private var cancelledAt: Int?
@@ -206,7 +209,10 @@ public final class SessionTimeline: @unchecked Sendable {
   func reloaded(leaving state: KeptState?, migrated: Bool) {
     lock.withLock {
       dropCheckpoints(after: current)
-      if current < recorded.count { staleAfter = min(staleAfter ?? current, current) }
+      if current < recorded.count {
+        staleAfter = min(staleAfter ?? current, current)
+        staleSince = .reload
+      }
       kept.removeAll { $0.position > current }
       guard current > 0 || migrated, let state else { return }
       // Only the last reload counts: a check that finds the code of now making the states shown
@@ -414,7 +420,10 @@ public final class SessionTimeline: @unchecked Sendable {
     lock.withLock {
       recorded.replaceSubrange(0..<actions.count, with: actions)
       hashes.replaceSubrange(0..<actions.count, with: replayed)
-      if actions.count < recorded.count { staleAfter = actions.count }
+      if actions.count < recorded.count {
+        staleAfter = actions.count
+        staleSince = .replay
+      }
       kept.removeAll { $0.kind == .reload }  // every state is the code of now's again
       self.checkpoints = [0: self.checkpoints[0] ?? initialState]
       checkpointBytes = [:]
@@ -430,8 +439,15 @@ public final class SessionTimeline: @unchecked Sendable {
     lock.withLock { hashes.indices.contains(number - 1) ? hashes[number - 1] : ActionHashes() }
   }
 
-  /// Where the actions undone before a reload begin, if any are left (see `staleAfter`).
+  /// Where the actions undone before a reload or a `:replay` begin, if any are left (see
+  /// `staleAfter`).
   var staleActionsAfter: Int? { lock.withLock { staleAfter } }
+
+  /// What made actions stale: the code reloaded, or a `:replay` that ran the session again.
+  enum StaleSince { case reload, replay }
+
+  /// What made the actions past `staleActionsAfter` stale, the last of the two.
+  var staleActionsSince: StaleSince { lock.withLock { staleSince } }
 
   /// Actions undone before a reload, from `staleAfter + 1` on, as they went when time travel
   /// redid them through the code of now: they replace the old ones, and are no longer stale.

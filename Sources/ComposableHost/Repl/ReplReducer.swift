@@ -155,9 +155,10 @@ struct ReplReducer: Reducer {
     }
     timeline.redone(redone, droppingAfter: cut)
     let which = end - stale == 1 ? "action \(end)" : "actions \(stale + 1) to \(end)"
+    let before =
+      timeline.staleActionsSince == .replay ? ":replay" : "the code was reloaded"
     let lines =
-      ["  (\(which), undone before the code was reloaded, ran again through the code of now)"]
-      + notes
+      ["  (\(which), undone before \(before), ran again through the code of now)"] + notes
     printer.line(lines.joined(separator: "\n"))
     return end
   }
