@@ -131,20 +131,28 @@ static int lk_watch_is_ours(const struct sigaction *action) {
   return (action->sa_flags & SA_SIGINFO) && action->sa_sigaction == lk_watch_signal_handler;
 }
 
-// Installs our handler, keeping the one it replaces (unless it is ours) to chain. One call
-// swaps them: a handler the host installs while this runs is the one replaced, so chained.
+// Keeps `action` (unless it is ours) as the handler ours chains to.
+static void lk_watch_keep_chained(const struct sigaction *action) {
+  if (lk_watch_is_ours(action)) return;
+  uintptr_t handler = (action->sa_flags & SA_SIGINFO) ? (uintptr_t)action->sa_sigaction
+                                                      : (uintptr_t)action->sa_handler;
+  atomic_store(&lk_watch_chained_flags, action->sa_flags);
+  atomic_store(&lk_watch_chained_handler, handler);
+}
+
+// Installs our handler, keeping the one it replaces (unless it is ours) to chain. The one there
+// is kept before ours goes in: kept after, a signal in between ran ours, which chained the one
+// kept before (a host's handler installed since missed its signal; seen under load). One call
+// swaps them: a handler the host installs between the look and the swap is the one replaced,
+// so chained.
 static int lk_watch_install(void) {
-  struct sigaction action = {0}, previous;
+  struct sigaction action = {0}, current, previous;
   action.sa_sigaction = lk_watch_signal_handler;
   action.sa_flags = SA_SIGINFO | SA_RESTART;  // a system call the signal interrupts goes on
   sigemptyset(&action.sa_mask);
+  if (sigaction(LK_WATCH_SIGNAL, NULL, &current) == 0) lk_watch_keep_chained(&current);
   if (sigaction(LK_WATCH_SIGNAL, &action, &previous) != 0) return 0;
-  if (!lk_watch_is_ours(&previous)) {
-    uintptr_t handler = (previous.sa_flags & SA_SIGINFO) ? (uintptr_t)previous.sa_sigaction
-                                                         : (uintptr_t)previous.sa_handler;
-    atomic_store(&lk_watch_chained_flags, previous.sa_flags);
-    atomic_store(&lk_watch_chained_handler, handler);
-  }
+  lk_watch_keep_chained(&previous);
   return 1;
 }
 
