@@ -297,10 +297,12 @@ public actor Store<State: Sendable, Action: Sendable> {
   }
 
   /// Cancels the running effect numbered `number` (from `runningEffects`); false when none
-  /// runs under that number.
+  /// runs under that number. A part of a concatenation is not one (`runningEffects` does not
+  /// list it): cancelled alone, the concatenation went on to its next part, so a debounce's
+  /// wait, cancelled by its number, ran the debounced effect at once.
   @discardableResult
   public func cancelEffect(number: Int) -> Bool {
-    guard let effect = running[number] else { return false }
+    guard let effect = running[number], !effect.nested else { return false }
     effect.task.cancel()
     return true
   }

@@ -3,9 +3,19 @@
 // its id) stayed the same. A REPL that kept the states an earlier code made compares it to tell
 // whether the code of now would run the same effects (see the header).
 //
-// FNV-1a over the bytes: stable across processes and VMs, so a number may be kept and compared
-// later. Nothing here can raise: lua_dump with a writer that only hashes, lua_getupvalue, and
-// reads of values by their type (no lua_tolstring of a number, which would allocate).
+// What is hashed, from the function: its bytecode, stripped, without the lines it was defined
+// at and without where its upvalues come from in the function around it (both move when code
+// elsewhere in the file does: a local added above it); then each upvalue's value: a Lua
+// function the same way, a C function by its address and its upvalues, a table by its entries
+// (a module of helpers, a table of constants), the globals (`_ENV`) by the functions they hold;
+// numbers, strings and booleans as they are. Each function and table is walked once, a second
+// meeting counted by its place in the walk; the walk is bounded (LK_CODE_WORK), past which it
+// counts what it did not look into by a mark alone: what lies past the bound is not compared.
+//
+// FNV-1a over the bytes. Nothing here can raise: lua_dump with a writer into malloc'd memory,
+// lua_getupvalue, lua_next over keys it was given, reads of values by their type (no
+// lua_tolstring of a number, which would allocate), lua_checkstack, which says when there is no
+// room.
 #include "LuaState.h"
 
 #include <stdint.h>
@@ -13,14 +23,24 @@
 #include <string.h>
 
 enum {
-  LK_CODE_DEPTH = 6,      // levels of functions held as upvalues, and theirs, looked into
-  LK_CODE_SEEN = 64,      // functions hashed once each (a recursive local holds itself)
+  LK_CODE_DEPTH = 64,          // levels of upvalues and table entries looked into
+  LK_CODE_WORK = 1 << 16,      // functions, tables and entries looked at in one walk
+  LK_CODE_DUMPED = 16 << 20,   // bytes of bytecode hashed in one walk
 };
+
+// The functions and tables met so far, by address: an open-addressed set, malloc'd, each with
+// the order it was met in.
+typedef struct {
+  const void **keys;
+  uint32_t *order;
+  size_t capacity, count;
+} lk_code_seen_set;
 
 typedef struct {
   uint64_t hash;
-  const void *seen[LK_CODE_SEEN];
-  int seen_count;
+  lk_code_seen_set seen;
+  size_t work, dumped;
+  int out_of_memory;
 } lk_code_hash;
 
 static void lk_code_mix(lk_code_hash *code, const void *bytes, size_t size) {
@@ -32,6 +52,49 @@ static void lk_code_mix(lk_code_hash *code, const void *bytes, size_t size) {
 }
 
 static void lk_code_mix_tag(lk_code_hash *code, char tag) { lk_code_mix(code, &tag, 1); }
+
+// The order `pointer` was met in (from 1), or 0 when it is new, which it then notes.
+static uint32_t lk_code_seen(lk_code_hash *code, const void *pointer) {
+  lk_code_seen_set *set = &code->seen;
+  if (set->count * 2 >= set->capacity) {
+    size_t capacity = set->capacity ? set->capacity * 2 : 64;
+    const void **keys = calloc(capacity, sizeof *keys);
+    uint32_t *order = calloc(capacity, sizeof *order);
+    if (keys == NULL || order == NULL) {
+      free(keys);
+      free(order);
+      code->out_of_memory = 1;
+      return UINT32_MAX;  // as if seen: nothing more is walked
+    }
+    for (size_t i = 0; i < set->capacity; i++) {
+      if (set->keys[i] == NULL) continue;
+      size_t at = ((uintptr_t)set->keys[i] >> 4) & (capacity - 1);
+      while (keys[at] != NULL) at = (at + 1) & (capacity - 1);
+      keys[at] = set->keys[i];
+      order[at] = set->order[i];
+    }
+    free(set->keys);
+    free(set->order);
+    set->keys = keys;
+    set->order = order;
+    set->capacity = capacity;
+  }
+  size_t at = ((uintptr_t)pointer >> 4) & (set->capacity - 1);
+  while (set->keys[at] != NULL) {
+    if (set->keys[at] == pointer) return set->order[at];
+    at = (at + 1) & (set->capacity - 1);
+  }
+  set->keys[at] = pointer;
+  set->order[at] = (uint32_t)++set->count;
+  return 0;
+}
+
+// Whether the walk may look at one more thing; counts it.
+static int lk_code_may_work(lk_code_hash *code) {
+  if (code->out_of_memory || code->work >= LK_CODE_WORK) return 0;
+  code->work++;
+  return 1;
+}
 
 // MARK: - The bytecode, without its lines
 
@@ -129,9 +192,14 @@ static int lk_walk_function(lk_dump_walk *walk, int depth) {
       default: return 0;
     }
   }
-  if (!lk_walk_size(walk, &count) || count > SIZE_MAX / 3 || !lk_walk_skip(walk, count * 3)) {
-    return 0;  // the upvalues: in the stack, index, kind
-  }
+  // The upvalues: in the enclosing function's stack or not, where, and their kind. The
+  // function's own say where in the function around it they come from, which moves when code
+  // there does: left out (their values are hashed instead). Those of the functions it makes
+  // point into its own code, and count.
+  if (!lk_walk_size(walk, &count) || count > SIZE_MAX / 3) return 0;
+  if (depth == 0) lk_walk_mix_to_here(walk);
+  if (!lk_walk_skip(walk, count * 3)) return 0;
+  if (depth == 0) walk->mixed = walk->at;
   if (!lk_walk_size(walk, &count)) return 0;  // the functions it makes
   for (size_t i = 0; i < count; i++) {
     if (!lk_walk_function(walk, depth + 1)) return 0;
@@ -171,40 +239,84 @@ static void lk_code_mix_dump(lk_code_hash *code, const lk_dump_buffer *dump) {
   lk_code_mix(code, dump->bytes, dump->length);
 }
 
-// Whether the function at the top was hashed already; notes it when not.
-static int lk_code_seen(lk_code_hash *code, const void *function) {
-  for (int i = 0; i < code->seen_count; i++) {
-    if (code->seen[i] == function) return 1;
+static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int depth);
+
+// A function, table or userdata met again (from its order), or past the bounds: one mark, and
+// nothing more looked into. Returns whether it is to be walked.
+static int lk_code_enter(lua_State *L, lk_code_hash *code, int index, int depth) {
+  if (depth >= LK_CODE_DEPTH || !lk_code_may_work(code) || !lua_checkstack(L, 4)) {
+    lk_code_mix_tag(code, '+');  // not looked into
+    return 0;
   }
-  if (code->seen_count < LK_CODE_SEEN) code->seen[code->seen_count++] = function;
+  uint32_t order = lk_code_seen(code, lua_topointer(L, index));
+  if (order == 0) return 1;
+  lk_code_mix_tag(code, 'R');
+  lk_code_mix(code, &order, sizeof order);
   return 0;
 }
 
-static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int depth);
-
-// The function at `index` (absolute): its stripped bytecode, then its upvalues.
-static void lk_code_mix_function(lua_State *L, lk_code_hash *code, int index, int depth) {
-  if (lua_iscfunction(L, index)) return lk_code_mix_tag(code, 'C');
-  // Seen before, or too deep: its place counts (where the same function is held again).
-  if (lk_code_seen(code, lua_topointer(L, index)) || depth >= LK_CODE_DEPTH) {
-    return lk_code_mix_tag(code, 'R');
-  }
-  if (!lua_checkstack(L, 2)) return lk_code_mix_tag(code, '?');  // no room: said, not raised
-  lk_code_mix_tag(code, 'F');
-  lk_dump_buffer dump = {NULL, 0, 0, 0};
-  lua_pushvalue(L, index);
-  lua_dump(L, lk_code_writer, &dump, 1);
-  lua_pop(L, 1);
-  lk_code_mix_dump(code, &dump);
-  free(dump.bytes);
+// The upvalues of the function at `index`, in their order; `_ENV` by the functions it holds.
+static void lk_code_mix_upvalues(lua_State *L, lk_code_hash *code, int index, int depth) {
   for (int n = 1;; n++) {
     const char *name = lua_getupvalue(L, index, n);
     if (name == NULL) break;
-    if (strcmp(name, "_ENV") == 0) {
+    int value = lua_gettop(L);
+    if (strcmp(name, "_ENV") == 0 && lua_type(L, value) == LUA_TTABLE) {
+      // The globals: every function of the file holds them, with whatever a feature keeps
+      // there; their functions (a helper defined global) are the code it may call.
       lk_code_mix_tag(code, 'E');
+      if (lk_code_enter(L, code, value, depth)) {
+        lua_pushnil(L);
+        while (lua_next(L, value) != 0) {
+          if (lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING) {
+            lk_code_mix_value(L, code, lua_gettop(L) - 1, depth + 1);
+            lk_code_mix_value(L, code, lua_gettop(L), depth + 1);
+          }
+          lua_pop(L, 1);
+        }
+      }
     } else {
-      lk_code_mix_value(L, code, lua_gettop(L), depth + 1);
+      lk_code_mix_value(L, code, value, depth + 1);
     }
+    lua_settop(L, value - 1);
+  }
+}
+
+static void lk_code_mix_function(lua_State *L, lk_code_hash *code, int index, int depth) {
+  if (!lk_code_enter(L, code, index, depth)) return;
+  if (lua_iscfunction(L, index)) {
+    lua_CFunction function = lua_tocfunction(L, index);
+    lk_code_mix_tag(code, 'C');
+    lk_code_mix(code, &function, sizeof function);
+  } else {
+    lk_code_mix_tag(code, 'F');
+    lk_dump_buffer dump = {NULL, 0, 0, 0};
+    if (code->dumped < LK_CODE_DUMPED) {
+      lua_pushvalue(L, index);
+      lua_dump(L, lk_code_writer, &dump, 1);
+      lua_pop(L, 1);
+      code->dumped += dump.length;
+    } else {
+      dump.cut = 1;
+    }
+    lk_code_mix_dump(code, &dump);
+    free(dump.bytes);
+  }
+  lk_code_mix_upvalues(L, code, index, depth);
+}
+
+// A table: its entries, in the order `next` gives them (the same for tables made the same way).
+static void lk_code_mix_table(lua_State *L, lk_code_hash *code, int index, int depth) {
+  if (!lk_code_enter(L, code, index, depth)) return;
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    if (!lk_code_may_work(code)) {
+      lk_code_mix_tag(code, '+');
+      lua_pop(L, 2);
+      return;
+    }
+    lk_code_mix_value(L, code, lua_gettop(L) - 1, depth + 1);
+    lk_code_mix_value(L, code, lua_gettop(L), depth + 1);
     lua_pop(L, 1);
   }
 }
@@ -232,16 +344,19 @@ static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int d
     }
     case LUA_TBOOLEAN: lk_code_mix_tag(code, lua_toboolean(L, index) ? 't' : 'f'); break;
     case LUA_TFUNCTION: lk_code_mix_function(L, code, index, depth); break;
-    default: break;  // nil, a table, a userdata, a thread: the type alone
+    case LUA_TTABLE: lk_code_mix_table(L, code, index, depth); break;
+    default: break;  // nil, a userdata, a thread: the type alone
   }
 }
 
 uint64_t lk_function_code_hash(lua_State *L, int index) {
   index = lua_absindex(L, index);
   if (lua_type(L, index) != LUA_TFUNCTION) return 0;
-  lk_code_hash code = {.hash = 0xcbf29ce484222325ULL, .seen_count = 0};
+  lk_code_hash code = {.hash = 0xcbf29ce484222325ULL};
   int top = lua_gettop(L);
   lk_code_mix_function(L, &code, index, 0);
   lua_settop(L, top);
+  free(code.seen.keys);
+  free(code.seen.order);
   return code.hash == 0 ? 1 : code.hash;
 }

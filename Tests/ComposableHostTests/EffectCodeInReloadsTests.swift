@@ -85,4 +85,136 @@ import Testing
         "action 1 returns another effect now: the 1 action after it, undone, went with the old "
           + "one, and are dropped"), "\(said)")
   }
+
+  /// A feature whose every action but `inc` and `dec` returns a coroutine sending what a helper
+  /// answers, each helper reached another way; `which` is what they answer.
+  static func helpers(_ which: String, extra: String = "", firstBranch: String = "") -> String {
+    """
+    local effect = require("composable.effect")
+    local util = require("util")
+    \(extra)
+    local M = {}
+    M.helper = function() return "\(which)" end
+    local K = { which = "\(which)" }
+    function global_helper() return "\(which)" end
+    local function h9() return "\(which)" end
+    local function h8() return h9() end
+    local function h7() return h8() end
+    local function h6() return h7() end
+    local function h5() return h6() end
+    local function h4() return h5() end
+    local function h3() return h4() end
+    local function h2() return h3() end
+    local function h1() return h2() end
+    local function direct() return "\(which)" end
+    local F = {}
+    function F.initial_state() return { n = 0 } end
+    function F.reduce(state, action, env)
+      local t = action.type
+      \(firstBranch)
+      if t == "inc" then state.n = state.n + 1
+      elseif t == "dec" then state.n = state.n - 1
+      elseif t == "plain" then return effect.run(function(send) send(direct()) end)
+      elseif t == "tab" then return effect.run(function(send) send(M.helper()) end)
+      elseif t == "glob" then return effect.run(function(send) send(global_helper()) end)
+      elseif t == "mod" then return effect.run(function(send) send(util.which()) end)
+      elseif t == "konst" then return effect.run(function(send) send(K.which) end)
+      elseif t == "deep" then return effect.run(function(send) send(h1()) end)
+      elseif t == "env" then
+        return effect.run(function(send) local _ = env; local _ = state; send(direct()) end)
+      end
+    end
+    return F
+    """
+  }
+
+  func helperSession(_ action: String) async throws -> Harness {
+    let folder = try makeTemporaryDirectory("effect-code")
+    try #"return { which = function() return "inc" end }"#.write(
+      to: folder.appendingPathComponent("util.lua"), atomically: true, encoding: .utf8)
+    let file = folder.appendingPathComponent("f.lua")
+    try Self.helpers("inc").write(to: file, atomically: true, encoding: .utf8)
+    let repl = try Harness(clock: ReplClock(paused: false), file: file)
+    await repl.type(action)
+    #expect(try repl.session.feature.state() == ["n": 1], "\(action)")
+    return repl
+  }
+
+  /// A helper the coroutine calls, changed, whichever way the coroutine reaches it: through a
+  /// table, a global, a module, a table of constants, nine calls down (an attacker's findings:
+  /// each was crossed, and the test written after it failed).
+  @Test(arguments: ["plain", "tab", "glob", "mod", "konst", "deep"])
+  func aHelperChangedHoweverItIsReachedIsADifference(action: String) async throws {
+    let repl = try await helperSession(action)
+    let folder = repl.file.deletingLastPathComponent()
+    if action == "mod" {
+      try #"return { which = function() return "dec" end }"#.write(
+        to: folder.appendingPathComponent("util.lua"), atomically: true, encoding: .utf8)
+      try await reload(repl, Self.helpers("inc") + "\n")
+    } else {
+      try await reload(repl, Self.helpers("inc").replacingOccurrences(of: "\"inc\" end", with: "\"dec\" end")
+        .replacingOccurrences(of: "which = \"inc\"", with: "which = \"dec\""))
+    }
+    let refused = await repl.type(":goto 0").0
+    #expect(refused.contains("the code of action 1's effect differs"), "\(action): \(refused)")
+  }
+
+  /// What moves the coroutine's upvalues around it without changing it: a local added above, a
+  /// new first branch reading a new local (an attacker's finding: refused, and a redo dropped
+  /// the undone actions); the env and the state it holds.
+  @Test(arguments: ["plain", "tab", "glob", "mod", "konst", "deep", "env"])
+  func codeMovedAroundTheCoroutineIsNoDifference(action: String) async throws {
+    let repl = try await helperSession(action)
+    await repl.type("inc", "inc", ":goto 1")
+    try await reload(
+      repl,
+      Self.helpers(
+        "inc", extra: "local MAX = 10\nlocal greeting = \"hi\"",
+        firstBranch: "if t == \"greet\" then state.msg = greeting .. MAX end"))
+    let redone = await repl.type(":redo").0
+    #expect(!redone.contains("dropped"), "\(action): \(redone)")
+    #expect(repl.session.timeline.count == 4, "\(action): \(redone)")
+    let went = await repl.type(":goto 0").0
+    #expect(went.hasPrefix("  at the start"), "\(action): \(went)")
+  }
+
+  /// A C function as the body is known by which it is.
+  @Test func aCFunctionBodyIsKnownByWhichItIs() throws {
+    let feature = try LuaFeature(
+      source: "return { initial_state = function() return {} end, reduce = function() end }",
+      file: "c.lua")
+    let prints = try feature.evaluate("print")[0]
+    let errors = try feature.evaluate("error")[0]
+    #expect(feature.codeHash(ofFunctionsIn: prints) != feature.codeHash(ofFunctionsIn: errors))
+    #expect(
+      feature.codeHash(ofFunctionsIn: prints)
+        == feature.codeHash(ofFunctionsIn: try feature.evaluate("print")[0]))
+  }
+
+  /// Closures 120 wide, seven levels deep, all sharing: each is walked once, and the walk is
+  /// bounded (an attacker's finding: one action took 30 s of CPU, deaf to SIGINT and SIGTERM).
+  @Test func aWideSharedWebOfClosuresIsHashedOnce() throws {
+    var params: [String] = []
+    for i in 0..<120 { params.append("a\(i)") }
+    let list = params.joined(separator: ", ")
+    let feature = try LuaFeature(
+      source: """
+        local function mk(\(list)) return function() return \(list) end end
+        local level = {}
+        for i = 1, 120 do level[i] = mk() end
+        for _ = 1, 6 do
+          local n = {}
+          for i = 1, 120 do n[i] = mk(table.unpack(level, 1, 120)) end
+          level = n
+        end
+        ROOT = mk(table.unpack(level, 1, 120))
+        return { initial_state = function() return {} end, reduce = function() end }
+        """, file: "web.lua")
+    let root = try feature.evaluate("ROOT")[0]
+    let start = ContinuousClock.now
+    #expect(feature.codeHash(ofFunctionsIn: root) != nil)
+    // Not a timing test: a bound far above the work (one walk of ~100,000 upvalues), far below
+    // what the unbounded walk took (30 s).
+    #expect(ContinuousClock.now - start < .seconds(10))
+  }
 }

@@ -59,14 +59,24 @@ import Testing
     }
   }
 
-  /// A table or a global it reaches counts by its kind alone (the globals are every function's);
-  /// a C function by being one; what is no function has no number.
+  /// A table it holds counts by its entries (a module of helpers, a table of constants), the
+  /// globals by the functions among them, a C function by which it is; what is no function has
+  /// no number.
   @Test func tablesGlobalsAndCFunctionsAndNonFunctions() throws {
     let vm = try LuaVM()
-    let one = try hash("local t = { 1 } return function() return t[1], print end", in: vm)
-    let other = try hash("local t = { 2 } return function() return t[1], print end", in: vm)
-    #expect(one == other)
-    #expect(try hash("return print", in: vm) == hash("return tostring", in: vm))
+    let one = try hash("local t = { 1 } return function() return t[1] end", in: vm)
+    #expect(try hash("local t = { 2 } return function() return t[1] end", in: vm) != one)
+    #expect(try hash("local t = { 1 } return function() return t[1] end", in: vm) == one)
+    #expect(try hash("return print", in: vm) != hash("return tostring", in: vm))
+    #expect(try hash("return print", in: vm) == hash("return print", in: vm))
+    let global = "return function() return helper() end"
+    try vm.evaluate("function helper() return 1 end")
+    let before = try hash(global, in: vm)
+    try vm.evaluate("function helper() return 2 end")
+    #expect(try hash(global, in: vm) != before)
+    try vm.evaluate("unrelated = { 1, 2, 3 }")  // not a function: the globals' other values
+    try vm.evaluate("function helper() return 1 end")
+    #expect(try hash(global, in: vm) == before)
     let table = try vm.callKeepingData(try vm.load("return { 1 }", chunkName: "t"))
     #expect(table.map(vm.codeHash(of:)) == .some(nil))
   }

@@ -402,11 +402,14 @@ extension ReplSession {
   /// names them.
   func cancelEffectsInFlight() async -> [String] {
     var cancelled: [String] = []
+    var numbers: [Int] = []
     for effect in await store.runningEffects where !effect.isStateSave {
       if await store.cancelEffect(number: effect.number) {
         cancelled.append("#\(effect.number) \(describe(effect))")
+        numbers.append(effect.number)
       }
     }
+    for number in numbers { await waitForEnd(ofEffect: number) }
     return cancelled
   }
 
@@ -455,10 +458,22 @@ extension ReplSession {
     }
     let what = await store.runningEffects.first { $0.number == number }.map(describe)
     if await store.cancelEffect(number: number) {
+      await waitForEnd(ofEffect: number)
       printer.line("  cancelled #\(number)" + (what.map { " " + $0 } ?? ""))
       timeline.noteCancelledByHand(what ?? "effect #\(number)")
     } else {
       printer.error("no effect #\(number) is running; :effects lists them")
+    }
+  }
+
+  /// Waits (a second at most) until the effect numbered `number`, cancelled, has ended: until
+  /// its task ends, the store lists it, and `:effects` on the next line showed it running.
+  func waitForEnd(ofEffect number: Int) async {
+    let deadline = ContinuousClock.now + .seconds(1)
+    while await store.runningEffects.contains(where: { $0.number == number }) {
+      await settle()
+      guard ContinuousClock.now < deadline else { return }
+      try? await Task.sleep(for: .milliseconds(1))
     }
   }
 

@@ -7,13 +7,15 @@
 #include <stdint.h>
 
 /// A hash of the code the function at `index` runs: its bytecode without debug information
-/// (lua_dump, stripped: a line added above it changes nothing) and, in the order they are
-/// numbered, its upvalues': the code of each Lua function among them, again with theirs, to a
-/// few levels, and each number, string and boolean as it is. A table or a userdata counts by
-/// its type alone, `_ENV` not at all (the globals, the same for every function of a chunk), a C
-/// function by being one. Equal for the same source compiled twice, in any VM of this Lua;
-/// different when the code changed (a reload that changed a coroutine's body). 0 when the
-/// value is no function. Raises nothing, and leaves the stack as it found it.
+/// (lua_dump, stripped, and the lines it was defined at left out: a line added above it changes
+/// nothing), without where its upvalues come from (a local added around it changes nothing),
+/// and what its upvalues hold: the code of each function (a C function by its address), the
+/// entries of each table (a module of helpers), the functions among the globals, numbers,
+/// strings and booleans as they are; each function and table once, to bounds of depth and work
+/// past which what is not looked into is not compared. Equal for the same source loaded twice
+/// in one process; different when the code changed (a reload that changed a coroutine's body, a
+/// helper it calls, a constant it reads). 0 when the value is no function. Raises nothing, and
+/// leaves the stack as it found it.
 uint64_t lk_function_code_hash(lua_State *L, int index);
 
 #endif
