@@ -85,7 +85,9 @@ import Testing
     for n in 0..<20_000 {
       let name = n % 7 == 0 ? String(repeating: "n", count: 200 + n % 50) + "\(n)" : "f\(n)"
       names.append(name)
-      guard FileManager.default.createFile(atPath: root.appendingPathComponent(name).path, contents: nil)
+      guard
+        FileManager.default.createFile(
+          atPath: root.appendingPathComponent(name).path, contents: nil)
       else { throw CocoaError(.fileWriteUnknown) }
     }
     let files = FileClient.live(root: root)
@@ -111,6 +113,8 @@ import Testing
       ".a.\(getpid()).\(uuid()).tmp", ".a.\(Self.gone).\(uuid()).tmp", ".a.0.\(uuid()).tmp",
       ".a.\(uuid()).tmp", ".a.b.c.\(uuid()).tmp", ".composable-feature.old.7.\(uuid()).tmp",
       "deep/er/.x.1.\(uuid().lowercased()).tmp",
+      // A combining mark after the dot, or after a name's last letter: the form is in the bytes.
+      ".\u{301}a.1.\(uuid()).tmp", ".a\u{301}.1.\(uuid()).tmp", ".\u{200D}.\(uuid()).tmp",
     ]
     let written = [
       ".\(uuid()).tmp", ".a.1.not-a-uuid.tmp", "a.1.\(uuid()).tmp", ".a.1.\(uuid()).tmp.bak",
@@ -175,7 +179,8 @@ import Testing
     }
     let files = FileClient.live(root: root, reserving: ["keep": "the host's"])
     for path: DataPath in ["keep", "link", "here/keep", "sub/up/keep", "here/sub/up/here/keep"] {
-      for operation in ["write", "append", "remove"] where !(operation == "remove" && path == "link") {
+      for operation in ["write", "append", "remove"]
+      where !(operation == "remove" && path == "link") {
         do {
           switch operation {
           case "write": try await files.write(path, [1])
@@ -212,7 +217,20 @@ import Testing
     let files = FileClient.live(
       root: root, reserving: [".host-marker": "the marker"],
       reservingNamesStartingWith: [".host-": "the host's"])
-    for path: DataPath in [".host-cache", "link", "new", "here/.host-other", ".host-marker"] {
+    // A combining mark or a joiner after the start (an attacker's finding: `hasPrefix` compares
+    // characters, and `-` then U+0301 is another character than `-`).
+    let marked: [DataPath] = [
+      try DataPath(validating: ".host-\u{301}x"), try DataPath(validating: ".host-\u{200D}"),
+    ]
+    for path in marked {
+      #expect(throws: FileClientError.self) {
+        try FileClient.refuseHostName(
+          try DataPath(validating: ".composable-" + path.description.dropFirst(6)))
+      }
+    }
+    for path: DataPath in [".host-cache", "link", "new", "here/.host-other", ".host-marker"]
+      + marked
+    {
       for operation in ["write", "append"] {
         do {
           if operation == "write" {

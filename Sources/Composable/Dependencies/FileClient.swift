@@ -151,7 +151,7 @@ extension FileClient {
   /// keeps (a data directory given to another feature). Below the top, the name is the
   /// feature's own.
   public static func refuseHostName(_ path: DataPath) throws {
-    guard path.components.count == 1, let name = path.name, name.hasPrefix(hostNamePrefix)
+    guard path.components.count == 1, let name = path.name, name.hasBytePrefix(hostNamePrefix)
     else { return }
     throw FileClientError("\(path): \(hostNamesAreTheHosts)")
   }

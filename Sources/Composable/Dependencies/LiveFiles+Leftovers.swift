@@ -71,17 +71,24 @@ extension LiveFiles {
   /// For a name of a write's temporary file, the process its name gives (nil inside: the old
   /// form, which gives none); nil for any other name.
   private static func temporaryWriter(_ name: String) -> pid_t?? {
-    guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
-    let parts = name.dropFirst().dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count >= 2, let last = parts.last, UUID(uuidString: String(last)) != nil else {
+    // By bytes, as the kernel names files: a combining mark after a `.` made it another
+    // character, and a temporary file of a name that starts with one was never known as one.
+    let bytes = Array(name.utf8)
+    let dot = UInt8(ascii: ".")
+    guard bytes.first == dot, name.hasByteSuffix(".tmp"), bytes.count > 5 else { return nil }
+    let parts = bytes[1..<(bytes.count - 4)].split(separator: dot, omittingEmptySubsequences: false)
+    guard parts.count >= 2, let last = parts.last,
+      UUID(uuidString: String(decoding: last, as: UTF8.self)) != nil
+    else {
       return nil
     }
     let before = parts[parts.count - 2]
-    guard parts.count >= 3, !before.isEmpty, before.allSatisfy(\.isASCII),
-      before.allSatisfy(\.isNumber), let pid = pid_t(before)
+    guard parts.count >= 3, !before.isEmpty,
+      before.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+      let pid = pid_t(String(decoding: before, as: UTF8.self))
     else {
       // The old form, NAME.UUID: a name before the UUID.
-      return parts.dropLast().joined(separator: ".").isEmpty ? nil : .some(nil)
+      return parts.count == 2 && parts[0].isEmpty ? nil : .some(nil)
     }
     return .some(pid)
   }

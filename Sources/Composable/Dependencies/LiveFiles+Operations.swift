@@ -216,7 +216,7 @@ extension LiveFiles {
     var names: [String] = []
     while let entry = readdir(stream) {
       let name = Self.name(of: entry)
-      if !name.hasPrefix(".") { names.append(name) }
+      if !name.hasBytePrefix(".") { names.append(name) }
     }
     return names.sorted()
   }

@@ -30,7 +30,7 @@ struct LiveFiles: Sendable {
   func refuseReserved(_ directory: Int32, _ name: String, _ path: DataPath) throws {
     guard
       let why = reserved[name]
-        ?? reservedStarts.first(where: { name.hasPrefix($0.key) })?.value
+        ?? reservedStarts.first(where: { name.hasBytePrefix($0.key) })?.value
     else { return }
     var here = stat(), top = stat()
     guard fstat(directory, &here) == 0, stat(root.path, &top) == 0 else { return }
