@@ -119,11 +119,22 @@ local function describe_value(value)
   return text:sub(1, kept) .. note(#text - kept + omitted)
 end
 
--- Whether a and b hold the same, NaN the same as NaN. Each pair of tables is compared once
--- (and counts as the same while it is compared, so a cycle ends).
+-- Whether two numbers are one value as a state holds it, as the TestStore compares them: of
+-- one subtype (1 is not 1.0), 0.0 not -0.0, and a NaN the same as a NaN of its sign (tostring
+-- prints `-nan` and `nan`; a NaN is never `==` itself).
+local function same_number(a, b)
+  if math.type(a) ~= math.type(b) then return false end
+  if a ~= a or b ~= b then return a ~= a and b ~= b and tostring(a) == tostring(b) end
+  if a == 0 and b == 0 then return 1 / a == 1 / b end
+  return a == b
+end
+
+-- Whether a and b hold the same, as the TestStore compares states (numbers by same_number).
+-- Each pair of tables is compared once (and counts as the same while it is compared, so a
+-- cycle ends).
 local function same(a, b, seen)
+  if type(a) == "number" and type(b) == "number" then return same_number(a, b) end
   if a == b then return true end
-  if a ~= a and b ~= b then return true end  -- NaN is the same as NaN, as in state diffs
   if type(a) ~= "table" or type(b) ~= "table" then return false end
   seen = seen or {}
   local pairs_of_a = seen[a]
@@ -159,7 +170,9 @@ end
 -- The test's frame is 5 levels up from `fail` here: each assertion calls this directly (never
 -- as a tail call, which would drop its frame), so it is the same for all of them.
 local function equal(expected, actual, message)
-  if expected ~= actual then
+  -- `==`, but a NaN equals a NaN of its sign: the failure printed `-nan` for both sides.
+  local nans = expected ~= expected and actual ~= actual
+  if expected ~= actual and not (nans and tostring(expected) == tostring(actual)) then
     fail((message and message .. "\n" or "") .. "Expected objects to be equal.\n"
       .. "Passed in:\n" .. describe_value(actual) .. "\nExpected:\n" .. describe_value(expected),
       5)
