@@ -89,10 +89,31 @@ import Testing
         "(1 of the 3 steps asked: :undo cannot go back past action 2: a reload's migrate "))
   }
 
+  /// A redo over actions undone before a reload ends where the code of now returns another
+  /// effect, and says so: what was counted from the old records (the steps taken, the failed
+  /// actions passed over) is not said then (an attacker's finding: "3 of the 5 steps asked",
+  /// "past 1 failed action", where it had taken one and passed none).
+  @Test func aRedoOverStaleActionsSaysNoCountFromTheOldRecords() async throws {
+    let repl = try ReplSessionTests.Harness()
+    await repl.type("increment", "boom", "increment", "increment", ":undo 5")
+    #expect(repl.session.timeline.position == 0)
+    let later = ReplSessionTests.source.replacingOccurrences(
+      of: "state.count = state.count + 1\n",
+      with: "state.count = state.count + 1 return effect.after(5, \"decrement\")\n")
+    try later.write(to: repl.file, atomically: true, encoding: .utf8)
+    await repl.type(":reload")
+    let said = await repl.type(":redo 5").0
+    #expect(said.contains("action 1 returns another effect now"), "\(said)")
+    #expect(said.contains("after 1 of 1"), "\(said)")
+    #expect(!said.contains("steps asked") && !said.contains("past 1 failed"), "\(said)")
+  }
+
   @Test func aCountThatIsNoWholeNumberFromOneOnIsRefused() async throws {
     let repl = try Harness()
     await repl.type("increment", "increment")
-    for bad in ["x", "0", "-1", "1.5", "2 3", "0x2", "99999999999999999999"] {
+    for bad in [
+      "x", "0", "-1", "1.5", "2 3", "0x2", "-99999999999999999999", "00000000000000000000000",
+    ] {
       for command in [":undo", ":redo"] {
         let direction = command == ":undo" ? "back" : "forward"
         #expect(
@@ -104,6 +125,17 @@ import Testing
       }
     }
     #expect(try repl.session.feature.state().count == 2)
+  }
+
+  /// A count past what an Int holds is as many as there are; a tab parts a command from its
+  /// argument as a space does.
+  @Test func aHugeCountAndATabAreTakenAsMeant() async throws {
+    let repl = try Harness()
+    await repl.type("increment", "increment")
+    let said = await repl.type(":undo 99999999999999999999999").0
+    #expect(said.hasPrefix("  at the start"), "\(said)")
+    #expect(await repl.type(":redo\t1").0.hasPrefix("  after 1 of 2"))
+    #expect(await repl.type(":log\t5").0.contains("takes nothing after it"))
   }
 
   /// Every command `:help` lists without an argument, and the short names, refuse one.

@@ -35,7 +35,8 @@ extension ReplSession {
   ]
 
   func command(_ text: String) async -> Reply {
-    let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
+    // A tab or another space after the command is a space too (`:undo<TAB>2` was no command).
+    let parts = text.split(maxSplits: 1, whereSeparator: \.isWhitespace).map(String.init)
     let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
     // `:log 5` or `:reload now` did what the bare command does, as if the rest were understood.
     if !argument.isEmpty, Self.takingNothing.contains(parts[0]) {
@@ -214,6 +215,13 @@ extension ReplSession {
   func stepCount(_ argument: String, for command: String, _ direction: String) -> Int? {
     if argument.isEmpty { return 1 }
     if let count = Int(argument), count > 0 { return count }
+    // More steps than an Int holds: as many as there are, as any count past them.
+    let digits = argument.drop { $0 == "+" }
+    if argument.first != "-", !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+      digits.contains(where: { $0 != "0" })
+    {
+      return .max
+    }
     printer.error(
       "\(command) takes how many steps to go \(direction), 1 or more (\(command) 3), or nothing "
         + "for one; \(argument.debugDescription) is not that")
@@ -351,6 +359,11 @@ extension ReplSession {
     if let refusal = jumpRefusal(to: number, by: command) { return printer.error(refusal) }
     var lines = await cancelEffectsInFlight().map { "  cancelled \($0)" }
     let before = snapshot.value
+    // Actions undone before a reload or a :replay, run again on the way: what was counted from
+    // their records (steps, failed actions passed over) may no longer be so, and they say how
+    // they went now.
+    let redoesStale = timeline.staleActionsAfter.map { number > $0 } ?? false
+    let target = number
     await store.send(.jump(to: number))
     await settle()
     // Where it landed: a redo over actions the code of now answers otherwise may end sooner.
@@ -359,8 +372,9 @@ extension ReplSession {
       number == 0
         ? "  at the start"
         : "  after \(number) of \(timeline.count): \(timeline.action(number)?.action ?? .nil)")
-    if let note { lines.append(note) }
-    if passedOver > 0 {
+    let counted = number == target && !redoesStale
+    if let note, counted { lines.append(note) }
+    if passedOver > 0, counted {
       let actions = passedOver == 1 ? "1 failed action" : "\(passedOver) failed actions"
       lines.append("  (past \(actions), which changed nothing)")
     }
