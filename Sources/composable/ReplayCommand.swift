@@ -11,8 +11,9 @@ struct ReplayCommand: Command {
     discussion: """
       The actions run again from the session's initial state, each with the env answers it \
       had; effects do not run (their results are in the session, as the actions they sent). \
-      Exits 1 when an action raises, and refuses a session whose actions the feature does not \
-      handle.
+      Exits 1 when the replay goes otherwise than the recording (an action raises now and did \
+      not, or no longer raises, or returns another effect), and refuses a session whose \
+      actions the feature does not handle.
       """,
     arguments: [.init(name: "file", help: "The session file (:save FILE in the REPL).")],
     options: [
@@ -58,11 +59,23 @@ struct ReplayCommand: Command {
     if playback.codeChanged { print("the code changed since the session was recorded") }
     for line in playback.report.lines(colored: false) { print(line) }
     print("state " + playback.state.pretty())
-    if playback.raised > 0 {
-      let actions = playback.raised == 1 ? "action" : "actions"
-      printError("\(playback.raised) \(actions) raised")
-      throw ExitStatus.failure
+    // The actions that raised as they did when recorded are the session's, rolled back then as
+    // now: a replay that goes as recorded passes (it exited 1 on them, and 0 on an effect that
+    // changed: a new user's finding).
+    let report = playback.report
+    if report.fits, report.noLongerRaising == 0 {
+      if playback.raised > 0 {
+        print(
+          "(\(playback.raised) \(playback.raised == 1 ? "action" : "actions") raised, as when "
+            + "recorded)")
+      }
+      return
     }
+    fflush(nil)  // the report before the error, in one stream as in two
+    printError(
+      "the replay goes otherwise than the recording (above). To fix, change the code back, or "
+        + "record the session again if the change is meant")
+    throw ExitStatus.failure
   }
 
   private func fail(_ message: String) throws -> Never {

@@ -124,7 +124,47 @@ import Testing
     #expect(lines[1] == "the code changed since the session was recorded")
     #expect(lines[2].hasPrefix("action 4 ({ id = \""))
     #expect(lines[2].hasSuffix(#"type = "toggle" }) now raises: counter.lua:10: toggles are off"#))
-    #expect(outcome.errors == "error: 1 action raised\n")
+    #expect(
+      outcome.errors
+        == "error: the replay goes otherwise than the recording (above). To fix, change the code "
+        + "back, or record the session again if the change is meant\n")
+  }
+
+  /// The exit status says whether the replay went as recorded: an action that raised when
+  /// recorded and raises now is the session's (0, said), an effect that changed or an action
+  /// that no longer raises is not (1) (a new user's finding: it was the other way round).
+  @Test func theExitStatusSaysWhetherTheReplayWentAsRecorded() async throws {
+    let repl = try ReplSessionTests.Harness(
+      source: """
+        local effect = require("composable.effect")
+        return {
+          initial_state = function() return { count = 0 } end,
+          reduce = function(state, action)
+            if action.type == "increment" then state.count = state.count + 1
+            elseif action.type == "boom" then error("boom")
+            elseif action.type == "ping" then return effect.send("pong")
+            elseif action.type == "pong" then state.count = state.count + 10 end
+          end,
+        }
+        """)
+    let directory = repl.file.deletingLastPathComponent()
+    await repl.type("increment", "boom", "ping")
+    await repl.type(":save \(directory.path)/s.lua")
+    let same = try Command.run(["replay", "s.lua"], in: directory)
+    #expect(same.status == 0, "\(same.errors)")
+    #expect(same.output.hasSuffix("(1 action raised, as when recorded)\n"), "\(same.output)")
+    #expect(same.errors.isEmpty)
+    let source = try String(contentsOf: repl.file, encoding: .utf8)
+    for (from, to) in [
+      ("return effect.send(\"pong\")", "state.count = state.count + 10"),  // another effect
+      ("error(\"boom\")", "state.count = 0"),  // no longer raises
+    ] {
+      try source.replacingOccurrences(of: from, with: to)
+        .write(to: repl.file, atomically: true, encoding: .utf8)
+      let changed = try Command.run(["replay", "s.lua"], in: directory)
+      #expect(changed.status == 1, "\(to): \(changed.output)")
+      #expect(changed.errors.hasPrefix("error: the replay goes otherwise than the recording"))
+    }
   }
 
   /// `--feature` replays on another file: the same session on a copy.
