@@ -35,8 +35,18 @@ struct ReplCommand: Command {
     let outcome = try await ReplLoop(
       host: host, clock: ReplClock(paused: paused), replaysOnReload: replay
     ).run()
-    if !outcome.saved { throw ExitStatus.failure }
-    if outcome.any { throw ExitStatus.actionsFailed }
+    let status: ExitStatus? =
+      !outcome.saved ? .failure : outcome.any ? .actionsFailed : nil
+    // Piped, a last line says what failed, as `run` piped says it (a new user's finding: the
+    // status was 2 with nothing said).
+    if let status, isatty(STDIN_FILENO) != 1, let counts = outcome.counts,
+      let said = Run.summary(
+        actions: counts.actions, effects: counts.effects, lines: counts.lines,
+        reloads: counts.reloads, saves: counts.saves, unsaved: !outcome.saved, status: status)
+    {
+      printError(said)
+    }
+    if let status { throw status }
   }
 }
 
@@ -51,6 +61,8 @@ struct ReplLoop {
   struct Outcome {
     let any: Bool
     let saved: Bool
+    /// What failed, counted (piped, the lines that were not actions among them).
+    var counts: (actions: Int, effects: Int, reloads: Int, lines: Int, saves: Int)? = nil
   }
 
   /// Runs the session until `:quit` or the end of the input, then saves what is pending.
@@ -111,7 +123,8 @@ struct ReplLoop {
     let saved = ending == .saved && session.failures.counts.saves == 0
     // Piped, a line that was not an action fails the script, as it does `run` piped; typed at
     // the prompt, it is typing.
-    let lines = editor == nil ? session.failures.counts.lines : 0
-    return Outcome(any: session.failures.any || lines > 0, saved: saved)
+    var counts = session.failures.counts
+    counts.lines = editor == nil ? counts.lines : 0
+    return Outcome(any: session.failures.any || counts.lines > 0, saved: saved, counts: counts)
   }
 }

@@ -289,23 +289,32 @@ struct Run: Command {
     /// nil when nothing failed. `status` is the one the run exits with.
     func summary(status: ExitStatus) -> String? {
       let counted = counts.withLock { $0 }
-      func count(_ number: Int, _ one: String, _ many: String) -> String? {
-        number == 0 ? nil : number == 1 ? "1 \(one)" : "\(number) \(many)"
-      }
-      let parts = [
-        count(counted.actions, "action failed", "actions failed"),
-        count(counted.effects, "effect failed", "effects failed"),
-        count(counted.lines, "line was not an action", "lines were not actions"),
-        count(counted.reloads, "reload was refused", "reloads were refused"),
-        count(counted.saves, "save of the state failed", "saves of the state failed"),
-      ].compactMap { $0 }
-      guard !parts.isEmpty else { return nil }
-      let rest =
-        counted.actions + counted.lines > 0 ? "; the other lines ran" : ""
-      let unsaved =
-        counted.saves == 0 ? "" : counted.unsaved ? ", and the state is not saved" : ""
-      return parts.joined(separator: ", ") + rest + unsaved + " (exit status \(status.code))"
+      return Run.summary(
+        actions: counted.actions, effects: counted.effects, lines: counted.lines,
+        reloads: counted.reloads, saves: counted.saves, unsaved: counted.unsaved, status: status)
     }
+  }
+
+  /// What failed in a piped run or REPL session, as its last line says it: `2 actions failed, 1
+  /// line was not an action; the other lines ran (exit status 2)`; nil when nothing failed.
+  static func summary(
+    actions: Int, effects: Int, lines: Int, reloads: Int, saves: Int, unsaved: Bool,
+    status: ExitStatus
+  ) -> String? {
+    func count(_ number: Int, _ one: String, _ many: String) -> String? {
+      number == 0 ? nil : number == 1 ? "1 \(one)" : "\(number) \(many)"
+    }
+    let parts = [
+      count(actions, "action failed", "actions failed"),
+      count(effects, "effect failed", "effects failed"),
+      count(lines, "line was not an action", "lines were not actions"),
+      count(reloads, "reload was refused", "reloads were refused"),
+      count(saves, "save of the state failed", "saves of the state failed"),
+    ].compactMap { $0 }
+    guard !parts.isEmpty else { return nil }
+    let rest = actions + lines > 0 ? "; the other lines ran" : ""
+    let unsavedNote = saves == 0 ? "" : unsaved ? ", and the state is not saved" : ""
+    return parts.joined(separator: ", ") + rest + unsavedNote + " (exit status \(status.code))"
   }
 
   /// What `migrate(state)` changed (on a reload, or on a restored state), printed as an

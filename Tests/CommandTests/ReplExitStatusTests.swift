@@ -61,6 +61,27 @@ import Testing
     #expect(text.contains("so it was not run: { type = \"note\", text = [[one"), "\(text)")
   }
 
+  /// Piped, the last line on standard error says what failed and the status, as `run` piped
+  /// says it (a new user's finding: the status was 2 with nothing said).
+  @Test func aLastLineSaysWhatFailed() throws {
+    let directory = try makeTemporaryDirectory("repl-exit-line")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("tally.lua")
+    try Self.feature.write(to: feature, atomically: true, encoding: .utf8)
+    let outcome = try Command.run(
+      ["repl", feature.path, "--data", directory.appendingPathComponent("data").path],
+      input: "increment\nboom\n{ 1 2 }\nincrement\n")
+    #expect(outcome.status == 2)
+    #expect(
+      outcome.errors.hasSuffix(
+        "error: 1 action failed, 1 line was not an action; the other lines ran (exit status 2)\n"),
+      "\(outcome.errors)")
+    let clean = try Command.run(
+      ["repl", feature.path, "--data", directory.appendingPathComponent("data").path],
+      input: "increment\n")
+    #expect(clean.status == 0 && clean.errors.isEmpty, "\(clean.errors)")
+  }
+
   @Test func nothingFailedIsStatusZero() throws {
     let (status, text) = try status(input: "increment\nincrement\n")
     #expect(status == 0, "\(text)")
