@@ -82,8 +82,9 @@ import Testing
     let said = await repl.type(":redo").0
     #expect(
       said.contains(
-        "action 1 returns another effect now: the 1 action after it, undone, went with the old "
-          + "one, and are dropped"), "\(said)")
+        "action 1 returns another effect now: the 1 undone action after it, typed ones too, "
+          + "are dropped (they came after what the old effect did, and the actions it sent are "
+          + "among them)"), "\(said)")
   }
 
   /// A feature whose every action but `inc` and `dec` returns a coroutine sending what a helper

@@ -325,8 +325,9 @@ import Testing
     #expect(said.contains("(action 1, undone before the code was reloaded, ran again"), "\(said)")
     #expect(
       said.contains(
-        "action 1 returns another effect now: the 2 actions after it, undone, went with the old "
-          + "one, and are dropped"), "\(said)")
+        "action 1 returns another effect now: the 2 undone actions after it, typed ones too, "
+          + "are dropped (they came after what the old effect did, and the actions it sent are "
+          + "among them)"), "\(said)")
     #expect(said.contains("after 1 of 1"), "\(said)")
     #expect(try state(repl) == ["a": 1, "b": 0])
     let test = repl.file.deletingLastPathComponent().appendingPathComponent("counter_test.lua")

@@ -83,7 +83,9 @@ import Testing
     let (said, text) = try await writeTest(repl, lines, as: "branch_test.lua")
     #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
     #expect(
-      text.contains("store:skip_in_flight_effects()  -- a jump in time cancelled them here"),
+      text.contains(
+        "-- and what was running is cancelled, as the session did\n    store:skip_received_actions()"
+          + "\n    store:skip_in_flight_effects()"),
       "\(text)")
     // A saved session keeps the mark, and reads it back.
     let saved = repl.file.deletingLastPathComponent().appendingPathComponent("branch.session.lua")

@@ -307,9 +307,14 @@ extension SessionTestPlan {
     case .cancelEffects:
       // What effects sent at once and the jump undid (an `effect.send`'s action) is dropped
       // too: the test cannot receive it and go on.
+      // Said as what the session did there: after `:undo` then `:redo` back to the end, "undid
+      // them" read as if actions were skipped for nothing (a new user's finding).
       return [
-        "    \(syntax.skipReceivedActions)  \(syntax.comment) a jump in time undid them here",
-        "    \(syntax.skipInFlightEffects)  \(syntax.comment) a jump in time cancelled them here",
+        "    \(syntax.comment) :goto, :undo or :redo here: what effects sent at once and was "
+          + "not asserted is dropped,",
+        "    \(syntax.comment) and what was running is cancelled, as the session did",
+        "    \(syntax.skipReceivedActions)",
+        "    \(syntax.skipInFlightEffects)",
       ]
     case let .cancelledByHand(what):
       return [

@@ -146,9 +146,9 @@ struct ReplReducer: Reducer {
         let after = actions.count - end
         if after > 0 {
           notes.append(
-            "  action \(end) returns another effect now: the \(after) action"
-              + (after == 1 ? "" : "s") + " after it, undone, went with the old one, and are "
-              + "dropped")
+            "  action \(end) returns another effect now: the \(after) undone action"
+              + (after == 1 ? "" : "s") + " after it, typed ones too, are dropped (they came "
+              + "after what the old effect did, and the actions it sent are among them)")
         }
         break
       }
