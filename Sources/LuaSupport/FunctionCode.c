@@ -6,11 +6,14 @@
 // What is hashed, from the function: its bytecode, stripped, without the lines it was defined
 // at and without where its upvalues come from in the function around it (both move when code
 // elsewhere in the file does: a local added above it); then each upvalue's value: a Lua
-// function the same way, a C function by its address and its upvalues, a table by its entries
+// function the same way, a C function by its address, a table by its entries
 // (a module of helpers, a table of constants), the globals (`_ENV`) by the functions they hold;
-// numbers, strings and booleans as they are. Each function and table is walked once, a second
-// meeting counted by its place in the walk; the walk is bounded (LK_CODE_WORK), past which it
-// counts what it did not look into by a mark alone: what lies past the bound is not compared.
+// numbers, strings and booleans as they are. A table's entries count whatever order `next`
+// gives them in (a table that grew is rehashed, and its order moves: a global added elsewhere
+// refused a harmless reload): each entry is hashed apart, and the entries' hashes summed. Each
+// function and table is walked once, a second meeting counting its hash again (one still being
+// walked, a cycle, counts as a mark); the walk is bounded (LK_CODE_WORK), past which it counts
+// what it did not look into by a mark alone: what lies past the bound is not compared.
 //
 // FNV-1a over the bytes. Nothing here can raise: lua_dump with a writer into malloc'd memory,
 // lua_getupvalue, lua_next over keys it was given, reads of values by their type (no
@@ -28,20 +31,22 @@ enum {
   LK_CODE_DUMPED = 16 << 20,   // bytes of bytecode hashed in one walk
 };
 
-// The functions and tables met so far, by address: an open-addressed set, malloc'd, each with
-// the order it was met in.
+// The functions and tables met so far, by address, with their hashes (0 while still being
+// walked): an open-addressed set, malloc'd.
 typedef struct {
   const void **keys;
-  uint32_t *order;
+  uint64_t *hashes;
   size_t capacity, count;
 } lk_code_seen_set;
 
 typedef struct {
-  uint64_t hash;
+  uint64_t hash;  // the hash being made: of the value being walked now
   lk_code_seen_set seen;
   size_t work, dumped;
   int out_of_memory;
 } lk_code_hash;
+
+enum { LK_FNV_START = 0xcbf29ce484222325ULL };
 
 static void lk_code_mix(lk_code_hash *code, const void *bytes, size_t size) {
   const unsigned char *byte = bytes;
@@ -53,40 +58,46 @@ static void lk_code_mix(lk_code_hash *code, const void *bytes, size_t size) {
 
 static void lk_code_mix_tag(lk_code_hash *code, char tag) { lk_code_mix(code, &tag, 1); }
 
-// The order `pointer` was met in (from 1), or 0 when it is new, which it then notes.
-static uint32_t lk_code_seen(lk_code_hash *code, const void *pointer) {
+// The slot of `pointer` in the set: its hash (0 while it is walked), and whether it is new,
+// which it then notes. NULL when the set cannot grow.
+static uint64_t *lk_code_seen(lk_code_hash *code, const void *pointer, int *is_new) {
   lk_code_seen_set *set = &code->seen;
   if (set->count * 2 >= set->capacity) {
     size_t capacity = set->capacity ? set->capacity * 2 : 64;
     const void **keys = calloc(capacity, sizeof *keys);
-    uint32_t *order = calloc(capacity, sizeof *order);
-    if (keys == NULL || order == NULL) {
+    uint64_t *hashes = calloc(capacity, sizeof *hashes);
+    if (keys == NULL || hashes == NULL) {
       free(keys);
-      free(order);
+      free(hashes);
       code->out_of_memory = 1;
-      return UINT32_MAX;  // as if seen: nothing more is walked
+      return NULL;
     }
     for (size_t i = 0; i < set->capacity; i++) {
       if (set->keys[i] == NULL) continue;
       size_t at = ((uintptr_t)set->keys[i] >> 4) & (capacity - 1);
       while (keys[at] != NULL) at = (at + 1) & (capacity - 1);
       keys[at] = set->keys[i];
-      order[at] = set->order[i];
+      hashes[at] = set->hashes[i];
     }
     free(set->keys);
-    free(set->order);
+    free(set->hashes);
     set->keys = keys;
-    set->order = order;
+    set->hashes = hashes;
     set->capacity = capacity;
   }
   size_t at = ((uintptr_t)pointer >> 4) & (set->capacity - 1);
   while (set->keys[at] != NULL) {
-    if (set->keys[at] == pointer) return set->order[at];
+    if (set->keys[at] == pointer) {
+      *is_new = 0;
+      return &set->hashes[at];
+    }
     at = (at + 1) & (set->capacity - 1);
   }
   set->keys[at] = pointer;
-  set->order[at] = (uint32_t)++set->count;
-  return 0;
+  set->hashes[at] = 0;
+  set->count++;
+  *is_new = 1;
+  return &set->hashes[at];
 }
 
 // Whether the walk may look at one more thing; counts it.
@@ -241,18 +252,45 @@ static void lk_code_mix_dump(lk_code_hash *code, const lk_dump_buffer *dump) {
 
 static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int depth);
 
-// A function, table or userdata met again (from its order), or past the bounds: one mark, and
-// nothing more looked into. Returns whether it is to be walked.
-static int lk_code_enter(lua_State *L, lk_code_hash *code, int index, int depth) {
+// The hash of the value at `index` alone, made apart from the one being made (and restored).
+static uint64_t lk_code_hash_of(lua_State *L, lk_code_hash *code, int index, int depth) {
+  uint64_t outer = code->hash;
+  code->hash = LK_FNV_START;
+  lk_code_mix_value(L, code, index, depth);
+  uint64_t hash = code->hash;
+  code->hash = outer;
+  return hash;
+}
+
+static void lk_code_walk_function(lua_State *L, lk_code_hash *code, int index, int depth);
+static void lk_code_walk_table(lua_State *L, lk_code_hash *code, int index, int depth);
+
+// A function or a table: walked the first time it is met, its hash mixed again at each meeting
+// after; one met while it is walked (a cycle), or past the bounds, counts as a mark.
+static void lk_code_mix_reference(lua_State *L, lk_code_hash *code, int index, int depth) {
   if (depth >= LK_CODE_DEPTH || !lk_code_may_work(code) || !lua_checkstack(L, 4)) {
-    lk_code_mix_tag(code, '+');  // not looked into
-    return 0;
+    return lk_code_mix_tag(code, '+');  // not looked into
   }
-  uint32_t order = lk_code_seen(code, lua_topointer(L, index));
-  if (order == 0) return 1;
-  lk_code_mix_tag(code, 'R');
-  lk_code_mix(code, &order, sizeof order);
-  return 0;
+  int is_new;
+  uint64_t *slot = lk_code_seen(code, lua_topointer(L, index), &is_new);
+  if (slot == NULL) return lk_code_mix_tag(code, '+');
+  if (!is_new) {
+    if (*slot == 0) return lk_code_mix_tag(code, 'R');  // a cycle
+    return lk_code_mix(code, slot, sizeof *slot);
+  }
+  uint64_t outer = code->hash;
+  code->hash = LK_FNV_START;
+  if (lua_type(L, index) == LUA_TFUNCTION) {
+    lk_code_walk_function(L, code, index, depth);
+  } else {
+    lk_code_walk_table(L, code, index, depth);
+  }
+  uint64_t hash = code->hash ? code->hash : 1;
+  code->hash = outer;
+  // The slot may have moved (the set grew during the walk): found again.
+  uint64_t *done = lk_code_seen(code, lua_topointer(L, index), &is_new);
+  if (done != NULL) *done = hash;
+  lk_code_mix(code, &hash, sizeof hash);
 }
 
 // The upvalues of the function at `index`, in their order; `_ENV` by the functions it holds.
@@ -263,18 +301,22 @@ static void lk_code_mix_upvalues(lua_State *L, lk_code_hash *code, int index, in
     int value = lua_gettop(L);
     if (strcmp(name, "_ENV") == 0 && lua_type(L, value) == LUA_TTABLE) {
       // The globals: every function of the file holds them, with whatever a feature keeps
-      // there; their functions (a helper defined global) are the code it may call.
+      // there; their functions (a helper defined global) are the code it may call. Summed, in
+      // whatever order `next` gives them.
       lk_code_mix_tag(code, 'E');
-      if (lk_code_enter(L, code, value, depth)) {
-        lua_pushnil(L);
-        while (lua_next(L, value) != 0) {
-          if (lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING) {
-            lk_code_mix_value(L, code, lua_gettop(L) - 1, depth + 1);
-            lk_code_mix_value(L, code, lua_gettop(L), depth + 1);
-          }
-          lua_pop(L, 1);
+      uint64_t sum = 0, count = 0;
+      lua_pushnil(L);
+      while (lua_next(L, value) != 0) {
+        if (lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING) {
+          uint64_t key = lk_code_hash_of(L, code, lua_gettop(L) - 1, depth + 1);
+          uint64_t entry = lk_code_hash_of(L, code, lua_gettop(L), depth + 1);
+          sum += key * 0x9E3779B97F4A7C15ULL ^ entry;
+          count++;
         }
+        lua_pop(L, 1);
       }
+      lk_code_mix(code, &sum, sizeof sum);
+      lk_code_mix(code, &count, sizeof count);
     } else {
       lk_code_mix_value(L, code, value, depth + 1);
     }
@@ -282,12 +324,14 @@ static void lk_code_mix_upvalues(lua_State *L, lk_code_hash *code, int index, in
   }
 }
 
-static void lk_code_mix_function(lua_State *L, lk_code_hash *code, int index, int depth) {
-  if (!lk_code_enter(L, code, index, depth)) return;
+static void lk_code_walk_function(lua_State *L, lk_code_hash *code, int index, int depth) {
   if (lua_iscfunction(L, index)) {
+    // By its address alone: its upvalues are the host's (`require` holds `package`, and
+    // through it every module and the globals, whatever data a feature keeps there).
     lua_CFunction function = lua_tocfunction(L, index);
     lk_code_mix_tag(code, 'C');
     lk_code_mix(code, &function, sizeof function);
+    return;
   } else {
     lk_code_mix_tag(code, 'F');
     lk_dump_buffer dump = {NULL, 0, 0, 0};
@@ -305,20 +349,26 @@ static void lk_code_mix_function(lua_State *L, lk_code_hash *code, int index, in
   lk_code_mix_upvalues(L, code, index, depth);
 }
 
-// A table: its entries, in the order `next` gives them (the same for tables made the same way).
-static void lk_code_mix_table(lua_State *L, lk_code_hash *code, int index, int depth) {
-  if (!lk_code_enter(L, code, index, depth)) return;
+// A table: each entry hashed apart, the entries' hashes summed, so that the order `next` gives
+// them in does not count.
+static void lk_code_walk_table(lua_State *L, lk_code_hash *code, int index, int depth) {
+  lk_code_mix_tag(code, 'T');
+  uint64_t sum = 0, count = 0;
   lua_pushnil(L);
   while (lua_next(L, index) != 0) {
     if (!lk_code_may_work(code)) {
       lk_code_mix_tag(code, '+');
       lua_pop(L, 2);
-      return;
+      break;
     }
-    lk_code_mix_value(L, code, lua_gettop(L) - 1, depth + 1);
-    lk_code_mix_value(L, code, lua_gettop(L), depth + 1);
+    uint64_t key = lk_code_hash_of(L, code, lua_gettop(L) - 1, depth + 1);
+    uint64_t value = lk_code_hash_of(L, code, lua_gettop(L), depth + 1);
+    sum += key * 0x9E3779B97F4A7C15ULL ^ value;
+    count++;
     lua_pop(L, 1);
   }
+  lk_code_mix(code, &sum, sizeof sum);
+  lk_code_mix(code, &count, sizeof count);
 }
 
 static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int depth) {
@@ -343,8 +393,7 @@ static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int d
       break;
     }
     case LUA_TBOOLEAN: lk_code_mix_tag(code, lua_toboolean(L, index) ? 't' : 'f'); break;
-    case LUA_TFUNCTION: lk_code_mix_function(L, code, index, depth); break;
-    case LUA_TTABLE: lk_code_mix_table(L, code, index, depth); break;
+    case LUA_TFUNCTION: case LUA_TTABLE: lk_code_mix_reference(L, code, index, depth); break;
     default: break;  // nil, a userdata, a thread: the type alone
   }
 }
@@ -352,11 +401,11 @@ static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int d
 uint64_t lk_function_code_hash(lua_State *L, int index) {
   index = lua_absindex(L, index);
   if (lua_type(L, index) != LUA_TFUNCTION) return 0;
-  lk_code_hash code = {.hash = 0xcbf29ce484222325ULL};
+  lk_code_hash code = {.hash = LK_FNV_START};
   int top = lua_gettop(L);
-  lk_code_mix_function(L, &code, index, 0);
+  lk_code_mix_value(L, &code, index, 0);
   lua_settop(L, top);
   free(code.seen.keys);
-  free(code.seen.order);
+  free(code.seen.hashes);
   return code.hash == 0 ? 1 : code.hash;
 }

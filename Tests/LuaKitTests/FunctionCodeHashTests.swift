@@ -81,6 +81,37 @@ import Testing
     #expect(table.map(vm.codeHash(of:)) == .some(nil))
   }
 
+  /// A table's entries count whatever order `next` gives them in: one built in another order,
+  /// or grown and rehashed, is the same; globals added (not functions) change nothing, nor do
+  /// functions added under other names, once removed again.
+  @Test func aTablesOrderAndTheGlobalsDataDoNotCount() throws {
+    let vm = try LuaVM()
+    let forward = try hash(
+      """
+      local t = {}
+      for i = 1, 40 do t["k" .. i] = function() return i end end
+      return function() return t.k1() end
+      """, in: vm)
+    let backward = try hash(
+      """
+      local t = {}
+      for i = 40, 1, -1 do t["k" .. i] = function() return i end end
+      for i = 1, 1000 do t["x" .. i] = true end
+      for i = 1, 1000 do t["x" .. i] = nil end
+      return function() return t.k1() end
+      """, in: vm)
+    #expect(forward == backward)
+    let global = "return function() return helper() end"
+    try vm.evaluate("function helper() return 1 end")
+    let before = try hash(global, in: vm)
+    try vm.evaluate("for i = 1, 500 do _G['data' .. i] = { i } end")
+    #expect(try hash(global, in: vm) == before)
+    try vm.evaluate("for i = 1, 500 do _G['f' .. i] = function() end end")
+    #expect(try hash(global, in: vm) != before)
+    try vm.evaluate("for i = 1, 500 do _G['f' .. i] = nil end")
+    #expect(try hash(global, in: vm) == before)
+  }
+
   /// A function that holds itself, two that hold each other, and a chain of closures deeper
   /// than it looks: each ends, leaving the stack as it was.
   @Test func cyclesAndDepthEnd() throws {
