@@ -169,4 +169,18 @@ import Testing
       "\(error)".contains("actions[1].sent_at_once: an action a person typed was not sent by an effect")
     }
   }
+
+  /// `:goto` into a step that a reload refuses to cross says so of the action asked for (a new
+  /// user's finding: `:goto 1` was refused as `cannot go to action 2`, the end of its step).
+  @Test func aRefusedGotoInsideAStepNamesTheActionAsked() async throws {
+    let repl = try ReplSessionTests.Harness()
+    await repl.type("ping", "increment")
+    #expect(repl.session.timeline.count == 3)
+    try ReplSessionTests.source.replacingOccurrences(
+      of: "state.count = state.count + 100", with: "state.count = state.count + 5"
+    ).write(to: repl.file, atomically: true, encoding: .utf8)
+    await repl.type(":reload")
+    let refused = await repl.type(":goto 1").0
+    #expect(refused.hasPrefix("  error: :goto cannot go to action 1: "), "\(refused)")
+  }
 }

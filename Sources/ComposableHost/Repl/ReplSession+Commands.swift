@@ -297,6 +297,9 @@ extension ReplSession {
     let actions = timeline.actions
     let place = stoppingPlace(atOrAfter: number, in: actions)
     guard place == number else {
+      // Refused, it says so of the action asked for, not of the end of its step.
+      if number < timeline.lastBoundary?.position ?? 0 { await checkReloads() }
+      if let refusal = jumpRefusal(to: number, by: .goto) { return printer.error(refusal) }
       let sent =
         place - number == 1
         ? "it was sent at once with effect.send, and no run stops before it"
