@@ -293,6 +293,31 @@ static void lk_code_mix_reference(lua_State *L, lk_code_hash *code, int index, i
   lk_code_mix(code, &hash, sizeof hash);
 }
 
+// The entries of the table at `index` (`functions_only`: those whose key is a string and whose
+// value a function), each hashed apart and the hashes summed, with their count: whatever order
+// `next` gives them in (a table that grew is rehashed, and its order moves).
+static void lk_code_mix_entries(
+    lua_State *L, lk_code_hash *code, int index, int depth, int functions_only) {
+  uint64_t sum = 0, count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    if (!lk_code_may_work(code)) {
+      lk_code_mix_tag(code, '+');  // the rest not looked into
+      lua_pop(L, 2);
+      break;
+    }
+    if (!functions_only || (lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING)) {
+      uint64_t key = lk_code_hash_of(L, code, lua_gettop(L) - 1, depth + 1);
+      uint64_t value = lk_code_hash_of(L, code, lua_gettop(L), depth + 1);
+      sum += (key * 0x9E3779B97F4A7C15ULL) ^ value;
+      count++;
+    }
+    lua_pop(L, 1);
+  }
+  lk_code_mix(code, &sum, sizeof sum);
+  lk_code_mix(code, &count, sizeof count);
+}
+
 // The upvalues of the function at `index`, in their order; `_ENV` by the functions it holds.
 static void lk_code_mix_upvalues(lua_State *L, lk_code_hash *code, int index, int depth) {
   for (int n = 1;; n++) {
@@ -304,19 +329,7 @@ static void lk_code_mix_upvalues(lua_State *L, lk_code_hash *code, int index, in
       // there; their functions (a helper defined global) are the code it may call. Summed, in
       // whatever order `next` gives them.
       lk_code_mix_tag(code, 'E');
-      uint64_t sum = 0, count = 0;
-      lua_pushnil(L);
-      while (lua_next(L, value) != 0) {
-        if (lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING) {
-          uint64_t key = lk_code_hash_of(L, code, lua_gettop(L) - 1, depth + 1);
-          uint64_t entry = lk_code_hash_of(L, code, lua_gettop(L), depth + 1);
-          sum += key * 0x9E3779B97F4A7C15ULL ^ entry;
-          count++;
-        }
-        lua_pop(L, 1);
-      }
-      lk_code_mix(code, &sum, sizeof sum);
-      lk_code_mix(code, &count, sizeof count);
+      lk_code_mix_entries(L, code, value, depth, 1);
     } else {
       lk_code_mix_value(L, code, value, depth + 1);
     }
@@ -332,20 +345,19 @@ static void lk_code_walk_function(lua_State *L, lk_code_hash *code, int index, i
     lk_code_mix_tag(code, 'C');
     lk_code_mix(code, &function, sizeof function);
     return;
-  } else {
-    lk_code_mix_tag(code, 'F');
-    lk_dump_buffer dump = {NULL, 0, 0, 0};
-    if (code->dumped < LK_CODE_DUMPED) {
-      lua_pushvalue(L, index);
-      lua_dump(L, lk_code_writer, &dump, 1);
-      lua_pop(L, 1);
-      code->dumped += dump.length;
-    } else {
-      dump.cut = 1;
-    }
-    lk_code_mix_dump(code, &dump);
-    free(dump.bytes);
   }
+  lk_code_mix_tag(code, 'F');
+  lk_dump_buffer dump = {NULL, 0, 0, 0};
+  if (code->dumped < LK_CODE_DUMPED) {
+    lua_pushvalue(L, index);
+    lua_dump(L, lk_code_writer, &dump, 1);
+    lua_pop(L, 1);
+    code->dumped += dump.length;
+  } else {
+    dump.cut = 1;
+  }
+  lk_code_mix_dump(code, &dump);
+  free(dump.bytes);
   lk_code_mix_upvalues(L, code, index, depth);
 }
 
@@ -353,22 +365,7 @@ static void lk_code_walk_function(lua_State *L, lk_code_hash *code, int index, i
 // them in does not count.
 static void lk_code_walk_table(lua_State *L, lk_code_hash *code, int index, int depth) {
   lk_code_mix_tag(code, 'T');
-  uint64_t sum = 0, count = 0;
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    if (!lk_code_may_work(code)) {
-      lk_code_mix_tag(code, '+');
-      lua_pop(L, 2);
-      break;
-    }
-    uint64_t key = lk_code_hash_of(L, code, lua_gettop(L) - 1, depth + 1);
-    uint64_t value = lk_code_hash_of(L, code, lua_gettop(L), depth + 1);
-    sum += key * 0x9E3779B97F4A7C15ULL ^ value;
-    count++;
-    lua_pop(L, 1);
-  }
-  lk_code_mix(code, &sum, sizeof sum);
-  lk_code_mix(code, &count, sizeof count);
+  lk_code_mix_entries(L, code, index, depth, 0);
 }
 
 static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int depth) {
