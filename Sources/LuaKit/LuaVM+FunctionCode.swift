@@ -2,10 +2,10 @@ import LuaSupport
 
 extension LuaVM {
   /// A number for the code the function `reference` holds would run: its bytecode without debug
-  /// information, and what its upvalues hold (the functions it calls, the tables of helpers and
-  /// constants it reads, the functions among the globals), within bounds (see
-  /// `FunctionCode.c`). Equal for the same source loaded again in one process; different when
-  /// the code changed. Nil when `reference` is not a function.
+  /// information, and what its upvalues hold (the local functions it calls, the numbers, strings
+  /// and booleans it reads; a table by its type alone, the globals not at all), within bounds
+  /// (see `FunctionCode.c`). Equal for the same source loaded again in one process; different
+  /// when that code changed. Nil when `reference` is not a function.
   ///
   /// ```swift
   /// let one = try vm.load("return 1", chunkName: "one")

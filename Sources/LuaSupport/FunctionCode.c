@@ -6,14 +6,16 @@
 // What is hashed, from the function: its bytecode, stripped, without the lines it was defined
 // at and without where its upvalues come from in the function around it (both move when code
 // elsewhere in the file does: a local added above it); then each upvalue's value: a Lua
-// function the same way, a C function by its address, a table by its entries
-// (a module of helpers, a table of constants), the globals (`_ENV`) by the functions they hold;
-// numbers, strings and booleans as they are. A table's entries count whatever order `next`
-// gives them in (a table that grew is rehashed, and its order moves: a global added elsewhere
-// refused a harmless reload): each entry is hashed apart, and the entries' hashes summed. Each
-// function and table is walked once, a second meeting counting its hash again (one still being
-// walked, a cycle, counts as a mark); the walk is bounded (LK_CODE_WORK), past which it counts
-// what it did not look into by a mark alone: what lies past the bound is not compared.
+// function the same way, a C function by its address, numbers, strings and booleans as they
+// are. A table counts by its type alone, and the globals (`_ENV`) not at all: what a table or
+// the globals hold is data as much as code (a module's counters, `package.loaded`, whence every
+// module and the feature itself, whose every change a new action makes), and a check that
+// walked them refused a reload of the same file whenever a coroutine used a global (an
+// attacker's finding). So a helper reached through a table, a module or a global is not
+// compared (docs/sessions.md says so). Each function and long string is hashed once, a second
+// meeting counting its hash again (a function met while it is hashed, a cycle, as a mark); the
+// walk is bounded (LK_CODE_WORK things, LK_CODE_DUMPED bytes), past which it counts what it did
+// not look into by a mark alone.
 //
 // FNV-1a over the bytes. Nothing here can raise: lua_dump with a writer into malloc'd memory,
 // lua_getupvalue, lua_next over keys it was given, reads of values by their type (no
@@ -26,13 +28,13 @@
 #include <string.h>
 
 enum {
-  LK_CODE_DEPTH = 64,          // levels of upvalues and table entries looked into
-  LK_CODE_WORK = 1 << 16,      // functions, tables and entries looked at in one walk
-  LK_CODE_DUMPED = 16 << 20,   // bytes of bytecode hashed in one walk
+  LK_CODE_DEPTH = 64,          // levels of functions held as upvalues looked into
+  LK_CODE_WORK = 1 << 16,      // functions and long strings looked at in one walk
+  LK_CODE_DUMPED = 16 << 20,   // bytes of bytecode and long strings hashed in one walk
 };
 
-// The functions and tables met so far, by address, with their hashes (0 while still being
-// walked): an open-addressed set, malloc'd.
+// The functions and long strings met so far, by address, with their hashes (0 while still
+// being hashed): an open-addressed set, malloc'd.
 typedef struct {
   const void **keys;
   uint64_t *hashes;
@@ -252,21 +254,10 @@ static void lk_code_mix_dump(lk_code_hash *code, const lk_dump_buffer *dump) {
 
 static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int depth);
 
-// The hash of the value at `index` alone, made apart from the one being made (and restored).
-static uint64_t lk_code_hash_of(lua_State *L, lk_code_hash *code, int index, int depth) {
-  uint64_t outer = code->hash;
-  code->hash = LK_FNV_START;
-  lk_code_mix_value(L, code, index, depth);
-  uint64_t hash = code->hash;
-  code->hash = outer;
-  return hash;
-}
-
 static void lk_code_walk_function(lua_State *L, lk_code_hash *code, int index, int depth);
-static void lk_code_walk_table(lua_State *L, lk_code_hash *code, int index, int depth);
 
-// A function or a table: walked the first time it is met, its hash mixed again at each meeting
-// after; one met while it is walked (a cycle), or past the bounds, counts as a mark.
+// A function or a long string: hashed the first time it is met, its hash mixed again at each
+// meeting after; a function met while it is hashed (a cycle), or past the bounds, as a mark.
 static void lk_code_mix_reference(lua_State *L, lk_code_hash *code, int index, int depth) {
   if (depth >= LK_CODE_DEPTH || !lk_code_may_work(code) || !lua_checkstack(L, 4)) {
     return lk_code_mix_tag(code, '+');  // not looked into
@@ -282,8 +273,16 @@ static void lk_code_mix_reference(lua_State *L, lk_code_hash *code, int index, i
   code->hash = LK_FNV_START;
   if (lua_type(L, index) == LUA_TFUNCTION) {
     lk_code_walk_function(L, code, index, depth);
-  } else {
-    lk_code_walk_table(L, code, index, depth);
+  } else {  // a long string: its bytes, within the bound
+    size_t length;
+    const char *bytes = lua_tolstring(L, index, &length);
+    lk_code_mix(code, &length, sizeof length);
+    if (length <= LK_CODE_DUMPED - code->dumped) {
+      code->dumped += length;
+      lk_code_mix(code, bytes, length);
+    } else {
+      lk_code_mix_tag(code, '+');
+    }
   }
   uint64_t hash = code->hash ? code->hash : 1;
   code->hash = outer;
@@ -293,43 +292,14 @@ static void lk_code_mix_reference(lua_State *L, lk_code_hash *code, int index, i
   lk_code_mix(code, &hash, sizeof hash);
 }
 
-// The entries of the table at `index` (`functions_only`: those whose key is a string and whose
-// value a function), each hashed apart and the hashes summed, with their count: whatever order
-// `next` gives them in (a table that grew is rehashed, and its order moves).
-static void lk_code_mix_entries(
-    lua_State *L, lk_code_hash *code, int index, int depth, int functions_only) {
-  uint64_t sum = 0, count = 0;
-  lua_pushnil(L);
-  while (lua_next(L, index) != 0) {
-    if (!lk_code_may_work(code)) {
-      lk_code_mix_tag(code, '+');  // the rest not looked into
-      lua_pop(L, 2);
-      break;
-    }
-    if (!functions_only || (lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING)) {
-      uint64_t key = lk_code_hash_of(L, code, lua_gettop(L) - 1, depth + 1);
-      uint64_t value = lk_code_hash_of(L, code, lua_gettop(L), depth + 1);
-      sum += (key * 0x9E3779B97F4A7C15ULL) ^ value;
-      count++;
-    }
-    lua_pop(L, 1);
-  }
-  lk_code_mix(code, &sum, sizeof sum);
-  lk_code_mix(code, &count, sizeof count);
-}
-
-// The upvalues of the function at `index`, in their order; `_ENV` by the functions it holds.
+// The upvalues of the function at `index`, in their order; `_ENV` by its place alone.
 static void lk_code_mix_upvalues(lua_State *L, lk_code_hash *code, int index, int depth) {
   for (int n = 1;; n++) {
     const char *name = lua_getupvalue(L, index, n);
     if (name == NULL) break;
     int value = lua_gettop(L);
-    if (strcmp(name, "_ENV") == 0 && lua_type(L, value) == LUA_TTABLE) {
-      // The globals: every function of the file holds them, with whatever a feature keeps
-      // there; their functions (a helper defined global) are the code it may call. Summed, in
-      // whatever order `next` gives them.
+    if (strcmp(name, "_ENV") == 0) {
       lk_code_mix_tag(code, 'E');
-      lk_code_mix_entries(L, code, value, depth, 1);
     } else {
       lk_code_mix_value(L, code, value, depth + 1);
     }
@@ -361,13 +331,6 @@ static void lk_code_walk_function(lua_State *L, lk_code_hash *code, int index, i
   lk_code_mix_upvalues(L, code, index, depth);
 }
 
-// A table: each entry hashed apart, the entries' hashes summed, so that the order `next` gives
-// them in does not count.
-static void lk_code_walk_table(lua_State *L, lk_code_hash *code, int index, int depth) {
-  lk_code_mix_tag(code, 'T');
-  lk_code_mix_entries(L, code, index, depth, 0);
-}
-
 static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int depth) {
   int type = lua_type(L, index);
   lk_code_mix_tag(code, (char)('0' + type));
@@ -385,13 +348,14 @@ static void lk_code_mix_value(lua_State *L, lk_code_hash *code, int index, int d
     case LUA_TSTRING: {
       size_t length;
       const char *bytes = lua_tolstring(L, index, &length);
+      if (length > 64) return lk_code_mix_reference(L, code, index, depth);  // hashed once
       lk_code_mix(code, &length, sizeof length);
       lk_code_mix(code, bytes, length);
       break;
     }
     case LUA_TBOOLEAN: lk_code_mix_tag(code, lua_toboolean(L, index) ? 't' : 'f'); break;
-    case LUA_TFUNCTION: case LUA_TTABLE: lk_code_mix_reference(L, code, index, depth); break;
-    default: break;  // nil, a userdata, a thread: the type alone
+    case LUA_TFUNCTION: lk_code_mix_reference(L, code, index, depth); break;
+    default: break;  // nil, a table, a userdata, a thread: the type alone
   }
 }
 
