@@ -3,6 +3,7 @@ import ComposableHost
 import ComposableLua
 import Foundation
 import LuaKit
+import TerminalSupport
 
 /// `composable repl FEATURE.lua`: the REPL on a feature (what `run` opens on a terminal).
 struct ReplCommand: Command {
@@ -35,14 +36,23 @@ struct ReplCommand: Command {
     let outcome = try await ReplLoop(
       host: host, clock: ReplClock(paused: paused), replaysOnReload: replay
     ).run()
+    // Output that could not be written (a full disk, `> /dev/full`) fails the session, as it
+    // does a run: a script checking the status must not take it for done (it exited 0).
+    let outputError = ts_standard_output_error()
+    if outputError != 0 {
+      let reason = outputError > 0 ? ": " + String(cString: strerror(outputError)) : ""
+      printError("what the session printed could not all be written to its output\(reason)")
+    }
     let status: ExitStatus? =
-      !outcome.saved ? .failure : outcome.any ? .actionsFailed : nil
+      !outcome.saved || outputError != 0
+      ? .failure : outcome.any ? .actionsFailed : nil
     // Piped, a last line says what failed, as `run` piped says it (a new user's finding: the
     // status was 2 with nothing said).
     if let status, isatty(STDIN_FILENO) != 1, let counts = outcome.counts,
       let said = Run.summary(
         actions: counts.actions, effects: counts.effects, lines: counts.lines,
-        reloads: counts.reloads, saves: counts.saves, unsaved: !outcome.saved, status: status)
+        reloads: counts.reloads, saves: counts.saves, commands: counts.commands,
+        unsaved: !outcome.saved, status: status)
     {
       printError(said)
     }
@@ -62,7 +72,8 @@ struct ReplLoop {
     let any: Bool
     let saved: Bool
     /// What failed, counted (piped, the lines that were not actions among them).
-    var counts: (actions: Int, effects: Int, reloads: Int, lines: Int, saves: Int)? = nil
+    var counts: (actions: Int, effects: Int, reloads: Int, lines: Int, saves: Int, commands: Int)? =
+      nil
   }
 
   /// Runs the session until `:quit` or the end of the input, then saves what is pending.
@@ -123,8 +134,12 @@ struct ReplLoop {
     let saved = ending == .saved && session.failures.counts.saves == 0
     // Piped, a line that was not an action fails the script, as it does `run` piped; typed at
     // the prompt, it is typing.
+    // Piped, a line that was not an action or a command that failed fails the script; typed
+    // at the prompt, it is typing.
     var counts = session.failures.counts
-    counts.lines = editor == nil ? counts.lines : 0
-    return Outcome(any: session.failures.any || counts.lines > 0, saved: saved, counts: counts)
+    if editor != nil { (counts.lines, counts.commands) = (0, 0) }
+    return Outcome(
+      any: session.failures.any || counts.lines + counts.commands > 0, saved: saved,
+      counts: counts)
   }
 }

@@ -298,8 +298,8 @@ struct Run: Command {
   /// What failed in a piped run or REPL session, as its last line says it: `2 actions failed, 1
   /// line was not an action; the other lines ran (exit status 2)`; nil when nothing failed.
   static func summary(
-    actions: Int, effects: Int, lines: Int, reloads: Int, saves: Int, unsaved: Bool,
-    status: ExitStatus
+    actions: Int, effects: Int, lines: Int, reloads: Int, saves: Int, commands: Int = 0,
+    unsaved: Bool, status: ExitStatus
   ) -> String? {
     func count(_ number: Int, _ one: String, _ many: String) -> String? {
       number == 0 ? nil : number == 1 ? "1 \(one)" : "\(number) \(many)"
@@ -310,6 +310,7 @@ struct Run: Command {
       count(lines, "line was not an action", "lines were not actions"),
       count(reloads, "reload was refused", "reloads were refused"),
       count(saves, "save of the state failed", "saves of the state failed"),
+      count(commands, "command failed", "commands failed"),
     ].compactMap { $0 }
     guard !parts.isEmpty else { return nil }
     let rest = actions + lines > 0 ? "; the other lines ran" : ""

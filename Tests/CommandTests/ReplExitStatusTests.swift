@@ -82,6 +82,42 @@ import Testing
     #expect(clean.status == 0 && clean.errors.isEmpty, "\(clean.errors)")
   }
 
+  /// Piped, a command that said an error fails the script as a bad line does (an attacker's
+  /// finding: `:save` to a folder that is not there exited 0): `:save`, an unknown command, an
+  /// expression that raises, a jump out of range.
+  @Test(arguments: [":save /nonexistent/folder/x.lua", ":frob", "= nil + 1", ":goto 99"])
+  func aCommandThatFailedIsStatusTwo(command: String) throws {
+    let (status, text) = try status(input: "increment\n\(command)\nincrement\n")
+    #expect(status == 2, "\(text)")
+    #expect(
+      text.hasSuffix("error: 1 command failed (exit status 2)\n"), "\(command): \(text)")
+  }
+
+  /// Output that could not be written fails the session (status 1), said on standard error, as
+  /// it does a run (an attacker's finding: `> /dev/full` exited 0).
+  @Test func outputThatCouldNotBeWrittenIsStatusOne() throws {
+    let directory = try makeTemporaryDirectory("repl-full")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("tally.lua")
+    try Self.feature.write(to: feature, atomically: true, encoding: .utf8)
+    let process = Process()
+    process.executableURL = try builtProduct("composable")
+    process.arguments = ["repl", feature.path, "--data", directory.appendingPathComponent("d").path]
+    let stdin = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+    process.standardError = stderr
+    try process.run()
+    stdin.fileHandleForWriting.write(Data("increment\n".utf8))
+    try stdin.fileHandleForWriting.close()
+    let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1, "\(errors)")
+    #expect(
+      errors.contains("what the session printed could not all be written to its output"),
+      "\(errors)")
+  }
+
   @Test func nothingFailedIsStatusZero() throws {
     let (status, text) = try status(input: "increment\nincrement\n")
     #expect(status == 0, "\(text)")

@@ -1,3 +1,4 @@
+import Synchronization
 import ComposableLua
 import Foundation
 import LuaKit
@@ -32,7 +33,17 @@ public struct ReplPrinter: Sendable {
 
   func line(_ text: String) { write(text) }
 
+  /// How many errors were printed so far (a command that printed one failed).
+  var errorsPrinted: Int { errorTally.count.withLock { $0 } }
+  private let errorTally = ErrorTally()
+
+  /// The errors printed, counted in one place for every copy of the printer.
+  private final class ErrorTally: Sendable {
+    let count = Mutex(0)
+  }
+
   func error(_ text: String) {
+    errorTally.count.withLock { $0 += 1 }
     let text = text.terminalSafe
     write(indented(colored ? "\u{1B}[31merror:\u{1B}[0m " + text : "error: " + text))
   }

@@ -170,12 +170,29 @@ public actor ReplSession {
     await executor.run { await self.handleOnSessionThread(bytes: line) }
   }
 
+  /// The errors printed and the failures counted so far.
+  private func noted() -> (errors: Int, failures: Int) {
+    let counts = failures.counts
+    let counted = counts.actions + counts.effects + counts.reloads + counts.lines + counts.saves
+    return (printer.errorsPrinted, counted)
+  }
+
+  /// Counts a command or an expression that printed an error of its own since `before` (one
+  /// printed for an action, an effect or a reload that ran meanwhile is counted as that).
+  private func noteCommandFailure(since before: (errors: Int, failures: Int)) {
+    let now = noted()
+    if now.errors - before.errors > now.failures - before.failures { failures.noteCommand() }
+  }
+
   private func handleOnSessionThread(bytes line: [UInt8]) async -> Reply {
     let text = line.trimmingSpacesAndTabs
     if pending.isEmpty {
       if text.isEmpty { return .ready }
       if text.first == UInt8(ascii: ":") {
-        return await command(String(decoding: text, as: UTF8.self))
+        let before = noted()
+        let reply = await command(String(decoding: text, as: UTF8.self))
+        noteCommandFailure(since: before)
+        return reply
       }
     }
     pending.append(line)
@@ -199,7 +216,9 @@ public actor ReplSession {
     pending = []
     pendingScan = LuaInputScanner()
     if isExpression {
+      let before = noted()
       evaluate(body)
+      noteCommandFailure(since: before)
     } else {
       await send(body)
     }

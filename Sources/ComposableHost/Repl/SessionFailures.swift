@@ -7,7 +7,8 @@ import Synchronization
 /// reading its input from a pipe, where they are a failure of the script (`composable repl`
 /// piped exits 2); at a prompt they are typing, as commands refused are, not counted at all.
 public final class SessionFailures: Sendable {
-  private let tally = Mutex((actions: 0, effects: 0, reloads: 0, lines: 0, saves: 0))
+  private let tally = Mutex(
+    (actions: 0, effects: 0, reloads: 0, lines: 0, saves: 0, commands: 0))
 
   /// An empty count.
   ///
@@ -31,13 +32,20 @@ public final class SessionFailures: Sendable {
   /// still open), which `any` leaves out.
   public func noteLine() { tally.withLock { $0.lines += 1 } }
 
+  /// A command (`:save`, `:goto 99`, `= nil + 1`) that said an error, which `any` leaves out:
+  /// piped, it fails the script (`:save` to a folder that is not there exited 0); at a prompt,
+  /// it is typing.
+  public func noteCommand() { tally.withLock { $0.commands += 1 } }
+
   /// A save of the state that failed, or went beside its file (another writer changed it),
   /// which `any` leaves out: a host's status says it apart (`composable repl` exits 1).
   public func noteSave() { tally.withLock { $0.saves += 1 } }
 
-  /// How many actions, effects and reloads failed so far, how many lines were not actions, and
-  /// how many saves failed.
-  public var counts: (actions: Int, effects: Int, reloads: Int, lines: Int, saves: Int) {
+  /// How many actions, effects and reloads failed so far, how many lines were not actions, how
+  /// many saves failed, and how many commands said an error.
+  public var counts:
+    (actions: Int, effects: Int, reloads: Int, lines: Int, saves: Int, commands: Int)
+  {
     tally.withLock { $0 }
   }
 
