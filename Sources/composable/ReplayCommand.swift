@@ -1,6 +1,7 @@
 import ComposableHost
 import ComposableLua
 import Foundation
+import TerminalSupport
 
 /// `composable replay FILE`: runs a session saved by the REPL's `:save` again, headless, on the
 /// feature's code as it is now, and prints the final state.
@@ -63,15 +64,20 @@ struct ReplayCommand: Command {
     // now: a replay that goes as recorded passes (it exited 1 on them, and 0 on an effect that
     // changed: a new user's finding).
     let report = playback.report
-    if report.fits, report.noLongerRaising == 0 {
-      if playback.raised > 0 {
-        print(
-          "(\(playback.raised) \(playback.raised == 1 ? "action" : "actions") raised, as when "
-            + "recorded)")
-      }
-      return
+    let asRecorded = report.fits && report.noLongerRaising == 0
+    if asRecorded, playback.raised > 0 {
+      print(
+        "(\(playback.raised) \(playback.raised == 1 ? "action" : "actions") raised, as when "
+          + "recorded)")
     }
-    fflush(nil)  // the report before the error, in one stream as in two
+    // The report and the state not written (a full disk, `> /dev/full`): said, and 1; it exited
+    // 0 without a word (an attacker's finding). Flushed here, before the error line.
+    let outputError = ts_standard_output_error()
+    if outputError != 0 {
+      let reason = outputError > 0 ? ": " + String(cString: strerror(outputError)) : ""
+      try fail("the replay's report could not all be written to its output\(reason)")
+    }
+    if asRecorded { return }
     printError(
       "the replay goes otherwise than the recording (above). To fix, change the code back, or "
         + "record the session again if the change is meant")

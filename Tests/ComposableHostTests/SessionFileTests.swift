@@ -167,6 +167,24 @@ import Testing
     }
   }
 
+  /// A report that could not be written (a full disk) is said, and 1 (it exited 0).
+  @Test func aReportThatCouldNotBeWrittenIsStatusOne() async throws {
+    let repl = try await recordTodos()
+    let directory = repl.file.deletingLastPathComponent()
+    await repl.type(":save \(directory.path)/session.lua")
+    let process = Process()
+    process.executableURL = try builtProduct("composable")
+    process.arguments = ["replay", directory.appendingPathComponent("session.lua").path]
+    let stderr = Pipe()
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+    process.standardError = stderr
+    try process.run()
+    let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    #expect(errors.hasPrefix("error: the replay's report could not all be written"), "\(errors)")
+  }
+
   /// `--feature` replays on another file: the same session on a copy.
   @Test func featureNamesAnotherFile() async throws {
     let repl = try await recordTodos()
