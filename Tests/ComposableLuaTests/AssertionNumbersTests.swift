@@ -51,6 +51,31 @@ import Testing
     }
   }
 
+  /// Two floats that differ never print alike in a failure (an attacker's finding: `0.1 + 0.2`
+  /// against `0.3` printed `0.3` on both sides, `tostring`'s 14 digits).
+  @Test func floatsThatDifferPrintApart() async throws {
+    let outcomes = try await run(
+      """
+      it("same", function() assert.same({ 0.1 + 0.2 }, { 0.3 }) end)
+      it("equal", function() assert.equal(2^60 + 0.0, 2^60 + 2^8) end)
+      """)
+    for name in ["n same", "n equal"] {
+      guard case let .failed(messages)? = outcomes[name] else {
+        Issue.record("\(name): \(String(describing: outcomes[name]))")
+        continue
+      }
+      let text = messages.joined(separator: "\n")
+      let sides = text.components(separatedBy: "Expected:")
+      #expect(sides.count == 2, "\(text)")
+      let shown = sides.map { $0.components(separatedBy: "Passed in:").last ?? $0 }
+      #expect(shown.first?.trimmingCharacters(in: .whitespacesAndNewlines)
+        != shown.last?.trimmingCharacters(in: .whitespacesAndNewlines), "\(text)")
+    }
+    #expect(
+      outcomes["n same"].map { "\($0)" }?.contains("0.30000000000000004") == true,
+      "\(String(describing: outcomes["n same"]))")
+  }
+
   static func passed(_ outcome: LuaTestResult.Outcome) -> Bool {
     if case .passed = outcome { return true }
     return false

@@ -175,7 +175,7 @@ extension ReplSession {
       let why =
         floor > 0 && target == floor
         ? jumpRefusal(to: floor - 1, by: .undo) ?? "" : "no change before it to undo"
-      note = "  (\(taken) of the \(count) steps asked: \(why))"
+      note = "  (\(taken) of the \(argument.isEmpty ? "1" : argument) steps asked: \(why))"
     }
     await jump(to: target, by: .undo, passedOver: passedOver, note: note)
   }
@@ -268,7 +268,8 @@ extension ReplSession {
     guard taken > 0 else {
       return printer.line("  nothing to redo: every action ahead failed, changing nothing")
     }
-    let note = taken < count ? "  (\(taken) of the \(count) steps asked: no change after it)" : nil
+    let asked = argument.isEmpty ? "1" : argument
+    let note = taken < count ? "  (\(taken) of the \(asked) steps asked: no change after it)" : nil
     await jump(to: target, by: .redo, passedOver: passedOver, note: note)
   }
 

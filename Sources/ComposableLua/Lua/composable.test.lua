@@ -81,6 +81,11 @@ local function describe_value(value)
   local function write(v, indent)
     if type(v) == "string" then return emit(format("%q", v)) end
     if json_null ~= nil and v == json_null then return emit("json.null") end
+    -- A float as tostring writes it (14 digits) may read back as another: written whole, so
+    -- that two that differ never print alike (0.1 + 0.2 against 0.3 did).
+    if math.type(v) == "float" and v == v and tonumber(tostring(v)) ~= v then
+      return emit(format("%.17g", v))
+    end
     if type(v) ~= "table" then return emit(tostring(v)) end
     if labels[v] then return emit("<" .. labels[v] .. ">") end
     if shared[v] then
