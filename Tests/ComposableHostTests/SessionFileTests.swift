@@ -158,12 +158,21 @@ import Testing
     for (from, to) in [
       ("return effect.send(\"pong\")", "state.count = state.count + 10"),  // another effect
       ("error(\"boom\")", "state.count = 0"),  // no longer raises
+      ("error(\"boom\")", "error(\"bang\")"),  // raises another error
+      ("reduce = function(state, action)", "\n\nreduce = function(state, action)"),  // moved
     ] {
       try source.replacingOccurrences(of: from, with: to)
         .write(to: repl.file, atomically: true, encoding: .utf8)
       let changed = try Command.run(["replay", "s.lua"], in: directory)
+      if to.hasPrefix("\n") {  // lines moved: the error's `file.lua:N:` aside, the same error
+        #expect(changed.status == 0, "\(changed.output)\(changed.errors)")
+        continue
+      }
       #expect(changed.status == 1, "\(to): \(changed.output)")
       #expect(changed.errors.hasPrefix("error: the replay goes otherwise than the recording"))
+      if to.contains("bang") {
+        #expect(changed.output.contains("now raises another error: "), "\(changed.output)")
+      }
     }
   }
 

@@ -53,6 +53,23 @@ public struct RecordedAction: Equatable, Sendable {
 
   /// Whether the reducer raised on it (its changes then rolled back).
   public var failed: Bool { error != nil }
+
+  /// Whether two errors of an action are the same but for where in the code they were raised:
+  /// a line added above the reducer moves every `file.lua:6:` it raises. What a check of a
+  /// reload and a replay both compare.
+  static func sameError(_ one: String?, _ other: String?) -> Bool {
+    guard let one, let other else { return one == other }
+    return one.replacing(#/:\d+:/#, with: ":") == other.replacing(#/:\d+:/#, with: ":")
+  }
+
+  /// Whether two effects an action returned are the same: `effect.none` is no effect. What a
+  /// check of a reload and a replay both compare.
+  static func sameEffect(_ one: LuaValue, _ other: LuaValue) -> Bool {
+    func plain(_ effect: LuaValue) -> LuaValue {
+      effect.tableValue?["kind"] == "none" ? .nil : effect
+    }
+    return plain(one) == plain(other)
+  }
 }
 
 extension LuaFeatureError {

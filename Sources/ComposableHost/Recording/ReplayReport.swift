@@ -27,6 +27,19 @@ public struct ReplayReport: Equatable, Sendable {
     public let now: LuaValue
   }
 
+  /// An action that raises in the replay as it did when recorded, but another error (its
+  /// `file.lua:N:` places aside).
+  public struct ChangedError: Equatable, Sendable {
+    /// The action's number in the session, from 1.
+    public let number: Int
+    /// The action, as recorded.
+    public let action: LuaValue
+    /// The error it raised when recorded.
+    public let recorded: String
+    /// The error it raises now.
+    public let now: String
+  }
+
   /// How many actions were compared.
   public private(set) var count = 0
   /// The first action that raises now and did not when recorded; nil when there is none.
@@ -34,6 +47,8 @@ public struct ReplayReport: Equatable, Sendable {
   /// The first action, of those that do not raise now, whose effect is not the recorded one; nil
   /// when there is none.
   public private(set) var firstChangedEffect: ChangedEffect?
+  /// The first action that raises now, as it did when recorded, another error; nil when none.
+  public private(set) var firstChangedError: ChangedError?
   /// How many actions raised when recorded and do not now.
   public private(set) var noLongerRaising = 0
 
@@ -48,19 +63,28 @@ public struct ReplayReport: Equatable, Sendable {
   /// ```
   public init() {}
 
-  /// Nothing raises that did not, and every effect is as recorded.
-  public var fits: Bool { firstRaising == nil && firstChangedEffect == nil }
+  /// Nothing raises that did not, or raises another error, and every effect is as recorded.
+  public var fits: Bool {
+    firstRaising == nil && firstChangedEffect == nil && firstChangedError == nil
+  }
 
   mutating func compare(number: Int, recorded: RecordedAction, now: SessionReplayer.Outcome) {
     count += 1
     if let error = now.action.error {
       if !recorded.failed, firstRaising == nil {
         firstRaising = Raised(number: number, action: recorded.action, error: error)
+      } else if let then = recorded.error, !RecordedAction.sameError(error, then),
+        firstChangedError == nil
+      {
+        // As the check of a reload has it (a replay took any error for the one recorded).
+        firstChangedError = ChangedError(
+          number: number, action: recorded.action, recorded: then, now: error)
       }
       return
     }
     if recorded.failed { noLongerRaising += 1 }
-    if firstChangedEffect == nil, now.action.effect != recorded.effect {
+    // `effect.none` is no effect, as the check of a reload has it.
+    if firstChangedEffect == nil, !RecordedAction.sameEffect(now.action.effect, recorded.effect) {
       firstChangedEffect = ChangedEffect(
         number: number, action: recorded.action, recorded: recorded.effect, now: now.action.effect)
     }
@@ -71,6 +95,11 @@ public struct ReplayReport: Equatable, Sendable {
     var lines: [String] = []
     if let raised = firstRaising {
       lines.append("action \(raised.number) (\(raised.action)) now raises: \(raised.error)")
+    }
+    if let changed = firstChangedError {
+      lines.append(
+        "action \(changed.number) (\(changed.action)) now raises another error: \(changed.now) "
+          + "(was: \(changed.recorded))")
     }
     if let changed = firstChangedEffect {
       lines.append("action \(changed.number) (\(changed.action)) now returns another effect:")

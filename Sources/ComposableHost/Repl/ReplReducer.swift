@@ -138,7 +138,7 @@ struct ReplReducer: Reducer {
       if let error = outcome.action.error, error != actions[index].error {
         notes.append("  action \(index + 1) fails now, rolled back: \(error)")
       }
-      if !Self.sameEffect(outcome.action.effect, actions[index].effect)
+      if !RecordedAction.sameEffect(outcome.action.effect, actions[index].effect)
         || outcome.hashes.effectCode != timeline.hashes(of: index + 1).effectCode
       {
         end = index + 1
@@ -237,11 +237,11 @@ struct ReplReducer: Reducer {
         let recorded = actions[number - 1]
         let outcome = replayer.replay(recorded, readingChanges: true)
         let now = outcome.action
-        if !Self.sameError(now.error, recorded.error) {
+        if !RecordedAction.sameError(now.error, recorded.error) {
           let then = recorded.error.map { "\"\($0.prefix(80))\"" } ?? "none"
           let nowSaid = now.error.map { "\"\($0.prefix(80))\"" } ?? "none"
           difference = (number, "action \(number)'s error (was \(then), now \(nowSaid))")
-        } else if !Self.sameEffect(now.effect, recorded.effect) {
+        } else if !RecordedAction.sameEffect(now.effect, recorded.effect) {
           difference = (number, "action \(number)'s effect")
         } else if outcome.hashes.effectCode != timeline.hashes(of: number).effectCode {
           difference = (number, "the code of action \(number)'s effect")
@@ -261,25 +261,10 @@ struct ReplReducer: Reducer {
       upTo: check.end, differsAfter: difference?.after, difference: difference?.what)
   }
 
-  /// Whether two errors of an action are the same but for where in the code they were raised:
-  /// a line added above the reducer moves every `file.lua:6:` it raises.
-  static func sameError(_ one: String?, _ other: String?) -> Bool {
-    guard let one, let other else { return one == other }
-    return one.replacing(#/:\d+:/#, with: ":") == other.replacing(#/:\d+:/#, with: ":")
-  }
-
   /// Whether two states are the same, which tables are one table included: `==` compares
   /// contents, and a reload that copied a table where the old code shared it made other states
   /// from the same changes (an attacker's finding). The description labels shared tables.
   static func sameState(_ one: LuaValue, _ other: LuaValue) -> Bool {
     one == other && one.description(limit: .max) == other.description(limit: .max)
-  }
-
-  /// Whether two effects an action returned are the same: `effect.none` is no effect.
-  static func sameEffect(_ one: LuaValue, _ other: LuaValue) -> Bool {
-    func plain(_ effect: LuaValue) -> LuaValue {
-      effect.tableValue?["kind"] == "none" ? .nil : effect
-    }
-    return plain(one) == plain(other)
   }
 }
