@@ -30,7 +30,7 @@
 enum {
   LK_CODE_DEPTH = 64,          // levels of functions held as upvalues looked into
   LK_CODE_WORK = 1 << 16,      // functions and long strings looked at in one walk
-  LK_CODE_DUMPED = 16 << 20,   // bytes of bytecode and long strings hashed in one walk
+  LK_CODE_DUMPED = 2 << 20,    // bytes of bytecode and long strings hashed in one walk
 };
 
 // The functions and long strings met so far, by address, with their hashes (0 while still
@@ -301,6 +301,13 @@ static void lk_code_mix_upvalues(lua_State *L, lk_code_hash *code, int index, in
     if (strcmp(name, "_ENV") == 0) {
       lk_code_mix_tag(code, 'E');
     } else {
+      // A table (a userdata, a thread) counts by its type: its name says which it is, so a
+      // body that reads `action` where it read `state` differs (an attacker's finding; the
+      // descriptors, left out, said it). Renaming such a local is then a change too.
+      int type = lua_type(L, value);
+      if (type == LUA_TTABLE || type == LUA_TUSERDATA || type == LUA_TTHREAD) {
+        lk_code_mix(code, name, strlen(name));
+      }
       lk_code_mix_value(L, code, value, depth + 1);
     }
     lua_settop(L, value - 1);

@@ -216,6 +216,31 @@ import Testing
     #expect(went.hasPrefix("  at the start"), "\(action): \(went)")
   }
 
+  /// A body that reads another table than it did (`action` where it read `state`): the same
+  /// bytecode, tables counted by type, but the upvalue's name says which (an attacker's finding:
+  /// crossed, and the test written after it failed).
+  @Test func aBodyReadingAnotherTableIsADifference() async throws {
+    func source(_ table: String) -> String {
+      """
+      local effect = require("composable.effect")
+      return {
+        initial_state = function() return { id = 1, got = 0 } end,
+        reduce = function(state, action)
+          if action.type == "load" then
+            return effect.run(function(send) send({ type = "loaded", id = \(table).id }) end)
+          elseif action.type == "loaded" then state.got = action.id end
+        end,
+      }
+      """
+    }
+    let repl = try Harness(source: source("state"), clock: ReplClock(paused: false))
+    await repl.type(#"{ type = "load", id = 99 }"#)
+    #expect(try repl.session.feature.state() == ["id": 1, "got": 1])
+    try await reload(repl, source("action"))
+    let refused = await repl.type(":goto 0").0
+    #expect(refused.contains("the code of action 1's effect differs"), "\(refused)")
+  }
+
   /// A C function as the body is known by which it is.
   @Test func aCFunctionBodyIsKnownByWhichItIs() throws {
     let feature = try LuaFeature(

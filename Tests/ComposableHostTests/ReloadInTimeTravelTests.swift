@@ -181,6 +181,28 @@ import Testing
     #expect(try state(repl) == ["n": 2])
   }
 
+  /// An error that names a local renamed by the reload is the same error: local names are not
+  /// what an action does (an attacker's finding: refused, and `:save` then kept no action).
+  @Test func anErrorNamingARenamedLocalIsNoDifference() async throws {
+    func source(_ name: String) -> String {
+      """
+      return {
+        initial_state = function() return { n = 0 } end,
+        reduce = function(state, action)
+          local \(name) = nil
+          if action.type == "bad" then return \(name).x end
+          state.n = state.n + 1
+        end,
+      }
+      """
+    }
+    let repl = try ReplSessionTests.Harness(source: source("count"))
+    await repl.type("go", "bad", "go")
+    _ = try await reload(repl, source("amount"))
+    let went = await repl.type(":goto 1").0
+    #expect(went.hasPrefix("  after 1 of 3"), "\(went)")
+  }
+
   /// Actions undone before a `:replay` (no reload) are redone the same way, and said to be
   /// undone before it: the line named a reload that never was.
   @Test func actionsUndoneBeforeAReplayAreSaidToBe() async throws {

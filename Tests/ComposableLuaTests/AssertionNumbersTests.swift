@@ -58,8 +58,9 @@ import Testing
       """
       it("same", function() assert.same({ 0.1 + 0.2 }, { 0.3 }) end)
       it("equal", function() assert.equal(2^60 + 0.0, 2^60 + 2^8) end)
+      it("whole", function() assert.same(9007199254740992, 2^53) end)
       """)
-    for name in ["n same", "n equal"] {
+    for name in ["n same", "n equal", "n whole"] {
       guard case let .failed(messages)? = outcomes[name] else {
         Issue.record("\(name): \(String(describing: outcomes[name]))")
         continue

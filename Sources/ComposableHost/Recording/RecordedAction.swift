@@ -54,12 +54,17 @@ public struct RecordedAction: Equatable, Sendable {
   /// Whether the reducer raised on it (its changes then rolled back).
   public var failed: Bool { error != nil }
 
-  /// Whether two errors of an action are the same but for where in the code they were raised:
-  /// a line added above the reducer moves every `file.lua:6:` it raises. What a check of a
+  /// Whether two errors of an action are the same but for where in the code they were raised
+  /// and the local names Lua's message gives: a line added above the reducer moves every
+  /// `file.lua:6:` it raises, and a local renamed changes `(local 'count')`. What a check of a
   /// reload and a replay both compare.
   static func sameError(_ one: String?, _ other: String?) -> Bool {
     guard let one, let other else { return one == other }
-    return one.replacing(#/:\d+:/#, with: ":") == other.replacing(#/:\d+:/#, with: ":")
+    func plain(_ error: String) -> String {
+      error.replacing(#/:\d+:/#, with: ":").replacing(
+        #/\((local|upvalue) '[^']*'\)/#, with: "(local)")
+    }
+    return plain(one) == plain(other)
   }
 
   /// Whether two effects an action returned are the same: `effect.none` is no effect. What a

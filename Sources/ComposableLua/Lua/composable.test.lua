@@ -84,7 +84,10 @@ local function describe_value(value)
     -- A float as tostring writes it (14 digits) may read back as another: written whole, so
     -- that two that differ never print alike (0.1 + 0.2 against 0.3 did).
     if math.type(v) == "float" and v == v and tonumber(tostring(v)) ~= v then
-      return emit(format("%.17g", v))
+      local whole = format("%.17g", v)
+      -- Still a float: 2^53 as `%.17g` writes it read as the integer beside it.
+      if not whole:find("[.eEn]") then whole = whole .. ".0" end
+      return emit(whole)
     end
     if type(v) ~= "table" then return emit(tostring(v)) end
     if labels[v] then return emit("<" .. labels[v] .. ">") end
