@@ -28,7 +28,7 @@ public struct ReplayReport: Equatable, Sendable {
   }
 
   /// An action that raises in the replay as it did when recorded, but another error (its
-  /// `file.lua:N:` places aside).
+  /// `file.lua:N:` places and the local names it gives aside: `RecordedAction.sameError`).
   public struct ChangedError: Equatable, Sendable {
     /// The action's number in the session, from 1.
     public let number: Int
