@@ -188,6 +188,11 @@ extension LuaFeature {
   /// holds none. An effect's description writes a function as `"<function>"`: a reload that
   /// changed only what a coroutine sends left it the same. Comparable within one process.
   public func codeHash(ofFunctionsIn value: LuaValue) -> Int? {
+    // Most actions return no effect: no walk, and no wait for the VM.
+    switch value {
+    case .table, .function: break
+    default: return nil
+    }
     var found = false
     let coded = queue.access { (vm, _) -> LuaValue in
       value.mappingScalars { scalar in

@@ -17,14 +17,19 @@ import Testing
     """
 
   func status(input: String) throws -> (Int32, String) {
+    let outcome = try session(input: input)
+    return (outcome.status, outcome.output + outcome.errors)
+  }
+
+  /// `composable repl` on the feature in a folder of its own, `input` piped in.
+  func session(input: String) throws -> Command.Outcome {
     let directory = try makeTemporaryDirectory("repl-exit-status")
     defer { try? FileManager.default.removeItem(at: directory) }
     let feature = directory.appendingPathComponent("tally.lua")
     try Self.feature.write(to: feature, atomically: true, encoding: .utf8)
-    let outcome = try Command.run(
+    return try Command.run(
       ["repl", feature.path, "--data", directory.appendingPathComponent("data").path],
       input: input)
-    return (outcome.status, outcome.output + outcome.errors)
   }
 
   @Test func aFailedActionIsStatusTwo() throws {
@@ -64,21 +69,13 @@ import Testing
   /// Piped, the last line on standard error says what failed and the status, as `run` piped
   /// says it (a new user's finding: the status was 2 with nothing said).
   @Test func aLastLineSaysWhatFailed() throws {
-    let directory = try makeTemporaryDirectory("repl-exit-line")
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let feature = directory.appendingPathComponent("tally.lua")
-    try Self.feature.write(to: feature, atomically: true, encoding: .utf8)
-    let outcome = try Command.run(
-      ["repl", feature.path, "--data", directory.appendingPathComponent("data").path],
-      input: "increment\nboom\n{ 1 2 }\nincrement\n")
+    let outcome = try session(input: "increment\nboom\n{ 1 2 }\nincrement\n")
     #expect(outcome.status == 2)
     #expect(
       outcome.errors.hasSuffix(
         "error: 1 action failed, 1 line was not an action; the other lines ran (exit status 2)\n"),
       "\(outcome.errors)")
-    let clean = try Command.run(
-      ["repl", feature.path, "--data", directory.appendingPathComponent("data").path],
-      input: "increment\n")
+    let clean = try session(input: "increment\n")
     #expect(clean.status == 0 && clean.errors.isEmpty, "\(clean.errors)")
   }
 
