@@ -144,6 +144,8 @@ let package = Package(
     ),
     // The tests' fixture HTTP server on 127.0.0.1 (see its header for why it is not a library).
     .target(name: "LocalServer", dependencies: ["SearchAnswers"], path: "Tests/Support/LocalServer"),
+    // What a test that starts a process with posix_spawn closes in it.
+    .target(name: "ChildProcesses", path: "Tests/Support/ChildProcesses"),
     .executableTarget(
       name: "Benchmarks",
       dependencies: [
@@ -196,14 +198,14 @@ let package = Package(
     .testTarget(
       name: "CommandTests",
       dependencies: [
-        "ComposableLua", "Composable", "LuaKit", "TestSupport",
+        "ComposableLua", "Composable", "LuaKit", "TestSupport", "ChildProcesses",
         .product(name: "Clocks", package: "swift-clocks"),
       ]
     ),
     .testTarget(
       name: "ComposableTests",
       dependencies: [
-        "Composable", "LocalServer", "SeededRandom", "CurlABICheck",
+        "Composable", "LocalServer", "SeededRandom", "CurlABICheck", "ChildProcesses",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),

@@ -52,7 +52,7 @@ struct ReplCommand: Command {
       let said = Run.summary(
         actions: counts.actions, effects: counts.effects, lines: counts.lines,
         reloads: counts.reloads, saves: counts.saves, commands: counts.commands,
-        unsaved: !outcome.saved, status: status)
+        replays: counts.replays, unsaved: !outcome.saved, status: status)
     {
       printError(said)
     }
@@ -72,8 +72,11 @@ struct ReplLoop {
     let any: Bool
     let saved: Bool
     /// What failed, counted (piped, the lines that were not actions among them).
-    var counts: (actions: Int, effects: Int, reloads: Int, lines: Int, saves: Int, commands: Int)? =
-      nil
+    var counts:
+      (
+        actions: Int, effects: Int, reloads: Int, lines: Int, saves: Int, commands: Int,
+        replays: Int
+      )? = nil
   }
 
   /// Runs the session until `:quit` or the end of the input, then saves what is pending.
@@ -132,14 +135,13 @@ struct ReplLoop {
     }
     // A save that failed, or went beside its file, during the session or at its end: 1.
     let saved = ending == .saved && session.failures.counts.saves == 0
-    // Piped, a line that was not an action fails the script, as it does `run` piped; typed at
-    // the prompt, it is typing.
-    // Piped, a line that was not an action or a command that failed fails the script; typed
-    // at the prompt, it is typing.
+    // Piped, a line that was not an action, a command that failed or a `:replay` that went
+    // otherwise than recorded fails the script (as it does `run` piped, or `composable
+    // replay`); typed at the prompt, it is typing, or what the person asked to see.
     var counts = session.failures.counts
-    if editor != nil { (counts.lines, counts.commands) = (0, 0) }
+    if editor != nil { (counts.lines, counts.commands, counts.replays) = (0, 0, 0) }
     return Outcome(
-      any: session.failures.any || counts.lines + counts.commands > 0, saved: saved,
-      counts: counts)
+      any: session.failures.any || counts.lines + counts.commands + counts.replays > 0,
+      saved: saved, counts: counts)
   }
 }

@@ -64,7 +64,7 @@ struct ReplayCommand: Command {
     // now: a replay that goes as recorded passes (it exited 1 on them, and 0 on an effect that
     // changed: a new user's finding).
     let report = playback.report
-    let asRecorded = report.fits && report.noLongerRaising == 0
+    let asRecorded = report.asRecorded
     if asRecorded, playback.raised > 0 {
       print(
         "(\(playback.raised) \(playback.raised == 1 ? "action" : "actions") raised, as when "

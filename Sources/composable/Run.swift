@@ -299,7 +299,7 @@ struct Run: Command {
   /// line was not an action; the other lines ran (exit status 2)`; nil when nothing failed.
   static func summary(
     actions: Int, effects: Int, lines: Int, reloads: Int, saves: Int, commands: Int = 0,
-    unsaved: Bool, status: ExitStatus
+    replays: Int = 0, unsaved: Bool, status: ExitStatus
   ) -> String? {
     func count(_ number: Int, _ one: String, _ many: String) -> String? {
       number == 0 ? nil : number == 1 ? "1 \(one)" : "\(number) \(many)"
@@ -311,6 +311,7 @@ struct Run: Command {
       count(reloads, "reload was refused", "reloads were refused"),
       count(saves, "save of the state failed", "saves of the state failed"),
       count(commands, "command failed", "commands failed"),
+      count(replays, ":replay went otherwise than recorded", ":replays went otherwise than recorded"),
     ].compactMap { $0 }
     guard !parts.isEmpty else { return nil }
     let rest = actions + lines > 0 ? "; the other lines ran" : ""

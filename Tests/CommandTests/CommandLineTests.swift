@@ -1,3 +1,4 @@
+import ChildProcesses
 import ComposableLua
 import Foundation
 import LuaKit
@@ -720,13 +721,11 @@ import Testing
     posix_spawn_file_actions_adddup2(&actions, input.fileHandleForReading.fileDescriptor, 0)
     posix_spawn_file_actions_adddup2(&actions, output.fileHandleForWriting.fileDescriptor, 1)
     posix_spawn_file_actions_adddup2(&actions, errors.fileHandleForWriting.fileDescriptor, 2)
-    // Not the pipes' own ends (Foundation leaves them open across exec): the input's write end
-    // would keep the input open.
-    for end in [
-      input.fileHandleForReading, input.fileHandleForWriting, output.fileHandleForWriting,
-      errors.fileHandleForReading, errors.fileHandleForWriting,
-    ] {
-      posix_spawn_file_actions_addclose(&actions, end.fileDescriptor)
+    // Nothing else of this process (Foundation's pipes are open across exec): the input's write
+    // end would keep the input open, and another test's pipe kept open here would keep its
+    // reader there, hiding a reader gone.
+    for descriptor in openDescriptors(keepingSockets: false) {
+      posix_spawn_file_actions_addclose(&actions, descriptor)
     }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)

@@ -21,12 +21,12 @@ import Testing
     return (outcome.status, outcome.output + outcome.errors)
   }
 
-  /// `composable repl` on the feature in a folder of its own, `input` piped in.
-  func session(input: String) throws -> Command.Outcome {
+  /// `composable repl` on the feature (`source`) in a folder of its own, `input` piped in.
+  func session(input: String, source: String = Self.feature) throws -> Command.Outcome {
     let directory = try makeTemporaryDirectory("repl-exit-status")
     defer { try? FileManager.default.removeItem(at: directory) }
     let feature = directory.appendingPathComponent("tally.lua")
-    try Self.feature.write(to: feature, atomically: true, encoding: .utf8)
+    try source.write(to: feature, atomically: true, encoding: .utf8)
     return try Command.run(
       ["repl", feature.path, "--data", directory.appendingPathComponent("data").path],
       input: input)
@@ -88,6 +88,41 @@ import Testing
     #expect(status == 2, "\(text)")
     #expect(
       text.hasSuffix("error: 1 command failed (exit status 2)\n"), "\(command): \(text)")
+  }
+
+  /// Piped, a `:replay` that went otherwise than the session fails the script, as `composable
+  /// replay` fails on it (it exited 0, the difference said in the middle of the output); one
+  /// that went as recorded, failed actions and all, does not.
+  @Test func aReplayThatWentOtherwiseIsStatusTwo() throws {
+    // Its second `once` raises: one in the session, replayed, raises now.
+    let once = """
+      local seen = 0
+      return {
+        initial_state = function() return { n = 0 } end,
+        reduce = function(state, action)
+          if action.type == "once" then
+            seen = seen + 1
+            if seen > 1 then error("once only") end
+          end
+          if action.type == "boom" then error("boom") end
+          state.n = state.n + 1
+        end,
+      }
+      """
+    let otherwise = try session(input: "once\nincrement\n:replay\nincrement\n", source: once)
+    #expect(otherwise.status == 2, "\(otherwise.output)\(otherwise.errors)")
+    #expect(
+      otherwise.output.contains(#"action 1 ({ type = "once" }) now raises"#), "\(otherwise.output)")
+    #expect(
+      otherwise.errors.hasSuffix("error: 1 :replay went otherwise than recorded (exit status 2)\n"),
+      "\(otherwise.errors)")
+    let asRecorded = try session(input: "increment\nboom\n:replay\n", source: once)
+    #expect(asRecorded.status == 2, "the failed action: \(asRecorded.errors)")
+    #expect(
+      asRecorded.errors.hasSuffix("error: 1 action failed; the other lines ran (exit status 2)\n"),
+      "\(asRecorded.errors)")
+    let clean = try session(input: "increment\n:replay\n", source: once)
+    #expect(clean.status == 0, "\(clean.errors)")
   }
 
   /// Output that could not be written fails the session (status 1), said on standard error, as

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Composable
 import Foundation
 import LocalServer
@@ -246,13 +247,21 @@ import Testing
     let server = try Self.server()
     defer { server.stop() }
     let task = try await Self.requestInFlight(to: server, client: HTTPClient.live())
-    // posix_spawn with no file actions: what is not close-on-exec goes to the child.
+    // posix_spawn: every socket that is not close-on-exec goes to the child. Nothing else does:
+    // another test's pipe held open by the child would hide from that test that its reader went
+    // (a run waiting for a SIGPIPE that never came hung the suite 600 s).
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    for descriptor in openDescriptors(keepingSockets: true) {
+      posix_spawn_file_actions_addclose(&actions, descriptor)
+    }
     var pid: pid_t = 0
     // It lives longer than the wait below: an inherited connection would show as no hang-up.
     let words: [String] = ["/bin/sleep", "120"]
     let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
-    #expect(posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ) == 0)
+    #expect(posix_spawn(&pid, "/bin/sleep", &actions, nil, argv, environ) == 0)
     defer {
       kill(pid, SIGKILL)
       var status: Int32 = 0

@@ -67,13 +67,42 @@ public struct RecordedAction: Equatable, Sendable {
     return plain(one) == plain(other)
   }
 
-  /// Whether two effects an action returned are the same: `effect.none` is no effect. What a
-  /// check of a reload and a replay both compare.
+  /// Whether two effects an action returned do the same: what a check of a reload and a replay
+  /// both compare, as `plainEffect` writes them (so `effect.none`, `effect.merge()` and no
+  /// effect at all are one).
   static func sameEffect(_ one: LuaValue, _ other: LuaValue) -> Bool {
-    func plain(_ effect: LuaValue) -> LuaValue {
-      effect.tableValue?["kind"] == "none" ? .nil : effect
+    plainEffect(one) == plainEffect(other)
+  }
+
+  /// The effect as what it does: `effect.none` and a merge or concatenation of nothing are no
+  /// effect (nil); a merge or concatenation leaves out parts that are none, holds the parts of
+  /// one of its own kind inside it as its own, and one part left is that part. An effect of
+  /// another kind is as it is (a `cancellable` of none still cancels).
+  static func plainEffect(_ effect: LuaValue) -> LuaValue {
+    guard let table = effect.tableValue else { return effect }
+    let kind = table["kind"]
+    if kind == "none" { return .nil }
+    guard kind == "merge" || kind == "concat", let parts = table["effects"].tableValue,
+      table.entries.count == 2
+    else { return effect }
+    // In the order the parts come (`effect.merge(nil, e)` leaves a hole before e).
+    let numbered = parts.entries.compactMap { key, value in key.intValue.map { ($0, value) } }
+    guard numbered.count == parts.entries.count else { return effect }
+    var kept: [LuaValue] = []
+    for (_, part) in numbered.sorted(by: { $0.0 < $1.0 }) {
+      let plain = plainEffect(part)
+      if plain == .nil { continue }
+      if let inner = plain.tableValue, inner["kind"] == kind {
+        kept += inner["effects"].tableValue?.sequence ?? []
+      } else {
+        kept.append(plain)
+      }
     }
-    return plain(one) == plain(other)
+    switch kept.count {
+    case 0: return .nil
+    case 1: return kept[0]
+    default: return ["kind": kind, "effects": .table(LuaTable(array: kept))]
+    }
   }
 }
 

@@ -68,6 +68,11 @@ public struct ReplayReport: Equatable, Sendable {
     firstRaising == nil && firstChangedEffect == nil && firstChangedError == nil
   }
 
+  /// Every action went as recorded: it fits, and none that raised then runs now.
+  /// `composable replay` exits 0 on such a replay, and a piped REPL's `:replay` counts the
+  /// others as failures of the script.
+  public var asRecorded: Bool { fits && noLongerRaising == 0 }
+
   mutating func compare(number: Int, recorded: RecordedAction, now: SessionReplayer.Outcome) {
     count += 1
     if let error = now.action.error {

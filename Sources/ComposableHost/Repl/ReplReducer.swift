@@ -189,6 +189,7 @@ struct ReplReducer: Reducer {
       let after = try feature.state()
       snapshot.value = after
       printer.replayed(report, before: before, after: after)
+      if !report.asRecorded { failures.noteReplay() }
       showNavigation()
     } catch {
       printer.error(error.description)

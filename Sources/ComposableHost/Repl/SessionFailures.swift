@@ -8,7 +8,7 @@ import Synchronization
 /// piped exits 2); at a prompt they are typing, as commands refused are, not counted at all.
 public final class SessionFailures: Sendable {
   private let tally = Mutex(
-    (actions: 0, effects: 0, reloads: 0, lines: 0, saves: 0, commands: 0))
+    (actions: 0, effects: 0, reloads: 0, lines: 0, saves: 0, commands: 0, replays: 0))
 
   /// An empty count.
   ///
@@ -37,14 +37,19 @@ public final class SessionFailures: Sendable {
   /// it is typing.
   public func noteCommand() { tally.withLock { $0.commands += 1 } }
 
+  /// A `:replay` that did not go as the session went (an action raises now, or another error,
+  /// or no longer; an effect changed), which `any` leaves out: piped, it fails the script, as
+  /// `composable replay` fails on it; at a prompt, it is what the person asked to see.
+  public func noteReplay() { tally.withLock { $0.replays += 1 } }
+
   /// A save of the state that failed, or went beside its file (another writer changed it),
   /// which `any` leaves out: a host's status says it apart (`composable repl` exits 1).
   public func noteSave() { tally.withLock { $0.saves += 1 } }
 
   /// How many actions, effects and reloads failed so far, how many lines were not actions, how
-  /// many saves failed, and how many commands said an error.
+  /// many saves failed, how many commands said an error, and how many replays went otherwise.
   public var counts:
-    (actions: Int, effects: Int, reloads: Int, lines: Int, saves: Int, commands: Int)
+    (actions: Int, effects: Int, reloads: Int, lines: Int, saves: Int, commands: Int, replays: Int)
   {
     tally.withLock { $0 }
   }

@@ -1,0 +1,121 @@
+@testable import ComposableHost
+import ComposableLua
+import Foundation
+import LuaKit
+import TestSupport
+import Testing
+
+/// When two effects an action returned do the same, for a reload's check and a replay: an
+/// effect that does nothing is one whatever it is written as (`effect.none`, `effect.merge()`,
+/// a concatenation of nones), and a merge is the same written flat or nested. (A replay took
+/// `effect.merge()` for an effect where the recording had none, and the check of a reload
+/// refused the same.)
+@Suite struct EffectSamenessTests {
+  static let none: LuaValue = ["kind": "none"]
+  static let a: LuaValue = ["kind": "send", "action": ["type": "a"]]
+  static let b: LuaValue = ["kind": "send", "action": ["type": "b"]]
+  static let c: LuaValue = ["kind": "send", "action": ["type": "c"]]
+
+  static func merge(_ parts: LuaValue...) -> LuaValue {
+    ["kind": "merge", "effects": .table(LuaTable(array: parts))]
+  }
+
+  static func concat(_ parts: LuaValue...) -> LuaValue {
+    ["kind": "concat", "effects": .table(LuaTable(array: parts))]
+  }
+
+  /// Every way of writing nothing, against every other.
+  @Test func everyEffectThatDoesNothingIsOne() {
+    let nothing: [LuaValue] = [
+      .nil, Self.none, Self.merge(), Self.concat(), Self.merge(Self.none, Self.none),
+      Self.concat(Self.merge(), Self.none), Self.merge(Self.concat(Self.merge(Self.none))),
+    ]
+    for one in nothing {
+      #expect(RecordedAction.plainEffect(one) == .nil, "\(one)")
+      for other in nothing { #expect(RecordedAction.sameEffect(one, other)) }
+      #expect(!RecordedAction.sameEffect(one, Self.a), "\(one)")
+    }
+  }
+
+  /// The same parts in the same order, however they are grouped, and a lone part as itself.
+  @Test func theSamePartsInTheSameOrderAreOneEffect() {
+    let same: [(LuaValue, LuaValue)] = [
+      (Self.merge(Self.a), Self.a),
+      (Self.concat(Self.none, Self.a, Self.merge()), Self.a),
+      (Self.merge(Self.a, Self.merge(Self.b, Self.c)), Self.merge(Self.a, Self.b, Self.c)),
+      (Self.concat(Self.concat(Self.a, Self.b), Self.c), Self.concat(Self.a, Self.b, Self.c)),
+      (Self.merge(Self.none, Self.a, Self.none, Self.b), Self.merge(Self.a, Self.b)),
+    ]
+    for (one, other) in same {
+      #expect(RecordedAction.sameEffect(one, other), "\(one) against \(other)")
+    }
+  }
+
+  /// What runs otherwise is another effect: the order of parts, a merge for a concatenation
+  /// (one runs its parts at once, the other one after another), a merge's part as a
+  /// concatenation inside it, a cancellable of nothing (it still cancels).
+  @Test func effectsThatRunOtherwiseDiffer() {
+    let differ: [(LuaValue, LuaValue)] = [
+      (Self.merge(Self.a, Self.b), Self.merge(Self.b, Self.a)),
+      (Self.merge(Self.a, Self.b), Self.concat(Self.a, Self.b)),
+      (Self.merge(Self.a, Self.concat(Self.b, Self.c)), Self.merge(Self.a, Self.b, Self.c)),
+      (["kind": "cancellable", "id": "x", "effect": Self.none], .nil),
+      (Self.merge(Self.a), Self.b),
+    ]
+    for (one, other) in differ {
+      #expect(!RecordedAction.sameEffect(one, other), "\(one) against \(other)")
+    }
+  }
+
+  /// A part after a hole (`effect.merge(nil, e)`) keeps its place; a table of parts with a key
+  /// that is no position is not read as a merge (compared as written).
+  @Test func partsAreTakenInTheOrderOfTheirPlaces() {
+    var holed = LuaTable()
+    holed[2] = Self.a
+    holed[4] = Self.b
+    let merge: LuaValue = ["kind": "merge", "effects": .table(holed)]
+    #expect(RecordedAction.sameEffect(merge, Self.merge(Self.a, Self.b)))
+    #expect(!RecordedAction.sameEffect(merge, Self.merge(Self.b, Self.a)))
+    var named = LuaTable()
+    named["first"] = Self.a
+    let odd: LuaValue = ["kind": "merge", "effects": .table(named)]
+    #expect(RecordedAction.plainEffect(odd) == odd)
+  }
+
+  /// Through the REPL: a reload that wrote `effect.none` as `effect.merge()` is crossed by time
+  /// travel; one that returns a real effect there is refused.
+  @Test func aReloadThatWroteNothingAnotherWayIsCrossed() async throws {
+    func source(_ returned: String) -> String {
+      """
+      local effect = require("composable.effect")
+      return {
+        initial_state = function() return { n = 0 } end,
+        reduce = function(state, action)
+          if action.type == "go" then
+            state.n = state.n + 1
+            return \(returned)
+          end
+        end,
+      }
+      """
+    }
+    let repl = try ReplSessionTests.Harness(
+      source: source("effect.none"), clock: ReplClock(paused: false))
+    await repl.type("go")
+    for (returned, crossed) in [
+      ("effect.merge()", true), ("effect.concat(effect.none, effect.merge())", true),
+      ("nil", true), (#"effect.send({ type = "other" })"#, false),
+    ] {
+      try source(returned).write(to: repl.file, atomically: true, encoding: .utf8)
+      await repl.type(":reload")
+      let went = await repl.type(":goto 0").0
+      if crossed {
+        #expect(went.hasPrefix("  at the start"), "\(returned): \(went)")
+        await repl.type(":goto 1")
+      } else {
+        #expect(went.contains("action 1's effect"), "\(returned): \(went)")
+      }
+      #expect(try repl.session.feature.state() == ["n": 1], "\(returned)")
+    }
+  }
+}
