@@ -173,6 +173,19 @@ extension LuaFeature {
     queue.access { $1.restoreMigration }
   }
 
+  /// Where the state `restorePersisted` restored from a file other code saved is not shaped as
+  /// the state `initial_state()` gave (nothing, or another type, where it has a value), once
+  /// `migrate(state)` ran on it: the first places (`RestoredShapeGap.gaps`) and how many in
+  /// all. Nil when the state was not restored, was saved by this code, or has every field.
+  ///
+  /// ```swift
+  /// try await feature.restorePersisted(files: files)
+  /// if let (gaps, count) = feature.restoredShapeGaps { print(gaps.map(\.path), count) }
+  /// ```
+  public var restoredShapeGaps: (gaps: [RestoredShapeGap], count: Int)? {
+    queue.access { $1.restoredShapeGaps }
+  }
+
   /// Bytes the feature's VM holds after a full collection: the state, its proxies, the code.
   public func memoryInUse() -> Int {
     queue.access { vm, _ in

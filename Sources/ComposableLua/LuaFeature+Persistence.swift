@@ -171,13 +171,17 @@ extension LuaFeature {
     guard case let .saved(saved) = read else { return loaded }
     try queue.access { (vm, current) throws(LuaFeatureError) in
       let field = persistence.select.map { LuaValue($0) } ?? .nil
-      let migrate = saved.code == current.codeFingerprint ? nil : current.module.migrate
-      // The state before the restore, to put back if `migrate` fails on the saved one.
+      let byOtherCode = saved.code != current.codeFingerprint
+      let migrate = byOtherCode ? current.module.migrate : nil
+      // The state before the restore (the initial one), to put back if `migrate` fails on the
+      // saved one, and to compare a state other code saved with.
       var before: LuaValue?
       if migrate != nil {
         do throws(LuaError) { before = try vm.value(of: stateReference, rootName: "state") } catch {
           throw .conversion(error)
         }
+      } else if byOtherCode {
+        before = try? vm.value(of: stateReference, rootName: "state")  // only to compare with
       }
       try writeState(field, saved.value, in: vm)
       if current.module.isDuplicate != nil {
@@ -185,7 +189,22 @@ extension LuaFeature {
           throw .conversion(error)
         }
       }
-      guard let migrate, let before else { return }
+      guard let before else { return }
+      defer {
+        // Where the state (after `migrate`) is not shaped as the initial one: with `select`,
+        // the field restored, against the same field (and named as a field of the state).
+        func restoredPart(_ state: LuaValue) -> LuaValue {
+          guard let select = persistence.select else { return state }
+          return .table(
+            LuaTable(entries: [LuaValue(select): state.tableValue?[LuaValue(select)] ?? .nil]))
+        }
+        if let now = try? vm.value(of: stateReference, rootName: "state") {
+          let found = RestoredShapeGap.gaps(
+            restored: restoredPart(now), initial: restoredPart(before))
+          current.restoredShapeGaps = found.count == 0 ? nil : found
+        }
+      }
+      guard let migrate else { return }
       do throws(LuaError) {
         let changes = try runMigration(migrate, in: vm)
         current.restoreMigration = changes

@@ -43,6 +43,9 @@ public final class LuaFeature: Sendable {
     /// What `migrate(state)` changed in the state restored, when it ran on it (the state was
     /// saved by other code); nil when it did not run.
     var restoreMigration: Result<[LuaDifference], LuaFeatureError>? = nil
+    /// Where a state restored from other code's file (after `migrate`) is not shaped as the
+    /// initial state: the first places and how many in all; nil where it is, or not restored.
+    var restoredShapeGaps: (gaps: [RestoredShapeGap], count: Int)? = nil
     /// `expressionGuardSource` compiled, at the first expression (`evaluate`).
     var expressionGuard: LuaReference? = nil
   }

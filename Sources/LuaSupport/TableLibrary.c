@@ -246,10 +246,42 @@ typedef unsigned int lk_sort_index;
 enum { LK_SORT_RANDOM_ABOVE = 100 };  // intervals this long may use a shifted pivot
 enum { LK_SORT_READING_FROM = 8 };     // arrays this long may be sorted by lk_sort_real_array
 
+// a[j] = 3 (1: the array), as lk_move_set writes it, protected: the second write of a swap in a
+// state's array. The move's writes are this call's for the while (the mark is for a write the
+// moving call makes itself).
+static int lk_sort_second_write(lua_State *L) {
+  lk_shape *shape = &lk_info_of(L)->shape;
+  const void *frame = shape->move.frame;
+  lua_Debug self;
+  if (lua_getstack(L, 0, &self)) shape->move.frame = self.i_ci;
+  lk_move_set(L, 1, lua_tointeger(L, 2));
+  shape->move.frame = frame;
+  return 0;
+}
+
 // a[i] = top, a[j] = the value below it (both popped): elements the sort read from the array.
+// In a state's array the two writes go together: when the second fails (a memory error: the
+// journal or a call that grows), the first is undone before the error goes on, so that the
+// array holds each element once, as a plain table always does.
 static void lk_sort_set2(lua_State *L, lk_sort_index i, lk_sort_index j) {
+  if (!lk_push_proxied_table(L, 1)) {  // no state's array: as Lua's
+    lk_move_set(L, 1, i);
+    lk_move_set(L, 1, j);
+    return;
+  }
+  lua_pop(L, 1);
+  lua_Integer mark = lk_journal_length(L);
   lk_move_set(L, 1, i);
-  lk_move_set(L, 1, j);
+  int value = lua_gettop(L);
+  lua_pushcfunction(L, lk_sort_second_write);
+  lua_pushvalue(L, 1);
+  lua_pushinteger(L, (lua_Integer)j);
+  lua_pushvalue(L, value);
+  if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
+    lk_journal_undo_to(L, mark);
+    lua_error(L);
+  }
+  lua_pop(L, 1);
 }
 
 // Whether the value at `a` sorts before the one at `b` (negative indices), one step charged.
@@ -371,10 +403,12 @@ static int lk_sort_in_copy(lua_State *L, int copy, lua_Integer length, int *wrot
   return status;
 }
 
-// Writes the order of the copy at `copy` (real elements) back to the state's array at 1 (its
-// real table at `real`): each slot that changed moved in place, journaled and marked
-// (lk_state_set_moved), its view told first.
-static void lk_sort_write_back(lua_State *L, int real, int copy, lua_Integer length) {
+// Writes the order of the copy at 3 (real elements) back to the state's array at 1 (its real
+// table at 2), [1, length at 4]: each slot that changed moved in place, journaled and marked
+// (lk_state_set_moved), its view told first. Protected (lk_sort_write_back).
+static int lk_sort_write_back_protected(lua_State *L) {
+  const int real = 2, copy = 3;
+  lua_Integer length = lua_tointeger(L, 4);
   for (lua_Integer i = 1; i <= length; i++) {
     lk_charge(L, 1);
     lua_rawgeti(L, copy, i);
@@ -387,6 +421,24 @@ static void lk_sort_write_back(lua_State *L, int real, int copy, lua_Integer len
       lk_view_forget_index(L, 1, i);  // written behind its view
       lk_state_set_moved(L, real, i);
     }
+  }
+  return 0;
+}
+
+// The order of the copy at `copy` written back to the state's array at 1 (its real table at
+// `real`), all or nothing: when a write fails (the journal's room, a spent budget), those made
+// are undone before the error goes on. A sort that failed half way through its writes left
+// elements twice and others not at all, which a reducer catching the error then committed.
+static void lk_sort_write_back(lua_State *L, int real, int copy, lua_Integer length) {
+  lua_Integer mark = lk_journal_length(L);
+  lua_pushcfunction(L, lk_sort_write_back_protected);
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, real);
+  lua_pushvalue(L, copy);
+  lua_pushinteger(L, length);
+  if (lua_pcall(L, 4, 0, 0) != LUA_OK) {
+    lk_journal_undo_to(L, mark);
+    lua_error(L);
   }
 }
 

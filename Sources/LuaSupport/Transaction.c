@@ -890,6 +890,8 @@ static int lk_undo_to(lua_State *L, lua_Integer mark) {
   return status;
 }
 
+void lk_journal_undo_to(lua_State *L, lua_Integer mark) { lk_undo_to(L, mark); }
+
 // MARK: - Writing
 
 // lk_store_form, protected (1: the value).

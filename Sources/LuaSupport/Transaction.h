@@ -64,4 +64,11 @@ void lk_leave_view_for_good(lua_State *L, int proxy);
 /// The view of the proxy at `proxy`, if it has one, forgets index `i`: the table library wrote
 /// it behind the view (a sort's write-back).
 void lk_view_forget_index(lua_State *L, int proxy, lua_Integer i);
+/// Undoes the journal's entries newer than `mark` (a journal length taken before), newest
+/// first: for a library function whose writes go together, when one after the first fails (a
+/// memory error between the two writes of a swap would leave one element in two slots and the
+/// other in none, which no plain Lua table can come to). Protected and without the memory
+/// cap; if it fails all the same, what is left to undo stays in the journal, for the rollback.
+/// Leaves the stack as it was.
+void lk_journal_undo_to(lua_State *L, lua_Integer mark);
 #endif

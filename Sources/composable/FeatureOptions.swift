@@ -155,6 +155,12 @@ struct FeatureOptions {
           Run.printMigration(
             loaded.restoreMigration, colored: Terminal.wantsColour(FileHandle.standardOutput))
         }
+        if let (gaps, count) = loaded.restoredShapeGaps {
+          printError(
+            RestoredShapeNote.text(
+              gaps: gaps, count: count, file: persistence.path.description.terminalSafe,
+              migrated: loaded.restoreMigration != nil), kind: "note")
+        }
       }
     }
     // The state at start (restored, after migrate(state), or initial) may hold ids
