@@ -311,7 +311,8 @@ struct Run: Command {
       count(reloads, "reload was refused", "reloads were refused"),
       count(saves, "save of the state failed", "saves of the state failed"),
       count(commands, "command failed", "commands failed"),
-      count(replays, ":replay went otherwise than recorded", ":replays went otherwise than recorded"),
+      count(
+        replays, ":replay went otherwise than recorded", ":replays went otherwise than recorded"),
     ].compactMap { $0 }
     guard !parts.isEmpty else { return nil }
     let rest = actions + lines > 0 ? "; the other lines ran" : ""

@@ -138,7 +138,8 @@ import Testing
     let source = try String(contentsOf: SessionAsSwiftTestTests.saves, encoding: .utf8)
     let data = try makeTemporaryDirectory("repl-saves")
     defer { try? FileManager.default.removeItem(at: data) }
-    try "hello".write(to: data.appendingPathComponent("note.txt"), atomically: true, encoding: .utf8)
+    try "hello".write(
+      to: data.appendingPathComponent("note.txt"), atomically: true, encoding: .utf8)
     var dependencies = DependencyValues.live
     dependencies.files = .live(root: data)
     let repl = try Harness(source: source, dependencies: dependencies)
@@ -177,6 +178,17 @@ import Testing
       await repl.type(":test \(existing.path)").0 == "  error: \(existing.path) exists, and "
         + ":test does not write over a file: remove it, or choose another name")
     #expect(try String(contentsOf: existing, encoding: .utf8) == "-- mine")
+    // A symlink of that name, dangling or not, is a file there too (a dangling one gave
+    // Foundation's raw "File exists"); nothing is written through it.
+    for (name, target) in [("dangling_test.lua", "nowhere.lua"), ("Linked.swift", "counter.lua")] {
+      let link = directory.appendingPathComponent(name)
+      try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: target)
+      #expect(
+        await repl.type(":test \(link.path)").0 == "  error: \(link.path) exists (a symbolic "
+          + "link), and :test does not write over a file: remove it, or choose another name")
+    }
+    #expect(
+      !FileManager.default.fileExists(atPath: directory.appendingPathComponent("nowhere.lua").path))
     let elsewhere = try makeTemporaryDirectory("elsewhere").appendingPathComponent("c_test.lua")
     #expect(
       await repl.type(":test \(elsewhere.path)").0.hasPrefix(
@@ -206,7 +218,8 @@ import Testing
         "; it passes (composable test \(test.path))"))
     let text = try String(contentsOf: test, encoding: .utf8)
     #expect(
-      text.contains(#"    -- action 2 ({ type = "boom" }) raised when recorded, and fails here too:"#))
+      text.contains(
+        #"    -- action 2 ({ type = "boom" }) raised when recorded, and fails here too:"#))
     #expect(text.contains(#"    expect_failure(""#), "\(text)")
   }
 }
@@ -239,7 +252,8 @@ import Testing
   @Test func theSwiftTestOfASessionThatSavesIsTheOneThatRuns() async throws {
     let data = try makeTemporaryDirectory("swift-saves")
     defer { try? FileManager.default.removeItem(at: data) }
-    try "hello".write(to: data.appendingPathComponent("note.txt"), atomically: true, encoding: .utf8)
+    try "hello".write(
+      to: data.appendingPathComponent("note.txt"), atomically: true, encoding: .utf8)
     var dependencies = DependencyValues.live
     dependencies.files = .live(root: data)
     let repl = try ReplSessionTests.Harness(dependencies: dependencies, file: Self.saves)

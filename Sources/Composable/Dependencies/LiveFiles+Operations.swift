@@ -198,7 +198,15 @@ extension LiveFiles {
     guard size <= readLimit - contents.count else {
       throw overLimit(path, size: size + contents.count, writing: true)
     }
-    try writeAll(contents, to: descriptor, path: path)
+    do {
+      try writeAll(contents, to: descriptor, path: path)
+    } catch {
+      // An append that failed writes nothing: the part that went before a full disk (or a file
+      // size limit) stopped it is cut off, or a feature trying again would find its record
+      // twice, the first one torn (an attacker's finding).
+      _ = ftruncate(descriptor, off_t(size))
+      throw error
+    }
   }
 
   func list(_ path: DataPath) throws -> [String] {

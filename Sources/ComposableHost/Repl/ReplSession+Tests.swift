@@ -20,10 +20,14 @@ extension ReplSession {
       ? featureDirectory.appendingPathComponent(argument)
       : URL(fileURLWithPath: argument)
     let shown = isLua && !argument.contains("/") ? Self.shownPath(url) : argument
-    guard !FileManager.default.fileExists(atPath: url.path) else {
+    // Any entry of that name, a symlink too, dangling or not (fileExists follows one, and the
+    // write then failed with Foundation's raw error).
+    var entry = stat()
+    guard lstat(url.path, &entry) != 0 else {
+      let what = entry.st_mode & S_IFMT == S_IFLNK ? " (a symbolic link)" : ""
       return printer.error(
-        "\(shown) exists, and :test does not write over a file: remove it, or choose another "
-          + "name")
+        "\(shown) exists\(what), and :test does not write over a file: remove it, or choose "
+          + "another name")
     }
     let swiftName = url.deletingPathExtension().lastPathComponent
     if !isLua,
