@@ -90,6 +90,45 @@ extension StateSaverOrderTests {
   }
 }
 
+extension StateSaverOrderTests {
+  /// A save's effect still making its file (a large state) when a signal's save has waited its
+  /// 2 s and written: the effect's older state does not land after it. It did, and the run said
+  /// it saved a state its file did not hold (an attacker's finding: a 7 MB state, SIGTERM).
+  @Test func aWriteStillBeingMadeDoesNotLandAfterASignalsSave() async throws {
+    let path = try DataPath(validating: Array("state.txt".utf8))
+    let log = WriteLog()
+    let making = WriteLog()
+    let released = WriteLog()
+    var files = FileClient.live(root: FileManager.default.temporaryDirectory)
+    files.write = { _, bytes in log.append("effect wrote " + String(decoding: bytes, as: UTF8.self)) }
+    let saver = StateSaver(path: path)
+    saver.changed()
+    let effect: Effect<Never> = saver.save(
+      contents: {
+        // The effect's call is the first: held longer than the signal waits. The signal's
+        // call, the second, makes the newer state at once.
+        making.append("making")
+        guard making.entries.count == 1 else { return Array("2".utf8) }
+        while released.entries.isEmpty { usleep(1000) }
+        return Array("1".utf8)
+      }, delay: .zero, clock: ContinuousClock(), files: files, onError: { _ in })
+    let writing = Task { await run(effect) }
+    while making.entries.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+    saver.changed()
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      Thread {
+        try? saver.savePending { _, bytes in
+          log.append("signal wrote " + String(decoding: bytes, as: UTF8.self))
+        } read: { _ in nil }
+        released.append("released")  // the effect's state made only now, after the signal's
+        done.resume()
+      }.start()
+    }
+    await writing.value
+    #expect(log.entries == ["signal wrote 2"])
+  }
+}
+
 private final class WriteLog: @unchecked Sendable {
   private let lock = NSLock()
   private var lines: [String] = []

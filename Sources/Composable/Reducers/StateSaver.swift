@@ -43,6 +43,9 @@ public final class StateSaver: @unchecked Sendable {
   /// A write is under way; `writeAgain`: a save came meanwhile, and the writer writes once more.
   private var writing = false
   private var writeAgain = false
+  /// How many synchronous saves (`savePending(write:read:locked:)`, a signal's) began: a write
+  /// of an effect that began before one does not land after it (below).
+  private var synchronousSaves = 0
 
   /// `contents`, when given, is what a save writes until a `save(contents:...)` gives newer; it
   /// may answer nil, for a state not worth writing (a duplicate of what is on disk): that save
@@ -132,7 +135,11 @@ public final class StateSaver: @unchecked Sendable {
   ) throws {
     // A write under way (a save's effect, on another thread) covers only what it read, and
     // would land after this one, an older state last: waited for, but not past 2 s (a write
-    // stuck on a full disk must not keep the process from ending).
+    // stuck on a full disk must not keep the process from ending). One still under way then (a
+    // large state still being made into a file) writes nothing once this one began: it
+    // checks, holding the file's lock, that no synchronous save began since it did (it landed
+    // after the signal's save, and a run said it saved a state its file did not hold).
+    lock.withLock { synchronousSaves += 1 }
     let deadline = ContinuousClock.now + .seconds(2)
     while lock.withLock({ writing }), ContinuousClock.now < deadline { usleep(1000) }
     guard isPending, let (count, contents) = try pendingContents() else { return }
@@ -164,10 +171,14 @@ public final class StateSaver: @unchecked Sendable {
     guard starts else { return }
     do {
       while true {
+        let began = lock.withLock { synchronousSaves }
         if let (count, contents) = try pendingContents() {
           let conflict = Mutex<StateSaverConflict?>(nil)
           if let bytes = try contents() {
             try await files.whileLocked(path) { [self] held in
+              // A synchronous save began since: it writes a state as new as this one, or is
+              // written already, and this older one must not land after it.
+              guard lock.withLock({ synchronousSaves }) == began else { return }
               let target = try await target(files, held: held)
               try await files.write(target.path, bytes)
               conflict.withLock { $0 = wrote(bytes, to: target) }
