@@ -93,6 +93,23 @@ enum DataDirectory {
       + "\(existing)), or pass --data with a directory you can write to"
   }
 
+  /// Why the saved file at `file`, which a save replaces by renaming a new file over it, cannot
+  /// be replaced by this process though its folder can be written to, or nil: in a folder with
+  /// the sticky bit (as /tmp), only the file's owner, the folder's or root may rename over it.
+  /// A run there ran every action, then lost them all at the end (an attacker's finding).
+  static func replaceProblem(_ file: URL) -> String? {
+    var fileStatus = stat(), folderStatus = stat()
+    let folder = file.deletingLastPathComponent().path
+    guard lstat(file.path, &fileStatus) == 0, stat(folder, &folderStatus) == 0,
+      folderStatus.st_mode & S_ISVTX != 0
+    else { return nil }
+    let me = geteuid()
+    guard me != 0, fileStatus.st_uid != me, folderStatus.st_uid != me else { return nil }
+    return "\(file.path) belongs to user \(fileStatus.st_uid), in a folder where only a file's "
+      + "owner may replace it (the sticky bit, as in /tmp), so no save could replace it. To fix, "
+      + "have it removed or given to you, or pass --data with a directory of your own"
+  }
+
   /// Why no folder could be made at `path` for its length, or nil: the system names a path of
   /// at most `PATH_MAX - 1` bytes in one call (`make` makes folders by their whole path) and a
   /// folder of at most `NAME_MAX` (where `make` would have made the folders above it first, and

@@ -99,6 +99,8 @@ struct FeatureOptions {
         .deletingLastPathComponent()
       if let fix = DataDirectory.problem(with: root)
         ?? DataDirectory.problem(with: folder, checkingLength: false)
+        ?? DataDirectory.replaceProblem(
+          root.appendingPathComponent(persistence.path.description))
       {
         printError(
           "the state cannot be saved in the data directory \(root.path), so the run stops "
