@@ -4,7 +4,11 @@ import Testing
 
 /// A saver's writes never overlap, so the file ends with the newest state, however quickly
 /// saves come: two writes at once could finish in either order and leave an older state last.
-@Suite struct StateSaverOrderTests {
+///
+/// One test at a time: three of them hold a thread of the task pool on purpose (a write or a
+/// state being made, without suspending, as a large save does), and side by side on a machine
+/// of two cores they held all of it, and the tasks that would release them never ran.
+@Suite(.serialized) struct StateSaverOrderTests {
   /// A state changed and saved with no delay, again and again, each save in its own task (as a
   /// store runs effects); the file then holds the last state, every round.
   @Test(arguments: 1...5)
@@ -126,6 +130,47 @@ extension StateSaverOrderTests {
     }
     await writing.value
     #expect(log.entries == ["signal wrote 2"])
+  }
+}
+
+extension StateSaverOrderTests {
+  /// The effect's file made while the signal's save waits for it (within its 2 s), and no change
+  /// since: the effect's write, begun before the signal's save, lets it write, and the signal's
+  /// save writes the state, not taking it for saved. (A first version counted the changes saved
+  /// when the effect's write gave way: the signal's save then wrote nothing, and a first save of
+  /// a large state left no file at all, an attacker's finding.)
+  @Test func aWriteThatGivesWayLeavesItsChangesToTheSignalsSave() async throws {
+    let path = try DataPath(validating: Array("state.txt".utf8))
+    let log = WriteLog()
+    let making = WriteLog()
+    let released = WriteLog()
+    var files = FileClient.live(root: FileManager.default.temporaryDirectory)
+    files.write = { _, bytes in log.append("effect wrote " + String(decoding: bytes, as: UTF8.self)) }
+    let saver = StateSaver(path: path)
+    saver.changed()
+    let effect: Effect<Never> = saver.save(
+      contents: {
+        making.append("making")
+        if making.entries.count == 1 { while released.entries.isEmpty { usleep(1000) } }
+        return Array("1".utf8)
+      }, delay: .zero, clock: ContinuousClock(), files: files, onError: { _ in })
+    let writing = Task { await run(effect) }
+    while making.entries.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      Thread {
+        try? saver.savePending { _, bytes in
+          log.append("signal wrote " + String(decoding: bytes, as: UTF8.self))
+        } read: { _ in nil }
+        done.resume()
+      }.start()
+      Thread {
+        usleep(200_000)  // while the signal's save waits
+        released.append("released")
+      }.start()
+    }
+    await writing.value
+    #expect(log.entries == ["signal wrote 1"])
+    #expect(saver.isPending == false)
   }
 }
 

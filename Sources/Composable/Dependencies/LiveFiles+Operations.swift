@@ -198,13 +198,19 @@ extension LiveFiles {
     guard size <= readLimit - contents.count else {
       throw overLimit(path, size: size + contents.count, writing: true)
     }
+    var written = 0
     do {
-      try writeAll(contents, to: descriptor, path: path)
+      try writeAll(contents, to: descriptor, path: path, written: &written)
     } catch {
       // An append that failed writes nothing: the part that went before a full disk (or a file
       // size limit) stopped it is cut off, or a feature trying again would find its record
-      // twice, the first one torn (an attacker's finding).
-      _ = ftruncate(descriptor, off_t(size))
+      // twice, the first one torn (an attacker's finding). Only when the file ends with that
+      // part alone: another process appending meanwhile would lose its lines to the cut (an
+      // attacker's finding too); then the part stays, and the error says the append failed.
+      var status = stat()
+      if written > 0, fstat(descriptor, &status) == 0, Int(status.st_size) == size + written {
+        _ = ftruncate(descriptor, off_t(size))
+      }
       throw error
     }
   }
@@ -254,7 +260,15 @@ extension LiveFiles {
   }
 
   private func writeAll(_ contents: [UInt8], to descriptor: Int32, path: DataPath) throws {
-    var offset = 0
+    var written = 0
+    try writeAll(contents, to: descriptor, path: path, written: &written)
+  }
+
+  /// `writeAll`, counting in `offset` the bytes written, a failure's too.
+  private func writeAll(
+    _ contents: [UInt8], to descriptor: Int32, path: DataPath, written offset: inout Int
+  ) throws {
+    offset = 0
     while offset < contents.count {
       let written = contents.withUnsafeBytes { buffer in
         Glibc.write(descriptor, buffer.baseAddress! + offset, contents.count - offset)

@@ -174,17 +174,23 @@ public final class StateSaver: @unchecked Sendable {
         let began = lock.withLock { synchronousSaves }
         if let (count, contents) = try pendingContents() {
           let conflict = Mutex<StateSaverConflict?>(nil)
+          let passed = Mutex(false)
           if let bytes = try contents() {
             try await files.whileLocked(path) { [self] held in
               // A synchronous save began since: it writes a state as new as this one, or is
-              // written already, and this older one must not land after it.
-              guard lock.withLock({ synchronousSaves }) == began else { return }
+              // written already, and this older one must not land after it. Its changes are
+              // then not saved by this write: the synchronous save finds them pending (counted
+              // saved, they were written by neither, and the file was left empty).
+              guard lock.withLock({ synchronousSaves }) == began else {
+                passed.withLock { $0 = true }
+                return
+              }
               let target = try await target(files, held: held)
               try await files.write(target.path, bytes)
               conflict.withLock { $0 = wrote(bytes, to: target) }
             }
           }
-          lock.withLock { saved = max(saved, count) }
+          if !passed.withLock({ $0 }) { lock.withLock { saved = max(saved, count) } }
           if let conflict = conflict.withLock({ $0 }) { throw conflict }
         }
         // Checked and cleared with `writing` in one step: a save that comes after sees no
