@@ -24,11 +24,13 @@ public struct RestoredShapeGap: Equatable, Sendable {
     self.found = found
   }
 
-  /// The places where `restored` is not shaped as `initial` (at most `limit`, in key order,
-  /// outer ones first), and how many there are in all. Only records are compared, the fields of
-  /// tables under string keys: a list's elements are data (an initial list is mostly empty),
-  /// and a field the initial state leaves nil may be anything. Deeper than `depth` levels is
-  /// not walked.
+  /// The fields of `initial` (a table's, under string keys) that `restored` has not, or holds
+  /// as a table where `initial` has none or the other way (at most `limit`, in the order of
+  /// their names' bytes), and how many there are in all. Only the top level is compared, and
+  /// only nothing against something and a table against a scalar: a table below may be a map
+  /// (an initial `{ a = 1 }` that held `{ b = 2 }` lacks no field), and a scalar's type may
+  /// change with the data (`selected = false` until one is), where an action reading a field
+  /// that is not there, or indexing one that is no table, fails.
   ///
   /// ```swift
   /// let (gaps, count) = RestoredShapeGap.gaps(
@@ -36,38 +38,29 @@ public struct RestoredShapeGap: Equatable, Sendable {
   /// // gaps == [RestoredShapeGap(path: "filter", expected: "string", found: "nil")], count == 1
   /// ```
   public static func gaps(
-    restored: LuaValue, initial: LuaValue, limit: Int = 5, depth: Int = 16
+    restored: LuaValue, initial: LuaValue, limit: Int = 5
   ) -> (gaps: [RestoredShapeGap], count: Int) {
+    guard let restoredTable = restored.tableValue, let initialTable = initial.tableValue else {
+      return ([], 0)
+    }
     var found: [RestoredShapeGap] = []
     var count = 0
-    var seen: Set<LuaTableIdentity> = []
-    func walk(_ restored: LuaTable, _ initial: LuaTable, path: String, level: Int) {
-      // A table the initial state holds twice is walked once.
-      guard level < depth, seen.insert(initial.identity).inserted else { return }
-      let fields = initial.entries.compactMap { key, value in
-        key.stringValue.map { (name: $0, key: key, value: value) }
-      }
-      var deeper: [(LuaTable, LuaTable, String)] = []
-      let inOrder = fields.sorted { Array($0.name.utf8).lexicographicallyPrecedes($1.name.utf8) }
-      for field in inOrder {
-        let place = path + LuaValue.pathComponent(field.key, atRoot: path.isEmpty)
-        let now = restored[field.key]
-        let expected = kind(of: field.value), got = kind(of: now)
-        if expected != got {
-          count += 1
-          if found.count < limit {
-            found.append(RestoredShapeGap(path: place, expected: expected, found: got))
-          }
-        } else if let inner = field.value.tableValue, let nowInner = now.tableValue {
-          deeper.append((nowInner, inner, place))
-        }
-      }
-      for (nowInner, inner, place) in deeper {
-        walk(nowInner, inner, path: place, level: level + 1)
-      }
+    let fields = initialTable.entries.compactMap { key, value -> (LuaString, LuaValue, LuaValue)? in
+      guard case let .string(name) = key else { return nil }
+      return (name, key, value)
     }
-    if let restoredTable = restored.tableValue, let initialTable = initial.tableValue {
-      walk(restoredTable, initialTable, path: "", level: 0)
+    for (_, key, value) in fields.sorted(by: { $0.0.bytes.lexicographicallyPrecedes($1.0.bytes) }) {
+      let now = restoredTable[key]
+      let isGap =
+        now == .nil || (value.tableValue == nil) != (now.tableValue == nil)
+      guard isGap else { continue }
+      count += 1
+      if found.count < limit {
+        found.append(
+          RestoredShapeGap(
+            path: LuaValue.pathComponent(key, atRoot: true), expected: kind(of: value),
+            found: kind(of: now)))
+      }
     }
     return (found, count)
   }

@@ -14,10 +14,12 @@ enum RestoredShapeNote {
     }
     let more = count > gaps.count ? " (and \(count - gaps.count) more)" : ""
     let ran = migrated ? "; migrate(state) ran on it and left \(count == 1 ? "it" : "them") so" : ""
-    let first = gaps.first?.path ?? "field"
+    // `state.filter`, or `state["a key"]` for a name that is no Lua word.
+    let path = gaps.first?.path ?? "field"
+    let first = "state" + (path.hasPrefix("[") ? "" : ".") + path
     let fix =
       gaps.first?.found == "nil"
-      ? "`if state.\(first) == nil then state.\(first) = ... end`" : "`state.\(first) = ...`"
+      ? "`if \(first) == nil then \(first) = ... end`" : "`\(first) = ...`"
     return "the state restored from \(file) was saved by other code, and is not shaped as "
       + "initial_state() gives it: \(places.joined(separator: ", "))\(more)\(ran). An action "
       + "reading \(count == 1 ? "it" : "them") may fail. To fix, have migrate(state) set "

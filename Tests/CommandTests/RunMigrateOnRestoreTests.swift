@@ -41,6 +41,28 @@ import Testing
     #expect(again.output.contains("State: { count = 21 }"), "\(again.output)")
   }
 
+  /// A state other code saved that lacks a field `initial_state()` gives (here `n`, a name
+  /// that is a word, and `["a key"]`, one that is not): a note names them, with a fix written
+  /// as Lua, before an action fails on one.
+  @Test func aRestoredStateThatLacksFieldsIsNoted() throws {
+    let (directory, feature, data) = try start()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try MigrateOnRestoreSources.v1.replacingOccurrences(
+      of: "return { n = 0 }", with: #"return { n = 0, ["a key"] = {}, mode = "all" }"#
+    ).replacingOccurrences(of: "state.n = state.n + 1", with: "state.n = state.n + 2")
+      .write(to: feature, atomically: true, encoding: .utf8)
+    let outcome = try Command.run(
+      ["run", feature.path, "--wait", "0", "--data", data.path], input: "")
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    #expect(
+      outcome.errors
+        == "note: the state restored from tally.saved.lua was saved by other code, and is not "
+        + #"shaped as initial_state() gives it: ["a key"] is nil where initial_state() gives a "#
+        + "table, mode is nil where it gives a string. An action reading them may fail. To fix, "
+        + #"have migrate(state) set them (`if state["a key"] == nil then state["a key"] = ... "#
+        + "end`), or move the file away to start from initial_state()\n")
+  }
+
   @Test func aMigrateThatRaisesStopsTheRunAndLeavesTheFile() throws {
     let (directory, feature, data) = try start()
     defer { try? FileManager.default.removeItem(at: directory) }
