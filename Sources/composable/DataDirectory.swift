@@ -85,6 +85,11 @@ enum DataDirectory {
     guard faccessat(AT_FDCWD, existing, needed, AT_EACCESS) != 0 else { return nil }
     let reason = String(cString: strerror(errno))
     let what = isTheFolder ? "read and written" : "written to"
+    if let flag = attributeRefusingChanges(existing) {  // no chmod lifts it
+      return "\(existing) is \(flag) (\(reason)), so no file can be made in it. To fix, take the "
+        + "attribute off (\(flag == "immutable" ? "chattr -i" : "chattr -a") \(existing)), or "
+        + "pass --data with another directory"
+    }
     guard status.st_uid == geteuid() else {
       return "\(existing) cannot be \(what) by you (\(reason); it belongs to user "
         + "\(status.st_uid)). To fix, pass --data with a directory you can write to"
@@ -98,6 +103,11 @@ enum DataDirectory {
   /// the sticky bit (as /tmp), only the file's owner, the folder's or root may rename over it.
   /// A run there ran every action, then lost them all at the end (an attacker's finding).
   static func replaceProblem(_ file: URL) -> String? {
+    if let flag = attributeRefusingChanges(file.path) {
+      return "\(file.path) is \(flag), so no save could replace it. To fix, take the attribute "
+        + "off (\(flag == "immutable" ? "chattr -i" : "chattr -a") \(file.path)), or pass --data "
+        + "with another directory"
+    }
     var fileStatus = stat(), folderStatus = stat()
     let folder = file.deletingLastPathComponent().path
     guard lstat(file.path, &fileStatus) == 0, stat(folder, &folderStatus) == 0,
@@ -108,6 +118,21 @@ enum DataDirectory {
     return "\(file.path) belongs to user \(fileStatus.st_uid), in a folder where only a file's "
       + "owner may replace it (the sticky bit, as in /tmp), so no save could replace it. To fix, "
       + "have it removed or given to you, or pass --data with a directory of your own"
+  }
+
+  /// `immutable` or `append-only` when the file or folder at `path` has that attribute (`chattr
+  /// +i`, `+a`), which no permission lifts (root's neither): a file with it cannot be replaced,
+  /// a folder with it gets no new file. Nil otherwise, or when it cannot be told.
+  static func attributeRefusingChanges(_ path: String) -> String? {
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var flags: Int32 = 0
+    // FS_IOC_GETFLAGS (_IOR('f', 1, long)); the kernel writes an int.
+    guard ioctl(descriptor, 0x8008_6601, &flags) == 0 else { return nil }
+    if flags & 0x10 != 0 { return "immutable" }  // FS_IMMUTABLE_FL
+    if flags & 0x20 != 0 { return "append-only" }  // FS_APPEND_FL
+    return nil
   }
 
   /// Why no folder could be made at `path` for its length, or nil: the system names a path of

@@ -39,4 +39,40 @@ import Testing
       #expect(process.terminationStatus == 0, "\(said)")
     }
   }
+
+  /// `chattr` through a shell: whether it took (a file system without attributes refuses).
+  static func chattr(_ flag: String, _ path: String) throws -> Bool {
+    let outcome = try Command.run(
+      ["-c", "chattr \(flag) \"$0\"", path], executable: URL(fileURLWithPath: "/bin/sh"))
+    return outcome.status == 0
+  }
+
+  /// A saved file or a data directory with an attribute no permission lifts (`chattr +i`,
+  /// `+a`): no save could replace the file, no file be made in the folder. The run stops before
+  /// its first action, naming the attribute (it ran every action, then lost them; and said
+  /// `chmod u+rwx` of an immutable folder, which cannot help).
+  @Test(arguments: [("+i", "file"), ("+a", "file"), ("+i", "folder")])
+  func anAttributeNoSaveGetsPastStopsTheRunBeforeItsFirstAction(flag: String, on: String) throws {
+    let directory = try makeTemporaryDirectory("attribute-save")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("tally.lua")
+    try DataDirectoryMessagesTests.feature.write(to: feature, atomically: true, encoding: .utf8)
+    let data = directory.appendingPathComponent("data")
+    let first = try Command.run(
+      ["run", feature.path, "--wait", "0", "--data", data.path], input: "increment\n")
+    #expect(first.status == 0, "\(first.errors)")
+    let saved = data.appendingPathComponent("tally.saved.lua")
+    let target = on == "file" ? saved.path : data.path
+    let kept = try String(contentsOf: saved, encoding: .utf8)
+    try #require(try Self.chattr(flag, target), "chattr \(flag) did not take here")
+    defer { _ = try? Self.chattr(flag == "+i" ? "-i" : "-a", target) }
+    let outcome = try Command.run(
+      ["run", feature.path, "--wait", "0", "--data", data.path], input: "increment\n")
+    #expect(outcome.status == 1, "\(outcome.errors)")
+    let name = flag == "+i" ? "immutable" : "append-only"
+    #expect(outcome.errors.contains("\(target) is \(name)"), "\(outcome.errors)")
+    #expect(outcome.errors.contains("chattr \(flag == "+i" ? "-i" : "-a") \(target)"))
+    #expect(!outcome.output.contains("count = 2"), "an action ran: \(outcome.output)")
+    #expect(try String(contentsOf: saved, encoding: .utf8) == kept)
+  }
 }

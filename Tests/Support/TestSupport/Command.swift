@@ -14,18 +14,21 @@ public enum Command {
   /// `environment` is set over this process's: a nil value unsets the variable.
   public static func run(
     _ arguments: [String], input: String = "", in directory: URL = repositoryRoot,
-    environment: [String: String?] = [:]
+    environment: [String: String?] = [:], executable: URL? = nil
   ) throws -> Outcome {
-    try run(arguments, inputBytes: Array(input.utf8), in: directory, environment: environment)
+    try run(
+      arguments, inputBytes: Array(input.utf8), in: directory, environment: environment,
+      executable: executable)
   }
 
-  /// `run` with standard input given as bytes (any bytes, not only UTF-8 text).
+  /// `run` with standard input given as bytes (any bytes, not only UTF-8 text). With
+  /// `executable`, that program runs instead (`/bin/sh`, to set a limit first).
   public static func run(
     _ arguments: [String], inputBytes input: [UInt8], in directory: URL = repositoryRoot,
-    environment: [String: String?] = [:]
+    environment: [String: String?] = [:], executable: URL? = nil
   ) throws -> Outcome {
     let process = Process()
-    process.executableURL = try builtProduct("composable")
+    process.executableURL = try executable ?? builtProduct("composable")
     process.arguments = arguments
     process.currentDirectoryURL = directory
     if !environment.isEmpty {
