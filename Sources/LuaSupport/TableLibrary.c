@@ -148,6 +148,43 @@ static int lk_table_remove(lua_State *L) {
   return 1;
 }
 
+// Moves a1[first + i] (a1 at 1) to a2[target + i] (a2 at `destination`) for i in [0, count),
+// backwards when `backwards`; `within` one table, the moves are marked (into another, they are
+// writes like any other).
+static void lk_move_elements(lua_State *L, int destination, lua_Integer first, lua_Integer count,
+                             lua_Integer target, int backwards, int within) {
+  lk_shape_move outer = lk_move_begin(L, within ? 1 : 0);
+  for (lua_Integer step = 0; step < count; step++) {
+    lua_Integer i = backwards ? count - 1 - step : step;
+    lk_charge(L, 1);
+    lua_geti(L, 1, first + i);
+    lk_move_set(L, destination, target + i);
+  }
+  lk_move_end(L, outer);
+}
+
+// lk_move_elements, protected: 1 a1, 2 a2, 3 first, 4 count, 5 target, 6 backwards, 7 within.
+static int lk_move_elements_protected(lua_State *L) {
+  lk_move_elements(L, 2, lua_tointeger(L, 3), lua_tointeger(L, 4), lua_tointeger(L, 5),
+                   lua_toboolean(L, 6), lua_toboolean(L, 7));
+  return 0;
+}
+
+// Whether a move into the table at `destination` from the one at 1 runs no Lua code of the
+// feature's (a state table, or a plain table with no metatable, on each side), into a state
+// table: its writes then fail only for memory or a limit, and go together (lk_table_move).
+static int lk_move_is_state_only(lua_State *L, int destination) {
+  if (!lk_push_proxied_table(L, destination)) return 0;
+  lua_pop(L, 1);
+  if (lk_push_proxied_table(L, 1)) {
+    lua_pop(L, 1);
+    return 1;
+  }
+  if (lua_type(L, 1) != LUA_TTABLE || !lua_getmetatable(L, 1)) return lua_type(L, 1) == LUA_TTABLE;
+  lua_pop(L, 1);
+  return 0;
+}
+
 // table.move(a1, f, e, t [, a2])
 static int lk_table_move(lua_State *L) {
   lua_Integer first = luaL_checkinteger(L, 2);
@@ -161,26 +198,33 @@ static int lk_table_move(lua_State *L) {
                   "too many elements to move");
     lua_Integer count = last - first + 1;
     luaL_argcheck(L, target <= LUA_MAXINTEGER - count + 1, 4, "destination wrap around");
-    // Within one table (the same array twice) the moves are marked; into another, they are
-    // writes like any other.
-    lk_shape_move outer =
-        lk_move_begin(L, destination == 1 || lua_rawequal(L, 1, destination) ? 1 : 0);
+    int within = destination == 1 || lua_rawequal(L, 1, destination);
     // Forwards unless the ranges overlap in the same table with the target after the source.
-    if (target > last || target <= first ||
-        (destination != 1 && !lua_compare(L, 1, destination, LUA_OPEQ))) {
-      for (lua_Integer i = 0; i < count; i++) {
-        lk_charge(L, 1);
-        lua_geti(L, 1, first + i);
-        lk_move_set(L, destination, target + i);
-      }
-    } else {
-      for (lua_Integer i = count - 1; i >= 0; i--) {
-        lk_charge(L, 1);
-        lua_geti(L, 1, first + i);
-        lk_move_set(L, destination, target + i);
-      }
+    int backwards = !(target > last || target <= first ||
+                      (destination != 1 && !lua_compare(L, 1, destination, LUA_OPEQ)));
+    if (!lk_move_is_state_only(L, destination)) {
+      // Lua code of the feature's may run (a metatable's __index or __newindex): as Lua's, a
+      // move that raises half way leaves what it moved (and the error its own traceback).
+      lk_move_elements(L, destination, first, count, target, backwards, within);
+      lua_pushvalue(L, destination);
+      return 1;
     }
-    lk_move_end(L, outer);
+    lua_Integer mark = lk_journal_length(L);
+    lua_pushcfunction(L, lk_move_elements_protected);
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, destination);
+    lua_pushinteger(L, first);
+    lua_pushinteger(L, count);
+    lua_pushinteger(L, target);
+    lua_pushboolean(L, backwards);
+    lua_pushboolean(L, within);
+    if (lua_pcall(L, 7, 0, 0) != LUA_OK) {
+      // Into a state table, a plain table's elements or its own, no Lua code runs: a failure
+      // is a memory error or a limit, where a plain table's slots cannot fail, and the move is
+      // undone whole (a shift that failed half way left one element twice and another lost).
+      lk_journal_undo_to(L, mark);
+      lua_error(L);
+    }
   }
   lua_pushvalue(L, destination);
   return 1;
