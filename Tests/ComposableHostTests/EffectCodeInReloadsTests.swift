@@ -13,7 +13,9 @@ import Testing
   typealias Harness = ReplSessionTests.Harness
 
   /// `go` counts and runs a coroutine that sends `got` with `sent` (`got` keeps it).
-  static func source(sends sent: String, helper: String = "return v", above: String = "")
+  static func source(
+    sends sent: String, helper: String = "return v", above: String = ""
+  )
     -> String
   {
     """
@@ -62,6 +64,23 @@ import Testing
     let test = repl.file.deletingLastPathComponent().appendingPathComponent("counter_test.lua")
     let written = await repl.type(":test \(test.path)").0
     #expect(written.contains("it passes"), "\(written)")
+  }
+
+  /// `:replay` compares the code too, as the check of a reload does: the same effect, whose
+  /// coroutine sends another action now, is a replay that went otherwise (it said the state is
+  /// as it was, and a piped script passed: an attacker's finding). The same code moved is not.
+  @Test func aReplayNamesAnEffectWhoseCodeChanged() async throws {
+    let repl = try await session(Self.source(sends: #""a""#))
+    try await reload(repl, Self.source(sends: #""b""#))
+    let said = await repl.type(":replay").0
+    #expect(
+      said.contains(
+        #"action 1 ({ type = "go" }) returns the same effect, whose functions' code differs now"#),
+      "\(said)")
+    let moved = try await session(Self.source(sends: #""a""#))
+    try await reload(moved, Self.source(sends: #""a""#, above: "-- a comment\n\n"))
+    let same = await moved.type(":replay").0
+    #expect(!same.contains("code differs"), "\(same)")
   }
 
   /// The same code saved again, lines added above it: crossed, as before.
@@ -153,8 +172,10 @@ import Testing
         to: folder.appendingPathComponent("util.lua"), atomically: true, encoding: .utf8)
       try await reload(repl, Self.helpers("inc") + "\n")
     } else {
-      try await reload(repl, Self.helpers("inc").replacingOccurrences(of: "\"inc\" end", with: "\"dec\" end")
-        .replacingOccurrences(of: "which = \"inc\"", with: "which = \"dec\""))
+      try await reload(
+        repl,
+        Self.helpers("inc").replacingOccurrences(of: "\"inc\" end", with: "\"dec\" end")
+          .replacingOccurrences(of: "which = \"inc\"", with: "which = \"dec\""))
     }
     let refused = await repl.type(":goto 0").0
     if ["plain", "deep"].contains(action) {

@@ -67,6 +67,19 @@ import Testing
     }
   }
 
+  /// An effect a wrapper holds (`cancellable`, `debounce`: its `effect`) is made plain too: a
+  /// cancellable of a merge of one part is the cancellable of that part (an attacker's finding:
+  /// a replay said they differ); of none it is still no plain none.
+  @Test func aWrappedEffectIsMadePlainToo() {
+    func cancellable(_ inner: LuaValue) -> LuaValue {
+      ["kind": "cancellable", "id": "x", "effect": inner]
+    }
+    #expect(RecordedAction.sameEffect(cancellable(Self.merge(Self.a)), cancellable(Self.a)))
+    #expect(RecordedAction.sameEffect(cancellable(Self.merge()), cancellable(Self.none)))
+    #expect(!RecordedAction.sameEffect(cancellable(Self.none), .nil))
+    #expect(!RecordedAction.sameEffect(cancellable(Self.a), cancellable(Self.b)))
+  }
+
   /// A part after a hole (`effect.merge(nil, e)`) keeps its place; a table of parts with a key
   /// that is no position is not read as a merge (compared as written).
   @Test func partsAreTakenInTheOrderOfTheirPlaces() {

@@ -77,11 +77,16 @@ public struct RecordedAction: Equatable, Sendable {
   /// The effect as what it does: `effect.none` and a merge or concatenation of nothing are no
   /// effect (nil); a merge or concatenation leaves out parts that are none, holds the parts of
   /// one of its own kind inside it as its own, and one part left is that part. An effect of
-  /// another kind is as it is (a `cancellable` of none still cancels).
+  /// another kind is as it is (a `cancellable` of none still cancels), the effect it wraps
+  /// (`effect`) made plain too.
   static func plainEffect(_ effect: LuaValue) -> LuaValue {
-    guard let table = effect.tableValue else { return effect }
+    guard var table = effect.tableValue else { return effect }
     let kind = table["kind"]
     if kind == "none" { return .nil }
+    if kind != "merge", kind != "concat", (table["effect"].tableValue?["kind"] ?? .nil) != .nil {
+      table["effect"] = plainEffect(table["effect"])
+      return .table(table)
+    }
     guard kind == "merge" || kind == "concat", let parts = table["effects"].tableValue,
       table.entries.count == 2
     else { return effect }

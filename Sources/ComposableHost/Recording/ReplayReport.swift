@@ -14,6 +14,14 @@ public struct ReplayReport: Equatable, Sendable {
     public let error: String
   }
 
+  /// An action whose effect is as recorded but holds functions whose code differs now.
+  public struct ChangedEffectCode: Equatable, Sendable {
+    /// The action's number in the session, from 1.
+    public let number: Int
+    /// The action, as recorded.
+    public let action: LuaValue
+  }
+
   /// An action whose reducer returns another effect in the replay than it did when recorded,
   /// the two compared as `LuaValue.effectDescription`.
   public struct ChangedEffect: Equatable, Sendable {
@@ -49,6 +57,10 @@ public struct ReplayReport: Equatable, Sendable {
   public private(set) var firstChangedEffect: ChangedEffect?
   /// The first action that raises now, as it did when recorded, another error; nil when none.
   public private(set) var firstChangedError: ChangedError?
+  /// The first action, of those whose effect is as recorded, whose effect holds functions whose
+  /// code differs now (an `effect.run` coroutine that sends other actions): nil when none, or
+  /// when the recording kept no code to compare (a session file keeps none; the REPL does).
+  public private(set) var firstChangedEffectCode: ChangedEffectCode?
   /// How many actions raised when recorded and do not now.
   public private(set) var noLongerRaising = 0
 
@@ -66,6 +78,7 @@ public struct ReplayReport: Equatable, Sendable {
   /// Nothing raises that did not, or raises another error, and every effect is as recorded.
   public var fits: Bool {
     firstRaising == nil && firstChangedEffect == nil && firstChangedError == nil
+      && firstChangedEffectCode == nil
   }
 
   /// Every action went as recorded: it fits, and none that raised then runs now.
@@ -73,7 +86,12 @@ public struct ReplayReport: Equatable, Sendable {
   /// others as failures of the script.
   public var asRecorded: Bool { fits && noLongerRaising == 0 }
 
-  mutating func compare(number: Int, recorded: RecordedAction, now: SessionReplayer.Outcome) {
+  /// Compares one action; `effectCode`, when the recording kept it, is the hash of the code its
+  /// effect's functions held then (`ActionHashes.effectCode`), to compare with now's.
+  mutating func compare(
+    number: Int, recorded: RecordedAction, now: SessionReplayer.Outcome,
+    effectCode: ActionHashes? = nil
+  ) {
     count += 1
     if let error = now.action.error {
       if !recorded.failed, firstRaising == nil {
@@ -89,9 +107,17 @@ public struct ReplayReport: Equatable, Sendable {
     }
     if recorded.failed { noLongerRaising += 1 }
     // `effect.none` is no effect, as the check of a reload has it.
-    if firstChangedEffect == nil, !RecordedAction.sameEffect(now.action.effect, recorded.effect) {
-      firstChangedEffect = ChangedEffect(
-        number: number, action: recorded.action, recorded: recorded.effect, now: now.action.effect)
+    if !RecordedAction.sameEffect(now.action.effect, recorded.effect) {
+      if firstChangedEffect == nil {
+        firstChangedEffect = ChangedEffect(
+          number: number, action: recorded.action, recorded: recorded.effect,
+          now: now.action.effect)
+      }
+    } else if let effectCode, effectCode.effectCode != now.hashes.effectCode,
+      firstChangedEffectCode == nil
+    {
+      // As the check of a reload has it: the same effect, other code in its functions.
+      firstChangedEffectCode = ChangedEffectCode(number: number, action: recorded.action)
     }
   }
 
@@ -110,6 +136,11 @@ public struct ReplayReport: Equatable, Sendable {
       lines.append("action \(changed.number) (\(changed.action)) now returns another effect:")
       lines += LuaDifference(path: "", old: changed.recorded, new: changed.now)
         .lines(root: "effect", colored: colored).map { "  " + $0 }
+    }
+    if let changed = firstChangedEffectCode {
+      lines.append(
+        "action \(changed.number) (\(changed.action)) returns the same effect, whose functions' "
+          + "code differs now (what it sends may differ)")
     }
     if noLongerRaising > 0 {
       lines.append(

@@ -178,7 +178,9 @@ struct ReplReducer: Reducer {
       try feature.setState(timeline.startState)
       for (index, recorded) in actions.enumerated() {
         let outcome = replayer.replay(recorded, readingChanges: true)
-        report.compare(number: index + 1, recorded: recorded, now: outcome)
+        report.compare(
+          number: index + 1, recorded: recorded, now: outcome,
+          effectCode: timeline.hashes(of: index + 1))
         replayed.append(outcome.action)
         hashes.append(outcome.hashes)
         if (index + 1) % timeline.checkpointInterval == 0 {
