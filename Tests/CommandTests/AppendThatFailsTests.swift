@@ -36,22 +36,12 @@ import Testing
     #expect(try Data(contentsOf: log).count == 4)
     // 8 blocks of 512 bytes: the next append of 10,000 bytes stops part way, as on a full disk.
     // SIGXFSZ ignored (ignored stays ignored across exec): the write fails with EFBIG instead.
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = [
-      "-c", #"trap '' XFSZ; ulimit -f 8; exec "$0" run "$1" --data "$2""#,
-      try builtProduct("composable").path, feature.path, data.path,
-    ]
-    let input = Pipe(), output = Pipe(), errors = Pipe()
-    (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
-    try process.run()
-    input.fileHandleForWriting.write(Data("{ type = \"append\", size = 10000 }\n".utf8))
-    try input.fileHandleForWriting.close()
-    let outcome = (
-      output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-      errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    )
-    process.waitUntilExit()
+    let outcome = try Command.run(
+      [
+        "-c", #"trap '' XFSZ; ulimit -f 8; exec "$0" run "$1" --data "$2""#,
+        try builtProduct("composable").path, feature.path, data.path,
+      ], input: "{ type = \"append\", size = 10000 }\n",
+      executable: URL(fileURLWithPath: "/bin/sh"))
     #expect(outcome.output.contains("+ ok = false"), "\(outcome.output)\(outcome.errors)")
     #expect(try Data(contentsOf: log) == Data("zzzz".utf8), "the file kept a part of the append")
   }

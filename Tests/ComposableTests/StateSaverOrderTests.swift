@@ -81,7 +81,9 @@ extension StateSaverOrderTests {
       Thread {
         try? saver.savePending { _, bytes in
           log.append("signal wrote " + String(decoding: bytes, as: UTF8.self))
-        } read: { _ in nil }
+        } read: { _ in
+          nil
+        }
         done.resume()
       }.start()
       Thread {
@@ -95,82 +97,76 @@ extension StateSaverOrderTests {
 }
 
 extension StateSaverOrderTests {
-  /// A save's effect still making its file (a large state) when a signal's save has waited its
-  /// 2 s and written: the effect's older state does not land after it. It did, and the run said
-  /// it saved a state its file did not hold (an attacker's finding: a 7 MB state, SIGTERM).
-  @Test func aWriteStillBeingMadeDoesNotLandAfterASignalsSave() async throws {
+  /// A save's effect whose state is still being made (held, without suspending, as a large
+  /// state's is) when a signal's save runs; the effect's state is let go `whileTheSignalWaits`
+  /// (within its 2 s) or once the signal's save is done. With `changedAgain`, a change comes
+  /// after the effect began: the signal's save makes "2", otherwise the same "1". What was
+  /// written, in order.
+  private func signalsSaveWhileAStateIsMade(
+    changedAgain: Bool, whileTheSignalWaits: Bool
+  )
+    async throws -> [String]
+  {
     let path = try DataPath(validating: Array("state.txt".utf8))
     let log = WriteLog()
     let making = WriteLog()
     let released = WriteLog()
     var files = FileClient.live(root: FileManager.default.temporaryDirectory)
-    files.write = { _, bytes in log.append("effect wrote " + String(decoding: bytes, as: UTF8.self)) }
+    files.write = { _, bytes in log.append("effect wrote " + String(decoding: bytes, as: UTF8.self))
+    }
     let saver = StateSaver(path: path)
     saver.changed()
     let effect: Effect<Never> = saver.save(
       contents: {
-        // The effect's call is the first: held longer than the signal waits. The signal's
-        // call, the second, makes the newer state at once.
+        // The effect's call is the first, held; the signal's, the second, is made at once.
         making.append("making")
-        guard making.entries.count == 1 else { return Array("2".utf8) }
+        guard making.entries.count == 1 else { return Array((changedAgain ? "2" : "1").utf8) }
         while released.entries.isEmpty { usleep(1000) }
         return Array("1".utf8)
       }, delay: .zero, clock: ContinuousClock(), files: files, onError: { _ in })
     let writing = Task { await run(effect) }
     while making.entries.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
-    saver.changed()
+    if changedAgain { saver.changed() }
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
       Thread {
         try? saver.savePending { _, bytes in
           log.append("signal wrote " + String(decoding: bytes, as: UTF8.self))
-        } read: { _ in nil }
-        released.append("released")  // the effect's state made only now, after the signal's
+        } read: { _ in
+          nil
+        }
+        released.append("released")
         done.resume()
       }.start()
+      if whileTheSignalWaits {
+        Thread {
+          usleep(200_000)
+          released.append("released")
+        }.start()
+      }
     }
     await writing.value
-    #expect(log.entries == ["signal wrote 2"])
+    #expect(saver.isPending == false)
+    return log.entries
   }
-}
 
-extension StateSaverOrderTests {
+  /// A save's effect still making its file (a large state) when a signal's save has waited its
+  /// 2 s and written: the effect's older state does not land after it. It did, and the run said
+  /// it saved a state its file did not hold (an attacker's finding: a 7 MB state, SIGTERM).
+  @Test func aWriteStillBeingMadeDoesNotLandAfterASignalsSave() async throws {
+    let written = try await signalsSaveWhileAStateIsMade(
+      changedAgain: true, whileTheSignalWaits: false)
+    #expect(written == ["signal wrote 2"])
+  }
+
   /// The effect's file made while the signal's save waits for it (within its 2 s), and no change
   /// since: the effect's write, begun before the signal's save, lets it write, and the signal's
   /// save writes the state, not taking it for saved. (A first version counted the changes saved
   /// when the effect's write gave way: the signal's save then wrote nothing, and a first save of
   /// a large state left no file at all, an attacker's finding.)
   @Test func aWriteThatGivesWayLeavesItsChangesToTheSignalsSave() async throws {
-    let path = try DataPath(validating: Array("state.txt".utf8))
-    let log = WriteLog()
-    let making = WriteLog()
-    let released = WriteLog()
-    var files = FileClient.live(root: FileManager.default.temporaryDirectory)
-    files.write = { _, bytes in log.append("effect wrote " + String(decoding: bytes, as: UTF8.self)) }
-    let saver = StateSaver(path: path)
-    saver.changed()
-    let effect: Effect<Never> = saver.save(
-      contents: {
-        making.append("making")
-        if making.entries.count == 1 { while released.entries.isEmpty { usleep(1000) } }
-        return Array("1".utf8)
-      }, delay: .zero, clock: ContinuousClock(), files: files, onError: { _ in })
-    let writing = Task { await run(effect) }
-    while making.entries.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-      Thread {
-        try? saver.savePending { _, bytes in
-          log.append("signal wrote " + String(decoding: bytes, as: UTF8.self))
-        } read: { _ in nil }
-        done.resume()
-      }.start()
-      Thread {
-        usleep(200_000)  // while the signal's save waits
-        released.append("released")
-      }.start()
-    }
-    await writing.value
-    #expect(log.entries == ["signal wrote 1"])
-    #expect(saver.isPending == false)
+    let written = try await signalsSaveWhileAStateIsMade(
+      changedAgain: false, whileTheSignalWaits: true)
+    #expect(written == ["signal wrote 1"])
   }
 }
 
