@@ -4,7 +4,9 @@ import Foundation
 /// feature that rolls dice can still be tested exhaustively.
 public final class RandomSource: @unchecked Sendable {
   private let lock = NSLock()
+  private let seed: UInt64
   private var state: UInt64
+  private var given: UInt64 = 0
 
   /// A source that starts from `seed`: the same seed gives the same numbers.
   ///
@@ -12,16 +14,44 @@ public final class RandomSource: @unchecked Sendable {
   /// let dice = RandomSource(seed: 42)
   /// let roll = dice.integer(in: 1...6)
   /// ```
-  public init(seed: UInt64) { self.state = seed }
+  public init(seed: UInt64) {
+    self.seed = seed
+    self.state = seed
+  }
 
   /// Seeded from the system's randomness.
   public static var live: RandomSource { RandomSource(seed: UInt64.random(in: .min ... .max)) }
+
+  /// How many numbers it has given since its seed (`next()` calls: `unit()` and `integer(in:)`
+  /// take one each).
+  public var position: UInt64 { lock.withLock { given } }
+
+  /// Goes back (or forward) to where it stood after giving `position` numbers: the next number
+  /// is the one it gave then. Time travel puts a store's source where it stood after an action.
+  ///
+  /// ```swift
+  /// let dice = RandomSource(seed: 42)
+  /// let first = dice.next()
+  /// dice.move(to: 0)
+  /// assert(dice.next() == first)
+  /// ```
+  public func move(to position: UInt64) {
+    lock.withLock {
+      given = position
+      state = seed &+ position &* Self.gamma
+    }
+  }
+
+  /// SplitMix64's step: the state moves by it each number, so where the state stands after
+  /// `n` numbers is the seed plus `n` of it.
+  private static let gamma: UInt64 = 0x9E37_79B9_7F4A_7C15
 
   /// SplitMix64: small, fast, and well spread.
   public func next() -> UInt64 {
     lock.lock()
     defer { lock.unlock() }
-    state &+= 0x9E37_79B9_7F4A_7C15
+    given &+= 1
+    state &+= Self.gamma
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB

@@ -4,13 +4,23 @@ import IssueReporting
 /// Makes UUIDs: random ones live, predictable ones in tests.
 public struct UUIDGenerator: Sendable {
   private let generate: @Sendable () -> UUID
+  /// An `incrementing` generator's count, which `position` reads and `move(to:)` sets.
+  private let counter: LockedCounter?
 
   /// A generator that calls `generate` each time a UUID is asked for.
   ///
   /// ```swift
   /// let uuid = UUIDGenerator { UUID(uuidString: "00000000-0000-0000-0000-0000000000AA")! }
   /// ```
-  public init(_ generate: @escaping @Sendable () -> UUID) { self.generate = generate }
+  public init(_ generate: @escaping @Sendable () -> UUID) {
+    self.generate = generate
+    self.counter = nil
+  }
+
+  private init(counter: LockedCounter, _ generate: @escaping @Sendable () -> UUID) {
+    self.generate = generate
+    self.counter = counter
+  }
 
   /// A new UUID: call the generator as a function, `uuid()`.
   public func callAsFunction() -> UUID { generate() }
@@ -26,11 +36,26 @@ public struct UUIDGenerator: Sendable {
   /// from 0 past FFFFFFFFFFFF, the last such UUID.
   public static func incrementing(from first: UInt64) -> Self {
     let counter = LockedCounter(first)
-    return Self {
+    return Self(counter: counter) {
       let value = counter.next() & incrementingLast
       return UUID(uuidString: String(format: "00000000-0000-0000-0000-%012llX", value))!
     }
   }
+
+  /// The count of the next UUID an `incrementing` generator makes; nil for any other (random
+  /// UUIDs, a closure's), which has no place to go back to.
+  public var position: UInt64? { counter?.value }
+
+  /// Makes an `incrementing` generator's next UUID the one whose count is `position`; does
+  /// nothing to any other. Time travel puts a store's generator where it stood after an action.
+  ///
+  /// ```swift
+  /// let uuid = UUIDGenerator.incrementing
+  /// _ = uuid()  // ...0000
+  /// uuid.move(to: 0)
+  /// uuid()  // ...0000 again
+  /// ```
+  public func move(to position: UInt64) { counter?.set(position) }
 
   /// The count of the last UUID `incrementing` makes before it goes on from 0: 12 hex digits.
   public static let incrementingLast: UInt64 = 0xFFFF_FFFF_FFFF
@@ -67,14 +92,19 @@ public struct UUIDGenerator: Sendable {
 
 final class LockedCounter: @unchecked Sendable {
   private let lock = NSLock()
-  private var value: UInt64
+  private var current: UInt64
 
-  init(_ first: UInt64 = 0) { value = first }
+  init(_ first: UInt64 = 0) { current = first }
+
+  /// The value `next()` gives next.
+  var value: UInt64 { lock.withLock { current } }
+
+  func set(_ value: UInt64) { lock.withLock { current = value } }
 
   func next() -> UInt64 {
     lock.lock()
     defer { lock.unlock() }
-    defer { value &+= 1 }
-    return value
+    defer { current &+= 1 }
+    return current
   }
 }

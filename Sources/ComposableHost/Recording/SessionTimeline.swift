@@ -1,3 +1,4 @@
+import Composable
 import ComposableLua
 import Foundation
 import LuaKit
@@ -36,6 +37,10 @@ public final class SessionTimeline: @unchecked Sendable {
   /// states all along, where a comparison at kept states only missed a state changed in
   /// between; and a coroutine whose body changed sends other actions than those recorded.
   private var hashes: [ActionHashes] = []
+  /// Where the store's generators stood after each action, by action as `recorded` (nil where
+  /// not given), and at the start: a jump puts them back there (`generators(after:)`).
+  private var generatorsAfter: [GeneratorPositions?] = []
+  private let startGenerators: GeneratorPositions?
   /// Where the actions undone before a reload or a `:replay` begin (they are past it): made by
   /// the code before, or on a history the replay changed, they are redone through the code of
   /// now when time travel goes forward over them, and kept as they went then (`redone`). Nil
@@ -52,7 +57,8 @@ public final class SessionTimeline: @unchecked Sendable {
   private var checkpointTotal = 0
 
   /// A timeline at its initial state, with no action yet. `checkpointInterval` counts as at least
-  /// 1; `checkpointBudget` is in bytes (256 MiB by default).
+  /// 1; `checkpointBudget` is in bytes (256 MiB by default). `generators`: where the store's
+  /// generators stand at the start, if they are to go back there.
   ///
   /// ```swift
   /// let timeline = SessionTimeline(initialState: ["count": 0], checkpointInterval: 50)
@@ -62,9 +68,11 @@ public final class SessionTimeline: @unchecked Sendable {
   /// assert(number == 1 && timeline.position == 1)
   /// ```
   public init(
-    initialState: LuaValue, checkpointInterval: Int = 100, checkpointBudget: Int = 256 << 20
+    initialState: LuaValue, checkpointInterval: Int = 100, checkpointBudget: Int = 256 << 20,
+    generators: GeneratorPositions? = nil
   ) {
     self.initialState = initialState
+    self.startGenerators = generators
     self.checkpointInterval = max(1, checkpointInterval)
     self.checkpointBudget = checkpointBudget
     checkpoints = [0: initialState]
@@ -108,12 +116,13 @@ public final class SessionTimeline: @unchecked Sendable {
     lock.withLock { recorded.indices.contains(number - 1) ? recorded[number - 1] : nil }
   }
 
-  /// Records an action reduced at `position`, after which the state is `state`: the actions
-  /// past `position` (undone ones) are dropped first. Returns the action's number.
+  /// Records an action reduced at `position`, after which the state is `state` and the store's
+  /// generators stand at `generators`: the actions past `position` (undone ones) are dropped
+  /// first. Returns the action's number.
   @discardableResult
   public func record(
     _ action: RecordedAction, hashes actionHashes: ActionHashes = ActionHashes(),
-    stateAfter state: @autoclosure () -> LuaValue
+    generators: GeneratorPositions? = nil, stateAfter state: @autoclosure () -> LuaValue
   )
     -> Int
   {
@@ -122,6 +131,7 @@ public final class SessionTimeline: @unchecked Sendable {
       if current < recorded.count {
         recorded.removeSubrange(current...)
         hashes.removeSubrange(current...)
+        generatorsAfter.removeSubrange(current...)
         dropCheckpoints(after: current)
         staleAfter = nil
       }
@@ -136,6 +146,7 @@ public final class SessionTimeline: @unchecked Sendable {
       }
       recorded.append(action)
       hashes.append(actionHashes)
+      generatorsAfter.append(generators)
       current = recorded.count
       return current
     }
@@ -439,6 +450,16 @@ public final class SessionTimeline: @unchecked Sendable {
     lock.withLock { hashes.indices.contains(number - 1) ? hashes[number - 1] : ActionHashes() }
   }
 
+  /// Where the store's generators stood after action `number` (0: at the start), when known.
+  /// Actions replayed or redone through new code keep the positions of their first run: their
+  /// draws are served from the recording.
+  func generators(after number: Int) -> GeneratorPositions? {
+    lock.withLock {
+      guard number > 0 else { return startGenerators }
+      return generatorsAfter.indices.contains(number - 1) ? generatorsAfter[number - 1] : nil
+    }
+  }
+
   /// Where the actions undone before a reload or a `:replay` begin, if any are left (see
   /// `staleAfter`).
   var staleActionsAfter: Int? { lock.withLock { staleAfter } }
@@ -464,6 +485,7 @@ public final class SessionTimeline: @unchecked Sendable {
       if let last = droppingAfter, last < recorded.count {
         recorded.removeSubrange(last...)
         hashes.removeSubrange(last...)
+        generatorsAfter.removeSubrange(last...)
         dropCheckpoints(after: last)
       }
       let end = start + actions.count

@@ -89,7 +89,9 @@ struct ReplReducer: Reducer {
     let hashes = ActionHashes(
       changes: (try? outcome.changes.get()).map(\.hashValue),
       effectCode: feature.codeHash(ofFunctionsIn: outcome.returned))
-    let number = timeline.record(recorded, hashes: hashes, stateAfter: snapshot.value)
+    let number = timeline.record(
+      recorded, hashes: hashes, generators: replayer.dependencies.values.generatorPositions,
+      stateAfter: snapshot.value)
     printer.reduced(number: number, recorded, changes: outcome.changes, error: outcome.error)
     if outcome.error == nil, outcome.wrote { showNavigation() }
     return outcome.effect.map(atOnce: ReplAction.sentAtOnce, later: ReplAction.fromEffect)
@@ -111,10 +113,20 @@ struct ReplReducer: Reducer {
       }
       timeline.move(to: number)
       timeline.effectsCancelled()  // by the session, before it sent the jump
+      moveGenerators(to: number)
       snapshot.value = try feature.state()
     } catch {
       printer.error(error.description)
     }
+  }
+
+  /// Puts the store's `env.uuid()` (an incrementing one) and `env.random()` where they stood
+  /// after action `number`: what comes next draws as it would in a run of the actions up to
+  /// there, not after the draws of actions undone. (The draws of a replay come from the
+  /// recording; one the code of now adds is drawn from them, and put back here too.)
+  private func moveGenerators(to number: Int) {
+    guard let positions = timeline.generators(after: number) else { return }
+    replayer.dependencies.values.moveGenerators(to: positions)
   }
 
   /// Goes forward over actions undone before a reload (past `stale`) to after action `number`:
@@ -188,6 +200,7 @@ struct ReplReducer: Reducer {
         }
       }
       timeline.replace(replayed, hashes: hashes, checkpoints: checkpoints)
+      moveGenerators(to: timeline.position)
       let after = try feature.state()
       snapshot.value = after
       printer.replayed(report, before: before, after: after)

@@ -107,7 +107,8 @@ public actor ReplSession {
     let snapshot = try StateSnapshot(feature: feature)
     self.snapshot = snapshot
     navigation.reset(to: feature)
-    let timeline = SessionTimeline(initialState: snapshot.value)
+    let timeline = SessionTimeline(
+      initialState: snapshot.value, generators: dependencies.generatorPositions)
     self.timeline = timeline
     clock.noteSleepsDueNow { timeline.noteSleepDueNow() }
     tape.noteEffectDraws { draw, startedBy in

@@ -1,0 +1,105 @@
+import Composable
+import ComposableLua
+import Foundation
+import LuaKit
+import SeededRandom
+import TestSupport
+import Testing
+
+@testable import ComposableHost
+
+/// Time travel puts `env.uuid()` (incrementing) and `env.random()` (seeded) back where they
+/// stood after the action it lands on: an action sent after a jump draws what a run of the
+/// branch's actions draws, not what comes after the draws of the actions undone. Before, after
+/// `add a, add b, add c, :goto 1, add d`, d's id was ...0003 where a run of `add a, add d` gives
+/// ...0001.
+@Suite struct GeneratorsInTimeTravelTests {
+  typealias Harness = ReplSessionTests.Harness
+
+  static let source = """
+    local Draws = {}
+    Draws.actions = { "draw", "float", "fail", "idle" }
+    function Draws.initial_state() return { ids = {}, rolls = {} } end
+    function Draws.reduce(state, action, env)
+      if action.type == "draw" then
+        table.insert(state.ids, env.uuid())
+        table.insert(state.rolls, env.random(1000000))
+      elseif action.type == "float" then
+        state.float = env.random()
+      elseif action.type == "fail" then
+        -- Its draws are made, its write rolled back: the generators stay moved, in a run too.
+        state.last = env.uuid() .. env.random(9)
+        error("failed after drawing")
+      end
+    end
+    return Draws
+    """
+
+  /// A session whose store draws incrementing UUIDs and seeded numbers (fresh generators each:
+  /// they are shared by reference).
+  static func session() throws -> Harness {
+    var dependencies = DependencyValues.live
+    dependencies.uuid = .incrementing
+    dependencies.random = RandomSource(seed: 7)
+    return try Harness(source: source, dependencies: dependencies)
+  }
+
+  /// The state a fresh session reaches by the branch's actions alone, typed in order.
+  static func stateOfARun(of repl: Harness) async throws -> LuaValue {
+    let run = try session()
+    let branch = repl.session.timeline.actions.prefix(repl.session.timeline.position)
+    for action in branch { await run.type(try #require(action.action.type.stringValue)) }
+    return try run.session.feature.state()
+  }
+
+  @Test func anActionAfterAJumpBackDrawsWhatARunOfTheBranchDraws() async throws {
+    let repl = try Self.session()
+    await repl.type("draw", "draw", "draw", ":goto 1")
+    let said = await repl.type("draw").0
+    #expect(said.contains(#"+ ids[2] = "00000000-0000-0000-0000-000000000001""#), "\(said)")
+    let run = try await Self.stateOfARun(of: repl)
+    #expect(try repl.session.feature.state() == run)
+  }
+
+  /// A random walk of actions and jumps (`:undo`, `:redo`, `:goto N`, `:replay`), each ending
+  /// in a draw: the state is always a run's of the branch. Failed actions drew before they
+  /// raised, as in a run.
+  @Test(arguments: 0..<24)
+  func anyWalkOfJumpsLeavesTheStateOfARunOfTheBranch(seed: UInt64) async throws {
+    var random = SplitMix64(seed: seed)
+    let repl = try Self.session()
+    var typed: [String] = []
+    for _ in 0..<20 {
+      let count = repl.session.timeline.count
+      let line: String
+      switch random.below(20) {
+      case 0..<7: line = "draw"
+      case 7..<9: line = "float"
+      case 9..<11: line = "fail"
+      case 11: line = "idle"
+      case 12..<15: line = ":undo"
+      case 15..<17: line = ":redo"
+      case 17..<19: line = ":goto \(random.below(count + 1))"
+      default: line = ":replay"
+      }
+      typed.append(line)
+      await repl.type(line)
+    }
+    typed.append("draw")
+    await repl.type("draw")
+    let state = try repl.session.feature.state()
+    let run = try await Self.stateOfARun(of: repl)
+    #expect(state == run, "\(typed)")
+  }
+
+  /// With random UUIDs, jumps leave the generator as it is (it has no place to go back to), and
+  /// an action sent after a jump back still draws a new one.
+  @Test func randomUUIDsAreNotRepeatedAfterAJump() async throws {
+    let repl = try Harness(source: Self.source, dependencies: .live)
+    await repl.type("draw")
+    let first = try repl.session.feature.evaluate("state.ids[1]")
+    await repl.type(":goto 0", "draw")
+    let second = try repl.session.feature.evaluate("state.ids[1]")
+    #expect(first.first?.stringValue != nil && first != second)
+  }
+}
