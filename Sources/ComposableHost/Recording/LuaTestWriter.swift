@@ -52,11 +52,21 @@ enum LuaTestWriter {
         table["method"] = exchange.request.method
         table["url"] = exchange.request.url
         if let error = exchange.error { table["error"] = .string(LuaString(error)) }
-        if delay > 0 { table["delay"] = .number(Double(delay) / 1000) }
+        if exchange.cancelled {
+          table["delay"] = .number(.infinity)
+        } else if delay > 0 {
+          table["delay"] = .number(Double(delay) / 1000)
+        }
         return .table(table)
       }
+      lines.append("-- The HTTP requests effects made, in order, and what came back.")
+      if http.contains(where: \.exchange.cancelled) {
+        lines += [
+          "-- delay = 1/0 (math.huge): its effect was cancelled before the answer came, which",
+          "-- it never took; the request stays in flight until the test cancels the effect too.",
+        ]
+      }
       lines += [
-        "-- The HTTP requests effects made, in order, and what came back.",
         "local responses = \(try LuaAssignments.literal(.table(LuaTable(array: responses)), indent: 0))",
         "",
         "local function http(request)",

@@ -21,6 +21,10 @@ public struct RecordedExchange: Equatable, Sendable {
   public var answer: LuaValue
   /// What the request failed with, when it failed.
   public var error: String?
+  /// The effect that made the request was cancelled before it took an answer (a jump, a
+  /// screen popped, `effect.cancel`): it sent nothing of it, so a test keeps the request in
+  /// flight until it cancels the effect too (an HTTP answer's `delay = math.huge`).
+  public var cancelled: Bool = false
   /// When it started and when it was answered: seconds on the store's clock.
   public var start: Double
   /// When it was answered, on the same clock: `end - start` is how long the request took.
@@ -52,12 +56,13 @@ public final class ExchangeLog: @unchecked Sendable {
   /// each exchange here, timed on `clock`.
   func recording(_ dependencies: DependencyValues, clock: ReplClock) -> DependencyValues {
     let recorder = LuaExchangeRecorder(now: { Seconds.of(clock.now.offset) }) {
-      [self] kind, request, answer, error, start, end in
+      [self] kind, request, answer, error, cancelled, start, end in
       // Every request kind has its `Kind` (EffectKindsListTests checks it).
       guard let kind = RecordedExchange.Kind(rawValue: kind) else { return }
       append(
         RecordedExchange(
-          kind: kind, request: request, answer: answer, error: error, start: start, end: end))
+          kind: kind, request: request, answer: answer, error: error, cancelled: cancelled,
+          start: start, end: end))
     }
     return LuaEffectKinds.recording(dependencies, into: recorder)
   }

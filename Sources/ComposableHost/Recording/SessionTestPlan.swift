@@ -248,7 +248,8 @@ struct SessionTestPlan {
   /// (a change by another writer: saved beside, and the test failed).
   var fileAnswers: [RecordedExchange] {
     exchanges.filter { exchange in
-      guard exchange.kind == .file else { return false }
+      // One whose effect was cancelled before it took the answer gave it nothing.
+      guard exchange.kind == .file, !exchange.cancelled else { return false }
       let operation = exchange.request.operation.stringValue ?? ""
       if let savedPath, let path = exchange.request.path.stringValue,
         path == savedPath || path.hasPrefix(savedPath + ".")

@@ -130,7 +130,12 @@ enum SwiftTestWriter {
       let method = SwiftLiteral.of(exchange.request.method.stringValue ?? "")
       let url = SwiftLiteral.of(exchange.request.url.stringValue ?? "")
       let result: String
-      if let error = exchange.error {
+      var delay = delay
+      if exchange.cancelled {
+        // Its effect was cancelled before the answer came: in flight until the test cancels it.
+        result = ".failure(HTTPClientError(\"never answered: cancelled in the session\"))"
+        delay = Int.max
+      } else if let error = exchange.error {
         result = ".failure(HTTPClientError(\(SwiftLiteral.of(LuaString(error)))))"
       } else {
         let answer = exchange.answer

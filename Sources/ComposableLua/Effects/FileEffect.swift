@@ -302,13 +302,19 @@ enum FileEffect: LuaEffectRequestKind {
       ]
       do {
         let result = try await body()
-        recorder.note(name, request, answer(result), nil, start, recorder.now())
+        // An answer that comes once the effect is cancelled is not taken (`perform` drops it).
+        let cancelled = Task.isCancelled
+        recorder.note(
+          name, request, cancelled ? .nil : answer(result), nil, cancelled, start, recorder.now())
         return result
       } catch {
         // A read of a file that is not there is an answer (nil), not a failure; a list of a
         // folder or a remove of a file that is not there fails, and a test must fail it too.
         let missing = (error as? FileClientError)?.code == .notFound && operation == "read"
-        recorder.note(name, request, .nil, missing ? nil : "\(error)", start, recorder.now())
+        let cancelled = Task.isCancelled || error is CancellationError
+        recorder.note(
+          name, request, .nil, missing || cancelled ? nil : "\(error)", cancelled, start,
+          recorder.now())
         throw error
       }
     }

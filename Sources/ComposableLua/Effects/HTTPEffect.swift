@@ -154,6 +154,15 @@ enum HTTPEffect: LuaEffectRequestKind {
           reportIssue(message)
           throw HTTPClientError(message)
         }
+        let timeout = request.timeout ?? HTTPRequest.defaultTimeout
+        if isNever(reply.delay) {
+          // Never answered: in flight until the effect is cancelled, or failed at its timeout.
+          guard let limit = Seconds.duration(timeout) else {
+            while true { try await clock.sleep(for: .seconds(1e9)) }
+          }
+          try await clock.sleep(for: limit)
+          throw HTTPClientError.timedOut(request, after: timeout)
+        }
         let status = reply.status.intValue ?? 200  // checked: an HTTP status
         var headers: [String: String] = [:]
         for (key, value) in reply.headers.tableValue?.entries ?? [:] {
@@ -165,7 +174,6 @@ enum HTTPEffect: LuaEffectRequestKind {
           headers["Content-Type"] = headers["Content-Type"] ?? "application/json"
         }
         if reply.delay != .nil, let delay = reply.delay.doubleValue.flatMap(Seconds.duration) {
-          let timeout = request.timeout ?? HTTPRequest.defaultTimeout
           if let limit = Seconds.duration(timeout), delay > limit {
             try await clock.sleep(for: limit)
             throw HTTPClientError.timedOut(request, after: timeout)
@@ -182,6 +190,12 @@ enum HTTPEffect: LuaEffectRequestKind {
   /// The fields an answer of a test's http function takes: what comes back, and the request's
   /// method and url, which an answer may echo (the tests `:test` writes keep them in each).
   static let answerFields = ["body", "delay", "headers", "json", "method", "status", "url"]
+
+  /// Whether an answer's `delay` is `math.huge`: the answer never comes (a session's request
+  /// whose effect was cancelled before its answer came, as `:test` writes it).
+  private static func isNever(_ delay: LuaValue) -> Bool {
+    delay.doubleValue == .infinity
+  }
 
   /// Fails the request when the answer of a test's http function has a field it does not take
   /// (`jsn = {...}` was an empty body: the feature then failed on a missing field, with no hint
@@ -201,6 +215,7 @@ enum HTTPEffect: LuaEffectRequestKind {
             + "are \(answerFields.joined(separator: ", "))")
       }
     }
+    if isNever(reply.delay) { return }  // nothing of it is given
     guard let status = reply.status.intValue, (100...599).contains(status) else {
       throw HTTPClientError(
         "the test's http function answered with status "
@@ -265,10 +280,18 @@ enum HTTPEffect: LuaEffectRequestKind {
         var headers = LuaTable()
         for (name, value) in response.headers { headers[name] = .string(LuaString(value)) }
         answer["headers"] = .table(headers)
-        recorder.note(name, .table(asked), .table(answer), nil, start, recorder.now())
+        // An answer that comes once the effect is cancelled is not taken (`perform` drops it):
+        // noted as never given, or a test written from the session would send what it sent.
+        let cancelled = Task.isCancelled
+        recorder.note(
+          name, .table(asked), cancelled ? .nil : .table(answer), nil, cancelled, start,
+          recorder.now())
         return response
       } catch {
-        recorder.note(name, .table(asked), .nil, "\(error)", start, recorder.now())
+        let cancelled = Task.isCancelled || error is CancellationError
+        recorder.note(
+          name, .table(asked), .nil, cancelled ? nil : "\(error)", cancelled, start,
+          recorder.now())
         throw error
       }
     }

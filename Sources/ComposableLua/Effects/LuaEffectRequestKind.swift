@@ -34,19 +34,20 @@ protocol LuaEffectRequestKind: LuaEffectKind {
 }
 
 /// Where the clients of `LuaEffectRequestKind.recording` note what they were asked: the kind's
-/// name, the request, the answer (or the error), and when each happened.
+/// name, the request, the answer (or the error, or that the effect was cancelled before it took
+/// one), and when each happened.
 package struct LuaExchangeRecorder: Sendable {
   /// Seconds on the store's clock.
   package let now: @Sendable () -> Double
   package let note:
     @Sendable (
       _ kind: String, _ request: LuaValue, _ answer: LuaValue, _ error: String?,
-      _ start: Double, _ end: Double
+      _ cancelled: Bool, _ start: Double, _ end: Double
     ) -> Void
 
   package init(
     now: @escaping @Sendable () -> Double,
-    note: @escaping @Sendable (String, LuaValue, LuaValue, String?, Double, Double) -> Void
+    note: @escaping @Sendable (String, LuaValue, LuaValue, String?, Bool, Double, Double) -> Void
   ) {
     self.now = now
     self.note = note

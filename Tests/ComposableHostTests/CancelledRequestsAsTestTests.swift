@@ -1,0 +1,159 @@
+import Composable
+import ComposableLua
+import Foundation
+import LocalServer
+import LuaKit
+import TestSupport
+import Testing
+
+@testable import ComposableHost
+
+/// `:test` of a session whose HTTP request was cancelled before its answer came (by
+/// `effect.cancel`, or by a jump): the effect sent nothing in the session, so the test keeps
+/// the request in flight (`delay = 1/0`) until it cancels the effect too, and passes. It was
+/// written answering at once with the error `CancellationError()`, which the effect then sent
+/// back as an action the session never received: a test that failed as written (a new user's
+/// finding, with a screen popped during its request).
+@Suite struct CancelledRequestsAsTestTests {
+  typealias Harness = ReplSessionTests.Harness
+
+  static let source = """
+    local effect = require("composable.effect")
+    local Loads = {}
+    function Loads.initial_state() return { got = {}, loading = false } end
+    function Loads.reduce(state, action, env)
+      if action.type == "slow" or action.type == "fast" then
+        state.loading = true
+        local request = effect.http{ url = env.url .. "/" .. action.type, response = "loaded" }
+        return effect.cancellable(request, "load")
+      elseif action.type == "stop" then
+        state.loading = false
+        return effect.cancel("load")
+      elseif action.type == "loaded" then
+        state.loading = false
+        table.insert(state.got, action.ok and action.body or action.error)
+      end
+    end
+    return Loads
+    """
+
+  /// A server that answers `/fast` at once and `/slow` after a minute (the session cancels it
+  /// long before).
+  static func server() throws -> LocalHTTPServer {
+    try LocalHTTPServer { request in
+      request.path == "/fast" ? .text("fast") : .text("slow", delay: 60)
+    }
+  }
+
+  /// Waits (at most 60 s) until the session has noted `count` exchanges.
+  static func waitForExchanges(_ count: Int, in repl: Harness) async throws {
+    for _ in 0..<6000 where repl.session.exchanges.all.count < count {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await repl.session.settle()
+    try #require(repl.session.exchanges.all.count == count)
+  }
+
+  /// Writes the session as a Lua test, runs it, and returns what `:test` said and its text.
+  static func writeTest(_ repl: Harness) async throws -> (said: String, text: String) {
+    let test = repl.file.deletingLastPathComponent().appendingPathComponent("loads_test.lua")
+    let said = await repl.type(":test \(test.path)").0
+    return (said, try String(contentsOf: test, encoding: .utf8))
+  }
+
+  @Test func aRequestCancelledByAnActionStaysInFlightInTheTest() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let repl = try Harness(source: Self.source, env: ["url": .string(LuaString(server.url))])
+    await repl.type("slow")
+    for _ in 0..<6000 where server.received.isEmpty {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await repl.type("stop")
+    try await Self.waitForExchanges(1, in: repl)
+    #expect(repl.session.exchanges.all.first?.cancelled == true)
+    #expect(repl.session.exchanges.all.first?.error == nil)
+    // A request answered after it, served as recorded.
+    await repl.type("fast")
+    try await Self.waitForExchanges(2, in: repl)
+    for _ in 0..<6000 where repl.session.timeline.count < 4 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(try repl.session.feature.evaluate("state.got[1], #state.got") == ["fast", 1])
+    let (said, text) = try await Self.writeTest(repl)
+    #expect(said.contains(": 3 sent, 1 received; it passes (composable test "), "\(said)\n\(text)")
+    #expect(text.contains("delay = 1/0,"), "\(text)")
+    #expect(text.contains("-- delay = 1/0 (math.huge): its effect was cancelled"), "\(text)")
+    #expect(!text.contains("CancellationError"), "\(text)")
+    // The Swift test keeps it in flight too: its answer comes after the longest sleep.
+    let plan = try SessionTestPlan(
+      recording: await repl.session.recording(), exchanges: repl.session.exchanges.all,
+      feature: repl.file, inFlight: [])
+    let swift = try SwiftTestWriter.text(
+      plan, name: "LoadsSessionTests",
+      testFile: repl.file.deletingLastPathComponent().appendingPathComponent("T.swift"))
+    #expect(
+      swift.contains(
+        #".failure(HTTPClientError("never answered: cancelled in the session")), \#(Int.max)),"#),
+      "\(swift)")
+  }
+
+  @Test func aRequestCancelledByAJumpStaysInFlightInTheTest() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let repl = try Harness(source: Self.source, env: ["url": .string(LuaString(server.url))])
+    await repl.type("fast")
+    try await Self.waitForExchanges(1, in: repl)
+    await repl.type("slow")
+    for _ in 0..<6000 where server.received.count < 2 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await repl.type(":undo")
+    try await Self.waitForExchanges(2, in: repl)
+    let (said, text) = try await Self.writeTest(repl)
+    #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
+    #expect(!text.contains("CancellationError"), "\(text)")
+  }
+
+  /// A test's answer with `delay = math.huge` is never given: the request stays in flight
+  /// (the test's `finish` says so), fails at its timeout if the test goes past it, and is
+  /// cancelled with its effect.
+  @Test func aNeverAnswerKeepsTheRequestInFlightUntilItsTimeout() async throws {
+    let directory = try makeTemporaryDirectory("never")
+    try Self.source.write(
+      to: directory.appendingPathComponent("loads.lua"), atomically: true, encoding: .utf8)
+    let test = directory.appendingPathComponent("never_test.lua")
+    try """
+      local TestStore = require("composable.test").TestStore
+      local function store()
+        return TestStore.new{
+          feature = "loads", env = { url = "http://example.test" },
+          http = function(request)
+            return { method = request.method, url = request.url, delay = math.huge }
+          end,
+        }
+      end
+      describe("never", function()
+        it("is cancelled with its effect", function()
+          local s = store()
+          s:send("slow", function(state) state.loading = true end)
+          s:advance(29)
+          s:send("stop", function(state) state.loading = false end)
+          s:finish()
+        end)
+        it("fails at its timeout", function()
+          local s = store()
+          s:send("slow", function(state) state.loading = true end)
+          s:advance(30)
+          s:receive("loaded", function(state)
+            state.loading = false
+            state.got[1] = "GET http://example.test/slow timed out after 30.0 seconds"
+          end)
+          s:finish()
+        end)
+      end)
+      """.write(to: test, atomically: true, encoding: .utf8)
+    let results = await LuaTestRunner().run(file: test)
+    #expect(results.map(\.outcome) == [.passed, .passed], "\(results)")
+  }
+}
