@@ -85,6 +85,22 @@ extension LuaFeature {
     saver?.changed()
   }
 
+  /// Forgets which composed children (`for_each` elements, `if_let` and presented children,
+  /// stack screens) have effects running: for a host that has cancelled every effect of the
+  /// feature, and then sets its state or replays actions into it (time travel). Otherwise the
+  /// next action that finds such a child gone returns a cancel for effects that no longer run,
+  /// which a run of the same actions does not: a replay of the session then says the action
+  /// returns another effect.
+  ///
+  /// ```swift
+  /// try feature.forgetRunningEffects()
+  /// ```
+  public func forgetRunningEffects() throws(LuaFeatureError) {
+    try queue.access { (vm, loaded) throws(LuaFeatureError) in
+      do throws(LuaError) { try vm.clearJournalKeptTables() } catch { throw .conversion(error) }
+    }
+  }
+
   /// The host's write to the state, under the lock: `value` into `field`, or, when `field` is
   /// nil, as the whole state (refilled in place, so the reducer's proxy stays bound to it).
   func writeState(_ field: LuaValue, _ value: LuaValue, in vm: LuaVM) throws(LuaFeatureError) {

@@ -236,6 +236,22 @@ extension LuaVM {
     }
   }
 
+  /// Empties every table the journal module keeps for libraries (`kept`: which children have
+  /// effects running), as the host writes a state, not journaled: for a host that has cancelled
+  /// every effect and set the state anew (time travel), so that no library cancels what no
+  /// longer runs. Throws only when memory runs out.
+  ///
+  /// ```swift
+  /// try vm.clearJournalKeptTables()
+  /// ```
+  public func clearJournalKeptTables() throws(LuaError) {
+    drainReleases()
+    try stack.guarded { () throws(LuaError) in
+      let status = lk_journal_clear_kept(L)
+      guard status == LUA_OK else { throw takeError(status: status) }
+    }
+  }
+
 }
 
 /// The function, state and context of a transaction, checked once to belong to one VM: the

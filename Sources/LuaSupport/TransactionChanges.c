@@ -642,6 +642,28 @@ static int lk_had_element(lua_State *L) {
 // The registry's key for the journal module's `kept`.
 static const char lk_kept_key = 0;
 
+int lk_journal_clear_kept(lua_State *L) {
+  int top = lua_gettop(L);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_kept_key) != LUA_TTABLE) {
+    lua_settop(L, top);
+    return LUA_OK;
+  }
+  lua_newtable(L);  // top + 2: what each becomes
+  lua_pushnil(L);
+  while (lua_next(L, top + 1) != 0) {
+    // Each is a table of journal.table(), a state-like proxy: written as the host writes a state.
+    int status = lua_type(L, -1) == LUA_TTABLE ? lk_state_write(L, -1, 0, top + 2) : LUA_OK;
+    if (status != LUA_OK) {
+      lua_replace(L, top + 1);
+      lua_settop(L, top + 1);
+      return status;
+    }
+    lua_pop(L, 1);
+  }
+  lua_settop(L, top);
+  return LUA_OK;
+}
+
 void lk_push_journal_module(lua_State *L) {
   lua_createtable(L, 0, 4);
   // `kept`: one plain table for the VM's life, shared by the sandboxes of every reload, where

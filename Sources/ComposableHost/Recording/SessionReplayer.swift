@@ -50,6 +50,8 @@ struct SessionReplayer {
   /// Reduces `action` with its recorded draws; `readingChanges`, the outcome has the hashes of
   /// the changes it made and of the code of its effect.
   func replay(_ recorded: RecordedAction, readingChanges: Bool = false) -> Outcome {
+    // The session jumped here, cancelling every effect: no child's effects run any more.
+    if recorded.afterJump { try? feature.forgetRunningEffects() }
     _ = tape.takeRecorded()
     tape.play(recorded.draws)
     var now = recorded

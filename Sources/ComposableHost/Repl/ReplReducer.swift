@@ -113,6 +113,8 @@ struct ReplReducer: Reducer {
       }
       timeline.move(to: number)
       timeline.effectsCancelled()  // by the session, before it sent the jump
+      // Nothing runs after a jump: what the replays on the way noted as running is not.
+      try feature.forgetRunningEffects()
       moveGenerators(to: number)
       snapshot.value = try feature.state()
     } catch {
@@ -188,6 +190,7 @@ struct ReplReducer: Reducer {
     var report = ReplayReport()
     do throws(LuaFeatureError) {
       try feature.setState(timeline.startState)
+      try feature.forgetRunningEffects()  // as at the session's start (effects were cancelled)
       for (index, recorded) in actions.enumerated() {
         let outcome = replayer.replay(recorded, readingChanges: true)
         report.compare(

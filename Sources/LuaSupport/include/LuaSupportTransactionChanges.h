@@ -12,6 +12,11 @@ int lk_transaction_changed_field(lua_State *L, int root, int key);
 /// what state tables held when the open transaction began, `was_set(t, key)` and
 /// `had_element(t, key, field, value)`.
 void lk_push_journal_module(lua_State *L);
+/// Empties every table of the journal module's `kept` (a library's bookkeeping across actions:
+/// which children have effects running), outside a transaction: what a host does when it has
+/// cancelled every effect and set the state anew. LUA_OK, or an error status with the message
+/// on the stack (out of memory).
+int lk_journal_clear_kept(lua_State *L);
 /// Inside a transaction, what it changed in the state at `root` (a proxy or its real table), as
 /// the host reads it (see TransactionChanges.c). Pushes a table of three tables, each keyed by
 /// a table's address (light userdata): [1] the first old value of each key the transaction
