@@ -141,7 +141,9 @@ struct Run: Command {
         break
       }
       do {
-        await store.send(try parser.action(from: line))
+        // An address first (`path#1 toggle`) is read as the REPL reads it.
+        await store.send(
+          try ReplNavigation.action(from: line, of: loaded) { try parser.action(from: $0) })
       } catch {
         // A REPL command piped to `run`, or a table that goes on to the next line: say where
         // it works.

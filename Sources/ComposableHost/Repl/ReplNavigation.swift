@@ -7,8 +7,8 @@ import LuaKit
 /// (`composable.navigation`), each under its address: the action names and screen ids that
 /// reach it (`path#2 destination`). The REPL prints what changed after each action, lists it
 /// all on `:screens`, completes addresses, and reads `path#2 save` as the action for that
-/// screen.
-final class ReplNavigation: @unchecked Sendable {
+/// screen (as `composable run` does: `action(from:of:read:)`).
+public final class ReplNavigation: @unchecked Sendable {
   /// One stack or presented destination: how to address it, and what it shows.
   struct Place: Equatable {
     let address: String
@@ -204,6 +204,31 @@ extension ReplNavigation {
       let id = Int(digits)
     else { return nil }
     return Step(name: String(parts[0]), id: id)
+  }
+
+  /// What is wrong with a typed line that starts as an address does and could not be read.
+  public struct AddressProblem: Error, CustomStringConvertible {
+    /// What is wrong, and how to write it (`path#x: a screen's id after # is an integer ...`).
+    public let description: String
+  }
+
+  /// A typed line read as an action, as the REPL and `composable run` read one: `read` reads
+  /// it, or what follows an address at its start (`path#2 destination save`: screen 2 of the
+  /// stack `path`, then its presented `destination`), which wraps the action for that place.
+  /// Throws what `read` throws, or an `AddressProblem` for a line that looks like an address
+  /// but is none (`pat#1 edit`, `path#1` alone).
+  public static func action(
+    from line: [UInt8], of feature: LuaFeature, read: ([UInt8]) throws -> LuaValue
+  ) throws -> LuaValue {
+    let (addresses, typed) = address(of: line, names: { names(in: feature) })
+    do {
+      return addressed(try read(typed), to: addresses)
+    } catch {
+      if let problem = addressProblem(in: line, names: names(in: feature)) {
+        throw AddressProblem(description: problem)
+      }
+      throw error
+    }
   }
 
   /// `action` wrapped for the address: `{ type = "path", id = 2, action = { type =

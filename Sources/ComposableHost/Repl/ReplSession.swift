@@ -255,21 +255,15 @@ public actor ReplSession {
     // state.items[1].id }`), read-only, and env, as an `=` expression does.
     let feature = self.feature
     do {
-      let (addresses, typed) = ReplNavigation.address(
-        of: line, names: { ReplNavigation.names(in: feature) })
-      action = try ReplNavigation.addressed(
-        LuaAction.normalize(
+      action = try ReplNavigation.action(from: line, of: feature) { typed in
+        try LuaAction.normalize(
           reader.action(from: typed) {
             try feature.evaluate(bytes: $0, name: "input").first ?? .nil
-          }), to: addresses)
-    } catch {
-      // A line that looks like an address but is none: said so, rather than Lua's syntax error.
-      if let problem = ReplNavigation.addressProblem(
-        in: line, names: ReplNavigation.names(in: feature))
-      {
-        failures.noteLine()
-        return printer.error(problem)
+          })
       }
+    } catch {
+      // A line that looks like an address but is none is said so, rather than Lua's syntax
+      // error (an `AddressProblem`).
       printer.error((error as? LuaAction.Malformed)?.message ?? "\(error)")
       failures.noteLine()
       return
