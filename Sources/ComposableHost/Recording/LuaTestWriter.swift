@@ -51,6 +51,10 @@ enum LuaTestWriter {
         var table = exchange.answer.tableValue ?? LuaTable()
         table["method"] = exchange.request.method
         table["url"] = exchange.request.url
+        // What the request sent, when it sent something: requests told apart by it too.
+        if case let .string(sent) = exchange.request.body, !sent.bytes.isEmpty {
+          table["request_body"] = exchange.request.body
+        }
         if let error = exchange.error { table["error"] = .string(LuaString(error)) }
         if exchange.cancelled {
           table["delay"] = .number(.infinity)
@@ -59,7 +63,9 @@ enum LuaTestWriter {
         }
         return .table(table)
       }
-      lines.append("-- The HTTP requests effects made, in order, and what came back.")
+      lines.append(
+        "-- The HTTP requests effects made, in order, and what came back (request_body: what a "
+          + "request sent).")
       if http.contains(where: \.exchange.cancelled) {
         lines += [
           "-- delay = 1/0 (math.huge): its effect was cancelled before the answer came, which",
@@ -71,8 +77,10 @@ enum LuaTestWriter {
         "",
         "local function http(request)",
         "  for i, response in ipairs(responses) do",
-        "    if response.method == request.method and response.url == request.url then",
+        "    if response.method == request.method and response.url == request.url",
+        "      and (response.request_body or \"\") == request.body then",
         "      table.remove(responses, i)",
+        "      response.request_body = nil",
         "      if response.error then error(response.error, 0) end",
         "      return response",
         "    end",

@@ -31,10 +31,11 @@ public struct RecordedExchange: Equatable, Sendable {
   public var end: Double
 }
 
-/// The exchanges of a session, in the order they were answered.
+/// The exchanges of a session, in the order their requests were made.
 public final class ExchangeLog: @unchecked Sendable {
   private let lock = NSLock()
-  private var recorded: [RecordedExchange] = []  // under `lock`
+  /// A place for each request made, filled when it is answered (under `lock`).
+  private var recorded: [RecordedExchange?] = []
 
   /// An empty log. Only this module notes exchanges in a log (a `ReplSession` fills its
   /// `exchanges` as its effects make requests), so one made elsewhere stays empty.
@@ -47,22 +48,35 @@ public final class ExchangeLog: @unchecked Sendable {
   /// ```
   public init() {}
 
-  /// The exchanges so far, in the order they were answered.
-  public var all: [RecordedExchange] { lock.withLock { recorded } }
+  /// The exchanges answered so far, in the order their requests were made (a test made from
+  /// the session makes them in that order).
+  public var all: [RecordedExchange] { lock.withLock { recorded.compactMap { $0 } } }
 
-  func append(_ exchange: RecordedExchange) { lock.withLock { recorded.append(exchange) } }
+  /// A place for a request beginning now.
+  private func reserve() -> Int {
+    lock.withLock {
+      recorded.append(nil)
+      return recorded.count - 1
+    }
+  }
+
+  private func fill(_ place: Int, with exchange: RecordedExchange) {
+    lock.withLock { if recorded.indices.contains(place) { recorded[place] = exchange } }
+  }
 
   /// `dependencies` whose clients for every request kind (HTTP, files: `LuaEffectKinds`) note
   /// each exchange here, timed on `clock`.
   func recording(_ dependencies: DependencyValues, clock: ReplClock) -> DependencyValues {
-    let recorder = LuaExchangeRecorder(now: { Seconds.of(clock.now.offset) }) {
-      [self] kind, request, answer, error, cancelled, start, end in
+    let recorder = LuaExchangeRecorder(
+      now: { Seconds.of(clock.now.offset) }, place: { [self] in reserve() }
+    ) { [self] kind, request, answer, error, cancelled, start, end in
       // Every request kind has its `Kind` (EffectKindsListTests checks it).
       guard let kind = RecordedExchange.Kind(rawValue: kind) else { return }
-      append(
-        RecordedExchange(
+      fill(
+        start.place,
+        with: RecordedExchange(
           kind: kind, request: request, answer: answer, error: error, cancelled: cancelled,
-          start: start, end: end))
+          start: start.time, end: end))
     }
     return LuaEffectKinds.recording(dependencies, into: recorder)
   }

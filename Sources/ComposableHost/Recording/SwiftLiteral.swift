@@ -22,6 +22,14 @@ enum SwiftLiteral {
 
   static func of(_ text: String) -> String { of(LuaString(text)) }
 
+  /// Bytes as a Swift `[UInt8]`: `[]`, `Array("text".utf8)` for UTF-8 text, the numbers else.
+  static func bytes(_ bytes: [UInt8]) -> String {
+    if bytes.isEmpty { return "[]" }
+    let string = LuaString(bytes: bytes)
+    guard string.string != nil else { return "[\(bytes.map(String.init).joined(separator: ", "))]" }
+    return "Array(\(of(string)).utf8)"
+  }
+
   static func of(_ string: LuaString) -> String {
     guard let text = string.string else {
       return ".string(LuaString(bytes: [\(string.bytes.map(String.init).joined(separator: ", "))]))"

@@ -123,8 +123,9 @@ enum SwiftTestWriter {
       "  /// The HTTP requests and file operations effects made in the session, and their answers.",
       "  final class Recorded: @unchecked Sendable {",
       "    private let lock = NSLock()",
-      "    /// Method, URL, the response (or the error), and milliseconds it took.",
-      "    private var responses: [(String, String, Result<HTTPResponse, HTTPClientError>, Int)] = [",
+      "    /// Method, URL, body, the response (or the error), and milliseconds it took.",
+      "    private var responses:",
+      "      [(String, String, [UInt8], Result<HTTPResponse, HTTPClientError>, Int)] = [",
     ]
     for (exchange, delay) in plan.httpExchanges {
       let method = SwiftLiteral.of(exchange.request.method.stringValue ?? "")
@@ -151,7 +152,10 @@ enum SwiftTestWriter {
           + "[\(headers.isEmpty ? ":" : headers.joined(separator: ", "))], "
           + "text: \(SwiftLiteral.of(LuaString(body)))))"
       }
-      lines.append("      (\(method), \(url), \(result), \(delay)),")
+      let sent: [UInt8]
+      if case let .string(text) = exchange.request.body { sent = text.bytes } else { sent = [] }
+      let body = SwiftLiteral.bytes(sent)
+      lines.append("      (\(method), \(url), \(body), \(result), \(delay)),")
     }
     lines += [
       "    ]",
@@ -169,9 +173,12 @@ enum SwiftTestWriter {
       "",
       "    func answer(_ request: HTTPRequest, clock: ManualClock) async throws -> HTTPResponse {",
       "      let found = lock.withLock { () -> (Result<HTTPResponse, HTTPClientError>, Int)? in",
-      "        guard let index = responses.firstIndex(where: { $0.0 == request.method && $0.1 == request.url })",
+      "        guard",
+      "          let index = responses.firstIndex(where: {",
+      "            $0.0 == request.method && $0.1 == request.url && $0.2 == (request.body ?? [])",
+      "          })",
       "        else { return nil }",
-      "        let (_, _, result, delay) = responses.remove(at: index)",
+      "        let (_, _, _, result, delay) = responses.remove(at: index)",
       "        return (result, delay)",
       "      }",
       "      guard let (result, delay) = found else {",

@@ -296,7 +296,7 @@ enum FileEffect: LuaEffectRequestKind {
       _ operation: String, _ path: DataPath, answer: (T) -> LuaValue,
       _ body: () async throws -> T
     ) async throws -> T {
-      let start = recorder.now()
+      let start = recorder.begin()
       let request: LuaValue = [
         "operation": .string(LuaString(operation)), "path": .string(LuaString(path.description)),
       ]

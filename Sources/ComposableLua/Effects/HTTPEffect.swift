@@ -267,7 +267,7 @@ enum HTTPEffect: LuaEffectRequestKind {
     var recording = dependencies
     let http = dependencies.http
     recording.http = HTTPClient { request in
-      let start = recorder.now()
+      let start = recorder.begin()
       var asked = LuaTable()
       asked["method"] = .string(LuaString(request.method))
       asked["url"] = .string(LuaString(request.url))

@@ -39,17 +39,30 @@ protocol LuaEffectRequestKind: LuaEffectKind {
 package struct LuaExchangeRecorder: Sendable {
   /// Seconds on the store's clock.
   package let now: @Sendable () -> Double
+  /// The place of a request beginning now among those made (0, 1, ...).
+  private let place: @Sendable () -> Int
   package let note:
     @Sendable (
       _ kind: String, _ request: LuaValue, _ answer: LuaValue, _ error: String?,
-      _ cancelled: Bool, _ start: Double, _ end: Double
+      _ cancelled: Bool, _ start: Start, _ end: Double
     ) -> Void
 
+  /// When a request began: its place in the order requests were made (a paused clock gives
+  /// two the same time), and the time.
+  package struct Start: Sendable {
+    package let place: Int
+    package let time: Double
+  }
+
   package init(
-    now: @escaping @Sendable () -> Double,
-    note: @escaping @Sendable (String, LuaValue, LuaValue, String?, Bool, Double, Double) -> Void
+    now: @escaping @Sendable () -> Double, place: @escaping @Sendable () -> Int,
+    note: @escaping @Sendable (String, LuaValue, LuaValue, String?, Bool, Start, Double) -> Void
   ) {
     self.now = now
+    self.place = place
     self.note = note
   }
+
+  /// Called as a request begins.
+  package func begin() -> Start { Start(place: place(), time: now()) }
 }

@@ -73,9 +73,10 @@ import Testing
   /// The HTTP requests and file operations effects made in the session, and their answers.
   final class Recorded: @unchecked Sendable {
     private let lock = NSLock()
-    /// Method, URL, the response (or the error), and milliseconds it took.
-    private var responses: [(String, String, Result<HTTPResponse, HTTPClientError>, Int)] = [
-      ("GET", "http://facts.example/fact", .success(HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], text: "a fact\r\nover two lines")), 0),
+    /// Method, URL, body, the response (or the error), and milliseconds it took.
+    private var responses:
+      [(String, String, [UInt8], Result<HTTPResponse, HTTPClientError>, Int)] = [
+      ("GET", "http://facts.example/fact", [], .success(HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], text: "a fact\r\nover two lines")), 0),
     ]
     /// Operation, path, and the answer: contents, names, a boolean, nil, or an error.
     private var fileAnswers: [(String, String, LuaValue, String?)] = [
@@ -83,9 +84,12 @@ import Testing
 
     func answer(_ request: HTTPRequest, clock: ManualClock) async throws -> HTTPResponse {
       let found = lock.withLock { () -> (Result<HTTPResponse, HTTPClientError>, Int)? in
-        guard let index = responses.firstIndex(where: { $0.0 == request.method && $0.1 == request.url })
+        guard
+          let index = responses.firstIndex(where: {
+            $0.0 == request.method && $0.1 == request.url && $0.2 == (request.body ?? [])
+          })
         else { return nil }
-        let (_, _, result, delay) = responses.remove(at: index)
+        let (_, _, _, result, delay) = responses.remove(at: index)
         return (result, delay)
       }
       guard let (result, delay) = found else {
