@@ -64,6 +64,36 @@ import Testing
       "\(String(describing: message))")
   }
 
+  /// A session replayed on the code it was recorded with is not checked: that code handles its
+  /// actions, whatever its source names (here every type but `reset` falls through to one
+  /// branch). It was refused, where `:save` had just said how to replay it (an attacker's
+  /// finding); on other code the check stands.
+  @Test func theCodeTheSessionWasRecordedOnIsNotChecked() async throws {
+    let source = """
+      local F = {}
+      function F.initial_state() return { seen = {} } end
+      function F.reduce(state, action)
+        if action.type == "reset" then state.seen = {} return end
+        state.seen[#state.seen + 1] = action.type
+      end
+      return F
+      """
+    let repl = try ReplSessionTests.Harness(source: source)
+    await repl.type("hello", "there")
+    let session = repl.file.deletingLastPathComponent().appendingPathComponent("s.session.lua")
+    let saved = await repl.type(":save \(session.path)").0
+    #expect(saved.contains("saved 2 actions to "), "\(saved)")
+    let recording = try SessionRecording.read(from: session)
+    let playback = try SessionPlayback.run(recording, feature: repl.file)
+    #expect(!playback.codeChanged && playback.report.asRecorded)
+    #expect(try playback.state == ["seen": ["hello", "there"]])
+    // Changed code: checked, and refused for a type its source does not name.
+    try (source + "\n-- changed\n").write(to: repl.file, atomically: true, encoding: .utf8)
+    #expect(throws: SessionFit.Mismatch.self) {
+      try SessionPlayback.run(recording, feature: repl.file)
+    }
+  }
+
   @Test func didNothingSurvivesTheFile() throws {
     let recording = SessionRecording(
       feature: "fit.lua", code: "", env: [:], initialState: [:],
