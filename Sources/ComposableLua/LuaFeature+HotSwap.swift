@@ -40,6 +40,9 @@ extension LuaFeature {
       } catch {
         throw .load(file: file, message: error.description)
       }
+      // What the old code's initial_state() gives, to say whether the new one gives another.
+      let before = current.module.initialState.flatMap { try? vm.callKeepingData($0) }
+        .flatMap { try? vm.value(of: $0) }
       var saver = current.saver
       if module.persistence?.path != saver?.path {
         saver = makeSaver(for: module.persistence)
@@ -52,6 +55,43 @@ extension LuaFeature {
         saver: saver,
         lastSaved: current.lastSaved, migrationChanges: migrationChanges,
         codeFingerprint: fingerprint)
+      if let makeState = module.initialState {
+        (current.reloadedInitialState, current.reloadedShapeGaps) = shapeAgainst(makeState, vm)
+        if let before, let now = current.reloadedInitialState {
+          current.initialStateChanged = before != now
+        }
+      }
     }
   }
+
+  /// What `initial_state()` (the new code's) gives, and where the state is not shaped as it:
+  /// a field it gives that the state lacks, or a table where it has a scalar or the other way
+  /// (`RestoredShapeGap.gaps`, the top level only, read in Lua: the state is not read whole).
+  /// Nil for both when `initial_state()` fails (a reload does not run it otherwise).
+  private func shapeAgainst(
+    _ makeState: LuaReference, _ vm: LuaVM
+  ) -> (LuaValue?, (gaps: [RestoredShapeGap], count: Int)?) {
+    guard let made = try? vm.callKeepingData(makeState), let initial = try? vm.value(of: made),
+      let shallow = try? vm.call(
+        vm.load(Self.shallowStateSource, chunkName: "=shape"),
+        arguments: [.reference(stateReference), .reference(made)]
+      ).first
+    else { return (nil, nil) }
+    let found = RestoredShapeGap.gaps(restored: shallow, initial: initial)
+    return (initial, found.count == 0 ? nil : found)
+  }
+
+  /// The state's fields under the initial state's string keys, each table as an empty one:
+  /// all `RestoredShapeGap.gaps` compares, without reading the state whole into Swift.
+  static let shallowStateSource = """
+    local state, initial = ...
+    local shallow = {}
+    for key in next, initial do
+      if type(key) == "string" then
+        local value = rawget(state, key)
+        shallow[key] = type(value) == "table" and {} or value
+      end
+    end
+    return shallow
+    """
 }

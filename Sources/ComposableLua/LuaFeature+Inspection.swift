@@ -186,6 +186,26 @@ extension LuaFeature {
     queue.access { $1.restoredShapeGaps }
   }
 
+  /// After the last `swap`: where the state is not shaped as the new code's `initial_state()`
+  /// gives it (a field added to it, that the state kept from the old code lacks), after the new
+  /// code's `migrate(state)`; nil where it is, or before a swap.
+  ///
+  /// ```swift
+  /// try feature.swap(toSource: newSource)
+  /// if let (gaps, _) = feature.reloadedShapeGaps { print(gaps.map(\.path)) }  // ["filter"]
+  /// ```
+  public var reloadedShapeGaps: (gaps: [RestoredShapeGap], count: Int)? {
+    queue.access { $1.reloadedShapeGaps }
+  }
+
+  /// What the new code's `initial_state()` gave at the last `swap` (nil before one, or
+  /// without `initial_state`): a session compares it with the state it started from.
+  public var reloadedInitialState: LuaValue? { queue.access { $1.reloadedInitialState } }
+
+  /// Whether the last `swap`'s `initial_state()` gives another state than the old code's did:
+  /// the state goes on as it was, so a host says so.
+  public var initialStateChanged: Bool { queue.access { $1.initialStateChanged } }
+
   /// Bytes the feature's VM holds after a full collection: the state, its proxies, the code.
   public func memoryInUse() -> Int {
     queue.access { vm, _ in

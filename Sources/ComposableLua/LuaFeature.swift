@@ -46,6 +46,12 @@ public final class LuaFeature: Sendable {
     /// Where a state restored from other code's file (after `migrate`) is not shaped as the
     /// initial state: the first places and how many in all; nil where it is, or not restored.
     var restoredShapeGaps: (gaps: [RestoredShapeGap], count: Int)? = nil
+    /// After a swap: what the new code's `initial_state()` gives, and where the state (after its
+    /// `migrate`) is not shaped as it (nil where it is, or with no `initial_state`).
+    var reloadedInitialState: LuaValue? = nil
+    /// Whether the swap's `initial_state()` gives another state than the old code's did.
+    var initialStateChanged = false
+    var reloadedShapeGaps: (gaps: [RestoredShapeGap], count: Int)? = nil
     /// `expressionGuardSource` compiled, at the first expression (`evaluate`).
     var expressionGuard: LuaReference? = nil
   }

@@ -65,6 +65,37 @@ public struct RestoredShapeGap: Equatable, Sendable {
     return (found, count)
   }
 
+  /// The places as a note says them: `filter is nil where initial_state() gives a string,
+  /// settings is a string where it gives a table (and 3 more)`.
+  ///
+  /// ```swift
+  /// RestoredShapeGap.places([RestoredShapeGap(path: "filter", expected: "string", found: "nil")], count: 1)
+  /// // "filter is nil where initial_state() gives a string"
+  /// ```
+  public static func places(_ gaps: [RestoredShapeGap], count: Int) -> String {
+    let places = gaps.enumerated().map { index, gap in
+      let said = gap.found == "nil" ? "is nil" : "is a \(gap.found)"
+      return "\(gap.path) \(said) where \(index == 0 ? "initial_state()" : "it") gives a "
+        + gap.expected
+    }
+    let more = count > gaps.count ? " (and \(count - gaps.count) more)" : ""
+    return places.joined(separator: ", ") + more
+  }
+
+  /// What `migrate(state)` would do for the first gap, as Lua: `if state.filter == nil then
+  /// state.filter = ... end`, or `state["a key"] = ...` for a name that is no Lua word.
+  ///
+  /// ```swift
+  /// RestoredShapeGap.fix(for: [RestoredShapeGap(path: "filter", expected: "string", found: "nil")])
+  /// // "`if state.filter == nil then state.filter = ... end`"
+  /// ```
+  public static func fix(for gaps: [RestoredShapeGap]) -> String {
+    let path = gaps.first?.path ?? "field"
+    let first = "state" + (path.hasPrefix("[") ? "" : ".") + path
+    return gaps.first?.found == "nil"
+      ? "`if \(first) == nil then \(first) = ... end`" : "`\(first) = ...`"
+  }
+
   /// Lua's type name, `number` for integers and floats alike.
   private static func kind(of value: LuaValue) -> String {
     switch value {

@@ -35,12 +35,20 @@ import Testing
     return Posts
     """
 
-  /// A server that echoes what it is sent, after 3 seconds for a body that says "slow" (a
-  /// typed line waits a second for what its action started), at once for any other.
+  /// A server that echoes what it is sent: a body that says "slow" is answered only once a
+  /// request of another body has been (and half a second after), so that it comes back last
+  /// however loaded the machine is; any other at once.
   static func server() throws -> LocalHTTPServer {
-    try LocalHTTPServer { request in
+    let answered = DispatchSemaphore(value: 0)
+    return try LocalHTTPServer { request in
       let body = String(decoding: request.body, as: UTF8.self)
-      return .text("echo " + body, delay: body.hasPrefix("slow") ? 3 : 0)
+      guard body.hasPrefix("slow") else {
+        answered.signal()
+        return .text("echo " + body)
+      }
+      _ = answered.wait(timeout: .now() + 20)
+      answered.signal()  // the next slow one goes too
+      return .text("echo " + body, delay: 0.5)
     }
   }
 
@@ -87,11 +95,26 @@ import Testing
   /// Requests alike in everything (method, URL, body) are answered in the order they were made:
   /// the test gives the first one the answer that took longest.
   @Test func requestsAlikeAreAnsweredInTheOrderTheyWereMade() async throws {
-    let server = try Self.server()
+    // The first request is answered once the second has been, half a second after.
+    let answered = DispatchSemaphore(value: 0)
+    let first = Locked(true)
+    let server = try LocalHTTPServer { _ in
+      let isFirst = first.withLock { value in
+        defer { value = false }
+        return value
+      }
+      guard isFirst else {
+        answered.signal()
+        return .text("second")
+      }
+      _ = answered.wait(timeout: .now() + 20)
+      return .text("first", delay: 0.5)
+    }
     defer { server.stop() }
-    let (_, said, text) = try await Self.session(
-      [#"{ type = "post", body = "slow", tag = "a" }"#, #"{ type = "post", body = "slow", tag = "b" }"#],
+    let (repl, said, text) = try await Self.session(
+      [#"{ type = "post", body = "same", tag = "a" }"#, #"{ type = "post", body = "same", tag = "b" }"#],
       replies: 2, server: server)
+    #expect(try repl.session.feature.evaluate("state.got[1]") == ["b: second"])
     #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
   }
 

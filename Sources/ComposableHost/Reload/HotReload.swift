@@ -66,6 +66,15 @@ public final class HotReload: Sendable {
       if let note = persistenceNote(before: saved, after: feature.persistence?.path) {
         report(note)
       }
+      if let (gaps, count) = feature.reloadedShapeGaps {
+        report(reloadedShapeNote(gaps: gaps, count: count, migrates: feature.hasMigrate))
+      } else if feature.initialStateChanged, !feature.hasMigrate {
+        // A start that changed, which the state going on never shows (an attacker's finding);
+        // new code with a migrate(state) has taken the state from the old one already.
+        report(
+          "  note: initial_state() gives another state now; the state goes on as it was (a REPL "
+            + "session's :goto 0 and :replay start from the state it began with)")
+      }
       return true
     } catch let error as LuaSourceFile.Unreadable {
       fail("cannot read \(file.lastPathComponent): \(error.reason); the old code runs on")
@@ -74,6 +83,19 @@ public final class HotReload: Sendable {
     }
     return false
   }
+}
+
+/// The note after `reloaded ...` when the state the old code left is not shaped as the new
+/// code's `initial_state()` gives it: a field added to `initial_state()` is not in the state the
+/// session goes on with, and the next action reading it failed far from the cause (`attempt to
+/// index a nil value`), with nothing said at the reload (an attacker's and a new user's finding).
+func reloadedShapeNote(gaps: [RestoredShapeGap], count: Int, migrates: Bool) -> String {
+  let them = count == 1 ? "it" : "them"
+  let left = migrates ? "; its migrate(state) left \(them) so" : ""
+  return "  note: the state is not shaped as the new initial_state() gives it: "
+    + RestoredShapeGap.places(gaps, count: count) + left + " (the state goes on as the old code "
+    + "left it). An action reading \(them) may fail. To fix, have migrate(state) set \(them) "
+    + "(\(RestoredShapeGap.fix(for: gaps)))"
 }
 
 /// What a reload changed in where the state is saved, for a line after `reloaded ...`: a
