@@ -103,3 +103,62 @@ import Testing
     #expect(first.first?.stringValue != nil && first != second)
   }
 }
+
+/// Code that now draws more than the session recorded gets the same answers in the REPL's
+/// `:replay` and in `composable replay` of the saved session: UUIDs counting on past the largest
+/// the session holds, `random` from seed 0. The REPL's drew them from the session's generator,
+/// `composable replay` counted from zero and repeated the ids the recording served (an
+/// attacker's finding: one session, two answers, duplicate ids).
+@Suite struct DrawsBeyondTheRecordingTests {
+  typealias Harness = ReplSessionTests.Harness
+
+  static func source(tags: Bool) -> String {
+    """
+    local F = {}
+    F.actions = { "add" }
+    function F.initial_state() return { items = {} } end
+    function F.reduce(state, action, env)
+      if action.type == "add" then
+        local item = { id = env.uuid() }
+        \(tags ? "item.tag = env.uuid() item.roll = env.random(1000)" : "")
+        table.insert(state.items, item)
+      end
+    end
+    return F
+    """
+  }
+
+  @Test func theREPLAndComposableReplayAnswerAlike() async throws {
+    var dependencies = DependencyValues.live
+    dependencies.uuid = .incrementing
+    dependencies.random = RandomSource(seed: 5)
+    let repl = try Harness(source: Self.source(tags: false), dependencies: dependencies)
+    await repl.type("add", "add")
+    try Self.source(tags: true).write(to: repl.file, atomically: true, encoding: .utf8)
+    await repl.type(":reload")
+    await repl.type(":replay")
+    let replayed = try repl.session.feature.state()
+    let ids = try repl.session.feature.evaluate(
+      "state.items[1].id, state.items[1].tag, state.items[2].id, state.items[2].tag")
+    #expect(
+      ids == [
+        "00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000002",
+        "00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000003",
+      ])
+    let session = repl.file.deletingLastPathComponent().appendingPathComponent("s.session.lua")
+    await repl.type(":save \(session.path)")
+    // The saved session holds the actions as they went through the code of now: replayed
+    // again, they answer from it; the first recording, through the same code, answers alike.
+    let recording = try SessionRecording.read(from: session)
+    var first = recording
+    first.actions = first.actions.map { action in
+      var plain = action
+      plain.draws = Array(action.draws.prefix(1))  // as the old code drew: one id
+      return plain
+    }
+    for played in [recording, first] {
+      let playback = try SessionPlayback.run(played, feature: repl.file)
+      #expect(playback.state == replayed, "\(playback.state)")
+    }
+  }
+}

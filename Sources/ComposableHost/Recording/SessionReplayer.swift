@@ -22,8 +22,7 @@ struct SessionReplayer {
 
   /// A replayer over a fresh load of the feature at `url`, from `recording`'s initial state and
   /// env: what `composable replay` and a test written from a session run. What the recording
-  /// does not answer (code that now draws more) is answered the same way at every replay:
-  /// UUIDs counting from zero, `random` seeded with 0.
+  /// does not answer (code that now draws more) is answered as `answerBeyond` says.
   static func fresh(
     _ recording: SessionRecording, feature url: URL,
     print: @escaping (String) -> Void = { Swift.print($0) }
@@ -31,10 +30,39 @@ struct SessionReplayer {
     let feature = try LuaFeature(
       contentsOf: url, state: recording.initialState,
       env: recording.env == .nil ? [:] : recording.env, print: print)
-    var dependencies = DependencyValues.live
-    dependencies.uuid = .incrementing
-    dependencies.random = RandomSource(seed: 0)
-    return SessionReplayer(feature: feature, dependencies: dependencies, tape: LuaEnvironmentTape())
+    let replayer = SessionReplayer(
+      feature: feature, dependencies: replaying(.live), tape: LuaEnvironmentTape())
+    replayer.answerBeyond(recording.actions, initialState: recording.initialState)
+    return replayer
+  }
+
+  /// `dependencies` with generators of a replay's own for what the recording does not answer
+  /// (`answerBeyond`): a replay in the REPL draws none from the session's.
+  static func replaying(_ dependencies: DependencyValues) -> DependencyValues {
+    var replaying = dependencies
+    replaying.uuid = .incrementing
+    replaying.random = RandomSource(seed: 0)
+    return replaying
+  }
+
+  /// Puts the replay's own generators where draws the recording does not answer (code that now
+  /// draws more than it did) start: UUIDs counting on past the largest `incrementing` one in
+  /// `initialState` and the draws of `actions` (from zero with none: a recording of random ones
+  /// cannot meet them), `random` seeded with 0. The same in the REPL's `:replay` and in
+  /// `composable replay`, which counted from zero and then repeated the ids the recording
+  /// served (an attacker's finding: two replays of one session, two answers, duplicate ids).
+  func answerBeyond(_ actions: [RecordedAction], initialState: LuaValue) {
+    var largest = IncrementingUUIDs.largest(in: initialState)
+    for action in actions {
+      for draw in action.draws where draw.name == "uuid" {
+        if let count = IncrementingUUIDs.largest(in: draw.value) {
+          largest = max(largest ?? 0, count)
+        }
+      }
+    }
+    let values = dependencies.values
+    values.uuid.move(to: largest.map { ($0 &+ 1) & UUIDGenerator.incrementingLast } ?? 0)
+    values.random.move(to: 0)
   }
 
   /// How an action went this time.

@@ -36,6 +36,8 @@ struct ReplReducer: Reducer {
   let base: LuaFeatureReducer<LuaFeatureHandle>
   let timeline: SessionTimeline
   let replayer: SessionReplayer
+  /// The store's: the generators a jump puts back (the replayer has its own).
+  let storeDependencies: DependencyValues
   let clock: ReplClock
   let printer: ReplPrinter
   let snapshot: StateSnapshot
@@ -90,7 +92,7 @@ struct ReplReducer: Reducer {
       changes: (try? outcome.changes.get()).map(\.hashValue),
       effectCode: feature.codeHash(ofFunctionsIn: outcome.returned))
     let number = timeline.record(
-      recorded, hashes: hashes, generators: replayer.dependencies.values.generatorPositions,
+      recorded, hashes: hashes, generators: storeDependencies.generatorPositions,
       stateAfter: snapshot.value)
     printer.reduced(number: number, recorded, changes: outcome.changes, error: outcome.error)
     if outcome.error == nil, outcome.wrote { showNavigation() }
@@ -125,10 +127,10 @@ struct ReplReducer: Reducer {
   /// Puts the store's `env.uuid()` (an incrementing one) and `env.random()` where they stood
   /// after action `number`: what comes next draws as it would in a run of the actions up to
   /// there, not after the draws of actions undone. (The draws of a replay come from the
-  /// recording; one the code of now adds is drawn from them, and put back here too.)
+  /// recording, and one the code of now adds from the replayer's own generators.)
   private func moveGenerators(to number: Int) {
     guard let positions = timeline.generators(after: number) else { return }
-    replayer.dependencies.values.moveGenerators(to: positions)
+    storeDependencies.moveGenerators(to: positions)
   }
 
   /// Goes forward over actions undone before a reload (past `stale`) to after action `number`:
@@ -191,6 +193,7 @@ struct ReplReducer: Reducer {
     do throws(LuaFeatureError) {
       try feature.setState(timeline.startState)
       try feature.forgetRunningEffects()  // as at the session's start (effects were cancelled)
+      replayer.answerBeyond(Array(actions), initialState: timeline.startState)
       for (index, recorded) in actions.enumerated() {
         let outcome = replayer.replay(recorded, readingChanges: true)
         report.compare(

@@ -142,7 +142,9 @@ public actor ReplSession {
       initialState: LuaFeatureHandle(feature: feature),
       reducer: ReplReducer(
         feature: feature, base: base, timeline: timeline,
-        replayer: SessionReplayer(feature: feature, dependencies: dependencies, tape: tape),
+        replayer: SessionReplayer(
+          feature: feature, dependencies: SessionReplayer.replaying(dependencies), tape: tape),
+        storeDependencies: dependencies,
         clock: clock, printer: printer, snapshot: snapshot, navigation: navigation,
         failures: failures, actionGate: actionGate),
       effectExecutor: dependencies.effectExecutor ?? executor)
