@@ -101,6 +101,41 @@ extension LuaFeature {
     }
   }
 
+  /// What `forgetRunningEffects` forgets, set aside: `restoreRunningEffects` puts it back.
+  public struct RunningEffectsRecord: Sendable {
+    let copy: LuaReference
+  }
+
+  /// Forgets which composed children have effects running, as `forgetRunningEffects` does, and
+  /// returns what it forgot: for a host that replays actions to check them while the feature's
+  /// effects run on, and then puts the state and this record back.
+  ///
+  /// ```swift
+  /// let running = try feature.setAsideRunningEffects()
+  /// // ... actions replayed from the start, compared ...
+  /// try feature.restoreRunningEffects(running)
+  /// ```
+  public func setAsideRunningEffects() throws(LuaFeatureError) -> RunningEffectsRecord {
+    try queue.access { (vm, loaded) throws(LuaFeatureError) -> RunningEffectsRecord in
+      do throws(LuaError) {
+        let copy = try vm.copyJournalKeptTables()
+        try vm.clearJournalKeptTables()
+        return RunningEffectsRecord(copy: copy)
+      } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
+  /// Puts back what `setAsideRunningEffects` set aside.
+  public func restoreRunningEffects(_ record: RunningEffectsRecord) throws(LuaFeatureError) {
+    try queue.access { (vm, loaded) throws(LuaFeatureError) in
+      do throws(LuaError) { try vm.restoreJournalKeptTables(record.copy) } catch {
+        throw .conversion(error)
+      }
+    }
+  }
+
   /// The host's write to the state, under the lock: `value` into `field`, or, when `field` is
   /// nil, as the whole state (refilled in place, so the reducer's proxy stays bound to it).
   func writeState(_ field: LuaValue, _ value: LuaValue, in vm: LuaVM) throws(LuaFeatureError) {

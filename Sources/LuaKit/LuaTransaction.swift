@@ -252,6 +252,36 @@ extension LuaVM {
     }
   }
 
+  /// A copy of what the journal module's `kept` tables hold, for `restoreJournalKeptTables`: a
+  /// host that replays actions to check them, while the effects the record is of run on, puts
+  /// it back after.
+  ///
+  /// ```swift
+  /// let kept = try vm.copyJournalKeptTables()
+  /// try vm.clearJournalKeptTables()
+  /// // ... actions replayed ...
+  /// try vm.restoreJournalKeptTables(kept)
+  /// ```
+  public func copyJournalKeptTables() throws(LuaError) -> LuaReference {
+    drainReleases()
+    return try stack.guarded { () throws(LuaError) -> LuaReference in
+      let status = lk_journal_copy_kept(L)
+      guard status == LUA_OK else { throw takeError(status: status) }
+      return makeReference(at: -1, L)
+    }
+  }
+
+  /// Puts what `copyJournalKeptTables` copied back into the `kept` tables (one made since, and
+  /// not in the copy, is emptied).
+  public func restoreJournalKeptTables(_ copy: LuaReference) throws(LuaError) {
+    drainReleases()
+    try stack.guarded { () throws(LuaError) in
+      try stack.push(copy, in: self)
+      let status = lk_journal_restore_kept(L, -1)
+      guard status == LUA_OK else { throw takeError(status: status) }
+    }
+  }
+
 }
 
 /// The function, state and context of a transaction, checked once to belong to one VM: the

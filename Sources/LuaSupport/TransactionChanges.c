@@ -664,6 +664,72 @@ int lk_journal_clear_kept(lua_State *L) {
   return LUA_OK;
 }
 
+static int lk_journal_copy_kept_protected(lua_State *L) {
+  lua_newtable(L);  // 1: the copy
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_kept_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 1;
+  }
+  lua_pushnil(L);
+  while (lua_next(L, 2) != 0) {
+    // 3 the name, 4 its table (a proxy: its real table's entries are read)
+    if (lua_type(L, 4) == LUA_TTABLE) {
+      if (!lk_push_proxied_table(L, 4)) lua_pushvalue(L, 4);
+      int real = lua_gettop(L);
+      lua_newtable(L);
+      lua_pushnil(L);
+      while (lua_next(L, real) != 0) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+      }
+      lua_pushvalue(L, 3);
+      lua_insert(L, -2);
+      lua_rawset(L, 1);
+      lua_settop(L, 4);
+    }
+    lua_pop(L, 1);
+  }
+  lua_settop(L, 1);
+  return 1;
+}
+
+int lk_journal_copy_kept(lua_State *L) {
+  lua_pushcfunction(L, lk_journal_copy_kept_protected);
+  return lk_pcall_uncapped(L, 0, 1);
+}
+
+int lk_journal_restore_kept(lua_State *L, int copy) {
+  copy = lua_absindex(L, copy);
+  int top = lua_gettop(L);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_kept_key) != LUA_TTABLE) {
+    lua_settop(L, top);
+    return LUA_OK;
+  }
+  lua_newtable(L);  // top + 2: for a table the copy has not
+  lua_pushnil(L);
+  while (lua_next(L, top + 1) != 0) {
+    int status = LUA_OK;
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_pushvalue(L, -2);
+      if (lua_rawget(L, copy) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, top + 2);
+      }
+      status = lk_state_write(L, -2, 0, lua_gettop(L));
+      if (status == LUA_OK) lua_pop(L, 1);
+    }
+    if (status != LUA_OK) {
+      lua_replace(L, top + 1);
+      lua_settop(L, top + 1);
+      return status;
+    }
+    lua_pop(L, 1);
+  }
+  lua_settop(L, top);
+  return LUA_OK;
+}
+
 void lk_push_journal_module(lua_State *L) {
   lua_createtable(L, 0, 4);
   // `kept`: one plain table for the VM's life, shared by the sandboxes of every reload, where

@@ -84,6 +84,28 @@ import Testing
     }
   }
 
+  /// The check of a reload replays the actions from the start with no child running, as the
+  /// session did, and puts the live record back after: its effects run on. It named "action
+  /// 1's effect" (a cancel for the child the live session had running) where action 1 changed
+  /// another thing (a new user's finding); and after `:save`, which checks, a child still
+  /// running is cancelled when it goes.
+  @Test func theCheckOfAReloadReplaysWithNoChildRunningAndKeepsTheLiveOnes() async throws {
+    let repl = try Harness(source: Self.source)
+    for line in [#"{ type = "add", id = "B" }"#, Self.add, Self.start] { await repl.type(line) }
+    try Self.source.replacingOccurrences(
+      of: "table.insert(state.items, { id = action.id })",
+      with: "table.insert(state.items, { id = action.id, new = true })"
+    ).write(to: repl.file, atomically: true, encoding: .utf8)
+    await repl.type(":reload")
+    let refused = await repl.type(":goto 0").0
+    #expect(refused.contains("replayed through it, what action 1 changed differs"), "\(refused)")
+    let session = repl.file.deletingLastPathComponent().appendingPathComponent("s.session.lua")
+    await repl.type(":save \(session.path)")
+    await repl.type(#"{ type = "delete", id = "A" }"#)
+    let deleted = try #require(repl.session.timeline.action(4))
+    #expect(deleted.effect.kind == "cancel", "\(deleted.effect)")
+  }
+
   /// What is not left behind still counts: a child whose effects run when no jump came between
   /// is still cancelled when it goes, in the REPL and in a replay.
   @Test func aChildRunningOnTheSameBranchIsStillCancelled() async throws {

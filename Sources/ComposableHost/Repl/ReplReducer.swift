@@ -252,6 +252,13 @@ struct ReplReducer: Reducer {
     let actions = timeline.actions
     var difference: (after: Int, what: String)?
     var number = check.start.position
+    // The replays start with no child running effects, as the session did (the record of them
+    // is a function of the actions, and of the jumps, which forget it); the live record is put
+    // back after, with the state: its effects run on. Kept, a replay from the start found each
+    // child of the live session running and cancelled it (`action 1's effect differs`: a new
+    // user's finding).
+    let running = try? feature.setAsideRunningEffects()
+    defer { if let running { try? feature.restoreRunningEffects(running) } }
     do throws(LuaFeatureError) {
       try feature.setState(check.start.state)
       while difference == nil, number < check.end {

@@ -17,6 +17,14 @@ void lk_push_journal_module(lua_State *L);
 /// cancelled every effect and set the state anew. LUA_OK, or an error status with the message
 /// on the stack (out of memory).
 int lk_journal_clear_kept(lua_State *L);
+/// Pushes a copy of what the tables of `kept` hold: { [name] = { [key] = value } }, each a
+/// plain table with the entries of that table (values as they are, not copied below).
+/// LUA_OK, or an error status with the message on the stack instead.
+int lk_journal_copy_kept(lua_State *L);
+/// Writes a copy from lk_journal_copy_kept (at `copy`) back into the tables of `kept`, as the
+/// host writes a state; one not in the copy is emptied. LUA_OK, or an error status with the
+/// message on the stack.
+int lk_journal_restore_kept(lua_State *L, int copy);
 /// Inside a transaction, what it changed in the state at `root` (a proxy or its real table), as
 /// the host reads it (see TransactionChanges.c). Pushes a table of three tables, each keyed by
 /// a table's address (light userdata): [1] the first old value of each key the transaction
