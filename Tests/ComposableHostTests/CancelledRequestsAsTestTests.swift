@@ -24,7 +24,9 @@ import Testing
     function Loads.reduce(state, action, env)
       if action.type == "slow" or action.type == "fast" then
         state.loading = true
-        local request = effect.http{ url = env.url .. "/" .. action.type, response = "loaded" }
+        local request = effect.http{
+          url = env.url .. "/" .. action.type, response = "loaded", timeout = action.timeout,
+        }
         return effect.cancellable(request, "load")
       elseif action.type == "stop" then
         state.loading = false
@@ -37,13 +39,16 @@ import Testing
     return Loads
     """
 
-  /// A server that answers `/fast` at once and `/slow` after a minute (the session cancels it
-  /// long before).
+  /// A server that answers `/fast` at once and `/slow` after ten minutes, when its client has
+  /// not gone (the session cancels it long before; its request's timeout is as long, so that a
+  /// session slowed down by a loaded machine does not see it time out first).
   static func server() throws -> LocalHTTPServer {
     try LocalHTTPServer { request in
-      request.path == "/fast" ? .text("fast") : .text("slow", delay: 60)
+      request.path == "/fast" ? .text("fast") : .text("slow", delay: 600)
     }
   }
+
+  static let slow = #"{ type = "slow", timeout = 600 }"#
 
   /// Waits (at most 60 s) until the session has noted `count` exchanges.
   static func waitForExchanges(_ count: Int, in repl: Harness) async throws {
@@ -65,7 +70,7 @@ import Testing
     let server = try Self.server()
     defer { server.stop() }
     let repl = try Harness(source: Self.source, env: ["url": .string(LuaString(server.url))])
-    await repl.type("slow")
+    await repl.type(Self.slow)
     for _ in 0..<6000 where server.received.isEmpty {
       try await Task.sleep(for: .milliseconds(10))
     }
@@ -104,7 +109,7 @@ import Testing
     let repl = try Harness(source: Self.source, env: ["url": .string(LuaString(server.url))])
     await repl.type("fast")
     try await Self.waitForExchanges(1, in: repl)
-    await repl.type("slow")
+    await repl.type(Self.slow)
     for _ in 0..<6000 where server.received.count < 2 {
       try await Task.sleep(for: .milliseconds(10))
     }

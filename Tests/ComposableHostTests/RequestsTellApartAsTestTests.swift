@@ -46,7 +46,7 @@ import Testing
         answered.signal()
         return .text("echo " + body)
       }
-      _ = answered.wait(timeout: .now() + 20)
+      _ = answered.wait(timeout: .now() + 300)
       answered.signal()  // the next slow one goes too
       return .text("echo " + body, delay: 0.5)
     }
@@ -107,7 +107,7 @@ import Testing
         answered.signal()
         return .text("second")
       }
-      _ = answered.wait(timeout: .now() + 20)
+      _ = answered.wait(timeout: .now() + 300)
       return .text("first", delay: 0.5)
     }
     defer { server.stop() }
