@@ -68,7 +68,7 @@ import Testing
     let plan = try SessionTestPlan(
       recording: recording, exchanges: [], feature: Self.feature, inFlight: [])
     let text = try LuaTestWriter.text(plan, name: "boom")
-    #expect(text.contains("    store:advance(0.002)"), "\(text)")
+    #expect(text.contains("    store:advance(0.0012)"), "\(text)")  // to the microsecond
     let results = await LuaTestRunner().run(
       source: text, name: "boom_test.lua", directory: Self.feature.deletingLastPathComponent())
     #expect(results.count == 1 && results.first?.outcome == .passed, "\(results)\n\(text)")

@@ -92,7 +92,11 @@ enum SwiftTestWriter {
   /// A Swift Testing test's statements over `TestStore(feature:)`.
   static let syntax = TestSyntax(
     comment: "//",
-    advance: { "await clock.advance(by: .milliseconds(\($0)))" },
+    advance: {
+      $0 % 1000 == 0
+        ? "await clock.advance(by: .milliseconds(\($0 / 1000)))"
+        : "await clock.advance(by: .microseconds(\($0)))"
+    },
     literal: { SwiftLiteral.of($0, indent: 4) },
     changes: { SwiftLiteral.assignments(from: $0, to: $1, target: "$0") },
     call: { "await store.\($0)(\($1))" },
