@@ -55,7 +55,7 @@ import Testing
     let repl = try Harness(source: Self.source)
     let (said, text) = try await writeTest(repl, lines, as: "clock_test.lua")
     #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
-    #expect(text.contains("-- Still running when the test was written: "))
+    #expect(text.contains("-- Still running at the test's end (what its steps started): "))
     #expect(text.contains(#"effect.every with id "clock""#))
     #expect(text.contains("store:skip_in_flight_effects()"))
   }

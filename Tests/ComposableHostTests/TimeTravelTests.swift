@@ -64,6 +64,23 @@ import Testing
 
   /// An action after a jump back starts a new branch: the undone tail is dropped then, not at
   /// the jump.
+  /// Going forward replays the actions' changes, not their effects: said, naming each effect
+  /// not run (an attacker's finding: a redone toggle's debounced sort never came, unsaid).
+  @Test func goingForwardSaysWhichEffectsAreNotRunAgain() async throws {
+    let repl = try Harness(source: Self.todos)
+    await repl.type(#"{ type = "add", title = "a" }"#, "later", "later")
+    await repl.type(":goto 0")
+    let redo = await repl.type(":redo").0
+    #expect(!redo.contains("not run again"), "\(redo)")  // an add returns no effect
+    let forward = await repl.type(":goto 3").0
+    #expect(
+      forward.contains(
+        "\n  (the effects of the actions gone over are not run again: action 2's effect.after, "
+          + "action 3's effect.after; send an action again to run its effect)"),
+      "\(forward)")
+    #expect(!(await repl.type(":undo").0).contains("not run again"))  // back: nothing to run
+  }
+
   @Test func anActionAfterAJumpStartsANewBranch() async throws {
     let repl = try Harness()
     await repl.type("increment", "increment", "increment", ":goto 1")

@@ -427,7 +427,7 @@ extension SessionTestPlan {
     }
     if !inFlight.isEmpty {
       lines.append(
-        "    \(syntax.comment) Still running when the test was written: "
+        "    \(syntax.comment) Still running at the test's end (what its steps started): "
           + "\(inFlight.joined(separator: ", ")).")
       lines.append("    " + syntax.skipInFlightEffects)
     }

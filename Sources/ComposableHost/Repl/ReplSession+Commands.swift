@@ -368,6 +368,7 @@ extension ReplSession {
     // they went now.
     let redoesStale = timeline.staleActionsAfter.map { number > $0 } ?? false
     let target = number
+    let from = timeline.position
     await store.send(.jump(to: number))
     await settle()
     // Where it landed: a redo over actions the code of now answers otherwise may end sooner.
@@ -388,6 +389,9 @@ extension ReplSession {
       lines.append(printer.indented(difference))
     }
     lines += navigation.changes(in: feature).map { "  ▸ " + $0 }
+    if number > from, let note = Self.effectsNotRun(timeline.actions[from..<number], from: from) {
+      lines.append(note)
+    }
     // A feature that persists saves the state it is at: a jump back, then :q, saved it over the
     // later one without a word (a new user's finding).
     // Its saves may go beside its file (another writer changed it): named where they go.
@@ -397,6 +401,25 @@ extension ReplSession {
           + "is the latest)")
     }
     printer.line(lines.joined(separator: "\n"))
+  }
+
+  /// Going forward over actions replays their changes, not their effects: a `:redo` of a
+  /// toggle left its debounced sort unstarted, where sending it starts it, without a word (an
+  /// attacker's finding). Names the effects not run (a cancel aside: nothing runs to cancel).
+  static func effectsNotRun(_ actions: ArraySlice<RecordedAction>, from: Int) -> String? {
+    var named: [String] = []
+    for (offset, action) in actions.enumerated() {
+      guard case let .table(effect) = RecordedAction.plainEffect(action.effect),
+        let kind = effect["kind"].stringValue, kind != "cancel"
+      else { continue }
+      let id = effect["id"] == .nil ? "" : " id \(effect["id"].description(limit: 40))"
+      named.append("action \(from + offset + 1)'s effect.\(kind)\(id)")
+    }
+    guard !named.isEmpty else { return nil }
+    let shown = named.prefix(3).joined(separator: ", ")
+    let more = named.count > 3 ? " and \(named.count - 3) more" : ""
+    return "  (the effects of the actions gone over are not run again: \(shown)\(more); send an "
+      + "action again to run its effect)"
   }
 
   /// Runs the session's actions again from its initial state through the code loaded now.
