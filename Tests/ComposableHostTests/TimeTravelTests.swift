@@ -190,4 +190,35 @@ import Testing
     #expect(again.output.components(separatedBy: "is saved from this state now").count == 2)
     #expect(again.output.contains(":goto 1 is the latest)"), "\(again.output)")
   }
+
+  /// The note is said when what is saved changed: an `:undo` that changed only what `persist`
+  /// does not select says nothing of the file (a new user's finding).
+  @Test func aJumpThatLeavesTheSavedPartAsItWasSaysNothingOfTheFile() throws {
+    let directory = try makeTemporaryDirectory("saved-part")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try """
+      local composable = require("composable")
+      local F = {}
+      F.persist = composable.persist{ path = "books.saved.lua", select = "books" }
+      function F.initial_state() return { books = {}, open = false } end
+      function F.reduce(state, action)
+        if action.type == "add" then table.insert(state.books, action.title) end
+        if action.type == "open" then state.open = not state.open end
+      end
+      return F
+      """.write(
+        to: directory.appendingPathComponent("books.lua"), atomically: true, encoding: .utf8)
+    let outcome = try Command.run(
+      ["repl", "books.lua", "--data", "data"],
+      input: "{ type = \"add\", title = \"Dune\" }\nopen\n:undo\n:undo\n", in: directory)
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    let notes = outcome.output.components(separatedBy: "\n").filter {
+      $0.contains("is saved from this state now")
+    }
+    #expect(
+      notes == [
+        "  (books.saved.lua is saved from this state now, over the later ones; :goto 2 is the "
+          + "latest)"
+      ], "\(outcome.output)")
+  }
 }

@@ -395,7 +395,15 @@ extension ReplSession {
     // A feature that persists saves the state it is at: a jump back, then :q, saved it over the
     // later one without a word (a new user's finding).
     // Its saves may go beside its file (another writer changed it): named where they go.
-    if let saved = feature.stateSavedAside ?? feature.persistence?.path, number < timeline.count {
+    // Only when what is saved changed: an :undo of a screen popped, with `persist{ select =
+    // "books" }`, said it of books it left as they were (a new user's finding).
+    let selected = feature.persistence?.select.map { LuaValue($0) }
+    func savedPart(_ state: LuaValue) -> LuaValue {
+      selected.map { state.tableValue?[$0] ?? .nil } ?? state
+    }
+    if let saved = feature.stateSavedAside ?? feature.persistence?.path, number < timeline.count,
+      savedPart(before) != savedPart(snapshot.value)
+    {
       lines.append(
         "  (\(saved) is saved from this state now, over the later ones; :goto \(timeline.count) "
           + "is the latest)")
