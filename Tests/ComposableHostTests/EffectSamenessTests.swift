@@ -131,4 +131,30 @@ import Testing
       #expect(try repl.session.feature.state() == ["n": 1], "\(returned)")
     }
   }
+
+  /// A long effect that differs in one field is shown field by field, as a state is; a short
+  /// one, or one of another kind, whole.
+  @Test func aLongEffectsDifferenceIsShownFieldByField() {
+    func request(_ title: String) -> LuaValue {
+      [
+        "kind": "cancellable", "id": ["scope": ["element": 1, "stack": "path"], "id": "info"],
+        "effect": [
+          "kind": "http", "response": "info_loaded",
+          "request": [
+            "method": "GET", "url": .string(LuaString("http://127.0.0.1:8731/catalog.json?title=\(title)")),
+            "headers": ["Accept": "application/json"],
+          ],
+        ],
+      ]
+    }
+    #expect(
+      ReplayReport.effectDifference(request("Dune"), request("DUNE"), colored: false) == [
+        #"− effect.effect.request.url = "http://127.0.0.1:8731/catalog.json?title=Dune""#,
+        #"+ effect.effect.request.url = "http://127.0.0.1:8731/catalog.json?title=DUNE""#,
+      ])
+    let short = ReplayReport.effectDifference(Self.a, Self.b, colored: false)
+    #expect(short == [#"− effect = { action = { type = "a" }, kind = "send" }"#, #"+ effect = { action = { type = "b" }, kind = "send" }"#])
+    let kinds = ReplayReport.effectDifference(request("Dune"), .nil, colored: false)
+    #expect(kinds.count == 1 && kinds[0].hasPrefix("− effect = { effect = "), "\(kinds)")
+  }
 }

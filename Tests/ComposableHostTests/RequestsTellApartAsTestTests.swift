@@ -35,27 +35,22 @@ import Testing
     return Posts
     """
 
-  /// A server that echoes what it is sent: a body that says "slow" is answered only once a
-  /// request of another body has been (and half a second after), so that it comes back last
-  /// however loaded the machine is; any other at once.
-  static func server() throws -> LocalHTTPServer {
-    let answered = DispatchSemaphore(value: 0)
-    return try LocalHTTPServer { request in
+  /// A server that echoes what it is sent: a request whose body says "slow" is answered only
+  /// when the test releases it, once the session has received the answers to the others, so
+  /// that it comes back last however loaded the machine is; any other at once.
+  static func server(release: DispatchSemaphore) throws -> LocalHTTPServer {
+    try LocalHTTPServer { request in
       let body = String(decoding: request.body, as: UTF8.self)
-      guard body.hasPrefix("slow") else {
-        answered.signal()
-        return .text("echo " + body)
-      }
-      _ = answered.wait(timeout: .now() + 300)
-      answered.signal()  // the next slow one goes too
-      return .text("echo " + body, delay: 0.5)
+      if body.hasPrefix("slow") { _ = release.wait(timeout: .now() + 300) }
+      return .text("echo " + body)
     }
   }
 
-  /// Sends `lines`, waits until `replies` answers came back, writes the session as a Lua test
-  /// and runs it; what `:test` said, and the test's text.
+  /// Sends `lines`, waits until `replies` answers came back, the last one once the others have
+  /// (`release` lets it go then), writes the session as a Lua test and runs it; what `:test`
+  /// said, and the test's text.
   static func session(
-    _ lines: [String], replies: Int, server: LocalHTTPServer
+    _ lines: [String], replies: Int, server: LocalHTTPServer, release: DispatchSemaphore
   ) async throws -> (repl: Harness, said: String, text: String) {
     // A clock that runs, as a session's does unless `--paused`: the answers' delays are kept,
     // so the test gives them in the order they came (paused, each took no time on its clock).
@@ -63,24 +58,28 @@ import Testing
       source: source, env: ["url": .string(LuaString(server.url))],
       clock: ReplClock(paused: false))
     for line in lines { await repl.type(line) }
-    for _ in 0..<6000 where repl.session.timeline.count < lines.count + replies {
-      try await Task.sleep(for: .milliseconds(10))
+    for count in [lines.count + replies - 1, lines.count + replies] {
+      for _ in 0..<30000 where repl.session.timeline.count < count {
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      await repl.session.settle()
+      try #require(repl.session.timeline.count == count)
+      release.signal()
     }
-    await repl.session.settle()
-    try #require(repl.session.timeline.count == lines.count + replies)
     let test = repl.file.deletingLastPathComponent().appendingPathComponent("posts_test.lua")
     let said = await repl.type(":test \(test.path)").0
     return (repl, said, try String(contentsOf: test, encoding: .utf8))
   }
 
   @Test func aSlowRequestMadeFirstGetsItsOwnAnswer() async throws {
-    let server = try Self.server()
+    let release = DispatchSemaphore(value: 0)
+    let server = try Self.server(release: release)
     defer { server.stop() }
     let (repl, said, text) = try await Self.session(
       [
         #"{ type = "post", body = "slow one", tag = "a" }"#,
         #"{ type = "post", body = "fast one", tag = "b" }"#,
-      ], replies: 2, server: server)
+      ], replies: 2, server: server, release: release)
     #expect(
       try repl.session.feature.evaluate("state.got[1], state.got[2]")
         == ["b: echo fast one", "a: echo slow one"])
@@ -95,38 +94,36 @@ import Testing
   /// Requests alike in everything (method, URL, body) are answered in the order they were made:
   /// the test gives the first one the answer that took longest.
   @Test func requestsAlikeAreAnsweredInTheOrderTheyWereMade() async throws {
-    // The first request is answered once the second has been, half a second after.
-    let answered = DispatchSemaphore(value: 0)
+    // The first request is answered when the test releases it, once the second's answer came.
+    let release = DispatchSemaphore(value: 0)
     let first = Locked(true)
     let server = try LocalHTTPServer { _ in
       let isFirst = first.withLock { value in
         defer { value = false }
         return value
       }
-      guard isFirst else {
-        answered.signal()
-        return .text("second")
-      }
-      _ = answered.wait(timeout: .now() + 300)
-      return .text("first", delay: 0.5)
+      guard isFirst else { return .text("second") }
+      _ = release.wait(timeout: .now() + 300)
+      return .text("first")
     }
     defer { server.stop() }
     let (repl, said, text) = try await Self.session(
       [#"{ type = "post", body = "same", tag = "a" }"#, #"{ type = "post", body = "same", tag = "b" }"#],
-      replies: 2, server: server)
+      replies: 2, server: server, release: release)
     #expect(try repl.session.feature.evaluate("state.got[1]") == ["b: second"])
     #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
   }
 
   /// The Swift test tells them apart too: each answer carries the body its request sent.
   @Test func theSwiftTestMatchesTheBodyToo() async throws {
-    let server = try Self.server()
+    let release = DispatchSemaphore(value: 0)
+    let server = try Self.server(release: release)
     defer { server.stop() }
     let (repl, _, _) = try await Self.session(
       [
         #"{ type = "post", body = "slow one", tag = "a" }"#,
         #"{ type = "post", body = "fast one", tag = "b" }"#,
-      ], replies: 2, server: server)
+      ], replies: 2, server: server, release: release)
     let plan = try SessionTestPlan(
       recording: await repl.session.recording(), exchanges: repl.session.exchanges.all,
       feature: repl.file, inFlight: [])

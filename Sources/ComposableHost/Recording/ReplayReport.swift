@@ -134,8 +134,8 @@ public struct ReplayReport: Equatable, Sendable {
     }
     if let changed = firstChangedEffect {
       lines.append("action \(changed.number) (\(changed.action)) now returns another effect:")
-      lines += LuaDifference(path: "", old: changed.recorded, new: changed.now)
-        .lines(root: "effect", colored: colored).map { "  " + $0 }
+      lines += Self.effectDifference(changed.recorded, changed.now, colored: colored)
+        .map { "  " + $0 }
     }
     if let changed = firstChangedEffectCode {
       lines.append(
@@ -149,5 +149,29 @@ public struct ReplayReport: Equatable, Sendable {
           : "\(noLongerRaising) actions that raised when recorded no longer raise")
     }
     return lines
+  }
+}
+
+extension ReplayReport {
+  /// Two effects' difference, field by field where both are tables (`− effect.request.url =
+  /// ".../Dune"`, `+ effect.request.url = ".../DUNE"`), as a state's is shown: whole, a
+  /// nested effect that differed in one string was two lines of 400 characters to compare by
+  /// eye (a new user's finding). Whole when short, for a change of kind, or past 12 fields.
+  static func effectDifference(_ old: LuaValue, _ new: LuaValue, colored: Bool) -> [String] {
+    let whole = LuaDifference(path: "", old: old, new: new).lines(root: "effect", colored: colored)
+    // Short, they read whole (`effect = { kind = "after", seconds = 1, ... }`).
+    guard whole.contains(where: { $0.utf8.count > 100 }), old.tableValue != nil,
+      new.tableValue != nil, old["kind"] == new["kind"]
+    else { return whole }
+    let differences = LuaValue.differences(from: old, to: new)
+    guard !differences.isEmpty, differences.count <= 12 else { return whole }
+    func rooted(_ path: String) -> String { "effect" + (path.hasPrefix("[") ? "" : ".") + path }
+    return differences.flatMap { difference -> [String] in
+      let path = rooted(difference.path)
+      let rooted =
+        difference.sameAs.map { LuaDifference(path: path, sameAs: rooted($0)) }
+        ?? LuaDifference(path: path, old: difference.old, new: difference.new)
+      return rooted.lines(colored: colored)
+    }
   }
 }
