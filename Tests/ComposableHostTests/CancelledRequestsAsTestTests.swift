@@ -161,4 +161,47 @@ import Testing
     let results = await LuaTestRunner().run(file: test)
     #expect(results.map(\.outcome) == [.passed, .passed], "\(results)")
   }
+
+  /// The requests of actions a jump took back are not the test's: a new branch's request got
+  /// the answer (or the never-answer) of the undone one it was alike to, and the test failed
+  /// on its own session (an attacker's finding).
+  @Test func requestsOfActionsTakenBackAreLeftOut() async throws {
+    let count = Locked(0)
+    let server = try LocalHTTPServer { request in
+      let n = count.withLock { value in
+        value += 1
+        return value
+      }
+      // The first /slow is never answered (the session undoes it); every other at once.
+      if request.path == "/slow", n == 1 { return .text("never", delay: 600) }
+      return .text("\(request.path) \(n)")
+    }
+    defer { server.stop() }
+    let repl = try Harness(source: Self.source, env: ["url": .string(LuaString(server.url))])
+    await repl.type(Self.slow)
+    for _ in 0..<30000 where server.received.isEmpty {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await repl.type(":undo")
+    try await Self.waitForExchanges(1, in: repl)
+    await repl.type(Self.slow)  // alike: answered at once
+    for _ in 0..<30000 where repl.session.timeline.count < 2 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    // Answered, then taken back by a jump, and made again: the second answer is the test's.
+    await repl.type(":goto 0", "fast")
+    for _ in 0..<30000 where repl.session.timeline.count < 2 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await repl.type(":goto 0", "fast")
+    for _ in 0..<30000 where repl.session.timeline.count < 2 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await repl.session.settle()
+    #expect(try repl.session.feature.evaluate("state.got[1]") == ["/fast 4"])
+    let (said, text) = try await Self.writeTest(repl)
+    #expect(said.contains(": 1 sent, 1 received; it passes (composable test "), "\(said)\n\(text)")
+    #expect(text.components(separatedBy: #"method = "GET""#).count == 2, "\(text)")
+    #expect(!text.contains("delay = 1/0") && !text.contains("/fast 3"), "\(text)")
+  }
 }

@@ -25,6 +25,9 @@ public struct RecordedExchange: Equatable, Sendable {
   /// screen popped, `effect.cancel`): it sent nothing of it, so a test keeps the request in
   /// flight until it cancels the effect too (an HTTP answer's `delay = math.huge`).
   public var cancelled: Bool = false
+  /// The number of the action whose effect made the request, on the session's timeline (nil:
+  /// not known).
+  public var startedBy: Int? = nil
   /// When it started and when it was answered: seconds on the store's clock.
   public var start: Double
   /// When it was answered, on the same clock: `end - start` is how long the request took.
@@ -34,8 +37,9 @@ public struct RecordedExchange: Equatable, Sendable {
 /// The exchanges of a session, in the order their requests were made.
 public final class ExchangeLog: @unchecked Sendable {
   private let lock = NSLock()
-  /// A place for each request made, filled when it is answered (under `lock`).
-  private var recorded: [RecordedExchange?] = []
+  /// A place for each request made, filled when it is answered (under `lock`); `dropped` once
+  /// a new branch left the action that made it behind.
+  private var recorded: [(startedBy: Int?, exchange: RecordedExchange?, dropped: Bool)] = []
 
   /// An empty log. Only this module notes exchanges in a log (a `ReplSession` fills its
   /// `exchanges` as its effects make requests), so one made elsewhere stays empty.
@@ -50,18 +54,33 @@ public final class ExchangeLog: @unchecked Sendable {
 
   /// The exchanges answered so far, in the order their requests were made (a test made from
   /// the session makes them in that order).
-  public var all: [RecordedExchange] { lock.withLock { recorded.compactMap { $0 } } }
+  public var all: [RecordedExchange] {
+    lock.withLock { recorded.compactMap { $0.dropped ? nil : $0.exchange } }
+  }
+
+  /// A new branch starts after action `position` (an action sent after a jump back): the
+  /// requests the actions after it made, answered or not, are not the session's any more (a
+  /// test gave their answers to the new branch's requests: an attacker's finding).
+  func dropBranch(after position: Int) {
+    lock.withLock {
+      for index in recorded.indices where (recorded[index].startedBy ?? 0) > position {
+        recorded[index].dropped = true
+      }
+    }
+  }
 
   /// A place for a request beginning now.
   private func reserve() -> Int {
     lock.withLock {
-      recorded.append(nil)
+      recorded.append((LuaExchangeRecorder.origin, nil, false))
       return recorded.count - 1
     }
   }
 
   private func fill(_ place: Int, with exchange: RecordedExchange) {
-    lock.withLock { if recorded.indices.contains(place) { recorded[place] = exchange } }
+    lock.withLock {
+      if recorded.indices.contains(place) { recorded[place].exchange = exchange }
+    }
   }
 
   /// `dependencies` whose clients for every request kind (HTTP, files: `LuaEffectKinds`) note
@@ -76,7 +95,7 @@ public final class ExchangeLog: @unchecked Sendable {
         start.place,
         with: RecordedExchange(
           kind: kind, request: request, answer: answer, error: error, cancelled: cancelled,
-          start: start.time, end: end))
+          startedBy: start.origin, start: start.time, end: end))
     }
     return LuaEffectKinds.recording(dependencies, into: recorder)
   }

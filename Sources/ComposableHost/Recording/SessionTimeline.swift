@@ -126,6 +126,7 @@ public final class SessionTimeline: @unchecked Sendable {
   )
     -> Int
   {
+    var newBranchAfter: Int?
     let number = lock.withLock {
       let takesNewBranch = current < recorded.count || action.afterJump
       if current < recorded.count {
@@ -143,6 +144,7 @@ public final class SessionTimeline: @unchecked Sendable {
         sleepsDueNow.dropBranch(from: current)
         cancelledByHand.dropBranch(from: current)
         effectFailures.dropBranch(from: current)
+        newBranchAfter = current
       }
       recorded.append(action)
       hashes.append(actionHashes)
@@ -150,6 +152,7 @@ public final class SessionTimeline: @unchecked Sendable {
       current = recorded.count
       return current
     }
+    if let newBranchAfter { branchObserver?(newBranchAfter) }
     // Read outside the lock: reading the state waits for the feature, whose effects, drawing
     // from `env`, wait for the lock (`noteEffectDraw`). Only the reducer records, one action
     // at a time, so nothing moves the timeline meanwhile.
@@ -449,6 +452,11 @@ public final class SessionTimeline: @unchecked Sendable {
   func hashes(of number: Int) -> ActionHashes {
     lock.withLock { hashes.indices.contains(number - 1) ? hashes[number - 1] : ActionHashes() }
   }
+
+  /// Called (outside the lock) with the position a new branch starts after, as an action is
+  /// recorded there: the session's requests log drops what the branch left behind made.
+  /// Set once, before the first action.
+  var branchObserver: (@Sendable (Int) -> Void)?
 
   /// Where the store's generators stood after action `number` (0: at the start), when known.
   /// Actions replayed or redone through new code keep the positions of their first run: their

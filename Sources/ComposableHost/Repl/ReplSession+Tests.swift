@@ -73,7 +73,11 @@ extension ReplSession {
         return (action.time, SessionTestPlan.expectedMessage(error))
       }
       var plan = try SessionTestPlan(
-        recording: await recording(), exchanges: exchanges.all.filter { $0.start >= since },
+        // Not those of actions undone (past where the session stands): the test ends there.
+        recording: await recording(),
+        exchanges: exchanges.all.filter {
+          $0.start >= since && ($0.startedBy ?? 0) <= timeline.position
+        },
         effectDraws: timeline.effectDraws(after: start).map { ($0.startedBy - start, $0.draw) },
         wakingNow: timeline.actionsAfterSleepsDueNow(after: start),
         cancelledByHand: timeline.effectsCancelledByHand(after: start),

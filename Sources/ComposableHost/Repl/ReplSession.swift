@@ -111,6 +111,7 @@ public actor ReplSession {
       initialState: snapshot.value, generators: dependencies.generatorPositions)
     self.timeline = timeline
     clock.noteSleepsDueNow { timeline.noteSleepDueNow() }
+    timeline.branchObserver = { [exchanges] in exchanges.dropBranch(after: $0) }
     tape.noteEffectDraws { draw, startedBy in
       guard let startedBy else { return }
       timeline.noteEffectDraw(draw, startedBy: startedBy, time: Seconds.of(clock.now.offset))

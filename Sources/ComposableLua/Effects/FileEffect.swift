@@ -360,7 +360,13 @@ extension LuaEffectRunner {
     _ operation: LuaFileOperation, at path: DataPath, _ request: LuaValue, responseType: String?,
     wrappers: [LuaReference], send: Send<LuaValue>
   ) async {
-    guard var result = await file(operation, at: path, request) else { return }
+    guard
+      var result = await LuaExchangeRecorder.$origin.withValue(
+        origin,
+        operation: {
+          await file(operation, at: path, request)
+        })
+    else { return }
     guard let responseType else {
       // Nothing hears back: a failure is reported, as a reducer's error would be.
       if result["ok"] == false {
@@ -394,7 +400,10 @@ extension LuaEffectRunner {
       return failed("\(field): expected a string, got \(request["path"].typeName)")
     }
     do {
-      return await file(known, at: try DataPath(validating: bytes.bytes), request)
+      let path = try DataPath(validating: bytes.bytes)
+      return await LuaExchangeRecorder.$origin.withValue(origin) {
+        await file(known, at: path, request)
+      }
     } catch {
       return failed("\(field): \(error)")
     }

@@ -327,7 +327,9 @@ extension LuaEffectRunner {
   /// The response to `request` as a Lua table, or nil when the effect was cancelled.
   func perform(_ request: HTTPRequest) async -> LuaValue? {
     do {
-      let response = try await http.perform(request)
+      let response = try await LuaExchangeRecorder.$origin.withValue(origin) {
+        try await http.perform(request)
+      }
       if Task.isCancelled { return nil }
       return LuaHTTP.table(of: response, decodeJSON: feature.decodeJSON)
     } catch {

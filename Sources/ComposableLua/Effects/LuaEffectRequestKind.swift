@@ -48,11 +48,18 @@ package struct LuaExchangeRecorder: Sendable {
     ) -> Void
 
   /// When a request began: its place in the order requests were made (a paused clock gives
-  /// two the same time), and the time.
+  /// two the same time), the time, and the number of the action whose effect made it (nil:
+  /// not known, a save of the state's, say).
   package struct Start: Sendable {
     package let place: Int
     package let time: Double
+    package let origin: Int?
   }
+
+  /// The number of the action whose effect is making requests in this task (the effect
+  /// runner's `origin`), for `begin()` to note: a session leaves out of a test the requests of
+  /// actions a jump took back.
+  @TaskLocal package static var origin: Int?
 
   package init(
     now: @escaping @Sendable () -> Double, place: @escaping @Sendable () -> Int,
@@ -64,5 +71,5 @@ package struct LuaExchangeRecorder: Sendable {
   }
 
   /// Called as a request begins.
-  package func begin() -> Start { Start(place: place(), time: now()) }
+  package func begin() -> Start { Start(place: place(), time: now(), origin: Self.origin) }
 }
