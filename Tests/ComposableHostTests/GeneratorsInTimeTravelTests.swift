@@ -161,4 +161,45 @@ import Testing
       #expect(playback.state == replayed, "\(playback.state)")
     }
   }
+
+  /// The ids in the state, and whether they are all different.
+  static func idsAreDistinct(_ repl: Harness) throws -> (Bool, LuaValue) {
+    let found = try repl.session.feature.evaluate(
+      """
+      (function()
+      local seen, list, distinct = {}, {}, true
+      for _, item in ipairs(state.items) do
+        for _, id in ipairs({ item.id, item.tag }) do
+          if seen[id] then distinct = false end
+          seen[id] = true
+          list[#list + 1] = id
+        end
+      end
+      return distinct, list
+      end)()
+      """)
+    return (found.first == true, found.last ?? .nil)
+  }
+
+  /// After a replay, or a redo of actions undone before a reload, through code that draws
+  /// more, the next action draws past every id the branch holds: it repeated the replay's
+  /// (an attacker's finding), and a redo repeated the recorded ones.
+  @Test(arguments: [
+    ["add", "add", ":reload", ":replay", "add", ":goto 1", "add"],
+    ["add", "add", ":goto 0", ":reload", ":redo 2", "add"],
+    ["add", "add", ":goto 1", ":reload", ":goto 2", "add", ":undo", "add"],
+  ])
+  func theNextActionDrawsPastEveryIdTheBranchHolds(_ lines: [String]) async throws {
+    var dependencies = DependencyValues.live
+    dependencies.uuid = .incrementing
+    let repl = try Harness(source: Self.source(tags: false), dependencies: dependencies)
+    for line in lines {
+      if line == ":reload" {
+        try Self.source(tags: true).write(to: repl.file, atomically: true, encoding: .utf8)
+      }
+      await repl.type(line)
+    }
+    let (distinct, ids) = try Self.idsAreDistinct(repl)
+    #expect(distinct, "\(lines): \(ids)")
+  }
 }

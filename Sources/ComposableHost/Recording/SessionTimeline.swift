@@ -46,6 +46,9 @@ public final class SessionTimeline: @unchecked Sendable {
   /// now when time travel goes forward over them, and kept as they went then (`redone`). Nil
   /// when no such action is left.
   private var staleAfter: Int?
+  /// Whether a replay or a redo through new code replaced recorded actions (their draws may
+  /// hold more than the store's generators counted).
+  private var replaced = false
   /// What made the actions past `staleAfter` stale, the last of the two.
   private var staleSince: StaleSince = .reload
   private var current = 0
@@ -432,6 +435,7 @@ public final class SessionTimeline: @unchecked Sendable {
     _ actions: [RecordedAction], hashes replayed: [ActionHashes], checkpoints: [Int: LuaValue]
   ) {
     lock.withLock {
+      replaced = true
       recorded.replaceSubrange(0..<actions.count, with: actions)
       hashes.replaceSubrange(0..<actions.count, with: replayed)
       if actions.count < recorded.count {
@@ -457,6 +461,9 @@ public final class SessionTimeline: @unchecked Sendable {
   /// recorded there: the session's requests log drops what the branch left behind made.
   /// Set once, before the first action.
   var branchObserver: (@Sendable (Int) -> Void)?
+
+  /// Whether a replay or a redo through new code has replaced recorded actions.
+  var drawsReplaced: Bool { lock.withLock { replaced } }
 
   /// Where the store's generators stood after action `number` (0: at the start), when known.
   /// Actions replayed or redone through new code keep the positions of their first run: their
@@ -486,6 +493,7 @@ public final class SessionTimeline: @unchecked Sendable {
   ) {
     lock.withLock {
       guard let start = staleAfter else { return }
+      replaced = true
       for (offset, redone) in actions.enumerated() where start + offset < recorded.count {
         recorded[start + offset] = redone.action
         hashes[start + offset] = redone.hashes

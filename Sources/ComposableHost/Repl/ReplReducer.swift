@@ -129,7 +129,21 @@ struct ReplReducer: Reducer {
   /// there, not after the draws of actions undone. (The draws of a replay come from the
   /// recording, and one the code of now adds from the replayer's own generators.)
   private func moveGenerators(to number: Int) {
-    guard let positions = timeline.generators(after: number) else { return }
+    guard var positions = timeline.generators(after: number) else { return }
+    // Past every incrementing UUID the branch drew: actions replayed or redone through code that
+    // draws more drew some the recorded position does not count, and the next action repeated
+    // them (an attacker's finding). A fresh run of the branch would count on past them.
+    if let uuid = positions.uuid, timeline.drawsReplaced {
+      var largest: UInt64?
+      for action in timeline.actions.prefix(number) {
+        for draw in action.draws where draw.name == "uuid" {
+          if let count = IncrementingUUIDs.largest(in: draw.value) {
+            largest = max(largest ?? 0, count)
+          }
+        }
+      }
+      if let largest { positions.uuid = max(uuid, (largest &+ 1) & UUIDGenerator.incrementingLast) }
+    }
     storeDependencies.moveGenerators(to: positions)
   }
 
@@ -144,6 +158,8 @@ struct ReplReducer: Reducer {
   private func redo(to number: Int, from stale: Int) throws(LuaFeatureError) -> Int {
     try replayer.restore(timeline, to: stale)
     let actions = timeline.actions
+    // Draws the code of now adds count on past every one the session made.
+    replayer.answerBeyond(actions, initialState: timeline.startState)
     var redone: [(action: RecordedAction, hashes: ActionHashes)] = []
     var notes: [String] = []
     var end = number
