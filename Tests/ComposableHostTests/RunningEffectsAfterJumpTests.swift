@@ -106,6 +106,17 @@ import Testing
     #expect(deleted.effect.kind == "cancel", "\(deleted.effect)")
   }
 
+  /// A jump forward names a composed child's effect by itself, not by the wrapper the
+  /// composition put around it (an attacker's finding).
+  @Test func aJumpForwardNamesAChildsEffectByItself() async throws {
+    let repl = try Harness(source: Self.source)
+    await repl.type(Self.add, Self.start, ":goto 0")
+    let forward = await repl.type(":goto 2").0
+    #expect(
+      forward.contains("(the effects of the actions gone over are not run again: action 2's "
+        + "effect.after; send an action again to run its effect)"), "\(forward)")
+  }
+
   /// What is not left behind still counts: a child whose effects run when no jump came between
   /// is still cancelled when it goes, in the REPL and in a replay.
   @Test func aChildRunningOnTheSameBranchIsStillCancelled() async throws {

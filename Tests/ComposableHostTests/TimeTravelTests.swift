@@ -79,6 +79,12 @@ import Testing
           + "action 3's effect.after; send an action again to run its effect)"),
       "\(forward)")
     #expect(!(await repl.type(":undo").0).contains("not run again"))  // back: nothing to run
+    // What an effect sent, gone over too, is replayed: not named (an attacker's finding: the
+    // advice to send again would have applied the pongs twice).
+    let sent = try Harness()
+    await sent.type("ping", "later", ":advance 1", ":goto 0")
+    let over = await sent.type(":goto \(sent.session.timeline.count)").0
+    #expect(!over.contains("not run again"), "\(over)")
   }
 
   @Test func anActionAfterAJumpStartsANewBranch() async throws {

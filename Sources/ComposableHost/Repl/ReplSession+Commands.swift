@@ -413,15 +413,23 @@ extension ReplSession {
 
   /// Going forward over actions replays their changes, not their effects: a `:redo` of a
   /// toggle left its debounced sort unstarted, where sending it starts it, without a word (an
-  /// attacker's finding). Names the effects not run (a cancel aside: nothing runs to cancel).
+  /// attacker's finding). Names the effects not run: of the actions gone over after which no
+  /// action an effect sent was gone over too (one was: what they sent is replayed, and said
+  /// as actions), but a cancel (nothing runs to cancel), each by the effect inside its
+  /// wrappers (a composed child's `effect.every` with id "timer", not the cancellable around).
   static func effectsNotRun(_ actions: ArraySlice<RecordedAction>, from: Int) -> String? {
     var named: [String] = []
     for (offset, action) in actions.enumerated() {
-      guard case let .table(effect) = RecordedAction.plainEffect(action.effect),
-        let kind = effect["kind"].stringValue, kind != "cancel"
-      else { continue }
-      let id = effect["id"] == .nil ? "" : " id \(effect["id"].description(limit: 40))"
-      named.append("action \(from + offset + 1)'s effect.\(kind)\(id)")
+      guard case var .table(effect) = RecordedAction.plainEffect(action.effect) else { continue }
+      // What it sent came back in the actions gone over: replayed, not lost.
+      if actions.dropFirst(offset + 1).contains(where: \.fromEffect) { continue }
+      while effect["kind"] == "cancellable", case let .table(inner) = effect["effect"] {
+        effect = inner
+      }
+      let id = effect["id"]
+      guard let kind = effect["kind"].stringValue, kind != "cancel" else { continue }
+      let idText = id == .nil ? "" : " id \(id.description(limit: 40))"
+      named.append("action \(from + offset + 1)'s effect.\(kind)\(idText)")
     }
     guard !named.isEmpty else { return nil }
     let shown = named.prefix(3).joined(separator: ", ")
