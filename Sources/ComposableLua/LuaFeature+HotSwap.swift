@@ -42,7 +42,6 @@ extension LuaFeature {
       }
       // What the old code's initial_state() gives, to say whether the new one gives another.
       let before = current.module.initialState.flatMap { try? vm.callKeepingData($0) }
-        .flatMap { try? vm.value(of: $0) }
       var saver = current.saver
       if module.persistence?.path != saver?.path {
         saver = makeSaver(for: module.persistence)
@@ -56,42 +55,94 @@ extension LuaFeature {
         lastSaved: current.lastSaved, migrationChanges: migrationChanges,
         codeFingerprint: fingerprint)
       if let makeState = module.initialState {
-        (current.reloadedInitialState, current.reloadedShapeGaps) = shapeAgainst(makeState, vm)
-        if let before, let now = current.reloadedInitialState {
-          current.initialStateChanged = before != now
-        }
+        (current.reloadedShapeGaps, current.initialStateChanged, current.initialStateProblem) =
+          shapeAgainst(makeState, before: before, vm)
       }
     }
   }
 
-  /// What `initial_state()` (the new code's) gives, and where the state is not shaped as it:
-  /// a field it gives that the state lacks, or a table where it has a scalar or the other way
-  /// (`RestoredShapeGap.gaps`, the top level only, read in Lua: the state is not read whole).
-  /// Nil for both when `initial_state()` fails (a reload does not run it otherwise).
+  /// Where the state is not shaped as the new code's `initial_state()` gives it (a field it
+  /// gives that the state lacks, or a table where it has a scalar or the other way: the top
+  /// level, as `RestoredShapeGap.gaps` compares), whether it gives another state than the old
+  /// code's did (`before`), and what is wrong with it when a run of the new code could not
+  /// start from it (it raises, or gives no table). All in Lua: neither the state nor the initial
+  /// states are read into Swift (a 200,000-field one took seconds a reload).
   private func shapeAgainst(
-    _ makeState: LuaReference, _ vm: LuaVM
-  ) -> (LuaValue?, (gaps: [RestoredShapeGap], count: Int)?) {
-    guard let made = try? vm.callKeepingData(makeState), let initial = try? vm.value(of: made),
-      let shallow = try? vm.call(
-        vm.load(Self.shallowStateSource, chunkName: "=shape"),
-        arguments: [.reference(stateReference), .reference(made)]
-      ).first
-    else { return (nil, nil) }
-    let found = RestoredShapeGap.gaps(restored: shallow, initial: initial)
-    return (initial, found.count == 0 ? nil : found)
+    _ makeState: LuaReference, before: LuaReference?, _ vm: LuaVM
+  ) -> ((gaps: [RestoredShapeGap], count: Int)?, Bool, String?) {
+    let made: LuaReference
+    do throws(LuaError) {
+      guard let result = try vm.callKeepingData(makeState) else {
+        return (nil, false, nil)  // nil: an empty state, as at load
+      }
+      made = result
+    } catch {
+      return (nil, false, "initial_state() fails now: \(error.message)")
+    }
+    guard made.typeName == "table" else {
+      var found = (try? vm.value(of: made).typeName) ?? made.typeName
+      if found == "integer" { found = "number" }
+      return (nil, false, "initial_state() gives a \(found) now, where a state is a table")
+    }
+    var arguments: [LuaArgument] = [.reference(stateReference), .reference(made)]
+    if let before { arguments.append(.reference(before)) }
+    guard
+      let shape = try? vm.load(Self.shapeSource, chunkName: "=shape"),
+      let found = try? vm.call(shape, arguments: arguments),
+      found.count == 3, let list = found[0].tableValue?.sequence, let count = found[1].intValue
+    else { return (nil, false, nil) }
+    var gaps: [RestoredShapeGap] = []
+    for index in stride(from: 0, to: list.count - 2, by: 3) {
+      guard case let .string(key) = list[index], let expected = list[index + 1].stringValue,
+        let now = list[index + 2].stringValue
+      else { continue }
+      let path = LuaValue.pathComponent(.string(key), atRoot: true)
+      gaps.append(RestoredShapeGap(path: path, expected: expected, found: now))
+    }
+    return (gaps.isEmpty ? nil : (gaps, count), found[2] == true, nil)
   }
 
-  /// The state's fields under the initial state's string keys, each table as an empty one:
-  /// all `RestoredShapeGap.gaps` compares, without reading the state whole into Swift.
-  static let shallowStateSource = """
-    local state, initial = ...
-    local shallow = {}
-    for key in next, initial do
+  /// Given the real state, the new initial state and (maybe) the old one: the first 5 gaps in
+  /// the order of their keys' bytes, flat (key, the type initial gives, the type the state
+  /// holds), how many there are, and whether the two initial states differ (tables compared by
+  /// contents; NaN as itself). The 5 are kept in one pass: the state may lack every field.
+  static let shapeSource = """
+    local state, new, old = ...
+    local first, count = {}, 0
+    for key, value in next, new do
       if type(key) == "string" then
-        local value = rawget(state, key)
-        shallow[key] = type(value) == "table" and {} or value
+        local now = rawget(state, key)
+        local want = type(value)
+        if now == nil or (type(now) == "table") ~= (want == "table") then
+          count = count + 1
+          local at = #first + 1
+          while at > 1 and key < first[at - 1][1] do at = at - 1 end
+          if at <= 5 then
+            table.insert(first, at, { key, want, type(now) })
+            first[6] = nil
+          end
+        end
       end
     end
-    return shallow
+    local flat = {}
+    for _, gap in ipairs(first) do
+      flat[#flat + 1] = gap[1]
+      flat[#flat + 1] = gap[2]
+      flat[#flat + 1] = gap[3]
+    end
+    local function same(a, b, seen)
+      if a == b then return true end
+      if type(a) ~= "table" or type(b) ~= "table" then return a ~= a and b ~= b end
+      if seen[a] == b then return true end
+      seen[a] = b
+      for k, v in next, a do
+        if not same(v, rawget(b, k), seen) then return false end
+      end
+      for k in next, b do
+        if rawget(a, k) == nil then return false end
+      end
+      return true
+    end
+    return flat, count, old ~= nil and not same(old, new, {})
     """
 }

@@ -198,9 +198,9 @@ extension LuaFeature {
     queue.access { $1.reloadedShapeGaps }
   }
 
-  /// What the new code's `initial_state()` gave at the last `swap` (nil before one, or
-  /// without `initial_state`): a session compares it with the state it started from.
-  public var reloadedInitialState: LuaValue? { queue.access { $1.reloadedInitialState } }
+  /// What is wrong with the last `swap`'s `initial_state()`, when a run of the new code could
+  /// not start from it (`initial_state() fails now: ...`); nil when nothing is.
+  public var initialStateProblem: String? { queue.access { $1.initialStateProblem } }
 
   /// Whether the last `swap`'s `initial_state()` gives another state than the old code's did:
   /// the state goes on as it was, so a host says so.

@@ -48,9 +48,10 @@ public final class LuaFeature: Sendable {
     var restoredShapeGaps: (gaps: [RestoredShapeGap], count: Int)? = nil
     /// After a swap: what the new code's `initial_state()` gives, and where the state (after its
     /// `migrate`) is not shaped as it (nil where it is, or with no `initial_state`).
-    var reloadedInitialState: LuaValue? = nil
     /// Whether the swap's `initial_state()` gives another state than the old code's did.
     var initialStateChanged = false
+    /// What is wrong with the swap's `initial_state()`, when a run of its code could not start.
+    var initialStateProblem: String? = nil
     var reloadedShapeGaps: (gaps: [RestoredShapeGap], count: Int)? = nil
     /// `expressionGuardSource` compiled, at the first expression (`evaluate`).
     var expressionGuard: LuaReference? = nil

@@ -84,10 +84,39 @@ import Testing
     // The same start again, written otherwise: nothing to say.
     let same = try await reload(repl, Self.source(initial: "{ n = 100 } -- the same"))
     #expect(!same.contains("note:"), "\(same)")
-    // initial_state() that fails now: the reload goes on (a reload does not need it).
-    let failing = try await reload(repl, Self.source(initial: #"error("no start")"#))
-    #expect(failing.hasPrefix("reloaded "), "\(failing)")
+    // initial_state() that fails now, or gives no table: the reload goes on (it does not need
+    // it), and says that a new run of the code would not start (it said nothing).
+    for (initial, said) in [
+      (#"error("no start")"#, "initial_state() fails now: counter.lua:2: no start"),
+      ("42", "initial_state() gives a number now, where a state is a table"),
+      ("coroutine.yield()", "initial_state() fails now: "),
+      ("(function() while true do end end)()", "initial_state() fails now: "),
+    ] {
+      let failing = try await reload(repl, Self.source(initial: initial))
+      #expect(failing.hasPrefix("reloaded "), "\(failing)")
+      #expect(failing.contains("  note: " + said), "\(failing)")
+      #expect(
+        failing.contains("; the state goes on, but a new run of this code would not start"),
+        "\(failing)")
+    }
     await repl.type("inc")
     #expect(try repl.session.feature.evaluate("state.n") == [2])  // 1, then the reloads kept it
+  }
+
+  /// An initial state of 200,000 fields is compared in Lua (it was read into Swift twice a
+  /// reload: seconds).
+  @Test func aLargeInitialStateIsComparedWithoutReadingIt() async throws {
+    let large =
+      #"(function() local t = { n = 0 } for i = 1, 200000 do t["k" .. i] = i end return t end)()"#
+    let repl = try Harness(source: Self.source(initial: "{ n = 0 }"))
+    let said = try await reload(repl, Self.source(initial: large))
+    #expect(
+      said.contains(
+        "note: the state is not shaped as the new initial_state() gives it: k1 is nil where "
+          + "initial_state() gives a number, k10 is nil where it gives a number, k100 is nil "
+          + "where it gives a number, k1000 is nil where it gives a number, k10000 is nil where "
+          + "it gives a number (and 199995 more)"), "\(said)")
+    // One note: the shape says the state goes on as the old code left it.
+    #expect(!said.contains("note: initial_state() gives another state now"), "\(said)")
   }
 }

@@ -66,6 +66,10 @@ public final class HotReload: Sendable {
       if let note = persistenceNote(before: saved, after: feature.persistence?.path) {
         report(note)
       }
+      if let problem = feature.initialStateProblem {
+        // The state goes on; a new run of this code would stop at load (an attacker's finding).
+        report("  note: \(problem); the state goes on, but a new run of this code would not start")
+      }
       if let (gaps, count) = feature.reloadedShapeGaps {
         report(reloadedShapeNote(gaps: gaps, count: count, migrates: feature.hasMigrate))
       } else if feature.initialStateChanged, !feature.hasMigrate {
