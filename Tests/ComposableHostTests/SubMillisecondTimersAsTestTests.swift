@@ -38,16 +38,31 @@ import Testing
     #expect(text.contains("store:advance(0.0009)"), "\(text)")
   }
 
-  /// Seconds written from microseconds, and times read to the nearest microsecond where a
+  /// Seconds written from nanoseconds, and times read to the nearest nanosecond where a
   /// double falls a hair below it.
-  @Test func microsecondsAreWrittenAsSeconds() {
-    #expect(SessionTestPlan.seconds(1_000_000) == "1")
-    #expect(SessionTestPlan.seconds(250_000) == "0.25")
-    #expect(SessionTestPlan.seconds(900) == "0.0009")
-    #expect(SessionTestPlan.seconds(1) == "0.000001")
-    #expect(SessionTestPlan.microseconds(0.3, .down) == 300_000)
-    #expect(SessionTestPlan.microseconds(0.0000015, .down) == 1)
-    #expect(SessionTestPlan.microseconds(0.0000015, .up) == 2)
-    #expect(SessionTestPlan.microseconds(.infinity, .up) == 1_000_000_000_000_000)
+  @Test func nanosecondsAreWrittenAsSeconds() {
+    #expect(SessionTestPlan.seconds(1_000_000_000) == "1")
+    #expect(SessionTestPlan.seconds(250_000_000) == "0.25")
+    #expect(SessionTestPlan.seconds(900_000) == "0.0009")
+    #expect(SessionTestPlan.seconds(400) == "0.0000004")
+    #expect(SessionTestPlan.seconds(12_000_000_001) == "12.000000001")
+    #expect(SessionTestPlan.nanoseconds(0.3, .down) == 300_000_000)
+    #expect(SessionTestPlan.nanoseconds(0.0000000015, .down) == 1)
+    #expect(SessionTestPlan.nanoseconds(0.0000000015, .up) == 2)
+    #expect(SessionTestPlan.nanoseconds(.infinity, .up) == 1_000_000_000_000_000_000)
+  }
+
+  /// Timers 0.4 and 0.9 µs after an action, an action between them: to the microsecond, both
+  /// came before it in the test (an attacker's finding).
+  @Test func timersUnderAMicrosecondApartKeepTheirOrder() async throws {
+    let source = Self.source.replacingOccurrences(of: "0.0010", with: "0.0000009")
+      .replacingOccurrences(of: "0.0005", with: "0.0000004")
+    let repl = try ReplSessionTests.Harness(source: source)
+    for line in ["x", "y", ":advance 0.0000005", "y", ":advance 0.0000005"] { await repl.type(line) }
+    let test = repl.file.deletingLastPathComponent().appendingPathComponent("tiny_test.lua")
+    let said = await repl.type(":test \(test.path)").0
+    let text = try String(contentsOf: test, encoding: .utf8)
+    #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
+    #expect(text.contains("store:advance(0.0000004)"), "\(text)")
   }
 }

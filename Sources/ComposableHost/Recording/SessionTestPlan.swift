@@ -13,8 +13,8 @@ struct SessionTestPlan {
   enum Step {
     case send(LuaValue, before: LuaValue, after: LuaValue)
     case receive(LuaValue, before: LuaValue, after: LuaValue)
-    /// Microseconds of the test clock.
-    case advance(microseconds: Int)
+    /// Nanoseconds of the test clock.
+    case advance(nanoseconds: Int)
     /// An action sent that raised: the test sends it expecting the failure (the first line of
     /// the error), as the session's state was rolled back.
     case sendFailing(number: Int, action: LuaValue, error: String)
@@ -105,11 +105,11 @@ struct SessionTestPlan {
     // Effects' failures since the last action: the test meets them in the calls from the last
     // send through the advance to the next action.
     var failing: [(time: Double, message: String)] = []
-    func expectEffectFailures(upTo microseconds: Int?) {
+    func expectEffectFailures(upTo nanoseconds: Int?) {
       guard let through = steps.lastIndex(where: \.runsEffects) else { return }
       let from = steps[...through].lastIndex(where: \.isSend) ?? through
       for failure in failing
-      where microseconds.map({ Self.microseconds(failure.time, .down) <= $0 }) ?? true {
+      where nanoseconds.map({ Self.nanoseconds(failure.time, .down) <= $0 }) ?? true {
         expectFailure(failure.message, from: from, through: through)
       }
       failing = []
@@ -125,16 +125,17 @@ struct SessionTestPlan {
       failing += effectFailures[index + 1] ?? []
       // An action sent is put at or before the moment it was sent, one received at or after
       // the moment it came: what an effect started does not come earlier than it did.
-      // To the microsecond: a paused session's timers half a millisecond apart kept their order
-      // (rounded to milliseconds, two came at once and the test ran them the other way).
-      let microseconds = Self.microseconds(recorded.time, recorded.fromEffect ? .up : .down)
-      if let now = clock, microseconds > now {
-        steps.append(.advance(microseconds: microseconds - now))
+      // To the nanosecond: a paused session's timers half a millisecond apart kept their order
+      // (rounded to milliseconds, two came at once and the test ran them the other way; to
+      // microseconds, timers 0.4 and 0.9 µs after an action did).
+      let nanoseconds = Self.nanoseconds(recorded.time, recorded.fromEffect ? .up : .down)
+      if let now = clock, nanoseconds > now {
+        steps.append(.advance(nanoseconds: nanoseconds - now))
       } else if wakeNow {
-        steps.append(.advance(microseconds: 0))
+        steps.append(.advance(nanoseconds: 0))
       }
       wakeNow = false
-      clock = max(clock ?? microseconds, microseconds)
+      clock = max(clock ?? nanoseconds, nanoseconds)
       if !failing.isEmpty { expectEffectFailures(upTo: nil) }
       if let error = outcome.action.error {
         let number = index + 1
@@ -167,7 +168,7 @@ struct SessionTestPlan {
     // Those after the last action, if the test's time comes to them (it goes no further): at
     // its time, or within 50 ms of it (at once, in a session whose clock runs).
     failing += effectFailures[recording.actions.count + 1] ?? []
-    if !failing.isEmpty { expectEffectFailures(upTo: (clock ?? 0) + 50_000) }
+    if !failing.isEmpty { expectEffectFailures(upTo: (clock ?? 0) + 50_000_000) }
     for (startedBy, draw) in effectDraws {
       guard let step = stepOf[startedBy] else { continue }
       self.effectDraws[step, default: []].append(draw)
@@ -223,20 +224,21 @@ struct SessionTestPlan {
     }
   }
 
-  /// Microseconds as Lua and Swift write seconds: `1`, `0.25`, `1.001`, `0.0009`.
-  static func seconds(_ microseconds: Int) -> String {
-    var text = String(format: "%.6f", Double(microseconds) / 1_000_000)
+  /// Nanoseconds as Lua and Swift write seconds: `1`, `0.25`, `1.001`, `0.0000004`.
+  static func seconds(_ nanoseconds: Int) -> String {
+    let (whole, part) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+    var text = "\(whole)." + String(format: "%09ld", part)  // exact: no float between
     while text.hasSuffix("0") { text.removeLast() }
     if text.hasSuffix(".") { text.removeLast() }
     return text
   }
 
-  /// `seconds` in whole microseconds, rounded `way`, but to the nearest where it is within a
-  /// thousandth of one: 0.3 s is 299999.99999999994 µs as a double, and is 300000.
-  static func microseconds(_ seconds: Double, _ way: FloatingPointRoundingRule) -> Int {
-    let exact = seconds * 1_000_000
+  /// `seconds` in whole nanoseconds, rounded `way`, but to the nearest where it is within a
+  /// thousandth of one: 0.3 s is 299999999.99999994 ns as a double, and is 300000000.
+  static func nanoseconds(_ seconds: Double, _ way: FloatingPointRoundingRule) -> Int {
+    let exact = seconds * 1_000_000_000
     let nearest = exact.rounded()
-    guard nearest.isFinite, abs(nearest) < 1e15 else { return exact > 0 ? Int(1e15) : 0 }
+    guard nearest.isFinite, abs(nearest) < 1e18 else { return exact > 0 ? Int(1e18) : 0 }
     return Int(abs(exact - nearest) < 1e-3 ? nearest : exact.rounded(way))
   }
 
@@ -315,8 +317,8 @@ extension SessionTestPlan {
   /// The lines of one step, indented 4 spaces (a line may hold several: an action's literal).
   fileprivate func lines(of step: Step, _ syntax: TestSyntax) throws(LuaError) -> [String] {
     switch step {
-    case let .advance(microseconds):
-      return ["    " + syntax.advance(microseconds)]
+    case let .advance(nanoseconds):
+      return ["    " + syntax.advance(nanoseconds)]
     case .cancelEffects:
       // What effects sent at once and the jump undid (an `effect.send`'s action) is dropped
       // too: the test cannot receive it and go on.
@@ -367,8 +369,8 @@ extension SessionTestPlan {
 struct TestSyntax: Sendable {
   /// `--` or `//`.
   let comment: String
-  /// The statement that moves the test clock `microseconds` on.
-  let advance: @Sendable (_ microseconds: Int) -> String
+  /// The statement that moves the test clock `nanoseconds` on.
+  let advance: @Sendable (_ nanoseconds: Int) -> String
   /// An action as the language writes it.
   let literal: @Sendable (_ action: LuaValue) throws(LuaError) -> String
   /// The statements that make `before` into `after` in the expected-state closure.
@@ -432,8 +434,8 @@ extension SessionTestPlan {
       lines.append("    " + syntax.skipInFlightEffects)
     }
     if let delay = saveDelay, delay > 0 {
-      let microseconds = Self.microseconds(delay, .up)
-      lines.append("    \(syntax.advance(microseconds))  \(syntax.comment) the save")
+      let nanoseconds = Self.nanoseconds(delay, .up)
+      lines.append("    \(syntax.advance(nanoseconds))  \(syntax.comment) the save")
       if !inFlight.isEmpty { lines.append("    " + syntax.skipReceivedActions) }
     }
     lines.append("    " + syntax.finish)

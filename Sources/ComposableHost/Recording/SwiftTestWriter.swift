@@ -93,9 +93,11 @@ enum SwiftTestWriter {
   static let syntax = TestSyntax(
     comment: "//",
     advance: {
-      $0 % 1000 == 0
-        ? "await clock.advance(by: .milliseconds(\($0 / 1000)))"
-        : "await clock.advance(by: .microseconds(\($0)))"
+      $0 % 1_000_000 == 0
+        ? "await clock.advance(by: .milliseconds(\($0 / 1_000_000)))"
+        : $0 % 1000 == 0
+          ? "await clock.advance(by: .microseconds(\($0 / 1000)))"
+          : "await clock.advance(by: .nanoseconds(\($0)))"
     },
     literal: { SwiftLiteral.of($0, indent: 4) },
     changes: { SwiftLiteral.assignments(from: $0, to: $1, target: "$0") },
