@@ -204,4 +204,57 @@ import Testing
     #expect(text.components(separatedBy: #"method = "GET""#).count == 2, "\(text)")
     #expect(!text.contains("delay = 1/0") && !text.contains("/fast 3"), "\(text)")
   }
+
+  /// A coroutine's later request, made after an action a jump took back, goes with that
+  /// action: a new branch's alike request got its answer, and the test failed on its session
+  /// (an attacker's finding: the request was counted as the coroutine's first action's).
+  @Test func aCoroutinesLaterRequestGoesWithTheTimeItWasMadeIn() async throws {
+    let count = Locked(0)
+    let server = try LocalHTTPServer { request in
+      let n = count.withLock { value in
+        value += 1
+        return value
+      }
+      return .text("\(request.path) \(n)")
+    }
+    defer { server.stop() }
+    let source = """
+      local effect = require("composable.effect")
+      local F = {}
+      F.actions = { "go", "got", "fetch" }
+      function F.initial_state() return { got = {} } end
+      function F.reduce(state, action, env)
+        if action.type == "go" then
+          return effect.run(function(send)
+            send({ type = "got", body = http.get(env.url .. "/a").body })
+            send({ type = "got", body = http.get(env.url .. "/b").body })
+          end)
+        elseif action.type == "fetch" then
+          return effect.http{ url = env.url .. "/b", response = "got" }
+        elseif action.type == "got" then
+          table.insert(state.got, action.body)
+        end
+      end
+      return F
+      """
+    // A clock that runs: in the test, as in the session, the coroutine waits for its first
+    // answer's time, and the jump stops it there before its second request (paused, each took
+    // no time, and the test's coroutine went on to reduce what the session undid: no test can).
+    let repl = try Harness(
+      source: source, env: ["url": .string(LuaString(server.url))],
+      clock: ReplClock(paused: false))
+    await repl.type("go")
+    for _ in 0..<30000 where repl.session.timeline.count < 3 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await repl.type(":goto 1", "fetch")
+    for _ in 0..<30000 where repl.session.timeline.count < 3 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    await repl.session.settle()
+    #expect(try repl.session.feature.evaluate("state.got[1]") == ["/b 3"])
+    let (said, text) = try await Self.writeTest(repl)
+    #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
+    #expect(!text.contains(#""/b 2""#), "\(text)")
+  }
 }

@@ -157,4 +157,18 @@ import Testing
     let kinds = ReplayReport.effectDifference(request("Dune"), .nil, colored: false)
     #expect(kinds.count == 1 && kinds[0].hasPrefix("− effect = { effect = "), "\(kinds)")
   }
+
+  /// Numbers as Lua compares them: `100` and `100.0` are one (a timer of either waits alike),
+  /// in keys too; `100.5` is not `100`.
+  @Test func numbersAreComparedAsLuaComparesThem() {
+    let after: (LuaValue) -> LuaValue = { ["kind": "after", "seconds": $0, "action": "tick"] }
+    #expect(RecordedAction.sameEffect(after(.integer(100)), after(.number(100.0))))
+    #expect(RecordedAction.sameEffect(after(.integer(0)), after(.number(-0.0))))
+    #expect(!RecordedAction.sameEffect(after(.integer(100)), after(.number(100.5))))
+    #expect(!RecordedAction.sameEffect(after(.number(0x1p63)), after(.integer(.max))))
+    let keyed: (LuaValue) -> LuaValue = {
+      ["kind": "send", "action": .table(LuaTable(entries: [$0: "x", "type": "t"]))]
+    }
+    #expect(RecordedAction.sameEffect(keyed(.integer(2)), keyed(.number(2.0))))
+  }
 }

@@ -113,8 +113,8 @@ import Testing
     await repl.type(Self.add, Self.start, ":goto 0")
     let forward = await repl.type(":goto 2").0
     #expect(
-      forward.contains("(the effects of the actions gone over are not run again: action 2's "
-        + "effect.after; send an action again to run its effect)"), "\(forward)")
+      forward.contains("(the effects of the actions gone over are not running now: action 2's "
+        + "effect.after; send an action again to start one)"), "\(forward)")
   }
 
   /// What is not left behind still counts: a child whose effects run when no jump came between

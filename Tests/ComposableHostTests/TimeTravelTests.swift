@@ -71,20 +71,41 @@ import Testing
     await repl.type(#"{ type = "add", title = "a" }"#, "later", "later")
     await repl.type(":goto 0")
     let redo = await repl.type(":redo").0
-    #expect(!redo.contains("not run again"), "\(redo)")  // an add returns no effect
+    #expect(!redo.contains("not running now"), "\(redo)")  // an add returns no effect
     let forward = await repl.type(":goto 3").0
     #expect(
       forward.contains(
-        "\n  (the effects of the actions gone over are not run again: action 2's effect.after, "
-          + "action 3's effect.after; send an action again to run its effect)"),
+        "\n  (the effects of the actions gone over are not running now: action 2's effect.after, "
+          + "action 3's effect.after; send an action again to start one)"),
       "\(forward)")
-    #expect(!(await repl.type(":undo").0).contains("not run again"))  // back: nothing to run
+    #expect(!(await repl.type(":undo").0).contains("not running now"))  // back: nothing to run
     // What an effect sent, gone over too, is replayed: not named (an attacker's finding: the
     // advice to send again would have applied the pongs twice).
     let sent = try Harness()
     await sent.type("ping", "later", ":advance 1", ":goto 0")
     let over = await sent.type(":goto \(sent.session.timeline.count)").0
-    #expect(!over.contains("not run again"), "\(over)")
+    #expect(!over.contains("not running now"), "\(over)")
+    // A timer whose ticks were gone over too is named: it would tick on (an attacker's finding:
+    // the first rule took its ticks for its end, and said nothing).
+    let timer = try Harness(
+      source: """
+        local effect = require("composable.effect")
+        return {
+          initial_state = function() return { ticks = 0 } end,
+          reduce = function(state, action)
+            if action.type == "start" then
+              return effect.cancellable(effect.every(1, "tick"), "clock")
+            end
+            if action.type == "tick" then state.ticks = state.ticks + 1 end
+          end,
+        }
+        """)
+    await timer.type("start", ":advance 2", ":goto 0")
+    let ticked = await timer.type(":goto 3").0
+    #expect(
+      ticked.contains(
+        #"(the effects of the actions gone over are not running now: action 1's effect.every "#
+          + #"id "clock"; send an action again to start one)"#), "\(ticked)")
   }
 
   @Test func anActionAfterAJumpStartsANewBranch() async throws {

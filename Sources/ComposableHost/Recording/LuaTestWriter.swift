@@ -59,7 +59,7 @@ enum LuaTestWriter {
         if exchange.cancelled {
           table["delay"] = .number(.infinity)
         } else if delay > 0 {
-          table["delay"] = .number(Double(delay) / 1000)
+          table["delay"] = .number(Double(delay) / 1_000_000_000)
         }
         return .table(table)
       }

@@ -71,7 +71,24 @@ public struct RecordedAction: Equatable, Sendable {
   /// both compare, as `plainEffect` writes them (so `effect.none`, `effect.merge()` and no
   /// effect at all are one).
   static func sameEffect(_ one: LuaValue, _ other: LuaValue) -> Bool {
-    plainEffect(one) == plainEffect(other)
+    asLuaCompares(plainEffect(one)) == asLuaCompares(plainEffect(other))
+  }
+
+  /// `value` with each float that is a whole number in an integer's range as that integer, keys
+  /// too: Lua's `==` finds `100` and `100.0` equal, and an `effect.after(100)` that a change of
+  /// code made `effect.after(100.0)` does the same (an attacker's finding: the replay failed).
+  static func asLuaCompares(_ value: LuaValue) -> LuaValue {
+    switch value {
+    case let .number(float):
+      if float.rounded() == float, float >= -0x1p63, float < 0x1p63 { return .integer(Int(float)) }
+      return value
+    case let .table(table):
+      var plain = LuaTable()
+      for (key, inner) in table.entries { plain[asLuaCompares(key)] = asLuaCompares(inner) }
+      return .table(plain)
+    default:
+      return value
+    }
   }
 
   /// The effect as what it does: `effect.none` and a merge or concatenation of nothing are no

@@ -37,9 +37,10 @@ public struct RecordedExchange: Equatable, Sendable {
 /// The exchanges of a session, in the order their requests were made.
 public final class ExchangeLog: @unchecked Sendable {
   private let lock = NSLock()
-  /// A place for each request made, filled when it is answered (under `lock`); `dropped` once
-  /// a new branch left the action that made it behind.
-  private var recorded: [(startedBy: Int?, exchange: RecordedExchange?, dropped: Bool)] = []
+  /// A place for each request made, filled when it is answered (under `lock`): the action whose
+  /// effect made it, when it began; `dropped` once a new branch left it behind.
+  private var recorded:
+    [(startedBy: Int?, start: Double, exchange: RecordedExchange?, dropped: Bool)] = []
 
   /// An empty log. Only this module notes exchanges in a log (a `ReplSession` fills its
   /// `exchanges` as its effects make requests), so one made elsewhere stays empty.
@@ -54,25 +55,52 @@ public final class ExchangeLog: @unchecked Sendable {
 
   /// The exchanges answered so far, in the order their requests were made (a test made from
   /// the session makes them in that order).
-  public var all: [RecordedExchange] {
-    lock.withLock { recorded.compactMap { $0.dropped ? nil : $0.exchange } }
+  public var all: [RecordedExchange] { lock.withLock { recorded.compactMap(kept) } }
+
+  private func kept(
+    _ entry: (startedBy: Int?, start: Double, exchange: RecordedExchange?, dropped: Bool)
+  ) -> RecordedExchange? {
+    entry.dropped ? nil : entry.exchange
   }
 
-  /// A new branch starts after action `position` (an action sent after a jump back): the
-  /// requests the actions after it made, answered or not, are not the session's any more (a
-  /// test gave their answers to the new branch's requests: an attacker's finding).
-  func dropBranch(after position: Int) {
+  /// The exchanges answered so far but those of the requests from the `place`th on that began
+  /// after `time` (of the time after the action a test ends at; nil place: all).
+  func all(leavingOutFrom place: Int?, after time: Double) -> [RecordedExchange] {
     lock.withLock {
-      for index in recorded.indices where (recorded[index].startedBy ?? 0) > position {
-        recorded[index].dropped = true
+      recorded.indices.compactMap { index in
+        if let place, index >= place, recorded[index].start > time { return nil }
+        return kept(recorded[index])
       }
     }
   }
 
-  /// A place for a request beginning now.
-  private func reserve() -> Int {
+  /// How many requests have begun: a timeline notes it at each action, so that those begun
+  /// after an action it leaves behind can go with it.
+  var begun: Int { lock.withLock { recorded.count } }
+
+  /// A new branch starts after action `position`, at `time` on the store's clock: the requests
+  /// the actions after it made, answered or not, are not the session's any more, nor those an
+  /// effect of a kept action began once the action after it was reduced (`from`) and later than
+  /// `time` (an `effect.run` coroutine's next request, made in the time left behind, which a
+  /// test stops at `time` before it makes it; one made at `time`, a paused session's, it makes).
+  /// A test gave their answers to the new branch's requests (attackers' findings). Of those
+  /// begun before the new branch's action was reduced (`until`) only: its own effects may have
+  /// begun already.
+  func dropBranch(after position: Int, from place: Int?, at time: Double, until: Int) {
     lock.withLock {
-      recorded.append((LuaExchangeRecorder.origin, nil, false))
+      for index in recorded.indices.prefix(until) {
+        let entry = recorded[index]
+        if (entry.startedBy ?? 0) > position || (index >= (place ?? .max) && entry.start > time) {
+          recorded[index].dropped = true
+        }
+      }
+    }
+  }
+
+  /// A place for a request beginning at `time`.
+  private func reserve(at time: Double) -> Int {
+    lock.withLock {
+      recorded.append((LuaExchangeRecorder.origin, time, nil, false))
       return recorded.count - 1
     }
   }
@@ -87,7 +115,8 @@ public final class ExchangeLog: @unchecked Sendable {
   /// each exchange here, timed on `clock`.
   func recording(_ dependencies: DependencyValues, clock: ReplClock) -> DependencyValues {
     let recorder = LuaExchangeRecorder(
-      now: { Seconds.of(clock.now.offset) }, place: { [self] in reserve() }
+      now: { Seconds.of(clock.now.offset) },
+      place: { [self] in reserve(at: Seconds.of(clock.now.offset)) }
     ) { [self] kind, request, answer, error, cancelled, start, end in
       // Every request kind has its `Kind` (EffectKindsListTests checks it).
       guard let kind = RecordedExchange.Kind(rawValue: kind) else { return }

@@ -51,10 +51,15 @@ struct SessionReplayer {
   /// cannot meet them), `random` seeded with 0. The same in the REPL's `:replay` and in
   /// `composable replay`, which counted from zero and then repeated the ids the recording
   /// served (an attacker's finding: two replays of one session, two answers, duplicate ids).
-  func answerBeyond(_ actions: [RecordedAction], initialState: LuaValue) {
+  /// `effectDraws`: what effects drew besides (a session's `effect.run` coroutines), which a
+  /// session file does not keep but a REPL session does.
+  func answerBeyond(
+    _ actions: [RecordedAction], initialState: LuaValue,
+    effectDraws: [LuaEnvironmentTape.Draw] = []
+  ) {
     var largest = IncrementingUUIDs.largest(in: initialState)
-    for action in actions {
-      for draw in action.draws where draw.name == "uuid" {
+    for draws in actions.map(\.draws) + [effectDraws] {
+      for draw in draws where draw.name == "uuid" {
         if let count = IncrementingUUIDs.largest(in: draw.value) {
           largest = max(largest ?? 0, count)
         }

@@ -243,13 +243,14 @@ struct SessionTestPlan {
   }
 
   /// The HTTP exchanges in the order their requests were made (`ExchangeLog`'s), with the delay
-  /// each took (whole milliseconds, rounded down: an answer never comes later in the test than
-  /// it did). A test serves each to the first request not yet answered with the same method,
+  /// each took (whole nanoseconds, rounded down: an answer never comes later in the test than it
+  /// did; in milliseconds, a local server's answer took none, and the test's effects ran on
+  /// past where the session's had when it jumped). A test serves each to the first request not yet answered with the same method,
   /// URL and body: listed in the order they were answered, a slow request made first got the
   /// answer of a fast one made after it (an attacker's finding).
   var httpExchanges: [(exchange: RecordedExchange, delay: Int)] {
     exchanges.filter { $0.kind == .http }.map {
-      ($0, max(0, Int((($0.end - $0.start) * 1000).rounded(.down))))
+      ($0, max(0, Self.nanoseconds($0.end - $0.start, .down)))
     }
   }
 

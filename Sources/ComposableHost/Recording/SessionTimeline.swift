@@ -40,6 +40,9 @@ public final class SessionTimeline: @unchecked Sendable {
   /// Where the store's generators stood after each action, by action as `recorded` (nil where
   /// not given), and at the start: a jump puts them back there (`generators(after:)`).
   private var generatorsAfter: [GeneratorPositions?] = []
+  /// How many requests the session's effects had begun when each action was reduced (given to
+  /// `record`), by action as `recorded`.
+  private var requestsBefore: [Int] = []
   private let startGenerators: GeneratorPositions?
   /// Where the actions undone before a reload or a `:replay` begin (they are past it): made by
   /// the code before, or on a history the replay changed, they are redone through the code of
@@ -125,17 +128,21 @@ public final class SessionTimeline: @unchecked Sendable {
   @discardableResult
   public func record(
     _ action: RecordedAction, hashes actionHashes: ActionHashes = ActionHashes(),
-    generators: GeneratorPositions? = nil, stateAfter state: @autoclosure () -> LuaValue
+    generators: GeneratorPositions? = nil, requestsBegun: Int = 0,
+    stateAfter state: @autoclosure () -> LuaValue
   )
     -> Int
   {
-    var newBranchAfter: Int?
+    var newBranchAfter: (position: Int, requestsFrom: Int?, time: Double)?
     let number = lock.withLock {
       let takesNewBranch = current < recorded.count || action.afterJump
+      // Requests begun once the action after this point was: made in the time left behind.
+      let requestsFrom = requestsBefore.indices.contains(current) ? requestsBefore[current] : nil
       if current < recorded.count {
         recorded.removeSubrange(current...)
         hashes.removeSubrange(current...)
         generatorsAfter.removeSubrange(current...)
+        requestsBefore.removeSubrange(current...)
         dropCheckpoints(after: current)
         staleAfter = nil
       }
@@ -147,15 +154,19 @@ public final class SessionTimeline: @unchecked Sendable {
         sleepsDueNow.dropBranch(from: current)
         cancelledByHand.dropBranch(from: current)
         effectFailures.dropBranch(from: current)
-        newBranchAfter = current
+        newBranchAfter = (current, requestsFrom, cut)
       }
       recorded.append(action)
       hashes.append(actionHashes)
       generatorsAfter.append(generators)
+      requestsBefore.append(requestsBegun)
       current = recorded.count
       return current
     }
-    if let newBranchAfter { branchObserver?(newBranchAfter) }
+    if let newBranchAfter {
+      branchObserver?(
+        newBranchAfter.position, newBranchAfter.requestsFrom, newBranchAfter.time, requestsBegun)
+    }
     // Read outside the lock: reading the state waits for the feature, whose effects, drawing
     // from `env`, wait for the lock (`noteEffectDraw`). Only the reducer records, one action
     // at a time, so nothing moves the timeline meanwhile.
@@ -358,6 +369,9 @@ public final class SessionTimeline: @unchecked Sendable {
   /// session stands, in order, each with the action that started its effect: those a test of
   /// those actions gets. Not what they drew after the last of those actions: a test goes no
   /// further in time (a jump back left them running on, and cancelled them).
+  /// Every draw of effects the timeline keeps, of actions undone too.
+  var allEffectDraws: [LuaEnvironmentTape.Draw] { lock.withLock { effectDraws.map(\.draw) } }
+
   func effectDraws(after start: Int) -> [(startedBy: Int, draw: LuaEnvironmentTape.Draw)] {
     lock.withLock {
       let end = timeOfPosition()
@@ -460,7 +474,30 @@ public final class SessionTimeline: @unchecked Sendable {
   /// Called (outside the lock) with the position a new branch starts after, as an action is
   /// recorded there: the session's requests log drops what the branch left behind made.
   /// Set once, before the first action.
-  var branchObserver: (@Sendable (Int) -> Void)?
+  /// `requestsFrom`: how many requests had begun when the action after `position` was reduced
+  /// (nil: none came after it); `time`: the time of action `position`; `until`: how many had
+  /// when the new branch's action was (its own come after).
+  var branchObserver:
+    (@Sendable (_ position: Int, _ requestsFrom: Int?, _ time: Double, _ until: Int) -> Void)?
+  /// How many requests the session's effects have begun (its `ExchangeLog`'s count), read by
+  /// the reducer before each action. Set once, before the first action.
+  var requestsBegunNow: (@Sendable () -> Int)?
+
+  /// How many requests had begun when the action after `position` was recorded: those begun
+  /// since belong to the time after it (nil when no action comes after it).
+  /// The time of action `position` on the store's clock (-infinity for 0).
+  func time(ofAction position: Int) -> Double {
+    lock.withLock {
+      position == 0 || !recorded.indices.contains(position - 1)
+        ? -Double.infinity : recorded[position - 1].time
+    }
+  }
+
+  func requestsBegun(before position: Int) -> Int? {
+    lock.withLock {
+      requestsBefore.indices.contains(position) ? requestsBefore[position] : nil
+    }
+  }
 
   /// Whether a replay or a redo through new code has replaced recorded actions.
   var drawsReplaced: Bool { lock.withLock { replaced } }
@@ -502,6 +539,7 @@ public final class SessionTimeline: @unchecked Sendable {
         recorded.removeSubrange(last...)
         hashes.removeSubrange(last...)
         generatorsAfter.removeSubrange(last...)
+        requestsBefore.removeSubrange(last...)
         dropCheckpoints(after: last)
       }
       let end = start + actions.count

@@ -73,6 +73,9 @@ struct ReplReducer: Reducer {
     _ = replayer.tape.takeRecorded()  // answers drawn outside an action are not its own
     // Its effects' answers are kept under the number it gets (a jump's replay counted others).
     replayer.tape.numberNextAction(timeline.position + 1)
+    // The requests begun before it: its own effects' come after (they may begin before it is
+    // recorded).
+    let requestsBegun = timeline.requestsBegunNow?() ?? 0
     // What the action changed comes from its transaction: no comparison of the whole state.
     let outcome = base.step(into: &state, action: value, readingChanges: true)
     let recorded = RecordedAction(
@@ -93,6 +96,7 @@ struct ReplReducer: Reducer {
       effectCode: feature.codeHash(ofFunctionsIn: outcome.returned))
     let number = timeline.record(
       recorded, hashes: hashes, generators: storeDependencies.generatorPositions,
+      requestsBegun: requestsBegun,
       stateAfter: snapshot.value)
     printer.reduced(number: number, recorded, changes: outcome.changes, error: outcome.error)
     if outcome.error == nil, outcome.wrote { showNavigation() }
@@ -135,8 +139,10 @@ struct ReplReducer: Reducer {
     // them (an attacker's finding). A fresh run of the branch would count on past them.
     if let uuid = positions.uuid, timeline.drawsReplaced {
       var largest: UInt64?
-      for action in timeline.actions.prefix(number) {
-        for draw in action.draws where draw.name == "uuid" {
+      // The reducers' draws and the effects' (an `effect.run` coroutine's id counted too).
+      let effects = timeline.effectDraws(after: 0).filter { $0.startedBy <= number }.map(\.draw)
+      for draws in timeline.actions.prefix(number).map(\.draws) + [effects] {
+        for draw in draws where draw.name == "uuid" {
           if let count = IncrementingUUIDs.largest(in: draw.value) {
             largest = max(largest ?? 0, count)
           }
@@ -159,7 +165,8 @@ struct ReplReducer: Reducer {
     try replayer.restore(timeline, to: stale)
     let actions = timeline.actions
     // Draws the code of now adds count on past every one the session made.
-    replayer.answerBeyond(actions, initialState: timeline.startState)
+    replayer.answerBeyond(
+      actions, initialState: timeline.startState, effectDraws: timeline.allEffectDraws)
     var redone: [(action: RecordedAction, hashes: ActionHashes)] = []
     var notes: [String] = []
     var end = number
@@ -209,7 +216,8 @@ struct ReplReducer: Reducer {
     do throws(LuaFeatureError) {
       try feature.setState(timeline.startState)
       try feature.forgetRunningEffects()  // as at the session's start (effects were cancelled)
-      replayer.answerBeyond(Array(actions), initialState: timeline.startState)
+      replayer.answerBeyond(
+        Array(actions), initialState: timeline.startState, effectDraws: timeline.allEffectDraws)
       for (index, recorded) in actions.enumerated() {
         let outcome = replayer.replay(recorded, readingChanges: true)
         report.compare(

@@ -413,29 +413,39 @@ extension ReplSession {
 
   /// Going forward over actions replays their changes, not their effects: a `:redo` of a
   /// toggle left its debounced sort unstarted, where sending it starts it, without a word (an
-  /// attacker's finding). Names the effects not run: of the actions gone over after which no
-  /// action an effect sent was gone over too (one was: what they sent is replayed, and said
-  /// as actions), but a cancel (nothing runs to cancel), each by the effect inside its
-  /// wrappers (a composed child's `effect.every` with id "timer", not the cancellable around).
+  /// attacker's finding). Names the effects of the actions gone over that are not running now:
+  /// a timer (`effect.every`) always (it would go on ticking), one that ends once it has sent
+  /// when no action an effect sent came after it in the span (one did: what it sent may be
+  /// that, replayed; said so, "send again" would apply it twice), never a send (reduced at once,
+  /// replayed with its action) or a cancel. Each by the effect inside the cancellables around
+  /// it, with the innermost id of its own (not a composition's scope).
   static func effectsNotRun(_ actions: ArraySlice<RecordedAction>, from: Int) -> String? {
     var named: [String] = []
     for (offset, action) in actions.enumerated() {
       guard case var .table(effect) = RecordedAction.plainEffect(action.effect) else { continue }
-      // What it sent came back in the actions gone over: replayed, not lost.
-      if actions.dropFirst(offset + 1).contains(where: \.fromEffect) { continue }
+      var id = LuaValue.nil
+      func keep(_ candidate: LuaValue) {
+        // A composition's scope (`{ scope = ... }`) names no effect a reader wrote.
+        if candidate != .nil, candidate.tableValue?["scope"] == nil { id = candidate }
+      }
+      keep(effect["id"])
       while effect["kind"] == "cancellable", case let .table(inner) = effect["effect"] {
         effect = inner
+        keep(effect["id"])
       }
-      let id = effect["id"]
-      guard let kind = effect["kind"].stringValue, kind != "cancel" else { continue }
+      guard let kind = effect["kind"].stringValue, !["cancel", "send"].contains(kind) else {
+        continue
+      }
+      let answered = actions.dropFirst(offset + 1).contains(where: \.fromEffect)
+      if kind != "every", answered { continue }
       let idText = id == .nil ? "" : " id \(id.description(limit: 40))"
       named.append("action \(from + offset + 1)'s effect.\(kind)\(idText)")
     }
     guard !named.isEmpty else { return nil }
     let shown = named.prefix(3).joined(separator: ", ")
     let more = named.count > 3 ? " and \(named.count - 3) more" : ""
-    return "  (the effects of the actions gone over are not run again: \(shown)\(more); send an "
-      + "action again to run its effect)"
+    return "  (the effects of the actions gone over are not running now: \(shown)\(more); send "
+      + "an action again to start one)"
   }
 
   /// Runs the session's actions again from its initial state through the code loaded now.

@@ -75,9 +75,10 @@ extension ReplSession {
       var plan = try SessionTestPlan(
         // Not those of actions undone (past where the session stands): the test ends there.
         recording: await recording(),
-        exchanges: exchanges.all.filter {
-          $0.start >= since && ($0.startedBy ?? 0) <= timeline.position
-        },
+        exchanges: exchanges.all(
+          leavingOutFrom: timeline.requestsBegun(before: timeline.position),
+          after: timeline.time(ofAction: timeline.position)
+        ).filter { $0.start >= since && ($0.startedBy ?? 0) <= timeline.position },
         effectDraws: timeline.effectDraws(after: start).map { ($0.startedBy - start, $0.draw) },
         wakingNow: timeline.actionsAfterSleepsDueNow(after: start),
         cancelledByHand: timeline.effectsCancelledByHand(after: start),

@@ -111,7 +111,10 @@ public actor ReplSession {
       initialState: snapshot.value, generators: dependencies.generatorPositions)
     self.timeline = timeline
     clock.noteSleepsDueNow { timeline.noteSleepDueNow() }
-    timeline.branchObserver = { [exchanges] in exchanges.dropBranch(after: $0) }
+    timeline.branchObserver = { [exchanges] in
+      exchanges.dropBranch(after: $0, from: $1, at: $2, until: $3)
+    }
+    timeline.requestsBegunNow = { [exchanges] in exchanges.begun }
     tape.noteEffectDraws { draw, startedBy in
       guard let startedBy else { return }
       timeline.noteEffectDraw(draw, startedBy: startedBy, time: Seconds.of(clock.now.offset))

@@ -44,7 +44,7 @@ import Testing
   /// The HTTP requests and file operations effects made in the session, and their answers.
   final class Recorded: @unchecked Sendable {
     private let lock = NSLock()
-    /// Method, URL, body, the response (or the error), and milliseconds it took.
+    /// Method, URL, body, the response (or the error), and nanoseconds it took.
     private var responses:
       [(String, String, [UInt8], Result<HTTPResponse, HTTPClientError>, Int)] = [
     ]
@@ -66,7 +66,7 @@ import Testing
       guard let (result, delay) = found else {
         throw HTTPClientError("the session made no more \(request.method) \(request.url) requests")
       }
-      if delay > 0 { try await clock.sleep(for: .milliseconds(delay)) }
+      if delay > 0 { try await clock.sleep(for: .nanoseconds(delay)) }
       return try result.get()
     }
 
