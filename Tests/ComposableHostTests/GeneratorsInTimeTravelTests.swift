@@ -202,4 +202,41 @@ import Testing
     let (distinct, ids) = try Self.idsAreDistinct(repl)
     #expect(distinct, "\(lines): \(ids)")
   }
+
+  /// What an effect drew counts too: a coroutine's id, drawn while the session ran, was drawn
+  /// again for a field the code of now adds (an attacker's finding).
+  @Test(arguments: [[":replay"], [":goto 0", ":reload", ":redo 3"]])
+  func anEffectsDrawCountsAsTheBranchs(_ then: [String]) async throws {
+    func source(extra: Bool) -> String {
+      """
+      local effect = require("composable.effect")
+      local F = {}
+      F.actions = { "add", "spawn", "made" }
+      function F.initial_state() return { items = {} } end
+      function F.reduce(state, action, env)
+        if action.type == "add" then
+          table.insert(state.items, { id = env.uuid()\(extra ? ", tag = env.uuid()" : "") })
+        elseif action.type == "spawn" then
+          return effect.run(function(send) send({ type = "made", id = env.uuid() }) end)
+        elseif action.type == "made" then
+          table.insert(state.items, { id = action.id })
+        end
+      end
+      return F
+      """
+    }
+    var dependencies = DependencyValues.live
+    dependencies.uuid = .incrementing
+    let repl = try Harness(source: source(extra: false), dependencies: dependencies)
+    await repl.type("add", "spawn")
+    for _ in 0..<30000 where repl.session.timeline.count < 3 {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    try source(extra: true).write(to: repl.file, atomically: true, encoding: .utf8)
+    if then.first == ":replay" { await repl.type(":reload") }
+    for line in then { await repl.type(line) }
+    await repl.type("add")
+    let (distinct, ids) = try Self.idsAreDistinct(repl)
+    #expect(distinct, "\(then): \(ids)")
+  }
 }
