@@ -643,25 +643,12 @@ static int lk_had_element(lua_State *L) {
 static const char lk_kept_key = 0;
 
 int lk_journal_clear_kept(lua_State *L) {
-  int top = lua_gettop(L);
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_kept_key) != LUA_TTABLE) {
-    lua_settop(L, top);
-    return LUA_OK;
-  }
-  lua_newtable(L);  // top + 2: what each becomes
-  lua_pushnil(L);
-  while (lua_next(L, top + 1) != 0) {
-    // Each is a table of journal.table(), a state-like proxy: written as the host writes a state.
-    int status = lua_type(L, -1) == LUA_TTABLE ? lk_state_write(L, -1, 0, top + 2) : LUA_OK;
-    if (status != LUA_OK) {
-      lua_replace(L, top + 1);
-      lua_settop(L, top + 1);
-      return status;
-    }
-    lua_pop(L, 1);
-  }
-  lua_settop(L, top);
-  return LUA_OK;
+  // A copy that holds none of them: each is emptied.
+  lua_newtable(L);
+  int status = lk_journal_restore_kept(L, -1);
+  if (status != LUA_OK) lua_replace(L, -2);  // the message in the copy's place
+  lua_pop(L, status == LUA_OK ? 1 : 0);
+  return status;
 }
 
 static int lk_journal_copy_kept_protected(lua_State *L) {
