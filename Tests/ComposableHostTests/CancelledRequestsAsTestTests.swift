@@ -52,9 +52,7 @@ import Testing
 
   /// Waits (at most 300 s: a loaded machine) until the session has noted `count` exchanges.
   static func waitForExchanges(_ count: Int, in repl: Harness) async throws {
-    for _ in 0..<30000 where repl.session.exchanges.all.count < count {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitWhile { repl.session.exchanges.all.count < count }
     await repl.session.settle()
     try #require(repl.session.exchanges.all.count == count)
   }
@@ -71,9 +69,7 @@ import Testing
     defer { server.stop() }
     let repl = try Harness(source: Self.source, env: ["url": .string(LuaString(server.url))])
     await repl.type(Self.slow)
-    for _ in 0..<30000 where server.received.isEmpty {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitWhile { server.received.isEmpty }
     await repl.type("stop")
     try await Self.waitForExchanges(1, in: repl)
     #expect(repl.session.exchanges.all.first?.cancelled == true)
@@ -81,9 +77,7 @@ import Testing
     // A request answered after it, served as recorded.
     await repl.type("fast")
     try await Self.waitForExchanges(2, in: repl)
-    for _ in 0..<30000 where repl.session.timeline.count < 4 {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitWhile { repl.session.timeline.count < 4 }
     #expect(try repl.session.feature.evaluate("state.got[1], #state.got") == ["fast", 1])
     let (said, text) = try await Self.writeTest(repl)
     #expect(said.contains(": 3 sent, 1 received; it passes (composable test "), "\(said)\n\(text)")
@@ -91,12 +85,7 @@ import Testing
     #expect(text.contains("-- delay = 1/0 (math.huge): its effect was cancelled"), "\(text)")
     #expect(!text.contains("CancellationError"), "\(text)")
     // The Swift test keeps it in flight too: its answer comes after the longest sleep.
-    let plan = try SessionTestPlan(
-      recording: await repl.session.recording(), exchanges: repl.session.exchanges.all,
-      feature: repl.file, inFlight: [])
-    let swift = try SwiftTestWriter.text(
-      plan, name: "LoadsSessionTests",
-      testFile: repl.file.deletingLastPathComponent().appendingPathComponent("T.swift"))
+    let swift = try await repl.swiftTest(named: "LoadsSessionTests")
     #expect(
       swift.contains(
         #".failure(HTTPClientError("never answered: cancelled in the session")), \#(Int.max)),"#),
@@ -110,9 +99,7 @@ import Testing
     await repl.type("fast")
     try await Self.waitForExchanges(1, in: repl)
     await repl.type(Self.slow)
-    for _ in 0..<30000 where server.received.count < 2 {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitWhile { server.received.count < 2 }
     await repl.type(":undo")
     try await Self.waitForExchanges(2, in: repl)
     let (said, text) = try await Self.writeTest(repl)
@@ -179,24 +166,16 @@ import Testing
     defer { server.stop() }
     let repl = try Harness(source: Self.source, env: ["url": .string(LuaString(server.url))])
     await repl.type(Self.slow)
-    for _ in 0..<30000 where server.received.isEmpty {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitWhile { server.received.isEmpty }
     await repl.type(":undo")
     try await Self.waitForExchanges(1, in: repl)
     await repl.type(Self.slow)  // alike: answered at once
-    for _ in 0..<30000 where repl.session.timeline.count < 2 {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitWhile { repl.session.timeline.count < 2 }
     // Answered, then taken back by a jump, and made again: the second answer is the test's.
     await repl.type(":goto 0", "fast")
-    for _ in 0..<30000 where repl.session.timeline.count < 2 {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitWhile { repl.session.timeline.count < 2 }
     await repl.type(":goto 0", "fast")
-    for _ in 0..<30000 where repl.session.timeline.count < 2 {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitWhile { repl.session.timeline.count < 2 }
     await repl.session.settle()
     #expect(try repl.session.feature.evaluate("state.got[1]") == ["/fast 4"])
     let (said, text) = try await Self.writeTest(repl)
@@ -244,17 +223,30 @@ import Testing
       source: source, env: ["url": .string(LuaString(server.url))],
       clock: ReplClock(paused: false))
     await repl.type("go")
-    for _ in 0..<30000 where repl.session.timeline.count < 3 {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitWhile { repl.session.timeline.count < 3 }
     await repl.type(":goto 1", "fetch")
-    for _ in 0..<30000 where repl.session.timeline.count < 3 {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    try await waitWhile { repl.session.timeline.count < 3 }
     await repl.session.settle()
     #expect(try repl.session.feature.evaluate("state.got[1]") == ["/b 3"])
     let (said, text) = try await Self.writeTest(repl)
     #expect(said.contains("; it passes (composable test "), "\(said)\n\(text)")
     #expect(!text.contains(#""/b 2""#), "\(text)")
+  }
+}
+
+/// Waits (at most 300 s: a loaded machine) while `condition` holds.
+func waitWhile(_ condition: () -> Bool) async throws {
+  for _ in 0..<30000 where condition() { try await Task.sleep(for: .milliseconds(10)) }
+}
+
+extension ReplSessionTests.Harness {
+  /// The session as a Swift test (`SwiftTestWriter`), named `name`, not run.
+  func swiftTest(named name: String) async throws -> String {
+    let plan = try SessionTestPlan(
+      recording: await session.recording(), exchanges: session.exchanges.all,
+      feature: file, inFlight: [])
+    return try SwiftTestWriter.text(
+      plan, name: name,
+      testFile: file.deletingLastPathComponent().appendingPathComponent("\(name).swift"))
   }
 }

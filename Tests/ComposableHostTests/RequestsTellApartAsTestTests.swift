@@ -60,9 +60,7 @@ import Testing
       clock: ReplClock(paused: false))
     for line in lines { await repl.type(line) }
     for count in [lines.count + replies - 1, lines.count + replies] {
-      for _ in 0..<30000 where repl.session.timeline.count < count {
-        try await Task.sleep(for: .milliseconds(10))
-      }
+      try await waitWhile { repl.session.timeline.count < count }
       await repl.session.settle()
       try #require(repl.session.timeline.count == count)
       release.signal()
@@ -72,15 +70,21 @@ import Testing
     return (repl, said, try String(contentsOf: test, encoding: .utf8))
   }
 
-  @Test func aSlowRequestMadeFirstGetsItsOwnAnswer() async throws {
+  /// A slow POST made first and a fast one after it, both answered; the caller stops the server.
+  static func slowThenFast() async throws -> (Harness, String, String, LocalHTTPServer) {
     let release = DispatchSemaphore(value: 0)
     let server = try Self.server(release: release)
-    defer { server.stop() }
     let (repl, said, text) = try await Self.session(
       [
         #"{ type = "post", body = "slow one", tag = "a" }"#,
         #"{ type = "post", body = "fast one", tag = "b" }"#,
       ], replies: 2, server: server, release: release)
+    return (repl, said, text, server)
+  }
+
+  @Test func aSlowRequestMadeFirstGetsItsOwnAnswer() async throws {
+    let (repl, said, text, server) = try await Self.slowThenFast()
+    defer { server.stop() }
     #expect(
       try repl.session.feature.evaluate("state.got[1], state.got[2]")
         == ["b: echo fast one", "a: echo slow one"])
@@ -117,20 +121,9 @@ import Testing
 
   /// The Swift test tells them apart too: each answer carries the body its request sent.
   @Test func theSwiftTestMatchesTheBodyToo() async throws {
-    let release = DispatchSemaphore(value: 0)
-    let server = try Self.server(release: release)
+    let (repl, _, _, server) = try await Self.slowThenFast()
     defer { server.stop() }
-    let (repl, _, _) = try await Self.session(
-      [
-        #"{ type = "post", body = "slow one", tag = "a" }"#,
-        #"{ type = "post", body = "fast one", tag = "b" }"#,
-      ], replies: 2, server: server, release: release)
-    let plan = try SessionTestPlan(
-      recording: await repl.session.recording(), exchanges: repl.session.exchanges.all,
-      feature: repl.file, inFlight: [])
-    let swift = try SwiftTestWriter.text(
-      plan, name: "PostsSessionTests",
-      testFile: repl.file.deletingLastPathComponent().appendingPathComponent("T.swift"))
+    let swift = try await repl.swiftTest(named: "PostsSessionTests")
     let slow = try #require(swift.range(of: #"("POST", "\#(server.url)/echo", Array("slow one".utf8), "#))
     let fast = try #require(swift.range(of: #"("POST", "\#(server.url)/echo", Array("fast one".utf8), "#))
     #expect(slow.lowerBound < fast.lowerBound, "\(swift)")

@@ -1,4 +1,5 @@
 import Composable
+import ComposableLua
 import LuaKit
 
 /// The UUIDs `UUIDGenerator.incrementing` makes, found in values: a generator that counts on
@@ -12,8 +13,20 @@ public enum IncrementingUUIDs {
   /// IncrementingUUIDs.largest(in: ["id": "00000000-0000-0000-0000-00000000000A"])  // 10
   /// ```
   public static func largest(in state: LuaValue) -> UInt64? {
+    largest(in: [state])
+  }
+
+  /// The largest count of an `incrementing` UUID among what `env.uuid()` answered in `draws`
+  /// (and in `values`); nil for none.
+  static func largest(
+    in draws: some Sequence<LuaEnvironmentTape.Draw>, and values: [LuaValue] = []
+  ) -> UInt64? {
+    largest(in: values + draws.filter { $0.name == "uuid" }.map(\.value))
+  }
+
+  private static func largest(in values: [LuaValue]) -> UInt64? {
     var largest: UInt64?
-    var pending = [state]  // a stack, not recursion: a state may be deep
+    var pending = values  // a stack, not recursion: a state may be deep
     var seen = Set<LuaTableIdentity>()
     while let value = pending.popLast() {
       switch value {

@@ -57,14 +57,8 @@ struct SessionReplayer {
     _ actions: [RecordedAction], initialState: LuaValue,
     effectDraws: [LuaEnvironmentTape.Draw] = []
   ) {
-    var largest = IncrementingUUIDs.largest(in: initialState)
-    for draws in actions.map(\.draws) + [effectDraws] {
-      for draw in draws where draw.name == "uuid" {
-        if let count = IncrementingUUIDs.largest(in: draw.value) {
-          largest = max(largest ?? 0, count)
-        }
-      }
-    }
+    let largest = IncrementingUUIDs.largest(
+      in: actions.flatMap(\.draws) + effectDraws, and: [initialState])
     let values = dependencies.values
     values.uuid.move(to: largest.map { ($0 &+ 1) & UUIDGenerator.incrementingLast } ?? 0)
     values.random.move(to: 0)

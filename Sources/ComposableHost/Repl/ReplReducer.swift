@@ -138,17 +138,13 @@ struct ReplReducer: Reducer {
     // draws more drew some the recorded position does not count, and the next action repeated
     // them (an attacker's finding). A fresh run of the branch would count on past them.
     if let uuid = positions.uuid, timeline.drawsReplaced {
-      var largest: UInt64?
       // The reducers' draws and the effects' (an `effect.run` coroutine's id counted too).
       let effects = timeline.effectDraws(after: 0).filter { $0.startedBy <= number }.map(\.draw)
-      for draws in timeline.actions.prefix(number).map(\.draws) + [effects] {
-        for draw in draws where draw.name == "uuid" {
-          if let count = IncrementingUUIDs.largest(in: draw.value) {
-            largest = max(largest ?? 0, count)
-          }
-        }
+      if let largest = IncrementingUUIDs.largest(
+        in: timeline.actions.prefix(number).flatMap(\.draws) + effects)
+      {
+        positions.uuid = max(uuid, (largest &+ 1) & UUIDGenerator.incrementingLast)
       }
-      if let largest { positions.uuid = max(uuid, (largest &+ 1) & UUIDGenerator.incrementingLast) }
     }
     storeDependencies.moveGenerators(to: positions)
   }
