@@ -22,6 +22,23 @@ protocol LuaDifferenceSource {
   func value(_ node: Node) throws(Failure) -> LuaValue
   /// `error`, from reading the value at `path` (`todos[3]`), saying where it is.
   func failure(_ error: Failure, at path: String) -> Failure
+  /// For a pair that is one table before and now, whose own fields did not change: the fields
+  /// that hold a table that did (every other field holds the same on both sides), so that the
+  /// walk reads those alone. Nil when the source cannot tell: the walk reads both whole.
+  func changedFields(_ old: Node, _ new: Node) throws(Failure) -> LuaChangedFields<Node>?
+}
+
+extension LuaDifferenceSource {
+  func changedFields(_ old: Node, _ new: Node) -> LuaChangedFields<Node>? { nil }
+}
+
+/// The fields of a table that hold a table that changed, when they are all that differs in it:
+/// what `LuaDifferenceSource.changedFields` gives.
+struct LuaChangedFields<Node> {
+  /// The table's length when its keys are 1 to n (what `LuaDifferenceTable.isSequence` says of
+  /// it), nil when they are not.
+  var sequenceLength: Int?
+  var fields: [(key: LuaValue, old: Node, new: Node)]
 }
 
 /// A table's entries as a walk for differences reads them: the sequence (the values at 1, 2,
@@ -116,6 +133,11 @@ struct LuaDifferenceWalk<Source: LuaDifferenceSource> {
   private mutating func collectTables(
     _ old: Source.Node, _ new: Source.Node, path: String, depth: Int
   ) throws(Source.Failure) {
+    if let changed = try source.changedFields(old, new),
+      try collectChangedFields(changed, path: path, depth: depth)
+    {
+      return
+    }
     let oldTable = try source.table(old)
     let newTable = try source.table(new)
     if oldTable.isSequence, newTable.isSequence, !oldTable.isEmpty, !newTable.isEmpty {
@@ -165,6 +187,51 @@ struct LuaDifferenceWalk<Source: LuaDifferenceSource> {
     for index in (start + paired)..<newEnd {
       try report(path + "[\(index + 1)]", source.nothing, new[index])
     }
+  }
+
+  /// What the walk of both tables whole finds, from the fields that hold a changed table alone
+  /// (in a large list whose one element changed inside, that element), in the same order; false,
+  /// having found nothing, where that walk would look for a reordering, which compares every
+  /// element of the changed middle.
+  private mutating func collectChangedFields(
+    _ changed: LuaChangedFields<Source.Node>, path: String, depth: Int
+  ) throws(Source.Failure) -> Bool {
+    guard changed.sequenceLength != nil else {
+      // Each key in order, as the whole walk goes; the other fields hold what they held.
+      for field in changed.fields.sorted(by: { LuaValue.keyOrder($0.key, $1.key) }) {
+        try collect(
+          field.old, field.new,
+          path: path + LuaValue.pathComponent(field.key, atRoot: path.isEmpty), depth: depth + 1)
+      }
+      return true
+    }
+    // As `collectSequences`: every other element is one value on both sides, so the changed
+    // middle runs from the first of these that differs to the last, at the same places.
+    var elements: [(index: Int, old: Source.Node, new: Source.Node)] = []
+    for field in changed.fields {
+      guard case let .integer(position) = field.key else { return false }
+      elements.append((position - 1, field.old, field.new))
+    }
+    elements.sort { $0.index < $1.index }
+    var first: Int?
+    for element in elements where try !isEqual(element.old, element.new) {
+      first = element.index
+      break
+    }
+    guard let start = first else { return true }
+    var last = start
+    for element in elements.reversed() where element.index > start {
+      if try !isEqual(element.old, element.new) {
+        last = element.index
+        break
+      }
+    }
+    if last > start, last + 1 - start <= Self.reorderingLimit { return false }
+    for element in elements where element.index >= start && element.index <= last {
+      try collect(
+        element.old, element.new, path: path + "[\(element.index + 1)]", depth: depth + 1)
+    }
+    return true
   }
 
   mutating func changedMiddle(
@@ -217,6 +284,7 @@ struct LuaDifferenceWalk<Source: LuaDifferenceSource> {
     guard let oldKey = source.tableKey(old), let newKey = source.tableKey(new) else {
       return try source.isEqual(old, new)
     }
+    if source.isUnchanged(old, new) { return true }  // no look-up kept for each element of a list
     let pair = Pair(old: oldKey, new: newKey)
     if let known = compared[pair] { return known }
     let answer = try source.isEqual(old, new)

@@ -89,7 +89,8 @@ private struct LuaTransactionSource: LuaDifferenceSource {
   unowned(unsafe) let vm: LuaVM
   let L: OpaquePointer
   /// Where the three tables of `lk_transaction_changes` are on the stack, one after another:
-  /// the old values, the tables by address, the changed ones.
+  /// the old values, the tables by address (the root, and those the walk read, kept as it reads
+  /// them), the changed ones.
   let found: Int32
   let memory = Memory()
 
@@ -223,6 +224,34 @@ private struct LuaTransactionSource: LuaDifferenceSource {
     }
   }
 
+  /// For a table the transaction did not write, the fields `lk_transaction_changes` listed as
+  /// holding a changed table. Nil for one it wrote, or a key that is no value (the whole reading
+  /// then says where).
+  func changedFields(_ old: Node, _ new: Node) throws(LuaError) -> LuaChangedFields<Node>? {
+    guard case let .table(address, before: true) = old,
+      case .table(address, before: false) = new
+    else { return nil }
+    return try stack.guarded { () throws(LuaError) -> LuaChangedFields<Node>? in
+      guard lua_rawgetp(L, found + 2, address) == LUA_TTABLE else { return nil }
+      let keys = stack.absolute(-1)
+      let table = try push(address)
+      var fields: [(key: LuaValue, old: Node, new: Node)] = []
+      for index in 0..<lua_rawlen(L, keys) {
+        defer { lua_settop(L, table) }
+        lua_rawgeti(L, keys, lua_Integer(index + 1))
+        guard let key = try? stack.value(at: -1, in: vm),
+          lua_rawget(L, table) == LUA_TTABLE
+        else { return nil }
+        let element = lua_topointer(L, -1)!
+        keep(at: -1)
+        fields.append((key, .table(element, before: true), .table(element, before: false)))
+      }
+      let length: Int? =
+        lua_getfield(L, keys, "n") == LUA_TNUMBER ? Int(lua_tointegerx(L, -1, nil)) : nil
+      return LuaChangedFields(sequenceLength: length, fields: fields)
+    }
+  }
+
   func value(_ node: Node) throws(LuaError) -> LuaValue {
     try value(node, depth: 0)
   }
@@ -279,8 +308,18 @@ private struct LuaTransactionSource: LuaDifferenceSource {
     return lua_rawgetp(L, found + 2, address) != LUA_TNIL
   }
 
+  /// Keeps the table at `index` by its address, for `push`: the walk reads a table only from
+  /// one it read, or the root.
+  private func keep(at index: Int32) {
+    lua_pushvalue(L, index)
+    lua_rawsetp(L, found + 1, lua_topointer(L, -1))
+  }
+
   private func entry(at index: Int32, before: Bool, in key: LuaValue) throws(LuaError) -> Node {
-    if lua_type(L, index) == LUA_TTABLE { return .table(lua_topointer(L, index)!, before: before) }
+    if lua_type(L, index) == LUA_TTABLE {
+      keep(at: index)
+      return .table(lua_topointer(L, index)!, before: before)
+    }
     do throws(LuaError) { return .value(try stack.value(at: index, in: vm)) } catch {
       throw error.under(LuaPath.component(key))
     }

@@ -11,13 +11,15 @@
 // table that did not change (it then finds nothing) but never past one that did.
 #include "LuaState.h"
 
+#include "AddressMarks.h"
+
 #include <math.h>
 #include <string.h>
 
 enum { LK_CHANGES_MAX_DEPTH = 200 };  // LuaValue.maximumDepth
 
 // Stack slots of the protected body: 1 the root's real table, then the three tables it makes.
-enum { ROOT = 1, OLD_VALUES = 2, TABLES = 3, CHANGED = 4 };
+enum { ROOT = 1, OLD_VALUES = 2, TABLES = 3, CHANGED = 4, MARKS = 5 };
 
 static const char lk_was_nil = 0;  // an old value that was nil
 
@@ -236,46 +238,86 @@ static void lk_collect_first_old_values(lua_State *L, int into, int by_address) 
   }
 }
 
+// What the walk marks a table with (AddressMarks.h): written by the transaction; being visited
+// (taken as changed if met again inside itself); visited, changed or not.
+enum { WRITTEN = 1, VISITING = 2, VISITED_CHANGED = 4, VISITED_UNCHANGED = 8 };
+
 static int lk_visit(lua_State *L, int table, int depth);
 
-// Visits the table at the top, if it is one, popping it; returns whether it changed.
-static int lk_visit_top(lua_State *L, int depth) {
-  int changed = lua_type(L, -1) == LUA_TTABLE && lk_visit(L, lua_gettop(L), depth);
-  lua_pop(L, 1);
-  return changed;
+// Visits the value at the top if it is a table; returns whether it is one that changed.
+static int lk_visit_value_at_top(lua_State *L, int depth) {
+  return lua_type(L, -1) == LUA_TTABLE && lk_visit(L, lua_gettop(L), depth);
 }
 
-// Registers the table at `table` (absolute) and everything in it, before and now, in TABLES by
-// address, and the changed ones in CHANGED; returns whether it changed.
+// Notes, for a table the transaction did not write, the key (at `key`) of one of its fields that
+// holds a table that changed: into the list at `keys`, made at its first key.
+static void lk_note_changed_key(lua_State *L, int keys, int key) {
+  if (lua_type(L, keys) != LUA_TTABLE) {
+    lua_newtable(L);
+    lua_replace(L, keys);
+  }
+  lua_pushvalue(L, key);
+  lua_rawseti(L, keys, (lua_Integer)lua_rawlen(L, keys) + 1);
+}
+
+// Visits the table at `table` (absolute) and everything in it, before and now, and notes in
+// CHANGED each that changed (it was written, or holds a table that changed): a table the
+// transaction wrote as true; one it did not, whose fields are then the same before and now but
+// for the tables in them that changed, as the list of those fields' keys, with `n` its length if
+// its keys are 1 to n, so that the host reads those fields alone. Returns whether it changed.
 static int lk_visit(lua_State *L, int table, int depth) {
   const void *address = lua_topointer(L, table);
-  if (lua_rawgetp(L, TABLES, address) != LUA_TNIL) {  // met before, or being visited
-    lua_pop(L, 1);
-    int changed = lua_rawgetp(L, CHANGED, address) != LUA_TNIL;
-    lua_pop(L, 1);
-    return changed;
-  }
-  lua_pop(L, 1);
+  unsigned marks = lk_address_marks_of(L, MARKS, address);
+  if (marks & (VISITING | VISITED_CHANGED)) return 1;  // met before, or inside itself
+  if (marks & VISITED_UNCHANGED) return 0;
   // Deeper than a host reads: changed, so that nothing is skipped on its word.
   if (depth >= LK_CHANGES_MAX_DEPTH) return 1;
   luaL_checkstack(L, 8, "a state nested too deeply");
-  lua_pushvalue(L, table);
-  lua_rawsetp(L, TABLES, address);
-  lua_pushboolean(L, 1);
-  lua_rawsetp(L, CHANGED, address);  // met again inside itself: taken as changed
-  int changed = lua_rawgetp(L, OLD_VALUES, address) == LUA_TTABLE;
-  int old_values = lua_gettop(L);
+  lk_address_marks_set(L, MARKS, address, marks | VISITING);
+  int written = (marks & WRITTEN) != 0, changed = written;
+  lua_Integer length = (lua_Integer)lua_rawlen(L, table), count = 0, in_sequence = 0;
+  lua_pushnil(L);  // the keys of fields holding changed tables, a list once there is one
+  int keys = lua_gettop(L);
   lua_pushnil(L);
-  while (lk_next_visible(L, table) != 0) changed |= lk_visit_top(L, depth + 1);
-  if (lua_type(L, old_values) == LUA_TTABLE) {
-    lua_pushnil(L);
-    while (lua_next(L, old_values) != 0) changed |= lk_visit_top(L, depth + 1);
+  while (lk_next_visible(L, table) != 0) {
+    count += 1;
+    if (lua_isinteger(L, -2)) {
+      lua_Integer key = lua_tointeger(L, -2);
+      in_sequence += key >= 1 && key <= length;
+    }
+    if (lk_visit_value_at_top(L, depth + 1)) {
+      changed = 1;
+      if (!written) lk_note_changed_key(L, keys, lua_gettop(L) - 1);
+    }
+    lua_pop(L, 1);
   }
-  lua_pop(L, 1);
-  if (!changed) {
+  if (written && lua_rawgetp(L, OLD_VALUES, address) == LUA_TTABLE) {
+    int old_values = lua_gettop(L);
     lua_pushnil(L);
+    while (lua_next(L, old_values) != 0) {
+      lk_visit_value_at_top(L, depth + 1);  // a table taken out: the walk reads it
+      lua_pop(L, 1);
+    }
+  }
+  lua_settop(L, keys);
+  marks = lk_address_marks_of(L, MARKS, address);
+  lk_address_marks_set(
+    L, MARKS, address,
+    (marks & WRITTEN) | (changed ? VISITED_CHANGED : VISITED_UNCHANGED));
+  if (changed) {
+    if (written) {
+      lua_pushboolean(L, 1);
+    } else {
+      if (lua_type(L, keys) != LUA_TTABLE) lua_newtable(L);  // changed only inside itself
+      else lua_pushvalue(L, keys);
+      if (count > 0 && count == length && in_sequence == length) {
+        lua_pushinteger(L, length);
+        lua_setfield(L, -2, "n");
+      }
+    }
     lua_rawsetp(L, CHANGED, address);
   }
+  lua_pop(L, 1);
   return changed;
 }
 
@@ -285,8 +327,16 @@ static int lk_transaction_changes_protected(lua_State *L) {
   lua_newtable(L);  // OLD_VALUES
   lua_newtable(L);  // TABLES
   lua_newtable(L);  // CHANGED
+  lk_address_marks_new(L, 256);  // MARKS
   lk_collect_first_old_values(L, OLD_VALUES, 1);
   lk_entries_end(L);
+  lua_pushnil(L);
+  while (lua_next(L, OLD_VALUES) != 0) {
+    lk_address_marks_set(L, MARKS, lua_touserdata(L, -2), WRITTEN);
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, ROOT);
+  lua_rawsetp(L, TABLES, lua_topointer(L, ROOT));
   lk_visit(L, ROOT, 0);
   lua_createtable(L, 3, 0);
   for (int slot = OLD_VALUES; slot <= CHANGED; slot++) {

@@ -28,9 +28,13 @@ int lk_journal_restore_kept(lua_State *L, int copy);
 /// Inside a transaction, what it changed in the state at `root` (a proxy or its real table), as
 /// the host reads it (see TransactionChanges.c). Pushes a table of three tables, each keyed by
 /// a table's address (light userdata): [1] the first old value of each key the transaction
-/// wrote in that table (nil as the marker `lk_changes_is_nil_marker` knows); [2] every table
-/// of the state before or now; [3] those that changed, or hold one that did. Returns LUA_OK, or
-/// an error status with the message on the stack instead.
+/// wrote in that table (nil as the marker `lk_changes_is_nil_marker` knows); [2] the tables by
+/// address, holding the root's real table, for the host to add those it reads; [3] those that
+/// changed, or hold one that did: true for one the transaction wrote, and for one it did not
+/// (whose fields are the same before and now but for the tables in them that changed) the list
+/// of the keys of the fields that hold a changed table, with `n` the table's length when its
+/// keys are 1 to n. Time as the tables of the state, with no look-up in a Lua table but for the
+/// changed ones. Returns LUA_OK, or an error status with the message on the stack instead.
 int lk_transaction_changes(lua_State *L, int root);
 /// Whether the value at `index` is the marker of an old value that was nil.
 int lk_changes_is_nil_marker(lua_State *L, int index);
