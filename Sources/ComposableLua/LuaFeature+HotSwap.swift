@@ -15,6 +15,7 @@ extension LuaFeature {
   /// `swap` for source as bytes, as a file holds them.
   public func swap(toSource source: LuaString, file: String? = nil) throws(LuaFeatureError) {
     try queue.access { (vm, current) throws(LuaFeatureError) in
+      current.swapFailed = true  // until the new code is in: a `Loaded` made below says false
       let file = file ?? current.fileName
       let fresh: LuaSandbox
       do throws(LuaError) {
@@ -58,6 +59,27 @@ extension LuaFeature {
         (current.reloadedShapeGaps, current.initialStateChanged, current.initialStateProblem) =
           shapeAgainst(makeState, before: before, vm)
       }
+    }
+  }
+
+  /// Whether `file` and the files of the modules the code required as it loaded hold the code
+  /// running now: a save that changed nothing, or one a `:reload` took already, which a hot
+  /// reload skips (a watcher's late event for it reloaded under a REPL's `:test`). False when a
+  /// swap failed since (the code on disk may be what runs again, and the person is told so), or
+  /// a file cannot be read.
+  ///
+  /// ```swift
+  /// let file = URL(fileURLWithPath: "features/counter.lua")
+  /// let feature = try LuaFeature(contentsOf: file)
+  /// feature.holdsLoadedCode(file)  // true, until the file is saved with other code
+  /// ```
+  public func holdsLoadedCode(_ file: URL) -> Bool {
+    queue.access { _, current in
+      let modules = moduleFiles == nil ? [] : moduleFiles?.digestsOnDisk
+      guard !current.swapFailed, let bytes = try? LuaSourceFile.bytes(of: file), let modules
+      else { return false }
+      let fingerprint = Self.codeFingerprint(of: LuaString(bytes: bytes), moduleDigests: modules)
+      return fingerprint == current.codeFingerprint
     }
   }
 

@@ -53,6 +53,8 @@ public final class LuaFeature: Sendable {
     /// What is wrong with the swap's `initial_state()`, when a run of its code could not start.
     var initialStateProblem: String? = nil
     var reloadedShapeGaps: (gaps: [RestoredShapeGap], count: Int)? = nil
+    /// Whether a swap to new code failed since this code was loaded (the old code runs on).
+    var swapFailed = false
     /// `expressionGuardSource` compiled, at the first expression (`evaluate`).
     var expressionGuard: LuaReference? = nil
   }

@@ -78,6 +78,17 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
     lock.withLock { digests.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
   }
 
+  /// The modules served since `startLoad()` as their files hold them now, by name, with a
+  /// digest of each one's source as `loadedDigests` has it; nil when one cannot be read.
+  var digestsOnDisk: [(name: String, digest: UInt64)]? {
+    var found: [(name: String, digest: UInt64)] = []
+    for (name, _) in loadedDigests {
+      guard let source = try? directories.source(ofModule: name) else { return nil }
+      found.append((name, CodeDigest.of(source.bytes.bytes)))
+    }
+    return found
+  }
+
   /// The files `name` was looked for at, as `LuaModuleDirectories` lists them.
   public func searchDescription(for name: String) -> String {
     directories.searchDescription(for: name)

@@ -381,6 +381,43 @@ import Testing
     #expect(await repl.lastLine(after: "increment") == "  − count = 1\n  + count = 3")
   }
 
+  /// A save's event that comes after `:reload` took the edit (the watcher waits for a quiet
+  /// moment; a person types faster) reloads nothing: it reloaded again under the next command
+  /// (`:test`, an attacker's finding). Nor does a save of the same bytes. A later edit reloads
+  /// once. (A second watcher says when the saves' events came.)
+  @Test func aSaveOfTheCodeRunningReloadsNothing() async throws {
+    let repl = try Reloading()
+    defer { repl.reload.stop() }
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [repl.file]) { saves.add($0) }
+    defer { watcher.stop() }
+    let times10 = Self.source.replacingOccurrences(
+      of: "state.count + step.size", with: "state.count * 10")
+    try times10.write(to: repl.file, atomically: false, encoding: .utf8)
+    _ = await repl.session.handle(":reload")
+    #expect(saves.wait(for: 1).count == 1)
+    try times10.write(to: repl.file, atomically: true, encoding: .utf8)  // the same bytes
+    #expect(saves.wait(for: 2).count == 2)
+    try await Task.sleep(for: .milliseconds(300))  // for a reload the events would set off
+    try Self.source.replacingOccurrences(of: "state.count + step.size", with: "state.count + 7")
+      .write(to: repl.file, atomically: false, encoding: .utf8)
+    let lines = await repl.waitFor("reloaded counter.lua in ", count: 2)
+    #expect(lines.filter { $0.hasPrefix("reloaded counter.lua in ") }.count == 2)
+    #expect(await repl.lastLine(after: "increment") == "  − count = 0\n  + count = 7")
+  }
+
+  /// A save that puts back the code running after a broken save reloads, and says so: the
+  /// person was told the old code runs on, and reverted.
+  @Test func aRevertAfterABrokenSaveReloads() async throws {
+    let repl = try Reloading()
+    defer { repl.reload.stop() }
+    try "return {".write(to: repl.file, atomically: false, encoding: .utf8)
+    _ = await repl.waitFor("  error: ")
+    try Self.source.write(to: repl.file, atomically: false, encoding: .utf8)
+    let lines = await repl.waitFor("reloaded counter.lua in ")
+    #expect(lines.contains { $0.hasPrefix("reloaded counter.lua in ") })
+  }
+
   /// An effect started by the old code sends its action to the new reducer.
   @Test func anEffectInFlightReachesTheNewCode() async throws {
     let repl = try Reloading()

@@ -10,8 +10,9 @@ import LuaKit
 public final class HotReload: Sendable {
   let watcher: FileWatcher
 
-  /// `reload(changed)` is called once per save (on a task of its own) with the paths saved;
-  /// the files are watched again after it, since the new code may require other modules.
+  /// `reload(changed)` is called once per save that changed the code (on a task of its own)
+  /// with the paths saved; the files are watched again after it, since the new code may
+  /// require other modules.
   ///
   /// ```swift
   /// let file = URL(fileURLWithPath: "features/counter.lua")
@@ -31,7 +32,10 @@ public final class HotReload: Sendable {
     watcher = try FileWatcher(files: files()) { changed in
       // One save at a time, in order: the next waits for this one.
       box.serially {
-        await reload(changed)
+        // A save that left the code as it runs (one `:reload` took before its event came, or a
+        // save of the same bytes) reloads nothing: the late event of a `:reload`ed edit
+        // reloaded again under the REPL's next command (`:test`, an attacker's finding).
+        if !feature.holdsLoadedCode(file) { await reload(changed) }
         try? box.watcher?.watch(files())
       }
     }
