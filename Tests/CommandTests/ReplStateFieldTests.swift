@@ -10,7 +10,7 @@ import Testing
       ["repl", "examples/counter/counter.lua"],
       input: ":state cont\n:state count\n:state zzz\n")
     #expect(outcome.output.contains("nil  (the state has no field cont: did you mean count?)"))
-    #expect(outcome.output.contains("\n0\n"), "\(outcome.output)")
+    #expect(outcome.output.contains("\n  0\n"), "\(outcome.output)")
     #expect(!outcome.output.contains("> "), "piped, no prompt: \(outcome.output)")
     #expect(outcome.output.contains("nil  (the state has no field zzz)\n"))
   }

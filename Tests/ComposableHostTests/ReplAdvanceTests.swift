@@ -51,17 +51,17 @@ import Testing
     let repl = try ReplSessionTests.Harness(source: Self.source)
     await repl.type("start")
     let printed = await repl.type(":advance 30").0
-    #expect(await repl.type(":state ticks").0 == "30")
-    #expect(await repl.type(":state tocks").0 == "20")
-    #expect(await repl.type(":state chain").0 == "40", "a chain of 40 quarter-second delays")
+    #expect(await repl.type(":state ticks").0 == "  30")
+    #expect(await repl.type(":state tocks").0 == "  20")
+    #expect(await repl.type(":state chain").0 == "  40", "a chain of 40 quarter-second delays")
     let log = try repl.session.feature.state().log.tableValue?.sequence.map(\.stringValue)
     #expect(log == Self.expectedLog(through: 30))
     // Every action was printed before `:advance` returned.
     #expect(printed.components(separatedBy: "← ").count - 1 == 30 + 20 + 40)
     // Again: time goes on from where it stood.
     await repl.type(":advance 3")
-    #expect(await repl.type(":state ticks").0 == "33")
-    #expect(await repl.type(":state tocks").0 == "22")
+    #expect(await repl.type(":state ticks").0 == "  33")
+    #expect(await repl.type(":state tocks").0 == "  22")
   }
 
   /// A timer of a millisecond and `:advance 1000`: a million wake-ups. The advance stops at its

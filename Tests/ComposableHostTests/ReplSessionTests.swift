@@ -137,7 +137,7 @@ import Testing
         + "what is open")
     #expect(repl.session.failures.counts.lines == 1 && !repl.session.failures.any)
     #expect(await repl.session.prompt == "> ")
-    #expect(await repl.type(":state items").0 == "{}")
+    #expect(await repl.type(":state items").0 == "  {}")
   }
 
   /// An action typed may read the state and env, as an `=` expression does; it cannot write.
@@ -150,7 +150,7 @@ import Testing
     let write = await repl.type(#"{ type = "add", item = (function() state.count = 9 end)() }"#).0
     #expect(write.hasPrefix("  error: the line is not an action (a word, or a Lua table): "))
     #expect(write.contains("state changes only in reduce"))
-    #expect(await repl.type(":state count").0 == "0")
+    #expect(await repl.type(":state count").0 == "  0")
   }
 
   @Test func aTableOverTwoLinesContinues() async throws {
@@ -181,8 +181,8 @@ import Testing
   @Test func stateAndExpressionsAreLua() async throws {
     let repl = try Harness()
     await repl.type(#"{ type = "add", item = "milk" }"#)
-    #expect(await repl.type(":state items").0 == #"{ "milk" }"#)
-    #expect(await repl.type(":state items[1]").0 == #""milk""#)
+    #expect(await repl.type(":state items").0 == #"  { "milk" }"#)
+    #expect(await repl.type(":state items[1]").0 == #"  "milk""#)
     let sum = await repl.type("= state.count + 41").0
     #expect(sum == "41")
     let two = await repl.type("= #state.items, env.debug").0
@@ -226,7 +226,7 @@ import Testing
     await repl.session.settle()
     #expect(await repl.type(":effects").0 == "  no effects running")
     await repl.clock.advance(by: .seconds(5))
-    #expect(await repl.type(":state count").0 == "0")  // the cancelled effect sent nothing
+    #expect(await repl.type(":state count").0 == "  0")  // the cancelled effect sent nothing
     #expect(await repl.type(":cancel 99").0 == "  error: no effect #99 is running; :effects lists them")
   }
 
@@ -260,7 +260,7 @@ import Testing
     let paused = await repl.type(":pause").0
     #expect(paused.hasPrefix("  time stopped at ") && paused.hasSuffix(":resume lets it run"))
     try await Task.sleep(for: .milliseconds(400))
-    #expect(await repl.type(":state count").0 == "0")  // its minute has not passed
+    #expect(await repl.type(":state count").0 == "  0")  // its minute has not passed
     #expect(await repl.type(":advance 60").0 == "← { type = \"increment\" }\n  − count = 0\n  + count = 1")
     await repl.type("soon")
     // Running again, the 0.2 s timer goes off by itself: on a slow machine (the sanitized

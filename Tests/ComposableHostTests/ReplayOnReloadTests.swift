@@ -30,7 +30,7 @@ import Testing
     // The replayed state is where the session goes on, and what a jump comes back to.
     #expect(await repl.type("increment").0 == "  − count = 20\n  + count = 30")
     await repl.type(":goto 2")
-    #expect(await repl.type(":state count").0 == "20")
+    #expect(await repl.type(":state count").0 == "  20")
   }
 
   @Test func theFirstActionThatNowRaisesIsFlaggedByNumber() async throws {
@@ -91,7 +91,7 @@ import Testing
     let replayed = await repl.type(":replay").0
     #expect(replayed.hasPrefix("  cancelled #") && replayed.contains(" effect.after\n"))
     await repl.clock.advance(by: .seconds(2))
-    #expect(await repl.type(":state count").0 == "0")
+    #expect(await repl.type(":state count").0 == "  0")
   }
 
   @Test func withReplayOnReloadEverySaveReplays() async throws {

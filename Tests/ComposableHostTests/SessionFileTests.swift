@@ -405,7 +405,7 @@ import Testing
     // The null is in the state, not in the recording: the recording saves.
     #expect(await nulls.type(":save \(directory.path)/s.lua").0.hasPrefix("  saved 2 actions"))
     await repl.type("increment")
-    #expect(await repl.type(":state count").0 == "2")
+    #expect(await repl.type(":state count").0 == "  2")
   }
 
   @Test func aMissingSessionFileIsAClearError() throws {

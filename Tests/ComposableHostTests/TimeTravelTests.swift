@@ -133,7 +133,7 @@ import Testing
     #expect(await repl.type(":effects").0 == "  no effects running")
     await repl.clock.advance(by: .seconds(5))
     await repl.session.settle()
-    #expect(await repl.type(":state count").0 == "1")
+    #expect(await repl.type(":state count").0 == "  1")
     #expect(repl.session.timeline.count == 2)
   }
 

@@ -117,13 +117,13 @@ extension ReplSession {
       let near = NearestName.nearest(
         to: path, among: table.entries.keys.compactMap(\.stringValue))
       return printer.line(
-        "nil  (the state has no field \(path)" + (near.map { ": did you mean \($0)?" } ?? "")
+        "  nil  (the state has no field \(path)" + (near.map { ": did you mean \($0)?" } ?? "")
           + ")")
     }
     evaluate(
       "state" + (path.hasPrefix("[") ? path : "." + path), input: ":state " + path,
       syntaxHint: "a path is written as in Lua: todos[1].title, or [\"a key\"] for a key "
-        + "that is not a word")
+        + "that is not a word", indented: true)
   }
 
   func showLog() {

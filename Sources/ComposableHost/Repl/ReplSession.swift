@@ -284,15 +284,20 @@ public actor ReplSession {
 
   /// `= expression`: its values, laid out as Lua.
   /// `input` names it in an error (`= state.x.y`, `:state x.y`): the line as typed, cut.
-  /// `syntaxHint` is said after a syntax error (`:state`'s path syntax).
-  func evaluate(_ expression: [UInt8], input: String? = nil, syntaxHint: String? = nil) {
+  /// `syntaxHint` is said after a syntax error (`:state`'s path syntax). `indented`: the values
+  /// are shown as `:state` shows the whole state, two spaces in (`:state PATH`).
+  func evaluate(
+    _ expression: [UInt8], input: String? = nil, syntaxHint: String? = nil,
+    indented: Bool = false
+  ) {
     let text = String(decoding: expression, as: UTF8.self)
     let typed = input ?? "= " + text.trimmingCharacters(in: .whitespaces)
     var name = String(typed.prefix { $0 != "\n" && $0 != "\r" })
     if name.count > 50 || name.count < typed.count { name = String(name.prefix(50)) + "…" }
     do throws(LuaError) {
       let shown = try feature.evaluateShown(bytes: expression, name: name)
-      printer.line(shown.isEmpty ? "  (no value)" : shown.joined(separator: "\n"))
+      let text = shown.joined(separator: "\n")
+      printer.line(shown.isEmpty ? "  (no value)" : indented ? indentedBlock(text) : text)
     } catch {
       // One line typed: its line number says nothing (after "syntax error: " too).
       var message = error.message
@@ -309,8 +314,10 @@ public actor ReplSession {
     }
   }
 
-  func evaluate(_ expression: String, input: String? = nil, syntaxHint: String? = nil) {
-    evaluate(Array(expression.utf8), input: input, syntaxHint: syntaxHint)
+  func evaluate(
+    _ expression: String, input: String? = nil, syntaxHint: String? = nil, indented: Bool = false
+  ) {
+    evaluate(Array(expression.utf8), input: input, syntaxHint: syntaxHint, indented: indented)
   }
 
   /// Waits for what the store is doing now (an action sent, effects' actions queued) to be
