@@ -4,6 +4,8 @@
 // why a failed call failed (lk_last_failure), beyond Lua's status code.
 #include "LuaState.h"
 
+#include "TableDescription.h"
+
 // The longest error message a report keeps: a longer one is cut, so that building the report
 // (which runs without the cap) copies a bounded amount.
 enum { LK_MESSAGE_MAX = 16 * 1024 };
@@ -29,7 +31,9 @@ int lk_traceback(lua_State *L) {
   lua_pushvalue(L, 1);  // slot 2: the error object as raised, handed on at the end
   int type = lua_type(L, 1);
   int described = type == LUA_TSTRING || type == LUA_TNUMBER;
+  int has_tostring = 0;
   if (!described && luaL_getmetafield(L, 1, "__tostring") != LUA_TNIL) {
+    has_tostring = 1;
     // The error object's own description: feature code, so under the cap and the budget like
     // any other (a spent budget makes it fail at once), and protected.
     lua_pushvalue(L, 1);
@@ -44,6 +48,8 @@ int lk_traceback(lua_State *L) {
   int saved_enforce = lk_memory_cap_set(&info->memory, 0);
   if (described) {
     lk_push_bounded_message(L, L, 1);
+  } else if (type == LUA_TTABLE && !has_tostring) {
+    lk_push_table_description(L, 1);
   } else {
     lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
@@ -175,10 +181,17 @@ static void lk_push_coroutine_message(lua_State *L, lua_State *co, int described
     lua_remove(L, -2);
     return;
   }
-  int type = lua_type(co, -1);
+  int type = lua_type(co, -1), top = lua_gettop(co);
   if (type == LUA_TSTRING || type == LUA_TNUMBER) {
     lk_push_bounded_message(L, co, -1);
+  } else if (type == LUA_TTABLE && lua_checkstack(co, 2) && lua_checkstack(L, 2) &&
+             luaL_getmetafield(co, -1, "__tostring") == LUA_TNIL) {
+    lua_pushvalue(co, -1);
+    lua_xmove(co, L, 1);  // a copy: the object stays on `co` for its traceback
+    lk_push_table_description(L, -1);
+    lua_remove(L, -2);
   } else {
+    lua_settop(co, top);  // a __tostring that failed, which luaL_getmetafield pushed
     lua_pushfstring(L, "(error object is a %s value)", luaL_typename(co, -1));
   }
 }

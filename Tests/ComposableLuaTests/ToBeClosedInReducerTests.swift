@@ -57,9 +57,9 @@ import Testing
       try feature.state().seen
         == ["table 7", "boom", "table 9", "42"])
     #expect(try feature.state().changed == .nil)  // rolled back
-    #expect(reports[0].contains("(error object is a table value)"), "\(reports[0])")
+    #expect(reports[0].contains("rolled back: { code = 7 }\nstack traceback:"), "\(reports[0])")
     #expect(reports[1].contains("boom\nstack traceback:"), "\(reports[1])")
-    #expect(reports[2].contains("(error object is a table value)"), "\(reports[2])")
+    #expect(reports[2].contains("rolled back: { code = 9 }\nstack traceback:"), "\(reports[2])")
     #expect(reports[3].contains("42\nstack traceback:"), "\(reports[3])")
   }
 

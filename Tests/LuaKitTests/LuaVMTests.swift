@@ -48,7 +48,7 @@ import Testing
     #expect {
       try vm.evaluate("error({ code = 1 })")
     } throws: { error in
-      (error as? LuaError)?.message == "(error object is a table value)"
+      (error as? LuaError)?.message == "{ code = 1 }"
     }
   }
 
