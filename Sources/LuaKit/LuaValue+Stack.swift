@@ -16,7 +16,32 @@ extension LuaStack {
     case LUA_TBOOLEAN: return .boolean(lua_toboolean(L, index) != 0)
     default:
       var reading = LuaSnapshotReading()
-      return try value(at: absolute(index), in: vm, reading: &reading)
+      return try readingAgainInKeyOrder(at: absolute(index), in: vm, reading: &reading)
+    }
+  }
+
+  /// The snapshot; if it fails, read again with each table's fields in key order, so that the
+  /// error names the first bad place in that order: in a hash part's order (each VM's string
+  /// seed) a table at two places inside itself was named at one or the other from one run to
+  /// the next. Only a failure pays for the second reading.
+  private func readingAgainInKeyOrder(
+    at index: Int32, in vm: LuaVM, reading: inout LuaSnapshotReading
+  ) throws(LuaError) -> LuaValue {
+    let top = lua_gettop(L)
+    do throws(LuaError) {
+      return try value(at: index, in: vm, reading: &reading)
+    } catch {
+      guard case .conversion = error else { throw error }
+      lua_settop(L, top)
+      var again = LuaSnapshotReading()
+      again.inKeyOrder = true
+      do throws(LuaError) {
+        _ = try value(at: index, in: vm, reading: &again)
+      } catch let ordered {
+        lua_settop(L, top)
+        throw ordered
+      }
+      throw error
     }
   }
 
@@ -26,7 +51,7 @@ extension LuaStack {
   func value(
     at index: Int32, in vm: LuaVM, sharing reading: inout LuaSnapshotReading
   ) throws(LuaError) -> LuaValue {
-    try value(at: absolute(index), in: vm, reading: &reading)
+    try readingAgainInKeyOrder(at: absolute(index), in: vm, reading: &reading)
   }
 }
 
@@ -42,6 +67,9 @@ struct LuaSnapshotReading {
   /// How many times a table read already was met again: a table during whose reading this did
   /// not move is a tree.
   var tablesMetAgain = 0
+  /// Each table's fields read in key order (`LuaValue.keyOrder`), not Lua's: a reading that
+  /// failed is made again so, for an error that names the same place in every run.
+  var inKeyOrder = false
 }
 
 extension LuaStack {
@@ -98,8 +126,11 @@ extension LuaStack {
       // entries go into the table as they are read, and it gets its identity once, at the end.
       var entries: [LuaValue: LuaValue] = [:]
       var height = 1
+      if reading.inKeyOrder {
+        try readInKeyOrder(at: index, in: vm, reading: &reading, into: &entries, height: &height)
+      }
       lua_pushnil(L)
-      while lk_next(L, index) != 0 {
+      while !reading.inKeyOrder, lk_next(L, index) != 0 {
         if lua_type(L, -2) == LUA_TTABLE {  // equal-looking tables would collapse into one key
           throw .conversion(
             path: "", message: "a table key cannot be read (keys are strings, numbers, booleans)")
@@ -127,6 +158,41 @@ extension LuaStack {
       return .function(vm.makeReference(at: index, L))
     default:
       return .other(vm.makeReference(at: index, L))
+    }
+  }
+
+  /// The fields of the table at `index` read as `value` reads them, in key order: the keys
+  /// first, then each value, and a table key (which no order places) last.
+  private func readInKeyOrder(
+    at index: Int32, in vm: LuaVM, reading: inout LuaSnapshotReading,
+    into entries: inout [LuaValue: LuaValue], height: inout Int
+  ) throws(LuaError) {
+    var keys: [LuaValue] = []
+    var tableKey = false
+    lua_pushnil(L)
+    while lk_next(L, index) != 0 {
+      if lua_type(L, -2) == LUA_TTABLE {
+        tableKey = true
+      } else {
+        keys.append(try value(at: absolute(-2), in: vm, reading: &reading))
+      }
+      lua_settop(L, -2)
+    }
+    keys.sort(by: LuaValue.keyOrder)
+    for key in keys {
+      try push(key, in: vm)
+      lua_rawget(L, index)
+      do throws(LuaError) {
+        entries[key] = try value(at: absolute(-1), in: vm, reading: &reading)
+        height = max(height, reading.height + 1)
+      } catch {
+        throw error.under(LuaPath.component(key))
+      }
+      lua_settop(L, -2)
+    }
+    if tableKey {
+      throw .conversion(
+        path: "", message: "a table key cannot be read (keys are strings, numbers, booleans)")
     }
   }
 }

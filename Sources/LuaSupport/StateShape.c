@@ -19,6 +19,8 @@
 // cycle: the walk runs.
 #include "LuaState.h"
 
+#include "KeyOrder.h"
+
 // A flat table of more entries than this is recorded as walked, as other tables are: a table
 // reached from many places is then scanned once, not once a place.
 enum { LK_SHAPE_SCAN_SMALL = 16 };
@@ -111,6 +113,7 @@ typedef struct {
   int keys[LK_STATE_MAX_DEPTH + 2];     // stack slots of the keys from the root, by depth
   int length;                           // on a refusal: the keys of the place refused
   int inside;                           // on a cycle: the depth of the table it is inside
+  int sorted;                           // each table's fields walked in key order
 } lk_shape_walk;
 
 enum { LK_SHAPE_OK = 0, LK_SHAPE_TOO_DEEP = 1, LK_SHAPE_CYCLE = 2 };
@@ -157,6 +160,27 @@ static lua_Integer lk_shape_known_height(lua_State *L, int table, lk_shape_walk 
   return height;
 }
 
+// Pushes a list of the keys of the table at `table` whose values are tables, in key order
+// (KeyOrder.h); returns how many. The walk's refusal names a place: in the order of a hash
+// part, which follows the process's string-hash seed, a state with a table at two places named
+// either place from one run to the next (and `composable replay` said an action's error was
+// another now).
+static lua_Integer lk_shape_push_sorted_children(lua_State *L, int table) {
+  lua_newtable(L);
+  int list = lua_gettop(L);
+  lua_Integer count = 0;
+  lua_pushnil(L);
+  while (lk_next_visible(L, table) != 0) {
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_pushvalue(L, -2);
+      lua_rawseti(L, list, ++count);
+    }
+    lua_pop(L, 1);
+  }
+  lk_sort_keys(L, list, count);
+  return count;
+}
+
 // From the table at `table`, met at `depth` and `height` levels high, down its highest branch
 // to the first level past the limit: the keys of that place, for the message.
 static int lk_shape_descend(
@@ -164,14 +188,27 @@ static int lk_shape_descend(
   while (depth <= LK_STATE_MAX_DEPTH && height > 1) {
     luaL_checkstack(L, 4, "the state is nested too deeply");
     int found = 0;
-    lua_pushnil(L);
-    while (lk_next_visible(L, table) != 0) {
-      if (lua_type(L, -1) == LUA_TTABLE &&
-          lk_shape_known_height(L, lua_gettop(L), walk) == height - 1) {
-        found = 1;
-        break;  // the key and the table stay on the stack, for the path
+    if (walk->sorted) {
+      lua_Integer count = lk_shape_push_sorted_children(L, table);
+      int list = lua_gettop(L);
+      for (lua_Integer i = 1; i <= count && !found; i++) {
+        lua_rawgeti(L, list, i);
+        lua_pushvalue(L, -1);
+        lua_rawget(L, table);
+        if (lk_shape_known_height(L, lua_gettop(L), walk) == height - 1) found = 1;
+        else lua_pop(L, 2);
       }
-      lua_pop(L, 1);
+      if (!found) lua_pop(L, 1);
+    } else {
+      lua_pushnil(L);
+      while (lk_next_visible(L, table) != 0) {
+        if (lua_type(L, -1) == LUA_TTABLE &&
+            lk_shape_known_height(L, lua_gettop(L), walk) == height - 1) {
+          found = 1;
+          break;  // the key and the table stay on the stack, for the path
+        }
+        lua_pop(L, 1);
+      }
     }
     if (!found) break;
     walk->keys[depth] = lua_gettop(L) - 1;
@@ -215,15 +252,31 @@ static lua_Integer lk_shape_height(
   lua_pushinteger(L, -depth);
   lua_rawset(L, walk->reached);
   lua_Integer height = 1;
-  lua_pushnil(L);
-  while (lk_next_visible(L, table) != 0) {
-    if (lua_type(L, -1) == LUA_TTABLE) {
+  if (walk->sorted) {
+    lua_Integer count = lk_shape_push_sorted_children(L, table);
+    int list = lua_gettop(L);
+    for (lua_Integer i = 1; i <= count; i++) {
+      lua_rawgeti(L, list, i);
+      lua_pushvalue(L, -1);
+      lua_rawget(L, table);
       walk->keys[depth] = lua_gettop(L) - 1;
       lua_Integer inner = lk_shape_height(L, lua_gettop(L), depth + 1, walk, result);
       if (inner < 0) return -1;  // the keys on the stack name the path
       if (inner + 1 > height) height = inner + 1;
+      lua_pop(L, 2);
     }
     lua_pop(L, 1);
+  } else {
+    lua_pushnil(L);
+    while (lk_next_visible(L, table) != 0) {
+      if (lua_type(L, -1) == LUA_TTABLE) {
+        walk->keys[depth] = lua_gettop(L) - 1;
+        lua_Integer inner = lk_shape_height(L, lua_gettop(L), depth + 1, walk, result);
+        if (inner < 0) return -1;  // the keys on the stack name the path
+        if (inner + 1 > height) height = inner + 1;
+      }
+      lua_pop(L, 1);
+    }
   }
   lua_pushvalue(L, table);
   lua_pushinteger(L, height);
@@ -242,6 +295,16 @@ static int lk_shape_check_protected(lua_State *L) {
     lk_info_of(L)->shape.bound = height;
     return 0;
   }
+  // Refused: walked again in key order, so that the place named is the same in every run (the
+  // refusal costs a sort of each table's keys; a state in shape never pays it).
+  lua_settop(L, 1);
+  walk = (lk_shape_walk){0};
+  walk.sorted = 1;
+  lua_newtable(L);
+  walk.reached = lua_gettop(L);
+  result = LK_SHAPE_OK;
+  height = lk_shape_height(L, 1, 1, &walk, &result);
+  if (height > 0) return luaL_error(L, "the state's shape was refused, then found in shape");
   // The keys of the path are on the stack, from the root down.
   int length = walk.length;
   luaL_Buffer buffer;

@@ -21,6 +21,8 @@
 // - Every C function here checks the type of what it reads from a hidden key before using it.
 #include "LuaState.h"
 
+#include "KeyOrder.h"
+
 #include <limits.h>
 
 // lk_real_key and lk_proxy_key, the hidden keys, are HiddenKeys.c's.
@@ -681,6 +683,9 @@ static void lk_journal_append(lua_State *L, int table, int key, int value) {
 }
 
 static void lk_store_form(lua_State *L, int index, int depth);
+static void lk_adopt_field_at_top(lua_State *L, int real, int depth);
+static void lk_check_fields_in_order(lua_State *L, int index);
+static void lk_adopt_fields_in_order(lua_State *L, int real, int depth);
 
 // Makes the plain table at `index` part of the state: its contents move into a new real table
 // and it becomes that table's proxy, so references kept to it elsewhere go through the journal.
@@ -728,6 +733,7 @@ static void lk_adopt(lua_State *L, int index, int depth) {
   lua_pushlightuserdata(L, (void *)&lk_adopted_key);
   lk_journal_append(L, index, -1, metatable);
   lua_pop(L, 1);
+  if (__builtin_expect(info->transaction.adopt_in_key_order, 0)) lk_check_fields_in_order(L, index);
   lua_Integer count = 0;
   lua_pushnil(L);
   while (lua_next(L, index) != 0) {
@@ -769,22 +775,81 @@ static void lk_adopt(lua_State *L, int index, int depth) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
   lua_setmetatable(L, index);
   // The values: nested tables become real tables of the state too.
+  if (__builtin_expect(info->transaction.adopt_in_key_order, 0)) {
+    lk_adopt_fields_in_order(L, real, depth);
+    lua_settop(L, base);
+    return;
+  }
   lua_pushnil(L);
   while (lk_next_visible(L, real) != 0) {
-    if (lua_type(L, -1) == LUA_TTABLE) {
-      int value = lua_gettop(L);
-      lua_pushvalue(L, value);
-      lk_store_form(L, value + 1, depth + 1);
-      if (!lua_rawequal(L, value, value + 1)) {
-        lua_pushvalue(L, value - 1);
-        lua_pushvalue(L, value + 1);
-        lua_rawset(L, real);  // an existing key: allowed while traversing
-      }
-      lua_pop(L, 1);
-    }
+    if (lua_type(L, -1) == LUA_TTABLE) lk_adopt_field_at_top(L, real, depth);
     lua_pop(L, 1);
   }
   lua_settop(L, base);
+}
+
+// Adopts the table at the top (the value of the key just below it in the real table at `real`)
+// and puts it in the real table's field as the state holds it; leaves the stack as it was.
+static void lk_adopt_field_at_top(lua_State *L, int real, int depth) {
+  int value = lua_gettop(L);
+  lua_pushvalue(L, value);
+  lk_store_form(L, value + 1, depth + 1);
+  if (!lua_rawequal(L, value, value + 1)) {
+    lua_pushvalue(L, value - 1);
+    lua_pushvalue(L, value + 1);
+    lua_rawset(L, real);  // an existing key: allowed while traversing
+  }
+  lua_pop(L, 1);
+}
+
+// Pushes the keys of the table at `table` (absolute), those whose values are tables alone when
+// `tables_only`, sorted in key order; returns how many.
+static lua_Integer lk_push_keys_in_order(lua_State *L, int table, int tables_only) {
+  lua_newtable(L);
+  int list = lua_gettop(L);
+  lua_Integer count = 0;
+  lua_pushnil(L);
+  while (lk_next_visible(L, table) != 0) {
+    if (!tables_only || lua_type(L, -1) == LUA_TTABLE) {
+      lua_pushvalue(L, -2);
+      lua_rawseti(L, list, ++count);
+    }
+    lua_pop(L, 1);
+  }
+  lk_sort_keys(L, list, count);
+  return count;
+}
+
+// The check of an adopted table's keys and values, in key order (a refused store tried again).
+static void lk_check_fields_in_order(lua_State *L, int index) {
+  luaL_checkstack(L, 4, "a table stored in the state is nested too deeply");
+  lua_Integer count = lk_push_keys_in_order(L, index, 0);
+  int list = lua_gettop(L);
+  for (lua_Integer i = 1; i <= count; i++) {
+    lua_rawgeti(L, list, i);
+    int key_type = lua_type(L, -1);
+    if (!lk_is_data_key_type(key_type)) lk_raise_key_refused(L, key_type, 0);
+    lua_rawget(L, index);
+    int value_type = lua_type(L, -1);
+    if (!lk_is_data_value_type(value_type)) lk_raise_value_refused(L, value_type, 0);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+// The nested tables of the real table at `real` adopted in key order (a refused store tried
+// again).
+static void lk_adopt_fields_in_order(lua_State *L, int real, int depth) {
+  lua_Integer count = lk_push_keys_in_order(L, real, 1);
+  int list = lua_gettop(L);
+  for (lua_Integer i = 1; i <= count; i++) {
+    lua_rawgeti(L, list, i);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, real);
+    lk_adopt_field_at_top(L, real, depth);
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
 }
 
 // Replaces the table at `index` by what a real table of the state holds in its place: a
@@ -959,6 +1024,23 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     int status = lua_pcall(L, 1, 1, 0);
     if (status != LUA_OK) {
       lk_undo_to(L, mark);
+      if (status == LUA_ERRRUN) {
+        // Refused: tried again walking each table's fields in key order, so that the refusal
+        // named is the first in that order. In hash order (each VM's string-hash seed), a table
+        // holding a function and a coroutine was refused for either from one run to the next,
+        // and `composable replay` said the action's error was another now.
+        info->transaction.adopt_in_key_order = 1;
+        lua_pushcfunction(L, lk_store_form_protected);
+        lua_pushvalue(L, value);
+        int again = lua_pcall(L, 1, 1, 0);
+        info->transaction.adopt_in_key_order = 0;
+        lk_undo_to(L, mark);
+        if (again == LUA_ERRRUN) {
+          lua_replace(L, -2);
+        } else {
+          lua_pop(L, 1);  // the first refusal stands
+        }
+      }
       if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING) {
         luaL_where(L, 1);  // the Lua line that wrote
         lua_insert(L, -2);

@@ -13,6 +13,9 @@ typedef struct {
   // it.
   int adopt_height;
   int adopt_met_state_table;
+  // The adoption is walking each table's fields in key order: a refused store is tried again
+  // so, to name the first refusal in that order whatever the tables' hash order.
+  int adopt_in_key_order;
   // Proxies given flat reads for the open transaction only (lk_read_flat_in_action).
   lua_Integer flat_for_action;
   // Proxies given flat reads that last (Transaction.c, "Flat reads"): how many have them, how
