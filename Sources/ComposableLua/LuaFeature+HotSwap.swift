@@ -55,6 +55,7 @@ extension LuaFeature {
         saver: saver,
         lastSaved: current.lastSaved, migrationChanges: migrationChanges,
         codeFingerprint: fingerprint)
+      current.sourceDigest = CodeDigest.of(source.bytes)
       if let makeState = module.initialState {
         (current.reloadedShapeGaps, current.initialStateChanged, current.initialStateProblem) =
           shapeAgainst(makeState, before: before, vm)
@@ -62,11 +63,31 @@ extension LuaFeature {
     }
   }
 
-  /// Whether `file` and the files of the modules the code required as it loaded hold the code
-  /// running now: a save that changed nothing, or one a `:reload` took already, which a hot
-  /// reload skips (a watcher's late event for it reloaded under a REPL's `:test`). False when a
-  /// swap failed since (the code on disk may be what runs again, and the person is told so), or
-  /// a file cannot be read.
+  /// Reads `file` and swaps its code in, as `swap(toSource:)`. A file that cannot be read throws
+  /// `LuaSourceFile.Unreadable` and counts as a failed swap (`holdsLoadedCode`): a file deleted
+  /// and put back is loaded again, and said so.
+  ///
+  /// ```swift
+  /// let file = URL(fileURLWithPath: "features/counter.lua")
+  /// let feature = try LuaFeature(contentsOf: file)
+  /// try feature.swap(toContentsOf: file)  // after a save
+  /// ```
+  public func swap(toContentsOf file: URL) throws {
+    let bytes: [UInt8]
+    do {
+      bytes = try LuaSourceFile.bytes(of: file)
+    } catch {
+      queue.access { _, current in current.swapFailed = true }
+      throw error
+    }
+    try swap(toSource: LuaString(bytes: bytes))
+  }
+
+  /// Whether `file` and the files of every module the code running required (as it loaded, or
+  /// since: a `require` in `reduce`) hold what was loaded: a save that changed nothing, or one a
+  /// `:reload` took already, which a hot reload skips (a watcher's late event for it reloaded
+  /// under a REPL's `:test`). False when a swap failed since (the code on disk may be what runs
+  /// again, and the person is told so), or a file cannot be read.
   ///
   /// ```swift
   /// let file = URL(fileURLWithPath: "features/counter.lua")
@@ -75,11 +96,12 @@ extension LuaFeature {
   /// ```
   public func holdsLoadedCode(_ file: URL) -> Bool {
     queue.access { _, current in
-      let modules = moduleFiles == nil ? [] : moduleFiles?.digestsOnDisk
-      guard !current.swapFailed, let bytes = try? LuaSourceFile.bytes(of: file), let modules
+      guard !current.swapFailed, let bytes = try? LuaSourceFile.bytes(of: file),
+        CodeDigest.of(bytes) == current.sourceDigest
       else { return false }
-      let fingerprint = Self.codeFingerprint(of: LuaString(bytes: bytes), moduleDigests: modules)
-      return fingerprint == current.codeFingerprint
+      guard let moduleFiles else { return true }
+      guard let onDisk = moduleFiles.digestsOnDisk else { return false }
+      return onDisk.elementsEqual(moduleFiles.loadedDigests) { $0 == $1 }
     }
   }
 

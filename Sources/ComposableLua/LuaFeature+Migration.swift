@@ -22,15 +22,8 @@ extension LuaFeature {
   /// The fingerprint of the code loaded: its source and the modules it required as it loaded,
   /// `fnv1a64:` and 16 hex digits. A saved state keeps the one of the code that saved it.
   static func codeFingerprint(of source: LuaString, modules: LuaModuleFiles?) -> String {
-    codeFingerprint(of: source, moduleDigests: modules?.loadedDigests ?? [])
-  }
-
-  /// The fingerprint of `source` with modules of these digests, by name.
-  static func codeFingerprint(
-    of source: LuaString, moduleDigests: [(name: String, digest: UInt64)]
-  ) -> String {
     var hash = CodeDigest.of(source.bytes)
-    for (name, digest) in moduleDigests {
+    for (name, digest) in modules?.loadedDigests ?? [] {
       hash = CodeDigest.of([0] + Array(name.utf8) + [0], from: hash)
       hash = CodeDigest.of(withUnsafeBytes(of: digest.littleEndian) { Array($0) }, from: hash)
     }

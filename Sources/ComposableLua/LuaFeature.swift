@@ -53,6 +53,8 @@ public final class LuaFeature: Sendable {
     /// What is wrong with the swap's `initial_state()`, when a run of its code could not start.
     var initialStateProblem: String? = nil
     var reloadedShapeGaps: (gaps: [RestoredShapeGap], count: Int)? = nil
+    /// A digest of the source the code was loaded from (`CodeDigest`), for `holdsLoadedCode`.
+    var sourceDigest: UInt64 = 0
     /// Whether a swap to new code failed since this code was loaded (the old code runs on).
     var swapFailed = false
     /// `expressionGuardSource` compiled, at the first expression (`evaluate`).
@@ -216,9 +218,11 @@ public final class LuaFeature: Sendable {
       let stepFunction = try Self.stepFunction(module.reduce, in: vm, sandbox: sandbox)
       let step = try LuaTransactionCall(
         function: stepFunction, state: stateProxy, context: environment, tag: actionTag, in: vm)
-      loaded = Loaded(
+      var made = Loaded(
         sandbox: sandbox, module: module, step: step, stepFunction: stepFunction, fileName: file,
         saver: nil, codeFingerprint: fingerprint)
+      made.sourceDigest = CodeDigest.of(source.bytes)
+      loaded = made
     } catch let error as LuaFeatureError {
       throw error
     } catch let error as LuaError {

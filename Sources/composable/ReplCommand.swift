@@ -93,7 +93,7 @@ struct ReplLoop {
     }
     // Each save of the feature or a module it required swaps the new code in.
     let hotReload = try HotReload(feature: host.feature, file: host.file) { changed in
-      await session.reload(changed: changed)
+      await session.reload(changed: changed, ifCodeChanged: true)
     }
     defer { hotReload.stop() }
     print("\(host.feature.file.terminalSafe): state \(try host.feature.state())")

@@ -319,7 +319,7 @@ import Testing
       ) { text in printed.withLock { $0.append(text) } }
       self.session = session
       reload = try HotReload(feature: feature, file: file) { changed in
-        await session.reload(changed: changed)
+        await session.reload(changed: changed, ifCodeChanged: true)
       }
     }
 
@@ -404,6 +404,34 @@ import Testing
     let lines = await repl.waitFor("reloaded counter.lua in ", count: 2)
     #expect(lines.filter { $0.hasPrefix("reloaded counter.lua in ") }.count == 2)
     #expect(await repl.lastLine(after: "increment") == "  − count = 0\n  + count = 7")
+  }
+
+  /// The watcher's event for an edit `:reload` took already, however late it comes (its
+  /// question asked where the reloads are serialized, after the `:reload`): nothing, `migrate`
+  /// not run again. (A helper saw it run twice for one edit, 5 times in 120.)
+  @Test func aLateEventAfterReloadDoesNothing() async throws {
+    let repl = try Reloading()
+    defer { repl.reload.stop() }
+    try Self.source.replacingOccurrences(of: "state.count + step.size", with: "state.count + 3")
+      .write(to: repl.file, atomically: false, encoding: .utf8)
+    _ = await repl.session.handle(":reload")
+    let before = repl.printed.withLock { $0 }.filter { $0.hasPrefix("reloaded ") }.count
+    #expect(!(await repl.session.reload(changed: [repl.file.path], ifCodeChanged: true)))
+    let after = repl.printed.withLock { $0 }.filter { $0.hasPrefix("reloaded ") }.count
+    #expect(after == before)
+    #expect(await repl.session.reload(changed: [repl.file.path]))  // asked for: it reloads
+  }
+
+  /// A feature file deleted (the reload cannot read it) and put back as it was reloads, and
+  /// says so.
+  @Test func aFileDeletedAndPutBackReloads() async throws {
+    let repl = try Reloading()
+    defer { repl.reload.stop() }
+    try FileManager.default.removeItem(at: repl.file)
+    _ = await repl.waitFor("  error: cannot read counter.lua")
+    try Self.source.write(to: repl.file, atomically: false, encoding: .utf8)
+    let lines = await repl.waitFor("reloaded counter.lua in ")
+    #expect(lines.contains { $0.hasPrefix("reloaded counter.lua in ") }, "\(lines)")
   }
 
   /// A save that puts back the code running after a broken save reloads, and says so: the

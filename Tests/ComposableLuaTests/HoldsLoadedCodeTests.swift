@@ -47,4 +47,37 @@ import Testing
     try FileManager.default.removeItem(at: file)
     #expect(!feature.holdsLoadedCode(file))
   }
+
+  /// A module required in `reduce` (after the load) counts: a save of the same bytes is the
+  /// code running, an edit of the module is not. (Its digest joined the load's, which a
+  /// fingerprint of the load lacked, and every save reloaded: a helper's finding.) A file that
+  /// cannot be read fails the reload, and put back, is not the code running until loaded.
+  @Test func aModuleRequiredLaterAndAFileDeleted() throws {
+    let directory = try makeTemporaryDirectory("holds-lazy")
+    let file = directory.appendingPathComponent("lazy_counter.lua")
+    let module = directory.appendingPathComponent("lazy.lua")
+    let source = """
+      return {
+        initial_state = function() return { count = 0 } end,
+        reduce = function(state) state.count = state.count + require("lazy").n end,
+      }
+      """
+    try source.write(to: file, atomically: false, encoding: .utf8)
+    try "return { n = 1 }".write(to: module, atomically: false, encoding: .utf8)
+    let feature = try LuaFeature(contentsOf: file)
+    #expect(feature.holdsLoadedCode(file))
+    try feature.step(["type": "inc"])
+    #expect(feature.holdsLoadedCode(file))
+    try "return { n = 2 }".write(to: module, atomically: false, encoding: .utf8)
+    #expect(!feature.holdsLoadedCode(file))
+    try "return { n = 1 }".write(to: module, atomically: false, encoding: .utf8)
+    #expect(feature.holdsLoadedCode(file))
+
+    try FileManager.default.removeItem(at: file)
+    #expect(throws: (any Error).self) { try feature.swap(toContentsOf: file) }
+    try source.write(to: file, atomically: false, encoding: .utf8)
+    #expect(!feature.holdsLoadedCode(file))
+    try feature.swap(toContentsOf: file)
+    #expect(feature.holdsLoadedCode(file))
+  }
 }

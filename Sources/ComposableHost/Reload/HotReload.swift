@@ -32,9 +32,11 @@ public final class HotReload: Sendable {
     watcher = try FileWatcher(files: files()) { changed in
       // One save at a time, in order: the next waits for this one.
       box.serially {
-        // A save that left the code as it runs (one `:reload` took before its event came, or a
-        // save of the same bytes) reloads nothing: the late event of a `:reload`ed edit
-        // reloaded again under the REPL's next command (`:test`, an attacker's finding).
+        // A save that left the code as it runs (a save of the same bytes, or one a reload took
+        // before its event came) reloads nothing: the late event of a `:reload`ed edit reloaded
+        // again under the REPL's next command (`:test`, an attacker's finding). A host that
+        // reloads by other ways too asks again where it serializes them (`ReplSession.reload`):
+        // here, a `:reload` may come between the question and the reload.
         if !feature.holdsLoadedCode(file) { await reload(changed) }
         try? box.watcher?.watch(files())
       }
@@ -59,9 +61,8 @@ public final class HotReload: Sendable {
   ) -> Bool {
     let start = ContinuousClock.now
     do {
-      let source = LuaString(bytes: try LuaSourceFile.bytes(of: file))
       let saved = feature.persistence?.path
-      try feature.swap(toSource: source)
+      try feature.swap(toContentsOf: file)
       let milliseconds = Int((Seconds.of(ContinuousClock.now - start) * 1000).rounded())
       let others = changed.map { URL(fileURLWithPath: $0).lastPathComponent }
         .filter { $0 != file.lastPathComponent }

@@ -577,11 +577,18 @@ extension ReplSession {
   /// is refused and the old code keeps running. (Hot reload calls it on each save.)
   @discardableResult
   /// `changed`: the files whose save set it off (named in the report when one is a module).
-  public nonisolated func reload(changed: [String] = []) async -> Bool {
-    await executor.run { await self.reloadOnSessionThread(changed: changed) }
+  /// `ifCodeChanged` (a watcher's save): nothing is done when the files hold the code running
+  /// (`LuaFeature.holdsLoadedCode`), asked on the session's thread, after any `:reload` typed
+  /// before (a late event for an edit `:reload` took reloaded it twice, `migrate` too).
+  public nonisolated func reload(changed: [String] = [], ifCodeChanged: Bool = false) async -> Bool
+  {
+    await executor.run {
+      await self.reloadOnSessionThread(changed: changed, ifCodeChanged: ifCodeChanged)
+    }
   }
 
-  private func reloadOnSessionThread(changed: [String]) async -> Bool {
+  private func reloadOnSessionThread(changed: [String], ifCodeChanged: Bool) async -> Bool {
+    if ifCodeChanged, feature.holdsLoadedCode(file) { return false }
     let printer = self.printer
     let reloaded = HotReload.reload(
       feature, from: file, changed: changed, report: { printer.line($0) },
