@@ -12,13 +12,30 @@
 // over costs one copy.
 #include "LuaState.h"
 
+#include "KeyOrder.h"
+
 enum { LK_DATA_MAX_DEPTH = 200 };  // LuaValue.maximumDepth
 
-// Stack slot of the protected body's table of the tables reached: source -> its copy, or `true`
-// while it is being copied (reached again then, it contains itself).
-enum { REACHED = 2 };
+// Stack slots of the protected body: whether each table's fields are copied in key order (a
+// copy that failed is made again so, for an error that names the same field in every run:
+// KeyOrder.h), and the table of the tables reached: source -> its copy, or `true` while it is
+// being copied (reached again then, it contains itself).
+enum { IN_KEY_ORDER = 2, REACHED = 3 };
 
 static void lk_copy_value(lua_State *L, int source, int depth);
+
+// As lk_next over the table at `table`, but through the keys of the sorted list at `list` (of
+// `count`): pops the key at the top, pushes the next key and its value; 0 at the end, pushing
+// nothing.
+static int lk_next_in_list(
+    lua_State *L, int table, int list, lua_Integer count, lua_Integer *next) {
+  lua_pop(L, 1);
+  if (*next > count) return 0;
+  lua_rawgeti(L, list, (*next)++);
+  lua_pushvalue(L, -1);
+  lua_rawget(L, table);
+  return 1;
+}
 
 // Pushes the copy of the table at `source` (absolute).
 static void lk_copy_table(lua_State *L, int source, int depth) {
@@ -43,8 +60,21 @@ static void lk_copy_table(lua_State *L, int source, int depth) {
   int copy = lua_gettop(L);
   lua_Integer count = 0, largest = 0;
   int sequence = 1;
+  int in_order = lua_toboolean(L, IN_KEY_ORDER);
+  lua_Integer ordered = 0, next_ordered = 1;
+  if (in_order) {  // the keys, sorted, in a list below the loop's key and value
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lk_next_visible(L, source) != 0) {
+      lua_pop(L, 1);
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, copy + 1, ++ordered);
+    }
+    lk_sort_keys(L, copy + 1, ordered);
+  }
   lua_pushnil(L);
-  while (lk_next_visible(L, source) != 0) {
+  while (in_order ? lk_next_in_list(L, source, copy + 1, ordered, &next_ordered)
+                  : lk_next_visible(L, source) != 0) {
     int key = lua_gettop(L) - 1;
     int key_type = lua_type(L, key);
     if (key_type != LUA_TSTRING && key_type != LUA_TNUMBER && key_type != LUA_TBOOLEAN) {
@@ -62,6 +92,7 @@ static void lk_copy_table(lua_State *L, int source, int depth) {
     lua_rawset(L, copy);
     lua_pop(L, 1);
   }
+  if (in_order) lua_settop(L, copy);  // the list
   if (lk_has_array_marker(L, source) || (sequence && count > 0 && largest == count)) {
     lk_mark_array(L, copy);
   }
@@ -85,7 +116,7 @@ static void lk_copy_value(lua_State *L, int source, int depth) {
 }
 
 static int lk_copy_data_protected(lua_State *L) {
-  lua_settop(L, 1);
+  lua_settop(L, 2);  // the value, IN_KEY_ORDER
   lua_newtable(L);  // REACHED
   lk_copy_value(L, 1, 0);
   return 1;
@@ -95,5 +126,19 @@ int lk_copy_data(lua_State *L, int index) {
   index = lua_absindex(L, index);
   lua_pushcfunction(L, lk_copy_data_protected);
   lua_pushvalue(L, index);
-  return lk_pcall_uncapped(L, 1, 1);
+  lua_pushboolean(L, 0);
+  int status = lk_pcall_uncapped(L, 2, 1);
+  if (status != LUA_ERRRUN) return status;
+  // Refused: copied again in key order, so that the error names the first bad field in that
+  // order (in hash order, `{ a = print, b = coroutine }` read as either, from run to run).
+  lua_pushcfunction(L, lk_copy_data_protected);
+  lua_pushvalue(L, index);
+  lua_pushboolean(L, 1);
+  int again = lk_pcall_uncapped(L, 2, 1);
+  if (again == LUA_ERRRUN) {
+    lua_replace(L, -2);
+  } else {
+    lua_pop(L, 1);  // the first error stands
+  }
+  return status;
 }

@@ -1,7 +1,9 @@
 // The order in which keys are shown and walked when an answer must not depend on a table's
 // history (hash order follows each process's string-hash seed, and the addresses of tables):
 // numbers as Lua compares them, then strings by their bytes, then false before true, then the
-// rest as met. `LuaValue.keyOrder` in Swift is the same order.
+// rest by type (tables, functions, userdata, coroutines: Lua's type numbers), keys of one such
+// type tied, in the order met. What names a place by such a key names its type alone, the same
+// for each key of the type. `LuaValue.keyOrder` in Swift has the data keys in the same order.
 #ifndef LK_KEY_ORDER_H
 #define LK_KEY_ORDER_H
 
@@ -30,7 +32,7 @@ static inline int lk_key_before(lua_State *L, int a, int b) {
     return order < 0 || (order == 0 && la < lb);
   }
   if (ra == 2) return !lua_toboolean(L, a) && lua_toboolean(L, b);
-  return 0;
+  return lua_type(L, a) < lua_type(L, b);
 }
 
 /// Sorts the list (a table with values at 1 to `count`) at `list` (absolute) in key order, a

@@ -9,14 +9,15 @@
 #include "TableDescription.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
   LK_DESCRIPTION_MAX = 400,  // bytes, then `…`
   LK_DESCRIPTION_FIELDS = 16,  // a table's fields shown, then `…`
   LK_DESCRIPTION_DEPTH = 3,  // levels shown, then `{…}`
-  LK_DESCRIPTION_STRING = 60,  // a string's bytes shown, then `…`
-  LK_DESCRIPTION_SCAN = 10000  // fields looked at for the first ones in order
+  LK_DESCRIPTION_STRING = 60  // a string's bytes shown, then `…`
 };
 
 // The description as it is made, in a fixed buffer: no Lua buffer, whose stack slots the keys
@@ -61,12 +62,35 @@ static int lk_is_lua_name(const char *s, size_t length) {
   return 1;
 }
 
-static void lk_describe_string(lk_description *d, const char *s, size_t length) {
+// The length of the UTF-8 sequence starting at s[i] (of `length` bytes), 0 if it is none.
+static size_t lk_utf8_sequence(const unsigned char *s, size_t i, size_t length) {
+  unsigned char c = s[i];
+  size_t n;
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) low = 0xA0;
+    if (c == 0xED) high = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) low = 0x90;
+    if (c == 0xF4) high = 0x8F;
+  } else return 0;
+  if (i + n > length || s[i + 1] < low || s[i + 1] > high) return 0;
+  for (size_t k = 2; k < n; k++) {
+    if (s[i + k] < 0x80 || s[i + k] > 0xBF) return 0;
+  }
+  return n;
+}
+
+static void lk_describe_string(lk_description *d, const char *text, size_t length) {
+  const unsigned char *s = (const unsigned char *)text;
   char piece[8];
   lk_describe_literal(d, "\"");
-  size_t shown = length < LK_DESCRIPTION_STRING ? length : LK_DESCRIPTION_STRING;
-  for (size_t i = 0; i < shown && !d->cut; i++) {
-    unsigned char c = (unsigned char)s[i];
+  size_t i = 0;
+  for (; i < length && i < LK_DESCRIPTION_STRING && !d->cut; i++) {
+    unsigned char c = s[i];
     if (c == '"' || c == '\\') {
       piece[0] = '\\';
       piece[1] = (char)c;
@@ -77,35 +101,70 @@ static void lk_describe_string(lk_description *d, const char *s, size_t length) 
       lk_describe_literal(d, "\\r");
     } else if (c == '\t') {
       lk_describe_literal(d, "\\t");
-    } else if (c < 32 || c == 127) {
-      snprintf(piece, sizeof piece, "\\%u", (unsigned)c);
+    } else if (c >= 0x80 && lk_utf8_sequence(s, i, length) > 0) {
+      size_t n = lk_utf8_sequence(s, i, length);
+      if (i + n > LK_DESCRIPTION_STRING) break;  // not cut inside a character
+      lk_describe_text(d, text + i, n);
+      i += n - 1;
+    } else if (c < 32 || c >= 127) {
+      // Three digits, as a saved file writes them (`\0` before a digit reads as another byte);
+      // a byte that is no UTF-8 too, which a terminal would show as U+FFFD whatever it was.
+      snprintf(piece, sizeof piece, "\\%03u", (unsigned)c);
       lk_describe_literal(d, piece);
     } else {
       piece[0] = (char)c;
       lk_describe_text(d, piece, 1);
     }
   }
-  if (shown < length) lk_describe_literal(d, "…");
+  if (i < length) lk_describe_literal(d, "…");
   lk_describe_literal(d, "\"");
+}
+
+// A float as it reads back: the fewest digits that give the same number, `.0` on an integral
+// one (1.0 is not 1 in a state), NaN and infinities as a saved file writes them.
+static void lk_describe_float(lk_description *d, lua_Number x) {
+  if (isnan(x)) {
+    // `0/0` is Lua's own NaN here, `-(0/0)` the other sign.
+    int lua_sign = signbit(lk_zero_over_zero()) != 0;
+    lk_describe_literal(d, (signbit(x) != 0) == lua_sign ? "0/0" : "-(0/0)");
+    return;
+  }
+  if (isinf(x)) {
+    lk_describe_literal(d, x < 0 ? "-math.huge" : "math.huge");
+    return;
+  }
+  char text[40];
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(text, sizeof text, "%.*g", digits, x);
+    if (strtod(text, NULL) == x) break;
+  }
+  if (strspn(text, "-0123456789") == strlen(text)) strcat(text, ".0");
+  lk_describe_literal(d, text);
 }
 
 static void lk_describe_value(lua_State *L, lk_description *d, int index, int depth);
 
 // Pushes a list (a table) of the first LK_DESCRIPTION_FIELDS keys of the table at `table` in
-// key order, among the first LK_DESCRIPTION_SCAN; returns how many fields the table has (or
-// LK_DESCRIPTION_SCAN + 1 past it) and sets `*sequence` to whether its keys are 1 to n.
-// A table past the scan is shown by its first keys in the order of those scanned.
-static lua_Integer lk_push_first_keys(lua_State *L, int table, int *sequence) {
+// key order, among its keys that are data (numbers, strings, booleans: a table, a function or a
+// coroutine as a key has no place in an order that holds in every run, and is counted instead,
+// in `*others`); returns how many data keys it has and sets `*sequence` to whether its keys are
+// 1 to n. Every key is looked at (a first few of a larger table's, in hash order, were other
+// ones each run): time as the table's size, 16 comparisons a key at most.
+static lua_Integer lk_push_first_keys(
+    lua_State *L, int table, int *sequence, lua_Integer *others) {
   lua_createtable(L, LK_DESCRIPTION_FIELDS, 0);
   int keys = lua_gettop(L);
   lua_Integer count = 0, kept = 0, length = (lua_Integer)lua_rawlen(L, table), in_range = 0;
+  *others = 0;
   lua_pushnil(L);
   while (lk_next_visible(L, table) != 0) {
     lua_pop(L, 1);
-    if (++count > LK_DESCRIPTION_SCAN) {
-      lua_pop(L, 1);
-      break;
+    int key_type = lua_type(L, -1);
+    if (key_type != LUA_TNUMBER && key_type != LUA_TSTRING && key_type != LUA_TBOOLEAN) {
+      *others += 1;
+      continue;
     }
+    count += 1;
     if (lua_isinteger(L, -1)) {
       lua_Integer k = lua_tointeger(L, -1);
       in_range += k >= 1 && k <= length;
@@ -129,10 +188,7 @@ static lua_Integer lk_push_first_keys(lua_State *L, int table, int *sequence) {
     lua_rawseti(L, keys, at + 1);
     if (kept < LK_DESCRIPTION_FIELDS) kept += 1;
   }
-  // Past the scan, a list whose scanned keys were all its indices reads as a list.
-  *sequence = count > LK_DESCRIPTION_SCAN
-                ? in_range == LK_DESCRIPTION_SCAN && length > LK_DESCRIPTION_SCAN
-                : count > 0 && count == length && in_range == length;
+  *sequence = *others == 0 && count > 0 && count == length && in_range == length;
   return count;
 }
 
@@ -143,9 +199,10 @@ static void lk_describe_table(lua_State *L, lk_description *d, int table, int de
     return;
   }
   int sequence = 0;
-  lua_Integer count = lk_push_first_keys(L, table, &sequence);
+  lua_Integer others = 0;
+  lua_Integer count = lk_push_first_keys(L, table, &sequence, &others);
   int keys = lua_gettop(L);
-  if (count == 0) {
+  if (count == 0 && others == 0) {
     lk_describe_literal(d, "{}");
     return;
   }
@@ -173,6 +230,12 @@ static void lk_describe_table(lua_State *L, lk_description *d, int table, int de
     lua_pop(L, 2);
   }
   if (count > shown) lk_describe_literal(d, ", …");
+  if (others > 0) {
+    char note[80];
+    snprintf(note, sizeof note, "%s<%lld key%s not data>", count > 0 ? ", " : "",
+             (long long)others, others == 1 ? "" : "s");
+    lk_describe_literal(d, note);
+  }
   lk_describe_literal(d, " }");
 }
 
@@ -188,23 +251,13 @@ static void lk_describe_value(lua_State *L, lk_description *d, int index, int de
     }
     case LUA_TNUMBER:
       if (!lua_isinteger(L, index)) {
-        lua_Number x = lua_tonumber(L, index);
-        if (isnan(x)) {
-          // As a saved file writes it: `0/0` is Lua's own NaN here, `-(0/0)` the other sign.
-          int lua_sign = signbit(lk_zero_over_zero()) != 0;
-          lk_describe_literal(d, (signbit(x) != 0) == lua_sign ? "0/0" : "-(0/0)");
-          break;
-        }
-        if (isinf(x)) {
-          lk_describe_literal(d, x < 0 ? "-math.huge" : "math.huge");
-          break;
-        }
-      }
-      lua_pushvalue(L, index);
-      {
-        size_t length = 0;
-        const char *s = lua_tolstring(L, -1, &length);  // on a copy: the key stays a number
-        lk_describe_text(d, s, length);
+        lk_describe_float(d, lua_tonumber(L, index));
+      } else if (lua_tointeger(L, index) == LUA_MININTEGER) {
+        lk_describe_literal(d, "math.mininteger");  // its digits read back as a float
+      } else {
+        char text[24];
+        snprintf(text, sizeof text, "%lld", (long long)lua_tointeger(L, index));
+        lk_describe_literal(d, text);
       }
       break;
     case LUA_TBOOLEAN: lk_describe_literal(d, lua_toboolean(L, index) ? "true" : "false"); break;

@@ -30,9 +30,15 @@ import Testing
     ("error({ [1] = 'a', [3] = 'c' })", #"{ [1] = "a", [3] = "c" }"#),
     ("error({ nan = 0/0, other = -(0/0), big = math.huge, small = -math.huge })",
      "{ big = math.huge, nan = 0/0, other = -(0/0), small = -math.huge }"),
-    ("error({ s = 'a\\n\\r\\t\"\\\\\\0b' })", #"{ s = "a\n\r\t\"\\\0b" }"#),
+    ("error({ s = 'a\\n\\r\\t\"\\\\\\0' .. '12' })", #"{ s = "a\n\r\t\"\\\00012" }"#),
+    ("error({ a = '\\255', b = '\\254', c = 'café' })", #"{ a = "\255", b = "\254", c = "café" }"#),
+    ("error({ 0.1 + 0.2, 1.0, 2^63, math.mininteger, 1e300 })",
+     "{ 0.30000000000000004, 1.0, 9.223372036854776e+18, math.mininteger, 1e+300 }"),
+    ("error({ code = 1, [{}] = 1, [print] = 2, [coroutine.create(print)] = 3 })",
+     "{ code = 1, <3 keys not data> }"),
+    ("error({ [{}] = 1 })", "{ <1 key not data> }"),
     ("error({ f = print, c = coroutine.create(print) })", "{ c = <thread>, f = <function> }"),
-    ("error({ -1, 2^53 })", "{ -1, 9.007199254741e+15 }"),
+    ("error({ -1, 2^53 })", "{ -1, 9007199254740992.0 }"),
   ])
   func aTableIsWrittenAsLuaWouldWriteIt(_ source: String, _ expected: String) throws {
     #expect(try message(source) == expected)
@@ -48,6 +54,17 @@ import Testing
     #expect(forward.hasPrefix("{ k1 = 1, k10 = 10, k11 = 11, "))
     #expect(forward.hasSuffix(", …, }") == false)
     #expect(forward.hasSuffix(", … }"))
+  }
+
+  /// Past 10,000 fields too: the first in key order are found among all of them (a scan of
+  /// the first 10,000 in hash order showed other keys each run), and a string is not cut inside
+  /// a character.
+  @Test func theFirstKeysOfALargeTableAreItsFirst() throws {
+    let text = try message(
+      "local t = {} for i = 20000, 1, -1 do t['k' .. i] = i end t[5] = 5 t[2] = 2 error(t)")
+    #expect(text.hasPrefix("{ [2] = 2, [5] = 5, k1 = 1, k10 = 10, k100 = 100, k1000 = 1000, "))
+    let accents = try message("error({ string.rep('é', 40) })")
+    #expect(accents == "{ \"" + String(repeating: "é", count: 30) + "…\" }")
   }
 
   @Test func aLongOrLargeTableIsCut() throws {

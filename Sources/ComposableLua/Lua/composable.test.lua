@@ -57,7 +57,7 @@ local function describe_value(value)
   local function find(t)
     if seen[t] then shared[t] = true return end
     seen[t] = true
-    for k, v in pairs(t) do
+    for k, v in next, t do  -- raw: a value's __pairs is not run to describe it
       if type(k) == "table" then find(k) end
       if type(v) == "table" then find(v) end
     end
@@ -97,7 +97,7 @@ local function describe_value(value)
       emit("<" .. count .. ">")
     end
     local keys = {}
-    for k in pairs(v) do keys[#keys + 1] = k end
+    for k in next, v do keys[#keys + 1] = k end
     sort(keys, key_order)
     if #keys == 0 then return emit("{}") end
     emit("{\n")
@@ -371,9 +371,25 @@ end
 local traceback = debug.traceback
 -- Level 3: above this handler, the C function the sandbox's xpcall calls it from (it keeps a
 -- limit's error from handlers, see BaseLibrary.c); then where the error was raised.
+-- What a failed test says of its error: a table without `__tostring` as data (`{ code = 1 }`,
+-- as a reducer's report says it), read raw; `tostring` gave its address, another each run, and
+-- ran its `__name`; a `__tostring` that fails, as the host says it. The runner's own assertion
+-- is known by a raw read: `err.assertion` ran the object's `__index`.
+local rawget, raw_getmetatable = rawget, debug.getmetatable
+local function describe_error(err)
+  if type(err) ~= "table" then return tostring(err) end
+  local metatable = raw_getmetatable(err)
+  if metatable == nil or rawget(metatable, "__tostring") == nil then
+    return describe_value(err)
+  end
+  local ok, text = pcall(tostring, err)
+  if ok and type(text) == "string" then return text end
+  return "(error object is a table value)"
+end
+
 local function capture(err)
-  if type(err) == "table" and err.assertion then return err end
-  return { message = tostring(err), traceback = traceback(nil, 3) }
+  if type(err) == "table" and rawget(err, "assertion") then return err end
+  return { message = describe_error(err), traceback = traceback(nil, 3) }
 end
 
 local function run(test)
