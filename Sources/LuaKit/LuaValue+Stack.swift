@@ -132,17 +132,10 @@ extension LuaStack {
       lua_pushnil(L)
       while !reading.inKeyOrder, lk_next(L, index) != 0 {
         if lua_type(L, -2) == LUA_TTABLE {  // equal-looking tables would collapse into one key
-          throw .conversion(
-            path: "", message: "a table key cannot be read (keys are strings, numbers, booleans)")
+          throw .conversion(path: "", message: Self.tableKeyMessage)
         }
         let key = try value(at: absolute(-2), in: vm, reading: &reading)
-        do throws(LuaError) {
-          entries[key] = try value(at: absolute(-1), in: vm, reading: &reading)
-          height = max(height, reading.height + 1)
-        } catch {
-          throw error.under(LuaPath.component(key))
-        }
-        lua_settop(L, -2)
+        try readField(key, in: vm, reading: &reading, into: &entries, height: &height)
       }
       let isArray =
         metatable == .arrayMarker || (!entries.isEmpty && LuaTable.keysAreSequence(entries))
@@ -182,17 +175,27 @@ extension LuaStack {
     for key in keys {
       try push(key, in: vm)
       lua_rawget(L, index)
-      do throws(LuaError) {
-        entries[key] = try value(at: absolute(-1), in: vm, reading: &reading)
-        height = max(height, reading.height + 1)
-      } catch {
-        throw error.under(LuaPath.component(key))
-      }
-      lua_settop(L, -2)
+      try readField(key, in: vm, reading: &reading, into: &entries, height: &height)
     }
-    if tableKey {
-      throw .conversion(
-        path: "", message: "a table key cannot be read (keys are strings, numbers, booleans)")
+    if tableKey { throw .conversion(path: "", message: Self.tableKeyMessage) }
+  }
+
+  private static let tableKeyMessage =
+    "a table key cannot be read (keys are strings, numbers, booleans)"
+
+  /// Reads the value on top into `entries[key]` and pops it, counting its height; an error
+  /// says under which key.
+  @inline(__always)
+  private func readField(
+    _ key: LuaValue, in vm: LuaVM, reading: inout LuaSnapshotReading,
+    into entries: inout [LuaValue: LuaValue], height: inout Int
+  ) throws(LuaError) {
+    do throws(LuaError) {
+      entries[key] = try value(at: absolute(-1), in: vm, reading: &reading)
+      height = max(height, reading.height + 1)
+    } catch {
+      throw error.under(LuaPath.component(key))
     }
+    lua_settop(L, -2)
   }
 }
