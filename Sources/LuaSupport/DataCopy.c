@@ -62,16 +62,8 @@ static void lk_copy_table(lua_State *L, int source, int depth) {
   int sequence = 1;
   int in_order = lua_toboolean(L, IN_KEY_ORDER);
   lua_Integer ordered = 0, next_ordered = 1;
-  if (in_order) {  // the keys, sorted, in a list below the loop's key and value
-    lua_newtable(L);
-    lua_pushnil(L);
-    while (lk_next_visible(L, source) != 0) {
-      lua_pop(L, 1);
-      lua_pushvalue(L, -1);
-      lua_rawseti(L, copy + 1, ++ordered);
-    }
-    lk_sort_keys(L, copy + 1, ordered);
-  }
+  // The keys, sorted, in a list below the loop's key and value.
+  if (in_order) ordered = lk_push_sorted_keys(L, source, 0);
   lua_pushnil(L);
   while (in_order ? lk_next_in_list(L, source, copy + 1, ordered, &next_ordered)
                   : lk_next_visible(L, source) != 0) {

@@ -41,3 +41,20 @@ void lk_sort_keys(lua_State *L, int list, lua_Integer count) {
   }
   lua_settop(L, other - 1);
 }
+
+lua_Integer lk_push_sorted_keys(lua_State *L, int table, int tables_only) {
+  luaL_checkstack(L, 4, "sorting keys");
+  lua_newtable(L);
+  int list = lua_gettop(L);
+  lua_Integer count = 0;
+  lua_pushnil(L);
+  while (lk_next_visible(L, table) != 0) {
+    if (!tables_only || lua_type(L, -1) == LUA_TTABLE) {
+      lua_pushvalue(L, -2);
+      lua_rawseti(L, list, ++count);
+    }
+    lua_pop(L, 1);
+  }
+  lk_sort_keys(L, list, count);
+  return count;
+}

@@ -39,4 +39,8 @@ static inline int lk_key_before(lua_State *L, int a, int b) {
 /// merge sort, stable: n log n comparisons, `count` more slots in a table it makes and drops.
 void lk_sort_keys(lua_State *L, int list, lua_Integer count);
 
+/// Pushes a list of the visible keys of the table at `table` (absolute), those whose values are
+/// tables alone when `tables_only`, in key order; returns how many.
+lua_Integer lk_push_sorted_keys(lua_State *L, int table, int tables_only);
+
 #endif

@@ -160,26 +160,10 @@ static lua_Integer lk_shape_known_height(lua_State *L, int table, lk_shape_walk 
   return height;
 }
 
-// Pushes a list of the keys of the table at `table` whose values are tables, in key order
-// (KeyOrder.h); returns how many. The walk's refusal names a place: in the order of a hash
-// part, which follows the process's string-hash seed, a state with a table at two places named
-// either place from one run to the next (and `composable replay` said an action's error was
-// another now).
-static lua_Integer lk_shape_push_sorted_children(lua_State *L, int table) {
-  lua_newtable(L);
-  int list = lua_gettop(L);
-  lua_Integer count = 0;
-  lua_pushnil(L);
-  while (lk_next_visible(L, table) != 0) {
-    if (lua_type(L, -1) == LUA_TTABLE) {
-      lua_pushvalue(L, -2);
-      lua_rawseti(L, list, ++count);
-    }
-    lua_pop(L, 1);
-  }
-  lk_sort_keys(L, list, count);
-  return count;
-}
+// A refusal names a place: walked in the order of a hash part, which follows the process's
+// string-hash seed, a state with a table at two places named either place from one run to the
+// next (and `composable replay` said an action's error was another now). The walk that names
+// it goes through each table's fields in key order (lk_push_sorted_keys).
 
 // From the table at `table`, met at `depth` and `height` levels high, down its highest branch
 // to the first level past the limit: the keys of that place, for the message.
@@ -189,7 +173,7 @@ static int lk_shape_descend(
     luaL_checkstack(L, 4, "the state is nested too deeply");
     int found = 0;
     if (walk->sorted) {
-      lua_Integer count = lk_shape_push_sorted_children(L, table);
+      lua_Integer count = lk_push_sorted_keys(L, table, 1);
       int list = lua_gettop(L);
       for (lua_Integer i = 1; i <= count && !found; i++) {
         lua_rawgeti(L, list, i);
@@ -253,7 +237,7 @@ static lua_Integer lk_shape_height(
   lua_rawset(L, walk->reached);
   lua_Integer height = 1;
   if (walk->sorted) {
-    lua_Integer count = lk_shape_push_sorted_children(L, table);
+    lua_Integer count = lk_push_sorted_keys(L, table, 1);
     int list = lua_gettop(L);
     for (lua_Integer i = 1; i <= count; i++) {
       lua_rawgeti(L, list, i);

@@ -802,28 +802,10 @@ static void lk_adopt_field_at_top(lua_State *L, int real, int depth) {
   lua_pop(L, 1);
 }
 
-// Pushes the keys of the table at `table` (absolute), those whose values are tables alone when
-// `tables_only`, sorted in key order; returns how many.
-static lua_Integer lk_push_keys_in_order(lua_State *L, int table, int tables_only) {
-  lua_newtable(L);
-  int list = lua_gettop(L);
-  lua_Integer count = 0;
-  lua_pushnil(L);
-  while (lk_next_visible(L, table) != 0) {
-    if (!tables_only || lua_type(L, -1) == LUA_TTABLE) {
-      lua_pushvalue(L, -2);
-      lua_rawseti(L, list, ++count);
-    }
-    lua_pop(L, 1);
-  }
-  lk_sort_keys(L, list, count);
-  return count;
-}
-
 // The check of an adopted table's keys and values, in key order (a refused store tried again).
 static void lk_check_fields_in_order(lua_State *L, int index) {
   luaL_checkstack(L, 4, "a table stored in the state is nested too deeply");
-  lua_Integer count = lk_push_keys_in_order(L, index, 0);
+  lua_Integer count = lk_push_sorted_keys(L, index, 0);
   int list = lua_gettop(L);
   for (lua_Integer i = 1; i <= count; i++) {
     lua_rawgeti(L, list, i);
@@ -840,7 +822,7 @@ static void lk_check_fields_in_order(lua_State *L, int index) {
 // The nested tables of the real table at `real` adopted in key order (a refused store tried
 // again).
 static void lk_adopt_fields_in_order(lua_State *L, int real, int depth) {
-  lua_Integer count = lk_push_keys_in_order(L, real, 1);
+  lua_Integer count = lk_push_sorted_keys(L, real, 1);
   int list = lua_gettop(L);
   for (lua_Integer i = 1; i <= count; i++) {
     lua_rawgeti(L, list, i);
