@@ -39,6 +39,11 @@ enum ProxyBenchmarks {
         local nested = state.nested
         for i = 1, N do nested.table = { value = i } end
       end,
+      -- A new table holding a table: both adopted, the outer one's height noted.
+      write_nested = function(state)
+        local nested = state.nested
+        for i = 1, N do nested.table = { value = i, inner = { value = i } } end
+      end,
       -- Two elements of a list of records swapped: state tables moved within their list.
       swap_elements = function(state)
         local list = state.list
@@ -55,8 +60,8 @@ enum ProxyBenchmarks {
     """
 
   static let kinds = [
-    "read_flat", "read_field", "read_table", "write_field", "write_table", "swap_elements",
-    "share_list", "pairs_step", "ipairs_step", "length",
+    "read_flat", "read_field", "read_table", "write_field", "write_table", "write_nested",
+    "swap_elements", "share_list", "pairs_step", "ipairs_step", "length",
   ]
 
   static func initialState(flat: Bool) -> LuaValue {

@@ -1,5 +1,6 @@
-// Marks kept by table address for one walk over a state (TransactionChanges.c): an open-addressing
-// set in a full userdata at a fixed stack slot. A walk that meets every table of a large state
+// Marks kept by table address for one walk over a state (TransactionChanges.c), or numbers for
+// one adoption (the heights of Transaction.c): an open-addressing set in a full userdata at a
+// fixed stack slot. A walk that meets every table of a large state
 // looked each up, and set it, in Lua tables keyed by light userdata, most of its time; here a
 // look-up is a multiply and a probe or two. The userdata is Lua's memory (charged to the state's
 // limit, released with the walk's other garbage) and a raise from lua_newuserdatauv while it grows

@@ -21,6 +21,8 @@
 // - Every C function here checks the type of what it reads from a hidden key before using it.
 #include "LuaState.h"
 
+#include "AddressMarks.h"
+
 #include "KeyOrder.h"
 
 #include <limits.h>
@@ -682,22 +684,52 @@ static void lk_journal_append(lua_State *L, int table, int key, int value) {
   lk_journal_push(L);
 }
 
-static void lk_store_form(lua_State *L, int index, int depth);
-static void lk_adopt_field_at_top(lua_State *L, int real, int depth);
+static int lk_store_form(lua_State *L, int index, int depth);
+static int lk_adopt_field_at_top(lua_State *L, int real, int depth);
 static void lk_check_fields_in_order(lua_State *L, int index);
-static void lk_adopt_fields_in_order(lua_State *L, int real, int depth);
+static int lk_adopt_fields_in_order(lua_State *L, int real, int depth);
+
+static void lk_raise_adopted_too_deep(lua_State *L) {
+  lua_pushfstring(L, "a table stored in the state is nested more than %d levels deep",
+                  LK_STATE_MAX_DEPTH);
+  lua_error(L);
+}
+
+// The heights of the tables the adoption under way made part of the state that hold tables,
+// below the one stored (an address set, AddressMarks.h, in the stack slot kept in lk_info, made at
+// the first): a table met again is as deep as its longest path, whichever path met it first.
+// Without them a table held at a shallow and a deep place was refused at the store or at the
+// action's end (no pcall sees that), as the hash order of the fields met it by the long or the
+// short path first. The table stored is met again only inside itself (a cycle), and one that
+// holds no table cannot pass the limit where it is met again: neither is noted.
+static void lk_note_adopted_height(lua_State *L, int real, int height) {
+  int slot = lk_info_of(L)->transaction.adopt_heights;
+  if (slot == 0) return;
+  if (lua_isnil(L, slot)) {
+    lk_address_marks_new(L, 16);
+    lua_replace(L, slot);
+  }
+  lk_address_marks_set(L, slot, lua_topointer(L, real), (unsigned)height);
+}
+
+// The height of the state table at `real`, met again by the adoption: what the adoption found
+// for it, or 1 (a table holding none, a table of the state before the store, which the shape
+// walk measures, or one on the path being adopted: a cycle, which that walk refuses).
+static int lk_adopted_height(lua_State *L, int real) {
+  int slot = lk_info_of(L)->transaction.adopt_heights;
+  if (slot == 0 || lua_isnil(L, slot)) return 1;
+  unsigned height = lk_address_marks_of(L, slot, lua_topointer(L, real));
+  return height == 0 ? 1 : (int)height;
+}
 
 // Makes the plain table at `index` part of the state: its contents move into a new real table
 // and it becomes that table's proxy, so references kept to it elsewhere go through the journal.
 // Nested plain tables are adopted the same way; a proxy inside stands for its real table. The
-// adoption is journaled first, so a failure at any point is undone by the rollback.
-static void lk_adopt(lua_State *L, int index, int depth) {
+// adoption is journaled first, so a failure at any point is undone by the rollback. Returns the
+// table's height (1: it holds no table).
+static int lk_adopt(lua_State *L, int index, int depth) {
   index = lua_absindex(L, index);
-  if (depth >= LK_STATE_MAX_DEPTH) {
-    lua_pushfstring(L, "a table stored in the state is nested more than %d levels deep",
-                    LK_STATE_MAX_DEPTH);
-    lua_error(L);
-  }
+  if (depth >= LK_STATE_MAX_DEPTH) lk_raise_adopted_too_deep(L);
   luaL_checkstack(L, 8, "a table stored in the state is nested too deeply");
   lk_info *info = lk_info_of(L);
   if (depth > info->transaction.adopt_height) info->transaction.adopt_height = depth;
@@ -775,31 +807,38 @@ static void lk_adopt(lua_State *L, int index, int depth) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
   lua_setmetatable(L, index);
   // The values: nested tables become real tables of the state too.
+  int height = 1;
   if (__builtin_expect(info->transaction.adopt_in_key_order, 0)) {
-    lk_adopt_fields_in_order(L, real, depth);
-    lua_settop(L, base);
-    return;
+    height = lk_adopt_fields_in_order(L, real, depth);
+  } else {
+    lua_pushnil(L);
+    while (lk_next_visible(L, real) != 0) {
+      if (lua_type(L, -1) == LUA_TTABLE) {
+        int below = lk_adopt_field_at_top(L, real, depth);
+        if (below >= height) height = below + 1;
+      }
+      lua_pop(L, 1);
+    }
   }
-  lua_pushnil(L);
-  while (lk_next_visible(L, real) != 0) {
-    if (lua_type(L, -1) == LUA_TTABLE) lk_adopt_field_at_top(L, real, depth);
-    lua_pop(L, 1);
-  }
+  if (height > 1 && depth > 1) lk_note_adopted_height(L, real, height);
   lua_settop(L, base);
+  return height;
 }
 
 // Adopts the table at the top (the value of the key just below it in the real table at `real`)
 // and puts it in the real table's field as the state holds it; leaves the stack as it was.
-static void lk_adopt_field_at_top(lua_State *L, int real, int depth) {
+// Returns its height.
+static int lk_adopt_field_at_top(lua_State *L, int real, int depth) {
   int value = lua_gettop(L);
   lua_pushvalue(L, value);
-  lk_store_form(L, value + 1, depth + 1);
+  int height = lk_store_form(L, value + 1, depth + 1);
   if (!lua_rawequal(L, value, value + 1)) {
     lua_pushvalue(L, value - 1);
     lua_pushvalue(L, value + 1);
     lua_rawset(L, real);  // an existing key: allowed while traversing
   }
   lua_pop(L, 1);
+  return height;
 }
 
 // The check of an adopted table's keys and values, in key order (a refused store tried again).
@@ -820,18 +859,21 @@ static void lk_check_fields_in_order(lua_State *L, int index) {
 }
 
 // The nested tables of the real table at `real` adopted in key order (a refused store tried
-// again).
-static void lk_adopt_fields_in_order(lua_State *L, int real, int depth) {
+// again). Returns the real table's height.
+static int lk_adopt_fields_in_order(lua_State *L, int real, int depth) {
   lua_Integer count = lk_push_sorted_keys(L, real, 1);
   int list = lua_gettop(L);
+  int height = 1;
   for (lua_Integer i = 1; i <= count; i++) {
     lua_rawgeti(L, list, i);
     lua_pushvalue(L, -1);
     lua_rawget(L, real);
-    lk_adopt_field_at_top(L, real, depth);
+    int below = lk_adopt_field_at_top(L, real, depth);
+    if (below >= height) height = below + 1;
     lua_pop(L, 2);
   }
   lua_pop(L, 1);
+  return height;
 }
 
 // Replaces the table at `index` by what a real table of the state holds in its place: a
@@ -852,7 +894,8 @@ static void lk_store_existing(lua_State *L, int index) {
   lua_replace(L, index);
 }
 
-static void lk_store_form(lua_State *L, int index, int depth) {
+// Returns the table's height, as far as the adoption knows it (lk_adopted_height).
+static int lk_store_form(lua_State *L, int index, int depth) {
   index = lua_absindex(L, index);
   if (lk_push_real_of(L, index)) {
     if (lk_is_bookkeeping(L, -1)) {
@@ -860,12 +903,16 @@ static void lk_store_form(lua_State *L, int index, int depth) {
                   "bookkeeping kept beside a state, not part of one)");
     }
     lk_info_of(L)->transaction.adopt_met_state_table = 1;
+    // Met again at `depth`: refused as its adoption here would have been.
+    int height = lk_adopted_height(L, lua_gettop(L));
+    if (depth + height - 1 >= LK_STATE_MAX_DEPTH) lk_raise_adopted_too_deep(L);
     lk_store_existing(L, index);
-    return;
+    return height;
   }
-  lk_adopt(L, index, depth);
+  int height = lk_adopt(L, index, depth);
   if (!lk_push_real_of(L, index)) lk_raise(L, "a table could not be stored in the state");
   lua_replace(L, index);
+  return height;
 }
 
 // Undoes an adoption (rollback): the table gets its contents back, nested real tables as the
@@ -941,9 +988,14 @@ void lk_journal_undo_to(lua_State *L, lua_Integer mark) { lk_undo_to(L, mark); }
 
 // MARK: - Writing
 
-// lk_store_form, protected (1: the value).
+// lk_store_form, protected (1: the value), with a slot for the heights the adoption finds.
 static int lk_store_form_protected(lua_State *L) {
+  lua_settop(L, 1);
+  lua_pushnil(L);
+  lk_info *info = lk_info_of(L);
+  info->transaction.adopt_heights = 2;
   lk_store_form(L, 1, 1);
+  info->transaction.adopt_heights = 0;
   lua_settop(L, 1);
   return 1;
 }
@@ -1004,6 +1056,7 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     lua_pushcfunction(L, lk_store_form_protected);
     lua_pushvalue(L, value);
     int status = lua_pcall(L, 1, 1, 0);
+    info->transaction.adopt_heights = 0;  // its slot is gone, even after an error
     if (status != LUA_OK) {
       lk_undo_to(L, mark);
       if (status == LUA_ERRRUN) {
@@ -1016,6 +1069,7 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
         lua_pushvalue(L, value);
         int again = lua_pcall(L, 1, 1, 0);
         info->transaction.adopt_in_key_order = 0;
+        info->transaction.adopt_heights = 0;
         lk_undo_to(L, mark);
         if (again == LUA_ERRRUN) {
           lua_replace(L, -2);

@@ -13,6 +13,9 @@ typedef struct {
   // it.
   int adopt_height;
   int adopt_met_state_table;
+  // The stack slot of the heights of the tables it adopted that hold tables (0: no adoption
+  // under way; see lk_note_adopted_height).
+  int adopt_heights;
   // The adoption is walking each table's fields in key order: a refused store is tried again
   // so, to name the first refusal in that order whatever the tables' hash order.
   int adopt_in_key_order;
