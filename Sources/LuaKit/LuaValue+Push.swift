@@ -24,6 +24,37 @@ extension LuaStack {
   private func pushValue(
     _ value: LuaValue, in vm: LuaVM, tag: LuaTagKey?, tagged: inout Bool
   ) throws(LuaError) {
+    let top = lua_gettop(L)
+    do throws(LuaError) {
+      try pushValueInDictionaryOrder(value, in: vm, tag: tag, tagged: &tagged)
+    } catch {
+      guard case .conversion = error, case .table = value else { throw error }
+      lua_settop(L, top)
+      try pushAgainInKeyOrder(value, in: vm, firstError: error)
+    }
+  }
+
+  /// A refused push made again walking each table's fields in key order, so that the error
+  /// names the first bad place in that order: a dictionary's order is seeded per process (and
+  /// per storage), and a value refused at two places was refused at one or the other from one
+  /// run to the next. Only a refusal pays for it. Throws the refusal.
+  @inline(never)
+  private func pushAgainInKeyOrder(
+    _ value: LuaValue, in vm: LuaVM, firstError: LuaError
+  ) throws(LuaError) {
+    let top = lua_gettop(L)
+    defer { lua_settop(L, top) }
+    guard reserve(5) else { throw firstError }
+    lua_createtable(L, 0, 0)
+    let pushing = LuaPushing(made: lua_gettop(L), sharing: value.sharedTables, inKeyOrder: true)
+    var ignored = false
+    _ = try pushReserved(value, in: vm, depth: 0, tag: nil, tagged: &ignored, pushing)
+    throw firstError  // no refusal in key order: cannot be, but the first stands
+  }
+
+  private func pushValueInDictionaryOrder(
+    _ value: LuaValue, in vm: LuaVM, tag: LuaTagKey?, tagged: inout Bool
+  ) throws(LuaError) {
     guard reserve(5) else { throw .conversion(path: "", message: "nesting too deep") }
     // Only a table that holds tables can meet one twice: an action of scalars (the hot path)
     // and a snapshot known to be a tree go straight to the push, with no bookkeeping to make
@@ -88,49 +119,25 @@ extension LuaStack {
         L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
       guard reserve(3) else { throw .conversion(path: "", message: "nesting too deep") }
       var height = 1
-      // By index rather than `for (key, element) in`: the iterator retained and released the
-      // dictionary's storage on every push. (Each key and value read is a copy: a retain and a
-      // release of a string longer than LuaString keeps inline.)
       let entries = table.entries
-      var index = entries.startIndex
-      while index != entries.endIndex {
-        let key = entries.keys[index], element = entries.values[index]
-        entries.formIndex(after: &index)
-        if case let .number(number) = key, number.isNaN {
-          throw .conversion(path: "", message: "a table key cannot be NaN")
+      if let pushing, pushing.inKeyOrder {
+        for key in entries.keys.sorted(by: LuaValue.keyOrder) {
+          try pushField(
+            key, entries[key]!, in: vm, depth: depth, tag: tag, tagged: &tagged, height: &height,
+            pushing)
         }
-        if case .nil = key {  // Lua would raise, and outside a protected call that aborts
-          throw .conversion(path: "", message: "a table key cannot be nil")
+      } else {
+        // By index rather than `for (key, element) in`: the iterator retained and released the
+        // dictionary's storage on every push. (Each key and value read is a copy: a retain and
+        // a release of a string longer than LuaString keeps inline.)
+        var index = entries.startIndex
+        while index != entries.endIndex {
+          let key = entries.keys[index], element = entries.values[index]
+          entries.formIndex(after: &index)
+          try pushField(
+            key, element, in: vm, depth: depth, tag: tag, tagged: &tagged, height: &height,
+            pushing)
         }
-        let isTag: Bool
-        if let tag, case let .string(name) = key, tag.isName(name) {
-          lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(tag.slot))
-          isTag = true
-        } else {
-          if !pushScalar(key) {
-            var ignored = false
-            height = max(
-              height,
-              1
-                + (try pushReserved(
-                  key, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, pushing)))
-          }
-          isTag = false
-        }
-        if !pushScalar(element) {  // the fields of an action are scalars: no call for them
-          do throws(LuaError) {
-            var ignored = false
-            height = max(
-              height,
-              1
-                + (try pushReserved(
-                  element, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, pushing)))
-          } catch {
-            throw error.under(LuaPath.component(key))
-          }
-        }
-        if isTag, lua_type(L, -1) == LUA_TSTRING { tagged = true }
-        lua_rawset(L, -3)
       }
       if table.kind == .array { vm.setArrayMarker(on: -1, L) }
       if let shared {
@@ -143,6 +150,50 @@ extension LuaStack {
       try push(reference, in: vm)
       return 0
     }
+  }
+
+  /// Pushes the field `key` = `element` into the table on top (at `depth`), raising `height` to
+  /// one more than the element's and setting `tagged` as `pushReserved` says.
+  @inline(__always)
+  private func pushField(
+    _ key: LuaValue, _ element: LuaValue, in vm: LuaVM, depth: Int, tag: LuaTagKey?,
+    tagged: inout Bool, height: inout Int, _ pushing: LuaPushing?
+  ) throws(LuaError) {
+    if case let .number(number) = key, number.isNaN {
+      throw .conversion(path: "", message: "a table key cannot be NaN")
+    }
+    if case .nil = key {  // Lua would raise, and outside a protected call that aborts
+      throw .conversion(path: "", message: "a table key cannot be nil")
+    }
+    let isTag: Bool
+    if let tag, case let .string(name) = key, tag.isName(name) {
+      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(tag.slot))
+      isTag = true
+    } else {
+      if !pushScalar(key) {
+        var ignored = false
+        height = max(
+          height,
+          1
+            + (try pushReserved(
+              key, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, pushing)))
+      }
+      isTag = false
+    }
+    if !pushScalar(element) {  // the fields of an action are scalars: no call for them
+      do throws(LuaError) {
+        var ignored = false
+        height = max(
+          height,
+          1
+            + (try pushReserved(
+              element, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, pushing)))
+      } catch {
+        throw error.under(LuaPath.component(key))
+      }
+    }
+    if isTag, lua_type(L, -1) == LUA_TSTRING { tagged = true }
+    lua_rawset(L, -3)
   }
 
   /// Pushes `value` if it is neither a table nor a reference, saying whether it did.
@@ -179,9 +230,12 @@ private final class LuaPushing {
   let made: Int32
   let sharing: Set<LuaTableIdentity>
   var heights: [LuaTableIdentity: Int] = [:]
+  /// Each table's fields pushed in key order (a refused push made again).
+  let inKeyOrder: Bool
 
-  init(made: Int32, sharing: Set<LuaTableIdentity>) {
+  init(made: Int32, sharing: Set<LuaTableIdentity>, inKeyOrder: Bool = false) {
     self.made = made
     self.sharing = sharing
+    self.inKeyOrder = inKeyOrder
   }
 }

@@ -21,7 +21,8 @@ import LuaSupport
 /// - `LuaValue` -> itself.
 /// - A class graph with a cycle, or nesting deeper than `maximumDepth`, is an error.
 ///
-/// Errors name the path of the field: `state.todos[3].title: ...`.
+/// Errors name the path of the field: `state.todos[3].title: ...`; of several, the first in
+/// declared order for a struct's fields and in key order for a dictionary's entries.
 public struct LuaEncoder {
   /// Deeper nesting than this is refused (it is almost always a cycle through classes).
   public var maximumDepth = LuaValue.maximumDepth
@@ -59,9 +60,33 @@ public struct LuaEncoder {
       try encoding.push(value)
     } catch {
       stack.setTop(base)
-      throw LuaEncoding.luaError(error).rooted(at: rootName)
+      throw Self.refusalInKeyOrder(
+        LuaEncoding.luaError(error), of: value, onto: stack, vm: vm, maximumDepth: maximumDepth
+      ).rooted(at: rootName)
     }
     stack.setTop(base + 1)
+  }
+
+  /// A refused value encoded again with each dictionary's entries in key order, so that the
+  /// error names the first bad place in that order: a dictionary's own order is seeded per
+  /// process (and per storage), and a value refused at two places was refused at one or the
+  /// other from one run to the next. (A struct's fields go in their declared order both times.)
+  /// Only a refusal pays for it.
+  @inline(never)
+  private static func refusalInKeyOrder<Value: Encodable>(
+    _ error: LuaError, of value: Value, onto stack: LuaStack, vm: LuaVM, maximumDepth: Int
+  ) -> LuaError {
+    guard case .conversion = error else { return error }
+    let base = stack.top
+    defer { stack.setTop(base) }
+    let encoding = LuaEncoding(stack: stack, vm: vm, maximumDepth: maximumDepth)
+    encoding.inKeyOrder = true
+    do {
+      try encoding.push(value)
+    } catch {
+      return LuaEncoding.luaError(error)
+    }
+    return error  // no refusal in key order: cannot be, but the first stands
   }
 }
 
@@ -72,6 +97,8 @@ final class LuaEncoding {
   let maximumDepth: Int
   var depth = 0
   var objects: [ObjectIdentifier] = []
+  /// Each dictionary's entries pushed in key order (a refused value encoded again).
+  var inKeyOrder = false
   /// One encoder per nesting depth, reused (see `LuaDecoding`'s decoders).
   private var encoders: [LuaValueEncoder] = []
 
@@ -195,11 +222,13 @@ final class LuaEncoding {
     return stack.top
   }
 
-  /// `table[key] = value` with an integer key, which stays an integer.
-  func pushEntry<Value: Encodable>(_ key: Int, _ value: Value, of table: Int32) throws {
-    lua_pushinteger(L, lua_Integer(key))
+  /// `table[key] = value`: an integer key stays an integer.
+  func pushEntry<Key: LuaDirectKey, Value: Encodable>(
+    _ key: Key, _ value: Value, of table: Int32
+  ) throws {
+    key.push(into: self)
     do { try push(value) } catch {
-      throw LuaEncoding.luaError(error).under(LuaPath.component(index: key))
+      throw LuaEncoding.luaError(error).under(key.pathComponent)
     }
     lua_rawset(L, table)
   }

@@ -23,7 +23,8 @@ func isEnumType(_ type: Any.Type) -> Bool { LuaTypeKind(type) == .enum }
 
 /// Types the encoder writes itself instead of going through `Codable`'s containers: arrays
 /// (element by element, no boxed container per array) and dictionaries with `Int` keys (which
-/// `Codable` would turn into strings).
+/// `Codable` would turn into strings) or `String` keys (whose entries a refused value pushes
+/// again in key order, `LuaEncoding.inKeyOrder`).
 ///
 /// The loops live in these extensions on purpose: in unspecialized generic code, naming a
 /// generic type (`[Element]`, a tuple, an iterator) looks its metadata up at run time on every
@@ -62,16 +63,44 @@ extension Array: LuaDirectEncodable where Element: Encodable {
   }
 }
 
-extension Dictionary: LuaDirectEncodable where Key == Int, Value: Encodable {
+extension Dictionary: LuaDirectEncodable where Key: LuaDirectKey, Value: Encodable {
   static func push(_ value: UnsafeRawPointer, into encoding: LuaEncoding) throws {
     let dictionary = value.assumingMemoryBound(to: Self.self).pointee
     let table = try encoding.beginMap(count: dictionary.count)
+    if encoding.inKeyOrder {
+      for key in dictionary.keys.sorted(by: { LuaValue.keyOrder($0.luaKey, $1.luaKey) }) {
+        try encoding.pushEntry(key, dictionary[key]!, of: table)
+      }
+      return
+    }
     var index = dictionary.startIndex
     while index != dictionary.endIndex {
       try encoding.pushEntry(dictionary.keys[index], dictionary.values[index], of: table)
       index = dictionary.index(after: index)
     }
   }
+}
+
+/// The keys of a dictionary the encoder writes itself: each is the Lua key it stands for.
+protocol LuaDirectKey: Hashable {
+  /// Pushes the Lua key.
+  func push(into encoding: LuaEncoding)
+  /// The key in an error's path.
+  var pathComponent: String { get }
+  /// The key as a `LuaValue`, for the key order.
+  var luaKey: LuaValue { get }
+}
+
+extension Int: LuaDirectKey {
+  func push(into encoding: LuaEncoding) { lua_pushinteger(encoding.L, lua_Integer(self)) }
+  var pathComponent: String { LuaPath.component(index: self) }
+  var luaKey: LuaValue { .integer(self) }
+}
+
+extension String: LuaDirectKey {
+  func push(into encoding: LuaEncoding) { encoding.stack.push(self) }
+  var pathComponent: String { LuaPath.component(key: self) }
+  var luaKey: LuaValue { .string(LuaString(self)) }
 }
 
 /// The decoding side of `LuaDirectEncodable`. `Result` is always `Self`: returning it
