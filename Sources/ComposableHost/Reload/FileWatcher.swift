@@ -15,6 +15,10 @@ import Composable
 /// when a rename or a delete replaces it. The events of one save come in a burst, and a save
 /// is reported once the burst has been quiet for `quiet` (10 ms by default).
 ///
+/// A file reached through symlinks is watched where it really is, and so is each link on the
+/// way (a folder's too): one re-pointed (`ln -sfn`), removed or made is a save of the file, as
+/// a read of its path gets other contents. Saves are reported as the paths given.
+///
 /// A watched folder deleted or moved away (a `git checkout`, a tool that writes a folder anew)
 /// is looked for again every 100 ms until it is back; its watched files that are there then
 /// count as saved, since they may have been written before the watch was. A folder above it
@@ -85,9 +89,16 @@ public final class FileWatcher: Sendable {
   /// Watches these files from now on, instead of the ones before (a reload may require other
   /// modules).
   public func watch(_ files: [URL]) throws {
-    // A file reached through a symlink is saved where it really is: that is what to watch.
-    let paths = Set(files.map { $0.resolvingSymlinksInPath().standardizedFileURL.path })
-    let wanted = Set(paths.map { ($0 as NSString).deletingLastPathComponent })
+    // A file reached through a symlink is saved where it really is, and a link on the way
+    // re-pointed gives it other contents: each is watched, and reported as the path given.
+    var paths: [String: [String]] = [:]
+    for file in files {
+      let given = file.standardizedFileURL.path
+      for route in Self.route(to: given) where paths[route]?.contains(given) != true {
+        paths[route, default: []].append(given)
+      }
+    }
+    let wanted = Set(paths.keys.map { ($0 as NSString).deletingLastPathComponent })
     try watched.lock.withLock {
       // The folders first: when one cannot be watched, the files watched before stay so.
       for directory in wanted where !watched.directories.values.contains(directory) {
@@ -121,6 +132,49 @@ public final class FileWatcher: Sendable {
       return
     }
     finished.wait()
+  }
+
+  /// What `path` names, step by step: each symlink met on the way (a folder's or the file's,
+  /// its own path), then the path it leads to. A save of the last, or any of the links
+  /// re-pointed, removed or made, changes what a read of `path` gets. (A loop of links, or more
+  /// than 40, ends the route where it is: a read would fail there too.)
+  static func route(to path: String) -> [String] {
+    var route: [String] = []
+    var rest = lexicallyNormalized(path).split(separator: "/").map(String.init)
+    var resolved = ""
+    var links = 0
+    while !rest.isEmpty {
+      let next = resolved + "/" + rest.removeFirst()
+      var status = stat()
+      guard links < 40, lstat(next, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
+        let target = try? FileManager.default.destinationOfSymbolicLink(atPath: next)
+      else {
+        resolved = next
+        continue
+      }
+      links += 1
+      route.append(next)
+      let joined = target.hasPrefix("/") ? target : resolved + "/" + target
+      rest = lexicallyNormalized(joined).split(separator: "/").map(String.init) + rest
+      resolved = ""
+    }
+    route.append(resolved.isEmpty ? "/" : resolved)
+    return route
+  }
+
+  /// `path` with `.` and `..` taken out as written (the folders before a `..` here are no
+  /// links: `route` resolves each link before going further).
+  private static func lexicallyNormalized(_ path: String) -> String {
+    var parts: [Substring] = []
+    for part in path.split(separator: "/") {
+      if part == "." { continue }
+      if part == ".." {
+        if !parts.isEmpty { parts.removeLast() }
+        continue
+      }
+      parts.append(part)
+    }
+    return "/" + parts.joined(separator: "/")
   }
 
   /// The key under which the watcher's thread notes whose it is.
@@ -173,8 +227,9 @@ public final class FileWatcher: Sendable {
         watched.missing.remove(directory)
         watched.directories[descriptor] = directory
         watched.identities[descriptor] = identity(of: directory)
-        back += watched.files.filter {
-          ($0 as NSString).deletingLastPathComponent == directory && access($0, F_OK) == 0
+        for (path, given) in watched.files
+        where (path as NSString).deletingLastPathComponent == directory && access(path, F_OK) == 0 {
+          back += given
         }
       }
       return back
@@ -282,14 +337,17 @@ public final class FileWatcher: Sendable {
         }
         guard let directory = directories[descriptor] else { continue }
         let path = directory + "/" + name
-        guard files.contains(path) else { continue }
+        guard let given = files[path] else { continue }
         // A save ends with the file closed after writing, or renamed into place. A file
         // deleted, moved away or made (a FIFO, a folder, a link) may be a save under way:
-        // looked at once it settles (`unsettled`).
+        // looked at once it settles (`unsettled`). A link on the way to a watched file is
+        // written whole when it is made: that is its save.
         if mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
-          changed.append(path)
+          changed += given
+        } else if mask & UInt32(IN_CREATE) != 0, isSymlink(path) {
+          changed += given
         } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM | IN_CREATE) != 0 {
-          unsettled.append(path)
+          unsettled += given
         }
       }
     }
@@ -301,6 +359,12 @@ public final class FileWatcher: Sendable {
   /// that the reload says what is there now: nothing, a FIFO, a folder.
   static let settleMilliseconds = 300
 
+  /// Whether `path` is a symlink itself.
+  private static func isSymlink(_ path: String) -> Bool {
+    var status = stat()
+    return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+  }
+
   /// Whether `path` names a regular file (through links, as a read would open it).
   static func isRegularFile(_ path: String) -> Bool {
     var status = stat()
@@ -311,7 +375,9 @@ public final class FileWatcher: Sendable {
 /// The files and directories watched, and whether the watcher stopped: all under `lock`.
 private final class Watched: @unchecked Sendable {
   let lock = NSLock()
-  var files: Set<String> = []
+  /// Each path watched (a file, or a link on the way to one: `FileWatcher.route`), and the
+  /// paths given for it, which its saves report.
+  var files: [String: [String]] = [:]
   var directories: [Int32: String] = [:]
   /// The folder each watch was made on, to tell when its path names another (`dropMoved`).
   var identities: [Int32: Identity] = [:]
