@@ -163,8 +163,14 @@ local function fail(message, level)
   error({ assertion = true, file = file, line = line, message = message }, 0)
 end
 
+-- `assert(v, message)` with a message that is no string raises the message itself, as Lua's
+-- does: a `pcall` around it gets that object, and the report says it as it says `error(t)`.
+-- (It was wrapped as the runner's failure, whose fields the report then printed.)
 local assert = setmetatable({}, { __call = function(_, value, message, ...)
-  if not value then fail(message or "assertion failed!") end
+  if not value then
+    if message ~= nil and type(message) ~= "string" then error(message, 0) end
+    fail(message or "assertion failed!")
+  end
   return value, message, ...
 end })
 
