@@ -689,6 +689,8 @@ static int lk_adopt_field_at_top(lua_State *L, int real, int depth);
 static void lk_check_fields_in_order(lua_State *L, int index);
 static int lk_adopt_fields_in_order(lua_State *L, int real, int depth);
 
+_Static_assert(LK_ADOPT_MAX_DEPTH == LK_STATE_MAX_DEPTH, "an adoption's path holds its depths");
+
 static void lk_raise_adopted_too_deep(lua_State *L) {
   lua_pushfstring(L, "a table stored in the state is nested more than %d levels deep",
                   LK_STATE_MAX_DEPTH);
@@ -713,13 +715,20 @@ static void lk_note_adopted_height(lua_State *L, int real, int height) {
 }
 
 // The height of the state table at `real`, met again by the adoption: what the adoption found
-// for it, or 1 (a table holding none, a table of the state before the store, which the shape
-// walk measures, or one on the path being adopted: a cycle, which that walk refuses).
+// for it, or 0 when it found none (a table holding none, a table of the state before the store,
+// which the shape walk measures, or one on the path being adopted: a cycle).
 static int lk_adopted_height(lua_State *L, int real) {
   int slot = lk_info_of(L)->transaction.adopt_heights;
-  if (slot == 0 || lua_isnil(L, slot)) return 1;
-  unsigned height = lk_address_marks_of(L, slot, lua_topointer(L, real));
-  return height == 0 ? 1 : (int)height;
+  if (slot == 0 || lua_isnil(L, slot)) return 0;
+  return (int)lk_address_marks_of(L, slot, lua_topointer(L, real));
+}
+
+// Whether the real table `table`, met again at `depth`, is one being adopted above it.
+static int lk_is_on_adoption_path(const lk_info *info, const void *table, int depth) {
+  for (int level = 1; level < depth; level++) {
+    if (info->transaction.adopt_path[level] == table) return 1;
+  }
+  return 0;
 }
 
 // Makes the plain table at `index` part of the state: its contents move into a new real table
@@ -806,6 +815,7 @@ static int lk_adopt(lua_State *L, int index, int depth) {
   }
   lua_rawgetp(L, LUA_REGISTRYINDEX, &lk_fresh_metatable_key);
   lua_setmetatable(L, index);
+  info->transaction.adopt_path[depth] = lua_topointer(L, real);
   // The values: nested tables become real tables of the state too.
   int height = 1;
   if (__builtin_expect(info->transaction.adopt_in_key_order, 0)) {
@@ -902,9 +912,16 @@ static int lk_store_form(lua_State *L, int index, int depth) {
       lk_raise(L, "a table of composable.journal cannot be stored in the state (it is "
                   "bookkeeping kept beside a state, not part of one)");
     }
-    lk_info_of(L)->transaction.adopt_met_state_table = 1;
+    lk_info *info = lk_info_of(L);
+    info->transaction.adopt_met_state_table = 1;
     // Met again at `depth`: refused as its adoption here would have been.
     int height = lk_adopted_height(L, lua_gettop(L));
+    if (height == 0) {
+      height = 1;
+      if (lk_is_on_adoption_path(info, lua_topointer(L, -1), depth)) {
+        info->transaction.adopt_met_cycle = 1;
+      }
+    }
     if (depth + height - 1 >= LK_STATE_MAX_DEPTH) lk_raise_adopted_too_deep(L);
     lk_store_existing(L, index);
     return height;
@@ -1000,6 +1017,23 @@ static int lk_store_form_protected(lua_State *L) {
   return 1;
 }
 
+// The table at `value` in the form the state holds it, made in a protected call, walking each
+// table's fields in key order if `in_key_order`: Lua's status, with the form or the error on top
+// of the stack.
+static int lk_store_form_in(lua_State *L, int value, int in_key_order) {
+  lk_info *info = lk_info_of(L);
+  info->transaction.adopt_height = 0;
+  info->transaction.adopt_met_state_table = 0;
+  info->transaction.adopt_met_cycle = 0;
+  info->transaction.adopt_in_key_order = in_key_order;
+  lua_pushcfunction(L, lk_store_form_protected);
+  lua_pushvalue(L, value);
+  int status = lua_pcall(L, 1, 1, 0);
+  info->transaction.adopt_in_key_order = 0;
+  info->transaction.adopt_heights = 0;  // its slot is gone, even after an error
+  return status;
+}
+
 
 // Whether the write under way (this metamethod, level 0) was made by the call of the table
 // library that is moving elements (level 1: the same thread, the same frame): a mark is for
@@ -1051,32 +1085,19 @@ static void lk_journaled_set(lua_State *L, int proxy, int key, int value, int re
     lua_Integer mark = info->journal.length;
     int existing = lk_push_real_of(L, value);
     if (existing) lua_pop(L, 1);
-    info->transaction.adopt_height = 0;
-    info->transaction.adopt_met_state_table = 0;
-    lua_pushcfunction(L, lk_store_form_protected);
-    lua_pushvalue(L, value);
-    int status = lua_pcall(L, 1, 1, 0);
-    info->transaction.adopt_heights = 0;  // its slot is gone, even after an error
+    int status = lk_store_form_in(L, value, 0);
+    if (status == LUA_ERRRUN || (status == LUA_OK && info->transaction.adopt_met_cycle)) {
+      // Refused, or a table inside itself met: made again walking each table's fields in key
+      // order, and that outcome stands. In hash order (each VM's string-hash seed) a table
+      // holding a function and a coroutine was refused for either from one run to the next,
+      // and `composable replay` said the action's error was another now; and a cycle has no
+      // longest path to count, so how deep the adoption went depended on where it met it.
+      lua_pop(L, 1);
+      lk_undo_to(L, mark);
+      status = lk_store_form_in(L, value, 1);
+    }
     if (status != LUA_OK) {
       lk_undo_to(L, mark);
-      if (status == LUA_ERRRUN) {
-        // Refused: tried again walking each table's fields in key order, so that the refusal
-        // named is the first in that order. In hash order (each VM's string-hash seed), a table
-        // holding a function and a coroutine was refused for either from one run to the next,
-        // and `composable replay` said the action's error was another now.
-        info->transaction.adopt_in_key_order = 1;
-        lua_pushcfunction(L, lk_store_form_protected);
-        lua_pushvalue(L, value);
-        int again = lua_pcall(L, 1, 1, 0);
-        info->transaction.adopt_in_key_order = 0;
-        info->transaction.adopt_heights = 0;
-        lk_undo_to(L, mark);
-        if (again == LUA_ERRRUN) {
-          lua_replace(L, -2);
-        } else {
-          lua_pop(L, 1);  // the first refusal stands
-        }
-      }
       if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING) {
         luaL_where(L, 1);  // the Lua line that wrote
         lua_insert(L, -2);

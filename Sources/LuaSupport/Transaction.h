@@ -4,6 +4,9 @@
 
 #include "LuaSupport.h"
 
+// As LK_STATE_MAX_DEPTH (StateShape.h): an adoption refuses a table at that depth.
+enum { LK_ADOPT_MAX_DEPTH = 200 };
+
 // The transactions' part of lk_info, written only by Transaction.c.
 typedef struct {
   int open;                  // state tables may be written
@@ -16,6 +19,10 @@ typedef struct {
   // The stack slot of the heights of the tables it adopted that hold tables (0: no adoption
   // under way; see lk_note_adopted_height).
   int adopt_heights;
+  // The real tables of the tables being adopted, by depth (1: the one stored), and whether the
+  // adoption met one of them again: a table inside itself (lk_store_form).
+  const void *adopt_path[LK_ADOPT_MAX_DEPTH];
+  int adopt_met_cycle;
   // The adoption is walking each table's fields in key order: a refused store is tried again
   // so, to name the first refusal in that order whatever the tables' hash order.
   int adopt_in_key_order;

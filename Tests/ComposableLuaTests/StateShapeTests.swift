@@ -385,4 +385,51 @@ extension StateShapeTests {
       #expect((state.stored.intValue ?? 0) > 10 && (state.refused.intValue ?? 0) > 10, "\(state)")
     }
   }
+
+  /// A stored table with a table inside itself and a long path: the store's outcome is the same
+  /// in every VM. A cycle has no longest path to count, and how deep the adoption went depended
+  /// on where the hash order met the cycle: a `pcall` around the store saw a refusal in about
+  /// half the runs, and in the others the action went on and committed (a helper's finding).
+  /// Such a store is made in key order, whose outcome stands. Random chains of 186 to 215 with
+  /// edges back and forward, stored under two keys, in 4 VMs.
+  @Test func aStoredTableHoldingItselfIsStoredOrRefusedAlikeInEveryVM() throws {
+    let source = """
+      local function generator(seed)
+        local s = seed
+        return function(n) s = (s * 1103515245 + 12345) % 2147483648 return s // 65536 % n + 1 end
+      end
+      return {
+        initial_state = function() return { outcomes = {} } end,
+        reduce = function(state, action)
+          local random = generator(action.seed)
+          local length = 185 + random(30)
+          local nodes = {}
+          for i = 1, length do nodes[i] = { v = i } end
+          for i = 1, length - 1 do nodes[i]["next" .. random(4)] = nodes[i + 1] end
+          for _ = 1, random(6) do
+            local from, to = random(length), random(length)
+            nodes[from][(from > to and "back" or "short") .. random(40)] = nodes[to]
+          end
+          local ok, err = pcall(function()
+            state.x = { ["k" .. random(9)] = nodes[random(length)], ["k" .. random(9)] = nodes[1] }
+          end)
+          state.x = nil
+          state.outcomes[#state.outcomes + 1] = ok and "stored" or err
+        end,
+      }
+      """
+    var outcomes: Set<LuaValue> = []
+    for _ in 0..<4 {
+      let feature = try LuaFeature(source: source, file: "cycles.lua")
+      for seed in 0..<60 {
+        if let error = Self.send(feature, ["type": "store", "seed": .integer(seed)]) {
+          Issue.record("seed \(seed): \(error)")
+        }
+      }
+      outcomes.insert(try feature.state().outcomes)
+    }
+    #expect(outcomes.count == 1)
+    let first = outcomes.first.map { "\($0)" } ?? ""
+    #expect(first.contains("stored") && first.contains("more than 200 levels deep"), "\(first)")
+  }
 }
