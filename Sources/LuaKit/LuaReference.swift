@@ -45,6 +45,10 @@ public final class LuaReference: Hashable, Sendable, CustomStringConvertible {
     hasher.combine(identity)
   }
 
+  /// What a VM says of this reference, made by another: its kind, not its address (another
+  /// each run, which made the same refusal read otherwise from one run to the next).
+  var ofAnotherVM: String { "a \(typeName) of another Lua VM cannot be used here" }
+
   public var description: String {
     isNull ? "json.null" : "\(typeName): 0x\(String(identity, radix: 16))"
   }

@@ -321,7 +321,7 @@ public struct LuaTransactionCall: Sendable {
     for reference in [function, state, context] + (tag.map { [$0] } ?? [])
     where reference.owner !== vm.releaseQueue {
       throw .conversion(
-        path: "", message: "\(reference) belongs to another Lua VM and cannot be used here")
+        path: "", message: reference.ofAnotherVM)
     }
     slots = (function.slot, state.slot, context.slot, tag?.slot ?? 0)
     tagKey =

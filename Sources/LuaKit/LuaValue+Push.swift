@@ -10,23 +10,29 @@ extension LuaStack {
   /// costs its distinct tables, not its paths.
   func push(_ value: LuaValue, in vm: LuaVM) throws(LuaError) {
     var tagged = false
-    try pushValue(value, in: vm, tag: nil, tagged: &tagged)
+    _ = try pushValue(value, in: vm, tag: nil, tagged: &tagged)
+  }
+
+  /// `push`, returning how many tables deep what it pushed is (0 for no table).
+  func pushTable(_ value: LuaValue, in vm: LuaVM) throws(LuaError) -> Int {
+    var tagged = false
+    return try pushValue(value, in: vm, tag: nil, tagged: &tagged)
   }
 
   /// `push`, saying whether the value is a table with a string under the field `tag`: seen as
   /// its keys go by, so that the call need not look the field up again.
   func push(_ value: LuaValue, in vm: LuaVM, findingTag tag: LuaTagKey) throws(LuaError) -> Bool {
     var tagged = false
-    try pushValue(value, in: vm, tag: tag, tagged: &tagged)
+    _ = try pushValue(value, in: vm, tag: tag, tagged: &tagged)
     return tagged
   }
 
   private func pushValue(
     _ value: LuaValue, in vm: LuaVM, tag: LuaTagKey?, tagged: inout Bool
-  ) throws(LuaError) {
+  ) throws(LuaError) -> Int {
     let top = lua_gettop(L)
     do throws(LuaError) {
-      try pushValueInDictionaryOrder(value, in: vm, tag: tag, tagged: &tagged)
+      return try pushValueInDictionaryOrder(value, in: vm, tag: tag, tagged: &tagged)
     } catch {
       guard case .conversion = error, case .table = value else { throw error }
       lua_settop(L, top)
@@ -41,7 +47,7 @@ extension LuaStack {
   @inline(never)
   private func pushAgainInKeyOrder(
     _ value: LuaValue, in vm: LuaVM, firstError: LuaError
-  ) throws(LuaError) {
+  ) throws(LuaError) -> Never {
     let top = lua_gettop(L)
     defer { lua_settop(L, top) }
     guard reserve(5) else { throw firstError }
@@ -54,17 +60,16 @@ extension LuaStack {
 
   private func pushValueInDictionaryOrder(
     _ value: LuaValue, in vm: LuaVM, tag: LuaTagKey?, tagged: inout Bool
-  ) throws(LuaError) {
+  ) throws(LuaError) -> Int {
     guard reserve(5) else { throw .conversion(path: "", message: "nesting too deep") }
     // Only a table that holds tables can meet one twice: an action of scalars (the hot path)
     // and a snapshot known to be a tree go straight to the push, with no bookkeeping to make
     // or free (a set and a dictionary made and released on every push cost an action 180
     // instructions and three releases).
     if case let .table(table) = value, !table.identity.isTree, table.holdsTables {
-      try pushSharing(value, in: vm, tag: tag, tagged: &tagged)
-    } else {
-      _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, nil)
+      return try pushSharing(value, in: vm, tag: tag, tagged: &tagged)
     }
+    return try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, nil)
   }
 
   /// `pushValue` of a table that may reach a table twice: only the tables met twice are kept
@@ -73,16 +78,16 @@ extension LuaStack {
   @inline(never)
   private func pushSharing(
     _ value: LuaValue, in vm: LuaVM, tag: LuaTagKey?, tagged: inout Bool
-  ) throws(LuaError) {
+  ) throws(LuaError) -> Int {
     let sharing = value.sharedTables
     guard !sharing.isEmpty else {
-      _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, nil)
-      return
+      return try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, nil)
     }
     lua_createtable(L, 0, Int32(clamping: sharing.count))  // each shared table, by identity
     let pushing = LuaPushing(made: lua_gettop(L), sharing: sharing)
-    _ = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, pushing)
+    let height = try pushReserved(value, in: vm, depth: 0, tag: tag, tagged: &tagged, pushing)
     lk_remove(L, pushing.made)
+    return height
   }
 
   /// `push`, once room is made: each table makes room for its key and value (the hot path of
@@ -217,7 +222,7 @@ extension LuaStack {
         return
       }
       throw .conversion(
-        path: "", message: "\(reference) belongs to another Lua VM and cannot be used here")
+        path: "", message: reference.ofAnotherVM)
     }
     lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(reference.slot))
   }

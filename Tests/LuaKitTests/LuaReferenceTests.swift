@@ -54,7 +54,7 @@ import Testing
     let second = try LuaVM()
     let function = try first.load("return 1", chunkName: "one")
     #expect(throws: LuaError.conversion(
-      path: "value", message: "\(function) belongs to another Lua VM and cannot be used here")) {
+      path: "value", message: "a function of another Lua VM cannot be used here")) {
       _ = try second.reference(to: .function(function))
     }
   }
@@ -65,7 +65,7 @@ import Testing
     let function = try first.load("return 1", chunkName: "one")
     let table = try second.reference(to: [:])
     #expect(throws: LuaError.conversion(
-      path: "", message: "\(function) belongs to another Lua VM and cannot be used here")) {
+      path: "", message: "a function of another Lua VM cannot be used here")) {
       _ = try LuaTransactionCall(function: function, state: table, context: table, in: second)
     }
     // Made over references of its own VM, it calls through their slots.

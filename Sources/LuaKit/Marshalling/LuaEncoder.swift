@@ -22,7 +22,9 @@ import LuaSupport
 /// - A class graph with a cycle, or nesting deeper than `maximumDepth`, is an error.
 ///
 /// Errors name the path of the field: `state.todos[3].title: ...`; of several, the first in
-/// declared order for a struct's fields and in key order for a dictionary's entries.
+/// declared order for a struct's fields and in key order for the entries of a dictionary keyed by
+/// strings or integers (a dictionary keyed by another type goes as `Codable` writes it, in the
+/// dictionary's own order).
 public struct LuaEncoder {
   /// Deeper nesting than this is refused (it is almost always a cycle through classes).
   public var maximumDepth = LuaValue.maximumDepth
@@ -95,7 +97,16 @@ final class LuaEncoding {
   let stack: LuaStack
   let vm: LuaVM
   let maximumDepth: Int
+  /// How many values are being encoded inside one another (each `encode(to:)` under way), for
+  /// the encoders kept a level (`borrowEncoder`).
   var depth = 0
+  /// The tables made around the value being pushed (its own is one more), counted as a snapshot
+  /// counts them: an optional, or a value that is one scalar, makes none; an array or a
+  /// dictionary makes one.
+  var tableDepth = 0
+  /// A nested container's table made deeper than `maximumDepth` (the container cannot refuse
+  /// when made): refused when its value is done.
+  var nestedTooDeep = false
   var objects: [ObjectIdentifier] = []
   /// Each dictionary's entries pushed in key order (a refused value encoded again).
   var inKeyOrder = false
@@ -144,11 +155,18 @@ final class LuaEncoding {
     } else if type == UUID.self {
       stack.push(unsafeBitCast(value, to: UUID.self).uuidString)
     } else if type == LuaValue.self {
-      try stack.push(unsafeBitCast(value, to: LuaValue.self), in: vm)
+      let height = try stack.pushTable(unsafeBitCast(value, to: LuaValue.self), in: vm)
+      if tableDepth + height > maximumDepth {
+        stack.setTop(stack.top - 1)
+        throw tooDeep
+      }
     } else {
       let facts = facts(for: type)
       if let direct = facts.direct {
-        try withUnsafePointer(to: value) { try direct.push(UnsafeRawPointer($0), into: self) }
+        try check(level: tableDepth + 1)  // an array or a dictionary: one table
+        try inside(level: tableDepth + 1) {
+          try withUnsafePointer(to: value) { try direct.push(UnsafeRawPointer($0), into: self) }
+        }
       } else {
         try pushComposite(value, facts: facts)
       }
@@ -179,6 +197,31 @@ final class LuaEncoding {
     if let index = knownTypes.lastIndex(where: { $0.type == id }) {
       knownTypes[index].facts.fieldCount = count
     }
+  }
+
+  /// The refusal of a table deeper than `maximumDepth`.
+  var tooDeep: LuaError {
+    .conversion(path: "", message: "nested more than \(maximumDepth) levels deep")
+  }
+
+  /// Refuses a table at `level` (1: the value encoded) deeper than `maximumDepth`.
+  @inline(__always)
+  func check(level: Int) throws {
+    if level > maximumDepth { throw tooDeep }
+  }
+
+  /// `body`, pushing what goes inside a table at `level`.
+  @inline(__always)
+  func inside<Result>(level: Int, _ body: () throws -> Result) rethrows -> Result {
+    let around = tableDepth
+    tableDepth = level
+    defer { tableDepth = around }
+    return try body()
+  }
+
+  /// A nested container's table at `level`: noted if it is too deep (see `nestedTooDeep`).
+  func noteNested(level: Int) {
+    if level > maximumDepth { nestedTooDeep = true }
   }
 
   /// A new array table on top of the stack; returns its index.
@@ -243,8 +286,10 @@ final class LuaEncoding {
     try reserveForNesting()
     depth += 1
     defer { depth -= 1 }
-    if depth > maximumDepth {
-      throw LuaError.conversion(path: "", message: "nested more than \(maximumDepth) levels deep")
+    // Values that make no table (one optional in another, a value encoded as one value) are
+    // bounded too: each is a call of Swift's, on a stack that is not unbounded.
+    if depth > 4 * max(maximumDepth, LuaValue.maximumDepth) {
+      throw LuaError.conversion(path: "", message: "nested more than \(depth - 1) values deep")
     }
     let isObject = facts.kind == .class
     if isObject {
@@ -257,9 +302,16 @@ final class LuaEncoding {
     defer { if isObject { objects.removeLast() } }
     let base = stack.top
     let encoder = borrowEncoder(base: base, facts: facts)
+    encoder.level = tableDepth + 1
     try value.encode(to: encoder)
     if stack.top == base { lua_createtable(L, 0, 0) }  // encoded nothing: an empty table
     stack.setTop(base + 1)
+    // Its table, if it made one, refused here when it holds no field that refused it.
+    if lua_type(L, base + 1) == LUA_TTABLE { try check(level: tableDepth + 1) }
+    if nestedTooDeep {
+      nestedTooDeep = false
+      throw tooDeep
+    }
     if facts.fieldCount == 0 { recordFieldCount(countFields(at: base + 1), for: Value.self) }
   }
 
@@ -299,6 +351,8 @@ final class LuaValueEncoder: Encoder {
   var isEnum: Bool
   /// The expected number of fields, to size the table.
   var fieldCount: Int32 = 0
+  /// How deep its table is, counting tables from the value encoded (1).
+  var level = 1
   var codingPath: [any CodingKey] = []
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -322,11 +376,11 @@ final class LuaValueEncoder: Encoder {
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     KeyedEncodingContainer(
       LuaKeyedEncodingContainer<Key>(
-        encoding: encoding, table: table(array: false), isEnumRoot: isEnum))
+        encoding: encoding, table: table(array: false), level: level, isEnumRoot: isEnum))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    LuaUnkeyedEncodingContainer(encoding: encoding, table: table(array: true))
+    LuaUnkeyedEncodingContainer(encoding: encoding, table: table(array: true), level: level)
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {

@@ -7,15 +7,21 @@ import LuaSupport
 struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
   unowned(unsafe) let encoding: LuaEncoding
   let table: Int32
+  /// How deep the table is, counting tables from the value encoded (1).
+  let level: Int
   /// The root container of an enum: its one nested container is the case's payload.
   let isEnumRoot: Bool
   /// The payload of an enum case: `_0`, `_1` (unlabelled values) become `value` or `_1`, `_2`.
   var isPayload = false
   var codingPath: [any CodingKey] { [] }
 
-  init(encoding: LuaEncoding, table: Int32, isEnumRoot: Bool = false, isPayload: Bool = false) {
+  init(
+    encoding: LuaEncoding, table: Int32, level: Int, isEnumRoot: Bool = false,
+    isPayload: Bool = false
+  ) {
     self.encoding = encoding
     self.table = table
+    self.level = level
     self.isEnumRoot = isEnumRoot
     self.isPayload = isPayload
   }
@@ -38,8 +44,9 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
   }
 
   private func set(_ key: Key, _ push: () throws -> Void) throws {
+    try encoding.check(level: level)
     let name = fieldName(key)
-    do { try push() } catch {
+    do { try encoding.inside(level: level, push) } catch {
       throw LuaEncoding.luaError(error).under(LuaPath.component(key: name))
     }
     // The tables made here have no metatable, so the cheaper `lua_setfield` sets raw.
@@ -95,6 +102,7 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
   /// A new table under `key`, left on the stack for the nested container to fill.
   private func nestedTable(forKey key: Key, array: Bool) -> Int32 {
+    encoding.noteNested(level: level + 1)
     lua_createtable(L, 0, 0)
     if array { encoding.vm.setArrayMarker(on: -1, L) }
     let nested = encoding.stack.top
@@ -111,24 +119,27 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
       encoding.stack.push(key.stringValue)
       encoding.stack.rawSetField(table, LuaEncoder.enumCaseField)
       return KeyedEncodingContainer(
-        LuaKeyedEncodingContainer<NestedKey>(encoding: encoding, table: table, isPayload: true))
+        LuaKeyedEncodingContainer<NestedKey>(
+          encoding: encoding, table: table, level: level, isPayload: true))
     }
     return KeyedEncodingContainer(
       LuaKeyedEncodingContainer<NestedKey>(
-        encoding: encoding, table: nestedTable(forKey: key, array: false)))
+        encoding: encoding, table: nestedTable(forKey: key, array: false), level: level + 1))
   }
 
   mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-    LuaUnkeyedEncodingContainer(encoding: encoding, table: nestedTable(forKey: key, array: true))
+    LuaUnkeyedEncodingContainer(
+      encoding: encoding, table: nestedTable(forKey: key, array: true), level: level + 1)
   }
 
   /// A superclass encodes its fields into the same table: Lua has no inheritance to mirror.
   mutating func superEncoder() -> any Encoder {
-    LuaTableEncoder(encoding: encoding, table: table)
+    LuaTableEncoder(encoding: encoding, table: table, level: level)
   }
 
   mutating func superEncoder(forKey key: Key) -> any Encoder {
-    LuaTableEncoder(encoding: encoding, table: nestedTable(forKey: key, array: false))
+    LuaTableEncoder(
+      encoding: encoding, table: nestedTable(forKey: key, array: false), level: level + 1)
   }
 }
 
@@ -136,19 +147,24 @@ struct LuaKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
   unowned(unsafe) let encoding: LuaEncoding
   let table: Int32
+  /// How deep the table is, counting tables from the value encoded (1).
+  let level: Int
   private(set) var count = 0
   var codingPath: [any CodingKey] { [] }
 
-  init(encoding: LuaEncoding, table: Int32) {
+  init(encoding: LuaEncoding, table: Int32, level: Int) {
     self.encoding = encoding
     self.table = table
+    self.level = level
   }
 
   private var L: OpaquePointer { encoding.L }
 
   /// `push` gets the encoding and the state as arguments, so it need not capture `self`.
   private mutating func append(_ push: (LuaEncoding, OpaquePointer) throws -> Void) throws {
-    do { try push(encoding, L) } catch {
+    try encoding.check(level: level)
+    let (encoding, L) = (encoding, L)
+    do { try encoding.inside(level: level) { try push(encoding, L) } } catch {
       throw LuaEncoding.luaError(error).under(LuaPath.component(index: count + 1))
     }
     if lua_type(L, -1) == LUA_TNIL {  // an Optional.none element
@@ -211,6 +227,7 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
   }
 
   private mutating func nestedTable(array: Bool) -> Int32 {
+    encoding.noteNested(level: level + 1)
     lua_createtable(L, 0, 0)
     if array { encoding.vm.setArrayMarker(on: -1, L) }
     let nested = encoding.stack.top
@@ -224,15 +241,17 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     keyedBy keyType: NestedKey.Type
   ) -> KeyedEncodingContainer<NestedKey> {
     KeyedEncodingContainer(
-      LuaKeyedEncodingContainer<NestedKey>(encoding: encoding, table: nestedTable(array: false)))
+      LuaKeyedEncodingContainer<NestedKey>(
+        encoding: encoding, table: nestedTable(array: false), level: level + 1))
   }
 
   mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-    LuaUnkeyedEncodingContainer(encoding: encoding, table: nestedTable(array: true))
+    LuaUnkeyedEncodingContainer(
+      encoding: encoding, table: nestedTable(array: true), level: level + 1)
   }
 
   mutating func superEncoder() -> any Encoder {
-    LuaTableEncoder(encoding: encoding, table: nestedTable(array: false))
+    LuaTableEncoder(encoding: encoding, table: nestedTable(array: false), level: level + 1)
   }
 }
 
@@ -240,20 +259,24 @@ struct LuaUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 final class LuaTableEncoder: Encoder {
   unowned(unsafe) let encoding: LuaEncoding
   let table: Int32
+  /// How deep the table is, counting tables from the value encoded (1).
+  let level: Int
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-  init(encoding: LuaEncoding, table: Int32) {
+  init(encoding: LuaEncoding, table: Int32, level: Int) {
     self.encoding = encoding
     self.table = table
+    self.level = level
   }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    KeyedEncodingContainer(LuaKeyedEncodingContainer<Key>(encoding: encoding, table: table))
+    KeyedEncodingContainer(
+      LuaKeyedEncodingContainer<Key>(encoding: encoding, table: table, level: level))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    LuaUnkeyedEncodingContainer(encoding: encoding, table: table)
+    LuaUnkeyedEncodingContainer(encoding: encoding, table: table, level: level)
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {
