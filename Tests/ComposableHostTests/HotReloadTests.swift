@@ -79,7 +79,7 @@ import Testing
     watcher.stop()
   }
 
-  /// A `watch` that fails keeps the files watched before.
+  /// A `watch` that fails (a folder whose name is too long) keeps the files watched before.
   @Test func aFailedWatchKeepsTheOldFiles() throws {
     let directory = try folder()
     let file = directory.appendingPathComponent("feature.lua")
@@ -87,10 +87,28 @@ import Testing
     let saves = Saves()
     let watcher = try FileWatcher(files: [file]) { saves.add($0) }
     defer { watcher.stop() }
-    let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/x.lua")
-    #expect(throws: FileWatcherError.self) { try watcher.watch([file, missing]) }
+    let tooLong = URL(fileURLWithPath: "/" + String(repeating: "n/", count: 3_000) + "x.lua")
+    #expect(throws: FileWatcherError.self) { try watcher.watch([file, tooLong]) }
     try "return 2".write(to: file, atomically: false, encoding: .utf8)
     #expect(saves.wait(for: 1) == [[file.path]])
+  }
+
+  /// A folder that does not exist yet, given to `watch` (a reload's module in a folder a link
+  /// leads to now, before it is made), is looked for until it is, and its file written then is
+  /// a save.
+  @Test func aFolderNotMadeYetIsLookedForByWatch() throws {
+    let directory = try folder()
+    let file = directory.appendingPathComponent("feature.lua")
+    try "return 1".write(to: file, atomically: false, encoding: .utf8)
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    defer { watcher.stop() }
+    let later = directory.appendingPathComponent("later/module.lua")
+    try watcher.watch([file, later])
+    try FileManager.default.createDirectory(
+      at: later.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try "return 2".write(to: later, atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 1) == [[later.path]])
   }
 
   /// A HotReload let go of without `stop()` stops: a save after it reloads nothing.

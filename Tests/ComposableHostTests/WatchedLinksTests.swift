@@ -135,6 +135,89 @@ import Testing
     #expect(saves.wait(for: 1) == [[one.path]])
   }
 
+  /// The watcher follows a link re-pointed by itself, at once: a save of the new file is seen
+  /// with no `watch` call after (a save made just after the re-pointing, before the host's
+  /// reload watched again, was lost).
+  @Test func aRepointedLinkIsFollowedAtOnce() throws {
+    let directory = try Self.versions()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let current = directory.appendingPathComponent("current")
+    try Self.link(current, to: "a")
+    let file = current.appendingPathComponent("feature.lua")
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    defer { watcher.stop() }
+    try Self.repoint(current, to: "b")
+    #expect(saves.wait(for: 1) == [[file.path]])
+    try Self.source(3).write(
+      to: directory.appendingPathComponent("b/feature.lua"), atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 2) == [[file.path], [file.path]])
+  }
+
+  /// A link re-pointed to a folder not made yet: the folder is looked for, and its file, once
+  /// written, is a save. A folder link replaced by a real folder: watched as that folder.
+  @Test func aLinkToAFolderNotMadeYetOrMadeRealIsFollowed() throws {
+    let directory = try Self.versions()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let current = directory.appendingPathComponent("current")
+    try Self.link(current, to: "a")
+    let file = current.appendingPathComponent("feature.lua")
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    defer { watcher.stop() }
+    try Self.repoint(current, to: "c")
+    #expect(saves.wait(for: 1) == [[file.path]])
+    let later = directory.appendingPathComponent("c")
+    try FileManager.default.createDirectory(at: later, withIntermediateDirectories: true)
+    try Self.source(3).write(
+      to: later.appendingPathComponent("feature.lua"), atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 2).count == 2)
+    // The link gone, a real folder in its place.
+    try FileManager.default.removeItem(at: current)
+    try FileManager.default.createDirectory(at: current, withIntermediateDirectories: true)
+    try Self.source(4).write(to: file, atomically: false, encoding: .utf8)
+    let afterReal = saves.wait(for: 3).count
+    #expect(afterReal >= 3)
+    try Self.source(5).write(to: file, atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: afterReal + 1).count == afterReal + 1)
+  }
+
+  /// `lnk/../feature.lua`, where `lnk` leads into a folder of another: `..` goes up from where
+  /// the link led, as the kernel reads it. And a link whose target is longer than 1,024 bytes is
+  /// read whole (cut, the watcher could not start).
+  @Test func aDotDotAfterALinkAndALongTargetAreReadAsTheKernelReadsThem() throws {
+    let directory = try Self.versions()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    for name in ["a/deeper", "b/deeper"] {
+      try FileManager.default.createDirectory(
+        at: directory.appendingPathComponent(name), withIntermediateDirectories: true)
+    }
+    try Self.link(directory.appendingPathComponent("lnk"), to: "a/deeper")
+    let file = URL(fileURLWithPath: directory.path + "/lnk/../feature.lua")
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    defer { watcher.stop() }
+    try Self.source(3).write(
+      to: directory.appendingPathComponent("a/feature.lua"), atomically: true, encoding: .utf8)
+    #expect(saves.wait(for: 1) == [[file.path]])
+    try Self.repoint(directory.appendingPathComponent("lnk"), to: "b/deeper")
+    #expect(saves.wait(for: 2) == [[file.path], [file.path]])
+
+    var long = directory.appendingPathComponent("b")
+    for level in 0..<24 { long.appendPathComponent(String(repeating: "d\(level % 10)", count: 25)) }
+    try FileManager.default.createDirectory(at: long, withIntermediateDirectories: true)
+    let target = long.appendingPathComponent("feature.lua")
+    try Self.source(6).write(to: target, atomically: false, encoding: .utf8)
+    #expect(target.path.utf8.count > 1_200)
+    let link = directory.appendingPathComponent("long.lua")
+    try Self.link(link, to: target.path)
+    let longSaves = Saves()
+    let longWatcher = try FileWatcher(files: [link]) { longSaves.add($0) }
+    defer { longWatcher.stop() }
+    try Self.source(7).write(to: target, atomically: false, encoding: .utf8)
+    #expect(longSaves.wait(for: 1) == [[link.path]])
+  }
+
   /// Hot reload of a feature opened through a link: re-pointed, the code it leads to runs, and
   /// the report names the feature alone.
   @Test func hotReloadLoadsWhatTheLinkLeadsToNow() async throws {

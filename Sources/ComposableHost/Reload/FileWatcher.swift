@@ -62,7 +62,7 @@ public final class FileWatcher: Sendable {
     wakeWriter = ends[1]
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     do {
-      try watch(files)
+      try watch(files, awaitingMissing: false)
     } catch {
       // No thread was started: the deinit that runs now must not wait for one.
       let unstarted = self.watched
@@ -87,30 +87,83 @@ public final class FileWatcher: Sendable {
   }
 
   /// Watches these files from now on, instead of the ones before (a reload may require other
-  /// modules).
+  /// modules). A folder that does not exist is looked for until it is made, as a watched folder
+  /// deleted is; one that cannot be watched otherwise is an error, and the files watched before
+  /// stay so.
   public func watch(_ files: [URL]) throws {
+    try watch(files, awaitingMissing: true)
+  }
+
+  /// `watch`: a folder on a file's route that does not exist (a link re-pointed to a release
+  /// not made yet) is looked for until it does when `awaitingMissing`, and an error else.
+  private func watch(_ files: [URL], awaitingMissing: Bool) throws {
     // A file reached through a symlink is saved where it really is, and a link on the way
     // re-pointed gives it other contents: each is watched, and reported as the path given.
     var paths: [String: [String]] = [:]
+    var links: Set<String> = []
     for file in files {
-      let given = file.standardizedFileURL.path
-      for route in Self.route(to: given) where paths[route]?.contains(given) != true {
-        paths[route, default: []].append(given)
+      let given = file.absoluteURL.path
+      let route = SymlinkRoute(to: given)
+      for path in route.paths where paths[path]?.contains(given) != true {
+        paths[path, default: []].append(given)
       }
+      links.formUnion(route.links)
     }
-    let wanted = Set(paths.keys.map { ($0 as NSString).deletingLastPathComponent })
+    let wanted = Set(paths.keys.map(Self.folder(of:)))
     try watched.lock.withLock {
       // The folders first: when one cannot be watched, the files watched before stay so.
-      for directory in wanted where !watched.directories.values.contains(directory) {
-        let descriptor = Self.addWatch(inotify, directory)
-        guard descriptor >= 0 else {
-          throw FileWatcherError("cannot watch \(directory): errno \(errno)")
-        }
-        watched.directories[descriptor] = directory
-        watched.identities[descriptor] = Self.identity(of: directory)
-      }
+      let awaited = try Self.watchFolders(
+        wanted, inotify: inotify, watched: watched, awaitingMissing: awaitingMissing)
       watched.files = paths
-      watched.missing.formIntersection(wanted)
+      watched.links = links
+      watched.missing = watched.missing.intersection(wanted).union(awaited)
+        .subtracting(watched.directories.values)
+    }
+  }
+
+  private static func folder(of path: String) -> String {
+    (path as NSString).deletingLastPathComponent
+  }
+
+  /// Watches each of `folders` not watched yet (under the lock); returns those that do not
+  /// exist when `awaitingMissing` (to be looked for), and throws for any other that cannot be.
+  private static func watchFolders(
+    _ folders: Set<String>, inotify: Int32, watched: Watched, awaitingMissing: Bool
+  ) throws -> Set<String> {
+    var awaited: Set<String> = []
+    for directory in folders where !watched.directories.values.contains(directory) {
+      let descriptor = addWatch(inotify, directory)
+      guard descriptor >= 0 else {
+        if awaitingMissing, errno == ENOENT || errno == ENOTDIR {
+          awaited.insert(directory)
+          continue
+        }
+        throw FileWatcherError("cannot watch \(directory): errno \(errno)")
+      }
+      watched.directories[descriptor] = directory
+      watched.identities[descriptor] = identity(of: directory)
+    }
+    return awaited
+  }
+
+  /// Watches where the links on the routes of `given` lead now, as well as where they led:
+  /// run on the watcher's thread as soon as a link's event is read, so that a save of the new
+  /// file made just after it is seen (a host's next `watch` drops the old route).
+  private static func follow(_ given: Set<String>, inotify: Int32, watched: Watched) {
+    let routes = given.map { ($0, SymlinkRoute(to: $0)) }
+    watched.lock.withLock {
+      var wanted: Set<String> = []
+      for (given, route) in routes {
+        for path in route.paths where watched.files[path]?.contains(given) != true {
+          watched.files[path, default: []].append(given)
+        }
+        watched.links.formUnion(route.links)
+        wanted.formUnion(route.paths.map(folder(of:)))
+      }
+      let awaited =
+        (try? watchFolders(wanted, inotify: inotify, watched: watched, awaitingMissing: true))
+        ?? []
+      watched.missing.formUnion(awaited)
       watched.missing.subtract(watched.directories.values)
     }
   }
@@ -132,49 +185,6 @@ public final class FileWatcher: Sendable {
       return
     }
     finished.wait()
-  }
-
-  /// What `path` names, step by step: each symlink met on the way (a folder's or the file's,
-  /// its own path), then the path it leads to. A save of the last, or any of the links
-  /// re-pointed, removed or made, changes what a read of `path` gets. (A loop of links, or more
-  /// than 40, ends the route where it is: a read would fail there too.)
-  static func route(to path: String) -> [String] {
-    var route: [String] = []
-    var rest = lexicallyNormalized(path).split(separator: "/").map(String.init)
-    var resolved = ""
-    var links = 0
-    while !rest.isEmpty {
-      let next = resolved + "/" + rest.removeFirst()
-      var status = stat()
-      guard links < 40, lstat(next, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
-        let target = try? FileManager.default.destinationOfSymbolicLink(atPath: next)
-      else {
-        resolved = next
-        continue
-      }
-      links += 1
-      route.append(next)
-      let joined = target.hasPrefix("/") ? target : resolved + "/" + target
-      rest = lexicallyNormalized(joined).split(separator: "/").map(String.init) + rest
-      resolved = ""
-    }
-    route.append(resolved.isEmpty ? "/" : resolved)
-    return route
-  }
-
-  /// `path` with `.` and `..` taken out as written (the folders before a `..` here are no
-  /// links: `route` resolves each link before going further).
-  private static func lexicallyNormalized(_ path: String) -> String {
-    var parts: [Substring] = []
-    for part in path.split(separator: "/") {
-      if part == "." { continue }
-      if part == ".." {
-        if !parts.isEmpty { parts.removeLast() }
-        continue
-      }
-      parts.append(part)
-    }
-    return "/" + parts.joined(separator: "/")
   }
 
   /// The key under which the watcher's thread notes whose it is.
@@ -296,6 +306,7 @@ public final class FileWatcher: Sendable {
       let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
       guard count > 0 else { continue }
       let events = changedFiles(in: buffer, count: count, inotify: inotify, watched: watched)
+      if !events.rerouted.isEmpty { follow(events.rerouted, inotify: inotify, watched: watched) }
       saved.formUnion(events.saved)
       for path in events.saved { unsettled.removeValue(forKey: path) }
       let deadline = ContinuousClock.now + .milliseconds(settleMilliseconds)
@@ -310,10 +321,13 @@ public final class FileWatcher: Sendable {
   /// its watch would follow it elsewhere) is no longer watched and goes to `missing`.
   private static func changedFiles(
     in buffer: [UInt8], count: Int, inotify: Int32, watched: Watched
-  ) -> (saved: [String], unsettled: [String]) {
-    let (files, directories) = watched.lock.withLock { (watched.files, watched.directories) }
+  ) -> (saved: [String], unsettled: [String], rerouted: Set<String>) {
+    let (files, links, directories) = watched.lock.withLock {
+      (watched.files, watched.links, watched.directories)
+    }
     var changed: [String] = []
     var unsettled: [String] = []
+    var rerouted: Set<String> = []
     var offset = 0
     let header = MemoryLayout<inotify_event>.size
     buffer.withUnsafeBytes { bytes in
@@ -338,32 +352,28 @@ public final class FileWatcher: Sendable {
         guard let directory = directories[descriptor] else { continue }
         let path = directory + "/" + name
         guard let given = files[path] else { continue }
-        // A save ends with the file closed after writing, or renamed into place. A file
-        // deleted, moved away or made (a FIFO, a folder, a link) may be a save under way:
-        // looked at once it settles (`unsettled`). A link on the way to a watched file is
-        // written whole when it is made: that is its save.
-        if mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
+        // A link on the way to a watched file is made whole, and removed or replaced (by
+        // another link, a folder, a file) at once: any event of it changes the route, a save.
+        // A save of a file ends with the file closed after writing, or renamed into place. A
+        // file deleted, moved away or made (a FIFO, a folder, a link) may be a save under way:
+        // looked at once it settles (`unsettled`).
+        if links.contains(path) {
           changed += given
-        } else if mask & UInt32(IN_CREATE) != 0, isSymlink(path) {
+          rerouted.formUnion(given)
+        } else if mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
           changed += given
         } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM | IN_CREATE) != 0 {
           unsettled += given
         }
       }
     }
-    return (changed, unsettled)
+    return (changed, unsettled, rerouted)
   }
 
   /// How long a watched file deleted or replaced by something else is given to become a saved
   /// file again (an editor that deletes and writes anew) before it is reported as changed, so
   /// that the reload says what is there now: nothing, a FIFO, a folder.
   static let settleMilliseconds = 300
-
-  /// Whether `path` is a symlink itself.
-  private static func isSymlink(_ path: String) -> Bool {
-    var status = stat()
-    return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
-  }
 
   /// Whether `path` names a regular file (through links, as a read would open it).
   static func isRegularFile(_ path: String) -> Bool {
@@ -375,9 +385,11 @@ public final class FileWatcher: Sendable {
 /// The files and directories watched, and whether the watcher stopped: all under `lock`.
 private final class Watched: @unchecked Sendable {
   let lock = NSLock()
-  /// Each path watched (a file, or a link on the way to one: `FileWatcher.route`), and the
-  /// paths given for it, which its saves report.
+  /// Each path watched (a file, or a link on the way to one: `SymlinkRoute`), and the paths
+  /// given for it, which its saves report.
   var files: [String: [String]] = [:]
+  /// Those of `files` that are links on a route (or were, when it was made).
+  var links: Set<String> = []
   var directories: [Int32: String] = [:]
   /// The folder each watch was made on, to tell when its path names another (`dropMoved`).
   var identities: [Int32: Identity] = [:]
