@@ -10,6 +10,8 @@
 // - UTF8Library.c: utf8.len, codepoint, offset, codes.
 #include "LuaState.h"
 
+#include "TableDescription.h"
+
 void lk_open_libraries(lua_State *L) {
   luaL_openlibs(L);
   lk_transactions_open(L);
@@ -20,4 +22,5 @@ void lk_open_libraries(lua_State *L) {
   lk_table_library_open(L);
   lk_utf8_library_open(L);
   lk_reading_functions_open(L);  // after the libraries: the strings' metatable as they left it
+  lk_table_description_open(L);
 }

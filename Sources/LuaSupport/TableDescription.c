@@ -280,3 +280,16 @@ void lk_push_table_description(lua_State *L, int index) {
   lk_describe_value(L, &d, index, 0);
   lua_pushlstring(L, d.text, d.length);
 }
+
+// describe(table): lk_push_table_description for Lua, in the registry (the test runner's
+// trusted chunk says a test's table error as a reducer's report says it).
+static int lk_describe_table_function(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lk_push_table_description(L, 1);
+  return 1;
+}
+
+void lk_table_description_open(lua_State *L) {
+  lua_pushcfunction(L, lk_describe_table_function);
+  lua_setfield(L, LUA_REGISTRYINDEX, LK_DESCRIBE_TABLE_NAME);
+}

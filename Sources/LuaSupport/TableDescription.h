@@ -12,4 +12,10 @@
 /// which `lua5.4` says as `(error object is a table value)`, the same for every table.
 void lk_push_table_description(lua_State *L, int index);
 
+// The registry's name for lk_push_table_description as a Lua function of one table.
+#define LK_DESCRIBE_TABLE_NAME "composable.describe_table"
+
+/// Puts that function in the registry, for trusted chunks (feature code has no registry).
+void lk_table_description_open(lua_State *L);
+
 #endif

@@ -157,21 +157,51 @@ local function same(a, b, seen)
   return true
 end
 
--- A failure raised by an assertion: a table, so the runner can tell it from a Lua error.
-local function fail(message, level)
-  local file, line = site(level or 4)
-  error({ assertion = true, file = file, line = line, message = message }, 0)
+-- What a failed test says of its error: a table without `__tostring` as data (`{ code = 1 }`),
+-- as a reducer's report says it, bounded and read raw (the host's own description, which runs no
+-- metamethod); `tostring` gave its address, another each run, and ran its `__name`; a
+-- `__tostring` that fails, as the host says it.
+local rawget, raw_getmetatable = rawget, debug.getmetatable
+local describe_table = debug.getregistry()["composable.describe_table"]
+local function describe_error(err)
+  if type(err) ~= "table" then return tostring(err) end
+  local metatable = raw_getmetatable(err)
+  if metatable == nil or rawget(metatable, "__tostring") == nil then return describe_table(err) end
+  local ok, text = pcall(tostring, err)
+  if ok and type(text) == "string" then return text end
+  return "(error object is a table value)"
 end
 
--- `assert(v, message)` with a message that is no string raises the message itself, as Lua's
--- does: a `pcall` around it gets that object, and the report says it as it says `error(t)`.
--- (It was wrapped as the runner's failure, whose fields the report then printed.)
-local assert = setmetatable({}, { __call = function(_, value, message, ...)
+-- A failure raised by an assertion: a table, so the runner can tell it from a Lua error, by its
+-- metatable (a table of the test's with an `assertion` field was taken for one). Its
+-- `__tostring` says it where the host describes it: raised in the function given to send or
+-- receive, the report printed its fields.
+local failure_metatable = {
+  __tostring = function(failure)
+    return failure.file .. ":" .. failure.line .. ": " .. tostring(failure.message)
+  end,
+}
+local function is_failure(err)
+  return type(err) == "table" and raw_getmetatable(err) == failure_metatable
+end
+local function fail(message, level)
+  local file, line = site(level or 4)
+  error(setmetatable({ file = file, line = line, message = message }, failure_metatable), 0)
+end
+
+-- `assert(v, message)` as Lua's: it returns all its arguments, wants one, and with a message that
+-- is no string (nil included, when given) raises the message itself: a `pcall` around it gets
+-- that object, and the report says it as it says `error(t)`. With a string or none it fails the
+-- test at its line.
+local select = select
+local assert = setmetatable({}, { __call = function(_, ...)
+  local count, value, message = select("#", ...), ...
+  if count == 0 then error("bad argument #1 to 'assert' (value expected)", 2) end
   if not value then
-    if message ~= nil and type(message) ~= "string" then error(message, 0) end
+    if count >= 2 and type(message) ~= "string" then error(message, 0) end
     fail(message or "assertion failed!")
   end
-  return value, message, ...
+  return ...
 end })
 
 function assert.same(expected, actual, message)
@@ -207,11 +237,14 @@ function assert.falsy(value, message)
   end
 end
 
+-- The error's text that `pattern` is looked for in: an assertion's message, a string, or what a
+-- report says of the error (a table's fields, raw: its `__index` is not run).
 function assert.error(fn, pattern)
   local ok, err = pcall(fn)
   if ok then fail("Expected an error, but none was raised") end
   if pattern ~= nil then
-    local text = type(err) == "table" and (err.message or tostring(err)) or tostring(err)
+    local text = is_failure(err) and rawget(err, "message") or err
+    if type(text) ~= "string" then text = describe_error(text) end
     if not text:find(pattern) then
       fail("Expected an error matching " .. format("%q", pattern) .. ", got:\n" .. text)
     end
@@ -377,24 +410,13 @@ end
 local traceback = debug.traceback
 -- Level 3: above this handler, the C function the sandbox's xpcall calls it from (it keeps a
 -- limit's error from handlers, see BaseLibrary.c); then where the error was raised.
--- What a failed test says of its error: a table without `__tostring` as data (`{ code = 1 }`,
--- as a reducer's report says it), read raw; `tostring` gave its address, another each run, and
--- ran its `__name`; a `__tostring` that fails, as the host says it. The runner's own assertion
--- is known by a raw read: `err.assertion` ran the object's `__index`.
-local rawget, raw_getmetatable = rawget, debug.getmetatable
-local function describe_error(err)
-  if type(err) ~= "table" then return tostring(err) end
-  local metatable = raw_getmetatable(err)
-  if metatable == nil or rawget(metatable, "__tostring") == nil then
-    return describe_value(err)
-  end
-  local ok, text = pcall(tostring, err)
-  if ok and type(text) == "string" then return text end
-  return "(error object is a table value)"
-end
-
+-- The runner's own failure goes as it is (its fields read raw), any other error as a report says
+-- it (describe_error, above).
 local function capture(err)
-  if type(err) == "table" and rawget(err, "assertion") then return err end
+  if is_failure(err) then
+    return { file = rawget(err, "file"), line = rawget(err, "line"),
+             message = rawget(err, "message") }
+  end
   return { message = describe_error(err), traceback = traceback(nil, 3) }
 end
 
