@@ -124,25 +124,57 @@ extension LuaStack {
         L, Int32(clamping: sequenceCount), Int32(clamping: table.count - sequenceCount))
       guard reserve(3) else { throw .conversion(path: "", message: "nesting too deep") }
       var height = 1
+      // By index rather than `for (key, element) in`: the iterator retained and released the
+      // dictionary's storage on every push. (Each key and value read is a copy: a retain and a
+      // release of a string longer than LuaString keeps inline.) A refused push made again goes
+      // through the indices in key order (`pushAgainInKeyOrder`).
       let entries = table.entries
-      if let pushing, pushing.inKeyOrder {
-        for key in entries.keys.sorted(by: LuaValue.keyOrder) {
-          try pushField(
-            key, entries[key]!, in: vm, depth: depth, tag: tag, tagged: &tagged, height: &height,
-            pushing)
-        }
-      } else {
-        // By index rather than `for (key, element) in`: the iterator retained and released the
-        // dictionary's storage on every push. (Each key and value read is a copy: a retain and
-        // a release of a string longer than LuaString keeps inline.)
-        var index = entries.startIndex
-        while index != entries.endIndex {
-          let key = entries.keys[index], element = entries.values[index]
+      let order = pushing?.inKeyOrder == true ? Self.indicesInKeyOrder(of: entries) : nil
+      var index = order?.first ?? entries.startIndex
+      var position = 0
+      while index != entries.endIndex {
+        let key = entries.keys[index], element = entries.values[index]
+        if let order {
+          position += 1
+          index = position < order.count ? order[position] : entries.endIndex
+        } else {
           entries.formIndex(after: &index)
-          try pushField(
-            key, element, in: vm, depth: depth, tag: tag, tagged: &tagged, height: &height,
-            pushing)
         }
+        if case let .number(number) = key, number.isNaN {
+          throw .conversion(path: "", message: "a table key cannot be NaN")
+        }
+        if case .nil = key {  // Lua would raise, and outside a protected call that aborts
+          throw .conversion(path: "", message: "a table key cannot be nil")
+        }
+        let isTag: Bool
+        if let tag, case let .string(name) = key, tag.isName(name) {
+          lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(tag.slot))
+          isTag = true
+        } else {
+          if !pushScalar(key) {
+            var ignored = false
+            height = max(
+              height,
+              1
+                + (try pushReserved(
+                  key, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, pushing)))
+          }
+          isTag = false
+        }
+        if !pushScalar(element) {  // the fields of an action are scalars: no call for them
+          do throws(LuaError) {
+            var ignored = false
+            height = max(
+              height,
+              1
+                + (try pushReserved(
+                  element, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, pushing)))
+          } catch {
+            throw error.under(LuaPath.component(key))
+          }
+        }
+        if isTag, lua_type(L, -1) == LUA_TSTRING { tagged = true }
+        lua_rawset(L, -3)
       }
       if table.kind == .array { vm.setArrayMarker(on: -1, L) }
       if let shared {
@@ -157,48 +189,12 @@ extension LuaStack {
     }
   }
 
-  /// Pushes the field `key` = `element` into the table on top (at `depth`), raising `height` to
-  /// one more than the element's and setting `tagged` as `pushReserved` says.
-  @inline(__always)
-  private func pushField(
-    _ key: LuaValue, _ element: LuaValue, in vm: LuaVM, depth: Int, tag: LuaTagKey?,
-    tagged: inout Bool, height: inout Int, _ pushing: LuaPushing?
-  ) throws(LuaError) {
-    if case let .number(number) = key, number.isNaN {
-      throw .conversion(path: "", message: "a table key cannot be NaN")
-    }
-    if case .nil = key {  // Lua would raise, and outside a protected call that aborts
-      throw .conversion(path: "", message: "a table key cannot be nil")
-    }
-    let isTag: Bool
-    if let tag, case let .string(name) = key, tag.isName(name) {
-      lua_rawgeti(L, LK_REGISTRYINDEX, lua_Integer(tag.slot))
-      isTag = true
-    } else {
-      if !pushScalar(key) {
-        var ignored = false
-        height = max(
-          height,
-          1
-            + (try pushReserved(
-              key, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, pushing)))
-      }
-      isTag = false
-    }
-    if !pushScalar(element) {  // the fields of an action are scalars: no call for them
-      do throws(LuaError) {
-        var ignored = false
-        height = max(
-          height,
-          1
-            + (try pushReserved(
-              element, in: vm, depth: depth + 1, tag: nil, tagged: &ignored, pushing)))
-      } catch {
-        throw error.under(LuaPath.component(key))
-      }
-    }
-    if isTag, lua_type(L, -1) == LUA_TSTRING { tagged = true }
-    lua_rawset(L, -3)
+  /// The indices of `entries`, their keys in key order.
+  @inline(never)
+  private static func indicesInKeyOrder(
+    of entries: [LuaValue: LuaValue]
+  ) -> [Dictionary<LuaValue, LuaValue>.Index] {
+    entries.indices.sorted { LuaValue.keyOrder(entries.keys[$0], entries.keys[$1]) }
   }
 
   /// Pushes `value` if it is neither a table nor a reference, saying whether it did.

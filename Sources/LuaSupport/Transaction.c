@@ -1010,9 +1010,12 @@ static int lk_store_form_protected(lua_State *L) {
   lua_settop(L, 1);
   lua_pushnil(L);
   lk_info *info = lk_info_of(L);
+  const void *path[LK_ADOPT_MAX_DEPTH];
   info->transaction.adopt_heights = 2;
+  info->transaction.adopt_path = path;
   lk_store_form(L, 1, 1);
   info->transaction.adopt_heights = 0;
+  info->transaction.adopt_path = NULL;
   lua_settop(L, 1);
   return 1;
 }
@@ -1030,7 +1033,8 @@ static int lk_store_form_in(lua_State *L, int value, int in_key_order) {
   lua_pushvalue(L, value);
   int status = lua_pcall(L, 1, 1, 0);
   info->transaction.adopt_in_key_order = 0;
-  info->transaction.adopt_heights = 0;  // its slot is gone, even after an error
+  info->transaction.adopt_heights = 0;  // its slot and its path are gone, even after an error
+  info->transaction.adopt_path = NULL;
   return status;
 }
 
