@@ -152,6 +152,10 @@ import Testing
     try Self.source(3).write(
       to: directory.appendingPathComponent("b/feature.lua"), atomically: false, encoding: .utf8)
     #expect(saves.wait(for: 2) == [[file.path], [file.path]])
+    // The file the link led to before is off the way: no save.
+    try Self.source(4).write(
+      to: directory.appendingPathComponent("a/feature.lua"), atomically: false, encoding: .utf8)
+    #expect(saves.wait(for: 3, seconds: 0.5).count == 2)
   }
 
   /// A link re-pointed to a folder not made yet: the folder is looked for, and its file, once

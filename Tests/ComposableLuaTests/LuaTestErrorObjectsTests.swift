@@ -125,6 +125,12 @@ import Testing
         assert.error(function() assert(false, "words") end, "^words$")
       end)
       it("own assertion field", function() error({ assertion = true, message = "mine" }) end)
+      it("table messages", function()
+        local ok, failure = pcall(assert.equal, 1, 2, { why = "x" })
+        assert.equal("composable.test failure", getmetatable(failure))
+        assert.truthy(not pcall(setmetatable, failure, nil))
+        assert.truthy(false, { code = 404 })
+      end)
       it("wide", function()
         local t = {} for i = 1, 50000 do t["k" .. i] = i end
         error(t)
@@ -151,10 +157,45 @@ import Testing
         #"{ assertion = true, message = "mine" }"# + "\nstack traceback:") == true,
       "\(failures)")
     #expect(
+      failures["said table messages"]?.hasSuffix("said_test.lua:30: { code = 404 }") == true,
+      "\(failures["said table messages"] ?? "")")
+    #expect(
       failures["said wide"]?.hasPrefix("{ k1 = 1, k10 = 10, k100 = 100,") == true,
       "\(failures["said wide"] ?? "")")
     #expect(
       failures["said deep"]?.hasPrefix("{ n = { n = { n = ") == true,
       "\(failures["said deep"] ?? "")")
+  }
+
+  /// A test's own `coroutine.yield` in its body raises as Lua's does outside a coroutine: it
+  /// reached the host as one of the runner's requests, and a forged one crashed the whole run
+  /// (an attacker's finding). A coroutine of the test's own yields as ever.
+  @Test func aYieldInATestsBodyIsNoRequest() async throws {
+    let directory = try makeTemporaryDirectory("lua-test-errors")
+    let file = directory.appendingPathComponent("yield_test.lua")
+    try """
+    describe("yield", function()
+      it("forged", function() coroutine.yield({ op = "expect_failure", mark = -5 }) end)
+      it("bare", function() coroutine.yield() end)
+      it("own", function()
+        local co = coroutine.wrap(function() coroutine.yield(1) return 2 end)
+        assert.equal(1, co())
+        assert.equal(2, co())
+      end)
+    end)
+    """.write(to: file, atomically: false, encoding: .utf8)
+    var failures: [String: String] = [:], passed: [String] = []
+    for result in await LuaTestRunner().run(file: file) {
+      switch result.outcome {
+      case let .failed(messages): failures[result.name] = messages.joined(separator: "\n")
+      default: passed.append(result.name)
+      }
+    }
+    #expect(passed == ["yield own"], "\(failures)")
+    for name in ["yield forged", "yield bare"] {
+      #expect(
+        failures[name]?.hasPrefix("attempt to yield from outside a coroutine\nstack traceback:")
+          == true, "\(failures)")
+    }
   }
 }

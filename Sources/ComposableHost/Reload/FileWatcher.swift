@@ -99,26 +99,44 @@ public final class FileWatcher: Sendable {
   private func watch(_ files: [URL], awaitingMissing: Bool) throws {
     // A file reached through a symlink is saved where it really is, and a link on the way
     // re-pointed gives it other contents: each is watched, and reported as the path given.
-    var paths: [String: [String]] = [:]
-    var links: Set<String> = []
+    var routes: [String: SymlinkRoute] = [:]
     for file in files {
       let given = file.absoluteURL.path
-      let route = SymlinkRoute(to: given)
-      for path in route.paths where paths[path]?.contains(given) != true {
-        paths[path, default: []].append(given)
-      }
-      links.formUnion(route.links)
+      routes[given] = SymlinkRoute(to: given)
     }
-    let wanted = Set(paths.keys.map(Self.folder(of:)))
+    let wanted = Set(routes.values.flatMap(\.paths).map(Self.folder(of:)))
     try watched.lock.withLock {
       // The folders first: when one cannot be watched, the files watched before stay so.
       let awaited = try Self.watchFolders(
         wanted, inotify: inotify, watched: watched, awaitingMissing: awaitingMissing)
-      watched.files = paths
-      watched.links = links
-      watched.missing = watched.missing.intersection(wanted).union(awaited)
-        .subtracting(watched.directories.values)
+      watched.routes = routes
+      Self.settle(watched, inotify: inotify, awaited: awaited)
     }
+  }
+
+  /// After the routes changed (under the lock): the paths watched and the links among them made
+  /// again from them, the folders no route is in any more left (each release a link led to
+  /// stayed watched, 3,000 after 3,000 re-pointings, an attacker's finding), and `awaited` added
+  /// to those looked for.
+  private static func settle(_ watched: Watched, inotify: Int32, awaited: Set<String>) {
+    var files: [String: [String]] = [:]
+    var links: Set<String> = []
+    for (given, route) in watched.routes.sorted(by: { $0.key < $1.key }) {
+      for path in route.paths where files[path]?.contains(given) != true {
+        files[path, default: []].append(given)
+      }
+      links.formUnion(route.links)
+    }
+    watched.files = files
+    watched.links = links
+    let wanted = Set(files.keys.map(folder(of:)))
+    for (descriptor, directory) in watched.directories where !wanted.contains(directory) {
+      inotify_rm_watch(inotify, descriptor)
+      watched.directories.removeValue(forKey: descriptor)
+      watched.identities.removeValue(forKey: descriptor)
+    }
+    watched.missing = watched.missing.intersection(wanted).union(awaited)
+      .subtracting(watched.directories.values)
   }
 
   private static func folder(of path: String) -> String {
@@ -146,25 +164,18 @@ public final class FileWatcher: Sendable {
     return awaited
   }
 
-  /// Watches where the links on the routes of `given` lead now, as well as where they led:
-  /// run on the watcher's thread as soon as a link's event is read, so that a save of the new
-  /// file made just after it is seen (a host's next `watch` drops the old route).
+  /// Watches where the links on the routes of `given` lead now, instead of where they led: run
+  /// on the watcher's thread as soon as a link's event is read, so that a save of the new file
+  /// made just after it is seen.
   private static func follow(_ given: Set<String>, inotify: Int32, watched: Watched) {
     let routes = given.map { ($0, SymlinkRoute(to: $0)) }
     watched.lock.withLock {
-      var wanted: Set<String> = []
-      for (given, route) in routes {
-        for path in route.paths where watched.files[path]?.contains(given) != true {
-          watched.files[path, default: []].append(given)
-        }
-        watched.links.formUnion(route.links)
-        wanted.formUnion(route.paths.map(folder(of:)))
-      }
+      for (given, route) in routes { watched.routes[given] = route }
+      let wanted = Set(routes.flatMap(\.1.paths).map(folder(of:)))
       let awaited =
         (try? watchFolders(wanted, inotify: inotify, watched: watched, awaitingMissing: true))
         ?? []
-      watched.missing.formUnion(awaited)
-      watched.missing.subtract(watched.directories.values)
+      settle(watched, inotify: inotify, awaited: awaited)
     }
   }
 
@@ -385,8 +396,10 @@ public final class FileWatcher: Sendable {
 /// The files and directories watched, and whether the watcher stopped: all under `lock`.
 private final class Watched: @unchecked Sendable {
   let lock = NSLock()
-  /// Each path watched (a file, or a link on the way to one: `SymlinkRoute`), and the paths
-  /// given for it, which its saves report.
+  /// The route of each path given (`SymlinkRoute`), whose paths are watched.
+  var routes: [String: SymlinkRoute] = [:]
+  /// Each path on a route (a file, or a link on the way to one), and the paths given whose
+  /// routes it is on, which its saves report (made from `routes`).
   var files: [String: [String]] = [:]
   /// Those of `files` that are links on a route (or were, when it was made).
   var links: Set<String> = []

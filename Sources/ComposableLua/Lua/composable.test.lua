@@ -180,10 +180,23 @@ local failure_metatable = {
   __tostring = function(failure)
     return failure.file .. ":" .. failure.line .. ": " .. tostring(failure.message)
   end,
+  __metatable = "composable.test failure",  -- getmetatable cannot change it or make one
 }
 local function is_failure(err)
   return type(err) == "table" and raw_getmetatable(err) == failure_metatable
 end
+-- An assertion's own message, any value (`assert.truthy(ok, err)` with a table error): as a
+-- report says it, or nil for none. It was printed as the runner's fields, or raised "attempt to
+-- concatenate a table value".
+local function said(message)
+  if message == nil or type(message) == "string" then return message end
+  return describe_error(message)
+end
+local function lead(message)
+  local text = said(message)
+  return text and text .. "\n" or ""
+end
+
 local function fail(message, level)
   local file, line = site(level or 4)
   error(setmetatable({ file = file, line = line, message = message }, failure_metatable), 0)
@@ -206,7 +219,7 @@ end })
 
 function assert.same(expected, actual, message)
   if not same(expected, actual) then
-    fail((message and message .. "\n" or "") .. "Expected objects to be the same.\n"
+    fail(lead(message) .. "Expected objects to be the same.\n"
       .. "Passed in:\n" .. describe_value(actual) .. "\nExpected:\n" .. describe_value(expected))
   end
 end
@@ -217,7 +230,7 @@ local function equal(expected, actual, message)
   -- `==`, but a NaN equals a NaN of its sign: the failure printed `-nan` for both sides.
   local nans = expected ~= expected and actual ~= actual
   if expected ~= actual and not (nans and tostring(expected) == tostring(actual)) then
-    fail((message and message .. "\n" or "") .. "Expected objects to be equal.\n"
+    fail(lead(message) .. "Expected objects to be equal.\n"
       .. "Passed in:\n" .. describe_value(actual) .. "\nExpected:\n" .. describe_value(expected),
       5)
   end
@@ -227,13 +240,13 @@ function assert.equal(expected, actual, message) equal(expected, actual, message
 
 function assert.truthy(value, message)
   if not value then
-    fail(message or ("Expected to be truthy, but value was:\n" .. describe_value(value)))
+    fail(said(message) or ("Expected to be truthy, but value was:\n" .. describe_value(value)))
   end
 end
 
 function assert.falsy(value, message)
   if value then
-    fail(message or ("Expected to be falsy, but value was:\n" .. describe_value(value)))
+    fail(said(message) or ("Expected to be falsy, but value was:\n" .. describe_value(value)))
   end
 end
 
@@ -319,7 +332,26 @@ for _, op in ipairs({
 end
 
 -- The runner: describe blocks run at once to collect; tests run later, one by one.
+-- The thread the host runs a test in: the runner's requests are its yields. A test's own
+-- `coroutine.yield` there would reach the host as a request (a forged one crashed the run): it
+-- raises as Lua's does outside a coroutine, which a test's body is, as far as it knows.
+local test_thread
+local function guarded_yield(yield_of_sandbox)
+  return function(...)
+    if test_thread ~= nil and coroutine.running() == test_thread then
+      error("attempt to yield from outside a coroutine", 0)
+    end
+    return yield_of_sandbox(...)
+  end
+end
+
 local function install(env)
+  if type(env.coroutine) == "table" then
+    local library = {}
+    for name, f in pairs(env.coroutine) do library[name] = f end
+    library.yield = guarded_yield(env.coroutine.yield)
+    env.coroutine = library
+  end
   local real_require = env.require
   local json_found, json = pcall(real_require, "composable.json")
   if json_found and type(json) == "table" then json_null = json.null end
@@ -421,6 +453,7 @@ local function capture(err)
 end
 
 local function run(test)
+  test_thread = coroutine.running()
   local ok, failure = xpcall(function()
     for _, hook in ipairs(test.before) do hook() end
     test.body()

@@ -108,6 +108,9 @@ extension LuaTestSession {
   /// fails for each pattern that none matched.
   nonisolated(nonsending) func expectFailure(_ request: LuaValue) async throws -> LuaValue {
     guard let mark = request.mark.intValue else { return .integer(failures.count) }
+    guard (0...failures.count).contains(mark) else {
+      throw LuaTestError("expect_failure: not a mark it gave (\(mark))")
+    }
     // Whatever the effects `body` started are doing, what they can do now is done.
     await SingleThreadExecutor.letWorkRun()
     let patterns = request.patterns.tableValue?.sequence ?? []
