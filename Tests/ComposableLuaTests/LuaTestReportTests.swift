@@ -96,6 +96,33 @@ import Testing
     #expect(counter.caseAttributes.first?["classname"] == file)
   }
 
+  /// Characters XML 1.0 has no place for (U+FFFE, U+FFFF, a control) are written as U+FFFD:
+  /// the file parsed no more (an attacker's finding).
+  @Test func junitReplacesWhatXMLCannotHold() throws {
+    let xml = LuaTestReport.junit([LuaTestResult(
+      name: "a\u{FFFE}b", file: "x_test.lua", line: 3,
+      outcome: .failed(["bad \u{FFFF} \u{1} end"]), seconds: 0)])
+    let counter = JUnitCounter()
+    let parser = XMLParser(data: Data(xml.utf8))
+    parser.delegate = counter
+    #expect(parser.parse())
+    #expect(counter.caseAttributes.first?["name"] == "a\u{FFFD}b")
+    #expect(counter.failureText == "bad \u{FFFD} \u{FFFD} end")
+  }
+
+  /// A `#` in a test's name begins no TAP directive (a failed test named `x # TODO` read as
+  /// passed), and a line break in it makes no line of its own.
+  @Test func tapNamesAreOneLineWithNoDirective() throws {
+    let tap = LuaTestReport.tap([
+      LuaTestResult(name: "x # TODO later", file: "a_test.lua", line: 1, outcome: .failed(["m"]), seconds: 0),
+      LuaTestResult(name: "y\nok 9 - z\\", file: "a_test.lua", line: 2, outcome: .passed, seconds: 0),
+    ])
+    let lines = tap.split(separator: "\n").map(String.init)
+    #expect(lines.contains(##"not ok 1 - x \# TODO later"##))
+    #expect(lines.contains(##"ok 2 - y\nok 9 - z\\"##))
+    #expect(!lines.contains { $0.hasPrefix("ok 9") })
+  }
+
   @Test func theReadableReportEndsWithTheSummaryLine() async {
     let report = LuaTestReport.readable(await Self.results())
     #expect(report.split(separator: "\n").last == "3 passed, 1 failed, 1 skipped")

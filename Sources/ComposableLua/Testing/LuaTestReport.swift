@@ -39,14 +39,21 @@ public enum LuaTestReport {
 
   /// Test Anything Protocol, version 13.
   public static func tap(_ results: [LuaTestResult]) -> String {
+    // A test's name is one line of the description, where `#` begins a directive: a failed test
+    // named `... # TODO ...` read as passed, and a newline in a name made lines of its own.
+    func description(_ name: String) -> String {
+      name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "#", with: "\\#")
+        .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+    }
     var lines = ["TAP version 13", "1..\(results.count)"]
     for (index, result) in results.enumerated() {
       let number = index + 1
+      let name = description(result.name)
       switch result.outcome {
-      case .passed: lines.append("ok \(number) - \(result.name)")
-      case .pending: lines.append("ok \(number) - \(result.name) # SKIP pending")
+      case .passed: lines.append("ok \(number) - \(name)")
+      case .pending: lines.append("ok \(number) - \(name) # SKIP pending")
       case let .failed(failures):
-        lines.append("not ok \(number) - \(result.name)")
+        lines.append("not ok \(number) - \(name)")
         lines.append("  ---")
         lines.append("  message: |")
         for failure in failures {
@@ -63,9 +70,20 @@ public enum LuaTestReport {
 
   /// JUnit XML, one `testsuite` per file.
   public static func junit(_ results: [LuaTestResult]) -> String {
+    // A character XML 1.0 has no place for (U+FFFE, U+FFFF, most controls) made the file one no
+    // reader parses: written as U+FFFD.
     func escape(_ text: String) -> String {
-      text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+      var scalars = String.UnicodeScalarView()
+      for scalar in text.unicodeScalars {
+        let value = scalar.value
+        let allowed =
+          value == 0x9 || value == 0xA || value == 0xD || (0x20...0xD7FF).contains(value)
+          || (0xE000...0xFFFD).contains(value) || value >= 0x10000
+        scalars.append(allowed ? scalar : "\u{FFFD}")
+      }
+      return String(scalars).replacingOccurrences(of: "&", with: "&amp;")
+        .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        .replacingOccurrences(of: "\"", with: "&quot;")
     }
     // In an attribute a reader turns a raw newline or tab into a space: written as references,
     // a test's name or file keeps them.
