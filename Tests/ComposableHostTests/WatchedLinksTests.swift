@@ -32,6 +32,24 @@ import Testing
     """
   }
 
+  /// `current -> a` in `directory`, and a watcher of `current/feature.lua`.
+  static func watchedThroughCurrent(
+    _ directory: URL
+  ) throws -> (current: URL, file: URL, saves: Saves, watcher: FileWatcher) {
+    let current = directory.appendingPathComponent("current")
+    try Self.link(current, to: "a")
+    let file = current.appendingPathComponent("feature.lua")
+    let saves = Saves()
+    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    return (current, file, saves, watcher)
+  }
+
+  /// Writes version `version` of the feature at `path` under `directory`.
+  static func write(_ version: Int, at path: String, in directory: URL) throws {
+    try source(version).write(
+      to: directory.appendingPathComponent(path), atomically: false, encoding: .utf8)
+  }
+
   static func link(_ link: URL, to target: String) throws {
     try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: target)
   }
@@ -79,11 +97,7 @@ import Testing
   @Test(arguments: Way.allCases) func aLinkToItsFolderRepointedIsOneSave(_ way: Way) throws {
     let directory = try Self.versions()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let current = directory.appendingPathComponent("current")
-    try Self.link(current, to: "a")
-    let file = current.appendingPathComponent("feature.lua")
-    let saves = Saves()
-    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    let (current, file, saves, watcher) = try Self.watchedThroughCurrent(directory)
     defer { watcher.stop() }
     try Self.repoint(current, to: directory.appendingPathComponent("b").path, way)
     #expect(saves.wait(for: 1) == [[file.path]])
@@ -112,12 +126,10 @@ import Testing
     #expect(saves.wait(for: 1) == [[first.path]])
     // Watched again where it leads now (hot reload calls watch after each save).
     try watcher.watch([first])
-    try Self.source(3).write(
-      to: directory.appendingPathComponent("b/feature.lua"), atomically: true, encoding: .utf8)
+    try Self.write(3, at: "b/feature.lua", in: directory)
     #expect(saves.wait(for: 2) == [[first.path], [first.path]])
     // The old file is off the way now.
-    try Self.source(4).write(
-      to: directory.appendingPathComponent("a/feature.lua"), atomically: true, encoding: .utf8)
+    try Self.write(4, at: "a/feature.lua", in: directory)
     #expect(saves.wait(for: 3, seconds: 0.5).count == 2)
   }
 
@@ -141,20 +153,14 @@ import Testing
   @Test func aRepointedLinkIsFollowedAtOnce() throws {
     let directory = try Self.versions()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let current = directory.appendingPathComponent("current")
-    try Self.link(current, to: "a")
-    let file = current.appendingPathComponent("feature.lua")
-    let saves = Saves()
-    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    let (current, file, saves, watcher) = try Self.watchedThroughCurrent(directory)
     defer { watcher.stop() }
     try Self.repoint(current, to: "b")
     #expect(saves.wait(for: 1) == [[file.path]])
-    try Self.source(3).write(
-      to: directory.appendingPathComponent("b/feature.lua"), atomically: false, encoding: .utf8)
+    try Self.write(3, at: "b/feature.lua", in: directory)
     #expect(saves.wait(for: 2) == [[file.path], [file.path]])
     // The file the link led to before is off the way: no save.
-    try Self.source(4).write(
-      to: directory.appendingPathComponent("a/feature.lua"), atomically: false, encoding: .utf8)
+    try Self.write(4, at: "a/feature.lua", in: directory)
     #expect(saves.wait(for: 3, seconds: 0.5).count == 2)
   }
 
@@ -163,11 +169,7 @@ import Testing
   @Test func aLinkToAFolderNotMadeYetOrMadeRealIsFollowed() throws {
     let directory = try Self.versions()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let current = directory.appendingPathComponent("current")
-    try Self.link(current, to: "a")
-    let file = current.appendingPathComponent("feature.lua")
-    let saves = Saves()
-    let watcher = try FileWatcher(files: [file]) { saves.add($0) }
+    let (current, file, saves, watcher) = try Self.watchedThroughCurrent(directory)
     defer { watcher.stop() }
     try Self.repoint(current, to: "c")
     #expect(saves.wait(for: 1) == [[file.path]])
@@ -201,8 +203,7 @@ import Testing
     let saves = Saves()
     let watcher = try FileWatcher(files: [file]) { saves.add($0) }
     defer { watcher.stop() }
-    try Self.source(3).write(
-      to: directory.appendingPathComponent("a/feature.lua"), atomically: true, encoding: .utf8)
+    try Self.write(3, at: "a/feature.lua", in: directory)
     #expect(saves.wait(for: 1) == [[file.path]])
     try Self.repoint(directory.appendingPathComponent("lnk"), to: "b/deeper")
     #expect(saves.wait(for: 2) == [[file.path], [file.path]])

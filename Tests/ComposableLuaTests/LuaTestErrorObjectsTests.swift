@@ -63,13 +63,7 @@ import Testing
       it("none", function() assert(false) end)
     end)
     """.write(to: file, atomically: false, encoding: .utf8)
-    var failures: [String: String] = [:], passed: [String] = []
-    for result in await LuaTestRunner().run(file: file) {
-      switch result.outcome {
-      case let .failed(messages): failures[result.name] = messages.joined(separator: "\n")
-      default: passed.append(result.name)
-      }
-    }
+    let (failures, passed) = await Self.outcomes(of: file)
     #expect(passed == ["assert caught"], "\(failures)")
     #expect(
       failures["assert table"]?.hasPrefix("{ code = 1 }\nstack traceback:") == true,
@@ -141,13 +135,7 @@ import Testing
       end)
     end)
     """.write(to: file, atomically: false, encoding: .utf8)
-    var failures: [String: String] = [:], passed: [String] = []
-    for result in await LuaTestRunner().run(file: file) {
-      switch result.outcome {
-      case let .failed(messages): failures[result.name] = messages.joined(separator: "\n")
-      default: passed.append(result.name)
-      }
-    }
+    let (failures, passed) = await Self.outcomes(of: file)
     #expect(passed == ["said arity", "said error patterns"], "\(failures)")
     let update = failures["said update"] ?? ""
     #expect(update.contains("said_test.lua:5: in the update"), "\(update)")
@@ -184,6 +172,18 @@ import Testing
       end)
     end)
     """.write(to: file, atomically: false, encoding: .utf8)
+    let (failures, passed) = await Self.outcomes(of: file)
+    #expect(passed == ["yield own"], "\(failures)")
+    for name in ["yield forged", "yield bare"] {
+      #expect(
+        failures[name]?.hasPrefix("attempt to yield from outside a coroutine\nstack traceback:")
+          == true, "\(failures)")
+    }
+  }
+
+  /// What running the test file said: each failed test's messages, joined, by name, and the
+  /// names of the others.
+  static func outcomes(of file: URL) async -> (failures: [String: String], passed: [String]) {
     var failures: [String: String] = [:], passed: [String] = []
     for result in await LuaTestRunner().run(file: file) {
       switch result.outcome {
@@ -191,11 +191,6 @@ import Testing
       default: passed.append(result.name)
       }
     }
-    #expect(passed == ["yield own"], "\(failures)")
-    for name in ["yield forged", "yield bare"] {
-      #expect(
-        failures[name]?.hasPrefix("attempt to yield from outside a coroutine\nstack traceback:")
-          == true, "\(failures)")
-    }
+    return (failures, passed)
   }
 }

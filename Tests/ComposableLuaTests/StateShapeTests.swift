@@ -323,6 +323,20 @@ extension StateShapeTests {
         == true, "\(deeps)")
   }
 
+  /// `chain_of_tables(seed)`: a random number function (`random(n)`, 1 to n), a length of 186
+  /// to 215 and that many tables, each holding the next under one of four keys.
+  static let chainOfTables = """
+    local function chain_of_tables(seed)
+      local s = seed
+      local function random(n) s = (s * 1103515245 + 12345) % 2147483648 return s // 65536 % n + 1 end
+      local length = 185 + random(30)
+      local nodes = {}
+      for i = 1, length do nodes[i] = { v = i } end
+      for i = 1, length - 1 do nodes[i]["next" .. random(4)] = nodes[i + 1] end
+      return random, length, nodes
+    end
+    """
+
   /// A stored table is refused at the store, where a `pcall` sees it, exactly when its longest
   /// path of tables passes 200 levels, however its fields are ordered. A table held both at a
   /// shallow and at a deep place was adopted where its hash order met it first: by the short
@@ -332,10 +346,7 @@ extension StateShapeTests {
   /// tables with shortcuts and branches, in several VMs (each its own string-hash seed).
   @Test func aStoredTableIsRefusedByItsLongestPathWhateverTheOrder() throws {
     let source = """
-      local function generator(seed)
-        local s = seed
-        return function(n) s = (s * 1103515245 + 12345) % 2147483648 return s // 65536 % n + 1 end
-      end
+      \(Self.chainOfTables)
       local function height(t, known)
         if known[t] then return known[t] end
         local most = 0
@@ -348,11 +359,7 @@ extension StateShapeTests {
       return {
         initial_state = function() return { stored = 0, refused = 0 } end,
         reduce = function(state, action)
-          local random = generator(action.seed)
-          local length = 185 + random(30)
-          local nodes = {}
-          for i = 1, length do nodes[i] = { v = i } end
-          for i = 1, length - 1 do nodes[i]["next" .. random(4)] = nodes[i + 1] end
+          local random, length, nodes = chain_of_tables(action.seed)
           for _ = 1, random(8) do
             local from, to = random(length), random(length)
             if from < to then nodes[from]["short" .. random(40)] = nodes[to] end
@@ -394,18 +401,11 @@ extension StateShapeTests {
   /// edges back and forward, stored under two keys, in 4 VMs.
   @Test func aStoredTableHoldingItselfIsStoredOrRefusedAlikeInEveryVM() throws {
     let source = """
-      local function generator(seed)
-        local s = seed
-        return function(n) s = (s * 1103515245 + 12345) % 2147483648 return s // 65536 % n + 1 end
-      end
+      \(Self.chainOfTables)
       return {
         initial_state = function() return { outcomes = {} } end,
         reduce = function(state, action)
-          local random = generator(action.seed)
-          local length = 185 + random(30)
-          local nodes = {}
-          for i = 1, length do nodes[i] = { v = i } end
-          for i = 1, length - 1 do nodes[i]["next" .. random(4)] = nodes[i + 1] end
+          local random, length, nodes = chain_of_tables(action.seed)
           for _ = 1, random(6) do
             local from, to = random(length), random(length)
             nodes[from][(from > to and "back" or "short") .. random(40)] = nodes[to]
