@@ -193,4 +193,36 @@ import Testing
     }
     return (failures, passed)
   }
+
+  /// A function given to `receive` that raises fails the test with its error, at its line: it
+  /// was taken as "no match" alone, its message never shown (an attacker's finding).
+  @Test func aReceivePredicateThatRaisesSaysSo() async throws {
+    let directory = try makeTemporaryDirectory("lua-test-errors")
+    try """
+    local effect = require("composable.effect")
+    return {
+      initial_state = function() return { n = 0 } end,
+      reduce = function(state, action)
+        state.n = state.n + 1
+        if action.type == "go" then return effect.send("done") end
+      end,
+    }
+    """.write(
+      to: directory.appendingPathComponent("echo.lua"), atomically: false, encoding: .utf8)
+    let file = directory.appendingPathComponent("pick_test.lua")
+    try """
+    local TestStore = require("composable.test").TestStore
+    describe("pick", function()
+      it("raises", function()
+        local store = TestStore.new{ feature = require("echo") }
+        store:send("go", function(s) s.n = 1 end)
+        store:receive(function(action) error("PICKED WRONG") end)
+      end)
+    end)
+    """.write(to: file, atomically: false, encoding: .utf8)
+    let (failures, _) = await Self.outcomes(of: file)
+    let raised = failures["pick raises"] ?? ""
+    #expect(raised.contains("receive: the function given to pick the action raised: "), "\(raised)")
+    #expect(raised.contains("PICKED WRONG"), "\(raised)")
+  }
 }

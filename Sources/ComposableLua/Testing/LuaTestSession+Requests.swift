@@ -52,13 +52,24 @@ extension LuaTestSession {
         await store.store.receive(
           expected, assert: update, fileID: file, filePath: file, line: line, column: 0)
       case let .function(predicate):
+        // A function that raises picks nothing, and its error fails the test at this line: it
+        // was taken as "no match" alone, its message never shown (an attacker's finding).
+        let raised = RaisedError()
         await store.store.receive(
           where: { [self] action in
-            let answer = try? queue.access { vm, _ in
-              try vm.call(matches, .function(predicate), action)
+            do {
+              let answer = try queue.access { vm, _ in
+                try vm.call(matches, .function(predicate), action)
+              }
+              return answer.first == true
+            } catch {
+              raised.note(error)
+              return false
             }
-            return answer?.first == true
           }, assert: update, fileID: file, filePath: file, line: line, column: 0)
+        if let error = raised.first {
+          throw LuaTestError("receive: the function given to pick the action raised: \(error)")
+        }
       default:
         throw LuaTestError(
           "receive: expected an action type, an action table or a function, got \(request.match.typeName)"
@@ -278,5 +289,17 @@ extension LuaTestSession {
     let id = (stores.keys.max() ?? 0) + 1
     stores[id] = LuaTestStore(store: store, clock: clock, lastSite: failures.site)
     return .integer(id)
+  }
+}
+
+/// The first error a callback raised, kept for after the call that ran it.
+private final class RaisedError: @unchecked Sendable {
+  private let lock = NSLock()
+  private var error: (any Error)?
+
+  var first: (any Error)? { lock.withLock { error } }
+
+  func note(_ error: any Error) {
+    lock.withLock { if self.error == nil { self.error = error } }
   }
 }
