@@ -15,7 +15,7 @@ struct Eval: Command {
   }
 
   func run() throws {
-    let url = URL(fileURLWithPath: file)
+    let url = URL(pathGiven: file)
     let source: LuaString
     // As `run` says a feature it cannot read: exit 1, not 64 (the arguments were well formed).
     do { source = LuaString(bytes: try LuaSourceFile.bytes(of: url)) } catch {

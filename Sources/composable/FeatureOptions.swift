@@ -52,9 +52,9 @@ struct FeatureOptions {
   /// `--data`, or the XDG data directory for this feature: `$XDG_DATA_HOME`, or
   /// `$HOME/.local/share` when it is unset, empty or relative (`xdgDirectory`).
   var dataDirectory: URL {
-    if let data { return URL(fileURLWithPath: data) }
+    if let data { return URL(pathGiven: data) }
     let base = xdgDirectory("XDG_DATA_HOME", fallback: ".local/share")
-    let name = URL(fileURLWithPath: feature).deletingPathExtension().lastPathComponent
+    let name = URL(pathGiven: feature).deletingPathExtension().lastPathComponent
     return base.appendingPathComponent("composable").appendingPathComponent(name)
   }
 
@@ -71,7 +71,7 @@ struct FeatureOptions {
       env[String(entry[..<equals])] = reader.envValue(
         from: String(entry[entry.index(after: equals)...]))
     }
-    let url = URL(fileURLWithPath: feature)
+    let url = URL(pathGiven: feature)
     let loaded: LuaFeature
     do {
       // What the feature prints goes to the terminal shown, not obeyed (String.terminalSafe).

@@ -31,7 +31,7 @@ struct ReplayCommand: Command {
   }
 
   func run() throws {
-    let sessionURL = URL(fileURLWithPath: file)
+    let sessionURL = URL(pathGiven: file)
     let recording: SessionRecording
     do { recording = try SessionRecording.read(from: sessionURL) } catch {
       try fail("\(error)")
@@ -39,7 +39,7 @@ struct ReplayCommand: Command {
     // The session's own `feature` stays under its folder; one named here is the user's choice.
     let featureURL: URL
     if let feature {
-      featureURL = URL(fileURLWithPath: feature)
+      featureURL = URL(pathGiven: feature)
     } else {
       do { featureURL = try recording.featureFile(besideSession: sessionURL) } catch {
         try fail("\(error)")

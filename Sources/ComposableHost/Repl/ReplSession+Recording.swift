@@ -39,7 +39,7 @@ extension ReplSession {
     guard !argument.isEmpty else {
       return printer.error(":save takes a file name (:save session.lua)")
     }
-    let url = URL(fileURLWithPath: argument)
+    let url = URL(pathGiven: argument)
     let folder = url.deletingLastPathComponent()
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder),

@@ -18,7 +18,7 @@ extension ReplSession {
     let url =
       isLua && !argument.contains("/")
       ? featureDirectory.appendingPathComponent(argument)
-      : URL(fileURLWithPath: argument)
+      : URL(pathGiven: argument)
     let shown = isLua && !argument.contains("/") ? Self.shownPath(url) : argument
     // Any entry of that name, a symlink too, dangling or not (fileExists follows one, and the
     // write then failed with Foundation's raw error).

@@ -41,10 +41,7 @@ public struct LuaTestRunner: Sendable {
   public func discover(_ paths: [String]) -> [URL] {
     var found: [URL] = []
     for path in paths {
-      // Made absolute by hand: a relative `URL(fileURLWithPath:)` takes `link/..` lexically.
-      let absolute =
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-      let url = URL(fileURLWithPath: absolute)
+      let url = URL(pathGiven: path)
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
         continue
