@@ -256,12 +256,19 @@ struct FeatureHost {
   var setAside: URL? = nil
 
   /// Said at the end of a run that set its saved file aside: the start's warning has scrolled
-  /// by, and the file saved since holds this run's state, not what was set aside.
+  /// by, and the file saved since holds this run's state, not what was set aside. A run that
+  /// saved nothing (no change reached what is saved) left no file in its place: not said to.
   func setAsideNote(saved path: DataPath) -> String? {
     guard let setAside, FileManager.default.fileExists(atPath: setAside.path) else { return nil }
     let file = dataDirectory.appendingPathComponent(path.description).path
-    return "the saved file that could not be read at the start is still at \(setAside.path), "
-      + "set aside: \(file) holds this run's state. To have the old one back, fix it and move it "
-      + "over \(file)"
+    let start =
+      "the saved file that could not be read at the start is still at \(setAside.path), set "
+      + "aside: "
+    guard FileManager.default.fileExists(atPath: file) else {
+      return start + "this run saved nothing in its place (no change reached what is saved). To "
+        + "have it back, fix it and move it to \(file)"
+    }
+    return start + "\(file) holds this run's state. To have the old one back, fix it and move "
+      + "it over \(file)"
   }
 }

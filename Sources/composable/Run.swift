@@ -101,7 +101,7 @@ struct Run: Command {
       // REPL says it (`toggle` piped for `toggle_read` went by as "(No state changes)"). Not for
       // a feature whose files name no type at all (a table of handlers): nothing to go by.
       // Scanned at the first such action, not at start: the scan's regexes cost milliseconds.
-      unchanged: { [known = LazyKnownActionTypes(host.file)] action in
+      unchanged: { [known = ScannedActionTypes(file: host.file, modules: loaded.moduleFiles)] action in
         let types = known.value
         return types.types.isEmpty ? nil : types.unknownTypeNote(for: action)
       }
@@ -457,24 +457,6 @@ enum SaveFailureCause: Equatable {
       self = error.isStateSavedAside ? .anotherWriter : error.isAboutTheSavedState ? .state : .files
     } else {
       self = .files
-    }
-  }
-}
-
-/// The action types a feature's files name (`KnownActionTypes(scanning:)`), scanned when first
-/// asked for.
-final class LazyKnownActionTypes: Sendable {
-  private let file: URL
-  private let scanned = Mutex<KnownActionTypes?>(nil)
-
-  init(_ file: URL) { self.file = file }
-
-  var value: KnownActionTypes {
-    scanned.withLock { known in
-      if let known { return known }
-      let found = KnownActionTypes(scanning: file)
-      known = found
-      return found
     }
   }
 }

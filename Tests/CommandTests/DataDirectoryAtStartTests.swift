@@ -15,11 +15,12 @@ import Testing
 
   /// Runs the tally on one `increment` with `--data data`; its status, output and errors.
   func run(
-    in directory: URL, data: String, savedAt path: String = "tally.saved.lua"
+    in directory: URL, data: String, savedAt path: String = "tally.saved.lua",
+    input: String = "increment\n"
   ) throws -> Command.Outcome {
     let feature = directory.appendingPathComponent("tally.lua")
     try Self.feature(savedAt: path).write(to: feature, atomically: true, encoding: .utf8)
-    return try Command.run(["run", feature.path, "--data", data], input: "increment\n")
+    return try Command.run(["run", feature.path, "--data", data], input: input)
   }
 
   func expectStopped(_ outcome: Command.Outcome, data: String, fix: String) {
@@ -226,6 +227,29 @@ import Testing
         "note: the saved file that could not be read at the start is still at \(asidePath), set "
           + "aside: \(file.path) holds this run's state. To have the old one back, fix it and "
           + "move it over \(file.path)\n"), "\(outcome.errors)")
+  }
+
+  /// A run that set its saved file aside and then saved nothing (no action changed the state)
+  /// left no file in its place: the note at the end does not say one holds its state (a new
+  /// user looked for it), and says where to move the old one back.
+  @Test func aRunThatSavedNothingSaysSoOfTheFileSetAside() throws {
+    let directory = try makeTemporaryDirectory("data-set-aside-unsaved")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let data = directory.appendingPathComponent("data")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    let file = data.appendingPathComponent("tally.saved.lua")
+    try "return { count = 2*6 }".write(to: file, atomically: true, encoding: .utf8)
+    let outcome = try run(in: directory, data: data.path, input: "")
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+    let names = try FileManager.default.contentsOfDirectory(atPath: data.path)
+    let aside = try #require(names.first { $0.hasPrefix("tally.saved.lua.corrupt-") }, "\(names)")
+    let asidePath = data.appendingPathComponent(aside).path
+    #expect(
+      outcome.errors.hasSuffix(
+        "note: the saved file that could not be read at the start is still at \(asidePath), set "
+          + "aside: this run saved nothing in its place (no change reached what is saved). To "
+          + "have it back, fix it and move it to \(file.path)\n"), "\(outcome.errors)")
   }
 
   /// A saved file this user may not read: the system's reason is said.

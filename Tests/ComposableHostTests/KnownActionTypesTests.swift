@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ComposableHost
@@ -70,5 +71,20 @@ import Testing
     try FileManager.default.createSymbolicLink(
       at: directory.appendingPathComponent("link.lua"), withDestinationURL: outside)
     #expect(KnownActionTypes.found(besides: feature) == ["mine"])
+  }
+
+  /// The scan is made again once the feature's file changed (a hot reload): a type the new code
+  /// names is known, one it no longer names is not.
+  @Test func theScanFollowsTheCodeAsItChanges() throws {
+    let directory = try makeTemporaryDirectory("known-types-scanned")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("feature.lua")
+    try #"F.actions = { "first" }"#.write(to: feature, atomically: false, encoding: .utf8)
+    let scanned = ScannedActionTypes(file: feature, modules: nil)
+    #expect(scanned.value.types == ["first"])
+    try #"F.actions = { "second", "third" }"#.write(to: feature, atomically: false, encoding: .utf8)
+    #expect(scanned.value.types == ["second", "third"])
+    try FileManager.default.removeItem(at: feature)
+    #expect(scanned.value.types == [])
   }
 }

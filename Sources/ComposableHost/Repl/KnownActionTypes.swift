@@ -78,6 +78,17 @@ public struct KnownActionTypes: Sendable {
   /// smaller; a large data file there (or one made to be slow to scan) is skipped.
   static let maximumScannedBytes = 1 << 20
 
+  /// The sources of `files` that can be read: regular files (a link followed) of at most
+  /// `maximumScannedBytes`.
+  static func sources(of files: [URL]) -> [String] {
+    files.compactMap { file in
+      guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
+        let size = attributes[.size] as? Int, size <= maximumScannedBytes
+      else { return nil }
+      return try? LuaSourceFile.read(file)
+    }
+  }
+
   /// The sources of the feature's file and the Lua files beside it and in the folders below
   /// (its modules), tests excepted: regular files of at most `maximumScannedBytes`, 3 folders
   /// deep, 200 files at most.
@@ -111,15 +122,17 @@ public struct KnownActionTypes: Sendable {
     sources(besides: feature).reduce(into: []) { $0.formUnion(found(inSource: $1)) }
   }
 
-  /// The types `found(besides:)` finds, and whether the feature dispatches on types in a way
-  /// that hides some (`dispatchesOnType(inSource:)`): then `unknownTypeNote(for:)` says only a
-  /// near name.
+  /// The types the feature's file and the modules it required name (`found(inSource:)`), and
+  /// whether any of them dispatches on types in a way that hides some
+  /// (`dispatchesOnType(inSource:)`): then `unknownTypeNote(for:)` says only a near name. Other
+  /// files beside the feature are not read: another feature's file there named types this one
+  /// does not handle, and a typo of one of them went by unsaid.
   ///
   /// ```swift
-  /// let known = KnownActionTypes(scanning: featureFile)
+  /// let known = KnownActionTypes(scanning: featureFile, modules: feature.moduleFiles?.required)
   /// ```
-  public init(scanning feature: URL) {
-    let sources = Self.sources(besides: feature)
+  public init(scanning feature: URL, modules: [URL]? = nil) {
+    let sources = Self.sources(of: [feature] + (modules ?? []))
     self.init(sources.reduce(into: Set<String>()) { $0.formUnion(Self.found(inSource: $1)) })
     dispatchesOnType = sources.contains { Self.dispatchesOnType(inSource: $0) }
   }
@@ -202,14 +215,15 @@ public struct KnownActionTypes: Sendable {
   /// Adds `type` to the known types (one seen coming back from an effect, say).
   public mutating func insert(_ type: String) { types.insert(type) }
 
-  /// For an action that changed nothing and started nothing: when its type (at its heart, for
-  /// a wrapped one) is none the feature's files name, most likely one it does not handle, what
-  /// to say: `the feature names no action type "toggle" (did you mean toggle_read?)`, or the
-  /// types it names. Nil for a type it names, or an action with no type.
+  /// For an action that changed nothing and started nothing: when its type, or the type at any
+  /// level of a wrapped one (`{ type = "bok", action = "export" }`), is none the feature's files
+  /// name, most likely one it does not handle, what to say about the outermost such type: `the
+  /// feature names no action type "toggle" (did you mean toggle_read?)`, or the types it names.
+  /// Nil when it names every one, or for an action with no type.
   public func unknownTypeNote(for action: LuaValue) -> String? {
     // A word sent as the action (`toggle`) is its type.
-    let type = action.stringValue ?? ReplPrinter.innermostType(of: action)
-    guard let type, !types.contains(type) else { return nil }
+    let levels = action.stringValue.map { [$0] } ?? Self.types(atEachLevelOf: action)
+    guard let type = levels.first(where: { !types.contains($0) }) else { return nil }
     var text = "the feature names no action type \(LuaValue(type))"
     if let nearest = nearest(to: type) {
       text += " (did you mean \(nearest)?)"
@@ -221,6 +235,24 @@ public struct KnownActionTypes: Sendable {
       text += names.count > 8 ? ", …)" : ")"
     }
     return text
+  }
+
+  /// The types of a wrapped action from the outside in: `book` then `export` for `{ type =
+  /// "book", action = "export" }` (a word as the innermost action is its type), as deep as an
+  /// action may be.
+  static func types(atEachLevelOf action: LuaValue) -> [String] {
+    var levels: [String] = [], action = action
+    for _ in 0..<LuaValue.maximumDepth {
+      guard let type = action.type.stringValue else { break }
+      levels.append(type)
+      let child = action.action
+      if let word = child.stringValue {
+        levels.append(word)
+        break
+      }
+      action = child
+    }
+    return levels
   }
 
   /// The known type nearest to `type` (`NearestName`: by edit distance, when it is near enough

@@ -94,7 +94,7 @@ public actor ReplSession {
     reader = LuaLiteralReader()
     let failures = SessionFailures()
     self.failures = failures
-    let known = KnownTypesBox(KnownActionTypes(scanning: file))
+    let known = KnownTypesBox(ScannedActionTypes(file: file, modules: feature.moduleFiles))
     self.known = known
     let printer = ReplPrinter(
       colored: colored, knownTypes: { known.value }, noteSeen: { known.insert($0) },
@@ -370,14 +370,20 @@ final class StateSnapshot: @unchecked Sendable {
   func actionWrote() { lock.withLock { stale = true } }
 }
 
-/// The known types, shared with the printer (which runs in the store).
+/// The known types, shared with the printer (which runs in the store): those the code names
+/// now, and those seen this session.
 final class KnownTypesBox: @unchecked Sendable {
   private let lock = NSLock()
-  private var types: KnownActionTypes
+  private let scanned: ScannedActionTypes
+  private var seen: Set<String> = []
 
-  init(_ types: KnownActionTypes) { self.types = types }
+  init(_ scanned: ScannedActionTypes) { self.scanned = scanned }
 
-  var value: KnownActionTypes { lock.withLock { types } }
+  var value: KnownActionTypes {
+    var types = scanned.value
+    for type in lock.withLock({ seen }) { types.insert(type) }
+    return types
+  }
 
-  func insert(_ type: String) { lock.withLock { types.insert(type) } }
+  func insert(_ type: String) { _ = lock.withLock { seen.insert(type) } }
 }
