@@ -101,7 +101,8 @@ struct Run: Command {
       // REPL says it (`toggle` piped for `toggle_read` went by as "(No state changes)"). Not for
       // a feature whose files name no type at all (a table of handlers): nothing to go by.
       // Scanned at the first such action, not at start: the scan's regexes cost milliseconds.
-      unchanged: { [known = ScannedActionTypes(file: host.file, modules: loaded.moduleFiles)]
+      unchanged: {
+        [known = ScannedActionTypes(file: host.file, modules: loaded.moduleFiles)]
         action in
         let types = known.value
         return types.types.isEmpty ? nil : types.unknownTypeNote(for: action)
