@@ -13,26 +13,83 @@ local getinfo, raw_yield, isyieldable, type, pairs, ipairs, tostring, error =
 -- receive is called by the host to change the expected state, outside that coroutine: there is
 -- no one to ask from there, and Lua's own error would say only "attempt to yield from outside
 -- a coroutine".
+-- The requests made, so a coroutine the test made passes them on (below): a table no test code
+-- is given, so none can be forged.
+local issued = setmetatable({}, { __mode = "k" })
 local function yield(request)
   if not isyieldable() then
     local what = request.op == "state" and "store.state" or ("store:" .. request.op .. "()")
-    error(what .. " cannot be used inside the function given to send or receive, which changes "
-      .. "the expected state it gets as its argument; to fix, read what it needs before the call",
-      0)
+    if select(2, coroutine.running()) then
+      error(what .. " cannot be used inside the function given to send or receive, which "
+        .. "changes the expected state it gets as its argument; to fix, read what it needs "
+        .. "before the call", 0)
+    end
+    error(what .. " cannot be used inside a function Lua calls from C, which cannot wait for "
+      .. "the store (string.gsub's function, table.sort's comparator, a metamethod); to fix, "
+      .. "call it from the test's body", 0)
   end
+  issued[request] = true
   return raw_yield(request)
+end
+
+-- A coroutine the test made (coroutine.wrap, coroutine.create) that calls the store: its
+-- request yields to whoever resumed it, not to the host, and was dropped (the action never
+-- sent, the expectation never checked, the test green). `resume` and `wrap` in a test pass a
+-- request on, up to the host, and resume the coroutine with the answer, as busted runs a call
+-- at once wherever it is.
+local pack, unpack = table.pack, table.unpack
+local function forwarding_resume(resume)
+  return function(co, ...)
+    local results = pack(resume(co, ...))
+    while results[1] == true and results.n == 2 and issued[results[2]] do
+      local answer = pack(yield(results[2]))
+      results = pack(resume(co, unpack(answer, 1, answer.n)))
+    end
+    return unpack(results, 1, results.n)
+  end
+end
+-- `coroutine.wrap` as Lua's (lcorolib.c's auxwrap), over the forwarding resume: an error is
+-- raised again with the caller's place when it is a string, and the coroutine it ended closed.
+local function forwarding_wrap(create, resume, close, status)
+  return function(f)
+    local co = create(f)
+    return function(...)
+      local results = pack(resume(co, ...))
+      if results[1] then return unpack(results, 2, results.n) end
+      local err = results[2]
+      if status(co) == "dead" then
+        local closed, close_err = close(co)
+        if not closed then err = close_err end
+      end
+      if type(err) == "string" then error(err, 2) end
+      error(err, 0)
+    end
+  end
 end
 local concat, sort, format = table.concat, table.sort, string.format
 
 -- The place in the test file that called a library function: level 3 is the test's code.
 -- The file is the chunk's whole name: `short_src` cuts a name of more than 59 bytes (a long
--- path) to "...its end", which no editor can open.
+-- path) to "...its end", which no editor can open. A C function there (`pcall(store.send, ...)`)
+-- or a frame of this chunk (a tail call, `return store:send(...)`, left the runner's frame in the
+-- test's place) is passed over to the first test code above it; with none, the place is the
+-- test's own `it`.
 local sub = string.sub
+local runner_source = getinfo(1, "S").source
+local current_test
 local function site(level)
-  local info = getinfo(level or 3, "Sl")
-  if info == nil then return "?", 0 end
-  if sub(info.source, 1, 1) == "@" then return sub(info.source, 2), info.currentline end
-  return info.short_src, info.currentline
+  level = level or 3
+  while true do
+    local info = getinfo(level, "Sl")
+    if info == nil then break end
+    if info.what ~= "C" and info.source ~= runner_source then
+      if sub(info.source, 1, 1) == "@" then return sub(info.source, 2), info.currentline end
+      return info.short_src, info.currentline
+    end
+    level = level + 1
+  end
+  if current_test then return current_test.file, current_test.line end
+  return "?", 0
 end
 
 -- The most a value described in a failure message takes, in bytes: past it the text is cut
@@ -350,6 +407,14 @@ local function install(env)
     local library = {}
     for name, f in pairs(env.coroutine) do library[name] = f end
     library.yield = guarded_yield(env.coroutine.yield)
+    if type(library.resume) == "function" then
+      library.resume = forwarding_resume(library.resume)
+      if type(library.create) == "function" and type(library.close) == "function"
+        and type(library.status) == "function" then
+        library.wrap = forwarding_wrap(library.create, library.resume, library.close,
+          library.status)
+      end
+    end
     env.coroutine = library
   end
   local real_require = env.require
@@ -376,28 +441,51 @@ local function install(env)
     end
     return result
   end
+  -- A declaration's arguments, checked where it is made: a body missing or a name of another
+  -- kind failed later, in the runner's own lines. A declaration inside a running test was
+  -- collected after the collection was over, and never ran, unsaid.
+  local function check_declaration(what, name, body, needs_body)
+    if current_test ~= nil then
+      error(what .. "() inside a test, whose tests and hooks would never run; to fix, declare it "
+        .. "at the file's top level or in a describe block", 3)
+    end
+    if name ~= false and type(name) ~= "string" then
+      error(what .. ": expected a name (a string), got " .. type(name), 3)
+    end
+    if needs_body and type(body) ~= "function" then
+      error(what .. ": expected a function after the name, got " .. type(body), 3)
+    end
+  end
   env.describe = function(name, body)
+    check_declaration("describe", name, body, true)
     stack[#stack + 1] = { name = name, before = {}, after = {} }
     body()
     stack[#stack] = nil
   end
   env.context = env.describe
+  local function pending(name)
+    check_declaration("pending", name, nil, false)
+    local file, line = site(3)
+    tests[#tests + 1] = { name = full_name(name), pending = true, file = file, line = line }
+  end
+  env.pending = pending
   env.it = function(name, body)
+    -- A test with no body is pending, as in busted.
+    check_declaration("it", name, body, body ~= nil)
+    if body == nil then return pending(name) end
     local file, line = site(3)
     tests[#tests + 1] = {
       name = full_name(name), body = body, before = hooks("before"), after = hooks("after"),
       file = file, line = line,
     }
   end
-  env.pending = function(name)
-    local file, line = site(3)
-    tests[#tests + 1] = { name = full_name(name), pending = true, file = file, line = line }
-  end
   env.before_each = function(hook)
+    check_declaration("before_each", false, hook, true)
     local block = stack[#stack]
     block.before[#block.before + 1] = hook
   end
   env.after_each = function(hook)
+    check_declaration("after_each", false, hook, true)
     local block = stack[#stack]
     block.after[#block.after + 1] = hook
   end
@@ -454,6 +542,7 @@ end
 
 local function run(test)
   test_thread = coroutine.running()
+  current_test = test
   local ok, failure = xpcall(function()
     for _, hook in ipairs(test.before) do hook() end
     test.body()

@@ -5,13 +5,18 @@ import Foundation
 public enum LuaTestReport {
   /// A readable report, ending with `N passed, N failed`.
   public static func readable(_ results: [LuaTestResult]) -> String {
+    // A name is one line: a line break in it wrote a line of its own, which could read as
+    // another test that passed (`✓ ...` under a failing one).
+    func line(_ name: String) -> String {
+      name.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+    }
     var lines: [String] = []
     for result in results {
       switch result.outcome {
-      case .passed: lines.append("✓ \(result.name)")
-      case .pending: lines.append("- \(result.name) (pending)")
+      case .passed: lines.append("✓ \(line(result.name))")
+      case .pending: lines.append("- \(line(result.name)) (pending)")
       case let .failed(failures):
-        lines.append("✗ \(result.name)")
+        lines.append("✗ \(line(result.name))")
         for failure in failures {
           lines.append(
             failure.split(separator: "\n", omittingEmptySubsequences: false)

@@ -1,0 +1,191 @@
+import ComposableLua
+import Foundation
+import TestSupport
+import Testing
+
+/// A TestStore called from a coroutine the test made, from a place C calls, or through a tail
+/// call; declarations made where they never run (an attacker's findings). The runner asks the
+/// host by yielding: inside the test's own coroutine that yield went to the coroutine, and the
+/// call was dropped: the action never sent, the expectation never checked, the test green.
+@Suite struct LuaTestCoroutinesTests {
+  static let counter = """
+    return {
+      initial_state = function() return { count = 0 } end,
+      reduce = function(state, action)
+        if action.type == "inc" then state.count = state.count + 1 end
+      end,
+    }
+    """
+
+  static func outcomes(
+    _ test: String
+  ) async throws -> (failures: [String: String], passed: [String]) {
+    let directory = try makeTemporaryDirectory("lua-test-coroutines")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try counter.write(
+      to: directory.appendingPathComponent("counter.lua"), atomically: false, encoding: .utf8)
+    let file = directory.appendingPathComponent("co_test.lua")
+    try test.write(to: file, atomically: false, encoding: .utf8)
+    return await LuaTestErrorObjectsTests.outcomes(of: file)
+  }
+
+  /// In `coroutine.wrap` and `coroutine.resume`, nested two deep: each call reaches the store,
+  /// a wrong expectation fails at its line, and a right one passes; the coroutine's own yields
+  /// still go to whoever resumed it.
+  @Test func aStoreCalledInsideACoroutineIsAsked() async throws {
+    let outcome = try await Self.outcomes(
+      """
+      local TestStore = require("composable.test").TestStore
+      describe("co", function()
+        it("wrong in wrap", function()
+          local store = TestStore.new { feature = "counter" }
+          local co = coroutine.wrap(function()
+            store:send("inc", function(s) s.count = 999 end)
+          end)
+          co()
+        end)
+        it("wrong state in resume", function()
+          local store = TestStore.new { feature = "counter" }
+          local co = coroutine.create(function()
+            store:send("inc", function(s) s.count = 1 end)
+            assert.same({ count = 42 }, store.state)
+          end)
+          local ok, err = coroutine.resume(co)
+          assert(ok, err)
+        end)
+        it("right, nested, with yields of its own", function()
+          local store = TestStore.new { feature = "counter" }
+          local outer = coroutine.wrap(function()
+            local inner = coroutine.wrap(function()
+              store:send("inc", function(s) s.count = 1 end)
+              coroutine.yield("first")
+              store:send("inc", function(s) s.count = 2 end)
+              return "last"
+            end)
+            local a = inner()
+            local b = inner()
+            coroutine.yield(a .. "," .. b)
+            return store.state.count
+          end)
+          assert.equal("first,last", outer())
+          assert.equal(2, outer())
+        end)
+      end)
+      """)
+    #expect(outcome.passed == ["co right, nested, with yields of its own"], "\(outcome)")
+    let wrap = try #require(outcome.failures["co wrong in wrap"], "\(outcome)")
+    #expect(wrap.contains("co_test.lua:6:"), "\(wrap)")
+    #expect(wrap.contains("count = 999"), "\(wrap)")
+    let resume = try #require(outcome.failures["co wrong state in resume"], "\(outcome)")
+    #expect(resume.contains("count = 42"), "\(resume)")
+  }
+
+  /// Lua's `coroutine.wrap` raises a string error again with the caller's place, and a table as
+  /// it is; a dead coroutine says so.
+  @Test func wrapRaisesAsLuasDoes() async throws {
+    let outcome = try await Self.outcomes(
+      """
+      describe("wrap", function()
+        it("errors", function()
+          local co = coroutine.wrap(function() error("boom", 0) end)
+          local ok, err = pcall(co)
+          assert.equal("boom", err)
+          local co2 = coroutine.wrap(function() error("boom", 0) end)
+          ok, err = pcall(function() co2() end)
+          assert.equal("co_test.lua:7: boom", (err:gsub("^.*/", "")))
+          local t = {}
+          ok, err = pcall(coroutine.wrap(function() error(t) end))
+          assert.equal(t, err)
+          local done = coroutine.wrap(function() end)
+          done()
+          ok, err = pcall(done)
+          assert.equal("cannot resume dead coroutine", err)
+          ok, err = pcall(function() done() end)
+          assert.equal("co_test.lua:16: cannot resume dead coroutine", (err:gsub("^.*/", "")))
+        end)
+      end)
+      """)
+    #expect(outcome.failures.isEmpty, "\(outcome.failures)")
+  }
+
+  /// `pcall(store.send, ...)` and `return store:send(...)` (a tail call) are said at the test's
+  /// line, or its `it`: not at `[C]:0` or the runner's own lines. A call inside a function C
+  /// calls (`string.gsub`'s) says that, not "the function given to send or receive".
+  @Test func placesPassOverCAndTheRunner() async throws {
+    let outcome = try await Self.outcomes(
+      """
+      local TestStore = require("composable.test").TestStore
+      describe("places", function()
+        it("pcall", function()
+          local store = TestStore.new { feature = "counter" }
+          pcall(store.send, store, "inc", function(s) s.count = 5 end)
+        end)
+        it("tail call", function()
+          local store = TestStore.new { feature = "counter" }
+          return store:send("inc", function(s) s.count = 7 end)
+        end)
+        it("gsub", function()
+          local store = TestStore.new { feature = "counter" }
+          string.gsub("x", "x", function() store:send("inc") end)
+        end)
+      end)
+      """)
+    let pcalled = try #require(outcome.failures["places pcall"], "\(outcome)")
+    #expect(pcalled.contains("co_test.lua:5:"), "\(pcalled)")
+    let tail = try #require(outcome.failures["places tail call"], "\(outcome)")
+    #expect(tail.contains("co_test.lua:7:"), "\(tail)")
+    #expect(!tail.contains("composable.test"), "\(tail)")
+    let gsub = try #require(outcome.failures["places gsub"], "\(outcome)")
+    #expect(
+      gsub.contains(
+        "store:send() cannot be used inside a function Lua calls from C, which cannot wait for "
+          + "the store (string.gsub's function, table.sort's comparator, a metamethod); to fix, "
+          + "call it from the test's body"), "\(gsub)")
+  }
+
+  /// `it` inside a running test never ran, unsaid; a declaration missing its function, or named
+  /// by another kind, failed in the runner's lines. Now each is said at its line, and `it` with
+  /// no function is pending, as busted has it.
+  @Test func declarationsAreCheckedWhereTheyAreMade() async throws {
+    let outcome = try await Self.outcomes(
+      """
+      describe("decl", function()
+        it("outer", function()
+          it("inner", function() error("inner ran") end)
+        end)
+        it("no body")
+        it("hooks", function()
+          before_each(function() end)
+        end)
+      end)
+      """)
+    let outer = try #require(outcome.failures["decl outer"], "\(outcome)")
+    #expect(
+      outer.contains(
+        "co_test.lua:3: it() inside a test, whose tests and hooks would never run; to fix, "
+          + "declare it at the file's top level or in a describe block"), "\(outer)")
+    #expect(outcome.passed.contains("decl no body"), "\(outcome)")
+    let hooks = try #require(outcome.failures["decl hooks"], "\(outcome)")
+    #expect(hooks.contains("co_test.lua:7: before_each() inside a test"), "\(hooks)")
+    for (declaration, message) in [
+      (#"describe("d")"#, "co_test.lua:1: describe: expected a function after the name, got nil"),
+      (#"it({}, function() end)"#, "co_test.lua:1: it: expected a name (a string), got table"),
+      (#"it("x", 5)"#, "co_test.lua:1: it: expected a function after the name, got number"),
+    ] {
+      let loaded = try await Self.outcomes(declaration)
+      let all = loaded.failures.values.joined(separator: "\n")
+      #expect(all.contains(message), "\(declaration): \(loaded)")
+    }
+  }
+
+  /// A test's name with line breaks is one line of the readable report.
+  @Test func aNameIsOneLineOfTheReport() {
+    let results = [
+      LuaTestResult(
+        name: "a\n✓ fake\r\nb", file: "x_test.lua", line: 1, outcome: .failed(["x"]), seconds: 0)
+    ]
+    let report = LuaTestReport.readable(results)
+    #expect(report.hasPrefix("✗ a\\n✓ fake\\r\\nb\n"), "\(report)")
+    #expect(!report.contains("\n✓"), "\(report)")
+  }
+}
