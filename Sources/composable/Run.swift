@@ -124,7 +124,7 @@ struct Run: Command {
             failures.noteReload()
             printError("\($0)")
           })
-        if reloaded, loaded.hasMigrate {
+        if reloaded == .reloaded, loaded.hasMigrate {
           print("migrate(state):")
           Self.printMigration(loaded.migrationChanges, colored: colored)
         }

@@ -50,4 +50,30 @@ import Testing
     #expect(
       migrations.last?.hasPrefix("migrate(state):\n  (No state changes)\n") == true, "\(printed)")
   }
+
+  /// An editor's save that deletes (or truncates) the file and then writes it is said as the
+  /// old code running on, and the run ends with 0: it ended with 2, "reloads were refused", for
+  /// saves that went well (a new user's finding). A save that is broken is still refused.
+  @Test func aFileDeletedOrEmptiedWhileSavedIsNoRefusal() throws {
+    let directory = try makeTemporaryDirectory("watch-deleted")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let feature = directory.appendingPathComponent("tick.lua")
+    try Self.before.write(to: feature, atomically: false, encoding: .utf8)
+    let run = try WatchedRun(feature: feature, data: directory)
+    run.type("tick")
+    #expect(run.waitFor("+ n = 1"))
+    try FileManager.default.removeItem(at: feature)
+    #expect(run.waitFor("tick.lua is gone (deleted or moved away)"), "\(run.output)")
+    try Self.before.write(to: feature, atomically: false, encoding: .utf8)
+    #expect(run.waitFor("reloaded tick.lua in "), "\(run.output)")
+    let handle = try FileHandle(forWritingTo: feature)
+    try handle.truncate(atOffset: 0)
+    try handle.close()
+    #expect(run.waitFor("tick.lua is empty (a save under way?)"), "\(run.output)")
+    try Self.after.write(to: feature, atomically: false, encoding: .utf8)
+    #expect(run.waitFor("migrate(state):"), "\(run.output)")
+    run.type("tick")
+    #expect(run.waitFor("+ count = 11"), "\(run.output)")
+    #expect(try run.end() == 0, "\(run.output)")
+  }
 }

@@ -185,20 +185,51 @@ import Testing
     #expect(saves.wait(for: 6, seconds: 0.6).count == 5)
   }
 
-  /// The reload of a file that went away says so, and the old code runs on.
-  @Test func theReloadOfADeletedFileSaysSo() throws {
+  /// The reload of a file that went away, or was emptied, says so, and the old code runs on;
+  /// it is no refusal: an editor that deletes, or truncates, and then writes leaves the file so
+  /// for a moment, and a run ended with exit status 2 for a save that went well (a new user's
+  /// finding). A file that cannot be read for another reason is refused.
+  @Test func theReloadOfADeletedOrEmptiedFileWaitsForIt() throws {
     let directory = try folder()
     defer { try? FileManager.default.removeItem(at: directory) }
     let file = directory.appendingPathComponent("gone.lua")
-    try "return { initial_state = function() return {} end, reduce = function() end }".write(
-      to: file, atomically: false, encoding: .utf8)
+    let code = "return { initial_state = function() return {} end, reduce = function() end }"
+    try code.write(to: file, atomically: false, encoding: .utf8)
     let feature = try LuaFeature(contentsOf: file)
+    func reload() -> (HotReload.Outcome, [String], [String]) {
+      var reports: [String] = [], failures: [String] = []
+      let outcome = HotReload.reload(
+        feature, from: file, changed: [file.path], report: { reports.append($0) },
+        fail: { failures.append($0) })
+      return (outcome, reports, failures)
+    }
     try FileManager.default.removeItem(at: file)
-    var failure: String?
-    let reloaded = HotReload.reload(
-      feature, from: file, changed: [file.path], report: { _ in }, fail: { failure = $0 })
-    #expect(!reloaded)
-    #expect(failure == "cannot read gone.lua: no such file; the old code runs on")
+    let gone = reload()
+    #expect(gone.0 == .waiting)
+    #expect(
+      gone.1 == ["gone.lua is gone (deleted or moved away); the old code runs on, and reloads "
+        + "when it is back"])
+    #expect(gone.2.isEmpty)
+    try Data().write(to: file)
+    let empty = reload()
+    #expect(empty.0 == .waiting)
+    #expect(
+      empty.1 == ["gone.lua is empty (a save under way?); the old code runs on, and reloads at "
+        + "its next save"])
+    try " ".write(to: file, atomically: false, encoding: .utf8)
+    let blank = reload()
+    #expect(blank.0 == .refused)
+    #expect(blank.2.count == 1, "\(blank)")
+    if geteuid() != 0 {
+      try code.write(to: file, atomically: false, encoding: .utf8)
+      chmod(file.path, 0)
+      let unreadable = reload()
+      #expect(unreadable.0 == .refused)
+      #expect(unreadable.2.first?.hasPrefix("cannot read gone.lua:") == true, "\(unreadable)")
+    }
+    try code.write(to: file, atomically: false, encoding: .utf8)
+    chmod(file.path, 0o644)
+    #expect(reload().0 == .reloaded)
   }
 
   /// A reload that changes where the state is saved says so, under its `reloaded` line: one
@@ -446,7 +477,7 @@ import Testing
     let repl = try Reloading()
     defer { repl.reload.stop() }
     try FileManager.default.removeItem(at: repl.file)
-    _ = await repl.waitFor("  error: cannot read counter.lua")
+    _ = await repl.waitFor("counter.lua is gone (deleted or moved away)")
     try Self.source.write(to: repl.file, atomically: false, encoding: .utf8)
     let lines = await repl.waitFor("reloaded counter.lua in ")
     #expect(lines.contains { $0.hasPrefix("reloaded counter.lua in ") }, "\(lines)")

@@ -51,14 +51,29 @@ public final class HotReload: Sendable {
   // HotReload let go of without `stop()` would reload on every save for the process's life.
   deinit { watcher.stop() }
 
+  /// What a reload did.
+  public enum Outcome: Sendable, Equatable {
+    /// The new code runs.
+    case reloaded
+    /// The new code was refused (a syntax error, an error at load, `migrate` raising): the old
+    /// code runs on.
+    case refused
+    /// The feature's file is gone or empty, as it is for a moment while some editors save (a
+    /// delete then a write, a truncation then a write): nothing was loaded, the old code runs
+    /// on, and the save that brings the code back reloads it. Not a refusal: a run ended with
+    /// exit status 2 for an editor's save that went well.
+    case waiting
+  }
+
   /// Loads `file` again into `feature`; what happened is one line to `report`: `reloaded
   /// todos.lua in 9 ms`, `reloaded todos.lua (row.lua changed) in 9 ms` when the save was of a
-  /// module it required, or the error (file:line) and that the old code runs on.
+  /// module it required, or that the file is gone or empty for now; or one to `fail`: the
+  /// error (file:line) and that the old code runs on.
   @discardableResult
   public static func reload(
     _ feature: LuaFeature, from file: URL, changed: [String] = [], report: (String) -> Void,
     fail: (String) -> Void
-  ) -> Bool {
+  ) -> Outcome {
     let start = ContinuousClock.now
     do {
       let saved = feature.persistence?.path
@@ -84,13 +99,34 @@ public final class HotReload: Sendable {
           "  note: initial_state() gives another state now; the state goes on as it was (a REPL "
             + "session's :goto 0 and :replay start from the state it began with)")
       }
-      return true
-    } catch let error as LuaSourceFile.Unreadable {
-      fail("cannot read \(file.lastPathComponent): \(error.reason); the old code runs on")
+      return .reloaded
     } catch {
-      fail("\(error); the old code runs on")
+      // The swap failed, so the save that puts the code back reloads it (`holdsLoadedCode`).
+      if let note = waitingNote(for: file) {
+        report(note)
+        return .waiting
+      }
+      if let error = error as? LuaSourceFile.Unreadable {
+        fail("cannot read \(file.lastPathComponent): \(error.reason); the old code runs on")
+      } else {
+        fail("\(error); the old code runs on")
+      }
     }
-    return false
+    return .refused
+  }
+
+  /// What to say when the feature's file is gone or empty for now (`Outcome.waiting`), or nil.
+  static func waitingNote(for file: URL) -> String? {
+    var status = stat()
+    let name = file.lastPathComponent
+    guard stat(file.path, &status) == 0 else {
+      guard errno == ENOENT || errno == ENOTDIR else { return nil }
+      return "\(name) is gone (deleted or moved away); the old code runs on, and reloads when "
+        + "it is back"
+    }
+    guard status.st_mode & S_IFMT == S_IFREG, status.st_size == 0 else { return nil }
+    return "\(name) is empty (a save under way?); the old code runs on, and reloads at its "
+      + "next save"
   }
 }
 

@@ -590,10 +590,11 @@ extension ReplSession {
   private func reloadOnSessionThread(changed: [String], ifCodeChanged: Bool) async -> Bool {
     if ifCodeChanged, feature.holdsLoadedCode(file) { return false }
     let printer = self.printer
-    let reloaded = HotReload.reload(
+    let outcome = HotReload.reload(
       feature, from: file, changed: changed, report: { printer.line($0) },
       fail: { printer.error($0) })
-    if !reloaded { failures.noteReload() }
+    if outcome == .refused { failures.noteReload() }
+    let reloaded = outcome == .reloaded
     if reloaded { await store.send(.reloaded) }  // what `migrate` changed, and where
     if reloaded, replaysOnReload { await replay() }
     return reloaded
