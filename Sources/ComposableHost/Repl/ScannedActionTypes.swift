@@ -16,6 +16,11 @@ public final class ScannedActionTypes: Sendable {
   private let scanned = Mutex<(stamps: [FileStamp], types: KnownActionTypes)?>(nil)
 
   /// Scans `file` and the files of the modules `modules` notes as required.
+  ///
+  /// ```swift
+  /// let feature = try LuaFeature(contentsOf: featureFile)
+  /// let known = ScannedActionTypes(file: featureFile, modules: feature.moduleFiles)
+  /// ```
   public init(file: URL, modules: LuaModuleFiles?) {
     self.file = file
     self.modules = modules
