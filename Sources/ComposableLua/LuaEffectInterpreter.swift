@@ -56,23 +56,34 @@ struct LuaEffectInterpreter {
         path, "expected an effect (a table made by composable.effect), got \(value.typeName)")
     }
     guard let kind = table["kind"].stringValue else {
+      // An action returned where its effect belongs (`return { type = "bump" }`, for
+      // `return effect.send({ type = "bump" })`): said as such, not as a missing kind alone.
+      if table["kind"] == .nil, table["type"].stringValue != nil {
+        throw fail(
+          path,
+          "expected an effect, got an action (\(value.description(limit: 60))). To fix, send it "
+            + "with return effect.send(action), or return nothing")
+      }
       throw fail(
         path + ".kind",
         "expected a string naming the kind of effect, got \(table["kind"].typeName)")
     }
     // A dictionary made once (`LuaEffectKinds.byName`): one hash of the name, no allocation.
     guard let known = LuaEffectKinds.byName[kind] else {
+      let nearest = NearestName.nearest(to: kind, among: LuaEffectKinds.byName.keys)
       throw fail(
         path + ".kind",
-        "unknown effect kind \(LuaValue(kind)); the kinds are " + LuaEffectKinds.listed)
+        "unknown effect kind \(LuaValue(kind))\(Self.didYouMean(nearest)); the kinds are "
+          + LuaEffectKinds.listed)
     }
     // Every field is one the kind has: a misspelt one (`ids`, `cancel_inflight`) would
     // otherwise be a setting that silently does nothing.
     for key in table.entries.keys where !known.keys.contains(key) {
       let fields = known.kind.fields.filter { $0 != "wrappers" }
+      let nearest = key.stringValue.flatMap { NearestName.nearest(to: $0, among: fields) }
       throw fail(
         path + (key.stringValue.map { "." + $0 } ?? "[\(key)]"),
-        "effect.\(kind) has no field \(key); "
+        "effect.\(kind) has no field \(key)\(Self.didYouMean(nearest)); "
           + (fields.isEmpty ? "it has none" : "its fields are " + fields.joined(separator: ", "))
           + ". To fix, make the effect with composable.effect's constructors")
     }
@@ -100,11 +111,18 @@ struct LuaEffectInterpreter {
     }
     for key in fields.entries.keys {
       guard let name = key.stringValue, allowed.contains(name) else {
+        let nearest = key.stringValue.flatMap { NearestName.nearest(to: $0, among: allowed) }
         throw fail(
           path + LuaValue.pathComponent(key, atRoot: false),
-          "\(effect) takes no such field; its fields are " + allowed.joined(separator: ", "))
+          "\(effect) takes no such field\(Self.didYouMean(nearest)); its fields are "
+            + allowed.joined(separator: ", "))
       }
     }
+  }
+
+  /// ` (did you mean NAME?)` for a name found near a misspelt one, or nothing.
+  static func didYouMean(_ nearest: String?) -> String {
+    nearest.map { " (did you mean \($0)?)" } ?? ""
   }
 
   /// The type of the action a response arrives as: `request.response`, a string.

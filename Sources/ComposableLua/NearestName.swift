@@ -24,11 +24,14 @@ public enum NearestName {
     return sorted.filter { $0.hasPrefix(name) }.min { $0.count < $1.count }
   }
 
-  /// Levenshtein distance, by characters.
+  /// Edit distance by characters, where two neighbours swapped are one edit, as one slip of
+  /// the fingers makes them (`--evn` for `--env`, `ipnut` for `input`): the optimal string
+  /// alignment distance. Levenshtein's counts a swap as two, past the limit of a short name.
   static func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a), b = Array(b)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
+    var beforePrevious = [Int](repeating: 0, count: b.count + 1)
     var previous = Array(0...b.count)
     var current = [Int](repeating: 0, count: b.count + 1)
     for i in 1...a.count {
@@ -36,8 +39,11 @@ public enum NearestName {
       for j in 1...b.count {
         let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
         current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+          current[j] = min(current[j], beforePrevious[j - 2] + 1)
+        }
       }
-      swap(&previous, &current)
+      (beforePrevious, previous, current) = (previous, current, beforePrevious)
     }
     return previous[b.count]
   }

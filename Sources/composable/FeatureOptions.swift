@@ -78,8 +78,13 @@ struct FeatureOptions {
       loaded = try LuaFeature(
         contentsOf: url, env: .table(env), print: { Swift.print($0.terminalSafe) })
     } catch {
-      // `composable run reading` for reading.lua: said.
+      // `composable run reading` for reading.lua: said. A test file run as a feature failed at
+      // its `require("composable.test")`, which only the test runner has.
       printError("\(error)" + (Self.meant(feature).map { " (did you mean \($0)?)" } ?? ""))
+      if feature.hasSuffix("_test.lua") {
+        printError(
+          "\(feature) is a test file: run it with composable test \(feature)", kind: "note")
+      }
       throw ExitStatus.failure
     }
     var dependencies = DependencyValues.live

@@ -1,6 +1,7 @@
 import ComposableHost
 import ComposableLua
 import Foundation
+import LuaKit
 import TerminalSupport
 
 /// `composable replay FILE`: runs a session saved by the REPL's `:save` again, headless, on the
@@ -34,7 +35,7 @@ struct ReplayCommand: Command {
     let sessionURL = URL(pathGiven: file)
     let recording: SessionRecording
     do { recording = try SessionRecording.read(from: sessionURL) } catch {
-      try fail("\(error)")
+      try fail("\(error)" + Self.featureGivenNote(sessionURL))
     }
     // The session's own `feature` stays under its folder; one named here is the user's choice.
     let featureURL: URL
@@ -82,6 +83,17 @@ struct ReplayCommand: Command {
       "the replay goes otherwise than the recording (above). To fix, change the code back, or "
         + "record the session again if the change is meant")
     throw ExitStatus.failure
+  }
+
+  /// When the file that is no session reads as a feature (`composable replay todos.lua`), what
+  /// to give instead: the reader's own error spoke of a data file's `local`s.
+  static func featureGivenNote(_ file: URL) -> String {
+    guard let source = try? LuaSourceFile.read(file),
+      !source.hasPrefix("-- A ComposableLua session"), source.contains("reduce")
+    else { return "" }
+    return ". \(file.lastPathComponent) looks like a feature, not a session: replay takes a "
+      + "session file, as the REPL's :save writes it (composable replay session.lua), and the "
+      + "feature with --feature when it is not the one the session names"
   }
 
   private func fail(_ message: String) throws -> Never {

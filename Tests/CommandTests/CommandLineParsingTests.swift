@@ -91,4 +91,30 @@ import Testing
     #expect(dashed.status == 1)
     #expect(dashed.errors.contains("--looks-like-an-option.lua did not load"))
   }
+
+  /// What a new user gave by mistake gets a way out: an option's letters swapped, a test file
+  /// run as a feature, a feature given to replay (each said only what failed).
+  @Test func commonMistakesSayWhatWasMeant() throws {
+    let swapped = try run(["run", "--evn", "x=1", "f.lua"])
+    #expect(swapped.errors.hasPrefix("error: unknown option '--evn' (did you mean '--env'?)\n"))
+    let directory = try makeTemporaryDirectory("mistakes")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let test = directory.appendingPathComponent("tally_test.lua")
+    try #"local TestStore = require("composable.test").TestStore"#.write(
+      to: test, atomically: false, encoding: .utf8)
+    let ran = try Command.run(["run", test.path])
+    #expect(ran.status == 1)
+    #expect(
+      ran.errors.hasSuffix(
+        "note: \(test.path) is a test file: run it with composable test \(test.path)\n"),
+      "\(ran.errors)")
+    let feature = directory.appendingPathComponent("tally.lua")
+    try "return { reduce = function() end }".write(to: feature, atomically: false, encoding: .utf8)
+    let replayed = try Command.run(["replay", feature.path])
+    #expect(replayed.status == 1)
+    #expect(
+      replayed.errors.contains(
+        "tally.lua looks like a feature, not a session: replay takes a session file, as the "
+          + "REPL's :save writes it"), "\(replayed.errors)")
+  }
 }

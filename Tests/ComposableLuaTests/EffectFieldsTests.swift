@@ -77,12 +77,35 @@ import Testing
       "\(String(describing: error))")
   }
 
+  /// An action returned where its effect belongs is said as such; a misspelt kind or request
+  /// field gets "did you mean" (a new user's findings: `effect.kind: expected a string`, and
+  /// `reponse` named with no suggestion).
+  @Test func anActionForAnEffectAndMisspeltNamesAreSaid() throws {
+    let action = try error(of: "{ type = 'bump', n = 1 }", "")
+    #expect(
+      action?.description
+        == "the reducer returned a malformed effect for { type = \"go\" }, and the state was "
+        + "rolled back: effect: expected an effect, got an action ({ n = 1, type = \"bump\" }). "
+        + "To fix, send it with return effect.send(action), or return nothing")
+    let kind = try error(of: "effect.send('x')", "e.kind = 'sned'")
+    #expect(
+      kind?.description.contains(#"effect.kind: unknown effect kind "sned" (did you mean send?)"#)
+        == true, "\(String(describing: kind))")
+    let field = try error(
+      of: "effect.http({ url = 'http://127.0.0.1:1/', response = 'got' })",
+      "e.request.reponse = e.request.response; e.request.response = nil")
+    #expect(
+      field?.description.contains("takes no such field (did you mean response?)") == true,
+      "\(String(describing: field))")
+  }
+
   @Test func aMisspeltFieldIsNamedWithTheFieldsThereAre() throws {
     let error = try error(of: "effect.cancel('c')", "e.ids = { 1 }")
     #expect(
       error?.description
         == "the reducer returned a malformed effect for { type = \"go\" }, and the state was "
-        + "rolled back: effect.ids: effect.cancel has no field \"ids\"; its fields are id. To "
+        + "rolled back: effect.ids: effect.cancel has no field \"ids\" (did you mean id?); its "
+        + "fields are id. To "
         + "fix, make the effect with composable.effect's constructors")
   }
 
