@@ -28,7 +28,7 @@ extension LuaFeature {
       }
       table = try Self.moduleTable(fields ?? [:], vm: vm)
     } catch {
-      throw .load(file: file, message: error.description)
+      throw .load(file: file, message: error.withoutLibraryFrames.description)
     }
     guard fields != nil else {
       let found = result.map { (try? vm.value(of: $0))?.typeName ?? $0.typeName }

@@ -1408,6 +1408,13 @@ static int lk_safe_rawset(lua_State *L) {
   luaL_checkany(L, 3);
   lua_settop(L, 3);
   if (lk_push_real_of(L, 1)) {  // 4
+    // Lua's words, and as Lua's rawset says them: with no place (lk_journaled_set's are a
+    // metamethod's, which an assignment calls, and there Lua gives the line).
+    int key_type = lua_type(L, 2);
+    if (key_type == LUA_TNIL) return lk_raise(L, "table index is nil");
+    if (key_type == LUA_TNUMBER && lua_tonumber(L, 2) != lua_tonumber(L, 2)) {
+      return lk_raise(L, "table index is NaN");
+    }
     lk_journaled_set(L, 1, 2, 3, 4);
     lk_view_forget(L, 1, 2);  // written behind its view, if it has one
   } else {

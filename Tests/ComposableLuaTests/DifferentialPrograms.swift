@@ -68,7 +68,9 @@ struct DifferentialPrograms {
       case 11: lines.append("out(rawlen(t), rawget(t, \(position)), select('#', next(t)), #t)")
       case 12: lines.append("t[#t + 1] = \(value)")
       case 13: lines.append("if #t > 0 then t[#t] = nil end")
-      case 14: lines.append("out(pcall(rawset, t, \(pick(["nil", "0/0"])), 1))")
+      case 14:
+        // Called from Lua, whose rawset names no place for these (the state's named its line).
+        lines.append("out(pcall(function() rawset(t, \(pick(["nil", "0/0"])), 1) end))")
       default:
         lines.append(
           "local seen = {} for k, v in pairs(t) do seen[#seen + 1] = k .. '=' .. v end "

@@ -24,6 +24,28 @@ import Testing
     #expect(message.hasPrefix("boom.lua:2: attempt to index a nil value (local 'x')"))
   }
 
+  /// A load that fails in the library (a module not found, `persist` given a wrong field) says
+  /// where in the feature, with no frame of the sandbox's or the library's own chunks (`sandbox:
+  /// 66: in global 'require'`, `composable:1129: in field 'persist'`: a new user's finding).
+  @Test func aLoadErrorShowsNoLibraryFrames() {
+    for (source, line) in [
+      ("local m = require(\"nothere\")\nreturn m", 1),
+      (
+        "local composable = require(\"composable\")\nlocal F = {}\n"
+          + "F.persist = composable.persist{ path = 5 }\nreturn F", 3
+      ),
+    ] {
+      let error = featureError { _ = try LuaFeature(source: source, file: "lib.lua") }
+      guard case let .load(_, message) = error else {
+        Issue.record("expected a load error, got \(String(describing: error))")
+        continue
+      }
+      #expect(message.hasPrefix("lib.lua:\(line): "), "\(message)")
+      #expect(message.contains("\tlib.lua:\(line): in main chunk"), "\(message)")
+      #expect(!message.contains("\tsandbox:") && !message.contains("\tcomposable:"), "\(message)")
+    }
+  }
+
   @Test func aFeatureWithoutReduceIsRefused() {
     #expect(featureError { _ = try LuaFeature(source: "return {}", file: "empty.lua") }
       == .load(file: "empty.lua", message: "the returned table has no reduce function"))

@@ -92,8 +92,8 @@ import Testing
     } matching: { issue in
       message(of: issue) == """
         the reducer returned a malformed effect for { type = "misspelt" }, and the state was \
-        rolled back: effect.request.content: effect.file.write takes no such field; its fields \
-        are path, contents, data, json, response
+        rolled back: effect.request.content: effect.file.write takes no such field (did you \
+        mean contents?); its fields are path, contents, data, json, response
         """
     }
   }
@@ -106,8 +106,8 @@ import Testing
     } matching: { issue in
       message(of: issue) == """
         the reducer returned a malformed effect for { type = "misspelt_http" }, and the state \
-        was rolled back: effect.request.reponse: effect.http takes no such field; its fields \
-        are url, method, query, headers, body, timeout, response
+        was rolled back: effect.request.reponse: effect.http takes no such field (did you mean \
+        response?); its fields are url, method, query, headers, body, timeout, response
         """
     }
   }

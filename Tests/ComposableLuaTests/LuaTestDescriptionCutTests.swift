@@ -35,4 +35,30 @@ import Testing
       message.hasSuffix(
         "Expected:\n\"" + String(repeating: "a", count: 65_535) + "… 102 more bytes"))
   }
+
+  /// A value nested 8,000 levels deep is described to 64 levels, then `{…}`: its failure says
+  /// what failed, where it did. Every level's indentation was a string of its own, and the
+  /// message was lost to "not enough memory" (an attacker's finding).
+  @Test func aDeepValueIsDescribedToItsDepth() async throws {
+    let directory = try makeTemporaryDirectory("describe-deep")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let source = """
+      it("compares", function()
+        local a = {}
+        for _ = 1, 8000 do a = { a } end
+        assert.equal(1, a)
+      end)
+      """
+    let results = await LuaTestRunner().run(
+      source: source, name: "deep_test.lua", directory: directory)
+    guard case let .failed(messages)? = results.first?.outcome else {
+      Issue.record("the test did not fail: \(results.map(\.outcome))")
+      return
+    }
+    let message = messages.joined(separator: "\n")
+    #expect(
+      message.contains("deep_test.lua:4: Expected objects to be equal."), "\(message.prefix(300))")
+    #expect(message.contains(String(repeating: " ", count: 128) + "[1] = {…}\n"))
+    #expect(!message.contains("not enough memory"))
+  }
 }

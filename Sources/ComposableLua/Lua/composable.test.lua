@@ -97,6 +97,10 @@ end
 -- what is past it is no longer than that note (a few bytes more are kept to know: LuaText).
 local describe_limit = 65536
 local describe_slack = 40
+-- The deepest a described table is written: deeper ones are `{…}`. Each level's indentation is
+-- a string of its own, so 8,000 levels took 64 MB and the failure's message was lost to "not
+-- enough memory" (an attacker's finding); 64 levels are already 128 columns in.
+local describe_depth = 64
 
 local function key_order(a, b)
   if type(a) == type(b) and (type(a) == "number" or type(a) == "string") then return a < b end
@@ -135,7 +139,7 @@ local function describe_value(value)
     used = used + room
     omitted = #text - room
   end
-  local function write(v, indent)
+  local function write(v, indent, depth)
     if type(v) == "string" then return emit(format("%q", v)) end
     if json_null ~= nil and v == json_null then return emit("json.null") end
     -- A float as tostring writes it (14 digits) may read back as another: written whole, so
@@ -153,10 +157,11 @@ local function describe_value(value)
       labels[v] = count
       emit("<" .. count .. ">")
     end
+    if next(v) == nil then return emit("{}") end
+    if depth >= describe_depth then return emit("{…}") end
     local keys = {}
     for k in next, v do keys[#keys + 1] = k end
     sort(keys, key_order)
-    if #keys == 0 then return emit("{}") end
     emit("{\n")
     for i, k in ipairs(keys) do
       emit(indent .. "  ")
@@ -164,16 +169,16 @@ local function describe_value(value)
         emit(k)
       else
         emit("[")
-        write(k, indent .. "  ")
+        write(k, indent .. "  ", depth + 1)
         emit("]")
       end
       emit(" = ")
-      write(v[k], indent .. "  ")
+      write(v[k], indent .. "  ", depth + 1)
       emit(i < #keys and ",\n" or "\n")
     end
     emit(indent .. "}")
   end
-  write(value, "")
+  write(value, "", 0)
   local text = concat(parts)
   local function note(bytes) return "… " .. bytes .. " more bytes" end
   if used <= describe_limit then return text end
