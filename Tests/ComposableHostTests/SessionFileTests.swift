@@ -41,8 +41,9 @@ import Testing
     let repl = try await recordTodos()
     let directory = repl.file.deletingLastPathComponent()
     let saved = await repl.type(":save \(directory.path)/session.lua").0
-    #expect(saved == "  saved 4 actions to \(directory.path)/session.lua; "
-      + "composable replay \(directory.path)/session.lua runs them again")
+    #expect(
+      saved == "  saved 4 actions to \(directory.path)/session.lua; "
+        + "composable replay \(directory.path)/session.lua runs them again")
     let read = try SessionRecording.read(from: directory.appendingPathComponent("session.lua"))
     #expect(read == (await repl.session.recording(relativeTo: directory)))
     #expect(read.feature == "counter.lua")
@@ -55,11 +56,12 @@ import Testing
     let outcome = try Command.run(["replay", "session.lua"], in: directory)
     #expect(outcome.status == 0, "\(outcome.errors)")
     let live = try repl.session.feature.state()
-    #expect(outcome.output == """
-      replayed 4 actions of session.lua on counter.lua
-      state \(live.pretty())
+    #expect(
+      outcome.output == """
+        replayed 4 actions of session.lua on counter.lua
+        state \(live.pretty())
 
-      """)
+        """)
   }
 
   /// A session saved away from its feature names it with `..`, which a replay takes only from
@@ -98,13 +100,14 @@ import Testing
     let outcome = try Command.run(["replay", "session.lua"], in: directory)
     #expect(outcome.status == 1)
     #expect(outcome.output.isEmpty)
-    #expect(outcome.errors == """
-      error: session.lua does not fit: action 3 ({ type = "roll" }) does not fit counter.lua: \
-      it handles no action of type roll. To fix, replay it on the code it was recorded with, \
-      or, if the feature handles roll in a way its source does not show, list it in the \
-      feature's `actions`.
+    #expect(
+      outcome.errors == """
+        error: session.lua does not fit: action 3 ({ type = "roll" }) does not fit counter.lua: \
+        it handles no action of type roll. To fix, replay it on the code it was recorded with, \
+        or, if the feature handles roll in a way its source does not show, list it in the \
+        feature's `actions`.
 
-      """)
+        """)
   }
 
   /// A change that makes an action raise: the replay flags it by number and exits 1; a change
@@ -311,6 +314,19 @@ import Testing
       session(actions: #"{ { action = { type = "a" }, at = 0, [1] = true } }"#),
       "s.lua: actions[1][1]: the format has no such field; an action has"
     ),
+    // Cut short at its start: an action an effect sent, with no effect started before it.
+    (
+      session(actions: #"{ { action = { type = "done" }, at = 0, from_effect = true } }"#),
+      "s.lua: actions[1].from_effect: sent by an effect, but no action before it returned one "
+        + "(the session lost the action that started it). To fix, keep the actions before it, "
+        + "or remove it"
+    ),
+    (
+      session(
+        actions: #"{ { action = { type = "a" }, at = 0 }, "#
+          + #"{ action = { type = "done" }, at = 0, from_effect = true, sent_at_once = true } }"#),
+      "s.lua: actions[2].from_effect: sent by an effect, but no action before it returned one"
+    ),
     ("return os.exit(3)", "s.lua: not a session file: "),
     ("return {", "s.lua: not a session file: "),
   ]
@@ -428,21 +444,23 @@ import Testing
       feature: "f.lua", code: "x", env: ["debug": true], initialState: ["n": 0],
       actions: [
         RecordedAction(
+          action: ["type": "go"], fromEffect: false, time: 1, effect: ["kind": "send"]),
+        RecordedAction(
           action: action, fromEffect: true, time: 2.5,
-          draws: [.init(name: "now", value: 1.5)], effect: ["kind": "send"], error: "f.lua:1: x")
+          draws: [.init(name: "now", value: 1.5)], effect: ["kind": "send"], error: "f.lua:1: x"),
       ])
     let url = directory.appendingPathComponent("s.lua")
     try recording.write(to: url)
     let read = try SessionRecording.read(from: url)
     // NaN is not equal to itself: compare it apart.
-    #expect(read.actions[0].action.tableValue?["nan"].doubleValue?.isNaN == true)
+    #expect(read.actions[1].action.tableValue?["nan"].doubleValue?.isNaN == true)
     var expected = recording, actual = read
-    expected.actions[0].action = .nil
-    actual.actions[0].action = .nil
+    expected.actions[1].action = .nil
+    actual.actions[1].action = .nil
     #expect(actual == expected)
     var withoutNaN = action.tableValue!
     withoutNaN["nan"] = .nil
-    var readWithoutNaN = read.actions[0].action.tableValue!
+    var readWithoutNaN = read.actions[1].action.tableValue!
     readWithoutNaN["nan"] = .nil
     #expect(readWithoutNaN == withoutNaN)
     #expect(readWithoutNaN["zero"].doubleValue?.sign == .minus)

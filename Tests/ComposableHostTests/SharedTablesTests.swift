@@ -144,7 +144,7 @@ import Testing
       actions: [
         RecordedAction(action: ["type": "touch"], fromEffect: false, time: 0),
         RecordedAction(
-          action: ["type": "got", "t": Self.dagValue()], fromEffect: true,
+          action: ["type": "got", "t": Self.dagValue()], fromEffect: false,
           time: 1),
       ])
     try recording.write(to: directory.appendingPathComponent("session.lua"))

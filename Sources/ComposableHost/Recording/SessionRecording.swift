@@ -209,8 +209,21 @@ extension SessionRecording {
         path: "actions", message: "expected a list of actions, got a table with the key \(key)")
     }
     actions = []
+    var anEffectBefore = false
     for (index, element) in list.sequence.enumerated() {
-      actions.append(try RecordedAction(reading: element, path: "actions[\(index + 1)]"))
+      let path = "actions[\(index + 1)]"
+      let action = try RecordedAction(reading: element, path: path)
+      // An action an effect sent (at once too) needs an effect started before it. A session cut
+      // short at its start (a hand-trimmed one) read as if it had one: a replay sent the action
+      // as received, and a test written from it waited for an action no effect sends.
+      if action.fromEffect, !anEffectBefore {
+        throw .init(
+          path: path + ".from_effect",
+          message: "sent by an effect, but no action before it returned one (the session lost "
+            + "the action that started it). To fix, keep the actions before it, or remove it")
+      }
+      if action.effect != .nil { anEffectBefore = true }
+      actions.append(action)
     }
   }
 }
