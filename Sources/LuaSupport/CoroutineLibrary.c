@@ -1,4 +1,5 @@
-// coroutine.create, wrap, resume and close, as Lua 5.4.4's, with the limits kept across them.
+// coroutine.create, wrap, resume and close, as Lua 5.4.4's, with the limits kept across them,
+// and yields passed on (LK_PASSED_ON, below).
 //
 // - A new coroutine gets the count hook at once (the main thread gets it only for a call that
 //   runs long, see Watchdog.c), so its instructions count against the budget of the call that
@@ -21,6 +22,14 @@
 // Nested coroutine.close calls allowed: far more than any program needs, far less than the
 // C stack holds (each level is a few C frames).
 enum { LK_CLOSE_MAX_DEPTH = 100 };
+
+// Values a coroutine yields that `resume` and `wrap` pass on up instead of answering with them:
+// the keys of a weak-keyed table in the registry under this name, which trusted code fills (the
+// Lua test runner's requests to its host, made by a TestStore called in a coroutine the test
+// made: they went to the test's coroutine, and the call was dropped). Code in a sandbox cannot
+// reach the registry. The yield is passed on from the thread that resumed, and the coroutine
+// resumed with what that thread is resumed with.
+#define LK_PASSED_ON "composable.passed_on"
 
 static const char lk_stopped_threads_key = 0;
 
@@ -101,10 +110,38 @@ static int lk_coroutine_create(lua_State *L) {
   return 1;
 }
 
-static int lk_coroutine_resume(lua_State *L) {
-  lua_State *co = lk_coroutine_argument(L);
-  int status;
-  int results = lk_resume_moving(L, co, lua_gettop(L) - 1, &status);
+// Whether the one table `co` yielded (the `results` values on top of L) is one to pass on up
+// (registry[LK_PASSED_ON], see lk_coroutine_pass_on_open).
+static int lk_passes_on(lua_State *L, int status, int results) {
+  if (status != LUA_YIELD || results != 1 || lua_type(L, -1) != LUA_TTABLE) return 0;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LK_PASSED_ON) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_pushvalue(L, -2);
+  int passes = lua_rawget(L, -2) != LUA_TNIL;
+  lua_pop(L, 2);
+  return passes;
+}
+
+// Yields the value on top of L (one `co` yielded, to be passed on) to whoever resumed L; `k`
+// resumes `co` with what L is resumed with. Where L cannot yield, an error says why.
+static int lk_pass_on(lua_State *L, lua_KFunction k) {
+  if (!lua_isyieldable(L)) {
+    return luaL_error(L, "a coroutine asked the host from where it cannot be answered (resumed "
+                         "inside a function C calls, such as string.gsub's or a metamethod)");
+  }
+  return lua_yieldk(L, 1, 0, k);
+}
+
+// coroutine.resume(co, ...), and its continuation after a yield passed on (the answers are then
+// where the arguments were).
+static int lk_coroutine_resume_from(lua_State *L, int status, lua_KContext context) {
+  (void)status;
+  (void)context;
+  lua_State *co = lua_tothread(L, 1);
+  int resumed;
+  int results = lk_resume_moving(L, co, lua_gettop(L) - 1, &resumed);
   lk_caught(L);
   if (results < 0) {
     lk_shape_error_caught(&lk_info_of(L)->shape);
@@ -112,16 +149,26 @@ static int lk_coroutine_resume(lua_State *L) {
     lua_insert(L, -2);
     return 2;
   }
+  if (lk_passes_on(L, resumed, results)) return lk_pass_on(L, lk_coroutine_resume_from);
   lua_pushboolean(L, 1);
   lua_insert(L, -(results + 1));
   return results + 1;
 }
 
+static int lk_coroutine_resume(lua_State *L) {
+  lk_coroutine_argument(L);
+  return lk_coroutine_resume_from(L, LUA_OK, 0);
+}
+
 // The function coroutine.wrap returns (upvalue 1: its coroutine): errors go on to the caller.
-static int lk_coroutine_wrapped(lua_State *L) {
+// Also its continuation after a yield passed on.
+static int lk_coroutine_wrapped_from(lua_State *L, int resume_status, lua_KContext context) {
+  (void)resume_status;
+  (void)context;
   lua_State *co = lua_tothread(L, lua_upvalueindex(1));
   int status;
   int results = lk_resume_moving(L, co, lua_gettop(L), &status);
+  if (lk_passes_on(L, status, results)) return lk_pass_on(L, lk_coroutine_wrapped_from);
   if (results >= 0) return results;
   int coroutine_status = lua_status(co);
   if (coroutine_status != LUA_OK && coroutine_status != LUA_YIELD) {
@@ -136,6 +183,8 @@ static int lk_coroutine_wrapped(lua_State *L) {
   }
   return lua_error(L);
 }
+
+static int lk_coroutine_wrapped(lua_State *L) { return lk_coroutine_wrapped_from(L, LUA_OK, 0); }
 
 static int lk_coroutine_wrap(lua_State *L) {
   lk_coroutine_create(L);
@@ -194,4 +243,6 @@ void lk_coroutine_library_open(lua_State *L) {
   lua_pop(L, 1);
   lk_push_weak_keyed_table(L);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &lk_stopped_threads_key);
+  lk_push_weak_keyed_table(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, LK_PASSED_ON);
 }

@@ -118,10 +118,14 @@ extension LuaTestSession {
   /// second, after `body`, removes those since that match the pattern (or one of the list), and
   /// fails for each pattern that none matched.
   nonisolated(nonsending) func expectFailure(_ request: LuaValue) async throws -> LuaValue {
-    guard let mark = request.mark.intValue else { return .integer(failures.count) }
-    guard (0...failures.count).contains(mark) else {
+    guard let mark = request.mark.intValue else {
+      openMarks.append(failures.count)
+      return .integer(failures.count)
+    }
+    guard mark == openMarks.last, (0...failures.count).contains(mark) else {
       throw LuaTestError("expect_failure: not a mark it gave (\(mark))")
     }
+    openMarks.removeLast()
     // Whatever the effects `body` started are doing, what they can do now is done.
     await SingleThreadExecutor.letWorkRun()
     let patterns = request.patterns.tableValue?.sequence ?? []

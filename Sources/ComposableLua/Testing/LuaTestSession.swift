@@ -25,6 +25,10 @@ final class LuaTestSession {
   let matches: LuaReference
 
   var stores: [Int: LuaTestStore] = [:]
+  /// The marks `expect_failure` gave and has not closed yet, innermost last: its second request
+  /// must close the last one. Any mark up to the count was taken, and a forged request (the
+  /// mark 0, from a test's own coroutine library) erased every failure recorded before it.
+  var openMarks: [Int] = []
   /// When the running test's time limit ends: the test is stopped between its calls, and a
   /// call that could run long (an advance over a fast timer) stops there too.
   var deadline: ContinuousClock.Instant?
