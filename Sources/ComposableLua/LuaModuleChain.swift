@@ -70,6 +70,14 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
     return source
   }
 
+  /// The files of the modules the last load of the feature's code required (since
+  /// `startLoad()`, a `require` in `reduce` too): those of the code running, where `required`
+  /// also keeps the files an older load required, which a host goes on watching.
+  public var requiredByLastLoad: [URL] {
+    let names = lock.withLock { Array(digests.keys) }.sorted()
+    return names.compactMap { directories.fileURL(ofModule: $0)?.standardizedFileURL }
+  }
+
   /// Forgets the modules served so far for `loadedDigests`: a load of the feature's code starts.
   func startLoad() { lock.withLock { digests = [:] } }
 

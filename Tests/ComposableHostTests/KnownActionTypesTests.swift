@@ -1,3 +1,4 @@
+import ComposableLua
 import Foundation
 import TestSupport
 import Testing
@@ -73,6 +74,34 @@ import Testing
     #expect(KnownActionTypes.found(besides: feature) == ["mine"])
   }
 
+  /// A type with `/` or `:` (`"todos/clear"`), a local declared `<const>`, and comparisons across
+  /// lines are found; a name that is a string's contents, or a number, is not a type's holder.
+  @Test func namespacedTypesAndConstLocals() {
+    let source = """
+      local ty <const> = action.type
+      if ty == "todos/clear" then end
+      if "app:reset" ~=
+        action.type then end
+      if x == "not" or 1 == "no" or "a" == "b" then end
+      Feature.actions = { "ns/listed" }
+      """
+    #expect(
+      KnownActionTypes.found(inSource: source) == ["todos/clear", "app:reset", "ns/listed"])
+  }
+
+  /// A megabyte of one long name, and of names and comparisons, scanned once each: the regex the
+  /// scan had tried every place a name could begin, and a 40 KB string in a module stalled the
+  /// first note for 100 s (an attacker's finding).
+  @Test func aLongNameIsScannedInOnePass() {
+    let long = "local s = \"" + String(repeating: "a", count: 1 << 20) + "\"\n"
+      + "if action.type == s or s == 'x' then end"
+    #expect(KnownActionTypes.found(inSource: long).isEmpty)
+    let many = String(repeating: "aaaa.bbbb == ", count: 1 << 16) + "'x'"
+    #expect(KnownActionTypes.found(inSource: many).isEmpty)
+    let dotted = "local t = " + String(repeating: "a.", count: 1 << 19) + "type"
+    #expect(KnownActionTypes.typeNames(inSource: dotted).contains("t"))
+  }
+
   /// The scan is made again once the feature's file changed (a hot reload): a type the new code
   /// names is known, one it no longer names is not.
   @Test func theScanFollowsTheCodeAsItChanges() throws {
@@ -86,5 +115,30 @@ import Testing
     #expect(scanned.value.types == ["second", "third"])
     try FileManager.default.removeItem(at: feature)
     #expect(scanned.value.types == [])
+  }
+
+  /// A module the code no longer requires after a reload is not read for types: its types were
+  /// still known (no note for them) and suggested (an attacker's finding).
+  @Test func aModuleNoLongerRequiredIsNotScanned() throws {
+    let directory = try makeTemporaryDirectory("known-types-reload")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try "return function(state, action) if action.type == 'inc' then state.n = 1 end end".write(
+      to: directory.appendingPathComponent("h.lua"), atomically: false, encoding: .utf8)
+    let feature = directory.appendingPathComponent("f.lua")
+    try """
+      local h = require("h")
+      return { initial_state = function() return { n = 0 } end, reduce = h }
+      """.write(to: feature, atomically: false, encoding: .utf8)
+    let loaded = try LuaFeature(contentsOf: feature)
+    let scanned = ScannedActionTypes(file: feature, modules: loaded.moduleFiles)
+    #expect(scanned.value.types == ["inc"])
+    try """
+      return {
+        initial_state = function() return { n = 0 } end,
+        reduce = function(state, action) if action.type == "dec" then state.n = -1 end end,
+      }
+      """.write(to: feature, atomically: false, encoding: .utf8)
+    try loaded.swap(toContentsOf: feature)
+    #expect(scanned.value.types == ["dec"])
   }
 }

@@ -20,19 +20,83 @@ public struct KnownActionTypes: Sendable {
 
   /// The types compared with in Lua `source`: `== "increment"` or `~= 'increment'`, either way
   /// round, where the other side names a type (`action.type`, `t`, `kind`, or a local set from
-  /// a `.type`), and `"increment"` in a `Feature.actions = { ... }` list.
+  /// a `.type`), and `"increment"` in a `Feature.actions = { ... }` list. A type may hold `.`,
+  /// `-`, `/` and `:` (`"todos/clear"`).
   public static func found(inSource source: String) -> Set<String> {
     var found: Set<String> = []
     let names = typeNames(inSource: source)
-    for match in source.matches(
-      of: #/([A-Za-z_][A-Za-z0-9_.]*)\s*[=~]=\s*["']([A-Za-z_][A-Za-z0-9_.-]*)["']/#)
-    where match.1.hasSuffix(".type") || names.contains(String(match.1)) {
-      found.insert(String(match.2))
+    let bytes = Array(source.utf8)
+    // Read outward from each `==` and `~=`: a regex that tried every place a name could begin
+    // took time in the square of a long name's length (a module holding a 40 KB string stalled
+    // the first note for 100 s, an attacker's finding); this reads each byte a few times.
+    func isNameByte(_ byte: UInt8) -> Bool {
+      byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+        || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
-    for match in source.matches(
-      of: #/["']([A-Za-z_][A-Za-z0-9_.-]*)["']\s*[=~]=\s*([A-Za-z_][A-Za-z0-9_.]*)/#)
-    where match.2.hasSuffix(".type") || names.contains(String(match.2)) {
-      found.insert(String(match.1))
+    func isTypeByte(_ byte: UInt8) -> Bool {
+      isNameByte(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "/")
+        || byte == UInt8(ascii: ":")
+    }
+    func isSpace(_ byte: UInt8) -> Bool {
+      byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+    func startsName(_ byte: UInt8) -> Bool {
+      isNameByte(byte) && byte != UInt8(ascii: ".") && !(byte >= 0x30 && byte <= 0x39)
+    }
+    // The name ending just before `end` (spaces skipped), if it is one that holds a type.
+    func typeName(endingBefore end: Int) -> Bool {
+      var end = end
+      while end > 0, isSpace(bytes[end - 1]) { end -= 1 }
+      var start = end
+      while start > 0, isNameByte(bytes[start - 1]) { start -= 1 }
+      guard start < end, startsName(bytes[start]) else { return false }
+      let name = String(decoding: bytes[start..<end], as: UTF8.self)
+      return name.hasSuffix(".type") || names.contains(name)
+    }
+    func typeName(startingAt start: Int) -> Bool {
+      var start = start
+      while start < bytes.count, isSpace(bytes[start]) { start += 1 }
+      var end = start
+      while end < bytes.count, isNameByte(bytes[end]) { end += 1 }
+      guard start < end, startsName(bytes[start]) else { return false }
+      let name = String(decoding: bytes[start..<end], as: UTF8.self)
+      return name.hasSuffix(".type") || names.contains(name)
+    }
+    // A quoted type: its range inside its quotes, given where its opening quote is.
+    func quoted(openingAt quote: Int) -> Range<Int>? {
+      guard quote < bytes.count, bytes[quote] == 0x22 || bytes[quote] == 0x27 else { return nil }
+      var end = quote + 1
+      while end < bytes.count, isTypeByte(bytes[end]) { end += 1 }
+      guard end > quote + 1, end < bytes.count, bytes[end] == bytes[quote],
+        startsName(bytes[quote + 1])
+      else { return nil }
+      return (quote + 1)..<end
+    }
+    func quoted(closingAt quote: Int) -> Range<Int>? {
+      guard quote >= 0, bytes[quote] == 0x22 || bytes[quote] == 0x27 else { return nil }
+      var start = quote
+      while start > 0, isTypeByte(bytes[start - 1]) { start -= 1 }
+      guard start < quote, start > 0, bytes[start - 1] == bytes[quote], startsName(bytes[start])
+      else { return nil }
+      return start..<quote
+    }
+    var index = 0
+    while index + 1 < bytes.count {
+      defer { index += 1 }
+      guard bytes[index] == UInt8(ascii: "=") || bytes[index] == UInt8(ascii: "~"),
+        bytes[index + 1] == UInt8(ascii: "=")
+      else { continue }
+      var after = index + 2
+      while after < bytes.count, isSpace(bytes[after]) { after += 1 }
+      if let type = quoted(openingAt: after), typeName(endingBefore: index) {
+        found.insert(String(decoding: bytes[type], as: UTF8.self))
+      }
+      var before = index
+      while before > 0, isSpace(bytes[before - 1]) { before -= 1 }
+      if let type = quoted(closingAt: before - 1), typeName(startingAt: index + 2) {
+        found.insert(String(decoding: bytes[type], as: UTF8.self))
+      }
     }
     // Each list's opening found by a regex, its closing by a plain search from there: a file of
     // openings never closed costs one pass, not one pass per opening.
@@ -41,7 +105,7 @@ public struct KnownActionTypes: Sendable {
     while let match = rest.firstMatch(of: opening) {
       guard let close = rest[match.range.upperBound...].firstIndex(of: "}") else { break }
       let list = rest[match.range.upperBound..<close]
-      for word in list.matches(of: #/["']([A-Za-z_][A-Za-z0-9_.-]*)["']/#) {
+      for word in list.matches(of: #/["']([A-Za-z_][A-Za-z0-9_.\/:-]*)["']/#) {
         found.insert(String(word.1))
       }
       rest = rest[close...]
@@ -54,7 +118,10 @@ public struct KnownActionTypes: Sendable {
   static func typeNames(inSource source: String) -> Set<String> {
     var names: Set<String> = ["type", "t", "kind"]
     for match in source.matches(
-      of: #/local\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*[A-Za-z_][A-Za-z0-9_.]*\.type\b/#)
+      of: #/
+        local \s+ ([A-Za-z_][A-Za-z0-9_]*) \s* (?: < \s* (?:const|close) \s* > \s* )?
+        = \s* [A-Za-z_][A-Za-z0-9_.]* \.type \b
+        /#)
     {
       names.insert(String(match.1))
     }

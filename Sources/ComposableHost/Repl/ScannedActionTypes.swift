@@ -2,9 +2,9 @@ import ComposableLua
 import Foundation
 import Synchronization
 
-/// The action types a feature's code names (`KnownActionTypes(scanning:modules:)`), scanned
-/// when first asked for, and again once the code changed: a file saved (a hot reload), a module
-/// required since. Scanned when asked, not at start: the scan's regexes cost milliseconds.
+/// The action types a feature's code names (`KnownActionTypes(scanning:modules:)`): its file and
+/// the modules its last load required, scanned when first asked for, and again once the code
+/// changed: a file saved (a hot reload), a module required since or no longer. Scanned when asked, not at start: the scan's regexes cost milliseconds.
 ///
 /// ```swift
 /// let known = ScannedActionTypes(file: featureFile, modules: feature.moduleFiles)
@@ -15,7 +15,7 @@ public final class ScannedActionTypes: Sendable {
   private let modules: LuaModuleFiles?
   private let scanned = Mutex<(stamps: [FileStamp], types: KnownActionTypes)?>(nil)
 
-  /// Scans `file` and the files of the modules `modules` notes as required.
+  /// Scans `file` and the files of the modules `modules` notes as required by the last load.
   ///
   /// ```swift
   /// let feature = try LuaFeature(contentsOf: featureFile)
@@ -28,7 +28,7 @@ public final class ScannedActionTypes: Sendable {
 
   /// The types the code names now.
   public var value: KnownActionTypes {
-    let files = [file] + (modules?.required ?? [])
+    let files = [file] + (modules?.requiredByLastLoad ?? [])
     let stamps = files.map(FileStamp.init)
     return scanned.withLock { scanned in
       if let scanned, scanned.stamps == stamps { return scanned.types }
