@@ -118,7 +118,8 @@ public struct KnownActionTypes: Sendable {
   static func typeNames(inSource source: String) -> Set<String> {
     var names: Set<String> = ["type", "t", "kind"]
     for match in source.matches(
-      of: #/
+      of:
+        #/
         local \s+ ([A-Za-z_][A-Za-z0-9_]*) \s* (?: < \s* (?:const|close) \s* > \s* )?
         = \s* [A-Za-z_][A-Za-z0-9_.]* \.type \b
         /#)
