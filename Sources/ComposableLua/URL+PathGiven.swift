@@ -14,19 +14,32 @@ extension URL {
   /// hot reload still follows them when they are re-pointed. A part that does not exist (a folder
   /// not made yet) is kept as text, `..` and all, for the kernel to refuse or follow.
   package init(pathGiven path: String, from directory: String? = nil) {
-    let base = directory ?? Self.currentFolder()
-    let absolute = path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
-    // `.` and empty components name nothing: taken out as text, as the kernel skips them.
-    let components = absolute.split(separator: "/").filter { $0 != "." }
-    let isFolder = path.hasSuffix("/") || path.hasSuffix("/.") || components.last == ".."
-    let root = absolute.hasPrefix("/") ? "/" : ""
-    guard let last = components.lastIndex(of: "..") else {
-      self.init(fileURLWithPath: root + components.joined(separator: "/"), isDirectory: isFolder)
+    let isFolder = path.hasSuffix("/") || path.hasSuffix("/.") || path.hasSuffix("/..")
+      || path == ".."
+    // No `..`: Foundation's URL is the file the kernel opens (`.` and doubled slashes name
+    // nothing), and it keeps a relative path relative, which opens under a current folder
+    // whose path is longer than the system takes whole.
+    guard path.split(separator: "/").contains("..") else {
+      guard directory != nil || path.hasPrefix("/") else {
+        self.init(fileURLWithPath: path, isDirectory: isFolder)
+        return
+      }
+      let absolute = path.hasPrefix("/") ? path : directory! + "/" + path
+      let components = absolute.split(separator: "/").filter { $0 != "." }
+      self.init(fileURLWithPath: "/" + components.joined(separator: "/"), isDirectory: isFolder)
       return
     }
+    let base = directory ?? Self.currentFolder()
+    let absolute = path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
+    let components = absolute.split(separator: "/").filter { $0 != "." }
+    let root = absolute.hasPrefix("/") ? "/" : ""
+    let last = components.lastIndex(of: "..")!
     let upTo = root + components[...last].joined(separator: "/")
     guard let resolved = realpath(upTo, nil) else {
-      self.init(fileURLWithPath: absolute, isDirectory: isFolder)
+      // Not there: the kernel refuses it as written. Too long for the system: as Foundation
+      // has it, the one way it can be opened at all.
+      self.init(
+        fileURLWithPath: errno == ENAMETOOLONG ? path : absolute, isDirectory: isFolder)
       return
     }
     defer { free(resolved) }

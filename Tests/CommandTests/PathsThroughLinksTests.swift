@@ -65,4 +65,27 @@ import Testing
     #expect(tested.status == 0, "\(tested.output)\(tested.errors)")
     #expect(tested.output.contains("1 passed"), "\(tested.output)")
   }
+
+  /// Under a current folder whose path is longer than the system takes whole (over 4,096
+  /// bytes, reached a folder at a time), `eval f.lua` and `eval x/../f.lua` open the file, as
+  /// `cat` does: the path made absolute as text could not be opened (an attacker's finding).
+  @Test func aFileUnderAFolderTooDeepToNameWholeOpens() throws {
+    let root = try makeTemporaryDirectory("paths-deep")
+    defer { try? FileManager.default.removeItem(at: root) }
+    let composable = try builtProduct("composable").path
+    let script = """
+      cd "$1" || exit 9
+      for i in $(seq 1 24); do mkdir -p "$2" && cd -P "$2" || exit 9; done
+      mkdir -p x && printf 'return "deep"\\n' > f.lua || exit 9
+      "$3" eval f.lua && "$3" eval x/../f.lua
+      status=$?
+      cd "$1" && rm -rf "$2"
+      exit $status
+      """
+    let outcome = try Command.run(
+      ["-c", script, "sh", root.path, String(repeating: "d", count: 200), composable],
+      executable: URL(fileURLWithPath: "/bin/sh"))
+    #expect(outcome.status == 0, "\(outcome.errors)")
+    #expect(outcome.output == "\"deep\"\n\"deep\"\n", "\(outcome.output)\(outcome.errors)")
+  }
 }
