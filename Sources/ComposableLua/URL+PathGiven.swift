@@ -14,7 +14,8 @@ extension URL {
   /// hot reload still follows them when they are re-pointed. A part that does not exist (a folder
   /// not made yet) is kept as text, `..` and all, for the kernel to refuse or follow.
   package init(pathGiven path: String, from directory: String? = nil) {
-    let isFolder = path.hasSuffix("/") || path.hasSuffix("/.") || path.hasSuffix("/..")
+    let isFolder =
+      path.hasSuffix("/") || path.hasSuffix("/.") || path.hasSuffix("/..")
       || path == ".."
     // No `..`: Foundation's URL is the file the kernel opens (`.` and doubled slashes name
     // nothing), and it keeps a relative path relative, which opens under a current folder
