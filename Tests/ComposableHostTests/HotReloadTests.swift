@@ -232,6 +232,42 @@ import Testing
     #expect(reload().0 == .reloaded)
   }
 
+  /// The same for a module the feature requires: deleted, or emptied, it is waited for, not a
+  /// refusal; an empty one is not loaded (its `require` gave `true`, and the actions until its
+  /// next save failed: an attacker's finding).
+  @Test func aModuleDeletedOrEmptiedWhileSavedIsWaitedFor() throws {
+    let directory = try folder()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let helper = directory.appendingPathComponent("helper.lua")
+    let helperCode = "return function(state) state.n = state.n + 1 end"
+    try helperCode.write(to: helper, atomically: false, encoding: .utf8)
+    let file = directory.appendingPathComponent("main.lua")
+    try """
+      local helper = require("helper")
+      return { initial_state = function() return { n = 0 } end, reduce = helper }
+      """.write(to: file, atomically: false, encoding: .utf8)
+    let feature = try LuaFeature(contentsOf: file)
+    func reload() -> (HotReload.Outcome, [String], [String]) {
+      var reports: [String] = [], failures: [String] = []
+      let outcome = HotReload.reload(
+        feature, from: file, changed: [helper.path], report: { reports.append($0) },
+        fail: { failures.append($0) })
+      return (outcome, reports, failures)
+    }
+    try FileManager.default.removeItem(at: helper)
+    let gone = reload()
+    #expect(gone.0 == .waiting && gone.2.isEmpty, "\(gone)")
+    #expect(gone.1.first?.hasPrefix("helper.lua is gone (deleted or moved away)") == true)
+    try Data().write(to: helper)
+    let empty = reload()
+    #expect(empty.0 == .waiting && empty.2.isEmpty, "\(empty)")
+    #expect(empty.1.first?.hasPrefix("helper.lua is empty (a save under way?)") == true)
+    try "return 42 +".write(to: helper, atomically: false, encoding: .utf8)
+    #expect(reload().0 == .refused)
+    try helperCode.write(to: helper, atomically: false, encoding: .utf8)
+    #expect(reload().0 == .reloaded)
+  }
+
   /// A reload that changes where the state is saved says so, under its `reloaded` line: one
   /// that dropped `persist` stopped the saves without a word.
   @Test func aReloadThatChangesPersistenceSaysSo() throws {

@@ -58,10 +58,10 @@ public final class HotReload: Sendable {
     /// The new code was refused (a syntax error, an error at load, `migrate` raising): the old
     /// code runs on.
     case refused
-    /// The feature's file is gone or empty, as it is for a moment while some editors save (a
-    /// delete then a write, a truncation then a write): nothing was loaded, the old code runs
-    /// on, and the save that brings the code back reloads it. Not a refusal: a run ended with
-    /// exit status 2 for an editor's save that went well.
+    /// The feature's file or a module it requires is gone or empty, as it is for a moment while
+    /// some editors save (a delete then a write, a truncation then a write): nothing was
+    /// loaded, the old code runs on, and the save that brings the code back reloads it. Not a
+    /// refusal: a run ended with exit status 2 for an editor's save that went well.
     case waiting
   }
 
@@ -74,6 +74,14 @@ public final class HotReload: Sendable {
     _ feature: LuaFeature, from file: URL, changed: [String] = [], report: (String) -> Void,
     fail: (String) -> Void
   ) -> Outcome {
+    // A module saved empty is mid-save: loaded, its `require` gave `true`, and the actions before
+    // its next save failed (an attacker's finding). The feature's own empty file fails to load,
+    // and is said below.
+    let modules = changed.map { URL(fileURLWithPath: $0) }.filter { $0.path != file.path }
+    if let note = modules.lazy.compactMap({ waitingNote(for: $0, gone: false) }).first {
+      report(note)
+      return .waiting
+    }
     let start = ContinuousClock.now
     do {
       let saved = feature.persistence?.path
@@ -102,7 +110,7 @@ public final class HotReload: Sendable {
       return .reloaded
     } catch {
       // The swap failed, so the save that puts the code back reloads it (`holdsLoadedCode`).
-      if let note = waitingNote(for: file) {
+      if let note = ([file] + modules).lazy.compactMap({ waitingNote(for: $0) }).first {
         report(note)
         return .waiting
       }
@@ -115,12 +123,13 @@ public final class HotReload: Sendable {
     return .refused
   }
 
-  /// What to say when the feature's file is gone or empty for now (`Outcome.waiting`), or nil.
-  static func waitingNote(for file: URL) -> String? {
+  /// What to say when a file of the code is gone (when `gone` is asked about) or empty for now
+  /// (`Outcome.waiting`), or nil.
+  static func waitingNote(for file: URL, gone: Bool = true) -> String? {
     var status = stat()
     let name = file.lastPathComponent
     guard stat(file.path, &status) == 0 else {
-      guard errno == ENOENT || errno == ENOTDIR else { return nil }
+      guard gone, errno == ENOENT || errno == ENOTDIR else { return nil }
       return "\(name) is gone (deleted or moved away); the old code runs on, and reloads when "
         + "it is back"
     }
