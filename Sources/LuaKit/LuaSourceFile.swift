@@ -35,7 +35,9 @@ public enum LuaSourceFile {
   /// opened without waiting (`O_NONBLOCK`), so a FIFO with no writer, a device or a socket is
   /// refused at once instead of blocking the host; what was opened is checked again.
   public static func bytes(of url: URL, limit: Int = maximumSize) throws(Unreadable) -> [UInt8] {
-    let path = url.path
+    // A URL of a folder (`f.lua/` given) is opened as one, as the kernel opens that path: its
+    // `path` drops the slash, and `eval f.lua/` read the file.
+    let path = url.hasDirectoryPath ? url.path + "/" : url.path
     var status = stat()
     guard stat(path, &status) == 0 else { throw failure(errno) }
     try requireRegular(status)

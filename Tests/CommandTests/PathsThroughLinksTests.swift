@@ -51,6 +51,9 @@ import Testing
     defer { try? FileManager.default.removeItem(at: root) }
     try Data("return 'real'\n".utf8).write(to: root.appendingPathComponent("real/v.lua"))
     try Data("return 'decoy'\n".utf8).write(to: root.appendingPathComponent("v.lua"))
+    // `v.lua/` names a folder, as `cat v.lua/` has it: not the file.
+    let slashed = try Command.run(["eval", "real/v.lua/"], in: root)
+    #expect(slashed.status == 1 && slashed.output.isEmpty, "\(slashed.output)")
     let evaluated = try Command.run(["eval", "lnk/../v.lua"], in: root)
     #expect(
       evaluated.output.contains("real") && !evaluated.output.contains("decoy"),

@@ -167,7 +167,12 @@ import Testing
         var action = make.state(fields: 3, deepest: number == 2 && iteration % 8 == 0 ? 200 : nil)
         action.type = "write_through"
         if number == 1, iteration % 8 != 0 { action.state_again = state }  // shared by both
-        actions.append(RecordedAction(action: action, fromEffect: number == 0, time: Double(number)))
+        // The last sent back by the effect the first returned (a session reader refuses an
+        // action from an effect with none before it).
+        actions.append(
+          RecordedAction(
+            action: action, fromEffect: number == 2, time: Double(number),
+            effect: number == 0 ? ["kind": "send"] : .nil))
       }
       let recording = SessionRecording(
         feature: "kept.lua", code: "fnv1a64:0", env: ["env": make.value(depth: 2)],
