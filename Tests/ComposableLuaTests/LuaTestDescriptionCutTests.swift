@@ -61,4 +61,30 @@ import Testing
     #expect(message.contains(String(repeating: " ", count: 128) + "[1] = {…}\n"))
     #expect(!message.contains("not enough memory"))
   }
+
+  /// Two values that differ only below what is described read alike: the failure says they
+  /// differ deeper (an attacker saw two equal-looking sides).
+  @Test func valuesAlikeAsDescribedSaySo() async throws {
+    let directory = try makeTemporaryDirectory("describe-alike")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let source = """
+      it("compares", function()
+        local function chain(leaf)
+          local t = { leaf }
+          for _ = 1, 100 do t = { t } end
+          return t
+        end
+        assert.same(chain(1), chain(2))
+      end)
+      """
+    let results = await LuaTestRunner().run(
+      source: source, name: "alike_test.lua", directory: directory)
+    guard case let .failed(messages)? = results.first?.outcome else {
+      Issue.record("the test did not fail: \(results.map(\.outcome))")
+      return
+    }
+    #expect(
+      messages.joined().contains(
+        "(They differ deeper than the 64 levels described, or past the bytes shown.)"))
+  }
 }

@@ -278,8 +278,12 @@ end })
 
 function assert.same(expected, actual, message)
   if not same(expected, actual) then
+    local passed, wanted = describe_value(actual), describe_value(expected)
+    -- Alike as far as they are described: said, or the failure reads as two equal values.
+    local deeper = passed == wanted and "\n(They differ deeper than the " .. describe_depth
+      .. " levels described, or past the bytes shown.)" or ""
     fail(lead(message) .. "Expected objects to be the same.\n"
-      .. "Passed in:\n" .. describe_value(actual) .. "\nExpected:\n" .. describe_value(expected))
+      .. "Passed in:\n" .. passed .. "\nExpected:\n" .. wanted .. deeper)
   end
 end
 
