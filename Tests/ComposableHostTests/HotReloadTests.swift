@@ -185,6 +185,18 @@ import Testing
     #expect(saves.wait(for: 6, seconds: 0.6).count == 5)
   }
 
+  /// A reload of `feature` from `file` after a save of `changed`: what it did, what it reported,
+  /// and what it said failed.
+  static func reload(
+    _ feature: LuaFeature, from file: URL, changed: URL
+  ) -> (HotReload.Outcome, [String], [String]) {
+    var reports: [String] = [], failures: [String] = []
+    let outcome = HotReload.reload(
+      feature, from: file, changed: [changed.path], report: { reports.append($0) },
+      fail: { failures.append($0) })
+    return (outcome, reports, failures)
+  }
+
   /// The reload of a file that went away, or was emptied, says so, and the old code runs on;
   /// it is no refusal: an editor that deletes, or truncates, and then writes leaves the file so
   /// for a moment, and a run ended with exit status 2 for a save that went well (a new user's
@@ -197,11 +209,7 @@ import Testing
     try code.write(to: file, atomically: false, encoding: .utf8)
     let feature = try LuaFeature(contentsOf: file)
     func reload() -> (HotReload.Outcome, [String], [String]) {
-      var reports: [String] = [], failures: [String] = []
-      let outcome = HotReload.reload(
-        feature, from: file, changed: [file.path], report: { reports.append($0) },
-        fail: { failures.append($0) })
-      return (outcome, reports, failures)
+      Self.reload(feature, from: file, changed: file)
     }
     try FileManager.default.removeItem(at: file)
     let gone = reload()
@@ -248,11 +256,7 @@ import Testing
       """.write(to: file, atomically: false, encoding: .utf8)
     let feature = try LuaFeature(contentsOf: file)
     func reload() -> (HotReload.Outcome, [String], [String]) {
-      var reports: [String] = [], failures: [String] = []
-      let outcome = HotReload.reload(
-        feature, from: file, changed: [helper.path], report: { reports.append($0) },
-        fail: { failures.append($0) })
-      return (outcome, reports, failures)
+      Self.reload(feature, from: file, changed: helper)
     }
     try FileManager.default.removeItem(at: helper)
     let gone = reload()
