@@ -43,6 +43,12 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
   /// A digest of each module's source served since `startLoad()`, by file name: the modules
   /// the code being loaded required, for its fingerprint (`LuaFeature.codeFingerprint`).
   private var digests: [String: UInt64] = [:]
+  /// The file each module was served from, by name, since the feature was made.
+  private var served: [String: URL] = [:]
+  /// Whether a module whose file is empty is refused: after the first load (a swap), when an
+  /// empty file is one being saved (an editor truncates, then writes).
+  private var refusesEmpty = false
+  private var awaited: URL?
 
   /// Whether a module's chunk is named by its path as `LuaTestPath` gives it, not relative to
   /// its directory: a test's messages name files as the person can open them.
@@ -58,12 +64,27 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
 
   /// The module `name` from the feature's directories, its file noted in `required`.
   public func source(ofModule name: String) throws -> LuaModuleSource? {
-    guard var source = try directories.source(ofModule: name) else { return nil }
+    guard var source = try directories.source(ofModule: name) else {
+      // Served before and gone now: deleted to be written again, most likely.
+      lock.withLock { if awaited == nil, let file = served[name] { awaited = file } }
+      return nil
+    }
     if let file = directories.fileURL(ofModule: name) {
       let digest = CodeDigest.of(source.bytes.bytes)
-      lock.withLock {
+      let empty = lock.withLock {
         _ = files.insert(file.standardizedFileURL)
+        served[name] = file.standardizedFileURL
+        guard !(refusesEmpty && source.bytes.bytes.isEmpty) else {
+          if awaited == nil { awaited = file.standardizedFileURL }
+          return true
+        }
         digests[name] = digest
+        return false
+      }
+      if empty {
+        throw LuaModuleEmpty(
+          message: "\(file.lastPathComponent) is empty (a save under way?), and a module that "
+            + "gives nothing is not loaded in a reload")
       }
       if namesChunksByPath { source.chunkName = LuaTestPath.display(file) }
     }
@@ -78,8 +99,20 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
     return names.compactMap { directories.fileURL(ofModule: $0)?.standardizedFileURL }
   }
 
-  /// Forgets the modules served so far for `loadedDigests`: a load of the feature's code starts.
-  func startLoad() { lock.withLock { digests = [:] } }
+  /// The file of a module the last load stopped at because it was empty, or gone after an
+  /// earlier load served it: a save under way, most likely, for a host to wait for rather than
+  /// call the new code broken. Nil when the last load met neither.
+  public var awaitedModule: URL? { lock.withLock { awaited } }
+
+  /// Forgets the modules served so far for `loadedDigests`: a load of the feature's code (a swap)
+  /// starts. From the first, an empty module file is refused (`awaitedModule`).
+  func startLoad() {
+    lock.withLock {
+      digests = [:]
+      awaited = nil
+      refusesEmpty = true
+    }
+  }
 
   /// The modules served since `startLoad()`, by name, with a digest of each one's source.
   var loadedDigests: [(name: String, digest: UInt64)] {
@@ -101,4 +134,10 @@ public final class LuaModuleFiles: LuaModuleResolver, @unchecked Sendable {
   public func searchDescription(for name: String) -> String {
     directories.searchDescription(for: name)
   }
+}
+
+/// A module file that is empty in a reload (`LuaModuleFiles.awaitedModule`).
+struct LuaModuleEmpty: Error, CustomStringConvertible {
+  let message: String
+  var description: String { message }
 }

@@ -24,11 +24,12 @@
 enum { LK_CLOSE_MAX_DEPTH = 100 };
 
 // Values a coroutine yields that `resume` and `wrap` pass on up instead of answering with them:
-// the keys of a weak-keyed table in the registry under this name, which trusted code fills (the
-// Lua test runner's requests to its host, made by a TestStore called in a coroutine the test
-// made: they went to the test's coroutine, and the call was dropped). Code in a sandbox cannot
-// reach the registry. The yield is passed on from the thread that resumed, and the coroutine
-// resumed with what that thread is resumed with.
+// the tables among the keys of a weak-keyed table in the registry under this name, which trusted
+// code fills (the Lua test runner's requests to its host, made by a TestStore called in a
+// coroutine the test made: they went to the test's coroutine, and the call was dropped). Code in
+// a sandbox cannot reach the registry. The yield is passed on from the thread that resumed, and
+// the coroutine resumed with what that thread is resumed with. The threads among its keys are
+// ones the host resumes, which `resume` and `close` refuse.
 #define LK_PASSED_ON "composable.passed_on"
 
 static const char lk_stopped_threads_key = 0;
@@ -134,6 +135,26 @@ static int lk_pass_on(lua_State *L, lua_KFunction k) {
   return lua_yieldk(L, 1, 0, k);
 }
 
+// Whether `co` is a thread registered in registry[LK_PASSED_ON]: one its host resumes (a Lua
+// test's), which no Lua code may resume. The function given to a TestStore's send resumed the
+// test's own thread, and the test's failure went to that function instead of the host.
+static int lk_is_driven_by_host(lua_State *L, lua_State *co) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LK_PASSED_ON) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_pushthread(co);
+  lua_xmove(co, L, 1);
+  int driven = lua_rawget(L, -2) != LUA_TNIL;
+  lua_pop(L, 2);
+  return driven;
+}
+
+static int lk_raise_driven(lua_State *L) {
+  return luaL_error(L, "cannot resume the coroutine a Lua test runs in: the test runner "
+                       "resumes it");
+}
+
 // coroutine.resume(co, ...), and its continuation after a yield passed on (the answers are then
 // where the arguments were).
 static int lk_coroutine_resume_from(lua_State *L, int status, lua_KContext context) {
@@ -156,7 +177,8 @@ static int lk_coroutine_resume_from(lua_State *L, int status, lua_KContext conte
 }
 
 static int lk_coroutine_resume(lua_State *L) {
-  lk_coroutine_argument(L);
+  lua_State *co = lk_coroutine_argument(L);
+  if (lk_is_driven_by_host(L, co)) return lk_raise_driven(L);
   return lk_coroutine_resume_from(L, LUA_OK, 0);
 }
 
@@ -212,6 +234,7 @@ static const char *lk_unclosable_status(lua_State *L, lua_State *co) {
 static int lk_coroutine_close(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_State *co = lk_coroutine_argument(L);
+  if (lk_is_driven_by_host(L, co)) return lk_raise_driven(L);
   if (lk_stopped(L)) lk_raise_stop(L, 1);  // no __close handler runs past a limit
   const char *status_name = lk_unclosable_status(L, co);
   if (status_name != NULL) return luaL_error(L, "cannot close a %s coroutine", status_name);

@@ -268,6 +268,22 @@ import Testing
     #expect(empty.1.first?.hasPrefix("helper.lua is empty (a save under way?)") == true)
     try "return 42 +".write(to: helper, atomically: false, encoding: .utf8)
     #expect(reload().0 == .refused)
+    // Empty while the feature is saved: not loaded, waited for (it was loaded empty, and the
+    // next action failed: an attacker's finding).
+    try Data().write(to: helper)
+    let featureSaved = Self.reload(feature, from: file, changed: file)
+    #expect(featureSaved.0 == .waiting, "\(featureSaved)")
+    // New code that needs it no more reloads; new code that raises is refused, not hidden.
+    try """
+      return { initial_state = function() return { n = 0 } end, reduce = function() end }
+      """.write(to: file, atomically: false, encoding: .utf8)
+    #expect(Self.reload(feature, from: file, changed: helper).0 == .reloaded)
+    try "error('broken')".write(to: file, atomically: false, encoding: .utf8)
+    #expect(Self.reload(feature, from: file, changed: helper).0 == .refused)
+    try """
+      local helper = require("helper")
+      return { initial_state = function() return { n = 0 } end, reduce = helper }
+      """.write(to: file, atomically: false, encoding: .utf8)
     try helperCode.write(to: helper, atomically: false, encoding: .utf8)
     #expect(reload().0 == .reloaded)
   }

@@ -281,4 +281,58 @@ import Testing
         "TestStore.new cannot be used while the file loads, outside a test; to fix, make the "
           + "store in it() or before_each()"), "\(loading)")
   }
+
+  /// A third attacker's false passes: a coroutine left suspended at a call that could not be
+  /// asked, then resumed by the test (or an xpcall's handler, or the function given to send),
+  /// took that resume for the store's answer; a call dropped in an `after_each` went unsaid; the
+  /// function given to send resumed the test's own thread, and the test's failure went to it.
+  @Test func noResumeButTheStoresAnswersACall() async throws {
+    let outcome = try await Self.outcomes(
+      """
+      local TestStore = require("composable.test").TestStore
+      local bad = function(s) s.count = 999 end
+      describe("x", function()
+        it("resumed again", function()
+          local store = TestStore.new { feature = "counter" }
+          local A = coroutine.wrap(function() store:send("inc", bad) end)
+          pcall(table.sort, { 1, 2 }, function(a, b) A() return a < b end)
+          A()
+        end)
+        it("handler", function()
+          local store = TestStore.new { feature = "counter" }
+          local co = coroutine.create(function() store:send("inc", bad) end)
+          xpcall(error, function(m) coroutine.resume(co) return m end, "boom")
+        end)
+        it("own thread", function()
+          local store = TestStore.new { feature = "counter" }
+          local T = coroutine.running()
+          store:send("inc", function(s) s.count = 1 coroutine.resume(T) end)
+          assert.equal(1, 2)
+        end)
+      end)
+      describe("hooks", function()
+        local store
+        before_each(function() store = TestStore.new { feature = "counter" } end)
+        after_each(function()
+          pcall(table.sort, { 1, 2 }, function(a, b) store:send("inc", bad) return a < b end)
+        end)
+        it("t", function() end)
+      end)
+      """)
+    #expect(outcome.passed.isEmpty, "\(outcome)")
+    #expect(
+      outcome.failures["x resumed again"]?.contains(
+        "co_test.lua:8: store:send() was resumed without the store's answer") == true,
+      "\(outcome)")
+    #expect(
+      outcome.failures["x handler"]?.contains("co_test.lua:12: store:send() was never answered")
+        == true)
+    #expect(
+      outcome.failures["x own thread"]?.contains(
+        "cannot resume the coroutine a Lua test runs in: the test runner resumes it") == true,
+      "\(outcome)")
+    #expect(
+      outcome.failures["hooks t"]?.contains("co_test.lua:26: store:send() cannot be used") == true,
+      "\(outcome)")
+  }
 }

@@ -74,14 +74,6 @@ public final class HotReload: Sendable {
     _ feature: LuaFeature, from file: URL, changed: [String] = [], report: (String) -> Void,
     fail: (String) -> Void
   ) -> Outcome {
-    // A module saved empty is mid-save: loaded, its `require` gave `true`, and the actions before
-    // its next save failed (an attacker's finding). The feature's own empty file fails to load,
-    // and is said below.
-    let modules = changed.map { URL(fileURLWithPath: $0) }.filter { $0.path != file.path }
-    if let note = modules.lazy.compactMap({ waitingNote(for: $0, gone: false) }).first {
-      report(note)
-      return .waiting
-    }
     let start = ContinuousClock.now
     do {
       let saved = feature.persistence?.path
@@ -110,7 +102,12 @@ public final class HotReload: Sendable {
       return .reloaded
     } catch {
       // The swap failed, so the save that puts the code back reloads it (`holdsLoadedCode`).
-      if let note = ([file] + modules).lazy.compactMap({ waitingNote(for: $0) }).first {
+      // The feature's file, or the module the load stopped at: a module empty (a reload loads
+      // none: its `require` gave `true`, and the actions until its next save failed), or gone
+      // after an earlier load required it. A module the new code does not require, or one it
+      // names for the first time, says nothing of a save under way.
+      let awaited = feature.moduleFiles?.awaitedModule
+      if let note = ([file] + (awaited.map { [$0] } ?? [])).lazy.compactMap(waitingNote).first {
         report(note)
         return .waiting
       }
@@ -123,13 +120,12 @@ public final class HotReload: Sendable {
     return .refused
   }
 
-  /// What to say when a file of the code is gone (when `gone` is asked about) or empty for now
-  /// (`Outcome.waiting`), or nil.
-  static func waitingNote(for file: URL, gone: Bool = true) -> String? {
+  /// What to say when a file of the code is gone or empty for now (`Outcome.waiting`), or nil.
+  static func waitingNote(for file: URL) -> String? {
     var status = stat()
     let name = file.lastPathComponent
     guard stat(file.path, &status) == 0 else {
-      guard gone, errno == ENOENT || errno == ENOTDIR else { return nil }
+      guard errno == ENOENT || errno == ENOTDIR else { return nil }
       return "\(name) is gone (deleted or moved away); the old code runs on, and reloads when "
         + "it is back"
     }

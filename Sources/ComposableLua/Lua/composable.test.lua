@@ -30,7 +30,21 @@ local function call_name(request)
     or ("store:" .. request.op .. "()")
 end
 
-local function answered(request, ...)
+-- What the host resumes the test with after a request: a token of this test first (`run` gets
+-- it), then the answer. Resumed without it, the request was not the host's to answer: another
+-- resume of the coroutine it was made in (one left suspended when it could not be asked, then
+-- resumed by the test or an xpcall's handler, or by the function given to send), and the call
+-- never reached the store.
+local answer_token
+local function answered(request, token, ...)
+  if token ~= answer_token or answer_token == nil then
+    local message = call_name(request) .. " was resumed without the store's answer: the "
+      .. "coroutine it was made in was resumed by the test, not by the store (after it could "
+      .. "not be asked, or from the function given to send or receive); to fix, call the store "
+      .. "from the test's body"
+    unasked = unasked or { file = request.file, line = request.line, message = message }
+    error(message, 0)
+  end
   pending[request] = nil
   return ...
 end
@@ -461,18 +475,18 @@ local function install(env)
     stack[#stack] = nil
   end
   env.context = env.describe
-  local function pending(name)
+  local function declare_pending(name)
     check_declaration("pending", name, nil, false)
     local file, line = site(3)
     tests[#tests + 1] = { name = full_name(name), pending = true, file = file, line = line }
   end
-  env.pending = pending
+  env.pending = declare_pending
   env.it = function(name, ...)
     -- A test given no function at all is pending, as in busted; one given nil (a misspelt
     -- variable) is a mistake, said at its line.
     local given, body = select("#", ...), ...
     check_declaration("it", name, body, given > 0)
-    if given == 0 then return pending(name) end
+    if given == 0 then return declare_pending(name) end
     local file, line = site(3)
     tests[#tests + 1] = {
       name = full_name(name), body = body, blocks = blocks(), file = file, line = line,
@@ -539,29 +553,40 @@ local function capture(err)
   return { message = describe_error(err), traceback = traceback(nil, 3) }
 end
 
-local function run(test)
+-- The failure of a store call the test made that never reached the store, if one did not: a
+-- call never answered (made in a coroutine not resumed again, or resumed where the test cannot
+-- wait) or never asked (above). Looked at after the body and after the after_each hooks.
+local function dropped_call()
+  local call = next(pending)
+  if call ~= nil then
+    pending = {}
+    return {
+      file = call.file, line = call.line,
+      message = call_name(call) .. " was never answered: the coroutine it was made in was "
+        .. "not resumed again, or was resumed where the test cannot wait (in string.gsub's "
+        .. "function, table.sort's comparator, a metamethod Lua calls from C); to fix, resume it "
+        .. "from the test's body until it ends",
+    }
+  end
+  local found = unasked
+  unasked = nil
+  return found
+end
+
+local function run(test, token)
   test_thread = coroutine.running()
+  issued[test_thread] = true  -- resumed by the host alone (CoroutineLibrary.c)
   current_test = test
-  pending, unasked = {}, nil
+  pending, unasked, answer_token = {}, nil, token
   local ok, failure = xpcall(function()
     for _, block in ipairs(test.blocks) do
       for _, hook in ipairs(block.before) do hook() end
     end
     test.body()
   end, capture)
-  -- A call the store never answered: made in a coroutine the test never resumed again, or one
-  -- that could not be asked (above).
-  local request = next(pending)
-  if ok and request ~= nil then
-    ok, failure = false, {
-      file = request.file, line = request.line,
-      message = call_name(request) .. " was never answered: the coroutine it was made in was "
-        .. "not resumed again, or was resumed where the test cannot wait (in string.gsub's "
-        .. "function, table.sort's comparator, a metamethod); to fix, resume it from the test's "
-        .. "body until it ends",
-    }
-  end
-  if ok and unasked ~= nil then ok, failure = false, unasked end
+  -- A failed body is one failure: a call it dropped is not said again after the hooks.
+  if ok then failure = dropped_call() else pending, unasked = {}, nil end
+  ok = failure == nil
   -- The body's failure is said before the after_each hooks run: what they find (an effect
   -- still running, an action not received) follows from it, and comes after it.
   if not ok then raw_yield({ op = "failed", failure = failure }) end
@@ -571,7 +596,7 @@ local function run(test)
     end
   end, capture)
   if not after_ok then return after_failure end
-  return nil
+  return dropped_call()
 end
 
 -- apply(update, state): the state after the test's update function changed it.

@@ -97,7 +97,11 @@ final class LuaTestSession {
     do { coroutine = try queue.access { vm, _ in try vm.makeCoroutine(runner) } } catch {
       return ["\(fileName): \(error)"]
     }
-    var arguments: [LuaValue] = [test]
+    // Each resume after a request begins with a token only the host and the runner hold: a
+    // resume that lacks it (the test resuming the coroutine a request was made in) is not the
+    // store's answer, and the runner fails the call.
+    let token = LuaValue.string(LuaString(UUID().uuidString))
+    var arguments: [LuaValue] = [test, token]
     var site = (file: fileName, line: test.line.intValue ?? 0)
     let deadline = ContinuousClock.now + timeLimit
     self.deadline = deadline
@@ -139,13 +143,14 @@ final class LuaTestSession {
           // an effect reports later lands on the call that started it, not on whatever call is
           // in flight by then.
           arguments = [
+            token,
             try await LuaTestFailures.$effectSite.withValue(site) {
               try await withIssueReporters([failures]) { try await serve(request) }
-            }
+            },
           ]
         } catch {
           failures.add("\(error)", at: site)
-          arguments = [.nil]
+          arguments = [token, .nil]
         }
       }
     }
