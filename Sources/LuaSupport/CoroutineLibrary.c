@@ -125,14 +125,46 @@ static int lk_passes_on(lua_State *L, int status, int results) {
   return passes;
 }
 
+// Notes (or forgets) that the thread L waits in a pass-on: registry[LK_PASSED_ON][L], so that
+// no Lua code resumes or closes it before the answer comes. Resumed by Lua code there, a
+// coroutine's own resume failed before the one it passes on to ran (the C stack was full), and
+// the host's answer, its token first, went to Lua code instead. Returns whether it noted it (a
+// thread already there, a test's own, stays).
+static int lk_note_passing(lua_State *L, int passing) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LK_PASSED_ON) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_pushthread(L);
+  int noted = 0;
+  if (passing) {
+    lua_pushvalue(L, -1);
+    if (lua_rawget(L, -3) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_pushboolean(L, 1);
+      lua_rawset(L, -3);
+      noted = 1;
+    } else {
+      lua_pop(L, 2);
+    }
+  } else {
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
+  return noted;
+}
+
 // Yields the value on top of L (one `co` yielded, to be passed on) to whoever resumed L; `k`
-// resumes `co` with what L is resumed with. Where L cannot yield, an error says why.
+// resumes `co` with what L is resumed with (its context: whether L was noted as waiting, to be
+// forgotten then). Where L cannot yield, an error says why.
 static int lk_pass_on(lua_State *L, lua_KFunction k) {
   if (!lua_isyieldable(L)) {
     return luaL_error(L, "a coroutine asked the host from where it cannot be answered (resumed "
                          "inside a function C calls, such as string.gsub's or a metamethod)");
   }
-  return lua_yieldk(L, 1, 0, k);
+  int noted = lk_note_passing(L, 1);
+  return lua_yieldk(L, 1, noted, k);
 }
 
 // Whether `co` is a thread registered in registry[LK_PASSED_ON]: one its host resumes (a Lua
@@ -151,15 +183,25 @@ static int lk_is_driven_by_host(lua_State *L, lua_State *co) {
 }
 
 static int lk_raise_driven(lua_State *L) {
-  return luaL_error(L, "cannot resume the coroutine a Lua test runs in: the test runner "
-                       "resumes it");
+  return luaL_error(L, "cannot resume a coroutine the host resumes (a Lua test's own, or one "
+                       "waiting for the host's answer to a call it passed on)");
+}
+
+// Whether `co` is the VM's main thread, which a host runs: no Lua code resumes it (Lua says it
+// is not suspended) or closes it (it is running, or resuming another). Reached by
+// `coroutine.running()` where a test file loads, closing it reset the host's stack mid-resume.
+static int lk_is_main_thread(lua_State *L, lua_State *co) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  int main = lua_tothread(L, -1) == co;
+  lua_pop(L, 1);
+  return main;
 }
 
 // coroutine.resume(co, ...), and its continuation after a yield passed on (the answers are then
 // where the arguments were).
 static int lk_coroutine_resume_from(lua_State *L, int status, lua_KContext context) {
   (void)status;
-  (void)context;
+  if (context) lk_note_passing(L, 0);
   lua_State *co = lua_tothread(L, 1);
   int resumed;
   int results = lk_resume_moving(L, co, lua_gettop(L) - 1, &resumed);
@@ -178,6 +220,11 @@ static int lk_coroutine_resume_from(lua_State *L, int status, lua_KContext conte
 
 static int lk_coroutine_resume(lua_State *L) {
   lua_State *co = lk_coroutine_argument(L);
+  if (lk_is_main_thread(L, co)) {
+    lua_pushboolean(L, 0);
+    lua_pushliteral(L, "cannot resume non-suspended coroutine");
+    return 2;
+  }
   if (lk_is_driven_by_host(L, co)) return lk_raise_driven(L);
   return lk_coroutine_resume_from(L, LUA_OK, 0);
 }
@@ -186,7 +233,7 @@ static int lk_coroutine_resume(lua_State *L) {
 // Also its continuation after a yield passed on.
 static int lk_coroutine_wrapped_from(lua_State *L, int resume_status, lua_KContext context) {
   (void)resume_status;
-  (void)context;
+  if (context) lk_note_passing(L, 0);
   lua_State *co = lua_tothread(L, lua_upvalueindex(1));
   int status;
   int results = lk_resume_moving(L, co, lua_gettop(L), &status);
@@ -234,6 +281,9 @@ static const char *lk_unclosable_status(lua_State *L, lua_State *co) {
 static int lk_coroutine_close(lua_State *L) {
   lk_info *info = lk_info_of(L);
   lua_State *co = lk_coroutine_argument(L);
+  if (lk_is_main_thread(L, co)) {
+    return luaL_error(L, "cannot close a %s coroutine", L == co ? "running" : "normal");
+  }
   if (lk_is_driven_by_host(L, co)) return lk_raise_driven(L);
   if (lk_stopped(L)) lk_raise_stop(L, 1);  // no __close handler runs past a limit
   const char *status_name = lk_unclosable_status(L, co);

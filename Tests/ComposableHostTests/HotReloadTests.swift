@@ -280,6 +280,14 @@ import Testing
     #expect(Self.reload(feature, from: file, changed: helper).0 == .reloaded)
     try "error('broken')".write(to: file, atomically: false, encoding: .utf8)
     #expect(Self.reload(feature, from: file, changed: helper).0 == .refused)
+    // A module it may do without (`pcall(require, ...)`), empty, while new code is broken
+    // elsewhere: refused, not waited for (an attacker's finding).
+    try """
+      local found = pcall(require, "helper")
+      error("broken elsewhere")
+      """.write(to: file, atomically: false, encoding: .utf8)
+    let elsewhere = Self.reload(feature, from: file, changed: file)
+    #expect(elsewhere.0 == .refused, "\(elsewhere)")
     try """
       local helper = require("helper")
       return { initial_state = function() return { n = 0 } end, reduce = helper }

@@ -106,7 +106,11 @@ public final class HotReload: Sendable {
       // none: its `require` gave `true`, and the actions until its next save failed), or gone
       // after an earlier load required it. A module the new code does not require, or one it
       // names for the first time, says nothing of a save under way.
-      let awaited = feature.moduleFiles?.awaitedModule
+      // The load's error must be that module's: one a `pcall(require, ...)` passed over did not
+      // stop the load, and waiting on it hid new code broken elsewhere (an attacker's finding).
+      let awaited = feature.moduleFiles?.awaitedModule.flatMap { module in
+        "\(error)".contains(module.lastPathComponent) ? module : nil
+      }
       if let note = ([file] + (awaited.map { [$0] } ?? [])).lazy.compactMap(waitingNote).first {
         report(note)
         return .waiting

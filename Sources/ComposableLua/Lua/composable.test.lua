@@ -413,10 +413,20 @@ end
 -- `coroutine.yield` there would reach the host as a request (a forged one crashed the run): it
 -- raises as Lua's does outside a coroutine, which a test's body is, as far as it knows.
 local test_thread
+-- The threads running an `expect_failure` body, and how many each runs: a body may not yield
+-- out of itself, or the failures of what ran meanwhile (a wrong send, the test's own) were taken
+-- as its own when it was resumed and ended (an attacker closed one in an after_each).
+local expecting = setmetatable({}, { __mode = "k" })
 local function guarded_yield(yield_of_sandbox)
   return function(...)
-    if test_thread ~= nil and coroutine.running() == test_thread then
+    local thread = coroutine.running()
+    if test_thread ~= nil and thread == test_thread then
       error("attempt to yield from outside a coroutine", 0)
+    end
+    if expecting[thread] then
+      error("coroutine.yield inside expect_failure's function: the failures it expects must "
+        .. "happen inside it; to fix, resume the coroutine from inside the function until it "
+        .. "yields no more, or call expect_failure inside the coroutine's work", 2)
     end
     return yield_of_sandbox(...)
   end
@@ -525,7 +535,15 @@ local function install(env)
     end
     local file, line = site(3)
     local mark = yield({ op = "expect_failure", file = file, line = line })
-    body()
+    do
+      -- Counted down however the body ends (an error goes on with its own traceback).
+      local thread = coroutine.running()
+      expecting[thread] = (expecting[thread] or 0) + 1
+      local _ <close> = setmetatable({}, { __close = function()
+        expecting[thread] = expecting[thread] > 1 and expecting[thread] - 1 or nil
+      end })
+      body()
+    end
     local result = yield({
       op = "expect_failure", mark = mark, patterns = { table.unpack(patterns) }, file = file,
       line = line,

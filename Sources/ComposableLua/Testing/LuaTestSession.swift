@@ -149,7 +149,7 @@ final class LuaTestSession {
             },
           ]
         } catch {
-          failures.add("\(error)", at: site)
+          failures.add("\(error)", at: site, expectable: true)
           arguments = [token, .nil]
         }
       }
