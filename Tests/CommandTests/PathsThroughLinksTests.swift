@@ -72,6 +72,7 @@ import Testing
   /// Under a current folder whose path is longer than the system takes whole (over 4,096
   /// bytes, reached a folder at a time), `eval f.lua` and `eval x/../f.lua` open the file, as
   /// `cat` does: the path made absolute as text could not be opened (an attacker's finding).
+  /// `run --watch` there says it cannot watch: it watched `/`, and passed over every save.
   @Test func aFileUnderAFolderTooDeepToNameWholeOpens() throws {
     let root = try makeTemporaryDirectory("paths-deep")
     defer { try? FileManager.default.removeItem(at: root) }
@@ -82,6 +83,10 @@ import Testing
       mkdir -p x && printf 'return "deep"\\n' > f.lua || exit 9
       "$3" eval f.lua && "$3" eval x/../f.lua
       status=$?
+      # Watched, it would be watched at `/`: said, and the run does not start.
+      printf 'return { initial_state = function() return {} end, reduce = function() end }' > w.lua
+      "$3" run --watch w.lua < /dev/null > /dev/null
+      [ $? -eq 1 ] || status=8
       cd "$1" && rm -rf "$2"
       exit $status
       """
@@ -90,5 +95,9 @@ import Testing
       executable: URL(fileURLWithPath: "/bin/sh"))
     #expect(outcome.status == 0, "\(outcome.errors)")
     #expect(outcome.output == "\"deep\"\n\"deep\"\n", "\(outcome.output)\(outcome.errors)")
+    #expect(
+      outcome.errors.contains("error: cannot watch w.lua: its path is ")
+        && outcome.errors.contains("To fix, run it from a folder nearer the root"),
+      "\(outcome.errors)")
   }
 }

@@ -101,7 +101,15 @@ public final class FileWatcher: Sendable {
     // re-pointed gives it other contents: each is watched, and reported as the path given.
     var routes: [String: SymlinkRoute] = [:]
     for file in files {
-      let given = file.absoluteURL.path
+      let given = Self.absolutePath(of: file)
+      // inotify takes a path whole: past the system's limit the route could not be followed,
+      // and only `/` was watched, every save passed over unsaid (an attacker's finding).
+      guard given.utf8.count < Int(PATH_MAX) else {
+        throw FileWatcherError(
+          "cannot watch \(file.lastPathComponent): its path is \(given.utf8.count) bytes, more "
+            + "than the \(Int(PATH_MAX) - 1) the system takes. To fix, run it from a folder "
+            + "nearer the root")
+      }
       routes[given] = SymlinkRoute(to: given)
     }
     let wanted = Set(routes.values.flatMap(\.paths).map(Self.folder(of:)))
@@ -137,6 +145,16 @@ public final class FileWatcher: Sendable {
     }
     watched.missing = watched.missing.intersection(wanted).union(awaited)
       .subtracting(watched.directories.values)
+  }
+
+  /// The path of `file` from `/`. Under a current folder whose path is longer than the system's
+  /// limit, Foundation keeps a relative one relative (`f.lua`), and `/` was watched for it: made
+  /// from the current folder as `getcwd` gives it.
+  private static func absolutePath(of file: URL) -> String {
+    let path = file.absoluteURL.path
+    guard !path.hasPrefix("/"), let current = getcwd(nil, 0) else { return path }
+    defer { free(current) }
+    return String(cString: current) + "/" + path
   }
 
   private static func folder(of path: String) -> String {
