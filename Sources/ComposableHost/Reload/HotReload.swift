@@ -102,12 +102,10 @@ public final class HotReload: Sendable {
       return .reloaded
     } catch {
       // The swap failed, so the save that puts the code back reloads it (`holdsLoadedCode`).
-      // The feature's file, or the module the load stopped at: a module empty (a reload loads
-      // none: its `require` gave `true`, and the actions until its next save failed), or gone
-      // after an earlier load required it. A module the new code does not require, or one it
-      // names for the first time, says nothing of a save under way.
-      // The load's error must be that module's: one a `pcall(require, ...)` passed over did not
-      // stop the load, and waiting on it hid new code broken elsewhere (an attacker's finding).
+      // Waited for: the feature's file gone or empty, or the module the load stopped at
+      // (`awaitedModule`: empty, or gone after an earlier load required it), when the load's
+      // error is that module's. One a `pcall(require, ...)` passed over did not stop the load,
+      // and waiting on it hid new code broken elsewhere (an attacker's finding).
       let awaited = feature.moduleFiles?.awaitedModule.flatMap { module in
         "\(error)".contains(module.lastPathComponent) ? module : nil
       }

@@ -78,20 +78,6 @@ public struct ReplPrinter: Sendable {
     write(lines.joined(separator: "\n"))
   }
 
-  /// The type of the action a wrapped action carries at its heart: `save` in `{ type = "path",
-  /// id = 2, action = { type = "destination", action = "save" } }` (a screen's, a child's), so
-  /// that a typo in an addressed action is named as one in a plain action is.
-  static func innermostType(of action: LuaValue) -> String? {
-    var action = action
-    for _ in 0..<LuaValue.maximumDepth {
-      let child = action.action
-      if let type = child.stringValue { return type }
-      guard child.type.stringValue != nil else { break }
-      action = child
-    }
-    return action.type.stringValue
-  }
-
   /// A replay of the session: how many actions ran, what the state is now next to what it
   /// was, and what the report found.
   func replayed(_ report: ReplayReport, before: LuaValue, after: LuaValue) {

@@ -4,7 +4,8 @@ import Synchronization
 
 /// The action types a feature's code names (`KnownActionTypes(scanning:modules:)`): its file and
 /// the modules its last load required, scanned when first asked for, and again once the code
-/// changed: a file saved (a hot reload), a module required since or no longer. Scanned when asked, not at start: the scan's regexes cost milliseconds.
+/// changed: a file saved (a hot reload), a module required since or no longer. Scanned when
+/// asked, not at start: a scan costs milliseconds.
 ///
 /// ```swift
 /// let known = ScannedActionTypes(file: featureFile, modules: feature.moduleFiles)
